@@ -1,0 +1,41 @@
+// buffer.h — GPU buffers: device-local storage, uploads, readbacks, poison.
+//
+// Owns one VkBuffer + VkDeviceMemory per cs_buffer (cistern holds tens of
+// buffers, not thousands, so a sub-allocator would be complexity for nothing).
+// Sizes are checked against the device before anything is allocated.
+#pragma once
+
+#include "context.h"
+
+typedef struct cs_buffer_desc {
+    const char *name;      // shown in RenderDoc and in error messages
+    VkDeviceSize size;     // bytes; 0 is allowed (an empty array)
+    bool host_visible;     // mapped, for staging and readback
+    VkBufferUsageFlags extra_usage; // e.g. VERTEX/INDEX/INDIRECT for drawing
+} cs_buffer_desc;
+
+typedef struct cs_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;       // what was asked for
+    VkDeviceSize alloc_size; // what Vulkan holds (never 0)
+    void *mapped;            // non-NULL when host_visible
+    char name[64];
+} cs_buffer;
+
+// Checks `size` against maxStorageBufferRange and the memory heaps. The
+// message names the buffer and says how much would fit.
+bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize size, cs_error *err);
+
+bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *buf, cs_error *err);
+void cs_buffer_destroy(cs_context *ctx, cs_buffer *buf);
+
+// Blocking copies through a staging buffer (uploads at set-up, readbacks in
+// tests, dumps and stats).
+void cs_buffer_upload(cs_context *ctx, cs_buffer *buf, const void *data, VkDeviceSize size, VkDeviceSize offset);
+void cs_buffer_download(cs_context *ctx, const cs_buffer *buf, void *data, VkDeviceSize size, VkDeviceSize offset);
+
+// Fills the whole buffer with a 32-bit pattern. Tests poison outputs with
+// CS_POISON_U32 (a NaN when read as float) so unwritten elements show.
+void cs_buffer_fill(cs_context *ctx, cs_buffer *buf, uint32_t pattern);
+#define CS_POISON_U32 0x7fbadbadu

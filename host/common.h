@@ -1,0 +1,67 @@
+// common.h — what every module of cistern includes: Vulkan through volk, the
+// two kinds of failure, and small helpers.
+//
+// Two kinds of failure (DESIGN.md):
+//  - a Vulkan call that must not fail goes through VK_CHECK, which prints
+//    file:line, the call and the VkResult name, then aborts;
+//  - anything a user can cause (a file, a scene key, a shader edit, a too
+//    large particle count) returns false and fills a cs_error with a message
+//    that names the file, line or key and says what to do. It never aborts.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <volk.h>
+
+#define CS_ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define CS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CS_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define CS_DIV_UP(n, d) (((n) + (d) - 1) / (d))
+
+const char *cs_vk_result_name(VkResult r);
+
+#define VK_CHECK(call)                                                        \
+    do {                                                                      \
+        VkResult vk_check_result_ = (call);                                   \
+        if (vk_check_result_ != VK_SUCCESS) {                                 \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,     \
+                    #call, cs_vk_result_name(vk_check_result_));              \
+            abort();                                                          \
+        }                                                                     \
+    } while (0)
+
+// A programming error inside cistern (not something a user can cause).
+#define CS_ASSERT(cond, ...)                                                  \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: internal error: ", __FILE__, __LINE__);   \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n");                                            \
+            abort();                                                          \
+        }                                                                     \
+    } while (0)
+
+// A user-facing error message. Functions that can fail because of input
+// return bool and fill one of these; the caller prints it or adds context.
+typedef struct cs_error {
+    char msg[2048];
+} cs_error;
+
+// Formats into err (if not NULL) and returns false, so callers can write
+// `return cs_fail(err, "...")`.
+bool cs_fail(cs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Reads a whole file into a malloc'd, NUL-terminated buffer. Returns NULL and
+// fills err (with the path and strerror) on failure.
+char *cs_read_file(const char *path, size_t *size_out, cs_error *err);
+
+// Monotonic wall clock in seconds.
+double cs_now_seconds(void);
+
+// Human-readable byte count ("128.0 MiB") into buf.
+const char *cs_format_bytes(uint64_t bytes, char *buf, size_t buf_size);

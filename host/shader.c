@@ -1,0 +1,511 @@
+// shader.c — see shader.h.
+#define _GNU_SOURCE
+#include "shader.h"
+
+#include <libgen.h>
+#include <shaderc/shaderc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static shaderc_compiler_t g_compiler;
+
+const char *cs_shader_dir(void)
+{
+    const char *env = getenv("CISTERN_SHADER_DIR");
+    return env && *env ? env : CS_SOURCE_DIR "/shaders";
+}
+
+void cs_shader_shutdown(void)
+{
+    if (g_compiler)
+        shaderc_compiler_release(g_compiler);
+    g_compiler = NULL;
+}
+
+// ---------------------------------------------------------------------------
+// Includes: `#include "x.glsl"` looks next to the including file, then in
+// shaders/common/. Every resolved file is recorded for hot reload.
+
+typedef struct include_state {
+    cs_spirv *out;
+} include_state;
+
+typedef struct include_result {
+    shaderc_include_result result;
+    char path[256];
+    char *content;
+} include_result;
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void add_dep(cs_spirv *out, const char *path)
+{
+    for (uint32_t i = 0; i < out->dep_count; i++)
+        if (strcmp(out->deps[i], path) == 0)
+            return;
+    if (out->dep_count < CS_MAX_DEPS)
+        snprintf(out->deps[out->dep_count++], sizeof out->deps[0], "%s", path);
+}
+
+static shaderc_include_result *resolve_include(void *user, const char *requested, int type,
+                                               const char *requesting, size_t depth)
+{
+    (void)type;
+    (void)depth;
+    include_state *state = user;
+    include_result *r = calloc(1, sizeof *r);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", requesting);
+    char *folder = dirname(dir);
+    char candidates[2][512];
+    snprintf(candidates[0], sizeof candidates[0], "%s/%s", folder, requested);
+    snprintf(candidates[1], sizeof candidates[1], "%s/common/%s", cs_shader_dir(), requested);
+    for (int i = 0; i < 2 && !r->content; i++) {
+        if (!file_exists(candidates[i]))
+            continue;
+        cs_error err;
+        r->content = cs_read_file(candidates[i], NULL, &err);
+        if (r->content) {
+            snprintf(r->path, sizeof r->path, "%s", candidates[i]);
+            add_dep(state->out, r->path);
+        }
+    }
+    if (!r->content) {
+        r->content = malloc(512);
+        snprintf(r->content, 512, "cannot find include \"%s\" (looked in %s and %s/common)",
+                 requested, folder, cs_shader_dir());
+        r->path[0] = 0;
+    }
+    r->result.source_name = r->path;
+    r->result.source_name_length = strlen(r->path);
+    r->result.content = r->content;
+    r->result.content_length = strlen(r->content);
+    r->result.user_data = r;
+    return &r->result;
+}
+
+static void release_include(void *user, shaderc_include_result *result)
+{
+    (void)user;
+    include_result *r = result->user_data;
+    free(r->content);
+    free(r);
+}
+
+static shaderc_shader_kind stage_from_path(const char *path)
+{
+    const char *ext = strrchr(path, '.');
+    if (ext && strcmp(ext, ".vert") == 0)
+        return shaderc_vertex_shader;
+    if (ext && strcmp(ext, ".frag") == 0)
+        return shaderc_fragment_shader;
+    return shaderc_compute_shader;
+}
+
+bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
+                       cs_spirv *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char full[512];
+    snprintf(full, sizeof full, "%s/%s", cs_shader_dir(), path);
+    size_t size;
+    char *source = cs_read_file(full, &size, err);
+    if (!source)
+        return false;
+    add_dep(out, full);
+
+    if (!g_compiler)
+        g_compiler = shaderc_compiler_initialize();
+    shaderc_compile_options_t options = shaderc_compile_options_initialize();
+    // Vulkan 1.2 SPIR-V: 1.3 would emit LocalSizeId (needs maintenance4).
+    shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
+    shaderc_compile_options_set_generate_debug_info(options);
+    include_state state = {.out = out};
+    shaderc_compile_options_set_include_callbacks(options, resolve_include, release_include, &state);
+    for (uint32_t i = 0; i < define_count && defines[i].name; i++) {
+        const char *value = defines[i].value ? defines[i].value : "1";
+        shaderc_compile_options_add_macro_definition(options, defines[i].name, strlen(defines[i].name),
+                                                     value, strlen(value));
+    }
+    shaderc_compilation_result_t result = shaderc_compile_into_spv(
+        g_compiler, source, size, stage_from_path(path), full, "main", options);
+    bool ok = shaderc_result_get_compilation_status(result) == shaderc_compilation_status_success;
+    if (ok) {
+        size_t bytes = shaderc_result_get_length(result);
+        out->words = malloc(bytes);
+        memcpy(out->words, shaderc_result_get_bytes(result), bytes);
+        out->word_count = bytes / 4;
+    } else {
+        // shaderc already writes "file:line: error: ..."; trim the trailing newline.
+        cs_fail(err, "%s", shaderc_result_get_error_message(result));
+        size_t len = err ? strlen(err->msg) : 0;
+        while (len > 0 && err->msg[len - 1] == '\n')
+            err->msg[--len] = 0;
+    }
+    shaderc_result_release(result);
+    shaderc_compile_options_release(options);
+    free(source);
+    return ok;
+}
+
+void cs_spirv_free(cs_spirv *spirv)
+{
+    free(spirv->words);
+    spirv->words = NULL;
+    spirv->word_count = 0;
+}
+
+// ---------------------------------------------------------------------------
+// SPIR-V reflection: one pass over the instructions to collect ids, then the
+// variables in set 0 and the push-constant block. Only what cistern's shaders
+// use: buffers, images, samplers, one push-constant struct.
+
+enum {
+    OP_EXECUTION_MODE = 16, OP_TYPE_INT = 21, OP_TYPE_FLOAT = 22, OP_TYPE_VECTOR = 23,
+    OP_TYPE_MATRIX = 24, OP_TYPE_IMAGE = 25, OP_TYPE_SAMPLER = 26, OP_TYPE_SAMPLED_IMAGE = 27,
+    OP_TYPE_ARRAY = 28, OP_TYPE_RUNTIME_ARRAY = 29, OP_TYPE_STRUCT = 30, OP_TYPE_POINTER = 32,
+    OP_CONSTANT = 43, OP_VARIABLE = 59, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72, OP_NAME = 5,
+    EXEC_MODE_LOCAL_SIZE = 17, DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_ARRAY_STRIDE = 6,
+    DEC_MATRIX_STRIDE = 7, DEC_BINDING = 33, DEC_DESCRIPTOR_SET = 34, DEC_OFFSET = 35,
+    SC_UNIFORM_CONSTANT = 0, SC_UNIFORM = 2, SC_PUSH_CONSTANT = 9, SC_STORAGE_BUFFER = 12,
+};
+
+#define MAX_MEMBERS 64
+
+typedef struct spv_id {
+    uint32_t opcode;
+    uint32_t type_id;       // pointee / element / component / result type
+    uint32_t storage_class;
+    uint32_t binding, set;
+    bool has_binding, has_set;
+    uint32_t width_or_count; // int/float width, vector count, matrix columns, constant value
+    uint32_t length_id;      // array length constant
+    uint32_t array_stride, matrix_stride;
+    uint32_t sampled;        // image: 1 sampled, 2 storage
+    bool block, buffer_block;
+    uint32_t member_count;
+    uint32_t *member_types;  // points into the module
+    uint32_t member_offsets[MAX_MEMBERS];
+    const char *name;
+} spv_id;
+
+static uint32_t type_size(const spv_id *ids, uint32_t id_bound, uint32_t id)
+{
+    if (id >= id_bound)
+        return 0;
+    const spv_id *t = &ids[id];
+    switch (t->opcode) {
+    case OP_TYPE_INT:
+    case OP_TYPE_FLOAT: return t->width_or_count / 8;
+    case OP_TYPE_VECTOR: return t->width_or_count * type_size(ids, id_bound, t->type_id);
+    case OP_TYPE_MATRIX: return t->width_or_count * (t->matrix_stride ? t->matrix_stride : type_size(ids, id_bound, t->type_id));
+    case OP_TYPE_ARRAY: {
+        uint32_t n = t->length_id < id_bound ? ids[t->length_id].width_or_count : 0;
+        return n * (t->array_stride ? t->array_stride : type_size(ids, id_bound, t->type_id));
+    }
+    case OP_TYPE_STRUCT: {
+        uint32_t size = 0;
+        for (uint32_t m = 0; m < t->member_count && m < MAX_MEMBERS; m++)
+            size = CS_MAX(size, t->member_offsets[m] + type_size(ids, id_bound, t->member_types[m]));
+        return size;
+    }
+    default: return 0;
+    }
+}
+
+bool cs_spirv_reflect(const uint32_t *words, size_t word_count, cs_reflection *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (word_count < 5 || words[0] != 0x07230203)
+        return cs_fail(err, "not a SPIR-V module");
+    uint32_t id_bound = words[3];
+    spv_id *ids = calloc(id_bound, sizeof *ids);
+
+    for (size_t i = 5; i < word_count;) {
+        uint32_t opcode = words[i] & 0xffff, count = words[i] >> 16;
+        if (count == 0 || i + count > word_count) {
+            free(ids);
+            return cs_fail(err, "malformed SPIR-V at word %zu", i);
+        }
+        const uint32_t *w = words + i;
+#define ID(k) (w[k] < id_bound ? &ids[w[k]] : NULL)
+        spv_id *d;
+        switch (opcode) {
+        case OP_EXECUTION_MODE:
+            if (w[2] == EXEC_MODE_LOCAL_SIZE && count >= 6) {
+                out->local_size[0] = w[3];
+                out->local_size[1] = w[4];
+                out->local_size[2] = w[5];
+            }
+            break;
+        case OP_NAME:
+            if ((d = ID(1)))
+                d->name = (const char *)(w + 2);
+            break;
+        case OP_TYPE_INT:
+        case OP_TYPE_FLOAT:
+            if ((d = ID(1))) { d->opcode = opcode; d->width_or_count = w[2]; }
+            break;
+        case OP_TYPE_VECTOR:
+        case OP_TYPE_MATRIX:
+            if ((d = ID(1))) { d->opcode = opcode; d->type_id = w[2]; d->width_or_count = w[3]; }
+            break;
+        case OP_TYPE_IMAGE:
+            if ((d = ID(1))) { d->opcode = opcode; d->sampled = count > 7 ? w[7] : 0; }
+            break;
+        case OP_TYPE_SAMPLER:
+            if ((d = ID(1))) d->opcode = opcode;
+            break;
+        case OP_TYPE_SAMPLED_IMAGE:
+            if ((d = ID(1))) { d->opcode = opcode; d->type_id = w[2]; }
+            break;
+        case OP_TYPE_ARRAY:
+            if ((d = ID(1))) { d->opcode = opcode; d->type_id = w[2]; d->length_id = w[3]; }
+            break;
+        case OP_TYPE_RUNTIME_ARRAY:
+            if ((d = ID(1))) { d->opcode = opcode; d->type_id = w[2]; }
+            break;
+        case OP_TYPE_STRUCT:
+            if ((d = ID(1))) {
+                d->opcode = opcode;
+                d->member_count = count - 2;
+                d->member_types = (uint32_t *)(w + 2);
+            }
+            break;
+        case OP_TYPE_POINTER:
+            if ((d = ID(1))) { d->opcode = opcode; d->storage_class = w[2]; d->type_id = w[3]; }
+            break;
+        case OP_CONSTANT:
+            if ((d = ID(2))) { d->opcode = opcode; d->type_id = w[1]; d->width_or_count = count > 3 ? w[3] : 0; }
+            break;
+        case OP_VARIABLE:
+            if ((d = ID(2))) { d->opcode = opcode; d->type_id = w[1]; d->storage_class = w[3]; }
+            break;
+        case OP_DECORATE:
+            if ((d = ID(1))) {
+                switch (w[2]) {
+                case DEC_BINDING: d->binding = w[3]; d->has_binding = true; break;
+                case DEC_DESCRIPTOR_SET: d->set = w[3]; d->has_set = true; break;
+                case DEC_BLOCK: d->block = true; break;
+                case DEC_BUFFER_BLOCK: d->buffer_block = true; break;
+                case DEC_ARRAY_STRIDE: d->array_stride = w[3]; break;
+                }
+            }
+            break;
+        case OP_MEMBER_DECORATE:
+            if ((d = ID(1)) && w[2] < MAX_MEMBERS) {
+                if (w[3] == DEC_OFFSET)
+                    d->member_offsets[w[2]] = w[4];
+                else if (w[3] == DEC_MATRIX_STRIDE)
+                    d->matrix_stride = w[4]; // good enough: one matrix layout per struct
+            }
+            break;
+        }
+#undef ID
+        i += count;
+    }
+
+    bool ok = true;
+    for (uint32_t id = 0; id < id_bound && ok; id++) {
+        spv_id *var = &ids[id];
+        if (var->opcode != OP_VARIABLE || var->type_id >= id_bound)
+            continue;
+        spv_id *ptr = &ids[var->type_id];
+        uint32_t pointee = ptr->type_id < id_bound ? ptr->type_id : 0;
+        if (var->storage_class == SC_PUSH_CONSTANT) {
+            out->push_constant_size = type_size(ids, id_bound, pointee);
+            continue;
+        }
+        if (!var->has_binding)
+            continue;
+        if (var->set != 0) {
+            ok = cs_fail(err, "binding %u uses descriptor set %u; cistern uses set 0 only (push descriptors)",
+                         var->binding, var->set);
+            break;
+        }
+        if (var->binding >= CS_MAX_BINDINGS) {
+            ok = cs_fail(err, "binding %u is above cistern's limit of %d", var->binding, CS_MAX_BINDINGS - 1);
+            break;
+        }
+        // Arrays of descriptors are not used by cistern; look through one level.
+        spv_id *type = &ids[pointee];
+        if (type->opcode == OP_TYPE_ARRAY || type->opcode == OP_TYPE_RUNTIME_ARRAY)
+            type = &ids[type->type_id < id_bound ? type->type_id : 0];
+        VkDescriptorType dt;
+        if (var->storage_class == SC_STORAGE_BUFFER || (var->storage_class == SC_UNIFORM && type->buffer_block))
+            dt = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        else if (var->storage_class == SC_UNIFORM)
+            dt = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+        else if (type->opcode == OP_TYPE_SAMPLED_IMAGE)
+            dt = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+        else if (type->opcode == OP_TYPE_IMAGE)
+            dt = type->sampled == 2 ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+        else if (type->opcode == OP_TYPE_SAMPLER)
+            dt = VK_DESCRIPTOR_TYPE_SAMPLER;
+        else {
+            ok = cs_fail(err, "binding %u has a resource type cistern does not handle", var->binding);
+            break;
+        }
+        out->binding_mask |= 1u << var->binding;
+        out->binding_types[var->binding] = dt;
+        // Name the binding after its block type (e.g. "Positions") or variable.
+        const char *name = type->name && *type->name ? type->name : var->name;
+        snprintf(out->binding_names[var->binding], sizeof out->binding_names[0], "%s", name ? name : "?");
+    }
+    free(ids);
+    return ok;
+}
+
+// ---------------------------------------------------------------------------
+// Programs
+
+void cs_create_layout(cs_context *ctx, const cs_reflection *refl, VkShaderStageFlags stages,
+                      VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout)
+{
+    VkDescriptorSetLayoutBinding bindings[CS_MAX_BINDINGS];
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < CS_MAX_BINDINGS; b++) {
+        if (!(refl->binding_mask & (1u << b)))
+            continue;
+        bindings[count++] = (VkDescriptorSetLayoutBinding){
+            .binding = b,
+            .descriptorType = refl->binding_types[b],
+            .descriptorCount = 1,
+            .stageFlags = stages,
+        };
+    }
+    VkDescriptorSetLayoutCreateInfo set_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+        .bindingCount = count,
+        .pBindings = bindings,
+    };
+    VK_CHECK(vkCreateDescriptorSetLayout(ctx->device, &set_info, NULL, set_layout));
+    VkPushConstantRange range = {.stageFlags = stages, .offset = 0, .size = refl->push_constant_size};
+    VkPipelineLayoutCreateInfo layout_info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = set_layout,
+        .pushConstantRangeCount = refl->push_constant_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    VK_CHECK(vkCreatePipelineLayout(ctx->device, &layout_info, NULL, layout));
+}
+
+// Builds pipeline + layout from source into `prog` fields; leaves `prog`
+// untouched on failure.
+static bool build_program(cs_context *ctx, const cs_program_desc *desc, const char *name, cs_program *prog, cs_error *err)
+{
+    uint32_t define_count = 0;
+    while (define_count < CS_MAX_DEFINES && desc->defines[define_count].name)
+        define_count++;
+    cs_spirv spirv;
+    if (!cs_shader_compile(desc->path, desc->defines, define_count, &spirv, err))
+        return false;
+    cs_reflection refl;
+    if (!cs_spirv_reflect(spirv.words, spirv.word_count, &refl, err)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        cs_fail(err, "%s/%s: %s", cs_shader_dir(), desc->path, msg);
+        cs_spirv_free(&spirv);
+        return false;
+    }
+    if (refl.push_constant_size > ctx->props.limits.maxPushConstantsSize) {
+        cs_spirv_free(&spirv);
+        return cs_fail(err, "%s/%s: push constants are %u bytes; the device allows %u", cs_shader_dir(),
+                       desc->path, refl.push_constant_size, ctx->props.limits.maxPushConstantsSize);
+    }
+    VkShaderModuleCreateInfo module_info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spirv.word_count * 4,
+        .pCode = spirv.words,
+    };
+    VkShaderModule module;
+    VK_CHECK(vkCreateShaderModule(ctx->device, &module_info, NULL, &module));
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    cs_create_layout(ctx, &refl, VK_SHADER_STAGE_COMPUTE_BIT, &set_layout, &layout);
+    VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+        },
+        .layout = layout,
+    };
+    VkPipeline pipeline;
+    VK_CHECK(vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, &pipeline));
+    vkDestroyShaderModule(ctx->device, module, NULL);
+    cs_name_object(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)pipeline, name);
+    cs_name_object(ctx, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)layout, name);
+
+    prog->pipeline = pipeline;
+    prog->layout = layout;
+    prog->set_layout = set_layout;
+    prog->reflection = refl;
+    prog->dep_count = spirv.dep_count;
+    memcpy(prog->deps, spirv.deps, sizeof prog->deps);
+    cs_spirv_free(&spirv);
+    return true;
+}
+
+bool cs_program_create(cs_context *ctx, const cs_program_desc *desc, cs_program *prog, cs_error *err)
+{
+    memset(prog, 0, sizeof *prog);
+    prog->desc = *desc;
+    // Keep our own copies of the define strings: hot reload needs them long
+    // after the caller's buffers are gone.
+    for (uint32_t i = 0; i < CS_MAX_DEFINES && desc->defines[i].name; i++) {
+        snprintf(prog->define_text[i][0], sizeof prog->define_text[i][0], "%s", desc->defines[i].name);
+        snprintf(prog->define_text[i][1], sizeof prog->define_text[i][1], "%s",
+                 desc->defines[i].value ? desc->defines[i].value : "1");
+        prog->desc.defines[i] = (cs_define){prog->define_text[i][0], prog->define_text[i][1]};
+    }
+    snprintf(prog->name, sizeof prog->name, "%s", desc->name ? desc->name : desc->path);
+    return build_program(ctx, desc, prog->name, prog, err);
+}
+
+static void destroy_objects(cs_context *ctx, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout)
+{
+    vkDestroyPipeline(ctx->device, pipeline, NULL);
+    vkDestroyPipelineLayout(ctx->device, layout, NULL);
+    vkDestroyDescriptorSetLayout(ctx->device, set_layout, NULL);
+}
+
+void cs_program_destroy(cs_context *ctx, cs_program *prog)
+{
+    if (prog->pipeline)
+        destroy_objects(ctx, prog->pipeline, prog->layout, prog->set_layout);
+    memset(prog, 0, sizeof *prog);
+}
+
+bool cs_program_reload(cs_context *ctx, cs_program *prog, cs_error *err)
+{
+    cs_program fresh = *prog;
+    for (uint32_t i = 0; i < CS_MAX_DEFINES && fresh.desc.defines[i].name; i++)
+        fresh.desc.defines[i] = (cs_define){fresh.define_text[i][0], fresh.define_text[i][1]};
+    if (!build_program(ctx, &fresh.desc, prog->name, &fresh, err))
+        return false;
+    const cs_reflection *a = &prog->reflection, *b = &fresh.reflection;
+    bool same_interface = a->binding_mask == b->binding_mask && a->push_constant_size == b->push_constant_size &&
+                          memcmp(a->binding_types, b->binding_types, sizeof a->binding_types) == 0;
+    if (!same_interface) {
+        destroy_objects(ctx, fresh.pipeline, fresh.layout, fresh.set_layout);
+        return cs_fail(err, "%s/%s: its bindings or push constants changed; hot reload keeps the "
+                            "interface the host code feeds, so restart to use the new one",
+                       cs_shader_dir(), prog->desc.path);
+    }
+    // The caller waits for the frame in flight before reloading.
+    destroy_objects(ctx, prog->pipeline, prog->layout, prog->set_layout);
+    *prog = fresh;
+    for (uint32_t i = 0; i < CS_MAX_DEFINES && prog->desc.defines[i].name; i++)
+        prog->desc.defines[i] = (cs_define){prog->define_text[i][0], prog->define_text[i][1]};
+    return true;
+}

@@ -1,0 +1,81 @@
+// shader.h — GLSL → SPIR-V with shaderc, SPIR-V reflection, compute programs.
+//
+// Owns the process's single shaderc compiler (creating one costs ~100 ms),
+// the include resolver (the including file's folder first, then
+// shaders/common/), the list of files each shader includes (for hot reload),
+// and the pipeline layout derived from reflection: every binding in set 0 is
+// a push descriptor, plus one push-constant block.
+#pragma once
+
+#include "context.h"
+
+#define CS_MAX_BINDINGS 16
+#define CS_MAX_DEFINES 16
+#define CS_MAX_DEPS 32
+
+typedef struct cs_define {
+    const char *name;
+    const char *value; // NULL means "1"
+} cs_define;
+
+// What a SPIR-V module declares, read from the binary itself.
+typedef struct cs_reflection {
+    uint32_t local_size[3];               // compute only
+    uint32_t binding_mask;                // bit b set: binding b is used
+    VkDescriptorType binding_types[CS_MAX_BINDINGS];
+    char binding_names[CS_MAX_BINDINGS][32];
+    uint32_t push_constant_size;          // bytes, 0 if none
+} cs_reflection;
+
+typedef struct cs_spirv {
+    uint32_t *words;
+    size_t word_count;
+    char deps[CS_MAX_DEPS][256];          // resolved paths: the file and its includes
+    uint32_t dep_count;
+} cs_spirv;
+
+// Root of the shader tree: $CISTERN_SHADER_DIR, else the source tree's shaders/.
+const char *cs_shader_dir(void);
+
+// Compiles shaders/<path> (stage from the extension: .comp .vert .frag).
+// Errors read `shaders/dir/file.comp:LINE: error: ...`.
+bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
+                       cs_spirv *out, cs_error *err);
+void cs_spirv_free(cs_spirv *spirv);
+
+bool cs_spirv_reflect(const uint32_t *words, size_t word_count, cs_reflection *out, cs_error *err);
+
+// Releases the process's shaderc compiler (leak checkers want it gone).
+void cs_shader_shutdown(void);
+
+typedef struct cs_program_desc {
+    const char *path;     // relative to the shader dir, e.g. "prim/scan_local.comp"
+    const char *name;     // debug name; defaults to path
+    cs_define defines[CS_MAX_DEFINES];
+} cs_program_desc;
+
+// A compute pipeline and everything needed to rebuild it on hot reload.
+typedef struct cs_program {
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout;
+    cs_reflection reflection;
+    cs_program_desc desc;      // defines point into define_text below
+    char define_text[CS_MAX_DEFINES][2][64];
+    char name[96];
+    char deps[CS_MAX_DEPS][256];
+    uint32_t dep_count;
+} cs_program;
+
+bool cs_program_create(cs_context *ctx, const cs_program_desc *desc, cs_program *prog, cs_error *err);
+void cs_program_destroy(cs_context *ctx, cs_program *prog);
+
+// Recompiles from source. On any error the old pipeline stays and err says
+// why; a changed binding or push-constant interface is refused too, because
+// the host code that feeds it has not changed.
+bool cs_program_reload(cs_context *ctx, cs_program *prog, cs_error *err);
+
+// Creates the layout objects (set 0 push descriptors + push constants) for
+// any stage mask; the renderer uses it for graphics pipelines.
+void cs_create_layout(cs_context *ctx, const cs_reflection *refl, VkShaderStageFlags stages,
+                      VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout);

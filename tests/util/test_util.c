@@ -1,0 +1,86 @@
+// test_util.c — see test_util.h.
+#include "test_util.h"
+
+#include <time.h>
+
+int test_failures;
+static uint64_t g_state;
+static uint64_t g_seed;
+static bool g_seeded;
+
+uint64_t test_seed(void)
+{
+    if (!g_seeded) {
+        const char *env = getenv("CISTERN_TEST_SEED");
+        g_seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+        g_state = g_seed;
+        g_seeded = true;
+        fprintf(stderr, "random seed %llu (replay with CISTERN_TEST_SEED=%llu)\n",
+                (unsigned long long)g_seed, (unsigned long long)g_seed);
+    }
+    return g_seed;
+}
+
+uint64_t test_rand_u64(void)
+{
+    test_seed();
+    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint32_t test_rand_u32(void) { return (uint32_t)(test_rand_u64() >> 32); }
+double test_rand_unit(void) { return (double)(test_rand_u64() >> 11) * (1.0 / 9007199254740992.0); }
+
+bool test_not_finite(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return (bits & 0x7f800000u) == 0x7f800000u;
+}
+
+void test_context(cs_context *ctx)
+{
+    test_seed();
+    cs_error err;
+    cs_context_desc desc = {.validation = true, .device = getenv("CISTERN_TEST_DEVICE"), .verbose = true};
+    if (!cs_context_create(&desc, ctx, &err)) {
+        fprintf(stderr, "FAIL: cannot create a Vulkan context: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+int test_finish(cs_context *ctx)
+{
+    cs_context_destroy(ctx);
+    cs_shader_shutdown();
+    if (ctx->validation_errors)
+        fprintf(stderr, "FAIL: %u validation error(s) reported\n", ctx->validation_errors);
+    if (test_failures)
+        fprintf(stderr, "FAIL: %d check(s) failed\n", test_failures);
+    bool ok = test_failures == 0 && ctx->validation_errors == 0;
+    fprintf(stderr, "%s\n", ok ? "PASS" : "FAILED");
+    return ok ? 0 : 1;
+}
+
+void test_program(cs_context *ctx, cs_program *prog, const char *path, const cs_define *defines)
+{
+    cs_program_desc desc = {.path = path};
+    for (int i = 0; defines && i < CS_MAX_DEFINES && defines[i].name; i++)
+        desc.defines[i] = defines[i];
+    cs_error err;
+    if (!cs_program_create(ctx, &desc, prog, &err)) {
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+void test_buffer(cs_context *ctx, cs_buffer *buf, const char *name, VkDeviceSize size)
+{
+    cs_error err;
+    if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size}, buf, &err)) {
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+        exit(1);
+    }
+}

@@ -1,0 +1,48 @@
+// test_util.h — the small harness every GPU test uses.
+//
+// Each test is one executable: it creates a context with validation and
+// synchronization validation on (CISTERN_TEST_DEVICE picks the device, else
+// the best one), checks with CHECK(), and returns test_finish(), which fails
+// the test if any check failed or any validation error was reported.
+// Random inputs are fresh each run; the seed is printed, and
+// CISTERN_TEST_SEED=N replays a failure.
+#pragma once
+
+#include "buffer.h"
+#include "context.h"
+#include "recorder.h"
+#include "shader.h"
+
+#include <math.h>
+
+extern int test_failures;
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            test_failures++;                                                  \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n");                                            \
+        }                                                                     \
+    } while (0)
+
+// Creates the validated context or exits with a clear message.
+void test_context(cs_context *ctx);
+// Destroys the context; returns the process exit code (0 only if all checks
+// passed and the validation layer reported no error).
+int test_finish(cs_context *ctx);
+
+// Compiles a compute program or fails the test loudly.
+void test_program(cs_context *ctx, cs_program *prog, const char *path, const cs_define *defines);
+// Creates a device-local buffer or fails the test loudly.
+void test_buffer(cs_context *ctx, cs_buffer *buf, const char *name, VkDeviceSize size);
+
+// Deterministic random numbers (splitmix64) seeded once per process.
+uint64_t test_seed(void);
+uint64_t test_rand_u64(void);
+uint32_t test_rand_u32(void);
+double test_rand_unit(void); // [0, 1)
+
+// True when the bits are a NaN or an infinity.
+bool test_not_finite(float f);
