@@ -1,0 +1,143 @@
+// scene.h — a scene: what to simulate, where, and how to look at it.
+//
+// Scenes are JSON files under scenes/ (schema: docs/scenes.md). The parser
+// rejects unknown keys and bad values with `file: key.path: what is wrong`.
+// Keys common to every pipeline are parsed into cs_scene; each solver's own
+// block ("pbf", "sph", "wcsph", "reint") stays a cJSON subtree that the
+// solver parses with the cs_json_* helpers below, so error messages have the
+// same shape everywhere.
+#pragma once
+
+#include "common.h"
+
+#include <cjson/cJSON.h>
+
+#define CS_MAX_MATERIALS 8
+#define CS_MAX_BLOCKS 16
+#define CS_MAX_EMITTERS 8
+#define CS_MAX_WALLS 16
+
+typedef struct cs_material {
+    char name[32];
+    float mass;              // per particle
+    float rest_density;
+    float color[3];          // linear RGB 0..1
+    // Clavet double-density relaxation (seed 000): pressure stiffness k,
+    // near-pressure stiffness k_near, linear (sigma) and quadratic (beta)
+    // viscosity, same-material surface tension.
+    float stiffness;
+    float near_stiffness;
+    float viscosity_linear;
+    float viscosity_quadratic;
+    float surface_tension;
+    // WCSPH (Tait): stiffness B is derived from speed_of_sound; gamma exponent.
+    float speed_of_sound;
+    float tait_gamma;
+    float viscosity;         // artificial viscosity alpha (WCSPH), XSPH c (PBF)
+} cs_material;
+
+typedef struct cs_fluid_block {
+    float min[3], max[3];    // box filled on a lattice of `spacing`
+    float spacing;           // 0: scene particle_spacing
+    float velocity[3];
+    uint32_t material;
+    float jitter;            // fraction of spacing, deterministic (seeded)
+} cs_fluid_block;
+
+typedef struct cs_emitter {
+    float position[3];
+    float direction[3];      // normalised by the parser
+    float width;             // across the jet, in world units
+    float speed;
+    float start_time;        // seconds of simulated time before it starts
+    float rate;              // particles per second
+    uint32_t budget;         // total particles it may emit
+    uint32_t material;
+} cs_emitter;
+
+typedef struct cs_wall {     // a plane; fluid stays where dot(n, x) >= offset
+    float normal[3];         // normalised by the parser
+    float offset;
+} cs_wall;
+
+typedef struct cs_camera {
+    float position[3];
+    float target[3];
+    float up[3];
+    float fov_degrees;       // 3D perspective
+    float ortho_height;      // 2D orthographic: world units visible vertically (0: fit domain)
+} cs_camera;
+
+typedef enum cs_color_mode { CS_COLOR_MATERIAL, CS_COLOR_SPEED, CS_COLOR_DENSITY } cs_color_mode;
+
+typedef struct cs_render_options {
+    uint32_t width, height;  // headless image size
+    cs_color_mode color_mode;
+    float particle_radius;   // 0: half the particle spacing
+    float background[3];
+    float fog_density;
+} cs_render_options;
+
+typedef struct cs_scene {
+    char path[512];          // file it came from (for messages)
+    char name[64];           // file name without .json
+    char description[256];
+    char solver[16];         // "pbf", "sph" (Clavet), "wcsph", "reint"
+    int dim;                 // 2 or 3; in 2D z is 0 everywhere
+    float domain_min[3], domain_max[3];
+    float gravity[3];
+    float dt;                // seconds per substep
+    uint32_t substeps;       // substeps per frame
+    float smoothing_radius;  // h: kernel support = neighbour-grid cell size
+    float particle_spacing;  // lattice spacing of fluid blocks
+    uint32_t max_particles;  // budget: blocks + emitters (0: computed)
+    uint32_t seed;           // jitter seed
+    float boundary_restitution; // 0..1, bounce off domain and walls
+    cs_material materials[CS_MAX_MATERIALS];
+    uint32_t material_count;
+    cs_fluid_block blocks[CS_MAX_BLOCKS];
+    uint32_t block_count;
+    cs_emitter emitters[CS_MAX_EMITTERS];
+    uint32_t emitter_count;
+    cs_wall walls[CS_MAX_WALLS];
+    uint32_t wall_count;
+    cs_camera camera;
+    cs_render_options render;
+    // The solver's own block (e.g. the "pbf" object), owned by `json`.
+    const cJSON *solver_params;
+    cJSON *json;
+} cs_scene;
+
+// Loads `path`, or scenes/<name>.json when `path` has no '/' and no ".json".
+bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err);
+// Parses JSON text; `path` is used in messages only.
+bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err);
+void cs_scene_free(cs_scene *scene);
+
+// Number of particles the fluid blocks create (for budgets and bench fills).
+uint32_t cs_scene_block_particles(const cs_scene *scene);
+
+// Writes the block particles into caller arrays (positions xyz + w = 0,
+// velocities xyz + w = 0, materials), deterministic, in block order.
+// Returns the count written (at most `capacity`).
+uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *velocities4, uint32_t *materials,
+                              uint32_t capacity);
+
+// Scales every block's spacing so the blocks hold about `target` particles,
+// keeping their shape (for `cistern bench --particles`).
+void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target);
+
+// ---- JSON helpers with key-path errors, for solver blocks ----
+// `path` is the dotted key path of `object` (e.g. "pbf"), used in messages.
+// Each getter leaves *out unchanged when the key is absent (the default) and
+// fails on a wrong type or a value outside [min, max].
+bool cs_json_check_keys(const cs_scene *scene, const cJSON *object, const char *path, const char *const *allowed,
+                        cs_error *err);
+bool cs_json_float(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float min,
+                   float max, float *out, cs_error *err);
+bool cs_json_uint(const cs_scene *scene, const cJSON *object, const char *path, const char *key, uint32_t min,
+                  uint32_t max, uint32_t *out, cs_error *err);
+bool cs_json_bool(const cs_scene *scene, const cJSON *object, const char *path, const char *key, bool *out,
+                  cs_error *err);
+bool cs_json_vec(const cs_scene *scene, const cJSON *object, const char *path, const char *key, int n, float *out,
+                 cs_error *err);

@@ -1,0 +1,63 @@
+// sim.h — what every simulation pipeline offers the frame loop, the
+// benchmark, the renderer and the dumps.
+//
+// A pipeline (PBF, Clavet SPH, WCSPH, reintegration tracking) is a table of
+// functions looked up by the scene's "solver" key. The frame loop calls
+// record_frame() inside its recorder, submits, then asks for stats or a
+// particle view. Nothing here knows which solver runs.
+#pragma once
+
+#include "recorder.h"
+#include "scene.h"
+
+// Particle data as the renderer and the PLY dumps read it. Arrays are in the
+// solver's current order (which may change every step: sorted by cell).
+typedef struct cs_particle_view {
+    cs_buffer *positions;    // vec4: xyz, w unused
+    cs_buffer *velocities;   // vec4: xyz, w unused
+    cs_buffer *densities;    // float
+    cs_buffer *materials;    // uint
+    uint32_t count;
+} cs_particle_view;
+
+// A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D.
+typedef struct cs_field_view {
+    cs_buffer *cells;        // per cell: vec4 (mass, velocity xy(z), unused)
+    uint32_t dims[3];
+    uint32_t stride_floats;  // floats per cell
+} cs_field_view;
+
+typedef struct cs_sim_stats {
+    uint32_t particles;
+    double mean_density_error; // mean |rho/rho0 - 1| over particles
+    double max_density_error;
+    double max_speed;
+    double kinetic_energy;
+    double total_mass;
+    uint32_t non_finite;       // particles with a NaN/Inf component
+    uint32_t outside_domain;   // particles outside the domain box
+} cs_sim_stats;
+
+typedef struct cs_sim_ops {
+    const char *solver;        // scene "solver" value
+    const char *summary;       // one line for --help
+    // Parses the solver block and allocates everything. Refuses a particle
+    // count the device cannot hold before allocating anything.
+    bool (*create)(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err);
+    void (*destroy)(void *state);
+    // Records one frame (scene->substeps substeps) as named passes.
+    void (*record_frame)(void *state, cs_recorder *rec);
+    // Read back after the recorder has been submitted and waited on.
+    void (*stats)(void *state, cs_sim_stats *out);
+    // Optional (NULL when the pipeline has none).
+    void (*particles)(void *state, cs_particle_view *out);
+    void (*field)(void *state, cs_field_view *out);
+    // Hot reload: rebuild every program whose source depends on `path`
+    // (absolute). Returns false with err on a compile error; the old programs
+    // keep running. Sets *changed when something was rebuilt.
+    bool (*reload)(void *state, const char *path, bool *changed, cs_error *err);
+} cs_sim_ops;
+
+// The registered pipelines, and lookup by scene solver name (NULL if none).
+extern const cs_sim_ops *const cs_sim_registry[];
+const cs_sim_ops *cs_sim_find(const char *solver);
