@@ -3,6 +3,7 @@
 #include "shader.h"
 
 #include <libgen.h>
+#include <limits.h>
 #include <shaderc/shaderc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -508,4 +509,19 @@ bool cs_program_reload(cs_context *ctx, cs_program *prog, cs_error *err)
     for (uint32_t i = 0; i < CS_MAX_DEFINES && prog->desc.defines[i].name; i++)
         prog->desc.defines[i] = (cs_define){prog->define_text[i][0], prog->define_text[i][1]};
     return true;
+}
+
+bool cs_program_depends_on(const cs_program *prog, const char *path)
+{
+    char want[PATH_MAX];
+    if (!realpath(path, want))
+        snprintf(want, sizeof want, "%s", path);
+    for (uint32_t i = 0; i < prog->dep_count; i++) {
+        char have[PATH_MAX];
+        if (!realpath(prog->deps[i], have))
+            snprintf(have, sizeof have, "%s", prog->deps[i]);
+        if (strcmp(have, want) == 0)
+            return true;
+    }
+    return false;
 }

@@ -75,6 +75,10 @@ void cs_program_destroy(cs_context *ctx, cs_program *prog);
 // the host code that feeds it has not changed.
 bool cs_program_reload(cs_context *ctx, cs_program *prog, cs_error *err);
 
+// True when `path` (any spelling: compared after realpath) is the program's
+// source or one of the files it includes.
+bool cs_program_depends_on(const cs_program *prog, const char *path);
+
 // Creates the layout objects (set 0 push descriptors + push constants) for
 // any stage mask; the renderer uses it for graphics pipelines.
 void cs_create_layout(cs_context *ctx, const cs_reflection *refl, VkShaderStageFlags stages,
