@@ -1,0 +1,429 @@
+// bench.c — see bench.h.
+//
+// Each size gets a fresh pipeline (so memory use is per size), a warm-up,
+// then `steps` single-step submits. Per step we keep every pass's GPU time
+// and the wall time of the submit; the table reports medians and p90s. The
+// growth exponent is the least-squares slope of log(ms/step) on
+// log(particles): 1.0 is linear scaling.
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include "context.h"
+#include "output.h"
+#include "recorder.h"
+#include "scene.h"
+#include "sim.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+
+#define MAX_PASSES 48
+
+typedef struct bench_pass {
+    char name[48];
+    double median_ms, p90_ms;
+} bench_pass;
+
+typedef struct bench_result {
+    uint32_t requested;
+    uint32_t particles;
+    bool skipped;
+    char skip_reason[512];
+    double median_ms, p90_ms;        // GPU, whole step (sum of passes)
+    double wall_median_ms;           // submit + wait on the host
+    double particle_steps_per_s;
+    uint64_t memory_bytes;
+    bench_pass passes[MAX_PASSES];
+    uint32_t pass_count;
+} bench_result;
+
+bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err)
+{
+    opt->size_count = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || v <= 0)
+            return cs_fail(err, "--particles: cannot read a count at \"%s\" (write e.g. 16k,64k,1M)", p);
+        if (*end == 'k' || *end == 'K')
+            v *= 1e3, end++;
+        else if (*end == 'm' || *end == 'M')
+            v *= 1e6, end++;
+        if (*end != ',' && *end != 0)
+            return cs_fail(err, "--particles: unexpected \"%s\" (write e.g. 16k,64k,1M)", end);
+        if (v > 4e9)
+            return cs_fail(err, "--particles: %.0f is more than cistern can index", v);
+        if (opt->size_count == CS_BENCH_MAX_SIZES)
+            return cs_fail(err, "--particles: at most %d sizes", CS_BENCH_MAX_SIZES);
+        opt->sizes[opt->size_count++] = (uint32_t)v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (opt->size_count == 0)
+        return cs_fail(err, "--particles: no sizes given");
+    return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+// Percentile of n samples (sorted copy; nearest rank).
+static double percentile(const double *samples, uint32_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    double *s = malloc(n * sizeof *s);
+    memcpy(s, samples, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    uint32_t k = (uint32_t)ceil(q * n) - 1;
+    double v = s[CS_MIN(k, n - 1)];
+    free(s);
+    return v;
+}
+
+static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, bench_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->requested = requested;
+    cs_error err;
+    cs_scene scene;
+    if (!cs_scene_load(opt->scene, &scene, &err)) {
+        res->skipped = true;
+        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
+        return;
+    }
+    cs_scene_scale_particle_count(&scene, requested);
+    scene.substeps = 1; // one step per submit: per-step timings
+    const cs_sim_ops *ops = cs_sim_find(scene.solver);
+    void *sim = NULL;
+    uint64_t before = ctx->bytes_allocated;
+    if (!ops || !ops->create(ctx, &scene, &sim, &err)) {
+        res->skipped = true;
+        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", ops ? err.msg : "no such solver");
+        cs_scene_free(&scene);
+        return;
+    }
+    res->memory_bytes = ctx->bytes_allocated - before;
+    cs_recorder rec;
+    cs_recorder_create(ctx, "bench", &rec);
+    uint32_t steps = opt->steps;
+    double *totals = calloc(steps, sizeof(double)), *walls = calloc(steps, sizeof(double));
+    double *per_pass = calloc((size_t)steps * MAX_PASSES, sizeof(double));
+    cs_progress progress;
+    if (!opt->quiet)
+        cs_progress_begin(&progress, opt->warmup + steps);
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < opt->warmup + steps; i++) {
+        cs_recorder_begin(&rec);
+        ops->record_frame(sim, &rec);
+        cs_recorder_submit_wait(&rec);
+        if (i >= opt->warmup) {
+            uint32_t s = i - opt->warmup;
+            totals[s] = cs_recorder_total_ms(&rec);
+            walls[s] = rec.submit_wall_ms;
+            if (res->pass_count == 0)
+                for (uint32_t p = 0; p < rec.pass_count && res->pass_count < MAX_PASSES; p++) {
+                    bool seen = false;
+                    for (uint32_t q = 0; q < res->pass_count; q++)
+                        seen |= strcmp(res->passes[q].name, rec.passes[p].name) == 0;
+                    if (!seen)
+                        memcpy(res->passes[res->pass_count++].name, rec.passes[p].name, 48);
+                }
+            for (uint32_t q = 0; q < res->pass_count; q++)
+                per_pass[(size_t)q * steps + s] = CS_MAX(0.0, cs_recorder_pass_ms(&rec, res->passes[q].name));
+            done++;
+            if (totals[s] > opt->max_step_ms)
+                break; // one slow step is enough to know
+        }
+        if (!opt->quiet) {
+            char status[96];
+            snprintf(status, sizeof status, "%u particles%s", requested, i < opt->warmup ? " (warm-up)" : "");
+            cs_progress_update(&progress, i + 1, status);
+        }
+    }
+    if (!opt->quiet)
+        cs_progress_end(&progress);
+    cs_sim_stats stats = {0};
+    ops->stats(sim, &stats);
+    res->particles = stats.particles;
+    res->median_ms = percentile(totals, done, 0.5);
+    res->p90_ms = percentile(totals, done, 0.9);
+    res->wall_median_ms = percentile(walls, done, 0.5);
+    res->particle_steps_per_s = res->median_ms > 0 ? res->particles / (res->median_ms * 1e-3) : 0;
+    for (uint32_t q = 0; q < res->pass_count; q++) {
+        res->passes[q].median_ms = percentile(per_pass + (size_t)q * steps, done, 0.5);
+        res->passes[q].p90_ms = percentile(per_pass + (size_t)q * steps, done, 0.9);
+    }
+    free(totals), free(walls), free(per_pass);
+    cs_recorder_destroy(&rec);
+    ops->destroy(sim);
+    cs_scene_free(&scene);
+}
+
+// Least-squares slope of log(ms) over log(particles).
+static double growth_exponent(const bench_result *res, uint32_t n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (res[i].skipped || res[i].median_ms <= 0 || res[i].particles == 0)
+            continue;
+        double x = log((double)res[i].particles), y = log(res[i].median_ms);
+        sx += x, sy += y, sxx += x * x, sxy += x * y, k++;
+    }
+    if (k < 2 || k * sxx - sx * sx == 0)
+        return NAN;
+    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, const char *scene_name,
+                           const bench_result *res, uint32_t n, double exponent)
+{
+    char device[512];
+    cs_context_device_string(ctx, device, sizeof device);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "scene", scene_name);
+    cJSON_AddStringToObject(root, "device", ctx->props.deviceName);
+    cJSON_AddStringToObject(root, "driver", ctx->driver.driverInfo);
+    cJSON_AddStringToObject(root, "device_and_driver", device);
+    cJSON_AddNumberToObject(root, "steps", opt->steps);
+    cJSON_AddNumberToObject(root, "warmup", opt->warmup);
+    if (!isnan(exponent))
+        cJSON_AddNumberToObject(root, "growth_exponent", exponent);
+    cJSON *sizes = cJSON_AddArrayToObject(root, "sizes");
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddNumberToObject(s, "requested", res[i].requested);
+        if (res[i].skipped) {
+            cJSON_AddStringToObject(s, "skipped", res[i].skip_reason);
+        } else {
+            cJSON_AddNumberToObject(s, "particles", res[i].particles);
+            cJSON_AddNumberToObject(s, "median_ms", res[i].median_ms);
+            cJSON_AddNumberToObject(s, "p90_ms", res[i].p90_ms);
+            cJSON_AddNumberToObject(s, "wall_median_ms", res[i].wall_median_ms);
+            cJSON_AddNumberToObject(s, "particle_steps_per_s", res[i].particle_steps_per_s);
+            cJSON_AddNumberToObject(s, "memory_bytes", (double)res[i].memory_bytes);
+            cJSON *passes = cJSON_AddObjectToObject(s, "passes");
+            for (uint32_t q = 0; q < res[i].pass_count; q++) {
+                cJSON *p = cJSON_AddObjectToObject(passes, res[i].passes[q].name);
+                cJSON_AddNumberToObject(p, "median_ms", res[i].passes[q].median_ms);
+                cJSON_AddNumberToObject(p, "p90_ms", res[i].passes[q].p90_ms);
+            }
+        }
+        cJSON_AddItemToArray(sizes, s);
+    }
+    return root;
+}
+
+static bool write_text(const char *path, const char *text, cs_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cs_fail(err, "%s: cannot write", path);
+    fputs(text, f);
+    fclose(f);
+    return true;
+}
+
+static void write_csv(const char *path, const bench_result *res, uint32_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "particles,pass,median_ms,p90_ms\n");
+    for (uint32_t i = 0; i < n; i++) {
+        if (res[i].skipped)
+            continue;
+        fprintf(f, "%u,total,%.5f,%.5f\n", res[i].particles, res[i].median_ms, res[i].p90_ms);
+        fprintf(f, "%u,wall,%.5f,\n", res[i].particles, res[i].wall_median_ms);
+        for (uint32_t q = 0; q < res[i].pass_count; q++)
+            fprintf(f, "%u,%s,%.5f,%.5f\n", res[i].particles, res[i].passes[q].name, res[i].passes[q].median_ms,
+                    res[i].passes[q].p90_ms);
+    }
+    fclose(f);
+}
+
+// A log-log plot of ms/step against particles, one line per pass, as PNG and
+// SVG through gnuplot (skipped with a note when gnuplot is missing).
+static void write_plots(const char *dir, const char *title, const bench_result *res, uint32_t n)
+{
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "cistern: gnuplot not found; no plots (apt-get install gnuplot-nox)\n");
+        return;
+    }
+    const bench_result *first = NULL;
+    for (uint32_t i = 0; i < n && !first; i++)
+        if (!res[i].skipped)
+            first = &res[i];
+    if (!first)
+        return;
+    char data_path[600], script_path[600];
+    snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
+    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
+    FILE *d = fopen(data_path, "w");
+    if (!d)
+        return;
+    // One block per series (gnuplot "index"): total, then each pass.
+    for (int q = -1; q < (int)first->pass_count; q++) {
+        fprintf(d, "# %s\n", q < 0 ? "total" : first->passes[q].name);
+        for (uint32_t i = 0; i < n; i++) {
+            if (res[i].skipped)
+                continue;
+            double ms = q < 0 ? res[i].median_ms : 0;
+            for (uint32_t k = 0; q >= 0 && k < res[i].pass_count; k++)
+                if (strcmp(res[i].passes[k].name, first->passes[q].name) == 0)
+                    ms = res[i].passes[k].median_ms;
+            if (ms > 0)
+                fprintf(d, "%u %.6f\n", res[i].particles, ms);
+        }
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    FILE *s = fopen(script_path, "w");
+    if (!s)
+        return;
+    for (int fmt = 0; fmt < 2; fmt++) {
+        fprintf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
+                            : "set terminal svg size 1000,700\nset output '%s/plot.svg'\n",
+                dir);
+        fprintf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel 'particles'\n"
+                   "set ylabel 'GPU ms per step (median)'\nset key outside right noenhanced\nset grid\n",
+                title);
+        fprintf(s, "plot '%s' index 0 with linespoints lw 3 title 'total'", data_path);
+        for (uint32_t q = 0; q < first->pass_count; q++)
+            fprintf(s, ", '' index %u with linespoints title '%s'", q + 1, first->passes[q].name);
+        fprintf(s, "\n");
+    }
+    fclose(s);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null || gnuplot -e \"set terminal png\" '%s' 2>/dev/null",
+             script_path, script_path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cistern: gnuplot failed; see %s\n", script_path);
+}
+
+static void print_baseline(const char *path, const bench_result *res, uint32_t n)
+{
+    cs_error err;
+    char *text = cs_read_file(path, NULL, &err);
+    if (!text) {
+        fprintf(stderr, "cistern: --baseline: %s\n", err.msg);
+        return;
+    }
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    cJSON *sizes = root ? cJSON_GetObjectItem(root, "sizes") : NULL;
+    if (!cJSON_IsArray(sizes)) {
+        fprintf(stderr, "cistern: --baseline %s: not a cistern bench JSON (no \"sizes\" array)\n", path);
+        cJSON_Delete(root);
+        return;
+    }
+    const cJSON *dev = cJSON_GetObjectItem(root, "device_and_driver");
+    printf("\nagainst baseline %s (%s): ratio = baseline ms / this ms (>1 is faster now)\n", path,
+           cJSON_IsString(dev) ? dev->valuestring : "?");
+    for (uint32_t i = 0; i < n; i++) {
+        if (res[i].skipped)
+            continue;
+        const cJSON *s;
+        cJSON_ArrayForEach(s, sizes)
+        {
+            const cJSON *req = cJSON_GetObjectItem(s, "requested"), *ms = cJSON_GetObjectItem(s, "median_ms");
+            if (cJSON_IsNumber(req) && cJSON_IsNumber(ms) && (uint32_t)req->valuedouble == res[i].requested)
+                printf("  %10u particles: %.3f ms → %.3f ms  (x%.2f)\n", res[i].particles, ms->valuedouble,
+                       res[i].median_ms, ms->valuedouble / res[i].median_ms);
+        }
+    }
+    cJSON_Delete(root);
+}
+
+int cs_bench(const cs_bench_options *opt)
+{
+    cs_error err;
+    cs_scene probe;
+    if (!cs_scene_load(opt->scene, &probe, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 2;
+    }
+    char scene_name[64];
+    snprintf(scene_name, sizeof scene_name, "%s", probe.name);
+    cs_scene_free(&probe);
+
+    cs_context ctx;
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (!cs_context_create(&desc, &ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    char device[512];
+    cs_context_device_string(&ctx, device, sizeof device);
+    bench_result res[CS_BENCH_MAX_SIZES];
+    uint32_t n = 0;
+    bool stop = false;
+    for (uint32_t i = 0; i < opt->size_count; i++, n++) {
+        if (stop) {
+            res[i] = (bench_result){.requested = opt->sizes[i], .skipped = true};
+            snprintf(res[i].skip_reason, sizeof res[i].skip_reason,
+                     "not run: the previous size already took more than %.0f ms per step", opt->max_step_ms);
+            continue;
+        }
+        run_size(&ctx, opt, opt->sizes[i], &res[i]);
+        if (res[i].skipped)
+            fprintf(stderr, "cistern: skipped %u particles: %s\n", opt->sizes[i], res[i].skip_reason);
+        stop = !res[i].skipped && res[i].median_ms > opt->max_step_ms;
+    }
+    double exponent = growth_exponent(res, n);
+
+    // The table.
+    printf("\ncistern bench %s on %s\n", scene_name, device);
+    printf("%11s %11s %11s %11s %15s %11s\n", "particles", "median ms", "p90 ms", "wall ms", "particle-steps/s",
+           "memory");
+    for (uint32_t i = 0; i < n; i++) {
+        if (res[i].skipped) {
+            printf("%11u  skipped: %.100s\n", res[i].requested, res[i].skip_reason);
+            continue;
+        }
+        char mem[32];
+        printf("%11u %11.3f %11.3f %11.3f %15.3e %11s\n", res[i].particles, res[i].median_ms, res[i].p90_ms,
+               res[i].wall_median_ms, res[i].particle_steps_per_s,
+               cs_format_bytes(res[i].memory_bytes, mem, sizeof mem));
+        for (uint32_t q = 0; q < res[i].pass_count; q++)
+            printf("%11s   %-28s %9.3f ms (p90 %.3f)\n", "", res[i].passes[q].name, res[i].passes[q].median_ms,
+                   res[i].passes[q].p90_ms);
+    }
+    if (!isnan(exponent))
+        printf("growth exponent of ms/step against particles: %.2f (1.0 is linear)\n", exponent);
+
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", opt->out_dir ? opt->out_dir : "bench");
+    if (!opt->out_dir)
+        snprintf(dir, sizeof dir, "bench/%s", scene_name);
+    int code = 0;
+    if (!cs_make_dirs(dir, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        code = 1;
+    } else {
+        cJSON *json = results_json(&ctx, opt, scene_name, res, n, exponent);
+        char *text = cJSON_Print(json);
+        char path[600];
+        snprintf(path, sizeof path, "%s/results.json", dir);
+        if (!write_text(path, text, &err))
+            fprintf(stderr, "cistern: %s\n", err.msg);
+        free(text);
+        cJSON_Delete(json);
+        snprintf(path, sizeof path, "%s/results.csv", dir);
+        write_csv(path, res, n);
+        char title[700];
+        snprintf(title, sizeof title, "cistern %s on %s", scene_name, ctx.props.deviceName);
+        write_plots(dir, title, res, n);
+        printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+    }
+    if (opt->baseline)
+        print_baseline(opt->baseline, res, n);
+    cs_context_destroy(&ctx);
+    cs_shader_shutdown();
+    return code;
+}

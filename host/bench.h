@@ -1,0 +1,27 @@
+// bench.h — `cistern bench`: sweep particle counts, time every pass with GPU
+// timestamps, report medians and p90s, write CSV/JSON and plots.
+#pragma once
+
+#include "common.h"
+
+#define CS_BENCH_MAX_SIZES 16
+
+typedef struct cs_bench_options {
+    const char *scene;
+    uint32_t sizes[CS_BENCH_MAX_SIZES];
+    uint32_t size_count;
+    uint32_t steps;          // timed steps per size
+    uint32_t warmup;         // untimed steps first (lavapipe compiles at first dispatch)
+    const char *out_dir;     // default bench/<scene>
+    const char *baseline;    // earlier JSON to compare against
+    const char *device;
+    bool validation;
+    double max_step_ms;      // stop the sweep when a step takes longer (default 10 s)
+    bool quiet;
+} cs_bench_options;
+
+// Parses "16k,64k,1M,250000" into sizes. Returns false with a message naming
+// the bad item.
+bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err);
+
+int cs_bench(const cs_bench_options *opt);

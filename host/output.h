@@ -1,0 +1,29 @@
+// output.h — what a run leaves on disk: particle dumps (binary PLY), the
+// per-frame stats table (CSV), and a progress bar on a terminal.
+#pragma once
+
+#include "common.h"
+
+// Binary little-endian PLY with x y z vx vy vz density material, readable by
+// MeshLab, ParaView and Blender. positions/velocities are vec4 arrays.
+bool cs_ply_write(const char *path, const char *comment, const float *positions4, const float *velocities4,
+                  const float *densities, const uint32_t *materials, uint32_t count, cs_error *err);
+
+// Reads back what cs_ply_write wrote (tests, tools). Arrays are malloc'd.
+bool cs_ply_read(const char *path, float **positions4, float **velocities4, float **densities,
+                 uint32_t **materials, uint32_t *count, cs_error *err);
+
+// Creates a directory and its parents; fine if it exists.
+bool cs_make_dirs(const char *path, cs_error *err);
+
+// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+typedef struct cs_progress {
+    bool tty;
+    uint32_t total;
+    double start;
+    double last_draw;
+} cs_progress;
+
+void cs_progress_begin(cs_progress *p, uint32_t total);
+void cs_progress_update(cs_progress *p, uint32_t done, const char *status);
+void cs_progress_end(cs_progress *p);

@@ -1,0 +1,240 @@
+// run.c — see run.h. The frame loop: simulate → (draw) → outputs.
+#define _GNU_SOURCE
+#include "run.h"
+
+#include "context.h"
+#include "output.h"
+#include "recorder.h"
+#include "renderdoc.h"
+#include "scene.h"
+#include "sim.h"
+#include "watch.h"
+
+#include <math.h>
+
+typedef struct run_state {
+    const cs_run_options *opt;
+    cs_scene scene;
+    cs_context ctx;
+    const cs_sim_ops *ops;
+    void *sim;
+    cs_recorder rec;
+    cs_watch watch;
+    bool watching;
+    char out_dir[512];
+    FILE *stats;
+    char stat_passes[64][48];
+    uint32_t stat_pass_count;
+    uint32_t dumps_written, images_written;
+    bool warned_non_finite;
+} run_state;
+
+static void list_solvers(FILE *out)
+{
+    for (int i = 0; cs_sim_registry[i]; i++)
+        fprintf(out, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
+}
+
+static bool open_stats(run_state *r, cs_error *err)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/stats.csv", r->out_dir);
+    r->stats = fopen(path, "w");
+    if (!r->stats)
+        return cs_fail(err, "%s: cannot write", path);
+    return true;
+}
+
+// The header is written after the first frame, when the pass names are known.
+static void write_stats_row(run_state *r, uint32_t frame, const cs_sim_stats *s)
+{
+    const cs_recorder *rec = &r->rec;
+    if (r->stat_pass_count == 0) {
+        for (uint32_t i = 0; i < rec->pass_count && r->stat_pass_count < 64; i++) {
+            bool seen = false;
+            for (uint32_t j = 0; j < r->stat_pass_count; j++)
+                seen |= strcmp(r->stat_passes[j], rec->passes[i].name) == 0;
+            if (!seen)
+                memcpy(r->stat_passes[r->stat_pass_count++], rec->passes[i].name, 48);
+        }
+        fprintf(r->stats, "frame,time_s,particles,mean_density_error,max_density_error,max_speed,kinetic_energy,"
+                          "total_mass,non_finite,outside_domain,gpu_total_ms,submit_wall_ms");
+        for (uint32_t j = 0; j < r->stat_pass_count; j++)
+            fprintf(r->stats, ",gpu_ms:%s", r->stat_passes[j]);
+        fprintf(r->stats, "\n");
+    }
+    double t = (double)(frame + 1) * r->scene.dt * r->scene.substeps;
+    fprintf(r->stats, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
+            s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
+            s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms);
+    for (uint32_t j = 0; j < r->stat_pass_count; j++)
+        fprintf(r->stats, ",%.4f", CS_MAX(0.0, cs_recorder_pass_ms(rec, r->stat_passes[j])));
+    fprintf(r->stats, "\n");
+    fflush(r->stats);
+}
+
+static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
+{
+    if (!r->ops->particles)
+        return true;
+    cs_particle_view v;
+    r->ops->particles(r->sim, &v);
+    size_t n = v.count;
+    float *pos = malloc(n * 16 + 16), *vel = malloc(n * 16 + 16), *den = malloc(n * 4 + 4);
+    uint32_t *mat = malloc(n * 4 + 4);
+    cs_buffer_download(&r->ctx, v.positions, pos, n * 16, 0);
+    cs_buffer_download(&r->ctx, v.velocities, vel, n * 16, 0);
+    cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
+    cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
+    char path[600], comment[128];
+    snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
+    snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
+    bool ok = cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
+    free(pos), free(vel), free(den), free(mat);
+    r->dumps_written += ok;
+    return ok;
+}
+
+static void hot_reload(run_state *r)
+{
+    char paths[16][512];
+    uint32_t n = cs_watch_poll(&r->watch, paths, 16);
+    for (uint32_t i = 0; i < n; i++) {
+        bool changed = false;
+        cs_error err;
+        vkDeviceWaitIdle(r->ctx.device); // the frame in flight is done
+        if (r->ops->reload && !r->ops->reload(r->sim, paths[i], &changed, &err))
+            fprintf(stderr, "\ncistern: hot reload failed, the previous shader keeps running:\n%s\n", err.msg);
+        else if (changed)
+            fprintf(stderr, "\ncistern: reloaded shaders depending on %s\n", paths[i]);
+    }
+}
+
+static int run_frames(run_state *r)
+{
+    const cs_run_options *opt = r->opt;
+    uint32_t frames = opt->frames ? opt->frames : 120;
+    cs_progress progress;
+    if (!opt->quiet)
+        cs_progress_begin(&progress, frames);
+    cs_error err;
+    for (uint32_t frame = 0; frame < frames; frame++) {
+        if (r->watching)
+            hot_reload(r);
+        bool capture = (int)frame == opt->capture_frame;
+        if (capture)
+            cs_renderdoc_begin();
+        cs_recorder_begin(&r->rec);
+        r->ops->record_frame(r->sim, &r->rec);
+        cs_recorder_submit_wait(&r->rec);
+        if (capture) {
+            char path[512] = "";
+            if (cs_renderdoc_end(path, sizeof path))
+                fprintf(stderr, "\ncistern: captured frame %u to %s\n", frame, *path ? path : "(RenderDoc's default path)");
+        }
+        cs_sim_stats stats = {0};
+        r->ops->stats(r->sim, &stats);
+        write_stats_row(r, frame, &stats);
+        if (stats.non_finite && !r->warned_non_finite) {
+            fprintf(stderr, "\ncistern: warning: %u particles have NaN/Inf values at frame %u; the time step "
+                            "(dt) is probably too large for this scene\n", stats.non_finite, frame);
+            r->warned_non_finite = true;
+        }
+        if (opt->dump_every && frame % opt->dump_every == 0 && !dump_particles(r, frame, &err)) {
+            fprintf(stderr, "\ncistern: %s\n", err.msg);
+            return 1;
+        }
+        if (!opt->quiet) {
+            char status[128];
+            snprintf(status, sizeof status, "%u particles, %.2f ms GPU", stats.particles,
+                     cs_recorder_total_ms(&r->rec));
+            cs_progress_update(&progress, frame + 1, status);
+        }
+    }
+    if (!opt->quiet)
+        cs_progress_end(&progress);
+    return 0;
+}
+
+int cs_run(const cs_run_options *opt)
+{
+    run_state r = {.opt = opt};
+    cs_error err;
+    if (!cs_scene_load(opt->scene, &r.scene, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 2;
+    }
+    if (opt->particles)
+        cs_scene_scale_particle_count(&r.scene, opt->particles);
+    r.ops = cs_sim_find(r.scene.solver);
+    if (!r.ops) {
+        fprintf(stderr, "cistern: %s: solver: \"%s\" is not built into this cistern (have: ", r.scene.path,
+                r.scene.solver);
+        list_solvers(stderr);
+        fprintf(stderr, ")\n");
+        cs_scene_free(&r.scene);
+        return 2;
+    }
+    if (opt->load_renderdoc && !cs_renderdoc_load())
+        fprintf(stderr, "cistern: --renderdoc: cannot load librenderdoc.so (apt-get install librenderdoc)\n");
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (!cs_context_create(&desc, &r.ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        cs_scene_free(&r.scene);
+        return 1;
+    }
+    if (cs_renderdoc_attach() && opt->capture_path)
+        cs_renderdoc_set_path(opt->capture_path);
+    if (opt->capture_frame >= 0 && !cs_renderdoc_available())
+        fprintf(stderr, "cistern: --capture-frame: RenderDoc is not attached; run under `renderdoccmd capture` "
+                        "or add --renderdoc\n");
+
+    int code = 0;
+    if (!r.ops->create(&r.ctx, &r.scene, &r.sim, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        code = 2;
+        goto done;
+    }
+    snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir ? opt->out_dir : "out");
+    if (!opt->out_dir)
+        snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
+    if (!cs_make_dirs(r.out_dir, &err) || !open_stats(&r, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        code = 1;
+        goto done;
+    }
+    if (opt->watch) {
+        r.watching = cs_watch_open(&r.watch, cs_shader_dir(), 100, &err);
+        if (!r.watching)
+            fprintf(stderr, "cistern: %s\n", err.msg);
+        else if (!opt->quiet)
+            fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
+    }
+    cs_recorder_create(&r.ctx, "frame", &r.rec);
+    code = run_frames(&r);
+    if (code == 0 && !opt->quiet) {
+        fprintf(stderr, "cistern: wrote %s/stats.csv", r.out_dir);
+        if (r.dumps_written)
+            fprintf(stderr, ", %u PLY dumps (%s/particles_*.ply)", r.dumps_written, r.out_dir);
+        if (r.images_written)
+            fprintf(stderr, ", %u PNG images (%s/frame_*.png)", r.images_written, r.out_dir);
+        fprintf(stderr, "\n");
+    }
+    cs_recorder_destroy(&r.rec);
+done:
+    if (r.stats)
+        fclose(r.stats);
+    if (r.watching)
+        cs_watch_close(&r.watch);
+    if (r.sim)
+        r.ops->destroy(r.sim);
+    cs_context_destroy(&r.ctx);
+    cs_scene_free(&r.scene);
+    cs_shader_shutdown();
+    if (opt->validation && r.ctx.validation_errors) {
+        fprintf(stderr, "cistern: %u Vulkan validation error(s) were reported\n", r.ctx.validation_errors);
+        if (code == 0)
+            code = 1;
+    }
+    return code;
+}

@@ -1,0 +1,28 @@
+// run.h — `cistern run`: load a scene, step it frame by frame, write what
+// was asked for (stats, particle dumps, images), in a window or headless.
+#pragma once
+
+#include "common.h"
+
+typedef struct cs_run_options {
+    const char *scene;          // name under scenes/ or a path
+    bool headless;              // forced; also chosen when there is no display
+    uint32_t frames;            // 0: until the window closes (headless: 120)
+    const char *out_dir;        // default out/<scene name>
+    uint32_t dump_every;        // PLY dump every K frames (0: none)
+    uint32_t png_every;         // PNG every K frames (headless; 0: none)
+    const char *device;
+    bool validation;
+    int capture_frame;          // RenderDoc capture of this frame (-1: none)
+    const char *capture_path;   // template for .rdc files
+    bool load_renderdoc;        // dlopen librenderdoc ourselves
+    bool watch;                 // shader hot reload
+    int color_mode;             // -1: the scene's
+    uint32_t width, height;     // image / window size (0: the scene's)
+    bool no_vsync;
+    uint32_t particles;         // rescale the fluid to about this many (0: as the scene says)
+    bool quiet;
+} cs_run_options;
+
+// Returns the process exit code (0 ok, 1 runtime failure, 2 bad input).
+int cs_run(const cs_run_options *opt);
