@@ -1,37 +1,291 @@
-// main.c — the `cistern` command line.
+// main.c — the `cistern` command line: parses options, hands off to run,
+// bench or devices. Every bad option is an error that says what to write.
+#include "bench.h"
 #include "context.h"
+#include "run.h"
+#include "scene.h"
 #include "shader.h"
+#include "sim.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#define DEFAULT_SCENE "dam_break_3d"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "cistern — a Vulkan compute lab for real-time particle fluids and light\n"
-            "\n"
-            "usage: cistern COMMAND [options]\n"
-            "\n"
-            "commands:\n"
-            "  devices                 list Vulkan devices with driver and key limits\n"
-            "  help                    this text\n"
-            "\n"
-            "common options:\n"
-            "  --device N|NAME         pick a device by index or name substring\n"
-            "  --validation            enable Vulkan validation + synchronization validation\n");
+        "cistern — a Vulkan compute lab for real-time particle fluids and light\n"
+        "\n"
+        "usage:\n"
+        "  cistern run [SCENE] [options]      simulate a scene (default: " DEFAULT_SCENE ")\n"
+        "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
+        "  cistern scenes                     list the scenes in scenes/\n"
+        "  cistern devices                    list Vulkan devices, drivers and limits\n"
+        "  cistern help                       this text\n"
+        "\n"
+        "SCENE is a name under scenes/ (dam_break_3d) or a path to a .json file.\n"
+        "\n"
+        "run options:\n"
+        "  --headless             no window, even when a display exists (default without one)\n"
+        "  --frames N             frames to simulate (headless default 120; window: until closed)\n"
+        "  --out DIR              where stats.csv, dumps and images go (default out/SCENE)\n"
+        "  --dump-every K         write particles_NNNNN.ply every K frames (default: never)\n"
+        "  --png-every K          write frame_NNNNN.png every K frames, headless (default 10; 0: never)\n"
+        "  --particles N          rescale the fluid blocks to about N particles (16k, 1M, ...)\n"
+        "  --color MODE           material | speed | density\n"
+        "  --size WxH             image or window size\n"
+        "  --no-vsync             present as fast as possible (window)\n"
+        "  --watch / --no-watch   hot-reload shaders on save (default: on in a window, off headless)\n"
+        "  --capture-frame N      RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)\n"
+        "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
+        "  --renderdoc            load librenderdoc.so ourselves instead of running under renderdoccmd\n"
+        "  --quiet                no progress bar or summary\n"
+        "\n"
+        "bench options:\n"
+        "  --particles LIST       sizes, e.g. 16k,64k,256k,1M (default 16k,64k)\n"
+        "  --steps N              timed steps per size (default 50)\n"
+        "  --warmup N             untimed steps first (default 5)\n"
+        "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
+        "  --baseline FILE.json   print ratios against an earlier results.json\n"
+        "  --max-step-ms MS       stop the sweep once a step takes longer (default 10000)\n"
+        "\n"
+        "common options:\n"
+        "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
+        "  --validation           Vulkan validation + synchronization validation (slow)\n"
+        "\n"
+        "environment:\n"
+        "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n");
+}
+
+static bool parse_uint(const char *flag, const char *text, uint32_t *out)
+{
+    char *end;
+    double v = strtod(text ? text : "", &end);
+    if (!text || end == text)
+        goto bad;
+    if (*end == 'k' || *end == 'K')
+        v *= 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1e6, end++;
+    if (*end || v < 0 || v > 4e9 || v != (double)(uint32_t)v)
+        goto bad;
+    *out = (uint32_t)v;
+    return true;
+bad:
+    fprintf(stderr, "cistern: %s wants a whole number (got \"%s\")\n", flag, text ? text : "nothing");
+    return false;
+}
+
+static int list_scenes(void)
+{
+    char dir_path[512];
+    snprintf(dir_path, sizeof dir_path, "%s/scenes", CS_SOURCE_DIR);
+    DIR *dir = opendir(dir_path);
+    if (!dir) {
+        fprintf(stderr, "cistern: cannot open %s\n", dir_path);
+        return 1;
+    }
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char path[800];
+        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+        cs_scene scene;
+        cs_error err;
+        if (cs_scene_load(path, &scene, &err)) {
+            printf("%-22s %-6s %dD  %s\n", scene.name, scene.solver, scene.dim, scene.description);
+            cs_scene_free(&scene);
+        } else {
+            printf("%-22s (broken: %s)\n", e->d_name, err.msg);
+        }
+    }
+    closedir(dir);
+    return 0;
+}
+
+static bool has_display(void)
+{
+    const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+    return (x && *x) || (w && *w);
+}
+
+// Options shared by run and bench; returns 1 if consumed (with value), 0 if
+// not ours, -1 on error.
+static int common_option(int argc, char **argv, int *i, const char **device, bool *validation)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--device") == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "cistern: --device wants an index or a name (see `cistern devices`)\n");
+            return -1;
+        }
+        *device = argv[++*i];
+        return 1;
+    }
+    if (strcmp(a, "--validation") == 0) {
+        *validation = true;
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    cs_run_options opt = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1, .png_every = 10};
+    int watch = -1;
+    bool scene_given = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        uint32_t n;
+        if (strcmp(a, "--headless") == 0) opt.headless = true;
+        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--no-vsync") == 0) opt.no_vsync = true;
+        else if (strcmp(a, "--renderdoc") == 0) opt.load_renderdoc = true;
+        else if (strcmp(a, "--watch") == 0) watch = 1;
+        else if (strcmp(a, "--no-watch") == 0) watch = 0;
+        else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--dump-every") == 0) { if (!parse_uint(a, v, &opt.dump_every)) return 2; i++; }
+        else if (strcmp(a, "--png-every") == 0) { if (!parse_uint(a, v, &opt.png_every)) return 2; i++; }
+        else if (strcmp(a, "--particles") == 0) { if (!parse_uint(a, v, &opt.particles)) return 2; i++; }
+        else if (strcmp(a, "--capture-frame") == 0) {
+            if (!parse_uint(a, v, &n)) return 2;
+            opt.capture_frame = (int)n;
+            i++;
+        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--capture-path") == 0) {
+            if (!v) {
+                fprintf(stderr, "cistern: %s wants a path\n", a);
+                return 2;
+            }
+            *(strcmp(a, "--out") == 0 ? &opt.out_dir : &opt.capture_path) = v;
+            i++;
+        } else if (strcmp(a, "--color") == 0) {
+            const char *modes[] = {"material", "speed", "density"};
+            for (int m = 0; m < 3 && v; m++)
+                if (strcmp(v, modes[m]) == 0)
+                    opt.color_mode = m;
+            if (opt.color_mode < 0) {
+                fprintf(stderr, "cistern: --color wants material, speed or density (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--size") == 0) {
+            if (!v || sscanf(v, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width || !opt.height ||
+                opt.width > 16384 || opt.height > 16384) {
+                fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cistern: run: unknown option %s; `cistern help` lists them\n", a);
+            return 2;
+        } else if (!scene_given) {
+            opt.scene = a;
+            scene_given = true;
+        } else {
+            fprintf(stderr, "cistern: run: one scene at a time (got \"%s\" and \"%s\")\n", opt.scene, a);
+            return 2;
+        }
+    }
+    if (!opt.headless && !has_display()) {
+        opt.headless = true;
+        if (!opt.quiet)
+            fprintf(stderr, "cistern: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n");
+    }
+    opt.watch = watch < 0 ? !opt.headless : watch == 1;
+    return cs_run(&opt);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    cs_bench_options opt = {.scene = DEFAULT_SCENE, .steps = 50, .warmup = 5, .max_step_ms = 10000};
+    cs_error err;
+    cs_bench_parse_sizes("16k,64k", &opt, &err);
+    bool scene_given = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        uint32_t n;
+        if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--steps") == 0) {
+            if (!parse_uint(a, v, &opt.steps)) return 2;
+            if (opt.steps == 0) {
+                fprintf(stderr, "cistern: --steps must be at least 1\n");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--warmup") == 0) { if (!parse_uint(a, v, &opt.warmup)) return 2; i++; }
+        else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_uint(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
+        else if (strcmp(a, "--particles") == 0) {
+            if (!v || !cs_bench_parse_sizes(v, &opt, &err)) {
+                fprintf(stderr, "cistern: %s\n", v ? err.msg : "--particles wants a list, e.g. 16k,64k,1M");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--baseline") == 0) {
+            if (!v) {
+                fprintf(stderr, "cistern: %s wants a path\n", a);
+                return 2;
+            }
+            *(strcmp(a, "--out") == 0 ? &opt.out_dir : &opt.baseline) = v;
+            i++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cistern: bench: unknown option %s; `cistern help` lists them\n", a);
+            return 2;
+        } else if (!scene_given) {
+            opt.scene = a;
+            scene_given = true;
+        } else {
+            fprintf(stderr, "cistern: bench: one scene at a time\n");
+            return 2;
+        }
+    }
+    return cs_bench(&opt);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
     }
-    cs_error err;
-    if (strcmp(argv[1], "devices") == 0) {
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc, argv);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc, argv);
+    if (strcmp(cmd, "scenes") == 0)
+        return list_scenes();
+    if (strcmp(cmd, "devices") == 0) {
+        cs_error err;
         if (!cs_print_devices(stdout, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             return 1;
         }
         return 0;
     }
-    fprintf(stderr, "cistern: unknown command '%s'; `cistern --help` lists them\n", argv[1]);
+    fprintf(stderr, "cistern: unknown command \"%s\"; `cistern help` lists them\n", cmd);
     return 2;
 }
