@@ -3,8 +3,10 @@
 #include "run.h"
 
 #include "context.h"
+#include "camera.h"
 #include "output.h"
 #include "recorder.h"
+#include "render.h"
 #include "renderdoc.h"
 #include "scene.h"
 #include "sim.h"
@@ -21,6 +23,9 @@ typedef struct run_state {
     cs_recorder rec;
     cs_watch watch;
     bool watching;
+    cs_renderer renderer;
+    bool rendering;            // headless images
+    cs_view_camera camera;
     char out_dir[512];
     FILE *stats;
     char stat_passes[64][48];
@@ -95,6 +100,28 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
     return ok;
 }
 
+static void record_image(run_state *r)
+{
+    cs_particle_view view = {0};
+    if (r->ops->particles)
+        r->ops->particles(r->sim, &view);
+    cs_barrier_compute_to_graphics(&r->rec);
+    cs_render_record(&r->renderer, &r->rec,
+                     &(cs_render_frame){.particles = &view, .scene = &r->scene, .camera = &r->camera,
+                                        .color_mode = r->opt->color_mode});
+    cs_render_record_readback(&r->renderer, &r->rec);
+}
+
+static bool write_image(run_state *r, uint32_t frame, cs_error *err)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/frame_%05u.png", r->out_dir, frame);
+    if (!cs_write_png(path, r->renderer.width, r->renderer.height, cs_render_pixels(&r->renderer), err))
+        return false;
+    r->images_written++;
+    return true;
+}
+
 static void hot_reload(run_state *r)
 {
     char paths[16][512];
@@ -103,7 +130,10 @@ static void hot_reload(run_state *r)
         bool changed = false;
         cs_error err;
         vkDeviceWaitIdle(r->ctx.device); // the frame in flight is done
-        if (r->ops->reload && !r->ops->reload(r->sim, paths[i], &changed, &err))
+        bool ok = !r->ops->reload || r->ops->reload(r->sim, paths[i], &changed, &err);
+        if (ok && r->rendering)
+            ok = cs_renderer_reload(&r->renderer, paths[i], &changed, &err);
+        if (!ok)
             fprintf(stderr, "\ncistern: hot reload failed, the previous shader keeps running:\n%s\n", err.msg);
         else if (changed)
             fprintf(stderr, "\ncistern: reloaded shaders depending on %s\n", paths[i]);
@@ -124,9 +154,16 @@ static int run_frames(run_state *r)
         bool capture = (int)frame == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
+        bool image = r->rendering && opt->png_every && (frame % opt->png_every == 0 || frame + 1 == frames);
         cs_recorder_begin(&r->rec);
         r->ops->record_frame(r->sim, &r->rec);
+        if (image)
+            record_image(r);
         cs_recorder_submit_wait(&r->rec);
+        if (image && !write_image(r, frame, &err)) {
+            fprintf(stderr, "\ncistern: %s\n", err.msg);
+            return 1;
+        }
         if (capture) {
             char path[512] = "";
             if (cs_renderdoc_end(path, sizeof path))
@@ -210,6 +247,18 @@ int cs_run(const cs_run_options *opt)
         else if (!opt->quiet)
             fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
     }
+    if (opt->png_every && r.ops->particles) {
+        uint32_t w = opt->width ? opt->width : r.scene.render.width;
+        uint32_t h = opt->height ? opt->height : r.scene.render.height;
+        r.rendering = cs_renderer_create(&r.ctx, &(cs_renderer_desc){.width = w ? w : 960, .height = h ? h : 540},
+                                         &r.renderer, &err);
+        if (!r.rendering) {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            code = 1;
+            goto done;
+        }
+        cs_camera_from_scene(&r.camera, &r.scene);
+    }
     cs_recorder_create(&r.ctx, "frame", &r.rec);
     code = run_frames(&r);
     if (code == 0 && !opt->quiet) {
@@ -226,6 +275,8 @@ done:
         fclose(r.stats);
     if (r.watching)
         cs_watch_close(&r.watch);
+    if (r.rendering)
+        cs_renderer_destroy(&r.renderer);
     if (r.sim)
         r.ops->destroy(r.sim);
     cs_context_destroy(&r.ctx);
