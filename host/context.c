@@ -271,6 +271,8 @@ static void create_device(cs_context *ctx)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .synchronization2 = VK_TRUE,
         .maintenance4 = have13.maintenance4,
+        // The renderer draws with dynamic rendering (no render pass objects).
+        .dynamicRendering = have13.dynamicRendering,
     };
     VkPhysicalDeviceVulkan12Features want12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,

@@ -1,9 +1,15 @@
-// run.c — see run.h. The frame loop: simulate → (draw) → outputs.
+// run.c — see run.h. The frame loop: simulate → draw → outputs.
+//
+// One loop serves both modes. Headless: a fixed number of frames, an image
+// every --png-every frames. Window: until Esc, with pause/step/restart,
+// colour modes, camera input, F12 captures. Both write stats.csv (one row
+// per simulated frame) and the PLY dumps, and both hot-reload shaders when
+// watching.
 #define _GNU_SOURCE
 #include "run.h"
 
-#include "context.h"
 #include "camera.h"
+#include "context.h"
 #include "output.h"
 #include "recorder.h"
 #include "render.h"
@@ -11,6 +17,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "watch.h"
+#include "window.h"
 
 #include <math.h>
 
@@ -23,14 +30,18 @@ typedef struct run_state {
     cs_recorder rec;
     cs_watch watch;
     bool watching;
+    cs_window window;
+    bool windowed;
     cs_renderer renderer;
-    bool rendering;            // headless images
+    bool rendering;
     cs_view_camera camera;
+    int color_mode;
     char out_dir[512];
     FILE *stats;
     char stat_passes[64][48];
     uint32_t stat_pass_count;
-    uint32_t dumps_written, images_written;
+    uint32_t sim_frames;       // frames simulated (the stats row index)
+    uint32_t dumps_written, images_written, captures;
     bool warned_non_finite;
 } run_state;
 
@@ -51,7 +62,7 @@ static bool open_stats(run_state *r, cs_error *err)
 }
 
 // The header is written after the first frame, when the pass names are known.
-static void write_stats_row(run_state *r, uint32_t frame, const cs_sim_stats *s)
+static void write_stats_row(run_state *r, const cs_sim_stats *s)
 {
     const cs_recorder *rec = &r->rec;
     if (r->stat_pass_count == 0) {
@@ -68,6 +79,7 @@ static void write_stats_row(run_state *r, uint32_t frame, const cs_sim_stats *s)
             fprintf(r->stats, ",gpu_ms:%s", r->stat_passes[j]);
         fprintf(r->stats, "\n");
     }
+    uint32_t frame = r->sim_frames;
     double t = (double)(frame + 1) * r->scene.dt * r->scene.substeps;
     fprintf(r->stats, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
             s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
@@ -100,16 +112,15 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
     return ok;
 }
 
-static void record_image(run_state *r)
+static void record_draw(run_state *r, const cs_render_target *target)
 {
     cs_particle_view view = {0};
     if (r->ops->particles)
         r->ops->particles(r->sim, &view);
     cs_barrier_compute_to_graphics(&r->rec);
     cs_render_record(&r->renderer, &r->rec,
-                     &(cs_render_frame){.particles = &view, .scene = &r->scene, .camera = &r->camera,
-                                        .color_mode = r->opt->color_mode});
-    cs_render_record_readback(&r->renderer, &r->rec);
+                     &(cs_render_frame){.target = target, .particles = &view, .scene = &r->scene,
+                                        .camera = &r->camera, .color_mode = r->color_mode});
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)
@@ -133,14 +144,43 @@ static void hot_reload(run_state *r)
         bool ok = !r->ops->reload || r->ops->reload(r->sim, paths[i], &changed, &err);
         if (ok && r->rendering)
             ok = cs_renderer_reload(&r->renderer, paths[i], &changed, &err);
-        if (!ok)
+        if (!ok) {
             fprintf(stderr, "\ncistern: hot reload failed, the previous shader keeps running:\n%s\n", err.msg);
-        else if (changed)
+            if (r->windowed) {
+                char title[600];
+                snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shader running): %.400s", err.msg);
+                cs_window_set_title(&r->window, title);
+            }
+        } else if (changed) {
             fprintf(stderr, "\ncistern: reloaded shaders depending on %s\n", paths[i]);
+        }
     }
 }
 
-static int run_frames(run_state *r)
+static bool create_sim(run_state *r, cs_error *err)
+{
+    return r->ops->create(&r->ctx, &r->scene, &r->sim, err);
+}
+
+// One simulated frame: stats row, dumps, warnings.
+static bool after_sim_frame(run_state *r, cs_error *err)
+{
+    cs_sim_stats stats = {0};
+    r->ops->stats(r->sim, &stats);
+    write_stats_row(r, &stats);
+    if (stats.non_finite && !r->warned_non_finite) {
+        fprintf(stderr, "\ncistern: warning: %u particles have NaN/Inf values at frame %u; the time step "
+                        "(dt) is probably too large for this scene\n", stats.non_finite, r->sim_frames);
+        r->warned_non_finite = true;
+    }
+    uint32_t every = r->opt->dump_every;
+    if (every && r->sim_frames % every == 0 && !dump_particles(r, r->sim_frames, err))
+        return false;
+    r->sim_frames++;
+    return true;
+}
+
+static int run_headless(run_state *r)
 {
     const cs_run_options *opt = r->opt;
     uint32_t frames = opt->frames ? opt->frames : 120;
@@ -154,37 +194,31 @@ static int run_frames(run_state *r)
         bool capture = (int)frame == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
-        bool image = r->rendering && opt->png_every && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
         cs_recorder_begin(&r->rec);
         r->ops->record_frame(r->sim, &r->rec);
-        if (image)
-            record_image(r);
+        if (image) {
+            record_draw(r, NULL);
+            cs_render_record_readback(&r->renderer, &r->rec);
+        }
         cs_recorder_submit_wait(&r->rec);
+        if (capture) {
+            char path[512] = "";
+            if (cs_renderdoc_end(path, sizeof path))
+                fprintf(stderr, "%scistern: captured frame %u to %s\n", opt->quiet ? "" : "\n", frame,
+                        *path ? path : "(RenderDoc's default path)");
+        }
         if (image && !write_image(r, frame, &err)) {
             fprintf(stderr, "\ncistern: %s\n", err.msg);
             return 1;
         }
-        if (capture) {
-            char path[512] = "";
-            if (cs_renderdoc_end(path, sizeof path))
-                fprintf(stderr, "\ncistern: captured frame %u to %s\n", frame, *path ? path : "(RenderDoc's default path)");
-        }
-        cs_sim_stats stats = {0};
-        r->ops->stats(r->sim, &stats);
-        write_stats_row(r, frame, &stats);
-        if (stats.non_finite && !r->warned_non_finite) {
-            fprintf(stderr, "\ncistern: warning: %u particles have NaN/Inf values at frame %u; the time step "
-                            "(dt) is probably too large for this scene\n", stats.non_finite, frame);
-            r->warned_non_finite = true;
-        }
-        if (opt->dump_every && frame % opt->dump_every == 0 && !dump_particles(r, frame, &err)) {
+        if (!after_sim_frame(r, &err)) {
             fprintf(stderr, "\ncistern: %s\n", err.msg);
             return 1;
         }
         if (!opt->quiet) {
             char status[128];
-            snprintf(status, sizeof status, "%u particles, %.2f ms GPU", stats.particles,
-                     cs_recorder_total_ms(&r->rec));
+            snprintf(status, sizeof status, "%.2f ms GPU per frame", cs_recorder_total_ms(&r->rec));
             cs_progress_update(&progress, frame + 1, status);
         }
     }
@@ -193,9 +227,101 @@ static int run_frames(run_state *r)
     return 0;
 }
 
+static int run_window(run_state *r)
+{
+    const cs_run_options *opt = r->opt;
+    cs_error err;
+    bool paused = false;
+    double last = cs_now_seconds(), title_time = last;
+    uint32_t frames_since_title = 0, drawn = 0;
+    for (;;) {
+        cs_window_events ev;
+        cs_window_poll(&r->window, &ev);
+        if (ev.quit)
+            break;
+        double now = cs_now_seconds();
+        cs_camera_update(&r->camera, &ev.input, now - last);
+        last = now;
+        if (ev.toggle_pause)
+            paused = !paused;
+        if (ev.cycle_color_mode) {
+            int mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode;
+            r->color_mode = (mode + 1) % 3;
+        }
+        if (ev.restart) {
+            vkDeviceWaitIdle(r->ctx.device);
+            r->ops->destroy(r->sim);
+            r->sim = NULL;
+            if (!create_sim(r, &err)) {
+                fprintf(stderr, "cistern: restart failed: %s\n", err.msg);
+                return 1;
+            }
+        }
+        if (r->watching)
+            hot_reload(r);
+        cs_render_target target;
+        if (!cs_window_acquire(&r->window, &target))
+            continue;
+        bool step = !paused || ev.steps > 0;
+        bool capture = ev.capture || (int)drawn == opt->capture_frame;
+        if (capture)
+            cs_renderdoc_begin();
+        cs_recorder_begin(&r->rec);
+        if (step)
+            r->ops->record_frame(r->sim, &r->rec);
+        record_draw(r, &target);
+        cs_window_record_present(&r->window, &r->rec, ev.capture);
+        cs_recorder_submit_wait(&r->rec);
+        cs_window_present(&r->window);
+        if (capture) {
+            char path[512] = "";
+            if (cs_renderdoc_end(path, sizeof path))
+                fprintf(stderr, "cistern: RenderDoc capture written to %s\n", *path ? path : "RenderDoc's temp dir");
+        }
+        if (ev.capture) {
+            char path[600];
+            snprintf(path, sizeof path, "%s/screenshot_%03u.png", r->out_dir, r->captures++);
+            if (cs_window_save_screenshot(&r->window, path, &err))
+                fprintf(stderr, "cistern: screenshot written to %s\n", path);
+            else
+                fprintf(stderr, "cistern: %s\n", err.msg);
+        }
+        if (step && !after_sim_frame(r, &err)) {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            return 1;
+        }
+        drawn++;
+        frames_since_title++;
+        if (now - title_time > 0.5) {
+            cs_sim_stats stats = {0};
+            r->ops->stats(r->sim, &stats);
+            char title[1024];
+            cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
+                                   stats.particles, r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode,
+                                   paused, &r->rec);
+            cs_window_set_title(&r->window, title);
+            title_time = now;
+            frames_since_title = 0;
+        }
+        if (opt->frames && drawn >= opt->frames)
+            break;
+    }
+    return 0;
+}
+
+static bool open_window(run_state *r, cs_error *err)
+{
+    const cs_run_options *opt = r->opt;
+    char title[128];
+    snprintf(title, sizeof title, "cistern — %s", r->scene.name);
+    return cs_window_create(&(cs_window_desc){.title = title, .width = opt->width, .height = opt->height,
+                                              .vsync = !opt->no_vsync},
+                            &r->window, err);
+}
+
 int cs_run(const cs_run_options *opt)
 {
-    run_state r = {.opt = opt};
+    run_state r = {.opt = opt, .color_mode = opt->color_mode};
     cs_error err;
     if (!cs_scene_load(opt->scene, &r.scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
@@ -212,13 +338,28 @@ int cs_run(const cs_run_options *opt)
         cs_scene_free(&r.scene);
         return 2;
     }
+    if (!opt->headless) {
+        r.windowed = open_window(&r, &err);
+        if (!r.windowed)
+            fprintf(stderr, "cistern: no window (%s); running headless\n", err.msg);
+    }
     if (opt->load_renderdoc && !cs_renderdoc_load())
         fprintf(stderr, "cistern: --renderdoc: cannot load librenderdoc.so (apt-get install librenderdoc)\n");
     cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (r.windowed) {
+        desc.instance_extensions = r.window.instance_extensions;
+        desc.instance_extension_count = r.window.instance_extension_count;
+    }
+    int code = 0;
     if (!cs_context_create(&desc, &r.ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
-        cs_scene_free(&r.scene);
-        return 1;
+        code = 1;
+        goto done;
+    }
+    if (r.windowed && !cs_window_attach(&r.window, &r.ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        code = 1;
+        goto done;
     }
     if (cs_renderdoc_attach() && opt->capture_path)
         cs_renderdoc_set_path(opt->capture_path);
@@ -226,8 +367,7 @@ int cs_run(const cs_run_options *opt)
         fprintf(stderr, "cistern: --capture-frame: RenderDoc is not attached; run under `renderdoccmd capture` "
                         "or add --renderdoc\n");
 
-    int code = 0;
-    if (!r.ops->create(&r.ctx, &r.scene, &r.sim, &err)) {
+    if (!create_sim(&r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 2;
         goto done;
@@ -240,18 +380,14 @@ int cs_run(const cs_run_options *opt)
         code = 1;
         goto done;
     }
-    if (opt->watch) {
-        r.watching = cs_watch_open(&r.watch, cs_shader_dir(), 100, &err);
-        if (!r.watching)
-            fprintf(stderr, "cistern: %s\n", err.msg);
-        else if (!opt->quiet)
-            fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
-    }
-    if (opt->png_every && r.ops->particles) {
+    bool want_images = r.windowed || (opt->png_every && r.ops->particles);
+    if (want_images) {
         uint32_t w = opt->width ? opt->width : r.scene.render.width;
         uint32_t h = opt->height ? opt->height : r.scene.render.height;
-        r.rendering = cs_renderer_create(&r.ctx, &(cs_renderer_desc){.width = w ? w : 960, .height = h ? h : 540},
-                                         &r.renderer, &err);
+        cs_renderer_desc rd = {.width = w ? w : 960, .height = h ? h : 540};
+        if (r.windowed)
+            rd = (cs_renderer_desc){.color_format = r.window.format};
+        r.rendering = cs_renderer_create(&r.ctx, &rd, &r.renderer, &err);
         if (!r.rendering) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             code = 1;
@@ -259,10 +395,17 @@ int cs_run(const cs_run_options *opt)
         }
         cs_camera_from_scene(&r.camera, &r.scene);
     }
+    if (opt->watch) {
+        r.watching = cs_watch_open(&r.watch, cs_shader_dir(), 100, &err);
+        if (!r.watching)
+            fprintf(stderr, "cistern: %s\n", err.msg);
+        else if (!opt->quiet)
+            fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
+    }
     cs_recorder_create(&r.ctx, "frame", &r.rec);
-    code = run_frames(&r);
+    code = r.windowed ? run_window(&r) : run_headless(&r);
     if (code == 0 && !opt->quiet) {
-        fprintf(stderr, "cistern: wrote %s/stats.csv", r.out_dir);
+        fprintf(stderr, "cistern: %u frames of %s; wrote %s/stats.csv", r.sim_frames, r.scene.name, r.out_dir);
         if (r.dumps_written)
             fprintf(stderr, ", %u PLY dumps (%s/particles_*.ply)", r.dumps_written, r.out_dir);
         if (r.images_written)
@@ -279,6 +422,8 @@ done:
         cs_renderer_destroy(&r.renderer);
     if (r.sim)
         r.ops->destroy(r.sim);
+    if (r.windowed)
+        cs_window_destroy(&r.window);
     cs_context_destroy(&r.ctx);
     cs_scene_free(&r.scene);
     cs_shader_shutdown();

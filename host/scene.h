@@ -16,6 +16,9 @@
 #define CS_MAX_BLOCKS 16
 #define CS_MAX_EMITTERS 8
 #define CS_MAX_WALLS 16
+// Most particles a scene may ask for (blocks + emitter budgets); the parser
+// refuses more so counts never overflow 32 bits. Devices refuse far less.
+#define CS_SCENE_MAX_PARTICLES (1u << 28)
 
 typedef struct cs_material {
     char name[32];
@@ -38,7 +41,7 @@ typedef struct cs_material {
 
 typedef struct cs_fluid_block {
     float min[3], max[3];    // box filled on a lattice of `spacing`
-    float spacing;           // 0: scene particle_spacing
+    float spacing;           // absent in the file: scene particle_spacing (always > 0 after parsing)
     float velocity[3];
     uint32_t material;
     float jitter;            // fraction of spacing, deterministic (seeded)
@@ -49,6 +52,7 @@ typedef struct cs_emitter {
     float direction[3];      // normalised by the parser
     float width;             // across the jet, in world units
     float speed;
+    float speed_jitter;      // each particle's speed is speed * (1 + u), u uniform in [-speed_jitter, speed_jitter]
     float start_time;        // seconds of simulated time before it starts
     float rate;              // particles per second
     uint32_t budget;         // total particles it may emit
@@ -124,13 +128,21 @@ uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *v
                               uint32_t capacity);
 
 // Scales every block's spacing so the blocks hold about `target` particles,
-// keeping their shape (for `cistern bench --particles`).
+// keeping their shape (for `cistern bench --particles`). One factor k
+// multiplies every block spacing, particle_spacing, smoothing_radius and a
+// nonzero render.particle_radius; every material mass is multiplied by k^dim
+// (same density); max_particles keeps its head room above the block count.
+// Boxes, dt, substeps, emitters and solver blocks are unchanged. k is the one
+// whose block count is closest to target (the count is a staircase in k).
 void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target);
 
 // ---- JSON helpers with key-path errors, for solver blocks ----
 // `path` is the dotted key path of `object` (e.g. "pbf"), used in messages.
 // Each getter leaves *out unchanged when the key is absent (the default) and
-// fails on a wrong type or a value outside [min, max].
+// fails on a wrong type, a non-finite number or a value outside [min, max].
+// cs_json_check_keys also refuses duplicate keys; `allowed` ends with NULL.
+// cs_json_vec wants exactly n numbers, except that n == 3 in a 2D scene is a
+// position-like vector: 2 numbers are accepted (z = 0) and a given z must be 0.
 bool cs_json_check_keys(const cs_scene *scene, const cJSON *object, const char *path, const char *const *allowed,
                         cs_error *err);
 bool cs_json_float(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float min,

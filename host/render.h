@@ -1,0 +1,131 @@
+// render.h — the graphics pass: particles as lit sphere impostors, the
+// domain box, a background gradient and depth fog, drawn into a window's
+// swapchain image or into an offscreen image (headless), plus the readback
+// of that image to RGBA8 and the PNG writer.
+//
+// Owns: the three graphics pipelines (shaders/render/*, hot-reloadable), the
+// depth image (resized to each target), the offscreen colour image and its
+// host-visible readback buffers, and a small material table buffer.
+// Draws with dynamic rendering (Vulkan 1.3) inside one recorder pass named
+// "draw". Particles are pulled from the solver's storage buffers (no vertex
+// buffers): record cs_barrier_compute_to_graphics() between the simulation
+// and cs_render_record().
+//
+// Frame shape (headless):
+//     cs_recorder_begin(&rec);
+//     ops->record_frame(state, &rec);
+//     cs_barrier_compute_to_graphics(&rec);
+//     cs_render_record(&r, &rec, &(cs_render_frame){.particles = &view, .scene = scene, .camera = &cam});
+//     cs_render_record_readback(&r, &rec);
+//     cs_recorder_submit_wait(&rec);
+//     cs_write_png(path, r.width, r.height, cs_render_pixels(&r), &err);
+#pragma once
+
+#include "camera.h"
+#include "recorder.h"
+#include "sim.h"
+
+// An image the renderer draws into that it does not own (a swapchain
+// image). It must be in `layout` (UNDEFINED is fine: the draw overwrites
+// everything) and is left in COLOR_ATTACHMENT_OPTIMAL; the owner moves it
+// on (present, copy).
+typedef struct cs_render_target {
+    VkImage image;
+    VkImageView view;
+    VkFormat format;           // must be the renderer's color_format
+    uint32_t width, height;
+    VkImageLayout layout;
+} cs_render_target;
+
+typedef struct cs_renderer_desc {
+    // Format of the images drawn into: the swapchain's for a window, 0 for
+    // headless (VK_FORMAT_R8G8B8A8_SRGB). Pipelines are built for it. UNORM
+    // formats get the sRGB curve applied in the shaders.
+    VkFormat color_format;
+    // Headless: size of the offscreen image (0 = no offscreen image).
+    uint32_t width, height;
+    // Also read back the depth buffer (tests check the impostor depth).
+    bool readback_depth;
+} cs_renderer_desc;
+
+typedef struct cs_render_pipeline {
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout;
+    cs_reflection reflection;  // vertex + fragment merged
+    const char *vert, *frag;   // paths under shaders/
+    char deps[2 * CS_MAX_DEPS][256];
+    uint32_t dep_count;
+} cs_render_pipeline;
+
+typedef struct cs_image {
+    VkImage image;
+    VkDeviceMemory memory;
+    VkImageView view;
+    VkFormat format;
+    uint32_t width, height;
+} cs_image;
+
+typedef struct cs_renderer {
+    cs_context *ctx;
+    VkFormat color_format;
+    VkFormat depth_format;
+    bool encode_srgb;          // color_format is UNORM: shaders encode
+    cs_render_pipeline particles, box, background;
+    cs_image depth;            // sized to the last target drawn
+    cs_image offscreen;        // headless target (may be empty)
+    VkImageLayout offscreen_layout;
+    uint32_t width, height;    // offscreen size
+    bool readback_depth;
+    cs_buffer readback;        // RGBA8 of the offscreen image, host-visible
+    cs_buffer depth_readback;  // float depths, host-visible (readback_depth)
+    uint8_t *pixels;           // RGBA8 converted from `readback`, rows top to bottom
+    cs_buffer material_table;  // vec4 per material: linear rgb, rest density
+    float material_cache[CS_MAX_MATERIALS][4];
+    uint32_t material_count;
+    cs_buffer dummy;           // bound where a particle view lacks a buffer
+} cs_renderer;
+
+typedef struct cs_render_frame {
+    const cs_render_target *target; // NULL: the offscreen image
+    const cs_particle_view *particles; // NULL or count 0: no particles
+    const cs_scene *scene;     // domain box, dim, materials, render options
+    const cs_view_camera *camera;
+    // Overrides; 0/negative means "from the scene" (scene->render).
+    int color_mode;            // -1: scene->render.color_mode; else a cs_color_mode
+    float particle_radius;     // 0: scene->render.particle_radius, else half the spacing
+    float speed_max;           // speed shown at the top of the speed map (0: free-fall speed over the domain height)
+    float density_spread;      // density map covers rho/rho0 in 1 -/+ spread (0: 0.1)
+    bool hide_box;             // skip the domain box lines
+    bool no_fog;               // fog off whatever the scene says
+} cs_render_frame;
+
+bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_renderer *r, cs_error *err);
+void cs_renderer_destroy(cs_renderer *r);
+
+// Resizes the offscreen image (waits for the device to go idle).
+bool cs_renderer_resize(cs_renderer *r, uint32_t width, uint32_t height, cs_error *err);
+
+// Records the "draw" pass. Call between cs_recorder_begin and submit, after
+// cs_barrier_compute_to_graphics. One target size per recording: when the
+// size changes, the depth image is recreated (after a device idle wait).
+void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *frame);
+
+// Records the copy of the offscreen image (and depth, if asked) into the
+// readback buffers as a "readback" pass. After cs_recorder_submit_wait,
+// cs_render_pixels() returns RGBA8 rows, top row first.
+void cs_render_record_readback(cs_renderer *r, cs_recorder *rec);
+const uint8_t *cs_render_pixels(cs_renderer *r);
+// Depth in [0, 1] (1: background), rows top first; NULL unless readback_depth.
+const float *cs_render_depths(cs_renderer *r);
+
+// Rebuilds every pipeline whose sources include `path` (absolute, as the
+// hot-reload watcher reports it). On a compile error the old pipelines stay
+// and err says why. *changed is set when something was rebuilt.
+bool cs_renderer_reload(cs_renderer *r, const char *path, bool *changed, cs_error *err);
+
+// Writes RGBA8 rows (top first) as a PNG; fails with the path and reason.
+bool cs_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, cs_error *err);
+
+// Colour mode names for titles and the CLI ("material", "speed", "density").
+const char *cs_color_mode_name(int mode);

@@ -1,0 +1,1098 @@
+// scene.c — the scene parser (JSON → cs_scene), the block lattice fill and
+// the particle-count scaling used by benchmarks.
+//
+// Owns: the schema of the keys common to every pipeline (docs/scenes.md is
+// its manual and must change with this file), the error messages for them,
+// and the cs_json_* helpers the solver modules use for their own blocks.
+// Every error is `file: key.path: what is wrong` (or `file:line:col:` for
+// JSON syntax); nothing the file says can abort or leak.
+#define _POSIX_C_SOURCE 200809L
+#include "scene.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+// Coordinates and sizes beyond these are certainly typos, and keeping them
+// bounded keeps every derived count finite.
+#define COORD_LIMIT 1e6
+#define SPACING_MIN 1e-5
+#define SPACING_MAX 1e5
+// floor(extent / spacing) with this slack, so 0.4 / 0.02 counts 20 even when
+// the float quotient lands at 19.999998.
+#define LATTICE_SLACK 1e-4
+// Most lattice points along one axis of a block.
+#define AXIS_LIMIT 1e6
+// A spacing must stay this many times above the float resolution of the
+// domain's coordinates, or neighbouring particles share a position.
+#define FLOAT_RESOLUTION 1e-6
+
+static const char *const solver_names[] = {"pbf", "sph", "wcsph", "reint"};
+
+// ---- key paths and messages ----------------------------------------------
+
+static void join_key(char *out, size_t size, const char *path, const char *key)
+{
+    if (!path || !path[0])
+        snprintf(out, size, "%s", key);
+    else
+        snprintf(out, size, "%s.%s", path, key);
+}
+
+static void join_index(char *out, size_t size, const char *path, uint32_t index)
+{
+    snprintf(out, size, "%s[%u]", path, index);
+}
+
+// `file: path.key: message`. key may be NULL when path already names it.
+static bool key_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool key_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
+{
+    char where[300];
+    if (key)
+        join_key(where, sizeof where, path, key[0] ? key : "\"\"");
+    else
+        snprintf(where, sizeof where, "%s", path);
+    // Keys come from the file: keep control bytes out of the terminal.
+    for (char *c = where; *c; c++) {
+        if ((unsigned char)*c < 32 || *c == 127)
+            *c = '?';
+    }
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return cs_fail(err, "%s: %s: %s", scene->path, where, what);
+}
+
+static const char *json_type_name(const cJSON *item)
+{
+    if (cJSON_IsNumber(item))
+        return "a number";
+    if (cJSON_IsString(item))
+        return "a string";
+    if (cJSON_IsBool(item))
+        return "a boolean";
+    if (cJSON_IsNull(item))
+        return "null";
+    if (cJSON_IsArray(item))
+        return "an array";
+    if (cJSON_IsObject(item))
+        return "an object";
+    return "an invalid value";
+}
+
+// ---- public JSON helpers -------------------------------------------------
+
+bool cs_json_check_keys(const cs_scene *scene, const cJSON *object, const char *path, const char *const *allowed,
+                        cs_error *err)
+{
+    if (!cJSON_IsObject(object))
+        return key_fail(scene, err, path, NULL, "must be an object (got %s)", json_type_name(object));
+    size_t allowed_count = 0;
+    while (allowed[allowed_count])
+        allowed_count++;
+    CS_ASSERT(allowed_count <= 256, "cs_json_check_keys: %zu allowed keys, at most 256", allowed_count);
+    uint64_t seen[4] = {0};
+    for (const cJSON *child = object->child; child; child = child->next) {
+        const char *key = child->string ? child->string : "";
+        size_t a = 0;
+        while (a < allowed_count && strcmp(allowed[a], key) != 0)
+            a++;
+        if (a == allowed_count) {
+            char list[768] = "";
+            size_t used = 0;
+            for (size_t i = 0; i < allowed_count && used < sizeof list; i++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", allowed[i]);
+            return key_fail(scene, err, path, key, "unknown key (allowed here: %s)", list);
+        }
+        if (seen[a / 64] & (1ull << (a % 64)))
+            return key_fail(scene, err, path, key, "duplicate key");
+        seen[a / 64] |= 1ull << (a % 64);
+    }
+    return true;
+}
+
+// One number with a range; an open lower bound reads "must be > min".
+// *present tells whether the key was there (NULL: don't care).
+static bool get_number(const cs_scene *scene, const cJSON *object, const char *path, const char *key, double min,
+                       bool min_open, double max, bool whole, double *out, bool *present, cs_error *err)
+{
+    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
+    if (present)
+        *present = item != NULL;
+    if (!item)
+        return true;
+    if (!cJSON_IsNumber(item))
+        return key_fail(scene, err, path, key, "must be a number (got %s)", json_type_name(item));
+    double v = item->valuedouble;
+    if (!isfinite(v))
+        return key_fail(scene, err, path, key, "must be a finite number (got %g)", v);
+    if (whole && v != floor(v))
+        return key_fail(scene, err, path, key, "must be a whole number (got %g)", v);
+    if (min_open ? !(v > min) : !(v >= min))
+        return key_fail(scene, err, path, key, "must be %s %g (got %g)", min_open ? ">" : ">=", min, v);
+    if (!(v <= max))
+        return key_fail(scene, err, path, key, "must be <= %g (got %g)", max, v);
+    *out = v;
+    return true;
+}
+
+bool cs_json_float(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float min,
+                   float max, float *out, cs_error *err)
+{
+    double v = 0.0;
+    bool present;
+    if (!get_number(scene, object, path, key, min, false, max, false, &v, &present, err))
+        return false;
+    if (present && fabs(v) > FLT_MAX)
+        return key_fail(scene, err, path, key, "%g does not fit in a float", v);
+    if (present)
+        *out = (float)v;
+    return true;
+}
+
+bool cs_json_uint(const cs_scene *scene, const cJSON *object, const char *path, const char *key, uint32_t min,
+                  uint32_t max, uint32_t *out, cs_error *err)
+{
+    double v = 0.0;
+    bool present;
+    if (!get_number(scene, object, path, key, min, false, max, true, &v, &present, err))
+        return false;
+    if (present)
+        *out = (uint32_t)v;
+    return true;
+}
+
+bool cs_json_bool(const cs_scene *scene, const cJSON *object, const char *path, const char *key, bool *out,
+                  cs_error *err)
+{
+    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
+    if (!item)
+        return true;
+    if (!cJSON_IsBool(item))
+        return key_fail(scene, err, path, key, "must be true or false (got %s)", json_type_name(item));
+    *out = cJSON_IsTrue(item);
+    return true;
+}
+
+// A vector of n numbers. `spatial` (n == 3 in a 2D scene): x, y and an
+// optional z that must be 0.
+static bool get_vec(const cs_scene *scene, const cJSON *object, const char *path, const char *key, int n,
+                    bool spatial, float *out, bool *present, cs_error *err)
+{
+    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
+    if (present)
+        *present = item != NULL;
+    if (!item)
+        return true;
+    bool flat = spatial && scene->dim == 2 && n == 3;
+    int count = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : -1;
+    if (count != n && !(flat && count == 2)) {
+        const char *want = flat ? "an array of 2 numbers (x, y) or 3 with z = 0" : NULL;
+        char got[64];
+        if (count < 0)
+            snprintf(got, sizeof got, "%s", json_type_name(item));
+        else
+            snprintf(got, sizeof got, "%d element%s", count, count == 1 ? "" : "s");
+        if (want)
+            return key_fail(scene, err, path, key, "must be %s (got %s)", want, got);
+        return key_fail(scene, err, path, key, "must be an array of %d numbers (got %s)", n, got);
+    }
+    char where[300];
+    join_key(where, sizeof where, path, key);
+    float v[4] = {0};
+    int i = 0;
+    for (const cJSON *e = item->child; e && i < count; e = e->next, i++) {
+        char elem[320];
+        join_index(elem, sizeof elem, where, (uint32_t)i);
+        if (!cJSON_IsNumber(e))
+            return key_fail(scene, err, elem, NULL, "must be a number (got %s)", json_type_name(e));
+        if (!isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX)
+            return key_fail(scene, err, elem, NULL, "must be a finite number (got %g)", e->valuedouble);
+        if (flat && i == 2 && e->valuedouble != 0.0)
+            return key_fail(scene, err, elem, NULL, "must be 0 in a 2D scene (got %g)", e->valuedouble);
+        v[i] = (float)e->valuedouble;
+    }
+    for (int k = 0; k < n; k++)
+        out[k] = v[k];
+    return true;
+}
+
+bool cs_json_vec(const cs_scene *scene, const cJSON *object, const char *path, const char *key, int n, float *out,
+                 cs_error *err)
+{
+    CS_ASSERT(n >= 1 && n <= 4, "cs_json_vec: n = %d", n);
+    return get_vec(scene, object, path, key, n, true, out, NULL, err);
+}
+
+// ---- small typed getters used by the parser -----------------------------
+
+static bool get_positive(const cs_scene *scene, const cJSON *object, const char *path, const char *key, double max,
+                         float *out, cs_error *err)
+{
+    double v = 0.0;
+    bool present;
+    if (!get_number(scene, object, path, key, 0.0, true, max, false, &v, &present, err))
+        return false;
+    if (present && !((float)v >= FLT_MIN))
+        return key_fail(scene, err, path, key, "%g is too small for a float (the smallest is %g)", v, FLT_MIN);
+    if (present)
+        *out = (float)v;
+    return true;
+}
+
+static bool get_range(const cs_scene *scene, const cJSON *object, const char *path, const char *key, double min,
+                      double max, float *out, cs_error *err)
+{
+    double v = 0.0;
+    bool present;
+    if (!get_number(scene, object, path, key, min, false, max, false, &v, &present, err))
+        return false;
+    if (present)
+        *out = (float)v;
+    return true;
+}
+
+static bool get_string(const cs_scene *scene, const cJSON *object, const char *path, const char *key, char *out,
+                       size_t size, bool *present, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    if (present)
+        *present = item != NULL;
+    if (!item)
+        return true;
+    if (!cJSON_IsString(item) || !item->valuestring)
+        return key_fail(scene, err, path, key, "must be a string (got %s)", json_type_name(item));
+    if (strlen(item->valuestring) >= size)
+        return key_fail(scene, err, path, key, "must be shorter than %zu characters", size);
+    snprintf(out, size, "%s", item->valuestring);
+    return true;
+}
+
+// A vector whose components must lie within +-COORD_LIMIT (positions, sizes).
+static bool get_coord(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float *out,
+                      bool *present, cs_error *err)
+{
+    if (!get_vec(scene, object, path, key, 3, true, out, present, err))
+        return false;
+    for (int a = 0; a < 3; a++) {
+        if (fabsf(out[a]) > COORD_LIMIT)
+            return key_fail(scene, err, path, key, "component %d is %g; coordinates must lie within +-%g", a,
+                            out[a], COORD_LIMIT);
+    }
+    return true;
+}
+
+// A direction: nonzero, returned normalised.
+static bool get_direction(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float *out,
+                          bool *present, cs_error *err)
+{
+    if (!get_vec(scene, object, path, key, 3, true, out, present, err))
+        return false;
+    if (present && !*present)
+        return true;
+    double len = sqrt((double)out[0] * out[0] + (double)out[1] * out[1] + (double)out[2] * out[2]);
+    if (!(len > 1e-12) || !isfinite(len))
+        return key_fail(scene, err, path, key, "must be a nonzero vector");
+    for (int a = 0; a < 3; a++)
+        out[a] = (float)(out[a] / len);
+    return true;
+}
+
+static bool get_color(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float *out,
+                      cs_error *err)
+{
+    float c[3];
+    bool present;
+    if (!get_vec(scene, object, path, key, 3, false, c, &present, err))
+        return false;
+    if (!present)
+        return true;
+    for (int a = 0; a < 3; a++) {
+        if (!(c[a] >= 0.0f && c[a] <= 1.0f))
+            return key_fail(scene, err, path, key, "component %d is %g; colours are linear RGB in [0, 1]", a,
+                            c[a]);
+    }
+    memcpy(out, c, sizeof c);
+    return true;
+}
+
+static bool require(const cs_scene *scene, const cJSON *object, const char *path, const char *key, cs_error *err)
+{
+    if (cJSON_GetObjectItemCaseSensitive(object, key))
+        return true;
+    return key_fail(scene, err, path, key, "missing (required)");
+}
+
+// ---- lattice ---------------------------------------------------------------
+
+// Lattice points per axis of a block at `spacing`: the points
+// min + (i + 0.5) * spacing whose cells of size `spacing` lie inside the box.
+static void block_dims(const cs_scene *scene, const cs_fluid_block *b, float spacing, uint64_t n[3])
+{
+    for (int a = 0; a < 3; a++) {
+        if (a == 2 && scene->dim == 2) {
+            n[a] = 1;
+            continue;
+        }
+        double cells = floor(((double)b->max[a] - (double)b->min[a]) / (double)spacing + LATTICE_SLACK);
+        // Clamped so 16 blocks' products still sum exactly in 64 bits; the
+        // parser and the scaling keep real scenes below the clamp.
+        n[a] = cells <= 0.0 ? 0 : cells >= AXIS_LIMIT ? (uint64_t)AXIS_LIMIT : (uint64_t)cells;
+    }
+}
+
+static uint64_t block_count(const cs_scene *scene, const cs_fluid_block *b, float spacing)
+{
+    uint64_t n[3];
+    block_dims(scene, b, spacing, n);
+    return n[0] * n[1] * n[2];
+}
+
+uint32_t cs_scene_block_particles(const cs_scene *scene)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < scene->block_count; i++)
+        total += block_count(scene, &scene->blocks[i], scene->blocks[i].spacing);
+    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+// splitmix64 finaliser: a hash of (seed, block, particle, axis), so the
+// jitter of a particle depends on nothing but its own identity.
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static float jitter_unit(uint32_t seed, uint32_t block, uint64_t index, int axis)
+{
+    uint64_t h = mix64(((uint64_t)seed << 32) ^ ((uint64_t)block << 8) ^ (uint64_t)axis);
+    h = mix64(h ^ index);
+    return (float)((double)(h >> 11) * (2.0 / 9007199254740992.0) - 1.0); // [-1, 1)
+}
+
+uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *velocities4, uint32_t *materials,
+                              uint32_t capacity)
+{
+    uint32_t written = 0;
+    int axes = scene->dim == 2 ? 2 : 3;
+    for (uint32_t bi = 0; bi < scene->block_count && written < capacity; bi++) {
+        const cs_fluid_block *b = &scene->blocks[bi];
+        uint64_t n[3];
+        block_dims(scene, b, b->spacing, n);
+        float amplitude = b->jitter * b->spacing;
+        uint64_t index = 0;
+        for (uint64_t k = 0; k < n[2] && written < capacity; k++) {
+            for (uint64_t j = 0; j < n[1] && written < capacity; j++) {
+                for (uint64_t i = 0; i < n[0] && written < capacity; i++, index++) {
+                    uint64_t cell[3] = {i, j, k};
+                    float p[3] = {0, 0, 0};
+                    for (int a = 0; a < axes; a++) {
+                        p[a] = b->min[a] + ((float)cell[a] + 0.5f) * b->spacing;
+                        if (amplitude > 0.0f)
+                            p[a] += amplitude * jitter_unit(scene->seed, bi, index, a);
+                    }
+                    if (positions4) {
+                        float *o = positions4 + (size_t)written * 4;
+                        o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = 0.0f;
+                    }
+                    if (velocities4) {
+                        float *o = velocities4 + (size_t)written * 4;
+                        o[0] = b->velocity[0], o[1] = b->velocity[1];
+                        o[2] = scene->dim == 2 ? 0.0f : b->velocity[2], o[3] = 0.0f;
+                    }
+                    if (materials)
+                        materials[written] = b->material;
+                    written++;
+                }
+            }
+        }
+    }
+    return written;
+}
+
+static float scene_resolution(const cs_scene *scene);
+
+// Total block particles if every spacing were multiplied by k (the float
+// spacings are what the fill will use, so count those).
+static uint64_t scaled_count(const cs_scene *scene, double k)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < scene->block_count; i++)
+        total += block_count(scene, &scene->blocks[i], (float)(scene->blocks[i].spacing * k));
+    return total;
+}
+
+void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target)
+{
+    uint64_t current = scaled_count(scene, 1.0);
+    if (target == 0 || current == 0)
+        return;
+    if (target > CS_SCENE_MAX_PARTICLES)
+        target = CS_SCENE_MAX_PARTICLES;
+    // The count is a monotone staircase in k (floor per axis): bracket the
+    // target between k_small (count >= target) and k_large (count < target),
+    // bisect in log space, then take the closer of the two stairs.
+    double min_k = 0.0, max_k = INFINITY; // spacings stay in the parser's range
+    for (uint32_t i = 0; i < scene->block_count; i++) {
+        const cs_fluid_block *b = &scene->blocks[i];
+        min_k = fmax(min_k, scene_resolution(scene) / b->spacing);
+        max_k = fmin(max_k, SPACING_MAX / b->spacing);
+        for (int a = 0; a < scene->dim; a++)
+            min_k = fmax(min_k, ((double)b->max[a] - b->min[a]) / (AXIS_LIMIT * b->spacing));
+    }
+    double guess = fmin(fmax(pow((double)current / target, 1.0 / scene->dim), min_k), max_k);
+    double k_small = guess, k_large = guess;
+    while (k_small > min_k && scaled_count(scene, k_small) < target)
+        k_small = fmax(k_small * 0.5, min_k);
+    while (k_large < max_k && scaled_count(scene, k_large) >= target)
+        k_large = fmin(k_large * 2.0, max_k);
+    for (int it = 0; it < 64 && k_small < k_large; it++) {
+        double mid = sqrt(k_small * k_large);
+        if (mid <= k_small || mid >= k_large)
+            break;
+        if (scaled_count(scene, mid) >= target)
+            k_small = mid;
+        else
+            k_large = mid;
+    }
+    double miss_small = fabs((double)scaled_count(scene, k_small) - target);
+    double miss_large = fabs((double)scaled_count(scene, k_large) - target);
+    double best_k = miss_small <= miss_large ? k_small : k_large;
+    if (best_k == 1.0)
+        return;
+    uint64_t old_blocks = current;
+    for (uint32_t i = 0; i < scene->block_count; i++)
+        scene->blocks[i].spacing = (float)(scene->blocks[i].spacing * best_k);
+    scene->particle_spacing = (float)(scene->particle_spacing * best_k);
+    scene->smoothing_radius = (float)(scene->smoothing_radius * best_k);
+    for (uint32_t m = 0; m < scene->material_count; m++)
+        scene->materials[m].mass = fmaxf((float)(scene->materials[m].mass * pow(best_k, scene->dim)), FLT_MIN);
+    if (scene->render.particle_radius > 0.0f)
+        scene->render.particle_radius = (float)(scene->render.particle_radius * best_k);
+    // Keep the head room the file gave above the block particles.
+    uint64_t new_blocks = scaled_count(scene, 1.0);
+    uint64_t room = scene->max_particles >= old_blocks ? scene->max_particles - old_blocks : 0;
+    uint64_t max = new_blocks + room;
+    scene->max_particles = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
+}
+
+// ---- the parser ------------------------------------------------------------
+
+static bool material_ref(const cs_scene *scene, const cJSON *object, const char *path, uint32_t *out, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, "material");
+    if (!item)
+        return true;
+    if (cJSON_IsString(item) && item->valuestring) {
+        for (uint32_t m = 0; m < scene->material_count; m++) {
+            if (strcmp(scene->materials[m].name, item->valuestring) == 0) {
+                *out = m;
+                return true;
+            }
+        }
+        char list[512] = "";
+        size_t used = 0;
+        for (uint32_t m = 0; m < scene->material_count && used < sizeof list; m++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"", m ? ", " : "",
+                                     scene->materials[m].name);
+        return key_fail(scene, err, path, "material", "unknown material \"%.64s\" (this scene has %s)",
+                        item->valuestring, list);
+    }
+    double v = 0.0;
+    if (!cJSON_IsNumber(item))
+        return key_fail(scene, err, path, "material", "must be a material name or index (got %s)",
+                        json_type_name(item));
+    if (!get_number(scene, object, path, "material", 0, false, (double)scene->material_count - 1, true, &v, NULL,
+                    err))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+// Starts the array walk shared by materials, blocks, emitters and walls.
+static bool get_array(const cs_scene *scene, const cJSON *root, const char *key, uint32_t min, uint32_t max,
+                      const cJSON **out, uint32_t *count, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    *out = item;
+    *count = 0;
+    if (!item)
+        return true;
+    if (!cJSON_IsArray(item))
+        return key_fail(scene, err, "", key, "must be an array (got %s)", json_type_name(item));
+    int n = cJSON_GetArraySize(item);
+    if (n < (int)min)
+        return key_fail(scene, err, "", key, "must hold at least %u entr%s", min, min == 1 ? "y" : "ies");
+    if (n > (int)max)
+        return key_fail(scene, err, "", key, "holds %d entries; at most %u are supported", n, max);
+    *count = (uint32_t)n;
+    return true;
+}
+
+static bool inside_domain(const cs_scene *scene, const float *p, float slack)
+{
+    for (int a = 0; a < 3; a++) {
+        if (p[a] < scene->domain_min[a] - slack || p[a] > scene->domain_max[a] + slack)
+            return false;
+    }
+    return true;
+}
+
+static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {"name",     "mass",           "rest_density",        "color",
+                                       "stiffness", "near_stiffness", "viscosity_linear",    "viscosity_quadratic",
+                                       "surface_tension", "speed_of_sound", "tait_gamma", "viscosity",
+                                       NULL};
+    const cJSON *array;
+    uint32_t count;
+    if (!get_array(scene, root, "materials", 1, CS_MAX_MATERIALS, &array, &count, err))
+        return false;
+    // Default speed of sound: ten times the fastest free fall across the
+    // domain (weakly compressible: density error ~ (v / c)^2 ~ 1%).
+    double g = sqrt((double)scene->gravity[0] * scene->gravity[0] + (double)scene->gravity[1] * scene->gravity[1] +
+                    (double)scene->gravity[2] * scene->gravity[2]);
+    double height = 0.0;
+    for (int a = 0; a < 3; a++)
+        height = fmax(height, (double)scene->domain_max[a] - scene->domain_min[a]);
+    float default_c = (float)fmax(10.0 * sqrt(2.0 * g * height), 1.0);
+    if (!array)
+        count = 1; // no "materials": one default material named "water"
+    scene->material_count = count;
+    const cJSON *entry = array ? array->child : NULL;
+    for (uint32_t i = 0; i < count; i++, entry = entry ? entry->next : NULL) {
+        cs_material *m = &scene->materials[i];
+        *m = (cs_material){
+            .rest_density = 1000.0f,
+            .color = {0.15f, 0.4f, 0.85f},
+            .stiffness = 0.08f,
+            .near_stiffness = 0.1f,
+            .viscosity_linear = 0.5f,
+            .viscosity_quadratic = 1.0f,
+            .surface_tension = 0.0004f,
+            .speed_of_sound = default_c,
+            .tait_gamma = 7.0f,
+            .viscosity = 0.02f,
+        };
+        snprintf(m->name, sizeof m->name, i == 0 ? "water" : "material%u", i);
+        bool mass_given = false;
+        if (entry) {
+            char path[64];
+            join_index(path, sizeof path, "materials", i);
+            double mass = 0.0;
+            if (!cs_json_check_keys(scene, entry, path, keys, err) ||
+                !get_string(scene, entry, path, "name", m->name, sizeof m->name, NULL, err) ||
+                !get_number(scene, entry, path, "mass", 0.0, true, 1e9, false, &mass, &mass_given, err) ||
+                !get_positive(scene, entry, path, "rest_density", 1e9, &m->rest_density, err) ||
+                !get_color(scene, entry, path, "color", m->color, err) ||
+                !get_range(scene, entry, path, "stiffness", 0.0, 1e9, &m->stiffness, err) ||
+                !get_range(scene, entry, path, "near_stiffness", 0.0, 1e9, &m->near_stiffness, err) ||
+                !get_range(scene, entry, path, "viscosity_linear", 0.0, 1e6, &m->viscosity_linear, err) ||
+                !get_range(scene, entry, path, "viscosity_quadratic", 0.0, 1e6, &m->viscosity_quadratic, err) ||
+                !get_range(scene, entry, path, "surface_tension", 0.0, 1e6, &m->surface_tension, err) ||
+                !get_positive(scene, entry, path, "speed_of_sound", 1e6, &m->speed_of_sound, err) ||
+                !get_range(scene, entry, path, "tait_gamma", 1.0, 10.0, &m->tait_gamma, err) ||
+                !get_range(scene, entry, path, "viscosity", 0.0, 1e3, &m->viscosity, err))
+                return false;
+            if (m->name[0] == 0)
+                return key_fail(scene, err, path, "name", "must not be empty");
+            for (uint32_t j = 0; j < i; j++) {
+                if (strcmp(scene->materials[j].name, m->name) == 0)
+                    return key_fail(scene, err, path, "name", "\"%s\" is already the name of materials[%u]",
+                                    m->name, j);
+            }
+            if (mass_given) {
+                m->mass = (float)mass;
+                if (!(m->mass > 0.0f))
+                    return key_fail(scene, err, path, "mass", "%g is too small for a float", mass);
+            }
+        }
+        if (!mass_given) {
+            // One lattice cell of fluid at rest density.
+            m->mass = (float)(m->rest_density * pow(scene->particle_spacing, scene->dim));
+            if (!(m->mass > 0.0f) || !isfinite(m->mass))
+                return key_fail(scene, err, "materials", NULL,
+                                "material \"%s\": rest_density x particle_spacing^%d = %g is not a usable mass; "
+                                "give \"mass\"", m->name, scene->dim, (double)m->mass);
+        }
+    }
+    return true;
+}
+
+// The smallest spacing float positions resolve anywhere in the domain.
+static float scene_resolution(const cs_scene *scene)
+{
+    float largest = 0.0f;
+    for (int a = 0; a < 3; a++)
+        largest = fmaxf(largest, fmaxf(fabsf(scene->domain_min[a]), fabsf(scene->domain_max[a])));
+    return fmaxf((float)SPACING_MIN, largest * (float)FLOAT_RESOLUTION);
+}
+
+static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles, cs_error *err)
+{
+    static const char *const keys[] = {"min", "max", "spacing", "velocity", "material", "jitter", NULL};
+    const cJSON *array;
+    if (!get_array(scene, root, "blocks", 0, CS_MAX_BLOCKS, &array, &scene->block_count, err))
+        return false;
+    *particles = 0;
+    const cJSON *entry = array ? array->child : NULL;
+    for (uint32_t i = 0; i < scene->block_count; i++, entry = entry->next) {
+        cs_fluid_block *b = &scene->blocks[i];
+        *b = (cs_fluid_block){.spacing = scene->particle_spacing};
+        char path[64];
+        join_index(path, sizeof path, "blocks", i);
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "min", err) ||
+            !require(scene, entry, path, "max", err) || !get_coord(scene, entry, path, "min", b->min, NULL, err) ||
+            !get_coord(scene, entry, path, "max", b->max, NULL, err) ||
+            !get_range(scene, entry, path, "spacing", -FLT_MAX, SPACING_MAX, &b->spacing, err) ||
+            !get_vec(scene, entry, path, "velocity", 3, true, b->velocity, NULL, err) ||
+            !material_ref(scene, entry, path, &b->material, err))
+            return false;
+        // "must be > 0" reads better than a range for the common mistake.
+        if (!(b->spacing >= SPACING_MIN))
+            return key_fail(scene, err, path, "spacing", "must be > 0 (got %g)%s", b->spacing,
+                            b->spacing > 0 ? "; the smallest spacing accepted is 1e-05" : "");
+        double jitter = 0.0;
+        if (!get_number(scene, entry, path, "jitter", 0.0, false, 0.5, false, &jitter, NULL, err))
+            return false;
+        b->jitter = (float)jitter;
+        for (int a = 0; a < scene->dim; a++) {
+            if (!(b->max[a] > b->min[a]))
+                return key_fail(scene, err, path, "max", "must exceed min on every axis (axis %d: min %g, max %g)",
+                                a, b->min[a], b->max[a]);
+        }
+        // A small slack so a block flush with the domain wall is accepted.
+        float slack = 1e-4f * b->spacing;
+        if (!inside_domain(scene, b->min, slack) || !inside_domain(scene, b->max, slack))
+            return key_fail(scene, err, path, NULL,
+                            "box [%g %g %g]..[%g %g %g] reaches outside the domain [%g %g %g]..[%g %g %g]",
+                            b->min[0], b->min[1], b->min[2], b->max[0], b->max[1], b->max[2], scene->domain_min[0],
+                            scene->domain_min[1], scene->domain_min[2], scene->domain_max[0], scene->domain_max[1],
+                            scene->domain_max[2]);
+        if (b->spacing < scene_resolution(scene))
+            return key_fail(scene, err, path, "spacing", "%g is below what float coordinates resolve in this domain "
+                            "(at least %g)", b->spacing, scene_resolution(scene));
+        for (int a = 0; a < scene->dim; a++) {
+            if (((double)b->max[a] - b->min[a]) / b->spacing > AXIS_LIMIT)
+                return key_fail(scene, err, path, NULL, "more than %g particles along axis %d; raise the spacing",
+                                AXIS_LIMIT, a);
+        }
+        uint64_t n = block_count(scene, b, b->spacing);
+        if (n == 0)
+            return key_fail(scene, err, path, NULL, "holds no particle: the box is thinner than one spacing (%g)",
+                            b->spacing);
+        *particles += n;
+        if (*particles > CS_SCENE_MAX_PARTICLES)
+            return key_fail(scene, err, path, NULL,
+                            "the blocks so far hold %llu particles, more than the limit of %u; raise the spacing",
+                            (unsigned long long)*particles, CS_SCENE_MAX_PARTICLES);
+    }
+    return true;
+}
+
+static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets, cs_error *err)
+{
+    static const char *const keys[] = {"position", "direction", "width",  "speed",    "speed_jitter",
+                                       "start_time", "rate",    "budget", "material", NULL};
+    const cJSON *array;
+    if (!get_array(scene, root, "emitters", 0, CS_MAX_EMITTERS, &array, &scene->emitter_count, err))
+        return false;
+    *budgets = 0;
+    const cJSON *entry = array ? array->child : NULL;
+    for (uint32_t i = 0; i < scene->emitter_count; i++, entry = entry->next) {
+        cs_emitter *e = &scene->emitters[i];
+        *e = (cs_emitter){.width = 4.0f * scene->particle_spacing, .speed = 1.0f};
+        char path[64];
+        join_index(path, sizeof path, "emitters", i);
+        bool rate_given = false;
+        double rate = 0.0;
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "position", err) ||
+            !require(scene, entry, path, "direction", err) || !require(scene, entry, path, "budget", err) ||
+            !get_coord(scene, entry, path, "position", e->position, NULL, err) ||
+            !get_direction(scene, entry, path, "direction", e->direction, NULL, err) ||
+            !get_range(scene, entry, path, "width", 0.0, COORD_LIMIT, &e->width, err) ||
+            !get_positive(scene, entry, path, "speed", 1e4, &e->speed, err) ||
+            !get_range(scene, entry, path, "speed_jitter", 0.0, 0.9, &e->speed_jitter, err) ||
+            !get_range(scene, entry, path, "start_time", 0.0, 1e9, &e->start_time, err) ||
+            !get_number(scene, entry, path, "rate", 0.0, true, 1e9, false, &rate, &rate_given, err) ||
+            !cs_json_uint(scene, entry, path, "budget", 1, CS_SCENE_MAX_PARTICLES, &e->budget, err) ||
+            !material_ref(scene, entry, path, &e->material, err))
+            return false;
+        if (!inside_domain(scene, e->position, 0.0f))
+            return key_fail(scene, err, path, "position", "(%g %g %g) lies outside the domain", e->position[0],
+                            e->position[1], e->position[2]);
+        if (rate_given) {
+            e->rate = (float)rate;
+        } else {
+            // Enough particles to fill the jet's cross-section at lattice
+            // density: rows of particles `spacing` apart, `speed` per second.
+            double across = e->width / scene->particle_spacing;
+            double per_row = scene->dim == 2 ? floor(across) + 1.0 : fmax(1.0, 0.25 * 3.14159265358979 * across * across);
+            e->rate = (float)(per_row * e->speed / scene->particle_spacing);
+        }
+        *budgets += e->budget;
+    }
+    return true;
+}
+
+static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {"normal", "offset", NULL};
+    const cJSON *array;
+    if (!get_array(scene, root, "walls", 0, CS_MAX_WALLS, &array, &scene->wall_count, err))
+        return false;
+    const cJSON *entry = array ? array->child : NULL;
+    for (uint32_t i = 0; i < scene->wall_count; i++, entry = entry->next) {
+        cs_wall *w = &scene->walls[i];
+        *w = (cs_wall){0};
+        char path[64];
+        join_index(path, sizeof path, "walls", i);
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "normal", err) ||
+            !get_direction(scene, entry, path, "normal", w->normal, NULL, err) ||
+            !get_range(scene, entry, path, "offset", -COORD_LIMIT, COORD_LIMIT, &w->offset, err))
+            return false;
+    }
+    return true;
+}
+
+static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {"position", "target", "up", "fov_degrees", "ortho_height", NULL};
+    cs_camera *c = &scene->camera;
+    float centre[3], diagonal = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        centre[a] = 0.5f * (scene->domain_min[a] + scene->domain_max[a]);
+        float d = scene->domain_max[a] - scene->domain_min[a];
+        diagonal += d * d;
+    }
+    diagonal = sqrtf(diagonal);
+    *c = (cs_camera){
+        .position = {centre[0], centre[1] + 0.35f * diagonal, centre[2] + 1.2f * diagonal},
+        .target = {centre[0], centre[1], centre[2]},
+        .up = {0.0f, 1.0f, 0.0f},
+        .fov_degrees = 45.0f,
+    };
+    if (scene->dim == 2)
+        c->position[1] = centre[1];
+    const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "camera");
+    if (object &&
+        (!cs_json_check_keys(scene, object, "camera", keys, err) ||
+         !get_coord(scene, object, "camera", "position", c->position, NULL, err) ||
+         !get_coord(scene, object, "camera", "target", c->target, NULL, err) ||
+         !get_direction(scene, object, "camera", "up", c->up, NULL, err) ||
+         !get_range(scene, object, "camera", "fov_degrees", 1.0, 179.0, &c->fov_degrees, err) ||
+         !get_range(scene, object, "camera", "ortho_height", 0.0, COORD_LIMIT, &c->ortho_height, err)))
+        return false;
+    if (scene->dim == 2) {
+        // 2D looks down -z at the xy plane: position.xy is the view centre.
+        c->position[2] = 1.0f;
+        c->target[0] = c->position[0], c->target[1] = c->position[1], c->target[2] = 0.0f;
+        c->up[0] = 0.0f, c->up[1] = 1.0f, c->up[2] = 0.0f;
+        return true;
+    }
+    double view[3], cross[3];
+    for (int a = 0; a < 3; a++)
+        view[a] = (double)c->target[a] - c->position[a];
+    double len = sqrt(view[0] * view[0] + view[1] * view[1] + view[2] * view[2]);
+    if (!(len > 1e-9))
+        return key_fail(scene, err, "camera", "target", "must differ from camera.position");
+    cross[0] = view[1] * c->up[2] - view[2] * c->up[1];
+    cross[1] = view[2] * c->up[0] - view[0] * c->up[2];
+    cross[2] = view[0] * c->up[1] - view[1] * c->up[0];
+    if (sqrt(cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]) < 1e-6 * len)
+        return key_fail(scene, err, "camera", "up", "must not be parallel to the view direction");
+    return true;
+}
+
+static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {"width",      "height", "color_mode", "particle_radius", "background",
+                                       "fog_density", NULL};
+    cs_render_options *r = &scene->render;
+    *r = (cs_render_options){
+        .width = 1280,
+        .height = 720,
+        .color_mode = CS_COLOR_MATERIAL,
+        .background = {0.02f, 0.02f, 0.03f},
+    };
+    const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "render");
+    if (!object)
+        return true;
+    char mode[16] = "material";
+    bool mode_given = false;
+    if (!cs_json_check_keys(scene, object, "render", keys, err) ||
+        !cs_json_uint(scene, object, "render", "width", 16, 16384, &r->width, err) ||
+        !cs_json_uint(scene, object, "render", "height", 16, 16384, &r->height, err) ||
+        !get_string(scene, object, "render", "color_mode", mode, sizeof mode, &mode_given, err) ||
+        !get_range(scene, object, "render", "particle_radius", 0.0, COORD_LIMIT, &r->particle_radius, err) ||
+        !get_color(scene, object, "render", "background", r->background, err) ||
+        !get_range(scene, object, "render", "fog_density", 0.0, 1e6, &r->fog_density, err))
+        return false;
+    static const char *const modes[] = {"material", "speed", "density"};
+    for (uint32_t m = 0; m < CS_ARRAY_COUNT(modes); m++) {
+        if (strcmp(mode, modes[m]) == 0) {
+            r->color_mode = (cs_color_mode)m;
+            return true;
+        }
+    }
+    return key_fail(scene, err, "render", "color_mode", "must be \"material\", \"speed\" or \"density\" (got \"%s\")",
+                    mode);
+}
+
+static bool parse_solver(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    if (!require(scene, root, "", "solver", err) ||
+        !get_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+        return false;
+    bool known = false;
+    for (uint32_t i = 0; i < CS_ARRAY_COUNT(solver_names); i++)
+        known |= strcmp(scene->solver, solver_names[i]) == 0;
+    if (!known)
+        return key_fail(scene, err, "", "solver", "must be \"pbf\", \"sph\", \"wcsph\" or \"reint\" (got \"%s\")",
+                        scene->solver);
+    for (uint32_t i = 0; i < CS_ARRAY_COUNT(solver_names); i++) {
+        const cJSON *block = cJSON_GetObjectItemCaseSensitive(root, solver_names[i]);
+        if (block && strcmp(solver_names[i], scene->solver) != 0)
+            return key_fail(scene, err, "", solver_names[i],
+                            "this scene's solver is \"%s\"; remove this block or change \"solver\"", scene->solver);
+    }
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(root, scene->solver);
+    if (!own)
+        return key_fail(scene, err, "", scene->solver,
+                        "missing: the solver block is required ({} takes the solver's defaults)");
+    if (!cJSON_IsObject(own))
+        return key_fail(scene, err, "", scene->solver, "must be an object (got %s)", json_type_name(own));
+    scene->solver_params = own;
+    return true;
+}
+
+static bool parse_domain(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {"min", "max", NULL};
+    if (!require(scene, root, "", "domain", err))
+        return false;
+    const cJSON *domain = cJSON_GetObjectItemCaseSensitive(root, "domain");
+    if (!cs_json_check_keys(scene, domain, "domain", keys, err) || !require(scene, domain, "domain", "min", err) ||
+        !require(scene, domain, "domain", "max", err) ||
+        !get_coord(scene, domain, "domain", "min", scene->domain_min, NULL, err) ||
+        !get_coord(scene, domain, "domain", "max", scene->domain_max, NULL, err))
+        return false;
+    for (int a = 0; a < scene->dim; a++) {
+        if (!(scene->domain_max[a] > scene->domain_min[a]))
+            return key_fail(scene, err, "domain", "max", "must exceed domain.min on every axis (axis %d: %g <= %g)",
+                            a, scene->domain_max[a], scene->domain_min[a]);
+    }
+    return true;
+}
+
+// Everything after the JSON syntax: fills *scene from the object tree.
+static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {
+        "name",      "description",      "solver",           "dim",           "domain",
+        "gravity",   "dt",               "substeps",         "smoothing_radius", "particle_spacing",
+        "max_particles", "seed",         "boundary_restitution", "materials", "blocks",
+        "emitters",  "walls",            "camera",           "render",        "pbf",
+        "sph",       "wcsph",            "reint",            NULL};
+    if (!cJSON_IsObject(root))
+        return cs_fail(err, "%s: the top level must be a JSON object {...} (got %s)", scene->path,
+                       json_type_name(root));
+    if (!cs_json_check_keys(scene, root, "", keys, err) || !parse_solver(scene, root, err))
+        return false;
+
+    uint32_t dim = 3;
+    if (!cs_json_uint(scene, root, "", "dim", 0, UINT32_MAX, &dim, err))
+        return false;
+    if (dim != 2 && dim != 3)
+        return key_fail(scene, err, "", "dim", "must be 2 or 3 (got %u)", dim);
+    scene->dim = (int)dim;
+
+    if (!get_string(scene, root, "", "name", scene->name, sizeof scene->name, NULL, err) ||
+        !get_string(scene, root, "", "description", scene->description, sizeof scene->description, NULL, err) ||
+        !parse_domain(scene, root, err))
+        return false;
+
+    scene->gravity[1] = -9.81f;
+    scene->substeps = 1;
+    float dt = 0.0f;
+    bool have_spacing, have_h;
+    double spacing = 0.0, h = 0.0;
+    if (!get_vec(scene, root, "", "gravity", 3, true, scene->gravity, NULL, err) ||
+        !get_positive(scene, root, "", "dt", 1.0, &dt, err) ||
+        !cs_json_uint(scene, root, "", "substeps", 1, 1000, &scene->substeps, err) ||
+        !get_number(scene, root, "", "particle_spacing", 0.0, true, SPACING_MAX, false, &spacing, &have_spacing,
+                    err) ||
+        !get_number(scene, root, "", "smoothing_radius", 0.0, true, SPACING_MAX, false, &h, &have_h, err) ||
+        !cs_json_uint(scene, root, "", "seed", 0, UINT32_MAX, &scene->seed, err))
+        return false;
+    for (int a = 0; a < 3; a++) {
+        if (fabsf(scene->gravity[a]) > 1e4f)
+            return key_fail(scene, err, "", "gravity", "component %d is %g; at most 1e4 in magnitude", a,
+                            scene->gravity[a]);
+    }
+    // One frame is 1/60 s of simulated time unless dt says otherwise.
+    scene->dt = dt > 0.0f ? dt : 1.0f / (60.0f * (float)scene->substeps);
+    if (!have_spacing && !have_h)
+        return key_fail(scene, err, "", "particle_spacing", "missing (give particle_spacing, smoothing_radius or both)");
+    scene->particle_spacing = (float)(have_spacing ? spacing : h / 2.0);
+    scene->smoothing_radius = (float)(have_h ? h : spacing * 2.0);
+    if (!(scene->particle_spacing >= scene_resolution(scene)))
+        return key_fail(scene, err, "", "particle_spacing",
+                        "%g is below what float coordinates resolve in this domain (at least %g)",
+                        scene->particle_spacing, scene_resolution(scene));
+    if (!(scene->smoothing_radius >= scene->particle_spacing))
+        return key_fail(scene, err, "", "smoothing_radius",
+                        "must be >= particle_spacing (%g), or particles have no neighbours (got %g)",
+                        scene->particle_spacing, scene->smoothing_radius);
+    if (!get_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err))
+        return false;
+
+    uint64_t block_particles, budgets;
+    if (!parse_materials(scene, root, err) || !parse_blocks(scene, root, &block_particles, err) ||
+        !parse_emitters(scene, root, &budgets, err) || !parse_walls(scene, root, err))
+        return false;
+    uint64_t needed = block_particles + budgets;
+    if (needed > CS_SCENE_MAX_PARTICLES)
+        return key_fail(scene, err, "", "emitters",
+                        "blocks (%llu particles) + emitter budgets (%llu) exceed the limit of %u particles",
+                        (unsigned long long)block_particles, (unsigned long long)budgets, CS_SCENE_MAX_PARTICLES);
+    // A particle solver with no particles has nothing to do (and would make
+    // empty buffers); the grid solver ("reint") starts from its own grid.
+    if (needed == 0 && strcmp(scene->solver, "reint") != 0)
+        return key_fail(scene, err, "", "blocks", "the scene has no particles: add a block or an emitter");
+    scene->max_particles = (uint32_t)needed;
+    if (!cs_json_uint(scene, root, "", "max_particles", 1, CS_SCENE_MAX_PARTICLES, &scene->max_particles, err))
+        return false;
+    if (scene->max_particles < block_particles)
+        return key_fail(scene, err, "", "max_particles", "is %u but the blocks alone hold %llu particles",
+                        scene->max_particles, (unsigned long long)block_particles);
+    return parse_camera(scene, root, err) && parse_render(scene, root, err);
+}
+
+// 1-based line and column of byte `offset`.
+static void line_column(const char *text, size_t offset, uint32_t *line, uint32_t *column)
+{
+    *line = 1, *column = 1;
+    for (size_t i = 0; i < offset; i++) {
+        if (text[i] == '\n')
+            (*line)++, *column = 1;
+        else
+            (*column)++;
+    }
+}
+
+bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err)
+{
+    *scene = (cs_scene){0};
+    snprintf(scene->path, sizeof scene->path, "%s", path ? path : "(scene)");
+    // Name: the file name without folders and without ".json".
+    const char *base = strrchr(scene->path, '/');
+    base = base ? base + 1 : scene->path;
+    snprintf(scene->name, sizeof scene->name, "%s", base);
+    size_t name_len = strlen(scene->name);
+    if (name_len > 5 && strcmp(scene->name + name_len - 5, ".json") == 0)
+        scene->name[name_len - 5] = 0;
+
+    size_t start = 0;
+    while (start < size && (text[start] == ' ' || text[start] == '\t' || text[start] == '\n' || text[start] == '\r'))
+        start++;
+    if (start == size)
+        return cs_fail(err, "%s: the file is empty; a scene is a JSON object (see docs/scenes.md)", scene->path);
+    const char *nul = memchr(text, 0, size);
+    if (nul) {
+        uint32_t line, column;
+        line_column(text, (size_t)(nul - text), &line, &column);
+        return cs_fail(err, "%s:%u:%u: a NUL byte: this is not a text file", scene->path, line, column);
+    }
+    // cJSON wants NUL-terminated text; our caller's buffer need not be.
+    char *copy = malloc(size + 1);
+    if (!copy)
+        return cs_fail(err, "%s: out of memory reading %zu bytes", scene->path, size);
+    memcpy(copy, text, size);
+    copy[size] = 0;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(copy, &end, true);
+    if (!root) {
+        size_t offset = end && end >= copy && end <= copy + size ? (size_t)(end - copy) : size;
+        uint32_t line, column;
+        line_column(copy, offset, &line, &column);
+        // cJSON's error position is often just past the mistake, so show the
+        // text leading up to it on the same line as well.
+        size_t rest = offset;
+        while (rest < size && (copy[rest] == ' ' || copy[rest] == '\t' || copy[rest] == '\n' || copy[rest] == '\r'))
+            rest++;
+        size_t from = offset;
+        while (from > 0 && offset - from < 20 && copy[from - 1] != '\n')
+            from--;
+        char near[40];
+        size_t n = 0;
+        for (size_t i = from; i < size && i < offset + 8 && copy[i] != '\n'; i++)
+            near[n++] = (copy[i] >= 32 && copy[i] < 127) ? copy[i] : '?';
+        near[n] = 0;
+        if (rest >= size)
+            cs_fail(err, "%s:%u:%u: JSON syntax error: unexpected end of file (is it truncated?)", scene->path, line,
+                    column);
+        else
+            cs_fail(err, "%s:%u:%u: JSON syntax error near '%s'", scene->path, line, column, near);
+        free(copy);
+        return false;
+    }
+    free(copy);
+    scene->json = root;
+    if (!parse_root(scene, root, err)) {
+        cJSON_Delete(root);
+        char keep[sizeof scene->path];
+        memcpy(keep, scene->path, sizeof keep);
+        *scene = (cs_scene){0};
+        memcpy(scene->path, keep, sizeof keep);
+        return false;
+    }
+    return true;
+}
+
+bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err)
+{
+    char resolved[512];
+    snprintf(resolved, sizeof resolved, "%s", path);
+    // A bare name ("dam_break_3d") means scenes/<name>.json, from the current
+    // folder if it has one, else from the source tree.
+    if (!strchr(path, '/') && !strstr(path, ".json")) {
+        snprintf(resolved, sizeof resolved, "scenes/%s.json", path);
+        if (access(resolved, R_OK) != 0) {
+            char source[512];
+            snprintf(source, sizeof source, "%s/scenes/%s.json", CS_SOURCE_DIR, path);
+            if (access(source, R_OK) != 0) {
+                *scene = (cs_scene){0};
+                return cs_fail(err, "scene \"%s\": neither %s nor %s exists (`ls scenes/` lists the scenes)", path,
+                               resolved, source);
+            }
+            snprintf(resolved, sizeof resolved, "%s", source);
+        }
+    }
+    size_t size = 0;
+    char *text = cs_read_file(resolved, &size, err);
+    if (!text) {
+        *scene = (cs_scene){0};
+        return false;
+    }
+    bool ok = cs_scene_parse(text, size, resolved, scene, err);
+    free(text);
+    return ok;
+}
+
+void cs_scene_free(cs_scene *scene)
+{
+    if (!scene)
+        return;
+    cJSON_Delete(scene->json);
+    scene->json = NULL;
+    scene->solver_params = NULL;
+}

@@ -1,0 +1,45 @@
+#version 450
+// particles.frag — ray-sphere intersection per pixel: discards outside the
+// silhouette, writes the true depth of the sphere's surface (so spheres
+// intersect each other and the box correctly), lights and fogs it.
+#include "render_shared.h"
+#include "render_common.glsl"
+
+layout(push_constant) uniform Push { cs_render_particles_push pc; };
+
+layout(location = 0) in vec3 in_view_pos;
+layout(location = 1) flat in vec3 in_center;
+layout(location = 2) flat in vec3 in_albedo;
+
+layout(location = 0) out vec4 out_color;
+// The impostor quad is the sphere's front tangent plane: the true surface
+// is never nearer than it, which keeps early depth rejection valid.
+layout(depth_greater) out float gl_FragDepth;
+
+void main()
+{
+    bool ortho = (pc.modes.x & CS_RENDER_FLAG_ORTHO) != 0u;
+    float r = pc.params.x;
+    vec3 origin = ortho ? in_view_pos : vec3(0.0);
+    vec3 dir = ortho ? vec3(0.0, 0.0, -1.0) : normalize(in_view_pos);
+    vec3 oc = origin - in_center;
+    float b = dot(oc, dir);
+    float disc = b * b - (dot(oc, oc) - r * r);
+    if (disc < 0.0)
+        discard;
+    float t = -b - sqrt(disc);
+    vec3 hit = origin + t * dir;
+    vec3 n = (hit - in_center) / r;
+
+    // A surface in front of the near plane (or past the far plane) is cut
+    // away as a triangle would be: what lies behind it shows instead.
+    vec4 clip = to_clip(pc.proj, ortho, hit);
+    float depth = clip.z / clip.w;
+    if (depth < 0.0 || depth > 1.0)
+        discard;
+    gl_FragDepth = depth;
+
+    vec3 lit = shade(in_albedo, normalize(n), -dir);
+    lit = apply_fog(lit, pc.fog, pc.misc.x, -hit.z);
+    out_color = output_color(lit, pc.modes.x);
+}

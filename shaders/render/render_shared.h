@@ -1,0 +1,73 @@
+// render_shared.h — push constants and shading constants shared by the
+// renderer (host/render.c), its shaders (shaders/render/*) and the CPU
+// reference in tests/test_render.c. Every push block fits the 128 bytes
+// every Vulkan device guarantees (lavapipe offers exactly 128).
+#ifndef RENDER_SHARED_H
+#define RENDER_SHARED_H
+
+#include "cs_shared.h"
+
+// flags bits
+#define CS_RENDER_FLAG_ORTHO 1u        // orthographic projection (2D scenes)
+#define CS_RENDER_FLAG_ENCODE_SRGB 2u  // target is UNORM: the shader encodes sRGB itself
+
+// color modes (same values as cs_color_mode in host/scene.h)
+#define CS_RENDER_COLOR_MATERIAL 0u
+#define CS_RENDER_COLOR_SPEED 1u
+#define CS_RENDER_COLOR_DENSITY 2u
+
+// Lighting, in view space (camera looks down -z): one directional light
+// from the upper left behind the viewer, Blinn-Phong, plus ambient.
+#define CS_RENDER_LIGHT_X (-0.4)
+#define CS_RENDER_LIGHT_Y 0.6
+#define CS_RENDER_LIGHT_Z 0.7
+#define CS_RENDER_AMBIENT 0.25
+#define CS_RENDER_DIFFUSE 0.75
+#define CS_RENDER_SPECULAR 0.3
+#define CS_RENDER_SHININESS 48.0
+
+// Colour maps: piecewise linear through 4 (speed) and 3 (density) stops.
+#define CS_RENDER_SPEED_STOP0 0.05, 0.10, 0.45
+#define CS_RENDER_SPEED_STOP1 0.05, 0.55, 0.90
+#define CS_RENDER_SPEED_STOP2 0.95, 0.85, 0.25
+#define CS_RENDER_SPEED_STOP3 0.95, 0.25, 0.10
+#define CS_RENDER_DENSITY_LOW 0.15, 0.30, 0.90
+#define CS_RENDER_DENSITY_MID 0.85, 0.85, 0.85
+#define CS_RENDER_DENSITY_HIGH 0.90, 0.20, 0.15
+
+// The domain box's line colour (linear RGB).
+#define CS_RENDER_BOX_COLOR 0.55, 0.58, 0.62
+
+// Background gradient: top = background * TOP, bottom = background * BOTTOM.
+#define CS_RENDER_BACKGROUND_TOP 1.25
+#define CS_RENDER_BACKGROUND_BOTTOM 0.55
+
+// World → clip, as the shaders apply it: view = (dot(view_x, p), dot(view_y,
+// p), dot(view_z, p)) with p = (xyz, 1); clip = (proj.x * vx, proj.y * vy,
+// proj.z * vz + proj.w, ortho ? 1 : -vz).
+struct cs_render_particles_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    vec4 fog;                      // rgb fog colour (linear), density per world unit
+                                   //   fog factor = exp(-density * max(depth - fog start, 0))
+    vec4 params;                   // radius, speed_max, density_lo, density_hi (ρ/ρ0)
+    uvec4 modes;                   // flags, color mode, particle count, material count
+    vec4 misc;                     // x: fog start (view depth); yzw unused
+};
+
+struct cs_render_box_push {
+    vec4 view_x, view_y, view_z;
+    vec4 proj;
+    vec4 fog;
+    vec4 box_min;                  // xyz; w unused
+    vec4 box_max;                  // xyz; w unused
+    vec4 misc;                     // x: fog start (view depth), y: flags (as a float)
+};
+
+struct cs_render_background_push {
+    vec4 top;                      // linear rgb at the top row
+    vec4 bottom;                   // linear rgb at the bottom row
+    uvec4 modes;                   // flags
+};
+
+#endif
