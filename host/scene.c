@@ -756,9 +756,18 @@ static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
         char path[64];
         join_index(path, sizeof path, "walls", i);
         if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "normal", err) ||
-            !get_direction(scene, entry, path, "normal", w->normal, NULL, err) ||
+            !get_vec(scene, entry, path, "normal", 3, true, w->normal, NULL, err) ||
             !get_range(scene, entry, path, "offset", -COORD_LIMIT, COORD_LIMIT, &w->offset, err))
             return false;
+        // Normalise the normal and the offset together: the plane stays the
+        // one the file wrote, dot(normal, x) = offset.
+        double len = sqrt((double)w->normal[0] * w->normal[0] + (double)w->normal[1] * w->normal[1] +
+                          (double)w->normal[2] * w->normal[2]);
+        if (!(len > 1e-12) || !isfinite(len))
+            return key_fail(scene, err, path, "normal", "must be a nonzero vector");
+        for (int a = 0; a < 3; a++)
+            w->normal[a] = (float)(w->normal[a] / len);
+        w->offset = (float)(w->offset / len);
     }
     return true;
 }

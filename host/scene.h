@@ -60,7 +60,7 @@ typedef struct cs_emitter {
 } cs_emitter;
 
 typedef struct cs_wall {     // a plane; fluid stays where dot(n, x) >= offset
-    float normal[3];         // normalised by the parser
+    float normal[3];         // normalised by the parser (offset divided by the same length)
     float offset;
 } cs_wall;
 

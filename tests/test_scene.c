@@ -1,0 +1,571 @@
+// test_scene.c — the scene parser, the block lattice fill and the particle
+// count scaling. CPU only: no Vulkan context is created.
+//
+//   test_scene                  every check below, corpus replay included
+//   test_scene --corpus PATH..  only replays files (or folders of files)
+//                               through parse + fill + scale + free; used by
+//                               tests/fuzz_replay.sh under valgrind
+#define _POSIX_C_SOURCE 200809L
+#include "scene.h"
+#include "test_util.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#define SCENE_DIR CS_SOURCE_DIR "/scenes"
+#define CORPUS_DIR CS_SOURCE_DIR "/tests/fuzz/corpus/scene"
+
+static bool parse_text(const char *text, cs_scene *scene, cs_error *err)
+{
+    err->msg[0] = 0;
+    return cs_scene_parse(text, strlen(text), "bad.json", scene, err);
+}
+
+// ---- bad inputs: each must fail with the file and the key path ------------
+
+#define DOMAIN3 "\"domain\":{\"min\":[0,0,0],\"max\":[1,1,1]}"
+#define BASE3 "{\"solver\":\"pbf\",\"pbf\":{}," DOMAIN3 ",\"particle_spacing\":0.1"
+#define BLOCK3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1]}]"
+#define BASE2 "{\"solver\":\"sph\",\"sph\":{},\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[1,1]},\"particle_spacing\":0.1"
+
+typedef struct bad_case {
+    const char *what;
+    const char *text;
+    const char *expect[2]; // substrings the message must contain
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"empty file", "", {"bad.json: ", "empty"}},
+    {"whitespace only", " \n\t\n", {"bad.json: ", "empty"}},
+    {"root is an array", "[1, 2]", {"bad.json: ", "top level must be a JSON object"}},
+    {"root is a number", "42", {"bad.json: ", "(got a number)"}},
+    {"truncated JSON", "{\n  \"solver\": \"pbf\",\n  \"domain\": {\"min\": [0, 0, 0],\n",
+     {"bad.json:4:1: ", "end of file"}},
+    {"syntax error mid-file", "{\n  \"dt\": 0.1,,\n  \"substeps\": 2\n}", {"bad.json:2:", "near '  \"dt\": 0.1,,'"}},
+    {"NUL byte", "{\"solver\"\0:1}", {"bad.json:1:10: ", "NUL"}},
+    {"unknown top-level key", BASE3 ",\"domian\":{}}", {"bad.json: domian: unknown key", "allowed here"}},
+    {"unknown nested key", BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1],\"spcing\":0.1}]}",
+     {"bad.json: blocks[0].spcing: unknown key", "spacing"}},
+    {"duplicate key", BASE3 ",\"dt\":0.01,\"dt\":0.02}", {"bad.json: dt: duplicate key", NULL}},
+    {"wrong type", BASE3 ",\"dt\":\"fast\"}", {"bad.json: dt: must be a number (got a string)", NULL}},
+    {"bool for a number", BASE3 ",\"substeps\":true}", {"substeps: must be a number (got a boolean)", NULL}},
+    {"fractional uint", BASE3 ",\"substeps\":2.5}", {"substeps: must be a whole number (got 2.5)", NULL}},
+    {"infinite number", BASE3 ",\"dt\":1e999}", {"dt: must be a finite number", NULL}},
+    {"negative spacing",
+     BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1]},{\"min\":[0,0,0],\"max\":[1,1,1]},"
+           "{\"min\":[0,0,0],\"max\":[1,1,1],\"spacing\":-1}]}",
+     {"bad.json: blocks[2].spacing: must be > 0 (got -1)", NULL}},
+    {"zero particle_spacing", "{\"solver\":\"pbf\",\"pbf\":{}," DOMAIN3 ",\"particle_spacing\":0}",
+     {"particle_spacing: must be > 0 (got 0)", NULL}},
+    {"no spacing at all", "{\"solver\":\"pbf\",\"pbf\":{}," DOMAIN3 "}", {"particle_spacing: missing", NULL}},
+    {"smoothing radius below spacing", BASE3 ",\"smoothing_radius\":0.05}", {"smoothing_radius: must be >=", NULL}},
+    {"dim 4", BASE3 ",\"dim\":4}", {"bad.json: dim: must be 2 or 3 (got 4)", NULL}},
+    {"unknown material name", BASE3 ",\"materials\":[{\"name\":\"water\"}],"
+                              "\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1],\"material\":\"lava\"}]}",
+     {"bad.json: blocks[0].material: unknown material \"lava\"", "\"water\""}},
+    {"material index out of range", BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1],\"material\":3}]}",
+     {"blocks[0].material: must be <= 0 (got 3)", NULL}},
+    {"material of wrong type", BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1],\"material\":[0]}]}",
+     {"blocks[0].material: must be a material name or index (got an array)", NULL}},
+    {"duplicate material name", BASE3 ",\"materials\":[{\"name\":\"a\"},{\"name\":\"a\"}]}",
+     {"materials[1].name: \"a\" is already the name of materials[0]", NULL}},
+    {"no materials", BASE3 ",\"materials\":[]}", {"materials: must hold at least 1 entry", NULL}},
+    {"colour out of range", BASE3 ",\"materials\":[{\"color\":[0,2,0]}]}", {"materials[0].color: component 1", NULL}},
+    {"missing domain", "{\"solver\":\"pbf\",\"pbf\":{},\"particle_spacing\":0.1}",
+     {"bad.json: domain: missing (required)", NULL}},
+    {"missing domain.max", "{\"solver\":\"pbf\",\"pbf\":{},\"domain\":{\"min\":[0,0,0]},\"particle_spacing\":0.1}",
+     {"bad.json: domain.max: missing", NULL}},
+    {"inverted domain", "{\"solver\":\"pbf\",\"pbf\":{},\"domain\":{\"min\":[0,0,0],\"max\":[1,-1,1]},"
+                        "\"particle_spacing\":0.1}",
+     {"domain.max: must exceed domain.min", "axis 1"}},
+    {"short vector in 3D", "{\"solver\":\"pbf\",\"pbf\":{},\"domain\":{\"min\":[0,0],\"max\":[1,1,1]}}",
+     {"domain.min: must be an array of 3 numbers (got 2 elements)", NULL}},
+    {"string in a vector", BASE3 ",\"gravity\":[0,\"down\",0]}", {"gravity[1]: must be a number (got a string)", NULL}},
+    {"2D vector with z", BASE2 ",\"gravity\":[0,-9.8,1]}", {"bad.json: gravity[2]: must be 0 in a 2D scene", NULL}},
+    {"missing solver", "{\"pbf\":{}," DOMAIN3 "}", {"bad.json: solver: missing", NULL}},
+    {"unknown solver", "{\"solver\":\"flip\"," DOMAIN3 "}", {"solver: must be \"pbf\"", "(got \"flip\")"}},
+    {"two solver blocks", BASE3 ",\"sph\":{}}", {"bad.json: sph: this scene's solver is \"pbf\"", NULL}},
+    {"missing solver block", "{\"solver\":\"wcsph\"," DOMAIN3 ",\"particle_spacing\":0.1}",
+     {"bad.json: wcsph: missing", NULL}},
+    {"solver block not an object", "{\"solver\":\"pbf\",\"pbf\":3," DOMAIN3 "}",
+     {"bad.json: pbf: must be an object (got a number)", NULL}},
+    {"blocks not an array", BASE3 ",\"blocks\":{}}", {"bad.json: blocks: must be an array (got an object)", NULL}},
+    {"block outside domain", BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,2,1]}]}",
+     {"bad.json: blocks[0]: box", "outside the domain"}},
+    {"block inverted", BASE3 ",\"blocks\":[{\"min\":[0,0.5,0],\"max\":[1,0.2,1]}]}",
+     {"blocks[0].max: must exceed min", NULL}},
+    {"block thinner than a spacing", BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,0.05,1]}]}",
+     {"blocks[0]: holds no particle", NULL}},
+    {"block missing max", BASE3 ",\"blocks\":[{\"min\":[0,0,0]}]}", {"blocks[0].max: missing", NULL}},
+    {"jitter too large", BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1],\"jitter\":0.7}]}",
+     {"blocks[0].jitter: must be <= 0.5 (got 0.7)", NULL}},
+    {"too many particles", "{\"solver\":\"pbf\",\"pbf\":{},\"domain\":{\"min\":[0,0,0],\"max\":[1000,1000,1000]},"
+                           "\"particle_spacing\":0.01,\"blocks\":[{\"min\":[0,0,0],\"max\":[1000,1000,1000]}]}",
+     {"blocks[0]: the blocks so far hold", "limit"}},
+    {"too many blocks", BASE3 ",\"blocks\":[{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]}",
+     {"blocks: holds 17 entries; at most 16", NULL}},
+    {"max_particles below blocks", BASE3 ",\"max_particles\":10,\"blocks\":[{\"min\":[0,0,0],\"max\":[1,1,1]}]}",
+     {"max_particles: is 10 but the blocks alone hold 1000", NULL}},
+    {"emitter without budget", BASE3 ",\"emitters\":[{\"position\":[0.5,0.5,0.5],\"direction\":[1,0,0]}]}",
+     {"bad.json: emitters[0].budget: missing", NULL}},
+    {"emitter zero direction", BASE3 ",\"emitters\":[{\"position\":[0.5,0.5,0.5],\"direction\":[0,0,0],"
+                               "\"budget\":10}]}",
+     {"emitters[0].direction: must be a nonzero vector", NULL}},
+    {"emitter outside", BASE3 ",\"emitters\":[{\"position\":[5,0.5,0.5],\"direction\":[1,0,0],\"budget\":10}]}",
+     {"emitters[0].position: (5 0.5 0.5) lies outside the domain", NULL}},
+    {"wall zero normal", BASE3 BLOCK3 ",\"walls\":[{\"normal\":[0,0,0]}]}", {"walls[0].normal: must be a nonzero", NULL}},
+    {"wall without normal", BASE3 ",\"walls\":[{\"offset\":1}]}", {"walls[0].normal: missing", NULL}},
+    {"camera up parallel", BASE3 BLOCK3 ",\"camera\":{\"position\":[0,5,0],\"target\":[0,0,0]}}",
+     {"camera.up: must not be parallel", NULL}},
+    {"camera unknown key", BASE3 BLOCK3 ",\"camera\":{\"fov\":60}}", {"camera.fov: unknown key", NULL}},
+    {"render colour mode", BASE3 BLOCK3 ",\"render\":{\"color_mode\":\"rainbow\"}}",
+     {"render.color_mode: must be \"material\"", "(got \"rainbow\")"}},
+    {"render width", BASE3 BLOCK3 ",\"render\":{\"width\":0}}", {"render.width: must be >= 16 (got 0)", NULL}},
+    {"nothing to simulate", BASE3 "}", {"bad.json: blocks: the scene has no particles", NULL}},
+    {"nothing to simulate, sph", BASE2 "}", {"bad.json: blocks: the scene has no particles", NULL}},
+    {"tiny dt", BASE3 BLOCK3 ",\"dt\":1e-50}", {"dt: 1e-50 is too small for a float", NULL}},
+    {"spacing below float resolution", "{\"solver\":\"pbf\",\"pbf\":{},\"domain\":{\"min\":[0,0,0],"
+     "\"max\":[1e5,1,1]},\"particle_spacing\":0.01}", {"particle_spacing: 0.01 is below what float", NULL}},
+    {"empty key", BASE3 BLOCK3 ",\"\":1}", {"bad.json: \"\": unknown key", NULL}},
+    {"name too long", BASE3 ",\"name\":\"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
+     {"name: must be shorter than 64 characters", NULL}},
+};
+
+static void test_bad_inputs(void)
+{
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bad_cases); i++) {
+        const bad_case *c = &bad_cases[i];
+        // The NUL-byte case has to pass its length explicitly.
+        size_t size = strcmp(c->what, "NUL byte") == 0 ? 14 : strlen(c->text);
+        cs_scene scene;
+        cs_error err = {{0}};
+        bool ok = cs_scene_parse(c->text, size, "bad.json", &scene, &err);
+        CHECK(!ok, "%s: parsed but must fail", c->what);
+        CHECK(scene.json == NULL && scene.solver_params == NULL, "%s: no tree kept after a failure", c->what);
+        for (int e = 0; e < 2; e++) {
+            if (c->expect[e])
+                CHECK(strstr(err.msg, c->expect[e]), "%s: message \"%s\" lacks \"%s\"", c->what, err.msg,
+                      c->expect[e]);
+        }
+        cs_scene_free(&scene); // safe after a failure, and twice
+        cs_scene_free(&scene);
+    }
+}
+
+// ---- defaults and the JSON helpers ----------------------------------------
+
+static void test_defaults_and_helpers(void)
+{
+    cs_scene s;
+    cs_error err;
+    bool ok = parse_text(BASE3 ",\"blocks\":[{\"min\":[0,0,0],\"max\":[0.5,0.5,0.5]}],"
+                               "\"emitters\":[{\"position\":[0.5,0.9,0.5],\"direction\":[0,-2,0],\"budget\":77}]}",
+                         &s, &err);
+    CHECK(ok, "minimal scene parses: %s", err.msg);
+    if (!ok)
+        return;
+    CHECK(strcmp(s.name, "bad") == 0, "name from the file name: %s", s.name);
+    CHECK(s.dim == 3 && s.substeps == 1, "dim %d substeps %u", s.dim, s.substeps);
+    CHECK(fabsf(s.dt - 1.0f / 60.0f) < 1e-7f, "dt default 1/60: %g", s.dt);
+    CHECK(s.gravity[0] == 0.0f && s.gravity[1] == -9.81f && s.gravity[2] == 0.0f, "gravity default");
+    CHECK(s.smoothing_radius == 0.2f, "smoothing radius default 2 x spacing: %g", s.smoothing_radius);
+    CHECK(s.material_count == 1 && strcmp(s.materials[0].name, "water") == 0, "one default material");
+    CHECK(fabs(s.materials[0].mass - 1000.0 * 0.1 * 0.1 * 0.1) < 1e-5, "default mass rho0 s^3: %g",
+          s.materials[0].mass);
+    CHECK(s.blocks[0].spacing == 0.1f, "block spacing defaults to particle_spacing");
+    CHECK(s.emitters[0].direction[1] == -1.0f, "emitter direction normalised");
+    CHECK(s.max_particles == 125 + 77, "max_particles = blocks + budgets: %u", s.max_particles);
+    CHECK(cs_scene_block_particles(&s) == 125, "block particles %u", cs_scene_block_particles(&s));
+    CHECK(s.render.width == 1280 && s.render.color_mode == CS_COLOR_MATERIAL, "render defaults");
+    CHECK(s.solver_params && cJSON_IsObject(s.solver_params), "solver block kept");
+    cs_scene_free(&s);
+
+    // A wall keeps the plane the file wrote when it is normalised.
+    ok = parse_text(BASE3 BLOCK3 ",\"walls\":[{\"normal\":[-1,1,0],\"offset\":-7}]}", &s, &err);
+    CHECK(ok, "wall scene: %s", err.msg);
+    if (ok) {
+        const cs_wall *w = &s.walls[0];
+        CHECK(fabsf(w->normal[0] + sqrtf(0.5f)) < 1e-6f && fabsf(w->normal[1] - sqrtf(0.5f)) < 1e-6f &&
+                  w->normal[2] == 0.0f && fabsf(w->offset + 7.0f * sqrtf(0.5f)) < 1e-5f,
+              "wall normalised with its offset: (%g %g %g) %g", w->normal[0], w->normal[1], w->normal[2], w->offset);
+        cs_scene_free(&s);
+    }
+
+    // The helpers the solvers use, on a solver block with mistakes in it.
+    ok = parse_text("{\"solver\":\"pbf\"," DOMAIN3 BLOCK3 ",\"particle_spacing\":0.1,"
+                    "\"pbf\":{\"iterations\":\"four\",\"relaxation\":-5,\"flag\":1,\"v\":[1,2],\"ok\":7,\"b\":true}}",
+                    &s, &err);
+    CHECK(ok, "solver block keys are not checked by the parser: %s", err.msg);
+    if (!ok)
+        return;
+    const cJSON *p = s.solver_params;
+    uint32_t it = 4;
+    float f = 1.0f, v[3] = {9, 9, 9};
+    bool b = false;
+    static const char *const allowed[] = {"iterations", "relaxation", "v", "ok", "b", NULL};
+    CHECK(!cs_json_check_keys(&s, p, "pbf", allowed, &err) && strstr(err.msg, "bad.json: pbf.flag: unknown key"),
+          "check_keys: %s", err.msg);
+    CHECK(!cs_json_uint(&s, p, "pbf", "iterations", 1, 100, &it, &err) &&
+              strstr(err.msg, "bad.json: pbf.iterations: must be a number (got a string)") && it == 4,
+          "uint type: %s", err.msg);
+    CHECK(!cs_json_float(&s, p, "pbf", "relaxation", 0.0f, 1e6f, &f, &err) &&
+              strstr(err.msg, "pbf.relaxation: must be >= 0 (got -5)") && f == 1.0f,
+          "float range: %s", err.msg);
+    CHECK(!cs_json_uint(&s, p, "pbf", "ok", 1, 5, &it, &err) && strstr(err.msg, "pbf.ok: must be <= 5 (got 7)"),
+          "uint max: %s", err.msg);
+    CHECK(cs_json_uint(&s, p, "pbf", "ok", 1, 10, &it, &err) && it == 7, "uint in range");
+    CHECK(cs_json_float(&s, p, "pbf", "absent", 0, 1, &f, &err) && f == 1.0f, "absent key leaves the default");
+    CHECK(cs_json_bool(&s, p, "pbf", "b", &b, &err) && b, "bool");
+    CHECK(!cs_json_bool(&s, p, "pbf", "ok", &b, &err) && strstr(err.msg, "pbf.ok: must be true or false"), "bool type");
+    CHECK(!cs_json_vec(&s, p, "pbf", "v", 3, v, &err) && strstr(err.msg, "pbf.v: must be an array of 3 numbers") &&
+              v[0] == 9.0f,
+          "vec length: %s", err.msg);
+    CHECK(cs_json_vec(&s, p, "pbf", "v", 2, v, &err) && v[0] == 1.0f && v[1] == 2.0f, "vec2");
+    CHECK(cs_json_float(&s, NULL, "pbf", "x", 0, 1, &f, &err), "NULL object: every key absent");
+    cs_scene_free(&s);
+}
+
+// ---- fill -------------------------------------------------------------------
+
+typedef struct fill_result {
+    uint32_t count;
+    float *pos, *vel;
+    uint32_t *mat;
+} fill_result;
+
+static fill_result fill(const cs_scene *s, uint32_t capacity)
+{
+    fill_result r = {0};
+    r.pos = malloc((size_t)capacity * 16 + 16);
+    r.vel = malloc((size_t)capacity * 16 + 16);
+    r.mat = malloc((size_t)capacity * 4 + 4);
+    for (size_t i = 0; i < (size_t)capacity * 4; i++)
+        r.pos[i] = r.vel[i] = NAN; // poison: unwritten entries show
+    for (size_t i = 0; i < capacity; i++)
+        r.mat[i] = CS_POISON_U32;
+    r.count = cs_scene_fill_blocks(s, r.pos, r.vel, r.mat, capacity);
+    return r;
+}
+
+static void fill_free(fill_result *r)
+{
+    free(r->pos);
+    free(r->vel);
+    free(r->mat);
+}
+
+// Lattice points per axis counted one by one (independent of the parser's
+// floor formula): point i exists when its cell [i s, (i + 1) s] fits.
+static uint32_t count_axis(double lo, double hi, double s)
+{
+    uint32_t n = 0;
+    while (lo + (n + 1) * s <= hi + 1e-4 * s)
+        n++;
+    return n;
+}
+
+// Every particle lies in its block (the block with its material here), in
+// the domain, finite, z = 0 in 2D; returns the particles of block `b` seen.
+static void check_fill(const char *what, const cs_scene *s, const fill_result *r, const cs_fluid_block *orig_blocks)
+{
+    uint32_t index = 0, bad = 0;
+    for (uint32_t b = 0; b < s->block_count; b++) {
+        const cs_fluid_block *blk = &s->blocks[b];
+        const cs_fluid_block *box = orig_blocks ? &orig_blocks[b] : blk;
+        uint32_t n = count_axis(blk->min[0], blk->max[0], blk->spacing) *
+                     count_axis(blk->min[1], blk->max[1], blk->spacing) *
+                     (s->dim == 2 ? 1 : count_axis(blk->min[2], blk->max[2], blk->spacing));
+        for (uint32_t i = 0; i < n && index < r->count; i++, index++) {
+            const float *p = r->pos + (size_t)index * 4;
+            const float *v = r->vel + (size_t)index * 4;
+            bool ok = r->mat[index] == blk->material && p[3] == 0.0f && v[3] == 0.0f;
+            for (int a = 0; a < 3; a++) {
+                ok &= !test_not_finite(p[a]) && !test_not_finite(v[a]);
+                ok &= p[a] >= box->min[a] && p[a] <= box->max[a];
+                ok &= p[a] >= s->domain_min[a] && p[a] <= s->domain_max[a];
+                ok &= v[a] == (s->dim == 2 && a == 2 ? 0.0f : blk->velocity[a]);
+            }
+            if (s->dim == 2)
+                ok &= p[2] == 0.0f;
+            if (!ok && bad++ == 0)
+                fprintf(stderr, "%s: particle %u (block %u) at (%g %g %g) material %u is wrong\n", what, index, b,
+                        p[0], p[1], p[2], r->mat[index]);
+        }
+    }
+    CHECK(bad == 0, "%s: %u particles outside their block or wrong", what, bad);
+    CHECK(index == r->count, "%s: fill wrote %u, blocks hold %u", what, r->count, index);
+}
+
+static void test_fill(void)
+{
+    cs_scene s;
+    cs_error err;
+    // Exact counts: 0.45 / 0.1 holds 4 whole cells, 0.4 / 0.02 exactly 20.
+    CHECK(parse_text(BASE3 ",\"materials\":[{\"name\":\"a\"},{\"name\":\"b\"}],\"blocks\":["
+                           "{\"min\":[0,0,0],\"max\":[0.45,1,0.3],\"velocity\":[1,2,3],\"material\":\"b\"},"
+                           "{\"min\":[0.5,0.5,0.5],\"max\":[0.9,0.9,0.9],\"spacing\":0.02}]}",
+                     &s, &err),
+          "fill scene: %s", err.msg);
+    CHECK(cs_scene_block_particles(&s) == 4 * 10 * 3 + 20 * 20 * 20, "block count %u", cs_scene_block_particles(&s));
+    fill_result r = fill(&s, cs_scene_block_particles(&s));
+    CHECK(r.count == 8120, "filled %u", r.count);
+    check_fill("two blocks", &s, &r, NULL);
+    CHECK(r.pos[0] == 0.05f && r.pos[1] == 0.05f && r.pos[2] == 0.05f, "first point at min + s/2");
+    CHECK(r.pos[4] == 0.15f && r.pos[5] == 0.05f, "x runs fastest");
+    CHECK(r.mat[0] == 1 && r.mat[8119] == 0, "materials per block");
+
+    // A capacity below the count writes exactly the first `capacity`.
+    fill_result part = fill(&s, 1000);
+    CHECK(part.count == 1000 && memcmp(part.pos, r.pos, 1000 * 16) == 0, "capped fill is a prefix");
+    CHECK(cs_scene_fill_blocks(&s, NULL, NULL, NULL, 50) == 50, "NULL outputs are skipped");
+    fill_free(&part);
+    fill_free(&r);
+    cs_scene_free(&s);
+
+    // Jitter: inside the blocks, deterministic, different with another seed.
+    const char *jit = BASE3 ",\"seed\":%u,\"blocks\":[{\"min\":[0.1,0.1,0.1],\"max\":[0.9,0.6,0.7],\"jitter\":0.5}]}";
+    char text[512];
+    fill_result runs[3];
+    uint32_t seeds[3] = {7, 7, 8};
+    for (int k = 0; k < 3; k++) {
+        snprintf(text, sizeof text, jit, seeds[k]);
+        CHECK(parse_text(text, &s, &err), "jitter scene: %s", err.msg);
+        runs[k] = fill(&s, cs_scene_block_particles(&s));
+        check_fill("jitter", &s, &runs[k], NULL);
+        cs_scene_free(&s);
+    }
+    size_t bytes = (size_t)runs[0].count * 16;
+    CHECK(runs[0].count == 8 * 5 * 6 && runs[1].count == runs[0].count, "jitter counts %u", runs[0].count);
+    CHECK(memcmp(runs[0].pos, runs[1].pos, bytes) == 0, "same seed, same bits");
+    CHECK(memcmp(runs[0].pos, runs[2].pos, bytes) != 0, "another seed moves particles");
+    bool moved = false;
+    for (uint32_t i = 0; i < runs[0].count * 4; i += 4)
+        moved |= fabsf(runs[0].pos[i] - (0.1f + 0.05f + 0.1f * (float)((i / 4) % 8))) > 1e-4f;
+    CHECK(moved, "jitter moves particles off the lattice");
+    for (int k = 0; k < 3; k++)
+        fill_free(&runs[k]);
+
+    // 2D: one layer at z = 0, 2-element vectors.
+    CHECK(parse_text(BASE2 ",\"blocks\":[{\"min\":[0,0],\"max\":[0.5,0.3],\"velocity\":[1,0],\"jitter\":0.3}]}", &s,
+                     &err),
+          "2D scene: %s", err.msg);
+    r = fill(&s, 100);
+    CHECK(r.count == 15, "2D block count %u", r.count);
+    check_fill("2D", &s, &r, NULL);
+    fill_free(&r);
+    cs_scene_free(&s);
+
+    // Random boxes and spacings against the one-by-one count.
+    for (int t = 0; t < 200; t++) {
+        int dim = 2 + (int)(test_rand_u32() % 2);
+        double lo[3], hi[3], sp = 0.01 + 0.2 * test_rand_unit();
+        for (int a = 0; a < 3; a++) {
+            lo[a] = 2.0 * test_rand_unit() - 1.0;
+            hi[a] = lo[a] + sp * (0.5 + 15.0 * test_rand_unit());
+        }
+        snprintf(text, sizeof text,
+                 "{\"solver\":\"pbf\",\"pbf\":{},\"dim\":%d,\"domain\":{\"min\":[-2,-2,%d],\"max\":[6,6,%d]},"
+                 "\"particle_spacing\":%.9g,\"seed\":%u,\"blocks\":[{\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g],"
+                 "\"jitter\":%.3f}]}",
+                 dim, dim == 2 ? 0 : -2, dim == 2 ? 0 : 6, sp, test_rand_u32(), lo[0], lo[1], dim == 2 ? 0 : lo[2],
+                 hi[0], hi[1], dim == 2 ? 0 : hi[2], 0.5 * test_rand_unit());
+        bool ok = parse_text(text, &s, &err);
+        if (!ok) {
+            // Only a box thinner than one spacing may be refused.
+            CHECK(strstr(err.msg, "holds no particle"), "random block %d: %s", t, err.msg);
+            continue;
+        }
+        const cs_fluid_block *b = &s.blocks[0];
+        uint32_t want = count_axis(b->min[0], b->max[0], b->spacing) * count_axis(b->min[1], b->max[1], b->spacing) *
+                        (dim == 2 ? 1 : count_axis(b->min[2], b->max[2], b->spacing));
+        CHECK(cs_scene_block_particles(&s) == want, "random block %d: count %u, one by one %u", t,
+              cs_scene_block_particles(&s), want);
+        r = fill(&s, want);
+        check_fill("random block", &s, &r, NULL);
+        fill_free(&r);
+        cs_scene_free(&s);
+    }
+}
+
+// ---- scale ------------------------------------------------------------------
+
+static void test_scale(const char *name)
+{
+    uint32_t targets[] = {16000, 64000, 1000 + test_rand_u32() % 100000};
+    for (size_t t = 0; t < CS_ARRAY_COUNT(targets); t++) {
+        cs_scene s;
+        cs_error err;
+        if (!cs_scene_load(name, &s, &err)) {
+            CHECK(false, "%s: %s", name, err.msg);
+            return;
+        }
+        if (s.block_count == 0) {
+            cs_scene_free(&s);
+            return;
+        }
+        cs_fluid_block orig[CS_MAX_BLOCKS];
+        memcpy(orig, s.blocks, sizeof orig);
+        float ratio = s.smoothing_radius / s.particle_spacing;
+        double mass_per_volume = s.materials[0].mass / pow(s.particle_spacing, s.dim);
+        uint32_t emitted = s.max_particles - cs_scene_block_particles(&s);
+        cs_scene_scale_particle_count(&s, targets[t]);
+        uint32_t n = cs_scene_block_particles(&s);
+        double miss = fabs((double)n - targets[t]) / targets[t];
+        printf("scale %-18s to %6u: %6u particles (%+.1f%%), spacing %.5g\n", name, targets[t], n,
+               100.0 * ((double)n / targets[t] - 1.0), s.particle_spacing);
+        CHECK(miss <= 0.10, "%s: scaled to %u particles for a target of %u", name, n, targets[t]);
+        CHECK(fabsf(s.smoothing_radius / s.particle_spacing - ratio) < 1e-4f * ratio, "%s: h / spacing kept", name);
+        CHECK(fabs(s.materials[0].mass / pow(s.particle_spacing, s.dim) / mass_per_volume - 1.0) < 1e-4,
+              "%s: mass scales with spacing^dim", name);
+        CHECK(s.max_particles == n + emitted, "%s: max_particles %u = %u + %u", name, s.max_particles, n, emitted);
+        fill_result r = fill(&s, n);
+        CHECK(r.count == n, "%s: filled %u of %u", name, r.count, n);
+        check_fill(name, &s, &r, orig);
+        fill_free(&r);
+        cs_scene_free(&s);
+    }
+}
+
+// ---- shipped scenes -----------------------------------------------------------
+
+static void test_shipped_scenes(void)
+{
+    static const struct {
+        const char *name, *solver;
+        int dim;
+        uint32_t block_particles, max_particles;
+    } expected[] = {
+        {"dam_break_3d", "pbf", 3, 16000, 16000},     {"dam_break_2d", "sph", 2, 3024, 3024},
+        {"double_emitter_2d", "sph", 2, 0, 3000},      {"wcsph_tank_3d", "wcsph", 3, 8175, 8175},
+        {"rest_box_3d", "pbf", 3, 2048, 2048},
+    };
+    DIR *dir = opendir(SCENE_DIR);
+    CHECK(dir, "cannot open %s", SCENE_DIR);
+    uint32_t files = 0;
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", SCENE_DIR, e->d_name);
+        cs_scene s;
+        cs_error err;
+        bool ok = cs_scene_load(path, &s, &err);
+        CHECK(ok, "shipped scene %s: %s", e->d_name, err.msg);
+        files++;
+        if (!ok)
+            continue;
+        CHECK(s.description[0], "%s has a description", s.name);
+        fill_result r = fill(&s, cs_scene_block_particles(&s));
+        check_fill(s.name, &s, &r, NULL);
+        fill_free(&r);
+        for (size_t i = 0; i < CS_ARRAY_COUNT(expected); i++) {
+            if (strcmp(s.name, expected[i].name) != 0)
+                continue;
+            CHECK(strcmp(s.solver, expected[i].solver) == 0 && s.dim == expected[i].dim, "%s: solver %s dim %d",
+                  s.name, s.solver, s.dim);
+            CHECK(cs_scene_block_particles(&s) == expected[i].block_particles, "%s: %u block particles", s.name,
+                  cs_scene_block_particles(&s));
+            CHECK(s.max_particles == expected[i].max_particles, "%s: max_particles %u", s.name, s.max_particles);
+        }
+        cs_scene_free(&s);
+    }
+    if (dir)
+        closedir(dir);
+    CHECK(files >= CS_ARRAY_COUNT(expected), "found %u scenes", files);
+    for (size_t i = 0; i < CS_ARRAY_COUNT(expected); i++) {
+        cs_scene s;
+        cs_error err;
+        CHECK(cs_scene_load(expected[i].name, &s, &err), "load by bare name %s: %s", expected[i].name, err.msg);
+        cs_scene_free(&s);
+        test_scale(expected[i].name);
+    }
+
+    // Seed 000's emitters, as the seed sets them up.
+    cs_scene s;
+    cs_error err;
+    if (cs_scene_load("double_emitter_2d", &s, &err)) {
+        CHECK(s.emitter_count == 2 && s.material_count == 2, "two emitters, two materials");
+        CHECK(s.emitters[1].start_time == 6.0f && s.emitters[0].budget == 1500, "second jet starts at 6 s");
+        CHECK(s.materials[1].mass == 1.4f && s.emitters[1].material == 1, "dense jet uses the heavy material");
+        CHECK(fabsf(s.emitters[0].direction[0] - 4.0f / sqrtf(17.0f)) < 1e-6f, "direction (4, 1) normalised");
+        CHECK(s.substeps == 7 && fabsf(s.dt * 140.0f - 1.0f) < 1e-4f, "7 substeps of 1/140 s");
+        cs_scene_free(&s);
+    }
+    CHECK(!cs_scene_load("no_such_scene", &s, &err) && strstr(err.msg, "no_such_scene"), "missing scene: %s",
+          err.msg);
+}
+
+// ---- corpus replay --------------------------------------------------------------
+
+// Parses one file; returns false on a silent failure (no message).
+static bool replay_file(const char *path)
+{
+    cs_error err;
+    size_t size = 0;
+    char *text = cs_read_file(path, &size, &err);
+    if (!text)
+        return false;
+    cs_scene s;
+    err.msg[0] = 0;
+    bool ok = cs_scene_parse(text, size, path, &s, &err);
+    bool good = ok || err.msg[0] != 0;
+    if (ok) {
+        fill_result r = fill(&s, CS_MIN(cs_scene_block_particles(&s), 4096u));
+        fill_free(&r);
+        cs_scene_scale_particle_count(&s, 1000);
+        cs_scene_free(&s);
+    }
+    free(text);
+    return good;
+}
+
+static uint32_t replay(const char *path, uint32_t *failures)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "FAIL: %s does not exist\n", path);
+        (*failures)++;
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        if (!replay_file(path)) {
+            fprintf(stderr, "FAIL: %s: refused without a message\n", path);
+            (*failures)++;
+        }
+        return 1;
+    }
+    uint32_t files = 0;
+    DIR *dir = opendir(path);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char child[1024];
+        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        files += replay(child, failures);
+    }
+    if (dir)
+        closedir(dir);
+    return files;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
+        uint32_t failures = 0, files = 0;
+        for (int i = 2; i < argc; i++)
+            files += replay(argv[i], &failures);
+        printf("replayed %u files, %u failures\n", files, failures);
+        return failures || files == 0 ? 1 : 0;
+    }
+    test_seed();
+    test_bad_inputs();
+    test_defaults_and_helpers();
+    test_fill();
+    test_shipped_scenes();
+    uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
+    CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u refused without a message", files, failures);
+    if (test_failures)
+        fprintf(stderr, "FAIL: %d check(s) failed\n", test_failures);
+    return test_failures ? 1 : 0;
+}
