@@ -110,6 +110,21 @@ void cs_pass_end(cs_recorder *rec)
     rec->in_pass = false;
 }
 
+void cs_label_begin(cs_recorder *rec, const char *name)
+{
+    VkDebugUtilsLabelEXT label = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,
+        .pLabelName = name,
+        .color = {0.6f, 0.6f, 0.6f, 1.0f},
+    };
+    vkCmdBeginDebugUtilsLabelEXT(rec->cmd, &label);
+}
+
+void cs_label_end(cs_recorder *rec)
+{
+    vkCmdEndDebugUtilsLabelEXT(rec->cmd);
+}
+
 double cs_recorder_total_ms(const cs_recorder *rec)
 {
     double total = 0;

@@ -40,6 +40,10 @@ void cs_recorder_submit_wait(cs_recorder *rec);
 
 void cs_pass_begin(cs_recorder *rec, const char *name);
 void cs_pass_end(cs_recorder *rec);
+// A debug label without timestamps, for naming steps inside a pass (e.g.
+// the dispatches of a sort) in RenderDoc. May nest inside a pass.
+void cs_label_begin(cs_recorder *rec, const char *name);
+void cs_label_end(cs_recorder *rec);
 // Total of all pass timings (ms) and the timing of one pass (-1 if absent).
 double cs_recorder_total_ms(const cs_recorder *rec);
 double cs_recorder_pass_ms(const cs_recorder *rec, const char *name);

@@ -1,43 +1,66 @@
 // prim.h — GPU primitives the neighbour grid and the solvers stand on:
 // exclusive prefix sum over u32, stable radix sort of u32 keys with a u32
-// payload, and deterministic float reductions.
+// payload, and deterministic float reductions. Owns their programs and
+// scratch buffers; shaders in shaders/prim/, block shapes in
+// shaders/prim/prim_shared.h, algorithms and measured speeds in
+// docs/primitives.md.
 //
 // Every *_record function records into the caller's recorder, inside the
-// caller's pass (they add the barriers they need between their own
-// dispatches, and end with a compute→compute barrier so the result can be
-// read by the next dispatch). Counts are known on the host. All results are
-// bit-identical from run to run on the same device and driver: no atomics
-// decide an order or a float sum.
+// caller's pass (it never begins a pass of its own). The caller makes the
+// inputs visible first (the barrier after whatever wrote them); the function
+// puts barriers between its own dispatches and ends with a compute→compute
+// barrier so the result can be read by the next dispatch. Counts are known on
+// the host and must not exceed the capacity given at creation. All results
+// are bit-identical from run to run on the same device and driver: no
+// atomics decide an order or a float sum.
+//
+// The sort uses subgroup arithmetic (integer sums only, so the order the
+// hardware adds in cannot change a result); cs_sort_create fails with a
+// message on a device without it.
 #pragma once
 
 #include "recorder.h"
 
+#include "../shaders/prim/prim_shared.h"
+
 // ---- exclusive scan: out[i] = in[0] + ... + in[i-1] (u32, wrapping) ----
+// Every invocation owns a chunk of CS_SCAN_ITEMS (32) elements. Up: the
+// chunk sums form the next level, and so on until one chunk is left. Down:
+// every chunk is scanned from its scanned sum. No barriers inside a shader,
+// no shared memory; 2 dispatches per level (1M elements: 3 levels of sums).
 typedef struct cs_scan {
-    cs_program local_scan, scan_block_sums, add_block_sums;
-    cs_buffer block_sums[3];   // per-level partial sums
+    cs_program sums;            // scan_sums.comp: one sum per chunk
+    cs_program chunks;          // scan_chunks.comp: scan of each chunk from its offset
+    cs_buffer block_sums[CS_SCAN_MAX_LEVELS]; // per level: chunk sums, scanned in place
+    cs_buffer scratch;          // bound to the bindings a dispatch does not use
     uint32_t capacity;
 } cs_scan;
 
 bool cs_scan_create(cs_context *ctx, uint32_t capacity, cs_scan *scan, cs_error *err);
 void cs_scan_destroy(cs_context *ctx, cs_scan *scan);
 // `in` and `out` may be the same buffer. Optionally writes the grand total to
-// total[0] (pass NULL to skip).
+// total[0] (pass NULL to skip); an empty scan writes a total of 0.
 void cs_scan_record(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer *out, uint32_t count, cs_buffer *total);
 
 // ---- stable sort of (key, value) pairs by key ----
+// LSD radix sort, 4 bits per pass: per-block (CS_SORT_BLOCK = 8192 keys)
+// digit histograms, a scan of the histograms in digit-major order, a stable
+// scatter. Passes ping-pong with keys_tmp/values_tmp; an odd number of
+// passes ends with a copy back.
 typedef struct cs_sort {
-    cs_program histogram, scan_histogram, scatter;
+    cs_program histogram, scatter;
     cs_buffer keys_tmp, values_tmp, histograms;
-    cs_scan scan;
+    cs_scan scan;               // scans the histograms
     uint32_t capacity;
 } cs_sort;
 
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err);
 void cs_sort_destroy(cs_context *ctx, cs_sort *sort);
 // Sorts keys[0..count) ascending, carrying values along; equal keys keep
-// their input order. Only the low `key_bits` bits are sorted (fewer bits,
-// fewer passes: a grid of 2^20 cells needs 20). Result ends in keys/values.
+// their input order. Only the low `key_bits` bits (0..32) are compared; the
+// others travel with the key (fewer bits, fewer passes: a grid of 2^20 cells
+// needs 20, i.e. 5 passes). Result ends in keys/values. key_bits == 0 or
+// count <= 1 records only the closing barrier.
 void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
                     uint32_t key_bits);
 
@@ -45,15 +68,21 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
 typedef enum cs_reduce_op { CS_REDUCE_SUM, CS_REDUCE_MIN, CS_REDUCE_MAX } cs_reduce_op;
 
 typedef struct cs_reduce {
-    cs_program reduce[3];      // per op
-    cs_buffer partials[2];
+    cs_program reduce[3];      // per op (reduce.comp with REDUCE_OP)
+    cs_buffer partials[2];     // block results of alternate levels
     uint32_t capacity;
 } cs_reduce;
 
 bool cs_reduce_create(cs_context *ctx, uint32_t capacity, cs_reduce *reduce, cs_error *err);
 void cs_reduce_destroy(cs_context *ctx, cs_reduce *reduce);
-// Writes the result to out[out_index] (a float). The sum is a fixed-shape
-// tree, so the same input gives the same bits every run. Empty input gives
-// 0 for SUM, +inf for MIN, -inf for MAX.
+// Writes the result to out[out_index] (a float); `out` must not be `in`. The
+// sum is a fixed-shape tree, so the same input gives the same bits every run;
+// cs_reduce_sum_depth() bounds its rounding error. Empty input gives 0 for
+// SUM, +inf for MIN, -inf for MAX. MIN/MAX of inputs holding NaN are
+// undefined (GLSL min/max).
 void cs_reduce_record(cs_recorder *rec, cs_reduce *reduce, cs_reduce_op op, cs_buffer *in, uint32_t count,
                       cs_buffer *out, uint32_t out_index);
+// The most float additions any one input element passes through in a SUM of
+// `count` elements: the float result s' of the exact sum s then satisfies
+// |s' - s| <= depth * 2^-24 / (1 - depth * 2^-24) * sum |x_i| (Higham, 4.2).
+uint32_t cs_reduce_sum_depth(uint32_t count);
