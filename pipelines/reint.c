@@ -1,0 +1,595 @@
+// reint.c — reintegration tracking (seed 001); see reint.h.
+//
+// Units inside the GPU state are cells and seconds: positions are offsets in
+// the cell, velocities cells/s, masses REINT_MASS_ONE per rest cell mass,
+// densities relative to the rest density. The scene speaks world units; the
+// conversion happens once, here, when the push constants are built.
+#include "reint.h"
+
+#include <math.h>
+#include <stdarg.h>
+
+#define REINT_PI 3.14159265358979323846
+
+// Every substep records three passes; the recorder holds CS_MAX_PASSES, and
+// the frame loop records its own passes after ours.
+#define REINT_MAX_SUBSTEPS 64
+// Beyond this a u32 cell index (and the stats' per-thread loop) overflows long
+// before memory runs out; devices refuse far less anyway.
+#define REINT_MAX_CELLS (1u << 28)
+
+// ---- parameters ------------------------------------------------------------
+
+// Default stiffness: sound crosses half a cell per step (c dt = 0.5 cell),
+// about the stiffest an explicit step stays stable at, so the fluid is as
+// incompressible as the step allows. At rest density the linear EOS has
+// c^2 = k. World units.
+static float reint_default_stiffness(const cs_reint_params *p)
+{
+    float c = 0.5f * p->cell_size / p->dt;
+    return c * c;
+}
+
+void cs_reint_params_default(cs_reint_params *p, uint32_t dim, const uint32_t grid[3], float cell_size)
+{
+    *p = (cs_reint_params){
+        .dim = dim,
+        .grid = {grid[0], grid[1], dim == 3 ? grid[2] : 1},
+        .cell_size = cell_size,
+        .dt = 1.0f / 600.0f,
+        .substeps = 10,
+        .search_radius = 1,
+        // 0.55 (seed): a little over half a cell, so neighbouring boxes
+        // overlap and the field stays smooth enough for a 1.5-cell kernel.
+        .diffusion_radius = 0.55f,
+        .kernel_radius = 1.5f,
+        .eos = REINT_EOS_LINEAR,
+        .tait_gamma = 7.0f,
+        .viscosity = 0.05f,
+        .restitution = 0.0f,
+        .gravity = {0.0f, -9.81f, 0.0f},
+        .rest_density = 1000.0f,
+    };
+    p->stiffness = reint_default_stiffness(p);
+}
+
+static bool reint_fail(const cs_scene *scene, cs_error *err, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool reint_fail(const cs_scene *scene, cs_error *err, const char *key, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return cs_fail(err, "%s: %s: %s", scene->path, key, what);
+}
+
+bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_error *err)
+{
+    static const char *const keys[] = {"resolution", "search_radius", "diffusion_radius", "kernel_radius",
+                                       "stiffness",  "eos",           "tait_gamma",       "viscosity",
+                                       "negative_pressure", NULL};
+    const cJSON *block = scene->solver_params;
+    if (block && !cs_json_check_keys(scene, block, "reint", keys, err))
+        return false;
+
+    // Grid: square (cubic) cells that tile the domain. With reint.resolution
+    // the x axis has exactly that many cells; otherwise the cell size is the
+    // one nearest particle_spacing that tiles every side (so `cistern bench`
+    // can scale particle_spacing freely).
+    uint32_t dim = (uint32_t)scene->dim;
+    double extent[3];
+    for (int a = 0; a < 3; a++)
+        extent[a] = (double)scene->domain_max[a] - scene->domain_min[a];
+    uint32_t resolution = 0;
+    if (!cs_json_uint(scene, block, "reint", "resolution", 1, 1u << 20, &resolution, err))
+        return false;
+    const char *size_key = resolution ? "reint.resolution" : "particle_spacing";
+    double wanted = resolution ? (double)resolution : extent[0] / scene->particle_spacing;
+    if (!(wanted < (double)(1u << 20)))
+        return reint_fail(scene, err, size_key, "%.0f cells along x; at most %u are supported", wanted, 1u << 20);
+    uint32_t k0 = (uint32_t)fmax(1.0, floor(wanted + 0.5));
+    uint32_t grid[3] = {1, 1, 1};
+    bool found = false;
+    uint32_t search = resolution ? 0 : k0 / 4 + 1;
+    for (uint32_t d = 0; d <= search && !found; d++) {
+        for (int sign = 1; sign >= -1 && !found; sign -= 2) {
+            int64_t kx = (int64_t)k0 + sign * (int64_t)d;
+            if (kx < 1 || kx > (1 << 20))
+                continue;
+            double cell_try = extent[0] / (double)kx;
+            bool tiles = true;
+            for (uint32_t a = 0; a < dim && tiles; a++) {
+                double n = extent[a] / cell_try;
+                tiles = n >= 0.999 && n <= (double)(1u << 20) && fabs(n - floor(n + 0.5)) <= 1e-3;
+                grid[a] = tiles ? (uint32_t)floor(n + 0.5) : 0;
+            }
+            found = tiles;
+        }
+    }
+    if (!found) {
+        char sides[96];
+        if (dim == 3)
+            snprintf(sides, sizeof sides, "%g x %g x %g", extent[0], extent[1], extent[2]);
+        else
+            snprintf(sides, sizeof sides, "%g x %g", extent[0], extent[1]);
+        return reint_fail(scene, err, size_key,
+                          "no square cells near %g tile the %s domain: every side must be a whole number of cells; "
+                          "change the domain or the cell size",
+                          extent[0] / k0, sides);
+    }
+    uint64_t cells = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (cells > REINT_MAX_CELLS)
+        return reint_fail(scene, err, size_key, "%llu cells; at most %u are supported (use larger cells)",
+                          (unsigned long long)cells, REINT_MAX_CELLS);
+    double cell = extent[0] / grid[0];
+
+    cs_reint_params_default(p, dim, grid, (float)cell);
+    p->dt = scene->dt;
+    p->substeps = scene->substeps;
+    p->restitution = scene->boundary_restitution;
+    for (int a = 0; a < 3; a++)
+        p->gravity[a] = a < (int)dim ? scene->gravity[a] : 0.0f;
+    p->rest_density = scene->material_count ? scene->materials[0].rest_density : 1000.0f;
+    p->tait_gamma = scene->material_count ? scene->materials[0].tait_gamma : 7.0f;
+    p->stiffness = reint_default_stiffness(p);
+    if (p->substeps > REINT_MAX_SUBSTEPS)
+        return reint_fail(scene, err, "substeps",
+                          "reint records 3 passes per substep, so at most %d substeps per frame (got %u); "
+                          "render fewer frames per simulated second instead",
+                          REINT_MAX_SUBSTEPS, p->substeps);
+    if (scene->emitter_count)
+        return reint_fail(scene, err, "emitters", "the reint solver has no emitters; remove them or use another solver");
+    if (scene->wall_count)
+        return reint_fail(scene, err, "walls",
+                          "the reint solver keeps fluid in the domain box only; remove the walls or use another solver");
+
+    if (!block)
+        return true;
+    float stiffness = -1.0f; // absent: the default, which depends on the EOS
+    if (!cs_json_uint(scene, block, "reint", "search_radius", 1, 3, &p->search_radius, err) ||
+        !cs_json_float(scene, block, "reint", "diffusion_radius", 0.05f, 0.95f, &p->diffusion_radius, err) ||
+        !cs_json_float(scene, block, "reint", "kernel_radius", 1.0f, 3.0f, &p->kernel_radius, err) ||
+        !cs_json_float(scene, block, "reint", "stiffness", 0.0f, 1e9f, &stiffness, err) ||
+        !cs_json_float(scene, block, "reint", "tait_gamma", 1.0f, 10.0f, &p->tait_gamma, err) ||
+        !cs_json_float(scene, block, "reint", "viscosity", 0.0f, 1.0f, &p->viscosity, err) ||
+        !cs_json_bool(scene, block, "reint", "negative_pressure", &p->negative_pressure, err))
+        return false;
+    const cJSON *eos = cJSON_GetObjectItemCaseSensitive(block, "eos");
+    if (eos) {
+        if (cJSON_IsString(eos) && strcmp(eos->valuestring, "linear") == 0)
+            p->eos = REINT_EOS_LINEAR;
+        else if (cJSON_IsString(eos) && strcmp(eos->valuestring, "tait") == 0)
+            p->eos = REINT_EOS_TAIT;
+        else
+            return reint_fail(scene, err, "reint.eos", "must be \"linear\" (k rho (rho - 1)) or \"tait\" "
+                                                       "(k ((rho)^gamma - 1))");
+    }
+    // Tait's speed of sound at rest is sqrt(k gamma): the default keeps it at
+    // the linear EOS's.
+    if (stiffness >= 0.0f)
+        p->stiffness = stiffness;
+    else if (p->eos == REINT_EOS_TAIT)
+        p->stiffness /= p->tait_gamma;
+    return true;
+}
+
+bool cs_reint_scene_set_resolution(cs_scene *scene, uint32_t cells_x, cs_error *err)
+{
+    cJSON *block = (cJSON *)scene->solver_params;
+    if (!block || strcmp(scene->solver, "reint") != 0)
+        return cs_fail(err, "%s: not a reint scene (solver \"%s\")", scene->path, scene->solver);
+    if (cells_x == 0)
+        return cs_fail(err, "%s: reint.resolution must be >= 1", scene->path);
+    cJSON_DeleteItemFromObjectCaseSensitive(block, "resolution");
+    if (!cJSON_AddNumberToObject(block, "resolution", (double)cells_x))
+        return cs_fail(err, "%s: out of memory setting reint.resolution", scene->path);
+    return true;
+}
+
+// ---- kernels ---------------------------------------------------------------
+
+// 1 / (sum of the density kernel over a lattice of unit cells): a uniform
+// field of rest cells then has density exactly 1, whatever h.
+static double density_kernel_norm(uint32_t dim, double h)
+{
+    int k = (int)ceil(h);
+    int kz = dim == 3 ? k : 0;
+    double sum = 0.0;
+    for (int z = -kz; z <= kz; z++)
+        for (int y = -k; y <= k; y++)
+            for (int x = -k; x <= k; x++) {
+                double q2 = (double)(x * x + y * y + z * z) / (h * h);
+                if (q2 < 1.0)
+                    sum += (1.0 - q2) * (1.0 - q2) * (1.0 - q2);
+            }
+    return 1.0 / sum;
+}
+
+// Analytic normalisation of the spiky kernel (1 - r/h)^3 (unit cell volume).
+static double spiky_norm(uint32_t dim, double h)
+{
+    return dim == 2 ? 10.0 / (REINT_PI * h * h) : 15.0 / (REINT_PI * h * h * h);
+}
+
+// Speed of sound at rest density (world units): c^2 = dP/drho at rho = 1,
+// k for the linear EOS, k gamma for Tait.
+static double reint_sound_speed(const cs_reint_params *p)
+{
+    return sqrt((double)p->stiffness * (p->eos == REINT_EOS_TAIT ? p->tait_gamma : 1.0));
+}
+
+static reint_push make_push(const cs_reint_params *p, uint32_t cell_count)
+{
+    double cell = p->cell_size;
+    return (reint_push){
+        .dims = {p->grid[0], p->grid[1], p->grid[2], cell_count},
+        .gravity_dt = {(float)(p->gravity[0] / cell), (float)(p->gravity[1] / cell), (float)(p->gravity[2] / cell),
+                       p->dt},
+        .radii = {p->diffusion_radius, (float)p->search_radius - p->diffusion_radius, p->kernel_radius,
+                  p->restitution},
+        .sph = {(float)(p->stiffness / (cell * cell)), p->tait_gamma, p->viscosity,
+                (float)density_kernel_norm(p->dim, p->kernel_radius)},
+        .scale = {(float)spiky_norm(p->dim, p->kernel_radius), p->cell_size, (float)(reint_sound_speed(p) / cell),
+                  0.0f},
+        .reach = {(int32_t)p->search_radius, (int32_t)ceilf(p->kernel_radius), (int32_t)p->eos,
+                  p->negative_pressure ? 1 : 0},
+    };
+}
+
+// ---- create / destroy --------------------------------------------------------
+
+static size_t vec_bytes(const cs_reint *r) { return r->params.dim == 2 ? 8 : 16; }
+
+bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, cs_error *err)
+{
+    *out = NULL;
+    if (p->dim != 2 && p->dim != 3)
+        return cs_fail(err, "reint: dim must be 2 or 3 (got %u)", p->dim);
+    uint64_t cells = (uint64_t)p->grid[0] * p->grid[1] * (p->dim == 3 ? p->grid[2] : 1);
+    if (cells == 0 || cells > REINT_MAX_CELLS)
+        return cs_fail(err, "reint: %u x %u x %u cells; between 1 and %u are supported", p->grid[0], p->grid[1],
+                       p->grid[2], REINT_MAX_CELLS);
+    if (!(p->diffusion_radius >= 0.05f && p->diffusion_radius <= 0.95f) || p->search_radius < 1 ||
+        p->search_radius > 3 || !(p->kernel_radius >= 1.0f && p->kernel_radius <= 3.0f) || !(p->dt > 0.0f))
+        return cs_fail(err, "reint: parameters out of range (diffusion radius %g in [0.05, 0.95], search radius %u "
+                            "in [1, 3], kernel radius %g in [1, 3], dt %g > 0)",
+                       p->diffusion_radius, p->search_radius, p->kernel_radius, p->dt);
+    const uint32_t *limit = ctx->props.limits.maxComputeWorkGroupCount;
+    uint32_t wg[3] = {p->dim == 2 ? REINT_WG_2D_X : REINT_WG_3D_X, p->dim == 2 ? REINT_WG_2D_Y : REINT_WG_3D_Y,
+                      p->dim == 2 ? 1 : REINT_WG_3D_Z};
+    for (int a = 0; a < 3; a++) {
+        if (CS_DIV_UP(p->grid[a], wg[a]) > limit[a])
+            return cs_fail(err, "reint: %u cells along axis %d need more workgroups than %s allows (%u)", p->grid[a],
+                           a, ctx->props.deviceName, limit[a]);
+    }
+
+    cs_reint *r = calloc(1, sizeof *r);
+    r->ctx = ctx;
+    r->params = *p;
+    r->params.grid[2] = p->dim == 3 ? p->grid[2] : 1;
+    r->cell_count = (uint32_t)cells;
+    r->push = make_push(&r->params, r->cell_count);
+
+    // Every buffer, checked against the device before any is allocated.
+    VkDeviceSize n = cells, v = vec_bytes(r);
+    struct {
+        cs_buffer *buf;
+        const char *name;
+        VkDeviceSize size;
+    } buffers[] = {
+        {&r->mass[0], "reint mass 0", n * 4},        {&r->mass[1], "reint mass 1", n * 4},
+        {&r->pos[0], "reint centre of mass 0", n * v}, {&r->pos[1], "reint centre of mass 1", n * v},
+        {&r->vel[0], "reint velocity 0", n * v},     {&r->vel[1], "reint velocity 1", n * v},
+        {&r->vel_forced, "reint forced velocity", n * v}, {&r->dens, "reint density", n * 8},
+        {&r->field, "reint field", n * 16},
+        {&r->partials, "reint stats partials", REINT_STATS_GROUPS * sizeof(reint_stats_partial)},
+    };
+    VkDeviceSize total = 0, largest_heap = 0;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
+        total += buffers[i].size;
+        if (!cs_buffer_check_size(ctx, buffers[i].name, buffers[i].size, err)) {
+            free(r);
+            return false;
+        }
+    }
+    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
+        largest_heap = CS_MAX(largest_heap, ctx->memory_props.memoryHeaps[h].size);
+    if (ctx->bytes_allocated + total > largest_heap) {
+        char need[32], have[32], held[32];
+        cs_fail(err, "reint: %u cells need %s of buffers; %s has %s in its largest heap (%s already held); use fewer "
+                     "cells",
+                r->cell_count, cs_format_bytes(total, need, sizeof need), ctx->props.deviceName,
+                cs_format_bytes(largest_heap, have, sizeof have),
+                cs_format_bytes(ctx->bytes_allocated, held, sizeof held));
+        free(r);
+        return false;
+    }
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
+        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
+                              buffers[i].buf, err)) {
+            cs_reint_destroy(r);
+            return false;
+        }
+        cs_buffer_fill(ctx, buffers[i].buf, 0); // empty grid: mass 0 everywhere
+    }
+
+    const char *dim_text = p->dim == 2 ? "2" : "3";
+    struct {
+        cs_program *prog;
+        const char *path;
+        const char *name;
+    } programs[] = {
+        {&r->density, "reint/density.comp", "reint density"},
+        {&r->forces, "reint/forces.comp", "reint forces"},
+        {&r->advect, "reint/advect.comp", "reint advect"},
+        {&r->stats, "reint/stats.comp", "reint stats"},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
+        cs_program_desc desc = {.path = programs[i].path, .name = programs[i].name, .defines = {{"DIM", dim_text}}};
+        if (!cs_program_create(ctx, &desc, programs[i].prog, err)) {
+            cs_reint_destroy(r);
+            return false;
+        }
+    }
+    *out = r;
+    return true;
+}
+
+void cs_reint_destroy(cs_reint *r)
+{
+    if (!r)
+        return;
+    cs_context *ctx = r->ctx;
+    cs_program *programs[] = {&r->density, &r->forces, &r->advect, &r->stats};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
+        if (programs[i]->pipeline)
+            cs_program_destroy(ctx, programs[i]);
+    cs_buffer *buffers[] = {&r->mass[0], &r->mass[1], &r->pos[0],      &r->pos[1], &r->vel[0],
+                            &r->vel[1],  &r->vel_forced, &r->dens,     &r->field,  &r->partials};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
+        if (buffers[i]->buffer)
+            cs_buffer_destroy(ctx, buffers[i]);
+    free(r);
+}
+
+// ---- host copies -------------------------------------------------------------
+
+// 4 floats per cell <-> the stored stride (2 floats in 2D, 4 in 3D).
+static void pack_vec(const cs_reint *r, const float *src4, float *dst)
+{
+    size_t stride = vec_bytes(r) / 4;
+    for (size_t i = 0; i < r->cell_count; i++)
+        for (size_t a = 0; a < stride; a++)
+            dst[i * stride + a] = a < r->params.dim ? src4[i * 4 + a] : 0.0f;
+}
+
+static void unpack_vec(const cs_reint *r, const float *src, float *dst4)
+{
+    size_t stride = vec_bytes(r) / 4;
+    for (size_t i = 0; i < r->cell_count; i++)
+        for (size_t a = 0; a < 4; a++)
+            dst4[i * 4 + a] = a < stride ? src[i * stride + a] : 0.0f;
+}
+
+void cs_reint_upload(cs_reint *r, const uint32_t *mass, const float *pos4, const float *vel4)
+{
+    VkDeviceSize bytes = (VkDeviceSize)r->cell_count * vec_bytes(r);
+    float *tmp = malloc(bytes);
+    cs_buffer_upload(r->ctx, &r->mass[r->current], mass, (VkDeviceSize)r->cell_count * 4, 0);
+    pack_vec(r, pos4, tmp);
+    cs_buffer_upload(r->ctx, &r->pos[r->current], tmp, bytes, 0);
+    pack_vec(r, vel4, tmp);
+    cs_buffer_upload(r->ctx, &r->vel[r->current], tmp, bytes, 0);
+    free(tmp);
+}
+
+void cs_reint_download(cs_reint *r, uint32_t *mass, float *pos4, float *vel4)
+{
+    VkDeviceSize bytes = (VkDeviceSize)r->cell_count * vec_bytes(r);
+    float *tmp = malloc(bytes);
+    if (mass)
+        cs_buffer_download(r->ctx, &r->mass[r->current], mass, (VkDeviceSize)r->cell_count * 4, 0);
+    if (pos4) {
+        cs_buffer_download(r->ctx, &r->pos[r->current], tmp, bytes, 0);
+        unpack_vec(r, tmp, pos4);
+    }
+    if (vel4) {
+        cs_buffer_download(r->ctx, &r->vel[r->current], tmp, bytes, 0);
+        unpack_vec(r, tmp, vel4);
+    }
+    free(tmp);
+}
+
+void cs_reint_download_scratch(cs_reint *r, float *dens2, float *vel_forced4)
+{
+    if (dens2)
+        cs_buffer_download(r->ctx, &r->dens, dens2, (VkDeviceSize)r->cell_count * 8, 0);
+    if (vel_forced4) {
+        VkDeviceSize bytes = (VkDeviceSize)r->cell_count * vec_bytes(r);
+        float *tmp = malloc(bytes);
+        cs_buffer_download(r->ctx, &r->vel_forced, tmp, bytes, 0);
+        unpack_vec(r, tmp, vel_forced4);
+        free(tmp);
+    }
+}
+
+void cs_reint_fill_from_scene(cs_reint *r, const cs_scene *scene)
+{
+    const cs_reint_params *p = &r->params;
+    uint32_t *mass = calloc(r->cell_count, 4);
+    float *pos = calloc(r->cell_count, 16);
+    float *vel = calloc(r->cell_count, 16);
+    for (uint32_t z = 0; z < p->grid[2]; z++)
+        for (uint32_t y = 0; y < p->grid[1]; y++)
+            for (uint32_t x = 0; x < p->grid[0]; x++) {
+                size_t i = x + (size_t)p->grid[0] * (y + (size_t)p->grid[1] * z);
+                uint32_t c[3] = {x, y, z};
+                for (int a = 0; a < 3; a++)
+                    pos[i * 4 + a] = 0.5f;
+                for (uint32_t b = 0; b < scene->block_count; b++) {
+                    const cs_fluid_block *blk = &scene->blocks[b];
+                    bool inside = true;
+                    for (uint32_t a = 0; a < p->dim; a++) {
+                        double centre = scene->domain_min[a] + (c[a] + 0.5) * (double)p->cell_size;
+                        inside = inside && centre >= blk->min[a] && centre <= blk->max[a];
+                    }
+                    if (!inside)
+                        continue;
+                    mass[i] = REINT_MASS_ONE;
+                    for (uint32_t a = 0; a < p->dim; a++)
+                        vel[i * 4 + a] = blk->velocity[a] / p->cell_size;
+                    break; // the first block holding the cell fills it
+                }
+            }
+    cs_reint_upload(r, mass, pos, vel);
+    free(mass);
+    free(pos);
+    free(vel);
+}
+
+// ---- recording ----------------------------------------------------------------
+
+void cs_reint_record_step(cs_reint *r, cs_recorder *rec)
+{
+    uint32_t cur = r->current, next = cur ^ 1u;
+    const struct {
+        const char *name;
+        cs_program *prog;
+        cs_buffer *buffers[6];
+    } passes[] = {
+        {"reint: density", &r->density, {&r->mass[cur], &r->pos[cur], &r->dens}},
+        {"reint: forces", &r->forces, {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced}},
+        {"reint: advect",
+         &r->advect,
+         {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next]}},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(passes); i++) {
+        cs_dispatch_desc desc = {
+            .push = &r->push,
+            .push_size = sizeof r->push,
+            .threads = {r->params.grid[0], r->params.grid[1], r->params.grid[2]},
+        };
+        memcpy(desc.buffers, passes[i].buffers, sizeof passes[i].buffers);
+        cs_pass_begin(rec, passes[i].name);
+        cs_dispatch(rec, passes[i].prog, &desc);
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+    }
+    r->current = next;
+    r->steps++;
+}
+
+void cs_reint_record_stats(cs_reint *r, cs_recorder *rec)
+{
+    uint32_t cur = r->current;
+    cs_pass_begin(rec, "reint: stats");
+    cs_dispatch(rec, &r->stats,
+                &(cs_dispatch_desc){
+                    .buffers = {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->field, &r->partials},
+                    .push = &r->push,
+                    .push_size = sizeof r->push,
+                    .threads = {REINT_STATS_GROUPS * REINT_STATS_WG},
+                });
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
+void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
+{
+    reint_stats_partial partials[REINT_STATS_GROUPS];
+    cs_buffer_download(r->ctx, &r->partials, partials, sizeof partials, 0);
+    *out = (cs_reint_stats){0};
+    for (uint32_t g = 0; g < REINT_STATS_GROUPS; g++) {
+        const reint_stats_partial *p = &partials[g];
+        out->mass_units += (uint64_t)p->counts.x | ((uint64_t)p->counts.y << 32);
+        out->non_finite += p->counts.z;
+        out->filled_cells += p->counts.w;
+        out->outside_cell += p->counts2.x;
+        out->max_speed = fmax(out->max_speed, p->values.x);
+        out->kinetic_energy += p->values.y;
+        out->density_error_sum += p->values.z;
+        out->max_density_error = fmax(out->max_density_error, p->values.w);
+    }
+}
+
+// ---- cs_sim_ops -------------------------------------------------------------------
+
+static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
+{
+    cs_reint_params params;
+    cs_reint *r;
+    if (!cs_reint_params_from_scene(scene, &params, err) || !cs_reint_create(ctx, &params, &r, err))
+        return false;
+    cs_reint_fill_from_scene(r, scene);
+    *state = r;
+    return true;
+}
+
+static void ops_destroy(void *state) { cs_reint_destroy(state); }
+
+static void ops_record_frame(void *state, cs_recorder *rec)
+{
+    cs_reint *r = state;
+    for (uint32_t s = 0; s < r->params.substeps; s++)
+        cs_reint_record_step(r, rec);
+    cs_reint_record_stats(r, rec);
+}
+
+static void ops_stats(void *state, cs_sim_stats *out)
+{
+    cs_reint *r = state;
+    cs_reint_stats s;
+    cs_reint_read_stats(r, &s);
+    const cs_reint_params *p = &r->params;
+    double cell = p->cell_size;
+    double cell_mass = p->rest_density * pow(cell, (double)p->dim); // world mass of a rest cell
+    *out = (cs_sim_stats){
+        .particles = s.filled_cells,
+        .mean_density_error = s.filled_cells ? s.density_error_sum / s.filled_cells : 0.0,
+        .max_density_error = s.max_density_error,
+        .max_speed = s.max_speed * cell,
+        .kinetic_energy = s.kinetic_energy * cell_mass * cell * cell,
+        .total_mass = (double)s.mass_units / REINT_MASS_ONE_F * cell_mass,
+        .non_finite = s.non_finite,
+        .outside_domain = s.outside_cell,
+    };
+}
+
+static void ops_field(void *state, cs_field_view *out)
+{
+    cs_reint *r = state;
+    *out = (cs_field_view){
+        .cells = &r->field,
+        .dims = {r->params.grid[0], r->params.grid[1], r->params.grid[2]},
+        .stride_floats = 4,
+    };
+}
+
+static bool ops_reload(void *state, const char *path, bool *changed, cs_error *err)
+{
+    cs_reint *r = state;
+    cs_program *programs[] = {&r->density, &r->forces, &r->advect, &r->stats};
+    *changed = false;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
+        if (!cs_program_depends_on(programs[i], path))
+            continue;
+        if (!cs_program_reload(r->ctx, programs[i], err))
+            return false;
+        *changed = true;
+    }
+    return true;
+}
+
+const cs_sim_ops cs_reint_ops = {
+    .solver = "reint",
+    .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .record_frame = ops_record_frame,
+    .stats = ops_stats,
+    .particles = NULL,
+    .field = ops_field,
+    .reload = ops_reload,
+};
