@@ -2,7 +2,16 @@
 #include "sim.h"
 
 // Each pipeline module defines its ops table; add it here.
+extern const cs_sim_ops cs_pbf_ops;   // fluid_pbf.c
+extern const cs_sim_ops cs_sph_ops;   // fluid_sph.c (Clavet double-density relaxation)
+extern const cs_sim_ops cs_wcsph_ops; // fluid_wcsph.c
+extern const cs_sim_ops cs_reint_ops; // reint.c
+
 const cs_sim_ops *const cs_sim_registry[] = {
+    &cs_pbf_ops,
+    &cs_sph_ops,
+    &cs_wcsph_ops,
+    &cs_reint_ops,
     NULL,
 };
 

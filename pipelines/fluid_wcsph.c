@@ -1,0 +1,306 @@
+// fluid_wcsph.c — weakly compressible SPH on the fluid base (see fluid_wcsph.h).
+#include "fluid_wcsph.h"
+
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+double cs_wcsph_kernel_norm(int kernel, int dim, double h)
+{
+    if (kernel == CS_WCSPH_CUBIC)
+        return dim == 2 ? 40.0 / (7.0 * M_PI * h * h) : 8.0 / (M_PI * h * h * h);
+    return dim == 2 ? 7.0 / (M_PI * h * h) : 21.0 / (2.0 * M_PI * h * h * h);
+}
+
+// Kernel shape f(q) with W = norm f(r/h) (see wcsph.glsl), and df/dq.
+static double kernel_shape(int kernel, double q)
+{
+    if (q >= 1.0)
+        return 0.0;
+    if (kernel == CS_WCSPH_CUBIC)
+        return q <= 0.5 ? 6.0 * q * q * (q - 1.0) + 1.0 : 2.0 * (1.0 - q) * (1.0 - q) * (1.0 - q);
+    double a = 1.0 - q;
+    return a * a * a * a * (1.0 + 4.0 * q);
+}
+
+static double kernel_dshape(int kernel, double q)
+{
+    if (q >= 1.0)
+        return 0.0;
+    if (kernel == CS_WCSPH_CUBIC)
+        return q <= 0.5 ? 6.0 * q * (3.0 * q - 2.0) : -6.0 * (1.0 - q) * (1.0 - q);
+    double a = 1.0 - q;
+    return -20.0 * q * a * a * a;
+}
+
+// Composite Simpson over [a, b] (even interval count) of g(kernel, dim, q, s).
+#define WALL_QUADRATURE 512
+static double simpson(double (*g)(int, int, double, double), int kernel, int dim, double q, double a, double b)
+{
+    double step = (b - a) / WALL_QUADRATURE, sum = 0.0;
+    for (int k = 0; k <= WALL_QUADRATURE; k++)
+        sum += g(kernel, dim, q, a + step * k) * (k == 0 || k == WALL_QUADRATURE ? 1.0 : (k % 2 ? 4.0 : 2.0));
+    return sum * step / 3.0;
+}
+
+// Integrands over a plane at distance q (h = 1): 3D in rings of radius s on
+// the plane (r = sqrt(s^2 + q^2), r dr = s ds), 2D along the line (both ways).
+static double area_integrand(int kernel, int dim, double q, double s)
+{
+    double r = sqrt(s * s + q * q);
+    return dim == 3 ? 2.0 * M_PI * s * kernel_shape(kernel, r) : 2.0 * kernel_shape(kernel, r);
+}
+
+static double push_integrand(int kernel, int dim, double q, double s)
+{
+    double r = sqrt(s * s + q * q);
+    double g = r > 0.0 ? -kernel_dshape(kernel, r) * q / r : 0.0; // -d/dq of f(r)
+    return dim == 3 ? 2.0 * M_PI * s * g : 2.0 * g;
+}
+
+double cs_wcsph_plane_integral(int kernel, int dim, double q, bool gradient)
+{
+    if (q >= 1.0)
+        return 0.0;
+    double reach = sqrt(1.0 - q * q);
+    return cs_wcsph_kernel_norm(kernel, dim, 1.0) *
+           simpson(gradient ? push_integrand : area_integrand, kernel, dim, q, 0.0, reach);
+}
+
+double cs_wcsph_wall_table_value(int kernel, int dim, double spacing_over_h, double q, bool gradient)
+{
+    double sum = 0.0;
+    for (int k = 0;; k++) {
+        double z = q + (k + 0.5) * spacing_over_h;
+        if (z >= 1.0)
+            break;
+        sum += cs_wcsph_plane_integral(kernel, dim, z, gradient);
+    }
+    return spacing_over_h * sum;
+}
+
+static bool parse_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
+{
+    static const char *const keys[] = {"kernel", "clamp_negative_pressure", "wall_density", "cfl", NULL};
+    const cJSON *block = scene->solver_params;
+    w->kernel = CS_WCSPH_CUBIC;
+    w->clamp_negative_pressure = true;
+    w->wall_density = true;
+    w->cfl = 0.4f;
+    if (!block)
+        return true;
+    if (!cs_json_check_keys(scene, block, "wcsph", keys, err) ||
+        !cs_json_bool(scene, block, "wcsph", "clamp_negative_pressure", &w->clamp_negative_pressure, err) ||
+        !cs_json_bool(scene, block, "wcsph", "wall_density", &w->wall_density, err) ||
+        !cs_json_float(scene, block, "wcsph", "cfl", 0.0f, 1.0f, &w->cfl, err))
+        return false;
+    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(block, "kernel");
+    if (kernel) {
+        const char *v = cJSON_IsString(kernel) ? kernel->valuestring : NULL;
+        if (v && strcmp(v, "cubic") == 0)
+            w->kernel = CS_WCSPH_CUBIC;
+        else if (v && strcmp(v, "wendland") == 0)
+            w->kernel = CS_WCSPH_WENDLAND;
+        else
+            return cs_fail(err, "%s: wcsph.kernel: must be \"cubic\" (cubic spline) or \"wendland\" (Wendland C2)",
+                           scene->path);
+    }
+    return true;
+}
+
+// How many parts the scene's dt must be split into for the CFL bound.
+static uint32_t cfl_split(const cs_scene *sc, float cfl)
+{
+    if (!(cfl > 0.0f))
+        return 1;
+    double hs = 0.5 * sc->smoothing_radius;
+    double limit = INFINITY;
+    for (uint32_t m = 0; m < sc->material_count; m++) {
+        const cs_material *mat = &sc->materials[m];
+        double l = cfl * hs / (mat->speed_of_sound * (1.0 + 0.6 * mat->viscosity));
+        limit = fmin(limit, l);
+    }
+    double parts = ceil((double)sc->dt / limit - 1e-9);
+    return parts <= 1.0 ? 1u : (uint32_t)fmin(parts, 1e6);
+}
+
+static void fill_params(cs_wcsph *w)
+{
+    const cs_scene *sc = &w->fluid.scene;
+    double h = sc->smoothing_radius;
+    cs_wcsph_params *p = &w->params;
+    memset(p, 0, sizeof *p);
+    p->kernel = (vec4){(float)cs_wcsph_kernel_norm(w->kernel, sc->dim, h), (float)(1.0 / h), (float)(0.5 * h), sc->dt};
+    p->options = (uvec4){w->clamp_negative_pressure ? 1u : 0u, w->wall_density ? 1u : 0u, 0, 0};
+    double s_h = (double)sc->particle_spacing / h;
+    for (int k = 0; k <= CS_WCSPH_WALL_STEPS; k++) {
+        double q = (double)k / CS_WCSPH_WALL_STEPS;
+        p->wall[k] = (vec4){(float)cs_wcsph_wall_table_value(w->kernel, sc->dim, s_h, q, false),
+                            (float)cs_wcsph_wall_table_value(w->kernel, sc->dim, s_h, q, true), 0.0f, 0.0f};
+    }
+    for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
+        const cs_material *mat = &sc->materials[m];
+        double b = (double)mat->rest_density * mat->speed_of_sound * mat->speed_of_sound / mat->tait_gamma;
+        p->materials[m] = (cs_wcsph_material){
+            .eos = {mat->rest_density, (float)b, mat->tait_gamma, mat->mass},
+            .viscosity = {mat->viscosity, mat->speed_of_sound, mat->surface_tension, 0.0f},
+        };
+    }
+}
+
+// Passes one substep records at most: emit, 4 grid passes, density, forces,
+// collide. A frame is one recording of at most CS_MAX_PASSES passes.
+#define WCSPH_PASSES_PER_SUBSTEP 8u
+
+bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err)
+{
+    memset(w, 0, sizeof *w);
+    if (!parse_block(scene, w, err))
+        return false;
+    cs_scene split = *scene;
+    w->dt_split = cfl_split(scene, w->cfl);
+    uint64_t substeps = (uint64_t)scene->substeps * w->dt_split;
+    if (substeps * WCSPH_PASSES_PER_SUBSTEP > CS_MAX_PASSES) {
+        if (w->dt_split > 1)
+            return cs_fail(err, "%s: dt: %g s is %u times the WCSPH CFL bound (cfl x h/2 / (c (1 + 0.6 alpha))), so "
+                                "a frame would need %llu substeps; at most %u fit one frame's %d timed passes: "
+                                "lower dt and substeps, or raise wcsph.cfl",
+                           scene->path, (double)scene->dt, w->dt_split, (unsigned long long)substeps,
+                           CS_MAX_PASSES / WCSPH_PASSES_PER_SUBSTEP, CS_MAX_PASSES);
+        return cs_fail(err, "%s: substeps: %u substeps of %u passes do not fit one frame's %d timed passes; use at "
+                            "most %u substeps per frame",
+                       scene->path, scene->substeps, WCSPH_PASSES_PER_SUBSTEP, CS_MAX_PASSES,
+                       CS_MAX_PASSES / WCSPH_PASSES_PER_SUBSTEP);
+    }
+    split.dt = scene->dt / (float)w->dt_split;
+    split.substeps = scene->substeps * w->dt_split;
+    cs_fluid_desc desc = {
+        .solver = "wcsph",
+        .uses_predicted = false,
+        .arrays = {[CS_WCSPH_ARRAY_PRESSURES] = {.name = "wcsph pressures", .stride = 4}},
+    };
+    if (!cs_fluid_create(ctx, &split, &desc, &w->fluid, err))
+        return false;
+    char kernel[2] = {(char)('0' + w->kernel), 0};
+    const cs_define defines[] = {{"WCSPH_KERNEL", kernel}, {NULL, NULL}};
+    bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
+                               &w->params_buffer, err);
+    ok = ok && cs_fluid_program(&w->fluid, "wcsph/density.comp", defines, &w->density, err);
+    ok = ok && cs_fluid_program(&w->fluid, "wcsph/forces.comp", defines, &w->forces, err);
+    if (!ok) {
+        cs_wcsph_destroy(w);
+        return false;
+    }
+    fill_params(w);
+    cs_buffer_upload(ctx, &w->params_buffer, &w->params, sizeof w->params, 0);
+    return true;
+}
+
+void cs_wcsph_destroy(cs_wcsph *w)
+{
+    cs_context *ctx = w->fluid.ctx;
+    if (!ctx)
+        return;
+    cs_program *programs[] = {&w->density, &w->forces};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
+        if (programs[i]->pipeline)
+            cs_program_destroy(ctx, programs[i]);
+    if (w->params_buffer.buffer)
+        cs_buffer_destroy(ctx, &w->params_buffer);
+    cs_fluid_destroy(&w->fluid);
+    memset(w, 0, sizeof *w);
+}
+
+void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec)
+{
+    cs_fluid *f = &w->fluid;
+    cs_wcsph_push pc = {.count = f->count};
+    cs_pass_begin(rec, "wcsph: density");
+    cs_dispatch(rec, &w->density, &(cs_dispatch_desc){
+        .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_mat(f),
+                    &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES]},
+        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+}
+
+void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
+{
+    cs_fluid *f = &w->fluid;
+    cs_wcsph_push pc = {.count = f->count};
+    cs_pass_begin(rec, "wcsph: forces");
+    cs_dispatch(rec, &w->forces, &(cs_dispatch_desc){
+        .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_vel(f),
+                    cs_fluid_mat(f), &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], cs_fluid_pos_alt(f),
+                    cs_fluid_vel_alt(f)},
+        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+    cs_fluid_swap_pos(f);
+    cs_fluid_swap_vel(f);
+}
+
+void cs_wcsph_record_substep(cs_wcsph *w, cs_recorder *rec)
+{
+    cs_fluid *f = &w->fluid;
+    cs_fluid_record_emit(f, rec);
+    if (f->count) {
+        cs_fluid_record_grid(f, rec, false);
+        cs_wcsph_record_density(w, rec);
+        cs_wcsph_record_forces(w, rec);
+        cs_fluid_record_collide(f, rec, cs_fluid_pos(f), cs_fluid_vel(f));
+    }
+    cs_fluid_end_substep(f);
+}
+
+// ---- cs_sim_ops ----
+
+static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
+{
+    cs_wcsph *w = calloc(1, sizeof *w);
+    CS_ASSERT(w, "out of host memory");
+    if (!cs_wcsph_create(ctx, scene, w, err)) {
+        free(w);
+        return false;
+    }
+    *state = w;
+    return true;
+}
+
+static void ops_destroy(void *state)
+{
+    cs_wcsph_destroy(state);
+    free(state);
+}
+
+static void ops_record_frame(void *state, cs_recorder *rec)
+{
+    cs_wcsph *w = state;
+    for (uint32_t i = 0; i < w->fluid.scene.substeps; i++)
+        cs_wcsph_record_substep(w, rec);
+}
+
+static void ops_stats(void *state, cs_sim_stats *out) { cs_fluid_stats(&((cs_wcsph *)state)->fluid, out); }
+
+static void ops_particles(void *state, cs_particle_view *out)
+{
+    cs_fluid_particles(&((cs_wcsph *)state)->fluid, out);
+}
+
+static bool ops_reload(void *state, const char *path, bool *changed, cs_error *err)
+{
+    return cs_fluid_reload(&((cs_wcsph *)state)->fluid, path, changed, err);
+}
+
+const cs_sim_ops cs_wcsph_ops = {
+    .solver = "wcsph",
+    .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .record_frame = ops_record_frame,
+    .stats = ops_stats,
+    .particles = ops_particles,
+    .reload = ops_reload,
+};

@@ -1,0 +1,178 @@
+// grid.c — the GPU neighbour grid (see grid.h).
+#include "grid.h"
+
+#include "../shaders/grid/grid_shared.h"
+
+#include <math.h>
+
+bool cs_grid_layout(const cs_grid_desc *desc, cs_grid *out, cs_error *err)
+{
+    const char *name = desc->name ? desc->name : "grid";
+    if (desc->dim != 2 && desc->dim != 3)
+        return cs_fail(err, "%s: dimension must be 2 or 3 (got %d)", name, desc->dim);
+    if (!(desc->cell_size > 0.0f) || !isfinite(desc->cell_size))
+        return cs_fail(err, "%s: cell size (smoothing radius) must be a positive number (got %g)", name,
+                       (double)desc->cell_size);
+    memset(out, 0, sizeof *out);
+    out->dim = desc->dim;
+    out->cell_size = desc->cell_size;
+    uint64_t cells = 1;
+    for (int a = 0; a < 3; a++) {
+        out->origin[a] = a < desc->dim ? desc->domain_min[a] : 0.0f;
+        out->dims[a] = 1;
+        if (a >= desc->dim)
+            continue;
+        double extent = (double)desc->domain_max[a] - (double)desc->domain_min[a];
+        if (!(extent > 0.0) || !isfinite(extent))
+            return cs_fail(err, "%s: the domain is empty along axis %c (min %g, max %g)", name, "xyz"[a],
+                           (double)desc->domain_min[a], (double)desc->domain_max[a]);
+        double n = ceil(extent / desc->cell_size);
+        if (n > (double)(1u << 24))
+            return cs_fail(err, "%s: %.0f cells along axis %c: make the smoothing radius larger or the domain smaller",
+                           name, n, "xyz"[a]);
+        out->dims[a] = (uint32_t)CS_MAX(n, 1.0);
+        cells *= out->dims[a];
+    }
+    if (cells > (1ull << 31))
+        return cs_fail(err, "%s: %llu grid cells (%u x %u x %u) is more than 2^31: make the smoothing radius larger "
+                       "or the domain smaller", name, (unsigned long long)cells, out->dims[0], out->dims[1],
+                       out->dims[2]);
+    out->cell_count = (uint32_t)cells;
+    out->key_bits = 1;
+    while (out->key_bits < 32 && (1ull << out->key_bits) < cells)
+        out->key_bits++;
+    out->capacity = desc->capacity;
+    return true;
+}
+
+bool cs_grid_check_sizes(const cs_context *ctx, const cs_grid_desc *desc, cs_error *err)
+{
+    cs_grid layout;
+    if (!cs_grid_layout(desc, &layout, err))
+        return false;
+    char name[96];
+    const char *base = desc->name ? desc->name : "grid";
+    snprintf(name, sizeof name, "%s cell ranges", base);
+    if (!cs_buffer_check_size(ctx, name, (VkDeviceSize)layout.cell_count * 8, err))
+        return false;
+    // keys, order, and the sort's own scratch of the same size.
+    snprintf(name, sizeof name, "%s keys", base);
+    return cs_buffer_check_size(ctx, name, (VkDeviceSize)desc->capacity * 4, err);
+}
+
+static bool grid_program(cs_context *ctx, const char *path, const char *element, cs_program *prog, cs_error *err)
+{
+    cs_program_desc pd = {.path = path};
+    if (element)
+        pd.defines[0] = (cs_define){"ELEMENT", element};
+    return cs_program_create(ctx, &pd, prog, err);
+}
+
+bool cs_grid_create(cs_context *ctx, const cs_grid_desc *desc, cs_grid *grid, cs_error *err)
+{
+    if (!cs_grid_check_sizes(ctx, desc, err) || !cs_grid_layout(desc, grid, err))
+        return false;
+    const char *base = desc->name ? desc->name : "grid";
+    char name[96];
+    VkDeviceSize n = (VkDeviceSize)CS_MAX(desc->capacity, 1u);
+    struct {
+        cs_buffer *buf;
+        const char *suffix;
+        VkDeviceSize size;
+    } buffers[] = {
+        {&grid->keys, "keys", n * 4},
+        {&grid->order, "order", n * 4},
+        {&grid->ranges, "cell ranges", (VkDeviceSize)grid->cell_count * 8},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
+        snprintf(name, sizeof name, "%s %s", base, buffers[i].suffix);
+        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = buffers[i].size}, buffers[i].buf, err)) {
+            cs_grid_destroy(ctx, grid);
+            return false;
+        }
+    }
+    bool ok = cs_sort_create(ctx, (uint32_t)n, &grid->sort, err) &&
+              grid_program(ctx, "grid/cell_ids.comp", NULL, &grid->cell_ids, err) &&
+              grid_program(ctx, "grid/clear.comp", NULL, &grid->clear, err) &&
+              grid_program(ctx, "grid/mark.comp", NULL, &grid->mark, err) &&
+              grid_program(ctx, "grid/gather.comp", "uint", &grid->gather4, err) &&
+              grid_program(ctx, "grid/gather.comp", "vec4", &grid->gather16, err);
+    if (!ok) {
+        cs_grid_destroy(ctx, grid);
+        return false;
+    }
+    return true;
+}
+
+void cs_grid_destroy(cs_context *ctx, cs_grid *grid)
+{
+    cs_program *progs[] = {&grid->cell_ids, &grid->clear, &grid->mark, &grid->gather4, &grid->gather16};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
+        if (progs[i]->pipeline)
+            cs_program_destroy(ctx, progs[i]);
+    if (grid->sort.capacity)
+        cs_sort_destroy(ctx, &grid->sort);
+    cs_buffer *bufs[] = {&grid->keys, &grid->order, &grid->ranges};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
+        if (bufs[i]->buffer)
+            cs_buffer_destroy(ctx, bufs[i]);
+    memset(grid, 0, sizeof *grid);
+}
+
+static cs_grid_push grid_push(const cs_grid *grid, uint32_t count)
+{
+    return (cs_grid_push){
+        .origin = {grid->origin[0], grid->origin[1], grid->origin[2], 1.0f / grid->cell_size},
+        .dims = {grid->dims[0], grid->dims[1], grid->dims[2], count},
+    };
+}
+
+void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions, uint32_t count)
+{
+    CS_ASSERT(count <= grid->capacity, "grid build of %u particles, capacity %u", count, grid->capacity);
+    cs_grid_push pc = grid_push(grid, count);
+
+    cs_pass_begin(rec, "grid: cell ids");
+    cs_dispatch(rec, &grid->cell_ids, &(cs_dispatch_desc){
+        .buffers = {positions, &grid->keys, &grid->order}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+
+    cs_pass_begin(rec, "grid: sort");
+    cs_sort_record(rec, &grid->sort, &grid->keys, &grid->order, count, grid->key_bits);
+    cs_pass_end(rec);
+
+    // Clear then mark: each cell's start and end are written by the one
+    // sorted index where the key changes (no atomics, no capacity).
+    cs_pass_begin(rec, "grid: ranges");
+    cs_grid_push clear_pc = grid_push(grid, grid->cell_count);
+    cs_dispatch(rec, &grid->clear, &(cs_dispatch_desc){
+        .buffers = {&grid->ranges}, .push = &clear_pc, .push_size = sizeof clear_pc, .threads = {grid->cell_count}});
+    cs_barrier_compute(rec);
+    cs_dispatch(rec, &grid->mark, &(cs_dispatch_desc){
+        .buffers = {&grid->keys, &grid->ranges}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+}
+
+void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_buffer *dst, uint32_t stride,
+                           uint32_t count)
+{
+    CS_ASSERT(stride == 4 || stride == 16, "gather stride %u (4 or 16)", stride);
+    cs_grid_push pc = grid_push(grid, count);
+    cs_dispatch(rec, stride == 4 ? &grid->gather4 : &grid->gather16, &(cs_dispatch_desc){
+        .buffers = {&grid->order, src, dst}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
+}
+
+bool cs_grid_reload(cs_context *ctx, cs_grid *grid, const char *path, bool *changed, cs_error *err)
+{
+    cs_program *progs[] = {&grid->cell_ids, &grid->clear, &grid->mark, &grid->gather4, &grid->gather16};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++) {
+        if (!cs_program_depends_on(progs[i], path))
+            continue;
+        if (!cs_program_reload(ctx, progs[i], err))
+            return false;
+        *changed = true;
+    }
+    return true;
+}

@@ -1,0 +1,78 @@
+// grid.h — the GPU neighbour grid: a bounded uniform grid over the scene
+// domain whose cell size is the smoothing radius h, so every neighbour of a
+// particle lies in its own cell or one of the 3^dim - 1 cells around it.
+//
+// Owns, per grid: the per-particle cell keys and sort payload, the per-cell
+// [start, end) table, the stable radix sort (prim.h) and the programs of the
+// build passes. One build is three labelled passes:
+//
+//   "grid: cell ids"  key[i] = cell of positions[i] (clamped into the grid; a
+//                     NaN coordinate counts as 0 cells along its axis), order[i] = i
+//   "grid: sort"      stable radix sort of (key, order) over key_bits bits:
+//                     particles of one cell keep their index order, so the
+//                     result is the same bits every run
+//   "grid: ranges"    clear ranges to (0, 0), then every sorted index where
+//                     the key changes writes start / end of its cell (each
+//                     entry written by exactly one invocation)
+//
+// After a build, order[i] is the index (before the build) of the particle
+// that now comes i-th in cell order; cs_grid_record_gather() moves a particle
+// array into that order (dst[i] = src[order[i]]). Callers (pipelines/fluid.c)
+// reorder their state right after the build so neighbour loops read coherent
+// memory and the cell table indexes the particle arrays directly.
+//
+// Clamping: a particle outside the domain is counted in the nearest edge
+// cell. Clamping never increases the cell distance between two particles, so
+// every pair closer than h is still found in the 3^dim block (only the
+// edge cells get fuller). No cell has a capacity: any number of particles,
+// all of them in one cell included, is sorted and found.
+//
+// GLSL side: shaders/grid/grid.glsl (cell of a position, the neighbour loop).
+#pragma once
+
+#include "prim.h"
+
+typedef struct cs_grid_desc {
+    const char *name;          // for buffer names and messages ("pbf grid")
+    int dim;                   // 2 or 3 (2D: one layer of cells, z ignored)
+    float domain_min[3], domain_max[3];
+    float cell_size;           // h
+    uint32_t capacity;         // most particles one build will sort
+} cs_grid_desc;
+
+typedef struct cs_grid {
+    int dim;
+    float origin[3];           // domain_min
+    float cell_size;
+    uint32_t dims[3];          // cells per axis, at least 1 (z = 1 in 2D)
+    uint32_t cell_count;       // dims[0] * dims[1] * dims[2]
+    uint32_t key_bits;         // bits the sort looks at: enough for cell_count - 1
+    uint32_t capacity;
+    cs_buffer keys;            // u32 per particle: cell id, ascending after a build
+    cs_buffer order;           // u32 per particle: see above
+    cs_buffer ranges;          // uvec2 per cell: [start, end) in sorted order; (0, 0) if empty
+    cs_sort sort;
+    cs_program cell_ids, clear, mark, gather4, gather16;
+} cs_grid;
+
+// Cell layout from a desc, without allocating (sizes, key bits). False when
+// the domain or h cannot make a grid (message names desc->name).
+bool cs_grid_layout(const cs_grid_desc *desc, cs_grid *out, cs_error *err);
+// Checks every buffer the grid would allocate against the device limits.
+bool cs_grid_check_sizes(const cs_context *ctx, const cs_grid_desc *desc, cs_error *err);
+bool cs_grid_create(cs_context *ctx, const cs_grid_desc *desc, cs_grid *grid, cs_error *err);
+void cs_grid_destroy(cs_context *ctx, cs_grid *grid);
+
+// Records the three build passes over positions (vec4 per particle, xyz).
+// Must be called outside a pass (it opens its own). Ends with a compute
+// barrier: keys, order and ranges are readable by the next dispatch.
+void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions, uint32_t count);
+
+// One gather dispatch inside the caller's pass: dst[i] = src[order[i]] for
+// elements of `stride` bytes (4 or 16). No barrier: the caller adds one after
+// its last gather.
+void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_buffer *dst, uint32_t stride,
+                           uint32_t count);
+
+// Hot reload: rebuilds the grid's programs that depend on `path`.
+bool cs_grid_reload(cs_context *ctx, cs_grid *grid, const char *path, bool *changed, cs_error *err);

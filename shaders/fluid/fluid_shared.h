@@ -1,0 +1,66 @@
+// fluid_shared.h — constants and structs shared by pipelines/fluid.c and the
+// fluid shaders (C and GLSL include this same file).
+//
+// cs_fluid_params is the read-only storage buffer every fluid shader binds
+// (see fluid.glsl): what stays constant for a scene. Per-dispatch values
+// (particle count, offsets) go in each shader's push constants.
+#ifndef CS_FLUID_SHARED_H
+#define CS_FLUID_SHARED_H
+
+#include "cs_shared.h"
+
+#define CS_FLUID_GROUP 64            // local_size_x of the 1D fluid passes
+#define CS_FLUID_MAX_PLANES 16       // = CS_MAX_WALLS (the domain box is clamped separately)
+#define CS_FLUID_MAX_MATERIALS 8     // = CS_MAX_MATERIALS
+#define CS_FLUID_BOUNDARY_SAMPLES 129 // samples of the boundary integrals over d / h in [0, 1]
+
+// Stats terms, one planar float array each in the stats scratch buffer.
+#define CS_FLUID_STAT_DENSITY_ERROR 0 // |rho/rho0 - 1|      (0 for non-finite particles)
+#define CS_FLUID_STAT_SPEED 1         // |v|                 (0 for non-finite particles)
+#define CS_FLUID_STAT_KINETIC 2       // 0.5 m |v|^2         (0 for non-finite particles)
+#define CS_FLUID_STAT_NON_FINITE 3    // 1 if any position / velocity component is NaN or Inf
+#define CS_FLUID_STAT_OUTSIDE 4       // 1 if the position is outside the domain box
+#define CS_FLUID_STAT_MASS 5          // m
+#define CS_FLUID_STAT_TERMS 6
+
+struct cs_fluid_params {
+    vec4 domain_min;     // xyz; w = smoothing radius h
+    vec4 domain_max;     // xyz; w = dt (one substep)
+    vec4 gravity;        // xyz; w = boundary restitution (0..1)
+    vec4 grid_origin;    // xyz = domain_min; w = 1 / cell size
+    uvec4 grid_dims;     // xyz cells per axis (z = 1 in 2D); w = cell count
+    vec4 kernel;         // x = poly6 K, y = spiky-gradient K (|grad W| = y (h - r)^2), z = h^2, w = 1/h
+    uvec4 counts;        // x = planes, y = materials, z = dim, w = capacity
+    vec4 planes[CS_FLUID_MAX_PLANES];       // walls only: xyz normal, w offset; fluid keeps dot(n, x) >= w
+    vec4 materials[CS_FLUID_MAX_MATERIALS]; // x = mass, y = rest density, z = rest volume m / rho0, w = 0
+    // Boundary model for poly6 / spiky solvers (fluid.glsl cs_boundary): a
+    // boundary plane at distance d acts like fluid at kappa times rest
+    // density filling the half-space beyond it (kappa ~ 0.9 makes a lattice
+    // particle s/2 from a wall exactly as dense as an interior one; see
+    // fluid.c). Sample k is at d = h k / (SAMPLES - 1):
+    //   x = kappa * integral of poly6 over that half-space (0.5 kappa at d = 0, 0 at d >= h),
+    //   y = kappa * h * integral of the spiky kernel over the plane at distance d
+    //       (= h |integral of grad W over the half-space|), zw = 0.
+    vec4 boundary[CS_FLUID_BOUNDARY_SAMPLES];
+};
+
+// Push constants of the base passes.
+struct cs_fluid_push {
+    uint count;          // live particles
+    uint first;          // emit: first destination index
+    uint emitted_before; // emit: sequence number of the first particle
+    uint material;       // emit
+    vec4 origin;         // emit: xyz jet centre; w = age (s) of the first particle
+    vec4 direction;      // emit: xyz unit direction; w = speed
+    vec4 across_u;       // emit: xyz first across vector * spacing; w = slots across u
+    vec4 across_v;       // emit: xyz second across vector * spacing (3D); w = slots across v
+    vec4 timing;         // emit: x = 1 / rate, y = speed jitter (fraction)
+    uvec4 seed;          // emit: x = scene seed, y = emitter index
+};
+
+#ifndef CS_GLSL
+typedef struct cs_fluid_params cs_fluid_params;
+typedef struct cs_fluid_push cs_fluid_push;
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+#version 450
+// "pbf: vorticity+xsph" (2/2), then x = x*:
+//   vorticity confinement: eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij,
+//     N = eta / |eta|, v += dt * eps (N x omega_i)
+//   XSPH viscosity: v += c sum_j V_j (v_j - v_i) W_ij
+// Both read the velocities of the previous pass (Jacobi), write velocities_out.
+#include "index.glsl"
+#include "../fluid/fluid.glsl"
+#include "../grid/grid.glsl"
+#include "pbf_shared.h"
+layout(local_size_x = CS_FLUID_GROUP) in;
+layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
+layout(std430, binding = 3) readonly buffer Velocities { vec4 velocities[]; };
+layout(std430, binding = 4) readonly buffer Curl { vec4 curl[]; };
+layout(std430, binding = 5) writeonly buffer VelocitiesOut { vec4 velocities_out[]; };
+layout(std430, binding = 6) writeonly buffer Positions { vec4 positions[]; };
+layout(push_constant) uniform Push { cs_pbf_push pc; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec3 xi = predicted[i].xyz;
+    vec3 vi = velocities[i].xyz;
+    bool vorticity = pc.post.x > 0.0;
+    vec4 wi = vorticity ? curl[i] : vec4(0.0);
+    vec3 xsph = vec3(0.0);
+    vec3 eta = vec3(0.0);
+    ivec3 c = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+        vec3 r = xi - predicted[j].xyz;
+        float r2 = dot(r, r);
+        if (j == i || r2 >= fp.kernel.z)
+            continue;
+        float vj = pc.post.z; // rest volume m / rho0, the same for every material in PBF
+        xsph += (vj * cs_poly6(r2)) * (velocities[j].xyz - vi);
+        if (vorticity)
+            eta += (vj * (curl[j].w - wi.w)) * cs_spiky_grad_r2(r, r2);
+    } CS_GRID_END_NEIGHBOURS
+    vec3 v = vi + pc.post.y * xsph;
+    float eta_len = length(eta);
+    if (vorticity && eta_len > 0.0)
+        v += CS_DT * pc.post.x * cross(eta / eta_len, wi.xyz);
+#if DIM == 2
+    v.z = 0.0;
+#endif
+    velocities_out[i] = vec4(v, 0.0);
+    positions[i] = vec4(xi, 0.0);
+}

@@ -1,0 +1,32 @@
+#version 450
+// "pbf: vorticity+xsph" (1/2): vorticity omega_i = curl v at particle i,
+//   omega_i = sum_j V (v_j - v_i) x grad W_ij   (V = m / rho0, one value in PBF),
+// stored as (omega, |omega|). In 2D omega lies along z.
+#include "index.glsl"
+#include "../fluid/fluid.glsl"
+#include "../grid/grid.glsl"
+#include "pbf_shared.h"
+layout(local_size_x = CS_FLUID_GROUP) in;
+layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
+layout(std430, binding = 3) readonly buffer Velocities { vec4 velocities[]; };
+layout(std430, binding = 4) writeonly buffer Curl { vec4 curl[]; };
+layout(push_constant) uniform Push { cs_pbf_push pc; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec3 xi = predicted[i].xyz;
+    vec3 vi = velocities[i].xyz;
+    vec3 w = vec3(0.0);
+    ivec3 c = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+        vec3 r = xi - predicted[j].xyz;
+        float r2 = dot(r, r);
+        if (j == i || r2 >= fp.kernel.z)
+            continue;
+        w += pc.post.z * cross(velocities[j].xyz - vi, cs_spiky_grad_r2(r, r2));
+    } CS_GRID_END_NEIGHBOURS
+    curl[i] = vec4(w, length(w));
+}

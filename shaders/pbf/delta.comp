@@ -1,0 +1,57 @@
+#version 450
+// "pbf: delta": the position correction (eq. 12 with the tensile term s_corr
+// of eq. 13), applied Jacobi-style (reads predicted, writes predicted_out),
+// then the corrected position is pushed back inside the domain and walls:
+//   dx_i = 1/rho0 sum_j m_j (lambda_i + lambda_j + s_corr) grad W_ij,
+//   s_corr = -(k / D0) (W_ij / W(dq))^n
+#include "index.glsl"
+#include "../fluid/fluid.glsl"
+#include "../grid/grid.glsl"
+#include "pbf_shared.h"
+layout(local_size_x = CS_FLUID_GROUP) in;
+layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
+layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
+layout(std430, binding = 4) readonly buffer Lambda { float lambda[]; };
+layout(std430, binding = 5) writeonly buffer PredictedOut { vec4 predicted_out[]; };
+layout(push_constant) uniform Push { cs_pbf_push pc; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec4 pi = predicted[i];
+    vec3 xi = pi.xyz;
+    float li = lambda[i];
+    bool scorr_on = pc.solver.y > 0.0;
+    uint scorr_n = uint(pc.solver.w); // an integer: t^n by multiplication (pow would be evaluated
+                                      // for every candidate once the compiler flattens a branch)
+    vec3 dx = vec3(0.0);
+    ivec3 c = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+        if (j == i)
+            continue;
+        vec4 pj = predicted[j]; // xyz, w = mass
+        vec3 r = xi - pj.xyz;
+        float r2 = dot(r, r);
+        if (r2 >= fp.kernel.z)
+            continue;
+        float scorr = 0.0;
+        if (scorr_on) {
+            float t = cs_poly6(r2) * pc.solver.z, tn = t;
+            for (uint k = 1u; k < scorr_n; k++)
+                tn *= t;
+            scorr = pc.solver.y * tn;
+        }
+        dx += (pj.w * (li + lambda[j] - scorr)) * cs_spiky_grad_r2(r, r2);
+    } CS_GRID_END_NEIGHBOURS
+    // Boundaries push with i's own multiplier along their density gradient.
+    float rho0 = CS_REST_DENSITY(materials[i]);
+    float phi;
+    vec3 grad_b;
+    cs_boundary(xi, phi, grad_b);
+    vec3 x = xi + dx / rho0 + li * grad_b;
+    vec3 v = vec3(0.0);
+    cs_collide(x, v);
+    predicted_out[i] = vec4(x, pi.w);
+}

@@ -1,0 +1,52 @@
+#version 450
+// "pbf: lambda": density at the predicted positions and the constraint
+// multiplier of C_i = rho_i / rho0 - 1 (Macklin & Mueller 2013, eq. 11):
+//   lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon)
+// with grad_i C_i = sum_j (m_j / rho0) grad W_ij and grad_j C_i = -(m_j / rho0) grad W_ij.
+#include "index.glsl"
+#include "../fluid/fluid.glsl"
+#include "../grid/grid.glsl"
+#include "pbf_shared.h"
+layout(local_size_x = CS_FLUID_GROUP) in;
+layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
+layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
+layout(std430, binding = 4) writeonly buffer Lambda { float lambda[]; };
+layout(std430, binding = 5) writeonly buffer Density { float density[]; };
+layout(push_constant) uniform Push { cs_pbf_push pc; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec3 xi = predicted[i].xyz;
+    float inv_rho0 = 1.0 / CS_REST_DENSITY(materials[i]);
+    float rho = 0.0;
+    vec3 grad_i = vec3(0.0);
+    float sum_sq = 0.0;
+    ivec3 c = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+        vec3 r = xi - predicted[j].xyz;
+        float r2 = dot(r, r);
+        if (r2 >= fp.kernel.z)
+            continue;
+        float mj = predicted[j].w; // mass (predict.comp)
+        rho += mj * cs_poly6(r2);
+        vec3 g = (mj * inv_rho0) * cs_spiky_grad_r2(r, r2);
+        grad_i += g;
+        sum_sq += dot(g, g);
+    } CS_GRID_END_NEIGHBOURS
+    // Boundaries: rest fluid beyond every face / wall closer than h adds
+    // density and a (fixed, so only i's own) gradient term.
+    float phi;
+    vec3 grad_b;
+    cs_boundary(xi, phi, grad_b);
+    rho += CS_REST_DENSITY(materials[i]) * phi;
+    grad_i += grad_b;
+    // Unilateral: a fluid pushes but does not pull. Particles at a free
+    // surface or a wall miss part of their neighbourhood; a two-sided
+    // constraint would pull their neighbours in until the surface collapses.
+    float C = max(rho * inv_rho0 - 1.0, 0.0);
+    lambda[i] = -C / (sum_sq + dot(grad_i, grad_i) + pc.solver.x);
+    density[i] = rho;
+}

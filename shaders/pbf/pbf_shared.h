@@ -1,0 +1,19 @@
+// pbf_shared.h — push constants of the Position Based Fluids passes
+// (pipelines/fluid_pbf.c and shaders/pbf/*.comp include this same file).
+#ifndef CS_PBF_SHARED_H
+#define CS_PBF_SHARED_H
+
+#include "cs_shared.h"
+
+struct cs_pbf_push {
+    uint count;        // live particles
+    uint pad0, pad1, pad2;
+    vec4 solver;       // x = epsilon (relaxation * D0), y = scorr_k / D0, z = 1 / W(dq), w = scorr_n (an integer)
+    vec4 post;         // x = vorticity epsilon (m/s), y = XSPH c, z = rest volume V = m / rho0, w = 0
+};
+
+#ifndef CS_GLSL
+typedef struct cs_pbf_push cs_pbf_push;
+#endif
+
+#endif

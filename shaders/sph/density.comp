@@ -1,0 +1,87 @@
+#version 450
+// "sph: density": one neighbour loop over the predicted positions x* that
+// gathers what Clavet's relaxation needs from the previous state:
+//  - density and near density with the (1 - q)^n and (1 - q)^(n+1) kernels
+//    (normalised, mass-weighted, self excluded as in Clavet's neighbour
+//    sums), then P = k (rho - rho0) and P_near = k_near rho_near (eq. 2-5);
+//  - the viscosity impulses (section 5.3): for every approaching pair
+//    (u = (v_i - v_j) . r_hat > 0, r_hat = (x_j - x_i)/r) the impulse
+//    I = dt (1 - q)(sigma u + beta u^2) r_hat, shared in inverse proportion
+//    to mass (1/2 each for equal masses, so momentum is conserved). Each
+//    particle sums its own share dv and writes x_visc = x* + dt dv, what
+//    advancing with the corrected velocity gives; "sph: relax" starts from
+//    it. Clavet applies the impulses before advancing, so his pressure sees
+//    them; here both read x* (one neighbour pass less, Jacobi-style).
+#include "sph.glsl"
+layout(std430, binding = 3) readonly buffer Pred { vec4 pred[]; };
+layout(std430, binding = 4) readonly buffer Velocities { vec4 velocities[]; };
+layout(std430, binding = 5) readonly buffer Materials { uint materials[]; };
+layout(std430, binding = 6) writeonly buffer Densities { float densities[]; };
+layout(std430, binding = 7) writeonly buffer Pressures { vec2 pressures[]; }; // (P, P_near)
+layout(std430, binding = 8) writeonly buffer PredVisc { vec4 pred_visc[]; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec3 xi = pred[i].xyz;
+    vec3 vi = velocities[i].xyz;
+    uint mi = materials[i];
+    vec4 pvi = sp.materials[mi].viscosity;
+    float massi = sp.materials[mi].pressure.w;
+    float h2 = CS_H * CS_H;
+    float inv_h = fp.kernel.w;
+    float eps = sp.kernel.z;
+    float dt = CS_DT;
+    float rho = 0.0, rho_near = 0.0;
+    vec3 dv = vec3(0.0);
+    ivec3 cell = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    {
+        vec3 d = pred[j].xyz - xi;
+        float r2 = dot(d, d);
+        if (r2 < h2 && j != i) {
+            float r = sqrt(r2);
+            float a = 1.0 - r * inv_h;
+            float an = sph_pow_nm1(a) * a;
+            uint mj = materials[j];
+            float massj = sp.materials[mj].pressure.w;
+            rho += massj * an;
+            rho_near += massj * an * a;
+            vec3 n = d / max(r, eps);
+            float u = dot(vi - velocities[j].xyz, n);
+            if (u > 0.0 && r > eps) {
+                vec4 pvj = sp.materials[mj].viscosity;
+                float sigma = 0.5 * (pvi.x + pvj.x);
+                float beta = 0.5 * (pvi.y + pvj.y);
+                dv -= (dt * a * (sigma * u + beta * u * u) * massj / (massi + massj)) * n;
+            }
+        }
+    }
+    CS_GRID_END_NEIGHBOURS
+    // Wall mirrors: each boundary plane closer than h/2 reflects the particle
+    // into a virtual neighbour of its own mass at distance 2d, so a particle
+    // driven into a wall meets near pressure (as it would meet a neighbour)
+    // instead of piling up on the plane where the collision clamps it.
+    if (sp.options.x != 0u) {
+        for (uint w = 0u; w < sph_wall_count(); w++) {
+            vec4 plane = sph_wall_plane(w);
+            float r = 2.0 * max(dot(plane.xyz, xi) - plane.w, 0.0);
+            if (r * r >= h2)
+                continue;
+            float a = 1.0 - r * inv_h;
+            float an = sph_pow_nm1(a) * a;
+            rho += massi * an;
+            rho_near += massi * an * a;
+        }
+    }
+    rho *= sp.kernel.x;
+    rho_near *= sp.kernel.y;
+    vec4 m = sp.materials[mi].pressure;
+    densities[i] = rho;
+    pressures[i] = vec2(m.x * (rho - m.z), m.y * rho_near);
+#if DIM == 2
+    dv.z = 0.0;
+#endif
+    pred_visc[i] = vec4(xi + dt * dv, 0.0);
+}

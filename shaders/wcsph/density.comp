@@ -1,0 +1,51 @@
+#version 450
+// "wcsph: density": rho_i = sum_j m_j W_ij (self included), then the Tait
+// equation p = B ((rho/rho0)^gamma - 1), B = rho0 c^2 / gamma (Becker &
+// Teschner 2007, eq. 6-7). Negative pressure is clamped to 0 when asked:
+// at the free surface the sum is truncated and would pull particles into
+// clumps. With wall density on, the walls add their share of fluid at rest
+// behind them (see fluid_wcsph.h).
+#include "wcsph.glsl"
+layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
+layout(std430, binding = 4) readonly buffer Materials { uint materials[]; };
+layout(std430, binding = 5) writeonly buffer Densities { float densities[]; };
+layout(std430, binding = 6) writeonly buffer Pressures { float pressures[]; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec3 xi = positions[i].xyz;
+    float inv_h = wp.kernel.y;
+    float h2 = CS_H * CS_H;
+    float rho = 0.0;
+    ivec3 cell = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    {
+        vec3 d = positions[j].xyz - xi;
+        float r2 = dot(d, d);
+        if (r2 >= h2)
+            continue;
+        rho += wp.materials[materials[j]].eos.w * wcsph_w(sqrt(r2) * inv_h);
+    }
+    CS_GRID_END_NEIGHBOURS
+    rho *= wp.kernel.x;
+    vec4 eos = wp.materials[materials[i]].eos;
+    // Walls count as fluid at rest behind them, so the layer touching a wall
+    // is not under-dense (it would otherwise be squeezed into the wall).
+    // Near a corner the regions beyond two walls overlap: combine them as
+    // independent fractions, 1 - prod(1 - psi_k), instead of summing.
+    if (wp.options.y != 0u) {
+        float open = 1.0;
+        for (uint w = 0u; w < wcsph_wall_count(); w++) {
+            vec4 plane = wcsph_wall_plane(w);
+            open *= 1.0 - wcsph_wall(max(dot(plane.xyz, xi) - plane.w, 0.0) * inv_h, 0);
+        }
+        rho += eos.x * (1.0 - open);
+    }
+    float p = eos.y * (pow(rho / eos.x, eos.z) - 1.0);
+    if (wp.options.x != 0u)
+        p = max(p, 0.0);
+    densities[i] = rho;
+    pressures[i] = p;
+}

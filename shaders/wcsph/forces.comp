@@ -1,0 +1,88 @@
+#version 450
+// "wcsph: forces": pressure gradient (symmetric form, momentum conserving),
+// Monaghan's artificial viscosity for approaching pairs
+// (Pi_ij = -nu (v_ij . x_ij) / (|x_ij|^2 + 0.01 h_s^2), nu = 2 alpha h_s c / (rho_i + rho_j),
+// Becker & Teschner eq. 11), same-material cohesion (their eq. 14), wall
+// pressure, gravity;
+// then symplectic Euler: v' = v + dt a, x' = x + dt v'. Jacobi-style: reads
+// the previous state of every particle, writes the new state to the
+// alternate buffers.
+#include "wcsph.glsl"
+layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
+layout(std430, binding = 4) readonly buffer Velocities { vec4 velocities[]; };
+layout(std430, binding = 5) readonly buffer Materials { uint materials[]; };
+layout(std430, binding = 6) readonly buffer Densities { float densities[]; };
+layout(std430, binding = 7) readonly buffer Pressures { float pressures[]; };
+layout(std430, binding = 8) writeonly buffer PosOut { vec4 pos_out[]; };
+layout(std430, binding = 9) writeonly buffer VelOut { vec4 vel_out[]; };
+void main()
+{
+    uint i = cs_linear_index();
+    if (i >= pc.count)
+        return;
+    vec3 xi = positions[i].xyz;
+    vec3 vi = velocities[i].xyz;
+    uint mi = materials[i];
+    cs_wcsph_material mati = wp.materials[mi];
+    float rhoi = densities[i];
+    float pi_term = pressures[i] / (rhoi * rhoi);
+    float h = CS_H;
+    float inv_h = wp.kernel.y;
+    float hs = wp.kernel.z;
+    float grad_scale = wp.kernel.x * inv_h; // dW/dr = norm / h * dW/dq
+    float cohesion_scale = mati.viscosity.z / mati.eos.w * wp.kernel.x;
+    vec3 acc = vec3(0.0);
+    ivec3 cell = CS_FLUID_CELL(xi);
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    {
+        if (j == i)
+            continue;
+        vec3 d = positions[j].xyz - xi; // x_j - x_i
+        float r = length(d);
+        if (r >= h || r <= 0.0)
+            continue;
+        uint mj = materials[j];
+        cs_wcsph_material matj = wp.materials[mj];
+        float q = r * inv_h;
+        float rhoj = densities[j];
+        float coef = -matj.eos.w * (pi_term + pressures[j] / (rhoj * rhoj));
+        float vx = -dot(vi - velocities[j].xyz, d); // v_ij . x_ij
+        if (vx < 0.0) {
+            float nu = (mati.viscosity.x + matj.viscosity.x) * 0.5 * hs * (mati.viscosity.y + matj.viscosity.y) /
+                       (rhoi + rhoj);
+            coef += matj.eos.w * nu * vx / (r * r + 0.01 * hs * hs);
+        }
+        // grad_i W = (x_i - x_j)/r dW/dr
+        acc -= (coef * grad_scale * wcsph_dw(q) / r) * d;
+        if (mj == mi)
+            acc += (cohesion_scale * matj.eos.w * wcsph_w(q)) * d;
+    }
+    CS_GRID_END_NEIGHBOURS
+    // Wall pressure: minus the gradient of the walls' share of the density
+    // (rho0 (1 - prod_k (1 - psi_k))) times p_i / rho_i^2, as for Akinci et
+    // al.'s boundary particles: the force that conserves energy with the
+    // density the walls add. Along wall k's normal: rho0 p/rho^2 push_k/h
+    // prod_{l != k} (1 - psi_l), push = -dpsi/dq.
+    if (wp.options.y != 0u) {
+        float open = 1.0;
+        for (uint w = 0u; w < wcsph_wall_count(); w++) {
+            vec4 plane = wcsph_wall_plane(w);
+            open *= 1.0 - wcsph_wall(max(dot(plane.xyz, xi) - plane.w, 0.0) * inv_h, 0);
+        }
+        float scale = mati.eos.x * pi_term * inv_h;
+        for (uint w = 0u; w < wcsph_wall_count(); w++) {
+            vec4 plane = wcsph_wall_plane(w);
+            float q = max(dot(plane.xyz, xi) - plane.w, 0.0) * inv_h;
+            if (q < 1.0) // psi <= 1/2, so the division is safe
+                acc += (scale * wcsph_wall(q, 1) * open / (1.0 - wcsph_wall(q, 0))) * plane.xyz;
+        }
+    }
+    acc += fp.gravity.xyz;
+    float dt = wp.kernel.w;
+    vec3 v = vi + dt * acc;
+#if DIM == 2
+    v.z = 0.0;
+#endif
+    vel_out[i] = vec4(v, 0.0);
+    pos_out[i] = vec4(xi + dt * v, 0.0);
+}

@@ -1,0 +1,77 @@
+// wcsph.glsl — what the WCSPH passes share: the solver's parameter buffer
+// (binding 1), the grid's cell ranges (binding 2) and the kernel (cubic
+// spline or Wendland C2 over support radius h, chosen at compile time with
+// WCSPH_KERNEL from fluid_wcsph.c).
+#ifndef CS_WCSPH_GLSL
+#define CS_WCSPH_GLSL
+
+#include "index.glsl"
+#include "../fluid/fluid.glsl"
+#include "../grid/grid.glsl"
+#include "wcsph_shared.h"
+
+#ifndef WCSPH_KERNEL
+#define WCSPH_KERNEL CS_WCSPH_CUBIC
+#endif
+
+layout(local_size_x = CS_WCSPH_GROUP) in;
+layout(std430, binding = 1) readonly buffer WcsphParams { cs_wcsph_params wp; };
+layout(std430, binding = 2) readonly buffer Ranges { uvec2 ranges[]; };
+layout(push_constant) uniform Push { cs_wcsph_push pc; };
+
+// W(q) / norm for q = r/h < 1.
+float wcsph_w(float q)
+{
+#if WCSPH_KERNEL == CS_WCSPH_CUBIC
+    if (q <= 0.5)
+        return 6.0 * q * q * (q - 1.0) + 1.0;
+    float a = 1.0 - q;
+    return 2.0 * a * a * a;
+#else
+    float a = 1.0 - q;
+    float a2 = a * a;
+    return a2 * a2 * (1.0 + 4.0 * q);
+#endif
+}
+
+// dW/dq / norm for q < 1 (multiply by norm / h for dW/dr).
+float wcsph_dw(float q)
+{
+#if WCSPH_KERNEL == CS_WCSPH_CUBIC
+    if (q <= 0.5)
+        return 6.0 * q * (3.0 * q - 2.0);
+    float a = 1.0 - q;
+    return -6.0 * a * a;
+#else
+    float a = 1.0 - q;
+    return -20.0 * q * a * a * a;
+#endif
+}
+
+// Linear interpolation in the wall tables (component c of wp.wall).
+float wcsph_wall(float q, int c)
+{
+    if (q >= 1.0)
+        return 0.0;
+    float t = max(q, 0.0) * float(CS_WCSPH_WALL_STEPS);
+    int k = min(int(t), CS_WCSPH_WALL_STEPS - 1);
+    float f = t - float(k);
+    return mix(wp.wall[k][c], wp.wall[k + 1][c], f);
+}
+
+// Boundary plane w (the domain box faces first, then the scene's walls):
+// inward normal and offset, so the fluid side is dot(n, x) >= offset.
+uint wcsph_wall_count() { return uint(2 * DIM) + fp.counts.x; }
+
+vec4 wcsph_wall_plane(uint w)
+{
+    if (w < uint(2 * DIM)) {
+        uint a = w >> 1u;
+        vec3 n = vec3(0.0);
+        n[a] = (w & 1u) == 0u ? 1.0 : -1.0;
+        return vec4(n, (w & 1u) == 0u ? fp.domain_min[a] : -fp.domain_max[a]);
+    }
+    return fp.planes[w - uint(2 * DIM)];
+}
+
+#endif

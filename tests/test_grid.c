@@ -1,0 +1,346 @@
+// test_grid.c — the GPU neighbour grid (pipelines/grid.c) against brute force.
+//
+// For random, clustered, lattice and all-in-one-cell particle sets, in 2D and
+// 3D, at sizes 0, 1, 63, 64, 65, ~1000 and ~5000, with every output poisoned
+// before the build:
+//  - keys are the cell of each particle (clamped; a NaN coordinate in cell 0
+//    along its axis), ascending,
+//    and the sort is stable (equal keys keep their index order);
+//  - order is a permutation, and the gather reorders exactly by it;
+//  - every cell's [start, end) matches the sorted keys, empty cells (0, 0);
+//  - walking the GPU cell tables on the CPU finds, for every particle, exactly
+//    the particles within h that an O(N^2) search finds;
+//  - the GLSL neighbour loop (grid.glsl, run by grid/neighbour_count.comp)
+//    finds the same count, index sum and index hash.
+#include "test_util.h"
+
+#include "grid.h"
+
+#include "../shaders/grid/grid_shared.h"
+
+typedef enum { SET_RANDOM, SET_CLUSTERED, SET_LATTICE, SET_ONE_CELL, SET_COUNT } set_kind;
+static const char *const set_names[] = {"random", "clustered", "lattice", "one-cell"};
+
+typedef struct grid_case {
+    int dim;
+    float lo[3], hi[3];
+    float h;
+} grid_case;
+
+// The cell the GPU must pick: same float operations as grid.glsl.
+static uint32_t cpu_cell(const cs_grid *g, const float *p)
+{
+    float inv = 1.0f / g->cell_size;
+    uint32_t c[3];
+    for (int a = 0; a < 3; a++) {
+        float v = (p[a] - g->origin[a]) * inv;
+        if (!(v >= 0.0f))
+            v = 0.0f;
+        c[a] = v >= (float)g->dims[a] ? g->dims[a] - 1 : (uint32_t)(int)v;
+    }
+    return (c[2] * g->dims[1] + c[1]) * g->dims[0] + c[0];
+}
+
+static double dist2(const float *a, const float *b)
+{
+    double d = 0;
+    for (int k = 0; k < 3; k++)
+        d += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
+    return d;
+}
+
+static uint32_t hash_u32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+static void make_set(const grid_case *gc, set_kind kind, uint32_t n, float *pos)
+{
+    int axes = gc->dim;
+    float ext[3];
+    for (int a = 0; a < 3; a++)
+        ext[a] = gc->hi[a] - gc->lo[a];
+    // Clustered: a few blobs of radius ~h/3 at random centres.
+    float centres[4][3];
+    for (int c = 0; c < 4; c++)
+        for (int a = 0; a < 3; a++)
+            centres[c][a] = gc->lo[a] + (float)test_rand_unit() * ext[a];
+    // One cell: a random interior cell.
+    float cell_lo[3];
+    for (int a = 0; a < 3; a++)
+        cell_lo[a] = gc->lo[a] + gc->h * (float)(test_rand_u32() % (uint32_t)CS_MAX(1.0f, floorf(ext[a] / gc->h)));
+    // Lattice: spacing h / 2 from the domain corner (exact binary fractions:
+    // many pairs sit exactly on cell faces and exactly h apart).
+    uint32_t side = 1;
+    while ((uint64_t)(axes == 3 ? side * side * side : side * side) < n)
+        side++;
+    for (uint32_t i = 0; i < n; i++) {
+        float *p = pos + (size_t)i * 4;
+        p[0] = p[1] = p[2] = p[3] = 0.0f;
+        for (int a = 0; a < axes; a++) {
+            switch (kind) {
+            case SET_RANDOM: {
+                uint32_t r = test_rand_u32() % 100;
+                if (r < 2) // exactly on the min or max face
+                    p[a] = (r == 0) ? gc->lo[a] : gc->hi[a];
+                else if (r < 4) // outside the domain: clamped into an edge cell
+                    p[a] = (r == 2) ? gc->lo[a] - (float)test_rand_unit() * gc->h * 3
+                                    : gc->hi[a] + (float)test_rand_unit() * gc->h * 3;
+                else
+                    p[a] = gc->lo[a] + (float)test_rand_unit() * ext[a];
+                break;
+            }
+            case SET_CLUSTERED: {
+                const float *c = centres[i % 4];
+                double u = test_rand_unit() * 2 - 1, v = test_rand_unit() * 2 - 1;
+                p[a] = c[a] + (float)(u * v) * gc->h * 0.7f;
+                break;
+            }
+            case SET_LATTICE: {
+                uint32_t idx = a == 0 ? i % side : a == 1 ? (i / side) % side : i / (side * side);
+                p[a] = gc->lo[a] + (float)idx * gc->h * 0.5f;
+                break;
+            }
+            case SET_ONE_CELL:
+                p[a] = cell_lo[a] + (float)test_rand_unit() * gc->h * 0.999f;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    if (kind == SET_RANDOM && n >= 63) {
+        pos[(size_t)(n / 2) * 4 + 1] = NAN; // a NaN y lands in row 0
+    }
+}
+
+typedef struct neighbour_push {
+    cs_grid_push pc;
+    vec4 radius;
+} neighbour_push;
+
+static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *gc, set_kind kind, uint32_t n)
+{
+    char label[96];
+    snprintf(label, sizeof label, "%dD %s n=%u", gc->dim, set_names[kind], n);
+    cs_grid_desc gd = {.name = "test grid", .dim = gc->dim, .cell_size = gc->h, .capacity = CS_MAX(n, 1u)};
+    memcpy(gd.domain_min, gc->lo, sizeof gd.domain_min);
+    memcpy(gd.domain_max, gc->hi, sizeof gd.domain_max);
+    cs_grid g;
+    cs_error err;
+    if (!cs_grid_create(ctx, &gd, &g, &err)) {
+        CHECK(false, "%s: %s", label, err.msg);
+        return;
+    }
+    size_t n4 = (size_t)CS_MAX(n, 1u) * 4;
+    float *pos = calloc(n4, sizeof(float));
+    float *sorted_pos = calloc(n4, sizeof(float));
+    uint32_t *keys = calloc(CS_MAX(n, 1u), 4), *order = calloc(CS_MAX(n, 1u), 4);
+    uint32_t (*ranges)[2] = calloc(g.cell_count, 8);
+    uint32_t (*gpu_count)[4] = calloc(CS_MAX(n, 1u), 16);
+    make_set(gc, kind, n, pos);
+
+    cs_buffer positions, sorted, result;
+    test_buffer(ctx, &positions, "positions", n4 * 4);
+    test_buffer(ctx, &sorted, "sorted positions", n4 * 4);
+    test_buffer(ctx, &result, "neighbour counts", (VkDeviceSize)CS_MAX(n, 1u) * 16);
+    cs_buffer_upload(ctx, &positions, pos, (VkDeviceSize)n * 16, 0);
+    cs_buffer *poisoned[] = {&g.keys, &g.order, &g.ranges, &sorted, &result};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(poisoned); i++)
+        cs_buffer_fill(ctx, poisoned[i], CS_POISON_U32);
+
+    cs_recorder rec;
+    cs_recorder_create(ctx, "grid test", &rec);
+    cs_recorder_begin(&rec);
+    cs_grid_record_build(&rec, &g, &positions, n);
+    cs_pass_begin(&rec, "grid: reorder");
+    cs_grid_record_gather(&rec, &g, &positions, &sorted, 16, n);
+    cs_barrier_compute(&rec);
+    cs_pass_end(&rec);
+    cs_pass_begin(&rec, "neighbour count");
+    neighbour_push np = {
+        .pc = {.origin = {g.origin[0], g.origin[1], g.origin[2], 1.0f / g.cell_size},
+               .dims = {g.dims[0], g.dims[1], g.dims[2], n}},
+        .radius = {gc->h * gc->h, 0, 0, 0},
+    };
+    cs_dispatch(&rec, count_prog, &(cs_dispatch_desc){
+        .buffers = {&g.ranges, &sorted, &g.order, &result}, .push = &np, .push_size = sizeof np, .threads = {n}});
+    cs_pass_end(&rec);
+    cs_recorder_submit_wait(&rec);
+    double build_ms = cs_recorder_pass_ms(&rec, "grid: cell ids") + cs_recorder_pass_ms(&rec, "grid: sort") +
+                      cs_recorder_pass_ms(&rec, "grid: ranges") + cs_recorder_pass_ms(&rec, "grid: reorder");
+    cs_recorder_destroy(&rec);
+
+    cs_buffer_download(ctx, &g.keys, keys, (VkDeviceSize)n * 4, 0);
+    cs_buffer_download(ctx, &g.order, order, (VkDeviceSize)n * 4, 0);
+    cs_buffer_download(ctx, &g.ranges, ranges, (VkDeviceSize)g.cell_count * 8, 0);
+    cs_buffer_download(ctx, &sorted, sorted_pos, (VkDeviceSize)n * 16, 0);
+    cs_buffer_download(ctx, &result, gpu_count, (VkDeviceSize)n * 16, 0);
+
+    // Permutation, keys, stability, gather.
+    uint8_t *seen = calloc(CS_MAX(n, 1u), 1);
+    uint32_t bad_perm = 0, bad_key = 0, bad_sort = 0, bad_gather = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o = order[i];
+        if (o >= n || seen[o]++) {
+            bad_perm++;
+            continue;
+        }
+        if (keys[i] != cpu_cell(&g, pos + (size_t)o * 4) && bad_key++ == 0)
+            fprintf(stderr, "%s: sorted %u (particle %u) key %u, want %u\n", label, i, o, keys[i],
+                    cpu_cell(&g, pos + (size_t)o * 4));
+        if (i > 0 && (keys[i - 1] > keys[i] || (keys[i - 1] == keys[i] && order[i - 1] > order[i])))
+            bad_sort++;
+        if (memcmp(sorted_pos + (size_t)i * 4, pos + (size_t)o * 4, 16) != 0)
+            bad_gather++;
+    }
+    CHECK(bad_perm == 0, "%s: order is not a permutation (%u bad)", label, bad_perm);
+    CHECK(bad_key == 0, "%s: %u wrong cell keys", label, bad_key);
+    CHECK(bad_sort == 0, "%s: %u places not sorted stably", label, bad_sort);
+    CHECK(bad_gather == 0, "%s: %u gathered positions differ from positions[order[i]]", label, bad_gather);
+    if (bad_perm) // the rest indexes by order
+        goto done;
+
+    // Cell table against the sorted keys.
+    {
+        uint32_t bad_range = 0;
+        uint32_t i = 0;
+        for (uint32_t c = 0; c < g.cell_count; c++) {
+            uint32_t s = i;
+            while (i < n && keys[i] == c)
+                i++;
+            uint32_t want_s = i > s ? s : 0, want_e = i > s ? i : 0;
+            if ((ranges[c][0] != want_s || ranges[c][1] != want_e) && bad_range++ == 0)
+                fprintf(stderr, "%s: cell %u range (%u, %u), want (%u, %u)\n", label, c, ranges[c][0], ranges[c][1],
+                        want_s, want_e);
+        }
+        CHECK(bad_range == 0, "%s: %u wrong cell ranges", label, bad_range);
+        if (bad_range)
+            goto done;
+    }
+    if (kind == SET_RANDOM && n >= 63) {
+        uint32_t nan_at = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (order[i] == n / 2)
+                nan_at = i;
+        uint32_t y = nan_at < n ? (keys[nan_at] / g.dims[0]) % g.dims[1] : UINT32_MAX;
+        CHECK(y == 0, "%s: the particle with a NaN y is in row %u, not 0", label, y);
+    }
+
+    // Neighbour sets: brute force marks, the table walk must hit exactly the
+    // marked particles once each. Same predicate (double distance of the
+    // float positions) on both sides.
+    {
+        double h2 = (double)gc->h * gc->h;
+        uint32_t *mark = calloc(CS_MAX(n, 1u), 4), *visit = calloc(CS_MAX(n, 1u), 4);
+        uint32_t bad_sets = 0, bad_gpu = 0;
+        uint64_t pairs = 0;
+        for (uint32_t si = 0; si < n; si++) {
+            uint32_t i = order[si], stamp = si + 1;
+            const float *pi = pos + (size_t)i * 4;
+            uint32_t want = 0, sum = 0, hx = 0, ambiguous = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                double d2 = dist2(pi, pos + (size_t)j * 4);
+                if (d2 < h2) {
+                    mark[j] = stamp;
+                    want++;
+                    sum += j;
+                    hx ^= hash_u32(j);
+                }
+                if (fabs(d2 - h2) <= 1e-5 * h2)
+                    ambiguous++; // float distance on the GPU may round the other way
+            }
+            pairs += want;
+            // Walk the GPU tables.
+            uint32_t c = keys[si];
+            int cx = (int)(c % g.dims[0]), cy = (int)((c / g.dims[0]) % g.dims[1]), cz = (int)(c / (g.dims[0] * g.dims[1]));
+            uint32_t found = 0, extra = 0;
+            for (int dz = -1; dz <= 1; dz++)
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        int x = cx + dx, y = cy + dy, z = cz + dz;
+                        if (x < 0 || y < 0 || z < 0 || x >= (int)g.dims[0] || y >= (int)g.dims[1] || z >= (int)g.dims[2])
+                            continue;
+                        uint32_t id = ((uint32_t)z * g.dims[1] + (uint32_t)y) * g.dims[0] + (uint32_t)x;
+                        for (uint32_t sj = ranges[id][0]; sj < ranges[id][1]; sj++) {
+                            uint32_t j = order[sj];
+                            if (!(dist2(pi, pos + (size_t)j * 4) < h2))
+                                continue;
+                            if (mark[j] != stamp || visit[j] == stamp)
+                                extra++;
+                            else
+                                found++;
+                            visit[j] = stamp;
+                        }
+                    }
+            if ((found != want || extra) && bad_sets++ == 0)
+                fprintf(stderr, "%s: particle %u: table walk found %u of %u neighbours (+%u wrong)\n", label, i,
+                        found, want, extra);
+            // The GLSL loop (float distances).
+            const uint32_t *gr = gpu_count[si];
+            bool ok = ambiguous ? (gr[0] + ambiguous >= want && gr[0] <= want + ambiguous)
+                                : (gr[0] == want && gr[1] == sum && gr[2] == hx);
+            if (!ok && bad_gpu++ == 0)
+                fprintf(stderr, "%s: particle %u: GLSL loop count %u sum %u hash %08x, want %u %u %08x (%u ambiguous)\n",
+                        label, i, gr[0], gr[1], gr[2], want, sum, hx, ambiguous);
+        }
+        CHECK(bad_sets == 0, "%s: %u particles with a wrong neighbour set from the cell tables", label, bad_sets);
+        CHECK(bad_gpu == 0, "%s: %u particles with a wrong neighbour result from the GLSL loop", label, bad_gpu);
+        if (n >= 1000)
+            fprintf(stderr, "%-28s %u cells, %8.1f neighbours/particle, build+reorder %.3f ms\n", label, g.cell_count,
+                    n ? (double)pairs / n : 0.0, build_ms);
+        free(mark);
+        free(visit);
+    }
+
+done:
+    free(seen);
+    free(pos);
+    free(sorted_pos);
+    free(keys);
+    free(order);
+    free(ranges);
+    free(gpu_count);
+    cs_buffer_destroy(ctx, &positions);
+    cs_buffer_destroy(ctx, &sorted);
+    cs_buffer_destroy(ctx, &result);
+    cs_grid_destroy(ctx, &g);
+}
+
+int main(void)
+{
+    cs_context ctx;
+    test_context(&ctx);
+    cs_program count_prog;
+    test_program(&ctx, &count_prog, "grid/neighbour_count.comp", NULL);
+
+    // Domains in exact binary fractions; one extent is not a multiple of h.
+    grid_case cases[] = {
+        {.dim = 2, .lo = {-0.5f, 0.25f, 0.0f}, .hi = {0.5f, 1.28f, 0.0f}, .h = 0.0625f},
+        {.dim = 3, .lo = {-0.5f, 0.0f, 1.0f}, .hi = {0.5f, 0.53f, 1.625f}, .h = 0.125f},
+    };
+    uint32_t sizes[] = {0, 1, 63, 64, 65, 1000, 5000};
+    for (size_t c = 0; c < CS_ARRAY_COUNT(cases); c++)
+        for (int k = 0; k < SET_COUNT; k++)
+            for (size_t s = 0; s < CS_ARRAY_COUNT(sizes); s++)
+                run_case(&ctx, &count_prog, &cases[c], (set_kind)k, sizes[s] + (sizes[s] >= 1000 ? test_rand_u32() % 64 : 0));
+
+    // Layout errors are messages, not crashes.
+    cs_grid layout;
+    cs_error err;
+    cs_grid_desc bad = {.name = "bad grid", .dim = 3, .domain_min = {0, 0, 0}, .domain_max = {1, 1, 1}, .cell_size = 0};
+    CHECK(!cs_grid_layout(&bad, &layout, &err) && strstr(err.msg, "bad grid"), "zero cell size refused: %s", err.msg);
+    bad.cell_size = 1e-4f;
+    CHECK(!cs_grid_layout(&bad, &layout, &err) && strstr(err.msg, "2^31"), "too many cells refused: %s", err.msg);
+    bad.cell_size = 0.25f;
+    CHECK(cs_grid_layout(&bad, &layout, &err) && layout.cell_count == 64 && layout.key_bits == 6,
+          "4x4x4 grid: %u cells, %u key bits", layout.cell_count, layout.key_bits);
+
+    cs_program_destroy(&ctx, &count_prog);
+    return test_finish(&ctx);
+}

@@ -1,0 +1,757 @@
+// test_sph.c — the Clavet double-density relaxation solver ("sph").
+//
+//  1. One GPU substep on fresh random particles (2D and 3D, both kernel
+//     variants, two materials of different mass; sizes 0, 1, around a
+//     workgroup, a few thousand, everything in one cell) against the
+//     double-precision reference tests/ref/sph_ref.h: every pass on the GPU's
+//     own inputs (tight), and the whole substep chained in double from the
+//     initial state (looser). Outputs are poisoned first; NaN never passes.
+//  2. Invariants over a few hundred substeps of small scenes: no particle
+//     leaves the domain, nothing non-finite, mass and count conserved, a
+//     block at rest stays near rest, momentum of a free blob is conserved.
+//  3. The two-material emitter scene: the count grows exactly as the emission
+//     schedule says and both materials are present.
+//  4. Determinism: two runs give byte-identical state.
+//  5. Scene-block errors name the key.
+#include "test_util.h"
+
+#include <float.h>
+
+#include "fluid_sph.h"
+#include "ref/sph_ref.h"
+
+// ---- helpers ----------------------------------------------------------------
+
+static bool parse_scene(const char *json, cs_scene *sc)
+{
+    cs_error err;
+    if (!cs_scene_parse(json, strlen(json), "test_sph.json", sc, &err)) {
+        fprintf(stderr, "scene parse failed: %s\n", err.msg);
+        return false;
+    }
+    return true;
+}
+
+static void ref_materials(const cs_scene *sc, sph_ref_material *out)
+{
+    for (uint32_t m = 0; m < sc->material_count; m++) {
+        const cs_material *mat = &sc->materials[m];
+        out[m] = (sph_ref_material){
+            .mass = mat->mass,
+            .rest_density = mat->rest_density,
+            .stiffness = mat->stiffness,
+            .near_stiffness = mat->near_stiffness,
+            .viscosity_linear = mat->viscosity_linear,
+            .viscosity_quadratic = mat->viscosity_quadratic,
+            .surface_tension = mat->surface_tension,
+        };
+    }
+}
+
+static void download(cs_context *ctx, cs_buffer *b, void *dst, uint32_t n, uint32_t stride)
+{
+    if (n)
+        cs_buffer_download(ctx, b, dst, (VkDeviceSize)n * stride, 0);
+}
+
+static double *to_double(const float *src, size_t count)
+{
+    double *d = malloc(sizeof(double) * (count + 1));
+    for (size_t i = 0; i < count; i++)
+        d[i] = src[i];
+    return d;
+}
+
+static uint32_t count_non_finite(const float *v, size_t count)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < count; i++)
+        bad += test_not_finite(v[i]);
+    return bad;
+}
+
+// Error of vec4 increments (gpu - gpu_base against ref - ref_base; plain
+// values when the bases are NULL): err = max_i |gpu_i - ref_i|, scale =
+// max_i |ref_i|. The GPU stores positions, not increments, so an increment
+// read back carries the rounding of the position itself: `floor` is that
+// rounding (a few float ulps of the largest coordinate), allowed on top of
+// the relative bound.
+typedef struct vec_error {
+    double err, scale, floor;
+} vec_error;
+
+static vec_error error_vec(const double *gpu, const double *gpu_base, const double *ref, const double *ref_base,
+                           uint32_t n, int dim)
+{
+    vec_error e = {0, 0, 0};
+    double max_coord = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        double e2 = 0.0, s2 = 0.0;
+        for (int a = 0; a < dim; a++) {
+            double g = gpu[4 * i + a] - (gpu_base ? gpu_base[4 * i + a] : 0.0);
+            double r = ref[4 * i + a] - (ref_base ? ref_base[4 * i + a] : 0.0);
+            e2 += (g - r) * (g - r);
+            s2 += r * r;
+            max_coord = fmax(max_coord, fabs(gpu[4 * i + a]));
+        }
+        if (isnan(e2))
+            return (vec_error){INFINITY, 1.0, 0.0};
+        e.err = fmax(e.err, sqrt(e2));
+        e.scale = fmax(e.scale, sqrt(s2));
+    }
+    e.floor = gpu_base ? 4.0 * FLT_EPSILON * max_coord * sqrt((double)dim) : 0.0;
+    return e;
+}
+
+static double rel(vec_error e) { return e.scale > 0.0 ? e.err / e.scale : e.err; }
+static bool within(vec_error e, double tol) { return e.err <= tol * e.scale + e.floor; }
+
+static double rel_error_scalar(const double *gpu, const double *ref, uint32_t n, uint32_t stride)
+{
+    double err = 0.0, scale = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        double g = gpu[i * stride], r = ref[i * stride];
+        if (isnan(g - r))
+            return INFINITY;
+        err = fmax(err, fabs(g - r));
+        scale = fmax(scale, fabs(r));
+    }
+    return scale > 0.0 ? err / scale : err;
+}
+
+// ---- 1. one substep against the reference -----------------------------------
+
+// Scene for injected particles: room for n, two materials of different mass
+// and stiffness so every per-material path is used, and a tilted wall across
+// the far corner (x + y <= 1.6 extent) besides the domain faces, so the wall
+// mirrors run for particles near both.
+static void random_scene_json(char *out, size_t size, int dim, float extent, uint32_t n, const char *kernel)
+{
+    snprintf(out, size,
+             "{ \"solver\": \"sph\", \"dim\": %d,"
+             "  \"domain\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
+             "  \"gravity\": [0, -9.8, 0], \"dt\": 0.0071429, \"substeps\": 1,"
+             "  \"smoothing_radius\": 0.3, \"particle_spacing\": 0.1, \"max_particles\": %u,"
+             "  \"materials\": ["
+             "    { \"name\": \"light\", \"mass\": 1.0, \"rest_density\": 82, \"stiffness\": 0.08,"
+             "      \"near_stiffness\": 0.1, \"viscosity_linear\": 0.5, \"viscosity_quadratic\": 1.0,"
+             "      \"surface_tension\": 0.0004 },"
+             "    { \"name\": \"heavy\", \"mass\": 1.4, \"rest_density\": 114.8, \"stiffness\": 0.12,"
+             "      \"near_stiffness\": 0.15, \"viscosity_linear\": 0.2, \"viscosity_quadratic\": 2.0,"
+             "      \"surface_tension\": 0.001 } ],"
+             "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.1, 0.1, %g] } ],"
+             "  \"walls\": [ { \"normal\": [-1, -1, 0], \"offset\": %g } ],"
+             "  \"sph\": { \"kernel\": \"%s\" } }",
+             dim, extent, extent, dim == 3 ? extent : 0.0f, n, dim == 3 ? 0.1 : 0.0, -1.6 * extent, kernel);
+}
+
+typedef struct step_errors {
+    double predict, viscosity, density, brute, near_density, pressure, relax, velocity, chain;
+} step_errors;
+
+static step_errors worst;
+
+static void note(double *slot, double e) { *slot = fmax(*slot, e); }
+
+// one_cell: every particle inside one grid cell (all pairs are neighbours).
+static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, const char *kernel)
+{
+    float extent = dim == 2 ? 6.5f : 2.5f;
+    if (n > 4000)
+        extent *= dim == 2 ? sqrtf((float)n / 3000.0f) : cbrtf((float)n / 4000.0f);
+    char json[4096];
+    random_scene_json(json, sizeof json, dim, extent, CS_MAX(n, 8u), kernel);
+    cs_scene sc;
+    if (!parse_scene(json, &sc)) {
+        CHECK(false, "scene");
+        return;
+    }
+    cs_sph sph;
+    cs_error err;
+    if (!cs_sph_create(ctx, &sc, &sph, &err)) {
+        CHECK(false, "cs_sph_create: %s", err.msg);
+        cs_scene_free(&sc);
+        return;
+    }
+    cs_fluid *f = &sph.fluid;
+    double h = sc.smoothing_radius, dt = sc.dt;
+    sph_ref_material mats[CS_MAX_MATERIALS];
+    ref_materials(&sc, mats);
+    sph_ref_params rp = {.dim = dim, .h = h, .dt = dt, .exponent = sph.exponent, .epsilon = sph.params.kernel.z,
+                         .materials = mats, .wall_mirror = sph.wall_mirror};
+    // Boundary planes as the solver sees them: domain faces, then walls.
+    for (int a = 0; a < dim; a++)
+        for (int side = 0; side < 2; side++) {
+            double *pl = rp.planes[rp.plane_count++];
+            pl[a] = side ? -1.0 : 1.0;
+            pl[3] = side ? -sc.domain_max[a] : sc.domain_min[a];
+        }
+    for (uint32_t k = 0; k < sc.wall_count; k++) {
+        double *pl = rp.planes[rp.plane_count++];
+        for (int a = 0; a < 3; a++)
+            pl[a] = sc.walls[k].normal[a];
+        pl[3] = sc.walls[k].offset;
+    }
+
+    // Fresh random state, indexed by id.
+    float *x0 = calloc((size_t)n * 4 + 4, sizeof(float));
+    float *v0 = calloc((size_t)n * 4 + 4, sizeof(float));
+    uint32_t *m0 = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t *id0 = calloc((size_t)n + 1, sizeof(uint32_t));
+    float lo = one_cell ? 1.01f * (float)h : 0.05f * extent, span = one_cell ? 0.98f * (float)h : 0.9f * extent;
+    for (uint32_t i = 0; i < n; i++) {
+        for (int a = 0; a < dim; a++) {
+            x0[4 * i + a] = lo + span * (float)test_rand_unit();
+            v0[4 * i + a] = (float)(2.0 * test_rand_unit() - 1.0);
+        }
+        m0[i] = test_rand_u32() % 2u;
+        id0[i] = i;
+    }
+    if (n) {
+        cs_buffer_upload(ctx, cs_fluid_pos(f), x0, (VkDeviceSize)n * 16, 0);
+        cs_buffer_upload(ctx, cs_fluid_vel(f), v0, (VkDeviceSize)n * 16, 0);
+        cs_buffer_upload(ctx, cs_fluid_mat(f), m0, (VkDeviceSize)n * 4, 0);
+        cs_buffer_upload(ctx, cs_fluid_ids(f), id0, (VkDeviceSize)n * 4, 0);
+    }
+    f->count = n;
+    cs_buffer *poison[] = {cs_fluid_pos_alt(f), cs_fluid_vel_alt(f), cs_fluid_pred(f), cs_fluid_pred_alt(f),
+                           &f->densities, &f->arrays[CS_SPH_ARRAY_PRESSURES]};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(poison); i++)
+        cs_buffer_fill(ctx, poison[i], CS_POISON_U32);
+
+    // The substep without collisions (the base's pass, tested with the base),
+    // so every value the reference computes is the GPU's.
+    cs_recorder rec;
+    cs_recorder_create(ctx, "sph substep", &rec);
+    cs_recorder_begin(&rec);
+    if (n) {
+        cs_fluid_record_predict(f, &rec);
+        cs_fluid_record_grid(f, &rec, true);
+        cs_sph_record_density(&sph, &rec);
+        cs_sph_record_relax(&sph, &rec);
+    }
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    if (n == 0) {
+        CHECK(f->count == 0, "empty stays empty");
+        goto done;
+    }
+
+    // Everything in cell order, as the passes saw it.
+    size_t n4 = (size_t)n * 4;
+    float *x_old = malloc(n4 * 4), *v_pred = malloc(n4 * 4), *x_star = malloc(n4 * 4), *x_v = malloc(n4 * 4);
+    float *x_new = malloc(n4 * 4), *v_new = malloc(n4 * 4), *dens = malloc((size_t)n * 4),
+          *press = malloc((size_t)n * 8);
+    uint32_t *ids = malloc((size_t)n * 4), *mat = malloc((size_t)n * 4);
+    download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
+    download(ctx, &f->velocities[f->vel_cur ^ 1u], v_pred, n, 16);
+    download(ctx, cs_fluid_pred(f), x_star, n, 16);
+    download(ctx, cs_fluid_pred_alt(f), x_v, n, 16);
+    download(ctx, cs_fluid_pos(f), x_new, n, 16);
+    download(ctx, cs_fluid_vel(f), v_new, n, 16);
+    download(ctx, &f->densities, dens, n, 4);
+    download(ctx, &f->arrays[CS_SPH_ARRAY_PRESSURES], press, n, 8);
+    download(ctx, cs_fluid_ids(f), ids, n, 4);
+    download(ctx, cs_fluid_mat(f), mat, n, 4);
+    uint32_t bad = count_non_finite(x_star, n4) + count_non_finite(x_v, n4) + count_non_finite(x_new, n4) +
+                   count_non_finite(v_new, n4) + count_non_finite(dens, n) + count_non_finite(press, 2u * n);
+    CHECK(bad == 0, "dim %d n %u: %u non-finite outputs (poison left or NaN)", dim, n, bad);
+    bool perm_ok = true;
+    uint8_t *seen = calloc(n, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        if (ids[i] >= n || seen[ids[i]]++ || mat[i] != m0[ids[i]])
+            perm_ok = false;
+    }
+    free(seen);
+    CHECK(perm_ok, "dim %d n %u: ids are not a permutation carrying materials", dim, n);
+    if (!perm_ok)
+        goto free_arrays;
+
+    {
+        double *dx_old = to_double(x_old, n4), *dv_pred = to_double(v_pred, n4), *dx_star = to_double(x_star, n4);
+        double *dx_v = to_double(x_v, n4), *dx_new = to_double(x_new, n4), *dv_new = to_double(v_new, n4);
+        double *ddens = to_double(dens, n), *dpress = to_double(press, 2u * n);
+        double *r_pos = calloc(n4, sizeof(double)), *r_vel = calloc(n4, sizeof(double));
+        double *r_rho = calloc(n, sizeof(double)), *r_rhon = calloc(n, sizeof(double));
+        double *r_p = calloc(n, sizeof(double)), *r_pn = calloc(n, sizeof(double));
+        double *r_press = calloc(2u * n, sizeof(double)), *r_near = calloc(2u * n, sizeof(double));
+        double *gpu_near_rho = calloc(n, sizeof(double));
+
+        // Predict (the base's pass; the chain below starts from it).
+        double *r_star = calloc(n4, sizeof(double));
+        for (uint32_t i = 0; i < n; i++)
+            for (int a = 0; a < dim; a++) {
+                uint32_t id = ids[i];
+                double v = (double)v0[4 * id + a] + dt * sc.gravity[a];
+                r_star[4 * i + a] = (double)x0[4 * id + a] + dt * v;
+            }
+        vec_error e_pred = error_vec(dx_star, dx_old, r_star, dx_old, n, dim);
+
+        // Grid as the GPU built it: binned at the GPU's predicted positions.
+        ref_grid g;
+        ref_grid_build(&g, dim, f->grid.origin, f->params.grid_origin.w, f->grid.dims, x_star, n);
+
+        // Each pass on the GPU's own inputs.
+        sph_ref_viscosity(&rp, &g, n, dx_star, dv_pred, mat, r_pos, r_vel);
+        vec_error e_visc = error_vec(dx_v, dx_star, r_pos, dx_star, n, dim);
+
+        sph_ref_density(&rp, &g, n, dx_star, mat, r_rho, r_rhon, r_p, r_pn);
+        for (uint32_t i = 0; i < n; i++) {
+            r_press[2 * i] = r_p[i];
+            r_press[2 * i + 1] = r_pn[i];
+            // rho_near is not stored on the GPU; P_near = k_near rho_near.
+            gpu_near_rho[i] = dpress[2 * i + 1] / mats[mat[i]].near_stiffness;
+        }
+        double e_rho = rel_error_scalar(ddens, r_rho, n, 1);
+        double e_rhon = rel_error_scalar(gpu_near_rho, r_rhon, n, 1);
+        double e_p = rel_error_scalar(dpress, r_press, n, 2);
+        double e_pn = rel_error_scalar(dpress + 1, r_press + 1, n, 2);
+
+        // Brute force, no grid: density is evaluated at the binned positions,
+        // so the grid must find exactly the pairs closer than h.
+        double e_brute = 0.0, brute_scale = 0.0;
+        {
+            double norm = cs_sph_kernel_norm(dim, sph.exponent, h);
+            for (uint32_t i = 0; i < n; i++) {
+                double rho = 0.0;
+                for (uint32_t j = 0; j < n; j++) {
+                    double d[3];
+                    double r = ref_dist(dim, dx_star + 4 * i, dx_star + 4 * j, d);
+                    if (j != i && r < h)
+                        rho += mats[mat[j]].mass * norm * ref_powi(1.0 - r / h, sph.exponent);
+                }
+                for (int w = 0; rp.wall_mirror && w < rp.plane_count; w++) {
+                    double r = sph_ref_mirror_distance(&rp, w, dx_star + 4 * i);
+                    if (r < h)
+                        rho += mats[mat[i]].mass * norm * ref_powi(1.0 - r / h, sph.exponent);
+                }
+                e_brute = fmax(e_brute, fabs(rho - ddens[i]));
+                brute_scale = fmax(brute_scale, rho);
+            }
+            e_brute = brute_scale > 0.0 ? e_brute / brute_scale : e_brute;
+        }
+
+        double *gpu_p = calloc(n, sizeof(double)), *gpu_pn = calloc(n, sizeof(double));
+        for (uint32_t i = 0; i < n; i++)
+            gpu_p[i] = dpress[2 * i], gpu_pn[i] = dpress[2 * i + 1];
+        sph_ref_relax(&rp, &g, n, dx_star, dx_v, mat, gpu_p, gpu_pn, r_pos);
+        free(gpu_p), free(gpu_pn);
+        vec_error e_relax = error_vec(dx_new, dx_v, r_pos, dx_v, n, dim);
+        // v = (x_new - x_old) / dt: the GPU's x_new rounding, divided by dt.
+        for (uint32_t i = 0; i < n4; i++)
+            r_vel[i] = (r_pos[i] - dx_old[i]) / dt;
+        vec_error e_vel = error_vec(dv_new, NULL, r_vel, NULL, n, dim);
+        e_vel.floor = e_relax.floor / dt;
+
+        // The whole substep chained in double from the initial state.
+        double *r_visc = malloc(n4 * sizeof(double));
+        sph_ref_viscosity(&rp, &g, n, r_star, dv_pred, mat, r_visc, r_vel);
+        sph_ref_density(&rp, &g, n, r_star, mat, r_rho, r_rhon, r_p, r_pn);
+        sph_ref_relax(&rp, &g, n, r_star, r_visc, mat, r_p, r_pn, r_pos);
+        vec_error e_chain = error_vec(dx_new, dx_old, r_pos, dx_old, n, dim);
+        free(r_visc);
+
+        fprintf(stderr,
+                "sph %dD n=%-5u %-6s %s: rel err predict %.1e viscosity %.1e (rounding floor %.1e) density %.1e "
+                "(brute force %.1e) near %.1e P %.1e P_near %.1e relax %.1e velocity %.1e chained step %.1e\n",
+                dim, n, kernel, one_cell ? "one cell" : "spread  ", rel(e_pred), rel(e_visc),
+                e_visc.scale > 0 ? e_visc.floor / e_visc.scale : 0.0, e_rho, e_brute, e_rhon, e_p, e_pn, rel(e_relax),
+                rel(e_vel), rel(e_chain));
+        note(&worst.predict, rel(e_pred));
+        note(&worst.viscosity, rel(e_visc));
+        note(&worst.density, e_rho);
+        note(&worst.brute, e_brute);
+        note(&worst.near_density, e_rhon);
+        note(&worst.pressure, fmax(e_p, e_pn));
+        note(&worst.relax, rel(e_relax));
+        note(&worst.velocity, rel(e_vel));
+        note(&worst.chain, rel(e_chain));
+        // Bounds: float sums over tens to hundreds of neighbours against
+        // double. Pressure P = k (rho - rho0) cancels, so it is measured
+        // against its own largest magnitude like the others.
+        CHECK(within(e_pred, 1e-5), "%dD n=%u: predict rel err %.2e", dim, n, rel(e_pred));
+        CHECK(within(e_visc, 1e-4), "%dD n=%u: viscosity rel err %.2e", dim, n, rel(e_visc));
+        CHECK(e_rho <= 1e-5 && e_rhon <= 1e-5, "%dD n=%u: density rel err %.2e near %.2e", dim, n, e_rho, e_rhon);
+        CHECK(e_brute <= 1e-5, "%dD n=%u: density vs brute force rel err %.2e", dim, n, e_brute);
+        CHECK(e_p <= 1e-4 && e_pn <= 1e-5, "%dD n=%u: pressure rel err %.2e near %.2e", dim, n, e_p, e_pn);
+        CHECK(within(e_relax, 1e-4), "%dD n=%u: relax rel err %.2e", dim, n, rel(e_relax));
+        CHECK(within(e_vel, 1e-4), "%dD n=%u: velocity rel err %.2e", dim, n, rel(e_vel));
+        CHECK(within(e_chain, 1e-3), "%dD n=%u: chained substep rel err %.2e", dim, n, rel(e_chain));
+
+        // Momentum: the pair terms (viscosity and relaxation) are equal and
+        // opposite once mass-weighted, so sum m_i (x_new - x_star) stays at
+        // zero up to rounding.
+        double mom[3] = {0, 0, 0}, scale = 0.0;
+        double norm = cs_sph_kernel_norm(dim, sph.exponent, h), near_norm = cs_sph_kernel_norm(dim, sph.exponent + 1, h);
+        for (uint32_t i = 0; i < n; i++) {
+            double wall[3] = {0, 0, 0}; // the wall mirrors' push is external
+            for (int w = 0; rp.wall_mirror && w < rp.plane_count; w++) {
+                double r = sph_ref_mirror_distance(&rp, w, dx_star + 4 * i);
+                if (r >= h)
+                    continue;
+                double a1 = 1.0 - r / h, an1 = ref_powi(a1, sph.exponent - 1);
+                double push = dt * dt / mats[mat[i]].mass *
+                              (dpress[2 * i] * norm * an1 + dpress[2 * i + 1] * near_norm * an1 * a1);
+                for (int a = 0; a < 3; a++)
+                    wall[a] += push * rp.planes[w][a];
+            }
+            for (int a = 0; a < dim; a++) {
+                double d = (dx_new[4 * i + a] - dx_star[4 * i + a] - wall[a]) * mats[mat[i]].mass;
+                mom[a] += d;
+                scale += fabs(d);
+            }
+        }
+        double mom_err = sqrt(mom[0] * mom[0] + mom[1] * mom[1] + mom[2] * mom[2]) / fmax(scale, 1e-30);
+        CHECK(n < 2 || mom_err < 1e-4, "%dD n=%u: solver displacements carry net momentum (%.2e of the total)", dim,
+              n, mom_err);
+
+        ref_grid_free(&g);
+        double *frees[] = {dx_old, dv_pred, dx_star, dx_v, dx_new, dv_new, ddens, dpress, r_pos, r_vel, r_rho,
+                           r_rhon, r_p, r_pn, r_press, r_near, gpu_near_rho, r_star};
+        for (size_t i = 0; i < CS_ARRAY_COUNT(frees); i++)
+            free(frees[i]);
+    }
+free_arrays:
+    free(x_old), free(v_pred), free(x_star), free(x_v), free(x_new), free(v_new), free(dens), free(press);
+    free(ids), free(mat);
+done:
+    free(x0), free(v0), free(m0), free(id0);
+    cs_sph_destroy(&sph);
+    cs_scene_free(&sc);
+}
+
+// ---- 2-4. scenes over many substeps -----------------------------------------
+
+static uint32_t run_substeps(cs_sph *s, uint32_t substeps)
+{
+    cs_recorder rec;
+    cs_recorder_create(s->fluid.ctx, "sph run", &rec);
+    uint32_t done = 0;
+    while (done < substeps) {
+        uint32_t batch = CS_MIN(25u, substeps - done);
+        cs_recorder_begin(&rec);
+        for (uint32_t i = 0; i < batch; i++)
+            cs_sph_record_substep(s, &rec);
+        cs_recorder_submit_wait(&rec);
+        done += batch;
+    }
+    cs_recorder_destroy(&rec);
+    return done;
+}
+
+static bool create_from_json(cs_context *ctx, const char *json, cs_scene *sc, cs_sph *s)
+{
+    if (!parse_scene(json, sc))
+        return false;
+    cs_error err;
+    if (!cs_sph_create(ctx, sc, s, &err)) {
+        fprintf(stderr, "cs_sph_create: %s\n", err.msg);
+        cs_scene_free(sc);
+        return false;
+    }
+    return true;
+}
+
+static void check_invariants(const char *what, const cs_sim_stats *st, uint32_t count, double mass)
+{
+    CHECK(st->non_finite == 0, "%s: %u non-finite particles", what, st->non_finite);
+    CHECK(st->outside_domain == 0, "%s: %u particles outside the domain", what, st->outside_domain);
+    CHECK(st->particles == count, "%s: %u particles, expected %u", what, st->particles, count);
+    CHECK(fabs(st->total_mass - mass) <= 1e-5 * mass, "%s: mass %.6f, expected %.6f", what, st->total_mass, mass);
+}
+
+// Kinetic + potential energy (relative to the domain floor) of the fluid,
+// from the state read back in double. Gravity and walls do no net work on a
+// fluid at rest; pressure and viscosity only dissipate, so this never grows
+// (by more than the small compression energy) unless the solver injects it.
+static double total_energy(cs_fluid *f)
+{
+    uint32_t n = f->count;
+    float *x = malloc((size_t)n * 16 + 16), *v = malloc((size_t)n * 16 + 16);
+    uint32_t *mat = malloc((size_t)n * 4 + 4);
+    cs_fluid_download_by_id(f, x, v, NULL, mat);
+    double e = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        double m = f->scene.materials[mat[i]].mass;
+        for (int a = 0; a < f->dim; a++)
+            e += m * (0.5 * (double)v[4 * i + a] * v[4 * i + a] -
+                      (double)f->scene.gravity[a] * ((double)x[4 * i + a] - f->scene.domain_min[a]));
+    }
+    free(x), free(v), free(mat);
+    return e;
+}
+
+// The 2D dam break scene as shipped (scenes/dam_break_2d.json, 3024
+// particles) and a small 3D one: bounded, finite, conserved, no energy
+// gained.
+static void check_dam_break(cs_context *ctx, int dim)
+{
+    cs_scene sc;
+    cs_sph s;
+    cs_error err;
+    bool ok;
+    if (dim == 2) {
+        ok = cs_scene_load("dam_break_2d", &sc, &err);
+        if (!ok)
+            fprintf(stderr, "%s\n", err.msg);
+        ok = ok && cs_sph_create(ctx, &sc, &s, &err);
+        if (!ok)
+            fprintf(stderr, "%s\n", err.msg);
+    } else {
+        const char *json =
+            "{ \"solver\": \"sph\", \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [2.4, 2.4, 1.2] },"
+            "  \"gravity\": [0, -9.8, 0], \"dt\": 0.0071429, \"substeps\": 1, \"smoothing_radius\": 0.3,"
+            "  \"particle_spacing\": 0.12,"
+            "  \"materials\": [ { \"name\": \"water\", \"mass\": 1.0, \"rest_density\": 457,"
+            "     \"stiffness\": 0.003, \"near_stiffness\": 0.003 } ],"
+            "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.9, 1.5, 1.2], \"material\": \"water\" } ],"
+            "  \"sph\": {} }";
+        ok = create_from_json(ctx, json, &sc, &s);
+    }
+    if (!ok) {
+        CHECK(false, "dam break %dD scene", dim);
+        return;
+    }
+    uint32_t n = s.fluid.count;
+    double mass = (double)n * sc.materials[0].mass;
+    double e0 = total_energy(&s.fluid), e_max = e0;
+    double worst_speed = 0.0, worst_err = 0.0;
+    uint32_t steps = dim == 2 ? 360 : 240, chunk = 40;
+    for (uint32_t done = 0; done < steps; done += chunk) {
+        run_substeps(&s, chunk);
+        cs_sim_stats st;
+        cs_fluid_stats(&s.fluid, &st);
+        char what[64];
+        snprintf(what, sizeof what, "dam break %dD after %u substeps", dim, done + chunk);
+        check_invariants(what, &st, n, mass);
+        worst_speed = fmax(worst_speed, st.max_speed);
+        worst_err = fmax(worst_err, st.mean_density_error);
+        e_max = fmax(e_max, total_energy(&s.fluid));
+    }
+    // Nothing falls faster than from the top of the domain.
+    double fall = sqrt(2.0 * 9.8 * (sc.domain_max[1] - sc.domain_min[1]));
+    double e_end = total_energy(&s.fluid);
+    fprintf(stderr, "sph dam break %dD: %u particles, %u substeps of %.2f ms, max speed %.2f m/s (free fall bound %.2f), "
+                    "energy start %.0f, max %.0f (%+.1f%%), end %.0f; worst mean |rho/rho0 - 1| %.3f\n",
+            dim, n, steps, 1e3 * s.fluid.scene.dt, worst_speed, fall, e0, e_max, 100.0 * (e_max / e0 - 1.0), e_end,
+            worst_err);
+    // Energy is the invariant; the speed bound only catches a blow-up (a
+    // plunging jet can fling a few particles faster than free fall).
+    CHECK(worst_speed < 2.0 * fall, "dam break %dD: max speed %.2f > 2 x free fall %.2f", dim, worst_speed, fall);
+    CHECK(e_max <= 1.02 * e0, "dam break %dD: energy grew from %.0f to %.0f", dim, e0, e_max);
+    cs_sph_destroy(&s);
+    cs_scene_free(&sc);
+}
+
+// A block filling the floor of its box: Clavet's pressure is soft, so the
+// lattice first settles under gravity (it compresses and sloshes); after
+// that it must stay near rest, not boil.
+static void check_rest(cs_context *ctx)
+{
+    const char *json =
+        "{ \"solver\": \"sph\", \"dim\": 2, \"domain\": { \"min\": [0, 0], \"max\": [3, 3] },"
+        "  \"gravity\": [0, -9.8], \"dt\": 0.0071429, \"substeps\": 1, \"smoothing_radius\": 0.3,"
+        "  \"particle_spacing\": 0.095,"
+        "  \"materials\": [ { \"name\": \"water\", \"mass\": 1.0, \"rest_density\": 82 } ],"
+        "  \"blocks\": [ { \"min\": [0, 0], \"max\": [3, 1.0], \"material\": \"water\" } ],"
+        "  \"sph\": {} }";
+    cs_scene sc;
+    cs_sph s;
+    if (!create_from_json(ctx, json, &sc, &s)) {
+        CHECK(false, "rest scene");
+        return;
+    }
+    uint32_t n = s.fluid.count;
+    double settling = 0.0, rest = 0.0;
+    cs_sim_stats st;
+    for (int phase = 0; phase < 2; phase++)
+        for (uint32_t done = 0; done < 300; done += 50) {
+            run_substeps(&s, 50);
+            cs_fluid_stats(&s.fluid, &st);
+            check_invariants("rest block", &st, n, (double)n);
+            if (phase == 0)
+                settling = fmax(settling, st.max_speed);
+            else
+                rest = fmax(rest, st.max_speed);
+        }
+    // Free fall from the block's top over the same time reaches 4.4 m/s.
+    fprintf(stderr, "sph rest block 2D: %u particles, max speed %.3f m/s while settling (300 substeps), %.3f m/s "
+                    "over the next 300; final mean |rho/rho0-1| %.3f\n",
+            n, settling, rest, st.mean_density_error);
+    CHECK(settling < 2.2, "rest block: max speed %.3f m/s while settling", settling);
+    CHECK(rest < 0.8, "rest block: max speed %.3f m/s after settling", rest);
+    cs_sph_destroy(&s);
+    cs_scene_free(&sc);
+}
+
+// Expected particle count after `substeps` substeps: the emission schedule
+// (particle k of an emitter is born at start + k / rate; emission runs at the
+// start of each substep, at time index * dt), written out independently.
+static uint32_t expected_count(const cs_scene *sc, uint32_t blocks, uint32_t substeps)
+{
+    uint64_t count = blocks;
+    double t = (double)(substeps - 1) * (double)sc->dt;
+    for (uint32_t e = 0; e < sc->emitter_count; e++) {
+        const cs_emitter *em = &sc->emitters[e];
+        if (substeps == 0 || t < em->start_time)
+            continue;
+        double born = floor((t - em->start_time) * em->rate) + 1.0;
+        count += (uint64_t)fmin(born, (double)em->budget);
+    }
+    uint32_t cap = sc->max_particles ? sc->max_particles : UINT32_MAX;
+    return (uint32_t)CS_MIN(count, (uint64_t)cap);
+}
+
+// Seed 000's two-jet scene (scenes/double_emitter_2d.json), with the second
+// jet brought forward from 6 s to 0.5 s so the test stays short.
+static void check_double_emitter(cs_context *ctx)
+{
+    cs_scene sc;
+    cs_error err;
+    if (!cs_scene_load("double_emitter_2d", &sc, &err)) {
+        CHECK(false, "load double_emitter_2d: %s", err.msg);
+        return;
+    }
+    CHECK(sc.emitter_count == 2 && sc.material_count == 2, "two emitters and two materials");
+    if (sc.emitter_count >= 2)
+        sc.emitters[1].start_time = 0.5f;
+    cs_sph s;
+    if (!cs_sph_create(ctx, &sc, &s, &err)) {
+        CHECK(false, "create double emitter: %s", err.msg);
+        cs_scene_free(&sc);
+        return;
+    }
+    uint32_t substeps = 0, checked = 0;
+    double mass_per[2] = {sc.materials[0].mass, sc.materials[CS_MIN(1u, sc.material_count - 1)].mass};
+    while (substeps < 280) {
+        substeps += run_substeps(&s, 35);
+        uint32_t want = expected_count(&sc, s.fluid.block_count, substeps);
+        CHECK(s.fluid.count == want, "after %u substeps: %u particles, schedule says %u", substeps, s.fluid.count,
+              want);
+        cs_sim_stats st;
+        cs_fluid_stats(&s.fluid, &st);
+        uint32_t n = s.fluid.count;
+        uint32_t *mat = malloc((size_t)n * 4 + 4);
+        download(ctx, cs_fluid_mat(&s.fluid), mat, n, 4);
+        uint32_t per[2] = {0, 0};
+        for (uint32_t i = 0; i < n; i++)
+            per[mat[i] ? 1 : 0]++;
+        free(mat);
+        char what[64];
+        snprintf(what, sizeof what, "double emitter after %u substeps", substeps);
+        check_invariants(what, &st, want, per[0] * mass_per[0] + per[1] * mass_per[1]);
+        checked++;
+        if (substeps >= 280)
+            fprintf(stderr, "sph double emitter: %u substeps (%.2f s), %u particles: %u light, %u heavy, "
+                            "max speed %.2f\n",
+                    substeps, substeps * sc.dt, n, per[0], per[1], st.max_speed);
+        if (substeps >= 280)
+            CHECK(per[0] > 0 && per[1] > 0, "both materials present (%u light, %u heavy)", per[0], per[1]);
+    }
+    CHECK(checked > 0, "ran");
+    cs_sph_destroy(&s);
+    cs_scene_free(&sc);
+}
+
+// Two runs of the same scene: byte-identical state.
+static void check_determinism(cs_context *ctx)
+{
+    float *state[2] = {NULL, NULL};
+    uint32_t count[2] = {0, 0};
+    for (int run = 0; run < 2; run++) {
+        cs_scene sc;
+        cs_error err;
+        if (!cs_scene_load("double_emitter_2d", &sc, &err)) {
+            CHECK(false, "load: %s", err.msg);
+            return;
+        }
+        sc.emitters[1].start_time = 0.2f;
+        cs_sph s;
+        if (!cs_sph_create(ctx, &sc, &s, &err)) {
+            CHECK(false, "create: %s", err.msg);
+            cs_scene_free(&sc);
+            return;
+        }
+        run_substeps(&s, 120);
+        count[run] = s.fluid.count;
+        state[run] = calloc((size_t)count[run] * 9 + 1, sizeof(float));
+        cs_fluid_download_by_id(&s.fluid, state[run], state[run] + 4 * count[run], state[run] + 8 * count[run],
+                                NULL);
+        cs_sph_destroy(&s);
+        cs_scene_free(&sc);
+    }
+    CHECK(count[0] == count[1] && count[0] > 0, "same count %u %u", count[0], count[1]);
+    if (count[0] == count[1])
+        CHECK(memcmp(state[0], state[1], (size_t)count[0] * 9 * sizeof(float)) == 0,
+              "two runs differ (positions, velocities or densities)");
+    fprintf(stderr, "sph determinism: two runs of 120 substeps, %u particles, byte-identical: %s\n", count[0],
+            count[0] == count[1] && memcmp(state[0], state[1], (size_t)count[0] * 9 * sizeof(float)) == 0 ? "yes"
+                                                                                                          : "NO");
+    free(state[0]);
+    free(state[1]);
+}
+
+// ---- 5. errors in the "sph" block ---------------------------------------------
+
+static void check_block_errors(cs_context *ctx)
+{
+    static const struct {
+        const char *block;
+        const char *needle;
+    } cases[] = {
+        {"{ \"kernel\": \"poly6\" }", "sph.kernel"},
+        {"{ \"kernel\": 3 }", "sph.kernel"},
+        {"{ \"iterations\": 3 }", "iterations"},
+    };
+    for (size_t c = 0; c < CS_ARRAY_COUNT(cases); c++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{ \"solver\": \"sph\", \"dim\": 2, \"domain\": { \"min\": [0, 0], \"max\": [1, 1] },"
+                 "  \"dt\": 0.005, \"smoothing_radius\": 0.1,"
+                 "  \"materials\": [ { \"name\": \"water\", \"mass\": 1.0, \"rest_density\": 82 } ],"
+                 "  \"blocks\": [ { \"min\": [0, 0], \"max\": [0.2, 0.2] } ],"
+                 "  \"sph\": %s }",
+                 cases[c].block);
+        cs_scene sc;
+        if (!parse_scene(json, &sc)) {
+            CHECK(false, "parse");
+            continue;
+        }
+        cs_sph s;
+        cs_error err = {{0}};
+        bool ok = cs_sph_create(ctx, &sc, &s, &err);
+        CHECK(!ok, "sph block %s accepted", cases[c].block);
+        CHECK(strstr(err.msg, cases[c].needle) && strstr(err.msg, "test_sph.json"), "message names the key: %s",
+              err.msg);
+        if (ok)
+            cs_sph_destroy(&s);
+        cs_scene_free(&sc);
+    }
+}
+
+int main(void)
+{
+    cs_context ctx;
+    test_context(&ctx);
+
+    static const uint32_t sizes[] = {0, 1, 63, 64, 65, 3001};
+    for (int dim = 2; dim <= 3; dim++) {
+        for (size_t i = 0; i < CS_ARRAY_COUNT(sizes); i++)
+            check_substep(&ctx, dim, dim == 3 && sizes[i] > 1000 ? 4000 : sizes[i], false, "seed");
+        check_substep(&ctx, dim, dim == 2 ? 2500 : 3000, false, "clavet");
+        check_substep(&ctx, dim, dim == 2 ? 150 : 120, true, "seed");
+    }
+    fprintf(stderr,
+            "sph worst rel err: predict %.1e viscosity %.1e density %.1e (brute force %.1e) near %.1e pressure %.1e "
+            "relax %.1e velocity %.1e chained %.1e\n",
+            worst.predict, worst.viscosity, worst.density, worst.brute, worst.near_density, worst.pressure,
+            worst.relax, worst.velocity, worst.chain);
+
+    check_block_errors(&ctx);
+    check_dam_break(&ctx, 2);
+    check_dam_break(&ctx, 3);
+    check_rest(&ctx);
+    check_double_emitter(&ctx);
+    check_determinism(&ctx);
+    return test_finish(&ctx);
+}
