@@ -83,22 +83,64 @@ static uint32_t find_queue_family(VkPhysicalDevice pd)
     return UINT32_MAX;
 }
 
+// What the device offers of the Vulkan 1.3 features cistern needs. A 1.2
+// device (RenderDoc 1.24 reports 1.2 for every device it wraps) can still
+// have them as extensions.
+typedef struct device_caps {
+    bool core13;
+    bool synchronization2;
+    bool dynamic_rendering;
+    bool maintenance4;
+} device_caps;
+
+static device_caps query_caps(VkPhysicalDevice pd)
+{
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    device_caps caps = {.core13 = p.apiVersion >= VK_API_VERSION_1_3};
+    if (caps.core13) {
+        VkPhysicalDeviceVulkan13Features f13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+        VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f13};
+        vkGetPhysicalDeviceFeatures2(pd, &f2);
+        caps.synchronization2 = f13.synchronization2;
+        caps.dynamic_rendering = f13.dynamicRendering;
+        caps.maintenance4 = f13.maintenance4;
+        return caps;
+    }
+    VkPhysicalDeviceSynchronization2FeaturesKHR sync2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES_KHR};
+    VkPhysicalDeviceDynamicRenderingFeaturesKHR dynamic = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES_KHR};
+    void *chain = NULL;
+    if (has_device_extension(pd, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME)) {
+        sync2.pNext = chain;
+        chain = &sync2;
+    }
+    if (has_device_extension(pd, VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME)) {
+        dynamic.pNext = chain;
+        chain = &dynamic;
+    }
+    VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, chain};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    caps.synchronization2 = sync2.synchronization2;
+    caps.dynamic_rendering = dynamic.dynamicRendering;
+    return caps;
+}
+
 // Why a device cannot run cistern, or NULL when it can.
 static const char *device_unsuitable_reason(VkPhysicalDevice pd)
 {
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(pd, &p);
-    if (p.apiVersion < VK_API_VERSION_1_3)
-        return "needs Vulkan 1.3";
+    if (p.apiVersion < VK_API_VERSION_1_2)
+        return "needs Vulkan 1.2 or later";
     if (find_queue_family(pd) == UINT32_MAX)
         return "no queue family with graphics, compute and timestamps";
     if (!has_device_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME))
         return "no VK_KHR_push_descriptor";
-    VkPhysicalDeviceVulkan13Features f13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f13};
-    vkGetPhysicalDeviceFeatures2(pd, &f2);
-    if (!f13.synchronization2)
+    device_caps caps = query_caps(pd);
+    if (!caps.synchronization2)
         return "no synchronization2";
+    if (!caps.dynamic_rendering)
+        return "no dynamic rendering";
     return NULL;
 }
 
@@ -238,8 +280,8 @@ static bool pick_device(const cs_context_desc *desc, cs_context *ctx, cs_error *
         }
         if (chosen < 0) {
             free(devices);
-            return cs_fail(err, "no device supports Vulkan 1.3 with synchronization2 and "
-                                "push descriptors; `cistern devices` says why for each");
+            return cs_fail(err, "no device supports Vulkan 1.2 with synchronization2, dynamic "
+                                "rendering and push descriptors; `cistern devices` says why for each");
         }
     }
     ctx->physical = devices[chosen];
@@ -259,8 +301,8 @@ static void create_device(cs_context *ctx)
     vkGetPhysicalDeviceMemoryProperties(pd, &ctx->memory_props);
     ctx->queue_family = find_queue_family(pd);
 
-    VkPhysicalDeviceVulkan13Features have13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    VkPhysicalDeviceVulkan12Features have12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &have13};
+    device_caps caps = query_caps(pd);
+    VkPhysicalDeviceVulkan12Features have12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceFeatures2 have = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have12};
     vkGetPhysicalDeviceFeatures2(pd, &have);
     ctx->has_shader_int64 = have.features.shaderInt64;
@@ -270,13 +312,23 @@ static void create_device(cs_context *ctx)
     VkPhysicalDeviceVulkan13Features want13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .synchronization2 = VK_TRUE,
-        .maintenance4 = have13.maintenance4,
+        .maintenance4 = caps.maintenance4,
         // The renderer draws with dynamic rendering (no render pass objects).
-        .dynamicRendering = have13.dynamicRendering,
+        .dynamicRendering = VK_TRUE,
+    };
+    // The same two features as extensions, on a Vulkan 1.2 device.
+    VkPhysicalDeviceSynchronization2FeaturesKHR want_sync2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES_KHR,
+        .synchronization2 = VK_TRUE,
+    };
+    VkPhysicalDeviceDynamicRenderingFeaturesKHR want_dynamic = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES_KHR,
+        .pNext = &want_sync2,
+        .dynamicRendering = VK_TRUE,
     };
     VkPhysicalDeviceVulkan12Features want12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = &want13,
+        .pNext = caps.core13 ? (void *)&want13 : (void *)&want_dynamic,
         .scalarBlockLayout = have12.scalarBlockLayout,
         .hostQueryReset = have12.hostQueryReset,
         .shaderInt8 = have12.shaderInt8,
@@ -293,9 +345,13 @@ static void create_device(cs_context *ctx)
             .wideLines = have.features.wideLines,
         },
     };
-    const char *extensions[4];
+    const char *extensions[8];
     uint32_t ext_count = 0;
     extensions[ext_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    if (!caps.core13) {
+        extensions[ext_count++] = VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME;
+        extensions[ext_count++] = VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME;
+    }
     if (ctx->wants_window && has_device_extension(pd, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
         extensions[ext_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 
@@ -316,6 +372,15 @@ static void create_device(cs_context *ctx)
     };
     VK_CHECK(vkCreateDevice(pd, &info, NULL, &ctx->device));
     volkLoadDevice(ctx->device);
+    if (!caps.core13) {
+        // Same functions, extension names: point the core names at them so
+        // the rest of cistern calls one spelling.
+        vkCmdPipelineBarrier2 = vkCmdPipelineBarrier2KHR;
+        vkCmdWriteTimestamp2 = vkCmdWriteTimestamp2KHR;
+        vkQueueSubmit2 = vkQueueSubmit2KHR;
+        vkCmdBeginRendering = vkCmdBeginRenderingKHR;
+        vkCmdEndRendering = vkCmdEndRenderingKHR;
+    }
     vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
 
     VkCommandPoolCreateInfo pool_info = {

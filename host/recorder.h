@@ -10,7 +10,7 @@
 #include "buffer.h"
 #include "shader.h"
 
-#define CS_MAX_PASSES 256
+#define CS_MAX_PASSES 1024
 
 typedef struct cs_pass_timing {
     char name[48];
