@@ -10,6 +10,7 @@ typedef struct cs_bench_options {
     const char *scene;
     uint32_t sizes[CS_BENCH_MAX_SIZES];
     uint32_t size_count;
+    bool cells;              // sizes are grid cells along x (grid pipelines: reint)
     uint32_t steps;          // timed steps per size
     uint32_t warmup;         // untimed steps first (lavapipe compiles at first dispatch)
     const char *out_dir;     // default bench/<scene>

@@ -44,6 +44,7 @@ static void usage(FILE *out)
         "\n"
         "bench options:\n"
         "  --particles LIST       sizes, e.g. 16k,64k,256k,1M (default 16k,64k)\n"
+        "  --cells LIST           grid pipelines (reint): cells along x, e.g. 512,2048\n"
         "  --steps N              timed steps per size (default 50)\n"
         "  --warmup N             untimed steps first (default 5)\n"
         "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
@@ -229,7 +230,8 @@ static int cmd_bench(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--warmup") == 0) { if (!parse_uint(a, v, &opt.warmup)) return 2; i++; }
         else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_uint(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
-        else if (strcmp(a, "--particles") == 0) {
+        else if (strcmp(a, "--particles") == 0 || strcmp(a, "--cells") == 0) {
+            opt.cells = strcmp(a, "--cells") == 0;
             if (!v || !cs_bench_parse_sizes(v, &opt, &err)) {
                 fprintf(stderr, "cistern: %s\n", v ? err.msg : "--particles wants a list, e.g. 16k,64k,1M");
                 return 2;

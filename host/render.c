@@ -138,9 +138,13 @@ typedef struct pipeline_kind {
     VkCompareOp depth_compare;
 } pipeline_kind;
 
-// The three draws, in the order they are recorded.
+// The draws, in the order they are recorded.
 static const pipeline_kind k_background = {"render background", "render/background.vert", "render/background.frag",
                                            VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS};
+// The field needs no depth: it lies in the plane the box and the 2D
+// particles are drawn in, after it, and covers only the background.
+static const pipeline_kind k_field = {"render field", "render/field.vert", "render/field.frag",
+                                      VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS};
 static const pipeline_kind k_box = {"render box", "render/box.vert", "render/box.frag",
                                     VK_PRIMITIVE_TOPOLOGY_LINE_LIST, true, true, VK_COMPARE_OP_LESS_OR_EQUAL};
 static const pipeline_kind k_particles = {"render particles", "render/particles.vert", "render/particles.frag",
@@ -148,7 +152,7 @@ static const pipeline_kind k_particles = {"render particles", "render/particles.
 
 static const pipeline_kind *kind_of(const cs_renderer *r, const cs_render_pipeline *p)
 {
-    return p == &r->particles ? &k_particles : p == &r->box ? &k_box : &k_background;
+    return p == &r->particles ? &k_particles : p == &r->box ? &k_box : p == &r->field ? &k_field : &k_background;
 }
 
 static VkShaderModule make_module(cs_context *ctx, const cs_spirv *spirv)
@@ -367,7 +371,7 @@ bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_render
         return cs_fail(err, "format %d cannot be drawn into on this device", (int)r->color_format);
 
     bool ok = pipeline_build(r, &k_background, &r->background, err) && pipeline_build(r, &k_box, &r->box, err) &&
-              pipeline_build(r, &k_particles, &r->particles, err);
+              pipeline_build(r, &k_particles, &r->particles, err) && pipeline_build(r, &k_field, &r->field, err);
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = "material table",
                                                          .size = sizeof r->material_cache},
                                 &r->material_table, err);
@@ -392,6 +396,7 @@ void cs_renderer_destroy(cs_renderer *r)
         return;
     vkDeviceWaitIdle(ctx->device);
     pipeline_destroy(ctx, &r->particles);
+    pipeline_destroy(ctx, &r->field);
     pipeline_destroy(ctx, &r->box);
     pipeline_destroy(ctx, &r->background);
     image_destroy(ctx, &r->depth);
@@ -490,6 +495,64 @@ static float speed_scale(const cs_render_frame *f)
     return v > 1e-6 ? (float)v : 1.0f;
 }
 
+// The 2D field: the domain rectangle's corners go through the same camera
+// matrices as the box and the particles (so the field lands exactly inside
+// the box), and the fragment shader picks the cell.
+static void record_field(cs_renderer *r, VkCommandBuffer cmd, const cs_render_frame *frame,
+                         const cs_camera_matrices *m, const struct cs_render_background_push *bg, uint32_t flags,
+                         int mode, float spread, uint32_t target_height)
+{
+    const cs_field_view *fv = frame->field;
+    const cs_scene *scene = frame->scene;
+    CS_ASSERT(fv->cells && fv->cells->buffer, "a field view needs its cells buffer");
+    CS_ASSERT(fv->stride_floats >= 4, "field stride %u floats; the renderer reads 4 per cell", fv->stride_floats);
+    CS_ASSERT(fv->dims[0] > 0 && fv->dims[1] > 0, "field of %u x %u cells", fv->dims[0], fv->dims[1]);
+    CS_ASSERT(fv->cells->size >= (VkDeviceSize)fv->dims[0] * fv->dims[1] * fv->stride_floats * 4,
+              "field buffer %s holds fewer than %u x %u cells", fv->cells->name, fv->dims[0], fv->dims[1]);
+    // Clip position (ortho: w = 1) of a point in the z = 0 plane.
+    float clip[3][3];
+    const float corners[3][2] = {{scene->domain_min[0], scene->domain_min[1]},
+                                 {scene->domain_max[0], scene->domain_min[1]},
+                                 {scene->domain_min[0], scene->domain_max[1]}};
+    for (int k = 0; k < 3; k++) {
+        float v[3];
+        for (int row = 0; row < 3; row++)
+            v[row] = m->view[row] * corners[k][0] + m->view[4 + row] * corners[k][1] + m->view[12 + row];
+        clip[k][0] = m->proj_params[0] * v[0];
+        clip[k][1] = m->proj_params[1] * v[1];
+        clip[k][2] = m->proj_params[2] * v[2] + m->proj_params[3];
+    }
+    struct cs_render_field_push push = {
+        .corner_edge_x = {clip[0][0], clip[0][1], clip[1][0] - clip[0][0], clip[1][1] - clip[0][1]},
+        .edge_y_depth = {clip[2][0] - clip[0][0], clip[2][1] - clip[0][1], CS_MIN(CS_MAX(clip[0][2], 0.0f), 1.0f),
+                         speed_scale(frame)},
+        .top = {bg->top.x, bg->top.y, bg->top.z, 1.0f - spread},
+        .bottom = {bg->bottom.x, bg->bottom.y, bg->bottom.z, 1.0f + spread},
+        .modes = {flags, (uint32_t)mode, fv->stride_floats, r->material_count},
+        .dims = {fv->dims[0], fv->dims[1], target_height, 0},
+    };
+    CS_ASSERT(r->field.reflection.binding_mask == 0x3u, "field shader bindings %x, want 0..1",
+              r->field.reflection.binding_mask);
+    VkDescriptorBufferInfo infos[2] = {
+        {.buffer = fv->cells->buffer, .range = VK_WHOLE_SIZE},
+        {.buffer = r->material_table.buffer, .range = VK_WHOLE_SIZE},
+    };
+    VkWriteDescriptorSet writes[2];
+    for (uint32_t b = 0; b < 2; b++)
+        writes[b] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = b,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &infos[b],
+        };
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->field.pipeline);
+    vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->field.layout, 0, 2, writes);
+    vkCmdPushConstants(cmd, r->field.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof push, &push);
+    vkCmdDraw(cmd, 6, 1, 0, 0);
+}
+
 void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *frame)
 {
     CS_ASSERT(rec->recording, "cs_render_record outside a recording");
@@ -534,6 +597,7 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
     float spread = frame->density_spread > 0 ? frame->density_spread : 0.1f;
     const cs_particle_view *pv = frame->particles;
     uint32_t count = pv ? pv->count : 0;
+    bool draw_particles = pv && (count > 0 || pv->draw_args);
 
     VkCommandBuffer cmd = rec->cmd;
     cs_pass_begin(rec, "draw");
@@ -594,7 +658,11 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
                        sizeof bg_push, &bg_push);
     vkCmdDraw(cmd, 3, 1, 0, 0);
 
-    // 2. Domain box.
+    // 2. The field image (2D): over the background, under the box.
+    if (frame->field && scene->dim == 2)
+        record_field(r, cmd, frame, &m, &bg_push, flags, mode, spread, target.height);
+
+    // 3. Domain box.
     if (!frame->hide_box) {
         struct cs_render_box_push box_push = {
             .view_x = view_rows[0], .view_y = view_rows[1], .view_z = view_rows[2],
@@ -610,8 +678,8 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
         vkCmdDraw(cmd, 24, 1, 0, 0);
     }
 
-    // 3. Particles, pulled from the solver's buffers: 6 vertices each.
-    if (count > 0) {
+    // 4. Particles, pulled from the solver's buffers: 6 vertices each.
+    if (draw_particles) {
         cs_buffer *buffers[5] = {pv->positions, pv->velocities, pv->densities, pv->materials, &r->material_table};
         VkDescriptorBufferInfo infos[5];
         VkWriteDescriptorSet writes[5];
@@ -646,7 +714,10 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
         vkCmdPushConstants(cmd, r->particles.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                            sizeof push, &push);
         CS_ASSERT(count <= UINT32_MAX / 6, "too many particles to draw: %u", count);
-        vkCmdDraw(cmd, 6 * count, 1, 0, 0);
+        if (pv->draw_args)
+            vkCmdDrawIndirect(cmd, pv->draw_args->buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+        else
+            vkCmdDraw(cmd, 6 * count, 1, 0, 0);
     }
     vkCmdEndRendering(cmd);
     cs_pass_end(rec);
@@ -706,8 +777,8 @@ const float *cs_render_depths(cs_renderer *r)
 bool cs_renderer_reload(cs_renderer *r, const char *path, bool *changed, cs_error *err)
 {
     *changed = false;
-    cs_render_pipeline *all[3] = {&r->background, &r->box, &r->particles};
-    for (int i = 0; i < 3; i++) {
+    cs_render_pipeline *all[4] = {&r->background, &r->box, &r->particles, &r->field};
+    for (int i = 0; i < 4; i++) {
         cs_render_pipeline *p = all[i];
         bool uses = false;
         for (uint32_t d = 0; d < p->dep_count && !uses; d++)

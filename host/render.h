@@ -1,15 +1,17 @@
 // render.h — the graphics pass: particles as lit sphere impostors, the
-// domain box, a background gradient and depth fog, drawn into a window's
+// domain box, a background gradient and depth fog, a grid pipeline's 2D
+// field as an image (reintegration tracking), drawn into a window's
 // swapchain image or into an offscreen image (headless), plus the readback
 // of that image to RGBA8 and the PNG writer.
 //
-// Owns: the three graphics pipelines (shaders/render/*, hot-reloadable), the
+// Owns: the four graphics pipelines (shaders/render/*, hot-reloadable), the
 // depth image (resized to each target), the offscreen colour image and its
 // host-visible readback buffers, and a small material table buffer.
 // Draws with dynamic rendering (Vulkan 1.3) inside one recorder pass named
 // "draw". Particles are pulled from the solver's storage buffers (no vertex
-// buffers): record cs_barrier_compute_to_graphics() between the simulation
-// and cs_render_record().
+// buffers), and so is the field: record cs_barrier_compute_to_graphics()
+// between the simulation and cs_render_record(). A particle view with
+// draw_args is drawn indirectly (the count decided on the GPU).
 //
 // Frame shape (headless):
 //     cs_recorder_begin(&rec);
@@ -71,7 +73,7 @@ typedef struct cs_renderer {
     VkFormat color_format;
     VkFormat depth_format;
     bool encode_srgb;          // color_format is UNORM: shaders encode
-    cs_render_pipeline particles, box, background;
+    cs_render_pipeline particles, box, background, field;
     cs_image depth;            // sized to the last target drawn
     cs_image offscreen;        // headless target (may be empty)
     VkImageLayout offscreen_layout;
@@ -88,7 +90,15 @@ typedef struct cs_renderer {
 
 typedef struct cs_render_frame {
     const cs_render_target *target; // NULL: the offscreen image
-    const cs_particle_view *particles; // NULL or count 0: no particles
+    const cs_particle_view *particles; // NULL or count 0 (and no draw_args): no particles
+    // 2D scenes: a grid pipeline's field (one value per cell, 4 floats per
+    // cell: mass / rest mass, world velocity) drawn over the domain
+    // rectangle, nearest cell, under the box and the particles. Colour mode
+    // speed: |velocity|; density: mass / rest mass; material: material 0's
+    // colour. Each cell is blended over the background by its fill,
+    // min(mass / rest mass, 1); empty cells show the background. NULL, or a
+    // 3D scene: no field.
+    const cs_field_view *field;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

@@ -114,13 +114,19 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
 
 static void record_draw(run_state *r, const cs_render_target *target)
 {
+    // A grid pipeline in 2D shows its field as an image; its points (if it
+    // has them) are for the PLY dumps there, and are drawn in 3D.
+    cs_field_view field = {0};
+    bool draw_field = r->ops->field && r->scene.dim == 2;
+    if (draw_field)
+        r->ops->field(r->sim, &field);
     cs_particle_view view = {0};
-    if (r->ops->particles)
+    if (r->ops->particles && !draw_field)
         r->ops->particles(r->sim, &view);
     cs_barrier_compute_to_graphics(&r->rec);
     cs_render_record(&r->renderer, &r->rec,
-                     &(cs_render_frame){.target = target, .particles = &view, .scene = &r->scene,
-                                        .camera = &r->camera, .color_mode = r->color_mode});
+                     &(cs_render_frame){.target = target, .particles = &view, .field = draw_field ? &field : NULL,
+                                        .scene = &r->scene, .camera = &r->camera, .color_mode = r->color_mode});
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)
@@ -380,7 +386,7 @@ int cs_run(const cs_run_options *opt)
         code = 1;
         goto done;
     }
-    bool want_images = r.windowed || (opt->png_every && r.ops->particles);
+    bool want_images = r.windowed || (opt->png_every && (r.ops->particles || r.ops->field));
     if (want_images) {
         uint32_t w = opt->width ? opt->width : r.scene.render.width;
         uint32_t h = opt->height ? opt->height : r.scene.render.height;

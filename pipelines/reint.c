@@ -11,8 +11,9 @@
 
 #define REINT_PI 3.14159265358979323846
 
-// Every substep records three passes; the recorder holds CS_MAX_PASSES, and
-// the frame loop records its own passes after ours.
+// Every substep records three passes (plus stats and points once a frame);
+// the recorder holds CS_MAX_PASSES, and the frame loop records its own
+// passes after ours.
 #define REINT_MAX_SUBSTEPS 64
 // Beyond this a u32 cell index (and the stats' per-thread loop) overflows long
 // before memory runs out; devices refuse far less anyway.
@@ -132,6 +133,8 @@ bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_er
     for (int a = 0; a < 3; a++)
         p->gravity[a] = a < (int)dim ? scene->gravity[a] : 0.0f;
     p->rest_density = scene->material_count ? scene->materials[0].rest_density : 1000.0f;
+    for (uint32_t a = 0; a < dim; a++)
+        p->origin[a] = scene->domain_min[a];
     p->tait_gamma = scene->material_count ? scene->materials[0].tait_gamma : 7.0f;
     p->stiffness = reint_default_stiffness(p);
     if (p->substeps > REINT_MAX_SUBSTEPS)
@@ -235,6 +238,7 @@ static reint_push make_push(const cs_reint_params *p, uint32_t cell_count)
                   0.0f},
         .reach = {(int32_t)p->search_radius, (int32_t)ceilf(p->kernel_radius), (int32_t)p->eos,
                   p->negative_pressure ? 1 : 0},
+        .origin = {p->origin[0], p->origin[1], p->dim == 3 ? p->origin[2] : 0.0f, p->rest_density},
     };
 }
 
@@ -285,6 +289,11 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
         {&r->vel_forced, "reint forced velocity", n * v}, {&r->dens, "reint density", n * 8},
         {&r->field, "reint field", n * 16},
         {&r->partials, "reint stats partials", REINT_STATS_GROUPS * sizeof(reint_stats_partial)},
+        {&r->point_offsets, "reint point offsets", n * 4},
+        {&r->point_positions, "reint point positions", n * 16},
+        {&r->point_velocities, "reint point velocities", n * 16},
+        {&r->point_densities, "reint point densities", n * 4},
+        {&r->point_materials, "reint point materials", n * 4},
     };
     VkDeviceSize total = 0, largest_heap = 0;
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
@@ -314,6 +323,17 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
         }
         cs_buffer_fill(ctx, buffers[i].buf, 0); // empty grid: mass 0 everywhere
     }
+    // The renderer reads the draw arguments as an indirect draw; all zero
+    // (nothing to draw) until the first points pass.
+    if (!cs_buffer_create(ctx,
+                          &(cs_buffer_desc){.name = "reint point draw args", .size = REINT_POINTS_ARGS_UINTS * 4,
+                                            .extra_usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT},
+                          &r->point_args, err) ||
+        !cs_scan_create(ctx, r->cell_count, &r->scan, err)) {
+        cs_reint_destroy(r);
+        return false;
+    }
+    cs_buffer_fill(ctx, &r->point_args, 0);
 
     const char *dim_text = p->dim == 2 ? "2" : "3";
     struct {
@@ -325,6 +345,8 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
         {&r->forces, "reint/forces.comp", "reint forces"},
         {&r->advect, "reint/advect.comp", "reint advect"},
         {&r->stats, "reint/stats.comp", "reint stats"},
+        {&r->points_flag, "reint/points_flag.comp", "reint points flag"},
+        {&r->points_scatter, "reint/points_scatter.comp", "reint points scatter"},
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
         cs_program_desc desc = {.path = programs[i].path, .name = programs[i].name, .defines = {{"DIM", dim_text}}};
@@ -342,12 +364,18 @@ void cs_reint_destroy(cs_reint *r)
     if (!r)
         return;
     cs_context *ctx = r->ctx;
-    cs_program *programs[] = {&r->density, &r->forces, &r->advect, &r->stats};
+    cs_program *programs[] = {&r->density, &r->forces, &r->advect, &r->stats, &r->points_flag, &r->points_scatter};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         if (programs[i]->pipeline)
             cs_program_destroy(ctx, programs[i]);
-    cs_buffer *buffers[] = {&r->mass[0], &r->mass[1], &r->pos[0],      &r->pos[1], &r->vel[0],
-                            &r->vel[1],  &r->vel_forced, &r->dens,     &r->field,  &r->partials};
+    if (r->scan.sums.pipeline)
+        cs_scan_destroy(ctx, &r->scan);
+    cs_buffer *buffers[] = {&r->mass[0],         &r->mass[1],           &r->pos[0],
+                            &r->pos[1],          &r->vel[0],            &r->vel[1],
+                            &r->vel_forced,      &r->dens,              &r->field,
+                            &r->partials,        &r->point_offsets,     &r->point_positions,
+                            &r->point_velocities, &r->point_densities,  &r->point_materials,
+                            &r->point_args};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(ctx, buffers[i]);
@@ -496,6 +524,53 @@ void cs_reint_record_stats(cs_reint *r, cs_recorder *rec)
     cs_barrier_compute(rec);
 }
 
+void cs_reint_record_points(cs_reint *r, cs_recorder *rec)
+{
+    uint32_t cur = r->current;
+    const uint32_t *grid = r->params.grid;
+    cs_pass_begin(rec, "reint: points");
+    cs_dispatch(rec, &r->points_flag,
+                &(cs_dispatch_desc){
+                    .buffers = {&r->mass[cur], &r->point_offsets},
+                    .push = &r->push,
+                    .push_size = sizeof r->push,
+                    .threads = {grid[0], grid[1], grid[2]},
+                });
+    cs_barrier_compute(rec);
+    // In place: the flags become each kept cell's slot.
+    cs_scan_record(rec, &r->scan, &r->point_offsets, &r->point_offsets, r->cell_count, NULL);
+    cs_dispatch(rec, &r->points_scatter,
+                &(cs_dispatch_desc){
+                    .buffers = {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->point_offsets, &r->point_positions,
+                                &r->point_velocities, &r->point_densities, &r->point_materials, &r->point_args},
+                    .push = &r->push,
+                    .push_size = sizeof r->push,
+                    .threads = {grid[0], grid[1], grid[2]},
+                });
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
+uint32_t cs_reint_read_points(cs_reint *r)
+{
+    uint32_t args[REINT_POINTS_ARGS_UINTS];
+    cs_buffer_download(r->ctx, &r->point_args, args, sizeof args, 0);
+    r->points_count = args[4];
+    return r->points_count;
+}
+
+void cs_reint_particles(cs_reint *r, cs_particle_view *out)
+{
+    *out = (cs_particle_view){
+        .positions = &r->point_positions,
+        .velocities = &r->point_velocities,
+        .densities = &r->point_densities,
+        .materials = &r->point_materials,
+        .count = r->points_count,
+        .draw_args = &r->point_args,
+    };
+}
+
 void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
 {
     reint_stats_partial partials[REINT_STATS_GROUPS];
@@ -523,6 +598,16 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     if (!cs_reint_params_from_scene(scene, &params, err) || !cs_reint_create(ctx, &params, &r, err))
         return false;
     cs_reint_fill_from_scene(r, scene);
+    // The views (field, points) of the initial state, so that a window that
+    // starts paused, or restarts, shows the fluid before the first step.
+    cs_recorder rec;
+    cs_recorder_create(ctx, "reint initial views", &rec);
+    cs_recorder_begin(&rec);
+    cs_reint_record_stats(r, &rec);
+    cs_reint_record_points(r, &rec);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    cs_reint_read_points(r);
     *state = r;
     return true;
 }
@@ -535,6 +620,7 @@ static void ops_record_frame(void *state, cs_recorder *rec)
     for (uint32_t s = 0; s < r->params.substeps; s++)
         cs_reint_record_step(r, rec);
     cs_reint_record_stats(r, rec);
+    cs_reint_record_points(r, rec);
 }
 
 static void ops_stats(void *state, cs_sim_stats *out)
@@ -542,6 +628,9 @@ static void ops_stats(void *state, cs_sim_stats *out)
     cs_reint *r = state;
     cs_reint_stats s;
     cs_reint_read_stats(r, &s);
+    // The frame has completed: its point count is final (PLY dumps read the
+    // particle view after the stats).
+    cs_reint_read_points(r);
     const cs_reint_params *p = &r->params;
     double cell = p->cell_size;
     double cell_mass = p->rest_density * pow(cell, (double)p->dim); // world mass of a rest cell
@@ -567,10 +656,13 @@ static void ops_field(void *state, cs_field_view *out)
     };
 }
 
+static void ops_particles(void *state, cs_particle_view *out) { cs_reint_particles(state, out); }
+
 static bool ops_reload(void *state, const char *path, bool *changed, cs_error *err)
 {
     cs_reint *r = state;
-    cs_program *programs[] = {&r->density, &r->forces, &r->advect, &r->stats};
+    cs_program *programs[] = {&r->density,     &r->forces,         &r->advect,    &r->stats,
+                              &r->points_flag, &r->points_scatter, &r->scan.sums, &r->scan.chunks};
     *changed = false;
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
         if (!cs_program_depends_on(programs[i], path))
@@ -589,7 +681,7 @@ const cs_sim_ops cs_reint_ops = {
     .destroy = ops_destroy,
     .record_frame = ops_record_frame,
     .stats = ops_stats,
-    .particles = NULL,
+    .particles = ops_particles,
     .field = ops_field,
     .reload = ops_reload,
 };

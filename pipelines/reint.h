@@ -2,18 +2,24 @@
 //
 // Owns: the cell state (integer mass, centre-of-mass offset, velocity) in two
 // ping-pong copies, the SPH scratch buffers, the field the renderer draws, the
-// stats partials, and the four programs (density, forces, advect, stats).
+// stats partials, the points view (particle arrays, scan offsets, draw
+// arguments, a scan), and the six programs (density, forces, advect, stats,
+// points flag, points scatter).
 // It is independent of the particle neighbour grid: the cells ARE the grid.
 //
 // One step, three passes, each its own label and timestamp pair:
 //   "reint: density"  SPH density + pressure of every cell's distribution
 //   "reint: forces"   pressure, XSPH viscosity, gravity, velocity limit
 //   "reint: advect"   every cell gathers the boxes that land on it
-// and once per frame "reint: stats" (stats + field). The solver registers as
+// and once per frame "reint: stats" (stats + field) and "reint: points" (the
+// particle view: every cell above REINT_POINTS_MIN_UNITS as one point at its
+// centre of mass, compacted in cell order by a flag pass, an exclusive scan
+// from pipelines/prim.h and a scatter; no atomics). The solver registers as
 // "reint" in pipelines/sim.c; tests and tools may also drive it directly
 // through the functions below.
 #pragma once
 
+#include "prim.h"
 #include "sim.h"
 
 #include "../shaders/reint/reint_shared.h"
@@ -34,7 +40,8 @@ typedef struct cs_reint_params {
     float viscosity;            // artificial viscosity alpha (Monaghan), 0..1
     float restitution;          // 0..1, velocity kept (reversed) at a wall
     float gravity[3];           // world units / s^2
-    float rest_density;         // world mass per world volume (stats only)
+    float rest_density;         // world mass per world volume (stats, points view)
+    float origin[3];            // world position of the grid's low corner (points view)
 } cs_reint_params;
 
 // Sensible defaults for a grid of the given size and a domain of cells of
@@ -55,12 +62,18 @@ typedef struct cs_reint {
     cs_reint_params params;
     reint_push push;
     uint32_t cell_count;
-    cs_program density, forces, advect, stats;
+    cs_program density, forces, advect, stats, points_flag, points_scatter;
     cs_buffer mass[2], pos[2], vel[2]; // state; [current] holds the latest
     cs_buffer vel_forced;              // velocities after the forces pass
     cs_buffer dens;                    // vec2 per cell: density, pressure
     cs_buffer field;                   // vec4 per cell (see cs_field_view)
     cs_buffer partials;                // reint_stats_partial[REINT_STATS_GROUPS]
+    // The points view: per cell a 0/1 flag scanned in place into offsets;
+    // up to one point per cell (positions / velocities vec4, densities
+    // float, materials uint, world units); the draw arguments + count.
+    cs_buffer point_offsets, point_positions, point_velocities, point_densities, point_materials, point_args;
+    cs_scan scan;
+    uint32_t points_count;             // read back by cs_reint_read_points
     uint32_t current;
     uint64_t steps;                    // steps recorded so far
 } cs_reint;
@@ -82,9 +95,15 @@ void cs_reint_download_scratch(cs_reint *r, float *dens2, float *vel_forced4);
 // inside a block holds one rest mass at its centre, with the block velocity.
 void cs_reint_fill_from_scene(cs_reint *r, const cs_scene *scene);
 
-// Records one step (three passes) / the stats pass.
+// Records one step (three passes) / the stats pass / the points pass.
 void cs_reint_record_step(cs_reint *r, cs_recorder *rec);
 void cs_reint_record_stats(cs_reint *r, cs_recorder *rec);
+void cs_reint_record_points(cs_reint *r, cs_recorder *rec);
+// After the points pass has completed: reads its count back into
+// r->points_count (what the particle view reports) and returns it.
+uint32_t cs_reint_read_points(cs_reint *r);
+// The particle view of the last points pass (ops.particles).
+void cs_reint_particles(cs_reint *r, cs_particle_view *out);
 
 typedef struct cs_reint_stats {
     uint64_t mass_units;        // exact total mass, REINT_MASS_ONE per rest cell

@@ -18,6 +18,14 @@ typedef struct cs_particle_view {
     cs_buffer *densities;    // float
     cs_buffer *materials;    // uint
     uint32_t count;
+    // Optional (NULL for most pipelines). For a pipeline that decides the
+    // count on the GPU (reint's points): a buffer holding a
+    // VkDrawIndirectCommand {6 * particles, 1, 0, 0} written by the frame's
+    // own passes. The renderer then draws from it, so a frame draws exactly
+    // the particles it made; `count` is the count the host has read back
+    // (exact once the frame has completed: PLY dumps). The arrays hold as
+    // many particles as draw_args can ask for.
+    cs_buffer *draw_args;
 } cs_particle_view;
 
 // A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D.

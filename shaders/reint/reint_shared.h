@@ -41,6 +41,15 @@
 #define REINT_STATS_GROUPS 256
 #define REINT_STATS_WG 64
 
+// The points view ("reint: points"): every cell holding more than this much
+// mass becomes one particle at its centre of mass. A tenth of a rest mass
+// keeps the mist tail (and the thinnest spray) out of the picture and the
+// PLY dumps while every cell of the fluid body shows.
+#define REINT_POINTS_MIN_UNITS (REINT_MASS_ONE / 10u)
+// The points pass's draw arguments: a VkDrawIndirectCommand (6 vertices per
+// point, one instance) followed by the point count, as uints.
+#define REINT_POINTS_ARGS_UINTS 8
+
 // Push constants of every reint shader. Lengths are in cells, time in
 // seconds, densities relative to the rest density (1 = a rest cell mass per
 // cell volume).
@@ -55,6 +64,8 @@ struct reint_push {
                       // z: speed of sound at rest (cells/s); w: unused
     ivec4 reach;      // x: search radius R; y: kernel reach ceil(h); z: EOS;
                       // w: 1 keeps negative pressure, 0 clamps it at 0
+    vec4 origin;      // xyz: world position of the grid's low corner; w: rest
+                      // density (world), for the points view
 };
 
 // One stats partial per stats workgroup; the host adds them in order.

@@ -64,6 +64,22 @@ struct cs_render_box_push {
     vec4 misc;                     // x: fog start (view depth), y: flags (as a float)
 };
 
+// The 2D field image (field.vert/.frag): the domain rectangle, drawn under
+// everything but the background. The rectangle is given in clip space by
+// one corner and its two edges (the 2D camera is orthographic, so the map
+// from the domain to the screen is affine); the fragment shader reads the
+// cell under it from the field buffer. Colour: the map of the colour mode
+// (material: material 0's colour), blended over the background gradient
+// by the cell's fill, min(mass / rest mass, 1).
+struct cs_render_field_push {
+    vec4 corner_edge_x;            // xy: clip position of the domain's low corner; zw: clip step along +x edge
+    vec4 edge_y_depth;             // xy: clip step along the +y edge; z: clip depth; w: speed_max
+    vec4 top;                      // rgb: background at the top row (linear); w: density_lo (rho/rho0)
+    vec4 bottom;                   // rgb: background at the bottom row; w: density_hi
+    uvec4 modes;                   // flags, color mode, floats per cell, material count
+    uvec4 dims;                    // cells along x, y; z: target height (pixels); w unused
+};
+
 struct cs_render_background_push {
     vec4 top;                      // linear rgb at the top row
     vec4 bottom;                   // linear rgb at the bottom row
