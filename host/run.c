@@ -269,6 +269,8 @@ static int run_window(run_state *r)
         if (!cs_window_acquire(&r->window, &target))
             continue;
         bool step = !paused || ev.steps > 0;
+        // F12 or --capture-frame: a RenderDoc capture (when attached) and a
+        // screenshot of the swapchain image.
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
@@ -276,7 +278,7 @@ static int run_window(run_state *r)
         if (step)
             r->ops->record_frame(r->sim, &r->rec);
         record_draw(r, &target);
-        cs_window_record_present(&r->window, &r->rec, ev.capture);
+        cs_window_record_present(&r->window, &r->rec, capture);
         cs_recorder_submit_wait(&r->rec);
         cs_window_present(&r->window);
         if (capture) {
@@ -284,7 +286,7 @@ static int run_window(run_state *r)
             if (cs_renderdoc_end(path, sizeof path))
                 fprintf(stderr, "cistern: RenderDoc capture written to %s\n", *path ? path : "RenderDoc's temp dir");
         }
-        if (ev.capture) {
+        if (capture) {
             char path[600];
             snprintf(path, sizeof path, "%s/screenshot_%03u.png", r->out_dir, r->captures++);
             if (cs_window_save_screenshot(&r->window, path, &err))

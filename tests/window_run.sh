@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `cistern run` in a real window under Xvfb on lavapipe: the window opens (no
+# headless fallback), frames are simulated and presented, stats are written,
+# and --capture-frame saves a screenshot of the swapchain image. The pixels
+# of window screenshots are checked against the headless renderer in
+# test_window; here the whole program path is exercised. $1 is cistern.
+set -uo pipefail
+cistern=${1:?usage: window_run.sh path/to/cistern}
+if ! command -v xvfb-run >/dev/null; then echo "SKIP: xvfb-run missing"; exit 77; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run dam_break_2d --frames 8 --capture-frame 5 \
+  --size 640x480 --out "$tmp/out" --validation > "$tmp/log" 2>&1 || fail "cistern run in a window failed: $(cat "$tmp/log")"
+grep -q "running headless" "$tmp/log" && fail "fell back to headless: $(cat "$tmp/log")"
+rows=$(($(wc -l < "$tmp/out/stats.csv" 2>/dev/null || echo 1) - 1))
+[ "$rows" -eq 8 ] || fail "stats.csv has $rows rows, wanted 8"
+shot="$tmp/out/screenshot_000.png"
+[ -f "$shot" ] || fail "no screenshot: $(cat "$tmp/log")"
+[ -f "$shot" ] && [ "$(head -c 4 "$shot" | tail -c 3)" = "PNG" ] || fail "screenshot is not a PNG"
+[ -f "$shot" ] && [ "$(stat -c %s "$shot")" -gt 20000 ] || fail "screenshot is suspiciously small (blank?)"
+grep -q "validation error" "$tmp/log" && fail "validation errors: $(grep 'validation error' "$tmp/log" | head -3)"
+if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
+echo PASS
