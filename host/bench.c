@@ -37,6 +37,12 @@ typedef struct bench_result {
     uint64_t memory_bytes;
     bench_pass passes[MAX_PASSES];
     uint32_t pass_count;
+    // Physical sanity after the timed steps (see speed_bound): a fast but
+    // exploding simulation is not a benchmark result.
+    bool stable;
+    char unstable_reason[192];
+    double dt;                       // simulated seconds per step (after scaling)
+    uint32_t steps_per_frame;        // the scaled scene's substeps
 } bench_result;
 
 bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err)
@@ -86,6 +92,28 @@ static double percentile(const double *samples, uint32_t n, double q)
     return v;
 }
 
+// Fastest a sane particle can move: a fall through the whole domain height
+// along gravity, sqrt(2 |g| H), plus the fastest thing the scene starts or
+// emits (blocks' velocities, emitter speeds with their jitter), times 3 for
+// splashes. 0 when nothing drives the scene (then no speed check).
+static double speed_bound(const cs_scene *scene)
+{
+    double g = 0, fall = 0;
+    for (int a = 0; a < 3; a++)
+        g += (double)scene->gravity[a] * scene->gravity[a];
+    g = sqrt(g);
+    for (int a = 0; a < 3 && g > 0; a++)
+        fall += fabs(scene->gravity[a]) / g * ((double)scene->domain_max[a] - scene->domain_min[a]);
+    double start = 0;
+    for (uint32_t i = 0; i < scene->block_count; i++) {
+        const float *v = scene->blocks[i].velocity;
+        start = fmax(start, sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]));
+    }
+    for (uint32_t e = 0; e < scene->emitter_count; e++)
+        start = fmax(start, scene->emitters[e].speed * (1.0 + scene->emitters[e].speed_jitter));
+    return 3.0 * (sqrt(2.0 * g * fall) + start);
+}
+
 static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, bench_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -105,7 +133,12 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         cs_scene_free(&scene);
         return;
     }
-    scene.substeps = 1; // one step per submit: per-step timings
+    // One step per submit: per-step timings. A step is one substep of the
+    // scaled scene (dt shrinks with the spacing, docs/scenes.md "Particle-count
+    // scaling"), so a frame of the scaled scene is steps_per_frame steps.
+    res->dt = scene.dt;
+    res->steps_per_frame = scene.substeps;
+    scene.substeps = 1;
     const cs_sim_ops *ops = cs_sim_find(scene.solver);
     void *sim = NULL;
     uint64_t before = ctx->bytes_allocated;
@@ -158,6 +191,19 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     cs_sim_stats stats = {0};
     ops->stats(sim, &stats);
     res->particles = stats.particles;
+    double bound = speed_bound(&scene);
+    res->stable = true;
+    if (stats.non_finite > 0)
+        snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles have NaN/Inf values",
+                 stats.non_finite);
+    else if (stats.outside_domain > 0)
+        snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles left the domain",
+                 stats.outside_domain);
+    else if (bound > 0 && !(stats.max_speed <= bound))
+        snprintf(res->unstable_reason, sizeof res->unstable_reason,
+                 "max speed %.3g exceeds %.3g (3 x (sqrt(2 g H) + fastest start/emitter speed))", stats.max_speed,
+                 bound);
+    res->stable = res->unstable_reason[0] == 0;
     if (opt->cells && ops->field) {
         // Grid pipelines: every cell is updated every step, filled or not.
         cs_field_view field;
@@ -217,6 +263,11 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
             cJSON_AddStringToObject(s, "skipped", res[i].skip_reason);
         } else {
             cJSON_AddNumberToObject(s, "particles", res[i].particles);
+            cJSON_AddBoolToObject(s, "stable", res[i].stable);
+            if (!res[i].stable)
+                cJSON_AddStringToObject(s, "unstable_reason", res[i].unstable_reason);
+            cJSON_AddNumberToObject(s, "dt", res[i].dt);
+            cJSON_AddNumberToObject(s, "steps_per_frame", res[i].steps_per_frame);
             cJSON_AddNumberToObject(s, "median_ms", res[i].median_ms);
             cJSON_AddNumberToObject(s, "p90_ms", res[i].p90_ms);
             cJSON_AddNumberToObject(s, "wall_median_ms", res[i].wall_median_ms);
@@ -395,23 +446,26 @@ int cs_bench(const cs_bench_options *opt)
     // The table.
     printf("\ncistern bench %s on %s\n", scene_name, device);
     const char *unit = opt->cells ? "cells" : "particles";
-    printf("%11s %11s %11s %11s %15s %11s\n", unit, "median ms", "p90 ms", "wall ms",
-           opt->cells ? "cell-steps/s" : "particle-steps/s", "memory");
+    printf("%11s %11s %11s %11s %15s %11s %11s %6s  %s\n", unit, "median ms", "p90 ms", "wall ms",
+           opt->cells ? "cell-steps/s" : "particle-steps/s", "memory", "dt", "steps", "physics");
     for (uint32_t i = 0; i < n; i++) {
         if (res[i].skipped) {
             printf("%11u  skipped: %.100s\n", res[i].requested, res[i].skip_reason);
             continue;
         }
         char mem[32];
-        printf("%11u %11.3f %11.3f %11.3f %15.3e %11s\n", res[i].particles, res[i].median_ms, res[i].p90_ms,
-               res[i].wall_median_ms, res[i].particle_steps_per_s,
-               cs_format_bytes(res[i].memory_bytes, mem, sizeof mem));
+        printf("%11u %11.3f %11.3f %11.3f %15.3e %11s %11.4g %6u  %s%s\n", res[i].particles, res[i].median_ms,
+               res[i].p90_ms, res[i].wall_median_ms, res[i].particle_steps_per_s,
+               cs_format_bytes(res[i].memory_bytes, mem, sizeof mem), res[i].dt, res[i].steps_per_frame,
+               res[i].stable ? "stable" : "UNSTABLE: ", res[i].stable ? "" : res[i].unstable_reason);
         for (uint32_t q = 0; q < res[i].pass_count; q++)
             printf("%11s   %-28s %9.3f ms (p90 %.3f)\n", "", res[i].passes[q].name, res[i].passes[q].median_ms,
                    res[i].passes[q].p90_ms);
     }
     if (!isnan(exponent))
-        printf("growth exponent of ms/step against %s: %.2f (1.0 is linear)\n", unit, exponent);
+        printf("growth exponent of ms/step against %s: %.2f (1.0 is linear; a step is one substep of dt, "
+               "a frame is `steps` of them)\n",
+               unit, exponent);
 
     char dir[512];
     snprintf(dir, sizeof dir, "%s", opt->out_dir ? opt->out_dir : "bench");

@@ -127,13 +127,20 @@ uint32_t cs_scene_block_particles(const cs_scene *scene);
 uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *velocities4, uint32_t *materials,
                               uint32_t capacity);
 
-// Scales every block's spacing so the blocks hold about `target` particles,
-// keeping their shape (for `cistern bench --particles`). One factor k
+// Rescales the scene to about `target` block particles as the same flow at
+// another resolution (for `cistern bench --particles` and `run --particles`;
+// docs/scenes.md "Particle-count scaling" has the table). One factor k
 // multiplies every block spacing, particle_spacing, smoothing_radius and a
-// nonzero render.particle_radius; every material mass is multiplied by k^dim
-// (same density); max_particles keeps its head room above the block count.
-// Boxes, dt, substeps, emitters and solver blocks are unchanged. k is the one
-// whose block count is closest to target (the count is a staircase in k).
+// nonzero render.particle_radius; material masses get k^dim (same density);
+// dt shrinks to at most k dt with substeps raised so dt x substeps (a frame)
+// stays; emitter rates and budgets get k^-dim (same mass flow) and
+// max_particles keeps its head room, scaled the same way; the solver's
+// material parameters whose units involve h, dt or mass (Clavet stiffnesses,
+// viscosities and cohesion, WCSPH cohesion) follow the table `scale_rules`
+// in scene.c. Boxes, gravity, rest densities, speeds of sound and solver
+// blocks are unchanged. k is the one whose block count is closest to target
+// (the count is a staircase in k), except that blocks filling their boxes
+// to the faces keep doing so when a k within 5% of target allows it.
 void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target);
 
 // ---- JSON helpers with key-path errors, for solver blocks ----

@@ -389,9 +389,94 @@ static void test_fill(void)
 
 // ---- scale ------------------------------------------------------------------
 
+// The scaled scene must be the same flow at another resolution
+// (docs/scenes.md "Particle-count scaling"). Checked through the numbers a
+// solver computes per substep, in units of h and dt, written here from the
+// solvers' equations (not from scene.c's exponent table): each must keep its
+// value. `a` is the scene before scaling, `b` after; k = spacing ratio.
+static bool same(double before, double after) { return fabs(after - before) <= 1e-4 * fabs(before) + 1e-30; }
+
+static void check_scaled_physics(const char *name, const cs_scene *a, const cs_scene *b)
+{
+    double k = (double)b->particle_spacing / a->particle_spacing;
+    double ha = a->smoothing_radius, hb = b->smoothing_radius;
+    int dim = a->dim;
+    // Time: a frame keeps its simulated time, dt' <= k dt (CFL kept or lower),
+    // with the fewest substeps that allow it.
+    CHECK(same((double)a->dt * a->substeps, (double)b->dt * b->substeps), "%s: frame time %g s -> %g s", name,
+          (double)a->dt * a->substeps, (double)b->dt * b->substeps);
+    CHECK(b->dt <= k * a->dt * (1 + 1e-5) || b->substeps == 1000, "%s: dt %g -> %g for k = %g: CFL grows", name,
+          (double)a->dt, (double)b->dt, k);
+    CHECK(b->substeps == 1 || (double)a->dt * a->substeps / (b->substeps - 1) > k * a->dt * (1 - 1e-5),
+          "%s: %u -> %u substeps is more than needed for k = %g", name, a->substeps, b->substeps, k);
+    double cfl_a = a->dt / ha, cfl_b = b->dt / hb; // v dt / h for the same speeds v
+    CHECK(cfl_b <= cfl_a * (1 + 1e-4), "%s: CFL number grows by %g", name, cfl_b / cfl_a);
+    CHECK(cfl_b >= cfl_a * 0.5 || b->substeps == 1000, "%s: dt shrank more than needed (CFL x %g)", name,
+          cfl_b / cfl_a);
+    // Physical inputs stay.
+    CHECK(memcmp(a->gravity, b->gravity, sizeof a->gravity) == 0 &&
+              memcmp(a->domain_min, b->domain_min, sizeof a->domain_min) == 0 &&
+              memcmp(a->domain_max, b->domain_max, sizeof a->domain_max) == 0,
+          "%s: gravity and domain unchanged", name);
+    for (uint32_t e = 0; e < b->emitter_count; e++) {
+        const cs_emitter *ea = &a->emitters[e], *eb = &b->emitters[e];
+        double ma = a->materials[ea->material].mass, mb = b->materials[eb->material].mass;
+        CHECK(same(ea->rate * ma, eb->rate * mb), "%s: emitter %u mass flow %g -> %g", name, e, ea->rate * ma,
+              eb->rate * mb);
+        CHECK(eb->budget * mb >= ea->budget * ma * (1 - 1e-4) && (eb->budget - 1) * mb < ea->budget * ma,
+              "%s: emitter %u mass %g -> %g", name, e, ea->budget * ma, eb->budget * mb);
+        CHECK(eb->speed == ea->speed && eb->width == ea->width && eb->start_time == ea->start_time,
+              "%s: emitter %u jet unchanged", name, e);
+    }
+    for (uint32_t m = 0; m < a->material_count; m++) {
+        const cs_material *ma = &a->materials[m], *mb = &b->materials[m];
+        double da = a->dt, db = b->dt;
+        CHECK(ma->rest_density == mb->rest_density && ma->speed_of_sound == mb->speed_of_sound &&
+                  ma->tait_gamma == mb->tait_gamma && ma->viscosity == mb->viscosity,
+              "%s: material %u: rest density, c, gamma and alpha / XSPH c unchanged", name, m);
+        if (strcmp(a->solver, "sph") == 0) {
+            // Relax: dx = dt^2 P N_n / m with N_n ∝ h^-dim; dx / h kept.
+            double pa = da * da * ma->stiffness / (ma->mass * pow(ha, dim + 1));
+            double pb = db * db * mb->stiffness / (mb->mass * pow(hb, dim + 1));
+            CHECK(same(pa, pb), "%s: Clavet pressure displacement / h %g -> %g", name, pa, pb);
+            pa = da * da * ma->near_stiffness / (ma->mass * pow(ha, dim + 1));
+            pb = db * db * mb->near_stiffness / (mb->mass * pow(hb, dim + 1));
+            CHECK(same(pa, pb), "%s: Clavet near-pressure displacement / h %g -> %g", name, pa, pb);
+            // Viscosity impulse dt sigma u and dt beta u^2 over u, u ∝ h / dt.
+            CHECK(same(da * ma->viscosity_linear, db * mb->viscosity_linear), "%s: sigma dt %g -> %g", name,
+                  da * ma->viscosity_linear, db * mb->viscosity_linear);
+            CHECK(same(ha * ma->viscosity_quadratic, hb * mb->viscosity_quadratic), "%s: beta h %g -> %g", name,
+                  ha * ma->viscosity_quadratic, hb * mb->viscosity_quadratic);
+            // Cohesion displacement kappa N_n r (m_j / m_i), over h.
+            CHECK(same(ma->surface_tension / pow(ha, dim), mb->surface_tension / pow(hb, dim)),
+                  "%s: Clavet cohesion displacement / h", name);
+        } else {
+            CHECK(ma->stiffness == mb->stiffness && ma->viscosity_linear == mb->viscosity_linear,
+                  "%s: Clavet keys of a %s scene unchanged", name, a->solver);
+        }
+        if (strcmp(a->solver, "wcsph") == 0) {
+            // Cohesion acceleration kappa N_n r (m_j / m_i), times dt^2 / h.
+            CHECK(same(ma->surface_tension * da * da / pow(ha, dim), mb->surface_tension * db * db / pow(hb, dim)),
+                  "%s: WCSPH cohesion (per substep, over h)", name);
+            // The CFL split of wcsph.cfl (c dt / (h/2)) keeps or lowers its count.
+            CHECK(mb->speed_of_sound * db / hb <= ma->speed_of_sound * da / ha * (1 + 1e-4),
+                  "%s: acoustic CFL grows", name);
+        }
+    }
+}
+
+// Blocks that fill their box to the faces (whole spacings per axis) keep
+// doing so after a scaling whose target a fitting k reaches within 5%: a gap
+// at a wall lets a pool at rest slump into it.
+static bool axis_whole(double extent, double spacing)
+{
+    double x = extent / spacing;
+    return fabs(x - round(x)) < 2e-5;
+}
+
 static void test_scale(const char *name)
 {
-    uint32_t targets[] = {16000, 64000, 1000 + test_rand_u32() % 100000};
+    uint32_t targets[] = {16000, 64000, 1000 + test_rand_u32() % 100000, 0};
     for (size_t t = 0; t < CS_ARRAY_COUNT(targets); t++) {
         cs_scene s;
         cs_error err;
@@ -399,30 +484,101 @@ static void test_scale(const char *name)
             CHECK(false, "%s: %s", name, err.msg);
             return;
         }
+        // Half the spacing is 2^dim times the particles: aim 3% off it, where
+        // the bisection alone would pick a k that leaves gaps.
+        bool refine = targets[t] == 0;
+        if (refine)
+            targets[t] = (uint32_t)(cs_scene_block_particles(&s) * pow(2.0, s.dim) * 1.03);
         if (s.block_count == 0) {
+            cs_scene before = s;
+            cs_scene_scale_particle_count(&s, targets[t]);
+            CHECK(memcmp(&before, &s, sizeof s) == 0, "%s: a scene without blocks is left as it is", name);
             cs_scene_free(&s);
             return;
         }
         cs_fluid_block orig[CS_MAX_BLOCKS];
         memcpy(orig, s.blocks, sizeof orig);
+        cs_scene before = s; // a copy of the numbers (the JSON tree stays shared, freed once below)
         float ratio = s.smoothing_radius / s.particle_spacing;
         double mass_per_volume = s.materials[0].mass / pow(s.particle_spacing, s.dim);
-        uint32_t emitted = s.max_particles - cs_scene_block_particles(&s);
+        uint32_t room = s.max_particles - cs_scene_block_particles(&s);
+        uint64_t budgets = 0;
+        for (uint32_t e = 0; e < s.emitter_count; e++)
+            budgets += s.emitters[e].budget;
         cs_scene_scale_particle_count(&s, targets[t]);
         uint32_t n = cs_scene_block_particles(&s);
         double miss = fabs((double)n - targets[t]) / targets[t];
-        printf("scale %-18s to %6u: %6u particles (%+.1f%%), spacing %.5g\n", name, targets[t], n,
-               100.0 * ((double)n / targets[t] - 1.0), s.particle_spacing);
+        printf("scale %-18s to %6u: %6u particles (%+.1f%%), spacing %.5g, %u x dt %.4g\n", name, targets[t], n,
+               100.0 * ((double)n / targets[t] - 1.0), s.particle_spacing, s.substeps, (double)s.dt);
         CHECK(miss <= 0.10, "%s: scaled to %u particles for a target of %u", name, n, targets[t]);
         CHECK(fabsf(s.smoothing_radius / s.particle_spacing - ratio) < 1e-4f * ratio, "%s: h / spacing kept", name);
         CHECK(fabs(s.materials[0].mass / pow(s.particle_spacing, s.dim) / mass_per_volume - 1.0) < 1e-4,
               "%s: mass scales with spacing^dim", name);
-        CHECK(s.max_particles == n + emitted, "%s: max_particles %u = %u + %u", name, s.max_particles, n, emitted);
+        uint64_t new_budgets = 0;
+        for (uint32_t e = 0; e < s.emitter_count; e++)
+            new_budgets += s.emitters[e].budget;
+        if (room == budgets)
+            CHECK(s.max_particles == n + new_budgets, "%s: max_particles %u = %u + emitter budgets %llu", name,
+                  s.max_particles, n, (unsigned long long)new_budgets);
+        CHECK(s.max_particles >= n + new_budgets, "%s: max_particles %u holds blocks %u + budgets %llu", name,
+              s.max_particles, n, (unsigned long long)new_budgets);
+        check_scaled_physics(name, &before, &s);
+        for (uint32_t b = 0; refine && b < s.block_count; b++)
+            for (int a = 0; a < s.dim; a++) {
+                double extent = (double)s.blocks[b].max[a] - s.blocks[b].min[a];
+                if (axis_whole(extent, before.blocks[b].spacing))
+                    CHECK(axis_whole(extent, s.blocks[b].spacing), "%s: block %u axis %d: %g spacings of %g leave a gap",
+                          name, b, a, extent / s.blocks[b].spacing, (double)s.blocks[b].spacing);
+            }
         fill_result r = fill(&s, n);
         CHECK(r.count == n, "%s: filled %u of %u", name, r.count, n);
         check_fill(name, &s, &r, orig);
         fill_free(&r);
         cs_scene_free(&s);
+    }
+}
+
+// Scenes with everything scaling touches: emitters, cohesion, both Clavet
+// viscosities, a file head room above the budgets, both directions of k.
+static void test_scale_inline(void)
+{
+    static const char *const texts[] = {
+        BASE2 ",\"dt\":0.01,\"substeps\":3,\"smoothing_radius\":0.3,\"materials\":[{\"name\":\"w\",\"mass\":1,"
+              "\"rest_density\":82,\"stiffness\":0.08,\"near_stiffness\":0.1,\"viscosity_linear\":0.5,"
+              "\"viscosity_quadratic\":1,\"surface_tension\":0.001},{\"name\":\"s\",\"mass\":1.4,"
+              "\"rest_density\":114.8,\"viscosity_linear\":2}],"
+              "\"blocks\":[{\"min\":[0,0],\"max\":[0.5,0.7]},{\"min\":[0.6,0],\"max\":[1,0.2],\"material\":\"s\"}],"
+              "\"emitters\":[{\"position\":[0.8,0.8],\"direction\":[-1,0],\"width\":0.2,\"speed\":2,"
+              "\"budget\":300,\"material\":\"s\"}]}",
+        BASE2 ",\"dt\":0.01,\"substeps\":1,\"smoothing_radius\":0.25,\"max_particles\":5000,"
+              "\"blocks\":[{\"min\":[0,0],\"max\":[1,0.5]}],"
+              "\"emitters\":[{\"position\":[0.5,0.9],\"direction\":[0,-1],\"width\":0.3,\"speed\":1,"
+              "\"rate\":50,\"budget\":100}]}",
+        "{\"solver\":\"wcsph\",\"wcsph\":{}," DOMAIN3 ",\"particle_spacing\":0.05,\"smoothing_radius\":0.12,"
+        "\"dt\":0.0005,\"substeps\":7,\"materials\":[{\"name\":\"w\",\"mass\":0.125,\"rest_density\":1000,"
+        "\"speed_of_sound\":20,\"surface_tension\":0.3}],\"blocks\":[{\"min\":[0,0,0],\"max\":[1,0.3,1]}]}",
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(texts); i++) {
+        uint32_t targets[] = {37, 20000, 64000, 100 + test_rand_u32() % 50000};
+        for (size_t t = 0; t < CS_ARRAY_COUNT(targets); t++) {
+            cs_scene s;
+            cs_error err;
+            if (!parse_text(texts[i], &s, &err)) {
+                CHECK(false, "inline scene %zu: %s", i, err.msg);
+                break;
+            }
+            cs_scene before = s;
+            uint32_t room = s.max_particles - cs_scene_block_particles(&s);
+            cs_scene_scale_particle_count(&s, targets[t]);
+            char name[64];
+            snprintf(name, sizeof name, "inline %zu (%s) at %u", i, s.solver, targets[t]);
+            check_scaled_physics(name, &before, &s);
+            uint32_t n = cs_scene_block_particles(&s);
+            double volume = pow((double)s.particle_spacing / before.particle_spacing, s.dim);
+            CHECK(s.max_particles >= n + (uint64_t)(room / volume * (1 - 1e-4)),
+                  "%s: head room %u kept per mass (max_particles %u, blocks %u)", name, room, s.max_particles, n);
+            cs_scene_free(&s);
+        }
     }
 }
 
@@ -563,6 +719,7 @@ int main(int argc, char **argv)
     test_defaults_and_helpers();
     test_fill();
     test_shipped_scenes();
+    test_scale_inline();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u refused without a message", files, failures);
     if (test_failures)
