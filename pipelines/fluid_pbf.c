@@ -4,7 +4,7 @@
 //
 // One substep, as passes:
 //   emit → predict (v += g dt, x* = x + v dt) → grid on x* (cell ids, sort,
-//   ranges, reorder) → iterations × ("pbf: lambda", "pbf: delta" + collide
+//   ranges, reorder, neighbours) → iterations × ("pbf: lambda", "pbf: delta" + collide
 //   with domain and walls) → "pbf: velocity" (v = (x* - x) / dt, restitution)
 //   → "pbf: vorticity+xsph" (curl, then confinement + XSPH, and x = x*).
 //
@@ -28,8 +28,19 @@
 //  - XSPH and vorticity weight neighbours by the rest volume V = m / rho0
 //    (the same for every material), so XSPH c is a dimensionless fraction
 //    and the vorticity epsilon is in m/s.
+//
+// Neighbour lists: the ~10 neighbour loops of a substep read one list per
+// particle (grid.h "neighbour lists"), built after the grid with radius
+// h (1 + PBF_SKIN): the cell walk visits ~6x (3D) more candidates than lie
+// within h. Delta marks the build cell of every particle that ends more
+// than PBF_SKIN h / 2 from where the list was built; lambda decides per
+// particle (list, or walk where its block holds a marked cell or it left
+// its cell) for itself and delta, curl and XSPH decide after the last delta.
+// The list loop then visits the same particles within h in the same order
+// as the walk: the results are the same bits (test_pbf checks it).
 #include "fluid_pbf.h"
 
+#include "../shaders/grid/grid_shared.h"
 #include "../shaders/pbf/pbf_shared.h"
 
 #include <math.h>
@@ -37,6 +48,13 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+
+// List radius h (1 + PBF_SKIN). Larger: longer lists; smaller: the list
+// retires (cell walk) after less motion within a substep.
+#define PBF_SKIN 0.1
+// List length: this many times the lattice neighbours within the list
+// radius, per particle (compressed fluid and clamped edge cells hold more).
+#define PBF_LIST_SLACK 2.0
 
 typedef struct cs_pbf_params {
     uint32_t iterations;
@@ -53,6 +71,7 @@ typedef struct cs_pbf {
     double lattice_density; // sum_j W over the lattice (per unit mass)
     double d0;              // sum_k |grad_k C|^2 on the lattice
     cs_pbf_push push;
+    cs_neighbours nb;
     cs_program lambda, delta, velocity, curl, confine;
 } cs_pbf;
 
@@ -74,6 +93,18 @@ static double pbf_spiky_grad_len(int dim, double h, double r)
         return 0.0;
     double k = dim == 3 ? 45.0 / (M_PI * pow(h, 6)) : 30.0 / (M_PI * pow(h, 5));
     return k * (h - r) * (h - r);
+}
+
+// Lattice points within distance r of one (itself included), spacing s.
+static uint64_t lattice_count(int dim, double r, double s)
+{
+    int n = (int)ceil(r / s) + 1;
+    uint64_t count = 0;
+    for (int k = (dim == 3 ? -n : 0); k <= (dim == 3 ? n : 0); k++)
+        for (int j = -n; j <= n; j++)
+            for (int i = -n; i <= n; i++)
+                count += s * s * (double)(i * i + j * j + k * k) < r * r;
+    return count;
 }
 
 // Lattice sums around a particle of a full lattice of spacing s: sum W and
@@ -142,6 +173,8 @@ static void pbf_destroy(void *state)
     for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
         if (progs[i]->pipeline)
             cs_program_destroy(pbf->fluid.ctx, progs[i]);
+    if (pbf->nb.capacity)
+        cs_neighbours_destroy(pbf->fluid.ctx, &pbf->nb);
     cs_fluid_destroy(&pbf->fluid);
     free(pbf);
 }
@@ -180,6 +213,24 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     double sum_w, sum_grad2;
     lattice_sums(f->dim, h, s, &sum_w, &sum_grad2);
     pbf->lattice_density = sum_w;
+
+    // Neighbour list: sized from the lattice count within the list radius.
+    double radius = h * (1.0 + PBF_SKIN);
+    uint64_t lattice_neighbours = lattice_count(f->dim, radius, s);
+    double entries = PBF_LIST_SLACK * (double)lattice_neighbours * (double)CS_MAX(f->capacity, 1u);
+    char nb_name[64];
+    snprintf(nb_name, sizeof nb_name, "%s neighbours", f->solver);
+    cs_neighbours_desc nd = {
+        .name = nb_name,
+        .radius = (float)radius,
+        .capacity = f->capacity,
+        .list_capacity = (uint32_t)CS_MIN(entries, (double)UINT32_MAX),
+        .cell_count = f->grid.cell_count,
+    };
+    if (!cs_neighbours_create(ctx, &nd, &pbf->nb, err)) {
+        pbf_destroy(pbf);
+        return false;
+    }
     double volume = 1.0 / sum_w; // m / rho0, the same for every material
     pbf->d0 = volume * volume * sum_grad2;
     for (uint32_t m = 0; m < scene->material_count; m++) {
@@ -193,7 +244,7 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     pbf->push = (cs_pbf_push){
         .solver = {(float)(params.relaxation * pbf->d0), (float)(params.scorr_k / pbf->d0), (float)(1.0 / w_dq),
                    (float)params.scorr_n},
-        .post = {params.vorticity, params.xsph, (float)volume, 0.0f},
+        .post = {params.vorticity, params.xsph, (float)volume, (float)(0.25 * PBF_SKIN * PBF_SKIN * h * h)},
     };
     *state = pbf;
     return true;
@@ -202,7 +253,7 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
 // Passes one substep records (emit may add one more).
 static uint32_t pbf_passes_per_substep(const cs_pbf *pbf, bool split_iterations)
 {
-    return 1 /*emit*/ + 1 /*predict*/ + 4 /*grid*/ + (split_iterations ? 2 * pbf->params.iterations : 1) +
+    return 1 /*emit*/ + 1 /*predict*/ + 5 /*grid + neighbours*/ + (split_iterations ? 2 * pbf->params.iterations : 1) +
            1 /*velocity*/ + 1 /*vorticity+xsph*/;
 }
 
@@ -212,18 +263,22 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
     cs_fluid_record_emit(f, rec);
     cs_fluid_record_predict(f, rec);
     cs_fluid_record_grid(f, rec, true);
+    cs_neighbours_record_build(rec, &pbf->nb, &f->grid, cs_fluid_pred(f), f->count);
 
     cs_pbf_push pc = pbf->push;
     pc.count = f->count;
+    cs_buffer *nb_starts = &pbf->nb.starts, *nb_list = &pbf->nb.list, *nb_state = &pbf->nb.state, *keys = &f->grid.keys;
     cs_buffer *lambda = &f->arrays[PBF_LAMBDA];
     uint32_t n = f->count;
     if (!split_iterations)
         cs_pass_begin(rec, "pbf: constraints");
     for (uint32_t it = 0; it < pbf->params.iterations; it++) {
+        pc.slot = it; // the predicted positions after `it` delta steps
         if (split_iterations)
             cs_pass_begin(rec, "pbf: lambda");
         cs_dispatch(rec, &pbf->lambda, &(cs_dispatch_desc){
-            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda, &f->densities},
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda, &f->densities,
+                        nb_starts, nb_list, nb_state, keys, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         if (split_iterations) {
@@ -232,7 +287,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
         }
         cs_dispatch(rec, &pbf->delta, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda,
-                        cs_fluid_pred_alt(f)},
+                        cs_fluid_pred_alt(f), nb_starts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_fluid_swap_pred(f);
@@ -241,6 +296,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
     }
     if (!split_iterations)
         cs_pass_end(rec);
+    pc.slot = pbf->params.iterations; // the final predicted positions
 
     cs_pass_begin(rec, "pbf: velocity");
     cs_dispatch(rec, &pbf->velocity, &(cs_dispatch_desc){
@@ -253,13 +309,14 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
     cs_buffer *curl = &f->arrays[PBF_CURL];
     if (pbf->params.vorticity > 0.0f) {
         cs_dispatch(rec, &pbf->curl, &(cs_dispatch_desc){
-            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl},
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_starts, nb_list,
+                        nb_state, keys},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
     }
     cs_dispatch(rec, &pbf->confine, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, cs_fluid_vel_alt(f),
-                    cs_fluid_pos(f)},
+                    cs_fluid_pos(f), nb_starts, nb_list, nb_state, keys},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
     cs_barrier_compute(rec);
     cs_fluid_swap_vel(f);
@@ -295,7 +352,12 @@ static void pbf_particles(void *state, cs_particle_view *out)
 static bool pbf_reload(void *state, const char *path, bool *changed, cs_error *err)
 {
     cs_pbf *pbf = state;
-    return cs_fluid_reload(&pbf->fluid, path, changed, err);
+    bool nb_changed = false;
+    if (!cs_fluid_reload(&pbf->fluid, path, changed, err) ||
+        !cs_neighbours_reload(pbf->fluid.ctx, &pbf->nb, path, &nb_changed, err))
+        return false;
+    *changed = *changed || nb_changed;
+    return true;
 }
 
 const cs_sim_ops cs_pbf_ops = {
@@ -336,4 +398,16 @@ void cs_pbf_record_substep(void *state, cs_recorder *rec)
     cs_pbf *pbf = state;
     bool split = rec->pass_count + pbf_passes_per_substep(pbf, true) <= CS_MAX_PASSES;
     pbf_record_substep(pbf, rec, split);
+}
+
+void cs_pbf_set_neighbour_lists(void *state, bool on)
+{
+    cs_pbf *pbf = state;
+    uint32_t capacity = on ? pbf->nb.list_capacity : 0;
+    cs_buffer_upload(pbf->fluid.ctx, &pbf->nb.state, &capacity, 4, CS_NB_CAPACITY * 4);
+}
+
+cs_neighbours *cs_pbf_neighbours(void *state)
+{
+    return &((cs_pbf *)state)->nb;
 }

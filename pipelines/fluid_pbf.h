@@ -23,3 +23,8 @@ cs_fluid *cs_pbf_fluid(void *state);
 void cs_pbf_get_constants(void *state, cs_pbf_constants *out);
 // Records one substep (all its passes) into rec.
 void cs_pbf_record_substep(void *state, cs_recorder *rec);
+// Neighbour lists on (default) or off (every loop walks the cells, as if
+// every build overflowed the list): results must be the same bits either way.
+void cs_pbf_set_neighbour_lists(void *state, bool on);
+// The lists (use[i]: whether particle i read its list in the last lambda).
+cs_neighbours *cs_pbf_neighbours(void *state);

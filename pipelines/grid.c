@@ -176,3 +176,108 @@ bool cs_grid_reload(cs_context *ctx, cs_grid *grid, const char *path, bool *chan
     }
     return true;
 }
+
+// ---- neighbour lists (see grid.h) ----
+
+bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err)
+{
+    memset(nb, 0, sizeof *nb);
+    const char *base = desc->name ? desc->name : "neighbours";
+    nb->radius = desc->radius;
+    nb->capacity = CS_MAX(desc->capacity, 1u);
+    nb->cell_count = CS_MAX(desc->cell_count, 1u);
+    // A list shorter than asked for only means more builds fall back to the
+    // cell walk; never refuse a scene for it.
+    uint64_t max_entries = ctx->props.limits.maxStorageBufferRange / 4;
+    uint64_t want = CS_MAX((uint64_t)desc->list_capacity, (uint64_t)nb->capacity);
+    nb->list_capacity = (uint32_t)CS_MIN(max_entries, CS_MIN(want, (uint64_t)UINT32_MAX));
+    if (nb->list_capacity < nb->capacity)
+        return cs_fail(err, "%s: %u particles do not fit one neighbour list (device limit %llu entries); lower the "
+                       "particle count", base, nb->capacity, (unsigned long long)max_entries);
+    char name[96];
+    struct {
+        cs_buffer *buf;
+        const char *suffix;
+        VkDeviceSize size;
+    } buffers[] = {
+        {&nb->starts, "starts", (VkDeviceSize)nb->capacity * 4},
+        {&nb->list, "list", (VkDeviceSize)nb->list_capacity * 4},
+        {&nb->state, "state", ((VkDeviceSize)CS_NB_CELLS + nb->cell_count) * 4},
+        {&nb->anchor, "anchor", (VkDeviceSize)nb->capacity * 16},
+        {&nb->use, "use", (VkDeviceSize)nb->capacity * 4},
+    };
+    bool ok = true;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers) && ok; i++) {
+        snprintf(name, sizeof name, "%s %s", base, buffers[i].suffix);
+        ok = cs_buffer_check_size(ctx, name, buffers[i].size, err) &&
+             cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = buffers[i].size}, buffers[i].buf, err);
+    }
+    ok = ok && cs_scan_create(ctx, nb->capacity, &nb->scan, err) &&
+         grid_program(ctx, "grid/neighbours_clear.comp", NULL, &nb->clear, err) &&
+         grid_program(ctx, "grid/neighbours_count.comp", NULL, &nb->count, err) &&
+         grid_program(ctx, "grid/neighbours_fill.comp", NULL, &nb->fill, err);
+    if (!ok) {
+        cs_neighbours_destroy(ctx, nb);
+        return false;
+    }
+    // Total 0 and the capacity: a consumer before the first build sees an
+    // empty list that fits, never garbage; every cell unmarked.
+    cs_buffer_fill(ctx, &nb->state, 0xffffffffu);
+    uint32_t head[CS_NB_CELLS] = {[CS_NB_TOTAL] = 0, [CS_NB_CAPACITY] = nb->list_capacity};
+    cs_buffer_upload(ctx, &nb->state, head, sizeof head, 0);
+    cs_buffer_fill(ctx, &nb->starts, 0);
+    cs_buffer_fill(ctx, &nb->use, 0);
+    return true;
+}
+
+void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb)
+{
+    cs_program *progs[] = {&nb->clear, &nb->count, &nb->fill};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
+        if (progs[i]->pipeline)
+            cs_program_destroy(ctx, progs[i]);
+    if (nb->scan.capacity)
+        cs_scan_destroy(ctx, &nb->scan);
+    cs_buffer *bufs[] = {&nb->starts, &nb->list, &nb->state, &nb->anchor, &nb->use};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
+        if (bufs[i]->buffer)
+            cs_buffer_destroy(ctx, bufs[i]);
+    memset(nb, 0, sizeof *nb);
+}
+
+void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *grid, cs_buffer *positions,
+                                uint32_t count)
+{
+    CS_ASSERT(count <= nb->capacity, "neighbour list of %u particles, capacity %u", count, nb->capacity);
+    CS_ASSERT(grid->cell_count <= nb->cell_count, "neighbour list for %u cells, grid has %u", nb->cell_count,
+              grid->cell_count);
+    cs_grid_push g = grid_push(grid, count);
+    cs_neighbours_push pc = {.origin = g.origin, .dims = g.dims, .radius = {nb->radius * nb->radius, 0, 0, 0},
+                             .cells = {grid->cell_count, 0, 0, 0}};
+    cs_pass_begin(rec, "grid: neighbours");
+    cs_dispatch(rec, &nb->clear, &(cs_dispatch_desc){
+        .buffers = {&nb->state}, .push = &pc, .push_size = sizeof pc, .threads = {grid->cell_count}});
+    cs_dispatch(rec, &nb->count, &(cs_dispatch_desc){
+        .buffers = {&grid->ranges, positions, &nb->starts}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
+    cs_barrier_compute(rec);
+    cs_scan_record(rec, &nb->scan, &nb->starts, &nb->starts, count, &nb->state);
+    cs_barrier_compute(rec);
+    cs_dispatch(rec, &nb->fill, &(cs_dispatch_desc){
+        .buffers = {&grid->ranges, positions, &nb->starts, &nb->list, &nb->state, &nb->anchor},
+        .push = &pc, .push_size = sizeof pc, .threads = {count}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+}
+
+bool cs_neighbours_reload(cs_context *ctx, cs_neighbours *nb, const char *path, bool *changed, cs_error *err)
+{
+    cs_program *progs[] = {&nb->clear, &nb->count, &nb->fill};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++) {
+        if (!cs_program_depends_on(progs[i], path))
+            continue;
+        if (!cs_program_reload(ctx, progs[i], err))
+            return false;
+        *changed = true;
+    }
+    return true;
+}

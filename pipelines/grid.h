@@ -76,3 +76,56 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 
 // Hot reload: rebuilds the grid's programs that depend on `path`.
 bool cs_grid_reload(cs_context *ctx, cs_grid *grid, const char *path, bool *changed, cs_error *err);
+
+// ---- neighbour lists --------------------------------------------------------
+// For solvers that loop over the same neighbourhoods many times per grid
+// build (PBF: lambda and delta per iteration, curl, XSPH): after the build
+// (and the caller's reorder), one labelled pass "grid: neighbours" writes,
+// for every sorted particle i, the particles within radius = h + skin that
+// the cell walk visits, in the walk's order:
+//   clear  every cell's "moved" mark,
+//   count  (cell walk) per particle,
+//   scan   (prim.h, exclusive) of the counts into starts,
+//   fill   (cell walk again) list[starts[i] ...], and anchor[i] = x_i.
+// No neighbour is ever dropped and the host never reads anything back: the
+// list has a fixed length (list_capacity, sized at create); when a build
+// needs more, state[total] > state[capacity] and every consumer walks the
+// cells for that build instead.
+//
+// The skin lets positions move after the build. Positions are numbered in
+// sets (PBF: set k = after k delta steps). A solver's move pass marks, per
+// build cell, the first set in which one of its particles is more than
+// skin / 2 from its anchor (state[CS_NB_CELLS + cell], atomicMin). A
+// consumer reading set k uses i's list only while i is still in its build
+// cell and no cell of its 3^dim block is marked at or before k
+// (CS_NB_DECIDE in grid.glsl); otherwise that particle walks the cells.
+// Under that rule the list loop visits exactly the particles within h that
+// the walk visits, in the same order: the results are the same bits.
+typedef struct cs_neighbours_desc {
+    const char *name;          // buffer names ("pbf neighbours")
+    float radius;              // h + skin (keep the skin a fraction of h: see above)
+    uint32_t capacity;         // most particles
+    uint32_t list_capacity;    // list entries (clamped to the device limit, at least capacity)
+    uint32_t cell_count;       // the grid's cells (one moved mark each)
+} cs_neighbours_desc;
+
+typedef struct cs_neighbours {
+    float radius;
+    uint32_t capacity, list_capacity, cell_count;
+    cs_buffer starts;          // u32 per particle: counts, then (scanned) first entry
+    cs_buffer list;            // u32 per entry: sorted particle indices
+    cs_buffer state;           // u32: CS_NB_TOTAL, CS_NB_CAPACITY, CS_NB_CELLS + cell (grid_shared.h)
+    cs_buffer anchor;          // vec4 per particle: positions at the build
+    cs_buffer use;             // u32 per particle: a consumer's decision, for a later pass on the same set
+    cs_scan scan;
+    cs_program clear, count, fill;
+} cs_neighbours;
+
+bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err);
+void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb);
+// Records "grid: neighbours" over positions (vec4, in the grid's sorted
+// order, right after the grid build). Outside a pass; ends with a compute
+// barrier.
+void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *grid, cs_buffer *positions,
+                                uint32_t count);
+bool cs_neighbours_reload(cs_context *ctx, cs_neighbours *nb, const char *path, bool *changed, cs_error *err);

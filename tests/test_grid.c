@@ -11,7 +11,11 @@
 //  - walking the GPU cell tables on the CPU finds, for every particle, exactly
 //    the particles within h that an O(N^2) search finds;
 //  - the GLSL neighbour loop (grid.glsl, run by grid/neighbour_count.comp)
-//    finds the same count, index sum and index hash.
+//    finds the same count, index sum and index hash;
+//  - the neighbour lists (cs_neighbours, radius 1.1 h) hold, per particle,
+//    exactly the particles of its 3^dim block within the radius, in the cell
+//    walk's order, the scanned total, the anchors and unmarked cells; with a
+//    list too short for the build, the total says so and nothing is written.
 #include "test_util.h"
 
 #include "grid.h"
@@ -124,6 +128,71 @@ typedef struct neighbour_push {
     vec4 radius;
 } neighbour_push;
 
+// The neighbour list of every sorted particle against a CPU walk of the
+// cell tables (same order: rows by z then y, indices ascending). Pairs within
+// 1e-5 of the radius may round either way on the GPU.
+static void check_lists(const char *label, const cs_grid *g, const cs_neighbours *nb, uint32_t n, const float *sorted_pos,
+                        const uint32_t *keys, const uint32_t (*ranges)[2], const uint32_t *starts, const uint32_t *list,
+                        const uint32_t *state, const float *anchor)
+{
+    double r2 = (double)nb->radius * nb->radius;
+    uint64_t want_total = 0;
+    uint32_t ambiguous_total = 0, bad_list = 0, bad_cells = 0;
+    bool fits = state[CS_NB_TOTAL] <= nb->list_capacity;
+    for (uint32_t c = 0; c < g->cell_count; c++)
+        bad_cells += state[CS_NB_CELLS + c] != 0xffffffffu;
+    for (uint32_t si = 0; si < n; si++) {
+        const float *pi = sorted_pos + (size_t)si * 4;
+        uint32_t c = keys[si];
+        int cx = (int)(c % g->dims[0]), cy = (int)((c / g->dims[0]) % g->dims[1]), cz = (int)(c / (g->dims[0] * g->dims[1]));
+        uint32_t s = starts[si], e = si + 1 < n ? starts[si + 1] : state[CS_NB_TOTAL];
+        uint32_t at = s;
+        bool ok = e >= s;
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int x = cx + dx, y = cy + dy, z = cz + dz;
+                    if (x < 0 || y < 0 || z < 0 || x >= (int)g->dims[0] || y >= (int)g->dims[1] || z >= (int)g->dims[2])
+                        continue;
+                    uint32_t id = ((uint32_t)z * g->dims[1] + (uint32_t)y) * g->dims[0] + (uint32_t)x;
+                    for (uint32_t sj = ranges[id][0]; sj < ranges[id][1]; sj++) {
+                        double d2 = dist2(pi, sorted_pos + (size_t)sj * 4);
+                        bool amb = fabs(d2 - r2) <= 1e-5 * r2;
+                        ambiguous_total += amb;
+                        if (!(d2 < r2) && !amb)
+                            continue;
+                        want_total += !amb;
+                        bool here = fits && at < e && list[at] == sj;
+                        if (here)
+                            at++;
+                        else if (!amb && fits)
+                            ok = false;
+                    }
+                }
+        if (fits && at != e)
+            ok = false;
+        if (memcmp(anchor + (size_t)si * 4, pi, 16) != 0)
+            ok = false;
+        if (!ok && bad_list++ == 0)
+            fprintf(stderr, "%s: particle %u: neighbour list [%u, %u) differs from the cell walk within %g\n", label, si,
+                    s, e, (double)nb->radius);
+    }
+    CHECK(state[CS_NB_TOTAL] >= want_total && state[CS_NB_TOTAL] <= want_total + ambiguous_total,
+          "%s: list total %u, want %llu (+%u ambiguous)", label, state[CS_NB_TOTAL], (unsigned long long)want_total,
+          ambiguous_total);
+    CHECK(state[CS_NB_CAPACITY] == nb->list_capacity, "%s: list capacity word %u, want %u", label,
+          state[CS_NB_CAPACITY], nb->list_capacity);
+    CHECK(bad_cells == 0, "%s: %u cells marked moved after a build", label, bad_cells);
+    CHECK(bad_list == 0, "%s: %u particles with a wrong neighbour list", label, bad_list);
+    if (!fits) {
+        uint32_t written = 0;
+        for (uint32_t k = 0; k < nb->list_capacity; k++)
+            written += list[k] != CS_POISON_U32;
+        CHECK(written == 0, "%s: a list too short for the build (%u > %u) still got %u entries", label,
+              state[CS_NB_TOTAL], nb->list_capacity, written);
+    }
+}
+
 static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *gc, set_kind kind, uint32_t n)
 {
     char label[96];
@@ -145,14 +214,33 @@ static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *g
     uint32_t (*gpu_count)[4] = calloc(CS_MAX(n, 1u), 16);
     make_set(gc, kind, n, pos);
 
+    // Two lists: one long enough, one of one entry per particle (too short
+    // for any set with neighbours: every consumer must fall back).
+    cs_neighbours nbs[2];
+    uint32_t list_caps[2] = {CS_MAX(n, 1u) * 400u, CS_MAX(n, 1u)};
+    for (int l = 0; l < 2; l++) {
+        cs_neighbours_desc nd = {.name = "test neighbours", .radius = gc->h * 1.1f, .capacity = CS_MAX(n, 1u),
+                                 .list_capacity = list_caps[l], .cell_count = g.cell_count};
+        if (!cs_neighbours_create(ctx, &nd, &nbs[l], &err)) {
+            CHECK(false, "%s: %s", label, err.msg);
+            exit(1);
+        }
+    }
+
     cs_buffer positions, sorted, result;
     test_buffer(ctx, &positions, "positions", n4 * 4);
     test_buffer(ctx, &sorted, "sorted positions", n4 * 4);
     test_buffer(ctx, &result, "neighbour counts", (VkDeviceSize)CS_MAX(n, 1u) * 16);
     cs_buffer_upload(ctx, &positions, pos, (VkDeviceSize)n * 16, 0);
-    cs_buffer *poisoned[] = {&g.keys, &g.order, &g.ranges, &sorted, &result};
+    cs_buffer *poisoned[] = {&g.keys, &g.order, &g.ranges, &sorted, &result, &nbs[0].list, &nbs[0].anchor,
+                             &nbs[1].list, &nbs[1].anchor};
     for (size_t i = 0; i < CS_ARRAY_COUNT(poisoned); i++)
         cs_buffer_fill(ctx, poisoned[i], CS_POISON_U32);
+    // The moved marks as a solver left them; the build must clear them.
+    for (int l = 0; l < 2; l++) {
+        uint32_t zero[4] = {0};
+        cs_buffer_upload(ctx, &nbs[l].state, zero, CS_MIN(sizeof zero, nbs[l].state.size - 8), 8);
+    }
 
     cs_recorder rec;
     cs_recorder_create(ctx, "grid test", &rec);
@@ -171,7 +259,10 @@ static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *g
     cs_dispatch(&rec, count_prog, &(cs_dispatch_desc){
         .buffers = {&g.ranges, &sorted, &g.order, &result}, .push = &np, .push_size = sizeof np, .threads = {n}});
     cs_pass_end(&rec);
+    for (int l = 0; l < 2; l++)
+        cs_neighbours_record_build(&rec, &nbs[l], &g, &sorted, n);
     cs_recorder_submit_wait(&rec);
+    double list_ms = cs_recorder_pass_ms(&rec, "grid: neighbours");
     double build_ms = cs_recorder_pass_ms(&rec, "grid: cell ids") + cs_recorder_pass_ms(&rec, "grid: sort") +
                       cs_recorder_pass_ms(&rec, "grid: ranges") + cs_recorder_pass_ms(&rec, "grid: reorder");
     cs_recorder_destroy(&rec);
@@ -298,6 +389,30 @@ static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *g
         free(visit);
     }
 
+    for (int l = 0; l < 2; l++) {
+        cs_neighbours *nb = &nbs[l];
+        uint32_t *starts = calloc(CS_MAX(n, 1u), 4), *list = calloc(nb->list_capacity, 4);
+        uint32_t *state = calloc(CS_NB_CELLS + nb->cell_count, 4);
+        float *anchor = calloc(n4, sizeof(float));
+        cs_buffer_download(ctx, &nb->starts, starts, (VkDeviceSize)n * 4, 0);
+        cs_buffer_download(ctx, &nb->list, list, (VkDeviceSize)nb->list_capacity * 4, 0);
+        cs_buffer_download(ctx, &nb->state, state, (VkDeviceSize)(CS_NB_CELLS + nb->cell_count) * 4, 0);
+        cs_buffer_download(ctx, &nb->anchor, anchor, (VkDeviceSize)n * 16, 0);
+        char what[128];
+        snprintf(what, sizeof what, "%s (%s list)", label, l == 0 ? "long" : "short");
+        check_lists(what, &g, nb, n, sorted_pos, keys, (const uint32_t(*)[2])ranges, starts, list, state, anchor);
+        if (l == 1 && n >= 63)
+            CHECK(state[CS_NB_TOTAL] > nb->list_capacity || kind == SET_LATTICE,
+                  "%s: expected the short list to overflow (total %u)", what, state[CS_NB_TOTAL]);
+        if (l == 0 && n >= 1000)
+            fprintf(stderr, "%-28s list: %.1f entries/particle within 1.1 h, both lists %.3f ms\n", label,
+                    (double)state[CS_NB_TOTAL] / n, list_ms);
+        free(starts);
+        free(list);
+        free(state);
+        free(anchor);
+    }
+
 done:
     free(seen);
     free(pos);
@@ -309,6 +424,8 @@ done:
     cs_buffer_destroy(ctx, &positions);
     cs_buffer_destroy(ctx, &sorted);
     cs_buffer_destroy(ctx, &result);
+    cs_neighbours_destroy(ctx, &nbs[0]);
+    cs_neighbours_destroy(ctx, &nbs[1]);
     cs_grid_destroy(ctx, &g);
 }
 

@@ -7,6 +7,8 @@
 #ifndef CS_GRID_GLSL
 #define CS_GRID_GLSL
 
+#include "grid_shared.h" // CS_NB_* (neighbour-list info words)
+
 ivec3 cs_grid_cell(vec3 x, vec3 origin, float inv_cell, uvec3 dims)
 {
     vec3 f = (x - origin) * inv_cell;
@@ -48,5 +50,57 @@ uint cs_grid_cell_id(ivec3 c, uvec3 dims)
             }                                                                                   \
             for (uint J = s_; J < e_; J++)
 #define CS_GRID_END_NEIGHBOURS }
+
+// The same loop over a neighbour list (cs_neighbours, grid.h) when USE_LIST,
+// else over the cells exactly as CS_GRID_FOR_NEIGHBOURS. The list holds, for
+// sorted particle I, every J within the list radius (h + skin) at the build,
+// in the cell walk's order; the body still tests its own r^2 < h^2. Decide
+// USE_LIST with cs_nb_use_list (uniform over a dispatch). N = particle count;
+// INFO = the shader's u32 info array. Use as
+//     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, cell, dims, starts, list, info, use, i, n, j) { ... }
+//     CS_GRID_END_LISTED_NEIGHBOURS
+// In the walk branch J < N <= the list's length, so a compiler that evaluates
+// both sides of the select still reads inside the list.
+#define CS_GRID_FOR_LISTED_NEIGHBOURS(RANGES, CELL, DIMS, STARTS, LIST, INFO, USE_LIST, I, N, J)     \
+    for (int seg_ = 0, zlo_ = max((CELL).z - 1, 0), ylo_ = max((CELL).y - 1, 0),                       \
+             ny_ = min((CELL).y + 1, int((DIMS).y) - 1) - ylo_ + 1,                                    \
+             segs_ = (USE_LIST) ? 1 : (min((CELL).z + 1, int((DIMS).z) - 1) - zlo_ + 1) * ny_;        \
+         seg_ < segs_; seg_++) {                                                                       \
+        uint s_ = 0xffffffffu, e_ = 0u;                                                                \
+        if (USE_LIST) {                                                                                \
+            s_ = STARTS[I];                                                                            \
+            e_ = (I) + 1u < (N) ? STARTS[(I) + 1u] : INFO[CS_NB_TOTAL];                                \
+        } else {                                                                                       \
+            uint row_ = (uint(zlo_ + seg_ / ny_) * (DIMS).y + uint(ylo_ + seg_ % ny_)) * (DIMS).x;     \
+            for (int gx_ = max((CELL).x - 1, 0); gx_ <= min((CELL).x + 1, int((DIMS).x) - 1); gx_++) { \
+                uvec2 r_ = RANGES[row_ + uint(gx_)];                                                   \
+                if (r_.y > r_.x) {                                                                     \
+                    s_ = min(s_, r_.x);                                                                \
+                    e_ = max(e_, r_.y);                                                                \
+                }                                                                                      \
+            }                                                                                          \
+        }                                                                                              \
+        for (uint t_ = s_; t_ < e_; t_++) {                                                            \
+            uint J = (USE_LIST) ? LIST[t_] : t_;
+#define CS_GRID_END_LISTED_NEIGHBOURS }}
+
+// Declares bool USE: whether sorted particle I, now in cell CELL, may read
+// its list instead of walking for position set SLOT. True when the list fit
+// (total <= capacity), I is still in the cell it was listed from (KEYS =
+// the grid's sorted keys) and no particle listed from any cell of the block
+// the walk would visit has moved more than skin / 2 in sets 0..SLOT. Then
+// every pair the walk finds within h is in the list (both ends moved at most
+// skin / 2, so they were within h + skin at the build, in the same block),
+// and the list holds nothing the walk does not visit: the loop visits the
+// same particles within h in the same order, so the sums are the same bits.
+#define CS_NB_DECIDE(USE, STATE, KEYS, CELL, DIMS, I, SLOT)                                              \
+    bool USE = STATE[CS_NB_TOTAL] <= STATE[CS_NB_CAPACITY] && KEYS[I] == cs_grid_cell_id(CELL, (DIMS).xyz); \
+    for (int uz_ = max((CELL).z - 1, 0); USE && uz_ <= min((CELL).z + 1, int((DIMS).z) - 1); uz_++)      \
+        for (int uy_ = max((CELL).y - 1, 0); uy_ <= min((CELL).y + 1, int((DIMS).y) - 1); uy_++) {        \
+            uint urow_ = (uint(uz_) * (DIMS).y + uint(uy_)) * (DIMS).x;                                  \
+            for (int ux_ = max((CELL).x - 1, 0); ux_ <= min((CELL).x + 1, int((DIMS).x) - 1); ux_++)      \
+                if (STATE[CS_NB_CELLS + urow_ + uint(ux_)] <= (SLOT))                                    \
+                    USE = false;                                                                          \
+        }
 
 #endif

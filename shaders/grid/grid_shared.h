@@ -12,8 +12,22 @@ struct cs_grid_push {
     uvec4 dims;    // xyz = cells per axis; w = particle count (or cell count for "clear")
 };
 
+// Neighbour lists (grid.h, cs_neighbours): words of the state buffer.
+#define CS_NB_TOTAL 0        // entries the build wanted (written by the scan)
+#define CS_NB_CAPACITY 1     // entries the list holds (written once at create)
+#define CS_NB_CELLS 2        // + cell id: first position set in which a particle of that (build)
+                             // cell is more than skin / 2 from its anchor; ~0u: none yet
+
+struct cs_neighbours_push {
+    vec4 origin;   // as cs_grid_push
+    uvec4 dims;    // as cs_grid_push
+    vec4 radius;   // x = list radius^2 (h + skin)^2
+    uvec4 cells;   // x = cell count (for the clear)
+};
+
 #ifndef CS_GLSL
 typedef struct cs_grid_push cs_grid_push;
+typedef struct cs_neighbours_push cs_neighbours_push;
 #endif
 
 #endif

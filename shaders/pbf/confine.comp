@@ -15,6 +15,10 @@ layout(std430, binding = 3) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 4) readonly buffer Curl { vec4 curl[]; };
 layout(std430, binding = 5) writeonly buffer VelocitiesOut { vec4 velocities_out[]; };
 layout(std430, binding = 6) writeonly buffer Positions { vec4 positions[]; };
+layout(std430, binding = 7) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 8) readonly buffer NbList { uint nb_list[]; };
+layout(std430, binding = 9) readonly buffer NbState { uint nb_state[]; };
+layout(std430, binding = 10) readonly buffer Keys { uint keys[]; };
 layout(push_constant) uniform Push { cs_pbf_push pc; };
 void main()
 {
@@ -28,7 +32,8 @@ void main()
     vec3 xsph = vec3(0.0);
     vec3 eta = vec3(0.0);
     ivec3 c = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+    CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
         vec3 r = xi - predicted[j].xyz;
         float r2 = dot(r, r);
         if (j == i || r2 >= fp.kernel.z)
@@ -37,7 +42,7 @@ void main()
         xsph += (vj * cs_poly6(r2)) * (velocities[j].xyz - vi);
         if (vorticity)
             eta += (vj * (curl[j].w - wi.w)) * cs_spiky_grad_r2(r, r2);
-    } CS_GRID_END_NEIGHBOURS
+    } CS_GRID_END_LISTED_NEIGHBOURS
     vec3 v = vi + pc.post.y * xsph;
     float eta_len = length(eta);
     if (vorticity && eta_len > 0.0)

@@ -11,6 +11,10 @@ layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 4) writeonly buffer Curl { vec4 curl[]; };
+layout(std430, binding = 5) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 6) readonly buffer NbList { uint nb_list[]; };
+layout(std430, binding = 7) readonly buffer NbState { uint nb_state[]; };
+layout(std430, binding = 8) readonly buffer Keys { uint keys[]; };
 layout(push_constant) uniform Push { cs_pbf_push pc; };
 void main()
 {
@@ -21,12 +25,13 @@ void main()
     vec3 vi = velocities[i].xyz;
     vec3 w = vec3(0.0);
     ivec3 c = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+    CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
         vec3 r = xi - predicted[j].xyz;
         float r2 = dot(r, r);
         if (j == i || r2 >= fp.kernel.z)
             continue;
         w += pc.post.z * cross(velocities[j].xyz - vi, cs_spiky_grad_r2(r, r2));
-    } CS_GRID_END_NEIGHBOURS
+    } CS_GRID_END_LISTED_NEIGHBOURS
     curl[i] = vec4(w, length(w));
 }

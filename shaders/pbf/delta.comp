@@ -1,7 +1,8 @@
 #version 450
 // "pbf: delta": the position correction (eq. 12 with the tensile term s_corr
 // of eq. 13), applied Jacobi-style (reads predicted, writes predicted_out),
-// then the corrected position is pushed back inside the domain and walls:
+// then the corrected position is pushed back inside the domain and walls
+// (neighbours from the list while it holds, grid.h "neighbour lists"):
 //   dx_i = 1/rho0 sum_j m_j (lambda_i + lambda_j + s_corr) grad W_ij,
 //   s_corr = -(k / D0) (W_ij / W(dq))^n
 #include "index.glsl"
@@ -14,6 +15,12 @@ layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 4) readonly buffer Lambda { float lambda[]; };
 layout(std430, binding = 5) writeonly buffer PredictedOut { vec4 predicted_out[]; };
+layout(std430, binding = 6) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 7) readonly buffer NbList { uint nb_list[]; };
+layout(std430, binding = 8) buffer NbState { uint nb_state[]; };
+layout(std430, binding = 9) readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 10) readonly buffer NbAnchor { vec4 nb_anchor[]; };
+layout(std430, binding = 11) readonly buffer NbUse { uint nb_use[]; };
 layout(push_constant) uniform Push { cs_pbf_push pc; };
 void main()
 {
@@ -28,7 +35,10 @@ void main()
                                       // for every candidate once the compiler flattens a branch)
     vec3 dx = vec3(0.0);
     ivec3 c = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+    // Decided by this iteration's lambda on the same positions (this pass
+    // does not read the moved marks it writes).
+    bool use_list = nb_use[i] != 0u;
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
         if (j == i)
             continue;
         vec4 pj = predicted[j]; // xyz, w = mass
@@ -44,7 +54,7 @@ void main()
             scorr = pc.solver.y * tn;
         }
         dx += (pj.w * (li + lambda[j] - scorr)) * cs_spiky_grad_r2(r, r2);
-    } CS_GRID_END_NEIGHBOURS
+    } CS_GRID_END_LISTED_NEIGHBOURS
     // Boundaries push with i's own multiplier along their density gradient.
     float rho0 = CS_REST_DENSITY(materials[i]);
     float phi;
@@ -54,4 +64,13 @@ void main()
     vec3 v = vec3(0.0);
     cs_collide(x, v);
     predicted_out[i] = vec4(x, pi.w);
+    // Skin check for the position set this writes (slot + 1): a particle
+    // now more than skin / 2 from where the list was built marks its build
+    // cell, and loops near that cell walk the cells from then on. atomicMin
+    // of slot + 1 only: readers of this dispatch compare with slot, so what
+    // they decide does not depend on timing, and the value is the same bits
+    // every run.
+    vec3 moved = x - nb_anchor[i].xyz;
+    if (!(dot(moved, moved) <= pc.post.w))
+        atomicMin(nb_state[CS_NB_CELLS + keys[i]], pc.slot + 1u);
 }

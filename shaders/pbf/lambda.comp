@@ -13,6 +13,11 @@ layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 4) writeonly buffer Lambda { float lambda[]; };
 layout(std430, binding = 5) writeonly buffer Density { float density[]; };
+layout(std430, binding = 6) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 7) readonly buffer NbList { uint nb_list[]; };
+layout(std430, binding = 8) readonly buffer NbState { uint nb_state[]; };
+layout(std430, binding = 9) readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 10) writeonly buffer NbUse { uint nb_use[]; };
 layout(push_constant) uniform Push { cs_pbf_push pc; };
 void main()
 {
@@ -25,7 +30,9 @@ void main()
     vec3 grad_i = vec3(0.0);
     float sum_sq = 0.0;
     ivec3 c = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, c, fp.grid_dims, j) {
+    CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    nb_use[i] = use_list ? 1u : 0u; // delta of this iteration reads the same set: it reuses this
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
         vec3 r = xi - predicted[j].xyz;
         float r2 = dot(r, r);
         if (r2 >= fp.kernel.z)
@@ -35,7 +42,7 @@ void main()
         vec3 g = (mj * inv_rho0) * cs_spiky_grad_r2(r, r2);
         grad_i += g;
         sum_sq += dot(g, g);
-    } CS_GRID_END_NEIGHBOURS
+    } CS_GRID_END_LISTED_NEIGHBOURS
     // Boundaries: rest fluid beyond every face / wall closer than h adds
     // density and a (fixed, so only i's own) gradient term.
     float phi;

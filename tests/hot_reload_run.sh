@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Hot reload during a real `cistern run --watch` (headless, lavapipe), on a
+# copy of the shader tree:
+#   1. edit a constant in a shader: the next frames' stats change;
+#   2. break the shader: the run goes on, the error names file:line;
+#   3. fix it: the run recovers.
+# The edit scales the stats pass's per-particle mass by 1000, so the
+# total_mass column of stats.csv shows which shader is running. Every save is
+# an atomic rename, as editors do. $1 is the cistern binary.
+set -uo pipefail
+cistern=${1:?usage: hot_reload_run.sh path/to/cistern}
+src=$(cd "$(dirname "$0")/../shaders" && pwd)
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; sleep 0.5; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+cp -r "$src" "$tmp/shaders"
+stats_shader="$tmp/shaders/fluid/stats.comp"
+cp "$stats_shader" "$tmp/stats.orig"
+grep -q "mass\[i\] = CS_MASS(m);" "$stats_shader" || { echo "FAIL: stats.comp no longer has the line this test edits"; exit 1; }
+
+save() { cp "$1" "$stats_shader.tmp~" && mv "$stats_shader.tmp~" "$stats_shader"; }
+last_mass() { tail -n 1 "$tmp/out/stats.csv" 2>/dev/null | cut -d, -f8; }
+rows() { echo $(($(wc -l < "$tmp/out/stats.csv" 2>/dev/null || echo 1) - 1)); }
+# wait_for DESCRIPTION COMMAND...: polls for up to 180 s (2 loaded cores).
+wait_for() {
+  local what=$1; shift
+  for _ in $(seq 1800); do
+    "$@" && return 0
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then fail "cistern exited while waiting for: $what"; return 1; fi
+    sleep 0.1
+  done
+  fail "timed out waiting for: $what"; return 1
+}
+rows_at_least() { [ "$(rows)" -ge "$1" ]; }
+ratio_is() { awk -v a="$(last_mass)" -v b="$m0" -v r="$1" 'BEGIN { exit !(b > 0 && a / b > r * 0.999 && a / b < r * 1.001) }'; }
+
+CISTERN_SHADER_DIR="$tmp/shaders" "$cistern" run rest_box_3d --headless --watch --frames 1000000 \
+  --png-every 0 --out "$tmp/out" > "$tmp/log" 2>&1 &
+pid=$!
+wait_for "first frames" rows_at_least 3
+m0=$(last_mass)
+echo "total mass before the edit: $m0"
+
+# 1. Edit a constant.
+sed 's/mass\[i\] = CS_MASS(m);/mass[i] = 1000.0 * CS_MASS(m);/' "$tmp/stats.orig" > "$tmp/stats.edit"
+save "$tmp/stats.edit"
+wait_for "the edited shader's output (mass x1000)" ratio_is 1000 && echo "edit seen: total mass $(last_mass)"
+
+# 2. Break it: the run continues with the previous pipeline, error names file:line.
+sed 's/mass\[i\] = 1000.0 \* CS_MASS(m);/mass[i] = 1000.0 * CS_MASS(m) +;/' "$tmp/stats.edit" > "$tmp/stats.broken"
+save "$tmp/stats.broken"
+wait_for "a compile error naming stats.comp:LINE" grep -q "fluid/stats.comp:[0-9]*: error" "$tmp/log"
+before=$(rows)
+wait_for "frames after the error" rows_at_least $((before + 4))
+kill -0 "$pid" 2>/dev/null || fail "the run died after a broken shader"
+ratio_is 1000 || fail "after the failed reload the previous (edited) shader should still run; mass $(last_mass)"
+grep -q "previous shader keeps running" "$tmp/log" || fail "the log does not say the previous shader keeps running"
+
+# 3. Fix it: back to the original.
+save "$tmp/stats.orig"
+wait_for "recovery (mass back to the original)" ratio_is 1
+kill -0 "$pid" 2>/dev/null || fail "the run died"
+grep -E "error|reloaded" "$tmp/log" | head -5
+if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)"; cat "$tmp/log" | tail -20; exit 1; fi
+echo PASS
