@@ -19,7 +19,9 @@
 #include "watch.h"
 #include "window.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct run_state {
     const cs_run_options *opt;
@@ -413,11 +415,15 @@ int cs_run(const cs_run_options *opt)
     cs_recorder_create(&r.ctx, "frame", &r.rec);
     code = r.windowed ? run_window(&r) : run_headless(&r);
     if (code == 0 && !opt->quiet) {
-        fprintf(stderr, "cistern: %u frames of %s; wrote %s/stats.csv", r.sim_frames, r.scene.name, r.out_dir);
+        // Absolute, so the user can open it from wherever they are.
+        char where[PATH_MAX];
+        if (!realpath(r.out_dir, where))
+            snprintf(where, sizeof where, "%s", r.out_dir);
+        fprintf(stderr, "cistern: %u frames of %s; wrote %s/stats.csv", r.sim_frames, r.scene.name, where);
         if (r.dumps_written)
-            fprintf(stderr, ", %u PLY dumps (%s/particles_*.ply)", r.dumps_written, r.out_dir);
+            fprintf(stderr, ", %u PLY dumps (%s/particles_*.ply)", r.dumps_written, where);
         if (r.images_written)
-            fprintf(stderr, ", %u PNG images (%s/frame_*.png)", r.images_written, r.out_dir);
+            fprintf(stderr, ", %u PNG images (%s/frame_*.png)", r.images_written, where);
         fprintf(stderr, "\n");
     }
     cs_recorder_destroy(&r.rec);
