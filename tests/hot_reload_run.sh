@@ -41,7 +41,7 @@ rows_at_least() { [ "$(rows)" -ge "$1" ]; }
 ratio_is() { awk -v a="$(last_mass)" -v b="$m0" -v r="$1" 'BEGIN { exit !(b > 0 && a / b > r * 0.999 && a / b < r * 1.001) }'; }
 
 CISTERN_SHADER_DIR="$tmp/shaders" "$cistern" run rest_box_3d --headless --watch --frames 1000000 \
-  --png-every 0 --out "$tmp/out" > "$tmp/log" 2>&1 &
+  --png-every 0 --validation --out "$tmp/out" > "$tmp/log" 2>&1 &
 pid=$!
 wait_for "first frames" rows_at_least 3
 m0=$(last_mass)
@@ -66,6 +66,7 @@ grep -q "previous shader keeps running" "$tmp/log" || fail "the log does not say
 save "$tmp/stats.orig"
 wait_for "recovery (mass back to the original)" ratio_is 1
 kill -0 "$pid" 2>/dev/null || fail "the run died"
+grep -q "validation error" "$tmp/log" && fail "validation errors: $(grep -m3 'validation error' "$tmp/log")"
 grep -E "error|reloaded" "$tmp/log" | head -5
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)"; cat "$tmp/log" | tail -20; exit 1; fi
 echo PASS
