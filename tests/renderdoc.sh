@@ -11,6 +11,10 @@ if ! command -v renderdoccmd >/dev/null || ! /usr/bin/python3 -c "import renderd
   echo "SKIP: renderdoccmd or python3-renderdoc missing (tools/install-deps.sh installs them)"
   exit 77
 fi
+if ldd "$cistern" 2>/dev/null | grep -q libasan; then
+  echo "SKIP: RenderDoc's LD_PRELOAD cannot come before AddressSanitizer's runtime (asan build)"
+  exit 77
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
