@@ -360,10 +360,10 @@ void cs_fluid_destroy(cs_fluid *f)
     cs_context *ctx = f->ctx;
     if (f->stats_rec.ctx)
         cs_recorder_destroy(&f->stats_rec);
-    cs_program *base[] = {&f->predict, &f->reorder, &f->collide, &f->collide_positions, &f->emit, &f->stats};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(base); i++)
-        if (base[i]->pipeline)
-            cs_program_destroy(ctx, base[i]);
+    // Every program built through cs_fluid_program, the solver's included:
+    // the solver state that holds them is still alive here.
+    for (uint32_t i = 0; i < f->program_count; i++)
+        cs_program_destroy(ctx, f->programs[i]);
     if (f->reduce.capacity)
         cs_reduce_destroy(ctx, &f->reduce);
     if (f->grid.capacity || f->grid.keys.buffer)

@@ -44,7 +44,8 @@
 // Shaders: include "../fluid/fluid.glsl" (params buffer, kernels, collide)
 // and "../grid/grid.glsl" (neighbour loop). Compile programs with
 // cs_fluid_program(): it adds DIM=2|3 and registers the program for hot
-// reload, so cs_fluid_reload() covers the solver's programs too.
+// reload and destruction, so cs_fluid_reload() and cs_fluid_destroy() cover
+// the solver's programs too.
 //
 // A cs_fluid must not move in memory after cs_fluid_create (it keeps
 // pointers to its programs): embed it in a heap-allocated solver state.
@@ -125,6 +126,8 @@ bool cs_fluid_check_array(const cs_context *ctx, const cs_scene *scene, const ch
 // allocation), then allocates, fills the blocks, uploads the parameters.
 bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
                      cs_error *err);
+// Destroys everything, including every program made by cs_fluid_program
+// (call it while the solver state holding those programs is still alive).
 void cs_fluid_destroy(cs_fluid *f);
 
 // Compiles shaders/<path> with DIM and the given extra defines (may be

@@ -169,10 +169,6 @@ static void pbf_destroy(void *state)
     cs_pbf *pbf = state;
     if (!pbf)
         return;
-    cs_program *progs[] = {&pbf->lambda, &pbf->delta, &pbf->velocity, &pbf->curl, &pbf->confine};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
-        if (progs[i]->pipeline)
-            cs_program_destroy(pbf->fluid.ctx, progs[i]);
     if (pbf->nb.capacity)
         cs_neighbours_destroy(pbf->fluid.ctx, &pbf->nb);
     cs_fluid_destroy(&pbf->fluid);

@@ -117,10 +117,6 @@ void cs_sph_destroy(cs_sph *s)
     cs_context *ctx = s->fluid.ctx;
     if (!ctx)
         return;
-    cs_program *programs[] = {&s->density, &s->relax};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
-        if (programs[i]->pipeline)
-            cs_program_destroy(ctx, programs[i]);
     if (s->params_buffer.buffer)
         cs_buffer_destroy(ctx, &s->params_buffer);
     cs_fluid_destroy(&s->fluid);

@@ -203,10 +203,6 @@ void cs_wcsph_destroy(cs_wcsph *w)
     cs_context *ctx = w->fluid.ctx;
     if (!ctx)
         return;
-    cs_program *programs[] = {&w->density, &w->forces};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
-        if (programs[i]->pipeline)
-            cs_program_destroy(ctx, programs[i]);
     if (w->params_buffer.buffer)
         cs_buffer_destroy(ctx, &w->params_buffer);
     cs_fluid_destroy(&w->fluid);
