@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "../shaders/render/render_shared.h"
+#include "../../shaders/render/render_shared.h"
 
 // The one translation unit that holds stb_image_write's code.
 #define STB_IMAGE_WRITE_IMPLEMENTATION
