@@ -321,16 +321,15 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
     cs_fluid_end_substep(f);
 }
 
-static void pbf_record_frame(void *state, cs_recorder *rec)
+static void pbf_record_substep_op(void *state, cs_recorder *rec, const cs_substep *step)
 {
     cs_pbf *pbf = state;
-    uint32_t substeps = CS_MAX(pbf->fluid.scene.substeps, 1u);
-    // One pass per iteration step reads best in a capture; if the frame
-    // would not fit the recorder's pass budget, each substep's iterations
-    // become one "pbf: constraints" pass instead.
-    bool split = rec->pass_count + substeps * pbf_passes_per_substep(pbf, true) <= CS_MAX_PASSES;
-    for (uint32_t s = 0; s < substeps; s++)
-        pbf_record_substep(pbf, rec, split);
+    // One pass per iteration step reads best in a capture; if the rest of
+    // the frame would not fit the recorder's pass budget, each substep's
+    // iterations become one "pbf: constraints" pass instead.
+    uint32_t left = step->frame_substeps - step->frame_substep;
+    bool split = rec->pass_count + left * pbf_passes_per_substep(pbf, true) <= CS_MAX_PASSES;
+    pbf_record_substep(pbf, rec, split);
 }
 
 static void pbf_stats(void *state, cs_sim_stats *out)
@@ -361,7 +360,7 @@ const cs_sim_ops cs_pbf_ops = {
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
     .create = pbf_create,
     .destroy = pbf_destroy,
-    .record_frame = pbf_record_frame,
+    .record_substep = pbf_record_substep_op,
     .stats = pbf_stats,
     .particles = pbf_particles,
     .reload = pbf_reload,

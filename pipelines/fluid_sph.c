@@ -186,10 +186,11 @@ static void ops_destroy(void *state)
     free(state);
 }
 
-static void ops_record_frame(void *state, cs_recorder *rec)
+static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *step)
 {
+    (void)step;
     cs_sph *s = state;
-    for (uint32_t i = 0; i < s->fluid.scene.substeps; i++)
+    for (uint32_t i = 0; i < s->split; i++)
         cs_sph_record_substep(s, rec);
 }
 
@@ -207,7 +208,7 @@ const cs_sim_ops cs_sph_ops = {
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
     .create = ops_create,
     .destroy = ops_destroy,
-    .record_frame = ops_record_frame,
+    .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
     .reload = ops_reload,

@@ -271,10 +271,11 @@ static void ops_destroy(void *state)
     free(state);
 }
 
-static void ops_record_frame(void *state, cs_recorder *rec)
+static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *step)
 {
+    (void)step;
     cs_wcsph *w = state;
-    for (uint32_t i = 0; i < w->fluid.scene.substeps; i++)
+    for (uint32_t i = 0; i < w->dt_split; i++)
         cs_wcsph_record_substep(w, rec);
 }
 
@@ -295,7 +296,7 @@ const cs_sim_ops cs_wcsph_ops = {
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
     .create = ops_create,
     .destroy = ops_destroy,
-    .record_frame = ops_record_frame,
+    .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
     .reload = ops_reload,

@@ -614,13 +614,16 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
 
 static void ops_destroy(void *state) { cs_reint_destroy(state); }
 
-static void ops_record_frame(void *state, cs_recorder *rec)
+static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *step)
 {
-    cs_reint *r = state;
-    for (uint32_t s = 0; s < r->params.substeps; s++)
-        cs_reint_record_step(r, rec);
-    cs_reint_record_stats(r, rec);
-    cs_reint_record_points(r, rec);
+    (void)step;
+    cs_reint_record_step(state, rec);
+}
+
+static void ops_record_frame_end(void *state, cs_recorder *rec)
+{
+    cs_reint_record_stats(state, rec);
+    cs_reint_record_points(state, rec);
 }
 
 static void ops_stats(void *state, cs_sim_stats *out)
@@ -679,7 +682,8 @@ const cs_sim_ops cs_reint_ops = {
     .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",
     .create = ops_create,
     .destroy = ops_destroy,
-    .record_frame = ops_record_frame,
+    .record_substep = ops_record_substep,
+    .record_frame_end = ops_record_frame_end,
     .stats = ops_stats,
     .particles = ops_particles,
     .field = ops_field,

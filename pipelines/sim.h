@@ -2,9 +2,11 @@
 // benchmark, the renderer and the dumps.
 //
 // A pipeline (PBF, Clavet SPH, WCSPH, reintegration tracking) is a table of
-// functions looked up by the scene's "solver" key. The frame loop calls
-// record_frame() inside its recorder, submits, then asks for stats or a
-// particle view. Nothing here knows which solver runs.
+// functions looked up by a fluid's "solver" key. The world (host/world/)
+// records a frame as substeps: for each substep, every part's
+// record_substep() in scene order (later: bodies and coupling between them);
+// then, once, every part's record_frame_end(); it submits, then asks for
+// stats or a particle view. Nothing here knows which solver runs.
 #pragma once
 
 #include "recorder.h"
@@ -46,6 +48,18 @@ typedef struct cs_sim_stats {
     uint32_t outside_domain;   // particles outside the domain box
 } cs_sim_stats;
 
+// What the world hands every part for one substep. A fluid's scene carries
+// the same dt (the world keeps one substep clock for all its parts, see
+// cs_scene_scale_world), so solvers bake dt into their constants; time and
+// index let a part that is not a fluid (bodies, coupling) follow the clock.
+typedef struct cs_substep {
+    uint64_t index;            // substeps since the world was created
+    double time;               // simulated time at the start of this substep, seconds
+    float dt;                  // its length, seconds
+    uint32_t frame_substep;    // 0 .. frame_substeps - 1 within the frame being recorded
+    uint32_t frame_substeps;
+} cs_substep;
+
 typedef struct cs_sim_ops {
     const char *solver;        // scene "solver" value
     const char *summary;       // one line for --help
@@ -53,8 +67,12 @@ typedef struct cs_sim_ops {
     // count the device cannot hold before allocating anything.
     bool (*create)(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err);
     void (*destroy)(void *state);
-    // Records one frame (scene->substeps substeps) as named passes.
-    void (*record_frame)(void *state, cs_recorder *rec);
+    // Records one substep as named passes. A solver may split it into
+    // smaller steps of its own (Clavet's sph.split, WCSPH's CFL split).
+    void (*record_substep)(void *state, cs_recorder *rec, const cs_substep *step);
+    // Optional: once a frame, after its substeps (views and reductions the
+    // frame shows: reint's stats and points).
+    void (*record_frame_end)(void *state, cs_recorder *rec);
     // Read back after the recorder has been submitted and waited on.
     void (*stats)(void *state, cs_sim_stats *out);
     // Optional (NULL when the pipeline has none).

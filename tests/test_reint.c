@@ -12,6 +12,7 @@
 #include "test_util.h"
 
 #include "reint.h"
+#include "world.h"
 #include "ref/reint_ref.h"
 
 // ---- helpers ---------------------------------------------------------------
@@ -457,18 +458,20 @@ static void check_scene(cs_context *ctx, const char *name)
     CHECK(ok, "%s", err.msg);
     if (!ok)
         return;
-    const cs_sim_ops *ops = cs_sim_find(scene.solver);
-    CHECK(ops == &cs_reint_ops, "%s: solver \"%s\" finds the reint pipeline", name, scene.solver);
-    void *state = NULL;
-    ok = ops && ops->create(ctx, &scene, &state, &err);
+    // Through the world, as `cistern run` runs it.
+    cs_world world;
+    ok = cs_world_create(ctx, &scene, &world, &err);
     CHECK(ok, "%s: %s", name, ok ? "" : err.msg);
+    const cs_sim_ops *ops = ok ? world.fluids[0].ops : NULL;
+    void *state = ok ? world.fluids[0].state : NULL;
+    CHECK(!ok || (world.fluid_count == 1 && ops == &cs_reint_ops), "%s: one fluid, the reint pipeline", name);
     if (ok) {
         cs_recorder rec;
         cs_recorder_create(ctx, "reint scene", &rec);
         cs_sim_stats first, last;
         for (int f = 0; f < 2; f++) {
             cs_recorder_begin(&rec);
-            ops->record_frame(state, &rec);
+            cs_world_record_frame(&world, &rec);
             cs_recorder_submit_wait(&rec);
             ops->stats(state, f == 0 ? &first : &last);
         }
@@ -489,7 +492,7 @@ static void check_scene(cs_context *ctx, const char *name)
         fprintf(stderr, "scene %s: %u filled cells, mass %g, max speed %.3f m/s after 2 frames (%.2f ms GPU/frame)\n",
                 name, last.particles, last.total_mass, last.max_speed, cs_recorder_total_ms(&rec));
         cs_recorder_destroy(&rec);
-        ops->destroy(state);
+        cs_world_destroy(&world);
     }
     cs_scene_free(&scene);
 }

@@ -16,6 +16,7 @@
 #include "test_util.h"
 
 #include "reint.h"
+#include "world.h"
 
 #include <float.h>
 
@@ -249,11 +250,12 @@ static void check_scene(cs_context *ctx, const char *name)
     CHECK(ok, "%s", ok ? "" : err.msg);
     if (!ok)
         return;
-    const cs_sim_ops *ops = cs_sim_find(scene.solver);
-    CHECK(ops && ops->particles && ops->field, "%s: reint offers particles and a field", name);
-    void *state = NULL;
-    ok = ops && ops->create(ctx, &scene, &state, &err);
+    cs_world world;
+    ok = cs_world_create(ctx, &scene, &world, &err);
     CHECK(ok, "%s: %s", name, ok ? "" : err.msg);
+    const cs_sim_ops *ops = ok ? world.fluids[0].ops : NULL;
+    void *state = ok ? world.fluids[0].state : NULL;
+    CHECK(!ok || (ops->particles && ops->field), "%s: reint offers particles and a field", name);
     if (!ok) {
         cs_scene_free(&scene);
         return;
@@ -263,7 +265,7 @@ static void check_scene(cs_context *ctx, const char *name)
     cs_recorder_create(ctx, "reint points scene", &rec);
     for (int f = 0; f < 2; f++) {
         cs_recorder_begin(&rec);
-        ops->record_frame(state, &rec);
+        cs_world_record_frame(&world, &rec);
         cs_recorder_submit_wait(&rec);
     }
     cs_sim_stats stats;
@@ -302,7 +304,7 @@ static void check_scene(cs_context *ctx, const char *name)
     free(pos4);
     free(vel4);
     cs_recorder_destroy(&rec);
-    ops->destroy(state);
+    cs_world_destroy(&world);
     cs_scene_free(&scene);
 }
 

@@ -82,9 +82,12 @@ static const bad_case bad_cases[] = {
      {"domain.min: must be an array of 3 numbers (got 2 elements)", NULL}},
     {"string in a vector", BASE3 ",\"gravity\":[0,\"down\",0]}", {"gravity[1]: must be a number (got a string)", NULL}},
     {"2D vector with z", BASE2 ",\"gravity\":[0,-9.8,1]}", {"bad.json: gravity[2]: must be 0 in a 2D scene", NULL}},
-    {"missing solver", "{\"pbf\":{}," DOMAIN3 "}", {"bad.json: solver: missing", NULL}},
-    {"unknown solver", "{\"solver\":\"flip\"," DOMAIN3 "}", {"solver: must be \"pbf\"", "(got \"flip\")"}},
-    {"two solver blocks", BASE3 ",\"sph\":{}}", {"bad.json: sph: this scene's solver is \"pbf\"", NULL}},
+    {"missing solver", "{\"pbf\":{}," DOMAIN3 "}", {"bad.json: fluids: missing", "\"solver\" key"}},
+    {"solver not a name", "{\"solver\":\"fl ip\"," DOMAIN3 ",\"particle_spacing\":0.1}",
+     {"bad.json: solver: must be a solver's name", "(got \"fl ip\""}},
+    {"unknown solver without its block", "{\"solver\":\"flip\"," DOMAIN3 "}",
+     {"bad.json: flip: missing: the solver block is required", NULL}},
+    {"two solver blocks", BASE3 ",\"sph\":{}}", {"bad.json: sph: unknown key", NULL}},
     {"missing solver block", "{\"solver\":\"wcsph\"," DOMAIN3 ",\"particle_spacing\":0.1}",
      {"bad.json: wcsph: missing", NULL}},
     {"solver block not an object", "{\"solver\":\"pbf\",\"pbf\":3," DOMAIN3 "}",
@@ -478,12 +481,14 @@ static void test_scale(const char *name)
 {
     uint32_t targets[] = {16000, 64000, 1000 + test_rand_u32() % 100000, 0};
     for (size_t t = 0; t < CS_ARRAY_COUNT(targets); t++) {
-        cs_scene s;
+        cs_scene file;
         cs_error err;
-        if (!cs_scene_load(name, &s, &err)) {
+        if (!cs_scene_load(name, &file, &err)) {
             CHECK(false, "%s: %s", name, err.msg);
             return;
         }
+        // Shipped scenes are worlds of one fluid: scale that fluid's scene.
+        cs_scene s = file.fluids[0];
         // Half the spacing is 2^dim times the particles: aim 3% off it, where
         // the bisection alone would pick a k that leaves gaps.
         bool refine = targets[t] == 0;
@@ -493,7 +498,7 @@ static void test_scale(const char *name)
             cs_scene before = s;
             cs_scene_scale_particle_count(&s, targets[t]);
             CHECK(memcmp(&before, &s, sizeof s) == 0, "%s: a scene without blocks is left as it is", name);
-            cs_scene_free(&s);
+            cs_scene_free(&file);
             return;
         }
         cs_fluid_block orig[CS_MAX_BLOCKS];
@@ -534,7 +539,7 @@ static void test_scale(const char *name)
         CHECK(r.count == n, "%s: filled %u of %u", name, r.count, n);
         check_fill(name, &s, &r, orig);
         fill_free(&r);
-        cs_scene_free(&s);
+        cs_scene_free(&file);
     }
 }
 
@@ -612,9 +617,15 @@ static void test_shipped_scenes(void)
         if (!ok)
             continue;
         CHECK(s.description[0], "%s has a description", s.name);
-        fill_result r = fill(&s, cs_scene_block_particles(&s));
-        check_fill(s.name, &s, &r, NULL);
-        fill_free(&r);
+        CHECK(s.fluid_count >= 1 && !s.first_format, "%s: written in the fluids format", s.name);
+        cs_scene file = s;
+        for (uint32_t f = 0; f < file.fluid_count; f++) {
+            s = file.fluids[f];
+            fill_result r = fill(&s, cs_scene_block_particles(&s));
+            check_fill(s.name, &s, &r, NULL);
+            fill_free(&r);
+        }
+        s = file.fluids[0];
         for (size_t i = 0; i < CS_ARRAY_COUNT(expected); i++) {
             if (strcmp(s.name, expected[i].name) != 0)
                 continue;
@@ -624,7 +635,7 @@ static void test_shipped_scenes(void)
                   cs_scene_block_particles(&s));
             CHECK(s.max_particles == expected[i].max_particles, "%s: max_particles %u", s.name, s.max_particles);
         }
-        cs_scene_free(&s);
+        cs_scene_free(&file);
     }
     if (dir)
         closedir(dir);
@@ -641,11 +652,13 @@ static void test_shipped_scenes(void)
     cs_scene s;
     cs_error err;
     if (cs_scene_load("double_emitter_2d", &s, &err)) {
-        CHECK(s.emitter_count == 2 && s.material_count == 2, "two emitters, two materials");
-        CHECK(s.emitters[1].start_time == 6.0f && s.emitters[0].budget == 1500, "second jet starts at 6 s");
-        CHECK(s.materials[1].mass == 1.4f && s.emitters[1].material == 1, "dense jet uses the heavy material");
-        CHECK(fabsf(s.emitters[0].direction[0] - 4.0f / sqrtf(17.0f)) < 1e-6f, "direction (4, 1) normalised");
+        const cs_scene *f = &s.fluids[0];
+        CHECK(f->emitter_count == 2 && f->material_count == 2, "two emitters, two materials");
+        CHECK(f->emitters[1].start_time == 6.0f && f->emitters[0].budget == 1500, "second jet starts at 6 s");
+        CHECK(f->materials[1].mass == 1.4f && f->emitters[1].material == 1, "dense jet uses the heavy material");
+        CHECK(fabsf(f->emitters[0].direction[0] - 4.0f / sqrtf(17.0f)) < 1e-6f, "direction (4, 1) normalised");
         CHECK(s.substeps == 7 && fabsf(s.dt * 140.0f - 1.0f) < 1e-4f, "7 substeps of 1/140 s");
+        CHECK(f->substeps == 7 && f->dt == s.dt, "the fluid has the world's clock");
         cs_scene_free(&s);
     }
     CHECK(!cs_scene_load("no_such_scene", &s, &err) && strstr(err.msg, "no_such_scene"), "missing scene: %s",
@@ -667,9 +680,11 @@ static bool replay_file(const char *path)
     bool ok = cs_scene_parse(text, size, path, &s, &err);
     bool good = ok || err.msg[0] != 0;
     if (ok) {
-        fill_result r = fill(&s, CS_MIN(cs_scene_block_particles(&s), 4096u));
-        fill_free(&r);
-        cs_scene_scale_particle_count(&s, 1000);
+        for (uint32_t i = 0; i < s.fluid_count; i++) {
+            fill_result r = fill(&s.fluids[i], CS_MIN(cs_scene_block_particles(&s.fluids[i]), 4096u));
+            fill_free(&r);
+        }
+        cs_scene_scale_world(&s, 1000);
         cs_scene_free(&s);
     }
     free(text);
@@ -705,6 +720,100 @@ static uint32_t replay(const char *path, uint32_t *failures)
     return files;
 }
 
+// ---- the world format: shared keys and a list of fluids ---------------------
+
+#define WORLD2 "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[2,1]},\"dt\":0.005,\"substeps\":2,\"seed\":9," \
+               "\"walls\":[{\"normal\":[1,1],\"offset\":0.1}],"
+#define POOL "{\"solver\":\"sph\",\"sph\":{},\"domain\":{\"min\":[0,0],\"max\":[1,1]},\"particle_spacing\":0.1," \
+             "\"blocks\":[{\"min\":[0,0],\"max\":[1,0.4]}]}"
+#define BLOCK "{\"name\":\"block\",\"solver\":\"pbf\",\"pbf\":{\"iterations\":3},\"particle_spacing\":0.05," \
+              "\"seed\":4,\"blocks\":[{\"min\":[1.2,0],\"max\":[1.6,0.5]}]}"
+
+static void test_world_format(void)
+{
+    cs_scene s;
+    cs_error err;
+    bool ok = parse_text(WORLD2 "\"fluids\":[" POOL "," BLOCK "]}", &s, &err);
+    CHECK(ok, "two fluids parse: %s", err.msg);
+    if (ok) {
+        CHECK(s.fluid_count == 2 && !s.first_format && s.solver[0] == 0, "%u fluids, no solver at the top",
+              s.fluid_count);
+        const cs_scene *a = &s.fluids[0], *b = &s.fluids[1];
+        CHECK(strcmp(a->solver, "sph") == 0 && strcmp(b->solver, "pbf") == 0, "solvers %s %s", a->solver, b->solver);
+        CHECK(strcmp(a->fluid_name, "sph") == 0 && strcmp(b->fluid_name, "block") == 0, "names %s %s",
+              a->fluid_name, b->fluid_name);
+        CHECK(a->domain_max[0] == 1.0f && b->domain_max[0] == 2.0f, "own domain / the world's: %g %g",
+              a->domain_max[0], b->domain_max[0]);
+        CHECK(a->dim == 2 && b->dim == 2 && a->substeps == 2 && b->dt == 0.005f, "world keys copied");
+        CHECK(a->wall_count == 1 && b->wall_count == 1, "walls shared");
+        CHECK(a->seed == 9 && b->seed == 4, "seed: world default %u, own %u", a->seed, b->seed);
+        CHECK(cs_scene_block_particles(a) == 40 && cs_scene_block_particles(b) == 80, "blocks %u %u",
+              cs_scene_block_particles(a), cs_scene_block_particles(b));
+        uint32_t iterations = 0;
+        CHECK(cs_json_uint(b, b->solver_params, "pbf", "iterations", 1, 100, &iterations, &err) && iterations == 3,
+              "solver block of fluid 1");
+        // A solver's message names the entry.
+        CHECK(!cs_json_uint(b, b->solver_params, "pbf", "iterations", 5, 100, &iterations, &err) &&
+                  strstr(err.msg, "bad.json: fluids[1].pbf.iterations: "),
+              "solver key path: %s", err.msg);
+        cs_scene_free(&s);
+    }
+    // Two fluids of one solver get numbered names.
+    ok = parse_text(WORLD2 "\"fluids\":[" POOL "," POOL "]}", &s, &err);
+    CHECK(ok && strcmp(s.fluids[0].fluid_name, "sph0") == 0 && strcmp(s.fluids[1].fluid_name, "sph1") == 0,
+          "numbered names: %s", ok ? s.fluids[1].fluid_name : err.msg);
+    cs_scene_free(&s);
+
+    static const struct {
+        const char *what, *text, *expect;
+    } bad[] = {
+        {"error inside fluid 1", WORLD2 "\"fluids\":[" POOL ",{\"solver\":\"pbf\",\"pbf\":{},\"particle_spacing\":0.1,"
+                                   "\"blocks\":[{\"min\":[0,0],\"max\":[1,5]}]}]}",
+         "bad.json: fluids[1].blocks[0]"},
+        {"unknown key in a fluid", WORLD2 "\"fluids\":[{\"solver\":\"sph\",\"sph\":{},\"gravity\":[0,1]}]}",
+         "bad.json: fluids[0].gravity: unknown key"},
+        {"fluid not an object", WORLD2 "\"fluids\":[3]}", "bad.json: fluids[0]: must be an object"},
+        {"no fluids", WORLD2 "\"fluids\":[]}", "bad.json: fluids: must hold at least 1 entry"},
+        {"same names", WORLD2 "\"fluids\":[" BLOCK "," BLOCK "]}", "fluids[1].name: \"block\" is already"},
+        {"level is reserved", WORLD2 "\"fluids\":[" POOL "],\"level\":{}}", "bad.json: level: is reserved"},
+        {"bodies are reserved", WORLD2 "\"fluids\":[" POOL "],\"bodies\":[]}", "bad.json: bodies: is reserved"},
+        {"fluid keys at the top", WORLD2 "\"fluids\":[" POOL "],\"blocks\":[]}", "bad.json: blocks: unknown key"},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bad); i++) {
+        ok = parse_text(bad[i].text, &s, &err);
+        CHECK(!ok && strstr(err.msg, bad[i].expect), "%s: \"%s\" lacks \"%s\"", bad[i].what, err.msg,
+              bad[i].expect);
+        CHECK(s.json == NULL && s.fluids == NULL, "%s: nothing kept after a failure", bad[i].what);
+        cs_scene_free(&s);
+    }
+
+    // The first format reads as a world of one fluid with the same numbers.
+    cs_scene first, world;
+    bool ok1 = parse_text(BASE2 ",\"dt\":0.01,\"blocks\":[{\"min\":[0,0],\"max\":[1,0.5]}]}", &first, &err);
+    bool ok2 = parse_text("{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[1,1]},\"dt\":0.01,\"fluids\":[{\"solver\":"
+                          "\"sph\",\"sph\":{},\"particle_spacing\":0.1,\"blocks\":[{\"min\":[0,0],\"max\":[1,0.5]}]}]}",
+                          &world, &err);
+    CHECK(ok1 && ok2, "both formats parse: %s", err.msg);
+    if (ok1 && ok2) {
+        const cs_scene *a = &first.fluids[0], *b = &world.fluids[0];
+        CHECK(first.first_format && first.fluid_count == 1, "first format flagged");
+        CHECK(a->dt == b->dt && a->particle_spacing == b->particle_spacing &&
+                  a->smoothing_radius == b->smoothing_radius && a->max_particles == b->max_particles &&
+                  memcmp(a->blocks, b->blocks, sizeof a->blocks) == 0 &&
+                  memcmp(a->materials, b->materials, sizeof a->materials) == 0 &&
+                  memcmp(&a->camera, &b->camera, sizeof a->camera) == 0,
+              "same fluid from both formats");
+        // Scaling either keeps them equal.
+        cs_scene_scale_world(&first, 500);
+        cs_scene_scale_world(&world, 500);
+        CHECK(first.fluids[0].particle_spacing == world.fluids[0].particle_spacing && first.dt == world.dt &&
+                  first.substeps == world.substeps,
+              "scaled alike: %g %g", first.fluids[0].particle_spacing, world.fluids[0].particle_spacing);
+    }
+    cs_scene_free(&first);
+    cs_scene_free(&world);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
@@ -720,6 +829,7 @@ int main(int argc, char **argv)
     test_fill();
     test_shipped_scenes();
     test_scale_inline();
+    test_world_format();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u refused without a message", files, failures);
     if (test_failures)

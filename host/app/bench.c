@@ -14,6 +14,7 @@
 #include "reint.h"
 #include "scene.h"
 #include "sim.h"
+#include "world.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -125,8 +126,21 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
         return;
     }
-    bool resized = opt->cells ? cs_reint_scene_set_resolution(&scene, requested, &err)
-                              : (cs_scene_scale_particle_count(&scene, requested), true);
+    bool resized = true;
+    if (opt->cells) {
+        // Every grid fluid of the scene gets the resolution.
+        bool any = false;
+        for (uint32_t i = 0; resized && i < scene.fluid_count; i++) {
+            if (strcmp(scene.fluids[i].solver, "reint") == 0) {
+                resized = cs_reint_scene_set_resolution(&scene.fluids[i], requested, &err);
+                any = true;
+            }
+        }
+        if (resized && !any)
+            resized = cs_fail(&err, "%s: --cells needs a grid fluid (solver \"reint\"); use --particles", scene.path);
+    } else {
+        cs_scene_scale_world(&scene, requested);
+    }
     if (!resized) {
         res->skipped = true;
         snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
@@ -139,12 +153,13 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     res->dt = scene.dt;
     res->steps_per_frame = scene.substeps;
     scene.substeps = 1;
-    const cs_sim_ops *ops = cs_sim_find(scene.solver);
-    void *sim = NULL;
+    for (uint32_t i = 0; i < scene.fluid_count; i++)
+        scene.fluids[i].substeps = 1;
+    cs_world world;
     uint64_t before = ctx->bytes_allocated;
-    if (!ops || !ops->create(ctx, &scene, &sim, &err)) {
+    if (!cs_world_create(ctx, &scene, &world, &err)) {
         res->skipped = true;
-        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", ops ? err.msg : "no such solver");
+        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
         cs_scene_free(&scene);
         return;
     }
@@ -160,7 +175,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     uint32_t done = 0;
     for (uint32_t i = 0; i < opt->warmup + steps; i++) {
         cs_recorder_begin(&rec);
-        ops->record_frame(sim, &rec);
+        cs_world_record_frame(&world, &rec);
         cs_recorder_submit_wait(&rec);
         if (i >= opt->warmup) {
             uint32_t s = i - opt->warmup;
@@ -189,9 +204,11 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     if (!opt->quiet)
         cs_progress_end(&progress);
     cs_sim_stats stats = {0};
-    ops->stats(sim, &stats);
+    cs_world_stats(&world, &stats, NULL);
     res->particles = stats.particles;
-    double bound = speed_bound(&scene);
+    double bound = 0.0;
+    for (uint32_t i = 0; i < scene.fluid_count; i++)
+        bound = fmax(bound, speed_bound(&scene.fluids[i]));
     res->stable = true;
     if (stats.non_finite > 0)
         snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles have NaN/Inf values",
@@ -204,11 +221,17 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
                  "max speed %.3g exceeds %.3g (3 x (sqrt(2 g H) + fastest start/emitter speed))", stats.max_speed,
                  bound);
     res->stable = res->unstable_reason[0] == 0;
-    if (opt->cells && ops->field) {
+    if (opt->cells) {
         // Grid pipelines: every cell is updated every step, filled or not.
-        cs_field_view field;
-        ops->field(sim, &field);
-        res->particles = field.dims[0] * field.dims[1] * CS_MAX(field.dims[2], 1u);
+        res->particles = 0;
+        for (uint32_t i = 0; i < world.fluid_count; i++) {
+            cs_world_fluid *f = &world.fluids[i];
+            if (!f->ops->field)
+                continue;
+            cs_field_view field;
+            f->ops->field(f->state, &field);
+            res->particles += field.dims[0] * field.dims[1] * CS_MAX(field.dims[2], 1u);
+        }
     }
     res->median_ms = percentile(totals, done, 0.5);
     res->p90_ms = percentile(totals, done, 0.9);
@@ -220,7 +243,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     }
     free(totals), free(walls), free(per_pass);
     cs_recorder_destroy(&rec);
-    ops->destroy(sim);
+    cs_world_destroy(&world);
     cs_scene_free(&scene);
 }
 

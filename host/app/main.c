@@ -97,7 +97,13 @@ static int list_scenes(void)
         cs_scene scene;
         cs_error err;
         if (cs_scene_load(path, &scene, &err)) {
-            printf("%-22s %-6s %dD  %s\n", scene.name, scene.solver, scene.dim, scene.description);
+            // The solvers of its fluids: "pbf", or "sph+pbf" for a world of two.
+            char solvers[64] = "";
+            size_t used = 0;
+            for (uint32_t i = 0; i < scene.fluid_count && used < sizeof solvers; i++)
+                used += (size_t)snprintf(solvers + used, sizeof solvers - used, "%s%s", i ? "+" : "",
+                                         scene.fluids[i].solver);
+            printf("%-22s %-9s %dD  %s\n", scene.name, solvers, scene.dim, scene.description);
             cs_scene_free(&scene);
         } else {
             printf("%-22s (broken: %s)\n", e->d_name, err.msg);

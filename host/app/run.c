@@ -18,6 +18,7 @@
 #include "sim.h"
 #include "watch.h"
 #include "window.h"
+#include "world.h"
 
 #include <limits.h>
 #include <math.h>
@@ -27,8 +28,8 @@ typedef struct run_state {
     const cs_run_options *opt;
     cs_scene scene;
     cs_context ctx;
-    const cs_sim_ops *ops;
-    void *sim;
+    cs_world world;
+    bool world_alive;
     cs_recorder rec;
     cs_watch watch;
     bool watching;
@@ -46,12 +47,6 @@ typedef struct run_state {
     uint32_t dumps_written, images_written, captures;
     bool warned_non_finite;
 } run_state;
-
-static void list_solvers(FILE *out)
-{
-    for (int i = 0; cs_sim_registry[i]; i++)
-        fprintf(out, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
-}
 
 static bool open_stats(run_state *r, cs_error *err)
 {
@@ -92,43 +87,62 @@ static void write_stats_row(run_state *r, const cs_sim_stats *s)
     fflush(r->stats);
 }
 
+// One PLY per fluid that has particles: particles_NNNNN.ply for a world of
+// one fluid, particles_<fluid>_NNNNN.ply when there are several.
 static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
 {
-    if (!r->ops->particles)
-        return true;
-    cs_particle_view v;
-    r->ops->particles(r->sim, &v);
-    size_t n = v.count;
-    float *pos = malloc(n * 16 + 16), *vel = malloc(n * 16 + 16), *den = malloc(n * 4 + 4);
-    uint32_t *mat = malloc(n * 4 + 4);
-    cs_buffer_download(&r->ctx, v.positions, pos, n * 16, 0);
-    cs_buffer_download(&r->ctx, v.velocities, vel, n * 16, 0);
-    cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
-    cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
-    char path[600], comment[128];
-    snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
-    snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
-    bool ok = cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
-    free(pos), free(vel), free(den), free(mat);
-    r->dumps_written += ok;
-    return ok;
+    for (uint32_t i = 0; i < r->world.fluid_count; i++) {
+        cs_world_fluid *f = &r->world.fluids[i];
+        if (!f->ops->particles)
+            continue;
+        cs_particle_view v;
+        f->ops->particles(f->state, &v);
+        size_t n = v.count;
+        float *pos = malloc(n * 16 + 16), *vel = malloc(n * 16 + 16), *den = malloc(n * 4 + 4);
+        uint32_t *mat = malloc(n * 4 + 4);
+        if (!pos || !vel || !den || !mat) {
+            free(pos), free(vel), free(den), free(mat);
+            return cs_fail(err, "out of host memory for a PLY dump of %zu particles", n);
+        }
+        cs_buffer_download(&r->ctx, v.positions, pos, n * 16, 0);
+        cs_buffer_download(&r->ctx, v.velocities, vel, n * 16, 0);
+        cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
+        cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
+        char path[700], comment[160];
+        if (r->world.fluid_count == 1) {
+            snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
+            snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
+        } else {
+            snprintf(path, sizeof path, "%s/particles_%s_%05u.ply", r->out_dir, f->scene->fluid_name, frame);
+            snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u", r->scene.name,
+                     f->scene->fluid_name, frame);
+        }
+        bool ok = cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
+        free(pos), free(vel), free(den), free(mat);
+        if (!ok)
+            return false;
+        r->dumps_written++;
+    }
+    return true;
 }
 
 static void record_draw(run_state *r, const cs_render_target *target)
 {
     // A grid pipeline in 2D shows its field as an image; its points (if it
     // has them) are for the PLY dumps there, and are drawn in 3D.
+    // Until the renderer draws a list of features, it draws the first fluid.
+    cs_world_fluid *f = &r->world.fluids[0];
     cs_field_view field = {0};
-    bool draw_field = r->ops->field && r->scene.dim == 2;
+    bool draw_field = f->ops->field && r->scene.dim == 2;
     if (draw_field)
-        r->ops->field(r->sim, &field);
+        f->ops->field(f->state, &field);
     cs_particle_view view = {0};
-    if (r->ops->particles && !draw_field)
-        r->ops->particles(r->sim, &view);
+    if (f->ops->particles && !draw_field)
+        f->ops->particles(f->state, &view);
     cs_barrier_compute_to_graphics(&r->rec);
     cs_render_record(&r->renderer, &r->rec,
                      &(cs_render_frame){.target = target, .particles = &view, .field = draw_field ? &field : NULL,
-                                        .scene = &r->scene, .camera = &r->camera, .color_mode = r->color_mode});
+                                        .scene = f->scene, .camera = &r->camera, .color_mode = r->color_mode});
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)
@@ -149,7 +163,13 @@ static void hot_reload(run_state *r)
         bool changed = false;
         cs_error err;
         vkDeviceWaitIdle(r->ctx.device); // the frame in flight is done
-        bool ok = !r->ops->reload || r->ops->reload(r->sim, paths[i], &changed, &err);
+        bool ok = true;
+        for (uint32_t k = 0; ok && k < r->world.fluid_count; k++) {
+            cs_world_fluid *f = &r->world.fluids[k];
+            bool fluid_changed = false;
+            ok = !f->ops->reload || f->ops->reload(f->state, paths[i], &fluid_changed, &err);
+            changed |= fluid_changed;
+        }
         if (ok && r->rendering)
             ok = cs_renderer_reload(&r->renderer, paths[i], &changed, &err);
         if (!ok) {
@@ -165,16 +185,17 @@ static void hot_reload(run_state *r)
     }
 }
 
-static bool create_sim(run_state *r, cs_error *err)
+static bool create_world(run_state *r, cs_error *err)
 {
-    return r->ops->create(&r->ctx, &r->scene, &r->sim, err);
+    r->world_alive = cs_world_create(&r->ctx, &r->scene, &r->world, err);
+    return r->world_alive;
 }
 
 // One simulated frame: stats row, dumps, warnings.
 static bool after_sim_frame(run_state *r, cs_error *err)
 {
     cs_sim_stats stats = {0};
-    r->ops->stats(r->sim, &stats);
+    cs_world_stats(&r->world, &stats, NULL);
     write_stats_row(r, &stats);
     if (stats.non_finite && !r->warned_non_finite) {
         fprintf(stderr, "\ncistern: warning: %u particles have NaN/Inf values at frame %u; the time step "
@@ -204,7 +225,7 @@ static int run_headless(run_state *r)
             cs_renderdoc_begin();
         bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
         cs_recorder_begin(&r->rec);
-        r->ops->record_frame(r->sim, &r->rec);
+        cs_world_record_frame(&r->world, &r->rec);
         if (image) {
             record_draw(r, NULL);
             cs_render_record_readback(&r->renderer, &r->rec);
@@ -258,9 +279,9 @@ static int run_window(run_state *r)
         }
         if (ev.restart) {
             vkDeviceWaitIdle(r->ctx.device);
-            r->ops->destroy(r->sim);
-            r->sim = NULL;
-            if (!create_sim(r, &err)) {
+            cs_world_destroy(&r->world);
+            r->world_alive = false;
+            if (!create_world(r, &err)) {
                 fprintf(stderr, "cistern: restart failed: %s\n", err.msg);
                 return 1;
             }
@@ -278,7 +299,7 @@ static int run_window(run_state *r)
             cs_renderdoc_begin();
         cs_recorder_begin(&r->rec);
         if (step)
-            r->ops->record_frame(r->sim, &r->rec);
+            cs_world_record_frame(&r->world, &r->rec);
         record_draw(r, &target);
         cs_window_record_present(&r->window, &r->rec, capture);
         cs_recorder_submit_wait(&r->rec);
@@ -304,7 +325,7 @@ static int run_window(run_state *r)
         frames_since_title++;
         if (now - title_time > 0.5) {
             cs_sim_stats stats = {0};
-            r->ops->stats(r->sim, &stats);
+            cs_world_stats(&r->world, &stats, NULL);
             char title[1024];
             cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
                                    stats.particles, r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode,
@@ -338,16 +359,7 @@ int cs_run(const cs_run_options *opt)
         return 2;
     }
     if (opt->particles)
-        cs_scene_scale_particle_count(&r.scene, opt->particles);
-    r.ops = cs_sim_find(r.scene.solver);
-    if (!r.ops) {
-        fprintf(stderr, "cistern: %s: solver: \"%s\" is not built into this cistern (have: ", r.scene.path,
-                r.scene.solver);
-        list_solvers(stderr);
-        fprintf(stderr, ")\n");
-        cs_scene_free(&r.scene);
-        return 2;
-    }
+        cs_scene_scale_world(&r.scene, opt->particles);
     if (!opt->headless) {
         r.windowed = open_window(&r, &err);
         if (!r.windowed)
@@ -377,7 +389,7 @@ int cs_run(const cs_run_options *opt)
         fprintf(stderr, "cistern: --capture-frame: RenderDoc is not attached; run under `renderdoccmd capture` "
                         "or add --renderdoc\n");
 
-    if (!create_sim(&r, &err)) {
+    if (!create_world(&r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 2;
         goto done;
@@ -390,7 +402,10 @@ int cs_run(const cs_run_options *opt)
         code = 1;
         goto done;
     }
-    bool want_images = r.windowed || (opt->png_every && (r.ops->particles || r.ops->field));
+    bool drawable = false;
+    for (uint32_t i = 0; i < r.world.fluid_count; i++)
+        drawable |= r.world.fluids[i].ops->particles || r.world.fluids[i].ops->field;
+    bool want_images = r.windowed || (opt->png_every && drawable);
     if (want_images) {
         uint32_t w = opt->width ? opt->width : r.scene.render.width;
         uint32_t h = opt->height ? opt->height : r.scene.render.height;
@@ -434,8 +449,8 @@ done:
         cs_watch_close(&r.watch);
     if (r.rendering)
         cs_renderer_destroy(&r.renderer);
-    if (r.sim)
-        r.ops->destroy(r.sim);
+    if (r.world_alive)
+        cs_world_destroy(&r.world);
     if (r.windowed)
         cs_window_destroy(&r.window);
     cs_context_destroy(&r.ctx);

@@ -87,7 +87,10 @@ void cs_pass_begin(cs_recorder *rec, const char *name)
     CS_ASSERT(rec->recording && !rec->in_pass, "pass '%s' begun outside recording or inside a pass", name);
     CS_ASSERT(rec->pass_count < CS_MAX_PASSES, "more than %d passes in one recording", CS_MAX_PASSES);
     cs_pass_timing *pass = &rec->passes[rec->pass_count];
-    snprintf(pass->name, sizeof pass->name, "%s", name);
+    if (rec->pass_prefix[0])
+        snprintf(pass->name, sizeof pass->name, "%s: %s", rec->pass_prefix, name);
+    else
+        snprintf(pass->name, sizeof pass->name, "%s", name);
     pass->ms = 0;
     VkDebugUtilsLabelEXT label = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,

@@ -28,6 +28,9 @@ typedef struct cs_recorder {
     uint32_t pass_count;
     cs_pass_timing passes[CS_MAX_PASSES];
     double submit_wall_ms;    // wall clock of the last submit+wait
+    // Put in front of every pass name ("pool: grid: sort") while set: the
+    // world names each fluid's passes when it has several.
+    char pass_prefix[24];
 } cs_recorder;
 
 void cs_recorder_create(cs_context *ctx, const char *name, cs_recorder *rec);

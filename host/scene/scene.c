@@ -29,8 +29,6 @@
 // domain's coordinates, or neighbouring particles share a position.
 #define FLOAT_RESOLUTION 1e-6
 
-static const char *const solver_names[] = {"pbf", "sph", "wcsph", "reint"};
-
 // ---- key paths and messages ----------------------------------------------
 
 static void join_key(char *out, size_t size, const char *path, const char *key)
@@ -51,11 +49,13 @@ static bool key_fail(const cs_scene *scene, cs_error *err, const char *path, con
     __attribute__((format(printf, 5, 6)));
 static bool key_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
 {
-    char where[300];
+    char where[300], full[300];
     if (key)
-        join_key(where, sizeof where, path, key[0] ? key : "\"\"");
+        join_key(full, sizeof full, path, key[0] ? key : "\"\"");
     else
-        snprintf(where, sizeof where, "%s", path);
+        snprintf(full, sizeof full, "%s", path);
+    // A fluid's scene names its entry first: fluids[1].blocks[0].min.
+    join_key(where, sizeof where, scene->key_prefix, full);
     // Keys come from the file: keep control bytes out of the terminal.
     for (char *c = where; *c; c++) {
         if ((unsigned char)*c < 32 || *c == 127)
@@ -84,6 +84,16 @@ static const char *json_type_name(const cJSON *item)
     if (cJSON_IsObject(item))
         return "an object";
     return "an invalid value";
+}
+
+bool cs_scene_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return key_fail(scene, err, path, key, "%s", what);
 }
 
 // ---- public JSON helpers -------------------------------------------------
@@ -612,6 +622,39 @@ void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target)
     scene->max_particles = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
+void cs_scene_scale_world(cs_scene *scene, uint32_t target)
+{
+    if (scene->first_format) {
+        // The top level is the fluid: scale it and copy it again, keeping
+        // the copy's own bookkeeping.
+        cs_scene_scale_particle_count(scene, target);
+        cs_scene *f = &scene->fluids[0];
+        cs_scene keep = *f;
+        *f = *scene;
+        f->json = NULL, f->fluids = NULL, f->fluid_count = 0;
+        memcpy(f->fluid_name, keep.fluid_name, sizeof f->fluid_name);
+        return;
+    }
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < scene->fluid_count; i++)
+        total += cs_scene_block_particles(&scene->fluids[i]);
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < scene->fluid_count; i++) {
+        cs_scene *f = &scene->fluids[i];
+        double share = total ? (double)cs_scene_block_particles(f) / (double)total : 1.0 / scene->fluid_count;
+        cs_scene_scale_particle_count(f, (uint32_t)fmax(1.0, round(share * target)));
+        if (f->substeps > scene->fluids[most].substeps)
+            most = i;
+    }
+    // One substep clock for the world: the finest fluid's.
+    scene->dt = scene->fluids[most].dt;
+    scene->substeps = scene->fluids[most].substeps;
+    for (uint32_t i = 0; i < scene->fluid_count; i++) {
+        scene->fluids[i].dt = scene->dt;
+        scene->fluids[i].substeps = scene->substeps;
+    }
+}
+
 // ---- the parser ------------------------------------------------------------
 
 static bool material_ref(const cs_scene *scene, const cJSON *object, const char *path, uint32_t *out, cs_error *err)
@@ -984,23 +1027,20 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
                     mode);
 }
 
+// The fluid's solver and its block (named after it). Which solvers exist is
+// the pipelines' business (the world checks the name against their registry);
+// here the name only has to be a plausible key.
 static bool parse_solver(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     if (!require(scene, root, "", "solver", err) ||
         !get_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
         return false;
-    bool known = false;
-    for (uint32_t i = 0; i < CS_ARRAY_COUNT(solver_names); i++)
-        known |= strcmp(scene->solver, solver_names[i]) == 0;
-    if (!known)
-        return key_fail(scene, err, "", "solver", "must be \"pbf\", \"sph\", \"wcsph\" or \"reint\" (got \"%s\")",
-                        scene->solver);
-    for (uint32_t i = 0; i < CS_ARRAY_COUNT(solver_names); i++) {
-        const cJSON *block = cJSON_GetObjectItemCaseSensitive(root, solver_names[i]);
-        if (block && strcmp(solver_names[i], scene->solver) != 0)
-            return key_fail(scene, err, "", solver_names[i],
-                            "this scene's solver is \"%s\"; remove this block or change \"solver\"", scene->solver);
-    }
+    bool plain = scene->solver[0] != 0;
+    for (const char *c = scene->solver; *c; c++)
+        plain &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (!plain)
+        return key_fail(scene, err, "", "solver", "must be a solver's name, e.g. \"pbf\" (got \"%s\"; "
+                        "`cistern help` lists the solvers)", scene->solver);
     const cJSON *own = cJSON_GetObjectItemCaseSensitive(root, scene->solver);
     if (!own)
         return key_fail(scene, err, "", scene->solver,
@@ -1030,21 +1070,18 @@ static bool parse_domain(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
-// Everything after the JSON syntax: fills *scene from the object tree.
-static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
-{
-    static const char *const keys[] = {
-        "name",      "description",      "solver",           "dim",           "domain",
-        "gravity",   "dt",               "substeps",         "smoothing_radius", "particle_spacing",
-        "max_particles", "seed",         "boundary_restitution", "materials", "blocks",
-        "emitters",  "walls",            "camera",           "render",        "pbf",
-        "sph",       "wcsph",            "reint",            NULL};
-    if (!cJSON_IsObject(root))
-        return cs_fail(err, "%s: the top level must be a JSON object {...} (got %s)", scene->path,
-                       json_type_name(root));
-    if (!cs_json_check_keys(scene, root, "", keys, err) || !parse_solver(scene, root, err))
-        return false;
+// Keys a file's top level shares with all its parts.
+#define WORLD_KEYS "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", \
+                   "boundary_restitution", "walls", "camera", "render"
+// Keys of one fluid (plus its solver block, named after the solver).
+#define FLUID_ONLY_KEYS "solver", "smoothing_radius", "particle_spacing", "max_particles", "materials", "blocks", \
+                        "emitters"
+// A fluid may also set its own seed and boundary restitution.
+#define FLUID_KEYS FLUID_ONLY_KEYS, "seed", "boundary_restitution"
 
+// The keys every part shares: dim, domain, gravity, time step, walls, view.
+static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
+{
     uint32_t dim = 3;
     if (!cs_json_uint(scene, root, "", "dim", 0, UINT32_MAX, &dim, err))
         return false;
@@ -1060,14 +1097,9 @@ static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
     scene->gravity[1] = -9.81f;
     scene->substeps = 1;
     float dt = 0.0f;
-    bool have_spacing, have_h;
-    double spacing = 0.0, h = 0.0;
     if (!get_vec(scene, root, "", "gravity", 3, true, scene->gravity, NULL, err) ||
         !get_positive(scene, root, "", "dt", 1.0, &dt, err) ||
         !cs_json_uint(scene, root, "", "substeps", 1, 1000, &scene->substeps, err) ||
-        !get_number(scene, root, "", "particle_spacing", 0.0, true, SPACING_MAX, false, &spacing, &have_spacing,
-                    err) ||
-        !get_number(scene, root, "", "smoothing_radius", 0.0, true, SPACING_MAX, false, &h, &have_h, err) ||
         !cs_json_uint(scene, root, "", "seed", 0, UINT32_MAX, &scene->seed, err))
         return false;
     for (int a = 0; a < 3; a++) {
@@ -1077,6 +1109,24 @@ static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
     }
     // One frame is 1/60 s of simulated time unless dt says otherwise.
     scene->dt = dt > 0.0f ? dt : 1.0f / (60.0f * (float)scene->substeps);
+    return get_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err) &&
+           parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err);
+}
+
+// One fluid's keys, from `object` (the top level of a first-format file, or
+// an entry of "fluids"), into a scene that already holds the world's keys.
+static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
+{
+    if (!parse_solver(scene, object, err))
+        return false;
+    bool have_spacing, have_h;
+    double spacing = 0.0, h = 0.0;
+    if (!get_number(scene, object, "", "particle_spacing", 0.0, true, SPACING_MAX, false, &spacing, &have_spacing,
+                    err) ||
+        !get_number(scene, object, "", "smoothing_radius", 0.0, true, SPACING_MAX, false, &h, &have_h, err) ||
+        !cs_json_uint(scene, object, "", "seed", 0, UINT32_MAX, &scene->seed, err) ||
+        !get_range(scene, object, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err))
+        return false;
     if (!have_spacing && !have_h)
         return key_fail(scene, err, "", "particle_spacing", "missing (give particle_spacing, smoothing_radius or both)");
     scene->particle_spacing = (float)(have_spacing ? spacing : h / 2.0);
@@ -1089,12 +1139,10 @@ static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
         return key_fail(scene, err, "", "smoothing_radius",
                         "must be >= particle_spacing (%g), or particles have no neighbours (got %g)",
                         scene->particle_spacing, scene->smoothing_radius);
-    if (!get_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err))
-        return false;
 
     uint64_t block_particles, budgets;
-    if (!parse_materials(scene, root, err) || !parse_blocks(scene, root, &block_particles, err) ||
-        !parse_emitters(scene, root, &budgets, err) || !parse_walls(scene, root, err))
+    if (!parse_materials(scene, object, err) || !parse_blocks(scene, object, &block_particles, err) ||
+        !parse_emitters(scene, object, &budgets, err))
         return false;
     uint64_t needed = block_particles + budgets;
     if (needed > CS_SCENE_MAX_PARTICLES)
@@ -1106,12 +1154,123 @@ static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
     if (needed == 0 && strcmp(scene->solver, "reint") != 0)
         return key_fail(scene, err, "", "blocks", "the scene has no particles: add a block or an emitter");
     scene->max_particles = (uint32_t)needed;
-    if (!cs_json_uint(scene, root, "", "max_particles", 1, CS_SCENE_MAX_PARTICLES, &scene->max_particles, err))
+    if (!cs_json_uint(scene, object, "", "max_particles", 1, CS_SCENE_MAX_PARTICLES, &scene->max_particles, err))
         return false;
     if (scene->max_particles < block_particles)
         return key_fail(scene, err, "", "max_particles", "is %u but the blocks alone hold %llu particles",
                         scene->max_particles, (unsigned long long)block_particles);
-    return parse_camera(scene, root, err) && parse_render(scene, root, err);
+    return true;
+}
+
+// The first format: one fluid's keys and the world's at the top level.
+static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {WORLD_KEYS, FLUID_ONLY_KEYS, NULL, NULL};
+    const char *allowed[CS_ARRAY_COUNT(keys)];
+    memcpy(allowed, keys, sizeof keys);
+    // The solver block is allowed once the solver is known; a missing
+    // solver is reported before any key is.
+    if (!require(scene, root, "", "solver", err) ||
+        !get_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+        return false;
+    allowed[CS_ARRAY_COUNT(keys) - 2] = scene->solver;
+    if (!cs_json_check_keys(scene, root, "", allowed, err) || !parse_world(scene, root, err) ||
+        !parse_fluid(scene, root, err))
+        return false;
+    scene->first_format = true;
+    scene->fluid_count = 1;
+    scene->fluids = malloc(sizeof *scene->fluids);
+    if (!scene->fluids)
+        return cs_fail(err, "%s: out of memory", scene->path);
+    scene->fluids[0] = *scene;
+    scene->fluids[0].json = NULL;
+    scene->fluids[0].fluids = NULL;
+    scene->fluids[0].fluid_count = 0;
+    snprintf(scene->fluids[0].fluid_name, sizeof scene->fluids[0].fluid_name, "%s", scene->solver);
+    return true;
+}
+
+// The world format: shared keys, then "fluids": [{...}, ...].
+static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", NULL};
+    if (!cs_json_check_keys(scene, root, "", keys, err))
+        return false;
+    static const char *const reserved[] = {"level", "bodies", "lights"};
+    for (uint32_t i = 0; i < CS_ARRAY_COUNT(reserved); i++) {
+        if (cJSON_GetObjectItemCaseSensitive(root, reserved[i]))
+            return key_fail(scene, err, "", reserved[i],
+                            "is reserved for a part this cistern does not have yet (docs/scenes.md, \"Parts to "
+                            "come\"); remove it");
+    }
+    if (!parse_world(scene, root, err))
+        return false;
+    const cJSON *array;
+    if (!get_array(scene, root, "fluids", 1, CS_MAX_FLUIDS, &array, &scene->fluid_count, err))
+        return false;
+    scene->fluids = calloc(scene->fluid_count, sizeof *scene->fluids);
+    if (!scene->fluids)
+        return cs_fail(err, "%s: out of memory", scene->path);
+    const cJSON *entry = array->child;
+    for (uint32_t i = 0; i < scene->fluid_count; i++, entry = entry->next) {
+        cs_scene *f = &scene->fluids[i];
+        *f = *scene;
+        f->json = NULL;
+        f->fluids = NULL;
+        f->fluid_count = 0;
+        join_index(f->key_prefix, sizeof f->key_prefix, "fluids", i);
+        if (!cJSON_IsObject(entry))
+            return key_fail(scene, err, f->key_prefix, NULL, "must be an object (got %s)", json_type_name(entry));
+        static const char *const fluid_keys[] = {"name", "domain", FLUID_KEYS, NULL, NULL};
+        const char *allowed[CS_ARRAY_COUNT(fluid_keys)];
+        memcpy(allowed, fluid_keys, sizeof fluid_keys);
+        if (!require(f, entry, "", "solver", err) ||
+            !get_string(f, entry, "", "solver", f->solver, sizeof f->solver, NULL, err))
+            return false;
+        allowed[CS_ARRAY_COUNT(fluid_keys) - 2] = f->solver;
+        if (!cs_json_check_keys(f, entry, "", allowed, err))
+            return false;
+        // A fluid may have a domain of its own (its neighbour grid and its
+        // box), inside or beside the world's.
+        if (cJSON_GetObjectItemCaseSensitive(entry, "domain") && !parse_domain(f, entry, err))
+            return false;
+        bool named = false;
+        if (!get_string(f, entry, "", "name", f->fluid_name, sizeof f->fluid_name, &named, err) ||
+            !parse_fluid(f, entry, err))
+            return false;
+        if (!named) {
+            uint32_t same = 0;
+            for (uint32_t j = 0; j < scene->fluid_count; j++) {
+                const cJSON *other = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(array, (int)j), "solver");
+                same += cJSON_IsString(other) && strcmp(other->valuestring, f->solver) == 0;
+            }
+            if (same > 1)
+                snprintf(f->fluid_name, sizeof f->fluid_name, "%s%u", f->solver, i);
+            else
+                snprintf(f->fluid_name, sizeof f->fluid_name, "%s", f->solver);
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (strcmp(scene->fluids[j].fluid_name, f->fluid_name) == 0)
+                return key_fail(f, err, "", "name", "\"%s\" is already the name of fluids[%u]; names must differ",
+                                f->fluid_name, j);
+        }
+    }
+    return true;
+}
+
+// Everything after the JSON syntax: fills *scene from the object tree.
+static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    if (!cJSON_IsObject(root))
+        return cs_fail(err, "%s: the top level must be a JSON object {...} (got %s)", scene->path,
+                       json_type_name(root));
+    if (cJSON_GetObjectItemCaseSensitive(root, "fluids"))
+        return parse_world_format(scene, root, err);
+    if (!cJSON_GetObjectItemCaseSensitive(root, "solver"))
+        return key_fail(scene, err, "", "fluids",
+                        "missing: a scene lists its fluids, \"fluids\": [{\"solver\": \"pbf\", ...}] "
+                        "(docs/scenes.md), or is one fluid with a \"solver\" key at the top level");
+    return parse_first_format(scene, root, err);
 }
 
 // 1-based line and column of byte `offset`.
@@ -1186,6 +1345,7 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
     scene->json = root;
     if (!parse_root(scene, root, err)) {
         cJSON_Delete(root);
+        free(scene->fluids);
         char keep[sizeof scene->path];
         memcpy(keep, scene->path, sizeof keep);
         *scene = (cs_scene){0};
@@ -1232,4 +1392,7 @@ void cs_scene_free(cs_scene *scene)
     cJSON_Delete(scene->json);
     scene->json = NULL;
     scene->solver_params = NULL;
+    free(scene->fluids);
+    scene->fluids = NULL;
+    scene->fluid_count = 0;
 }

@@ -2,10 +2,23 @@
 //
 // Scenes are JSON files under scenes/ (schema: docs/scenes.md). The parser
 // rejects unknown keys and bad values with `file: key.path: what is wrong`.
-// Keys common to every pipeline are parsed into cs_scene; each solver's own
-// block ("pbf", "sph", "wcsph", "reint") stays a cJSON subtree that the
+//
+// A file describes a world: keys every part shares (dim, domain, gravity, dt,
+// substeps, walls, camera, render) and a list "fluids", each with its solver,
+// resolution, materials, blocks, emitters and the solver's own block. The
+// keys "level", "bodies" and "lights" are reserved for the parts to come.
+// A file of the first format (one fluid's keys at the top level, "solver"
+// among them) is still read: it is a world of one fluid.
+//
+// One type serves both: the file's cs_scene holds the shared keys, and
+// `fluids[i]` is a complete cs_scene for fluid i — the shared keys copied,
+// its own keys parsed from its entry — which is all a solver needs. Its
+// key_prefix ("fluids[1]") goes in front of every key path in messages, so
+// a solver's errors name the right entry. Each solver's own block ("pbf",
+// "sph", "wcsph", "reint": the solver's name) stays a cJSON subtree that the
 // solver parses with the cs_json_* helpers below, so error messages have the
-// same shape everywhere.
+// same shape everywhere. The parser does not know which solvers exist: the
+// world checks the name against the pipelines' registry.
 #pragma once
 
 #include "common.h"
@@ -16,6 +29,7 @@
 #define CS_MAX_BLOCKS 16
 #define CS_MAX_EMITTERS 8
 #define CS_MAX_WALLS 16
+#define CS_MAX_FLUIDS 8
 // Most particles a scene may ask for (blocks + emitter budgets); the parser
 // refuses more so counts never overflow 32 bits. Devices refuse far less.
 #define CS_SCENE_MAX_PARTICLES (1u << 28)
@@ -86,7 +100,11 @@ typedef struct cs_scene {
     char path[512];          // file it came from (for messages)
     char name[64];           // file name without .json
     char description[256];
-    char solver[16];         // "pbf", "sph" (Clavet), "wcsph", "reint"
+    // A fluid's scene: its "name" (default: the solver's name, with the
+    // index when two fluids share a solver) and the key path of its entry.
+    char fluid_name[32];
+    char key_prefix[32];     // "fluids[1]"; "" for a first-format file
+    char solver[16];         // "pbf", "sph" (Clavet), "wcsph", "reint"; "" in the file's own cs_scene
     int dim;                 // 2 or 3; in 2D z is 0 everywhere
     float domain_min[3], domain_max[3];
     float gravity[3];
@@ -109,7 +127,11 @@ typedef struct cs_scene {
     cs_render_options render;
     // The solver's own block (e.g. the "pbf" object), owned by `json`.
     const cJSON *solver_params;
-    cJSON *json;
+    cJSON *json;             // the file's tree (NULL in a fluid's scene: the file owns it)
+    // The file's fluids, each a complete scene (see the top of this file).
+    struct cs_scene *fluids;
+    uint32_t fluid_count;
+    bool first_format;       // read from a file of the first format
 } cs_scene;
 
 // Loads `path`, or scenes/<name>.json when `path` has no '/' and no ".json".
@@ -142,6 +164,17 @@ uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *v
 // (the count is a staircase in k), except that blocks filling their boxes
 // to the faces keep doing so when a k within 5% of target allows it.
 void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target);
+
+// Rescales every fluid of a file (cs_scene_scale_particle_count on each,
+// `target` shared out in proportion to their block particles), then gives
+// every fluid and the file the dt and substeps of the fluid that needs the
+// most substeps, so the world keeps one substep clock.
+void cs_scene_scale_world(cs_scene *scene, uint32_t target);
+
+// A message about `path.key` of this scene, in the parser's words:
+// `file: fluids[0].path.key: what`. Returns false.
+bool cs_scene_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 // ---- JSON helpers with key-path errors, for solver blocks ----
 // `path` is the dotted key path of `object` (e.g. "pbf"), used in messages.

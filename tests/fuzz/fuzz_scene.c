@@ -18,18 +18,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+// Every check on one fluid's scene (a complete cs_scene, see scene.h).
+static void check_fluid(const cs_scene *fluid)
 {
-    cs_scene scene;
+    cs_scene scene = *fluid;
     cs_error err;
-    err.msg[0] = 0;
-    if (!cs_scene_parse((const char *)data, size, "fuzz.json", &scene, &err)) {
-        // A refusal must say why.
-        if (!err.msg[0])
-            abort();
-        cs_scene_free(&scene);
-        return 0;
-    }
     // The helpers the solver modules call on their own block, on every key.
     static const char *const allowed[] = {"iterations", "relaxation", "xsph", "vorticity", NULL};
     cs_json_check_keys(&scene, scene.solver_params, scene.solver, allowed, &err);
@@ -75,9 +68,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(positions);
     free(velocities);
     free(materials);
-    cs_scene_scale_particle_count(&scene, 1 + (uint32_t)(size % 5000));
-    if (scene.block_count && cs_scene_block_particles(&scene) > scene.max_particles)
-        abort();
+}
+
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    cs_scene scene;
+    cs_error err;
+    err.msg[0] = 0;
+    if (!cs_scene_parse((const char *)data, size, "fuzz.json", &scene, &err)) {
+        // A refusal must say why.
+        if (!err.msg[0])
+            abort();
+        cs_scene_free(&scene);
+        return 0;
+    }
+    for (uint32_t i = 0; i < scene.fluid_count; i++)
+        check_fluid(&scene.fluids[i]);
+    cs_scene_scale_world(&scene, 1 + (uint32_t)(size % 5000));
+    for (uint32_t i = 0; i < scene.fluid_count; i++) {
+        const cs_scene *f = &scene.fluids[i];
+        if (f->block_count && cs_scene_block_particles(f) > f->max_particles)
+            abort();
+        if (f->dt != scene.dt || f->substeps != scene.substeps)
+            abort(); // one clock for the world
+    }
     cs_scene_free(&scene);
     return 0;
 }

@@ -1,0 +1,124 @@
+// world.c — see world.h.
+#include "world.h"
+
+#include <math.h>
+
+void cs_world_list_solvers(char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; cs_sim_registry[i] && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
+}
+
+bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err)
+{
+    *world = (cs_world){.ctx = ctx, .scene = scene};
+    CS_ASSERT(scene->fluid_count <= CS_MAX_FLUIDS, "scene with %u fluids", scene->fluid_count);
+    for (uint32_t i = 0; i < scene->fluid_count; i++) {
+        const cs_scene *fs = &scene->fluids[i];
+        const cs_sim_ops *ops = cs_sim_find(fs->solver);
+        if (!ops) {
+            char have[256];
+            cs_world_list_solvers(have, sizeof have);
+            cs_world_destroy(world);
+            return cs_scene_fail(fs, err, "", "solver", "\"%s\" is not built into this cistern (have: %s)",
+                                 fs->solver, have);
+        }
+        cs_world_fluid *f = &world->fluids[i];
+        *f = (cs_world_fluid){.scene = fs, .ops = ops};
+        if (!ops->create(ctx, fs, &f->state, err)) {
+            f->ops = NULL;
+            cs_world_destroy(world);
+            return false;
+        }
+        world->fluid_count = i + 1;
+    }
+    return true;
+}
+
+void cs_world_destroy(cs_world *world)
+{
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        cs_world_fluid *f = &world->fluids[i];
+        if (f->ops && f->state)
+            f->ops->destroy(f->state);
+        *f = (cs_world_fluid){0};
+    }
+    world->fluid_count = 0;
+}
+
+// Names the passes of fluid i when the world has several.
+static void set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i)
+{
+    if (world->fluid_count > 1)
+        snprintf(rec->pass_prefix, sizeof rec->pass_prefix, "%s", world->fluids[i].scene->fluid_name);
+}
+
+static void clear_prefix(cs_recorder *rec) { rec->pass_prefix[0] = 0; }
+
+double cs_world_time(const cs_world *world) { return (double)world->substep_index * (double)world->scene->dt; }
+
+void cs_world_record_substep(cs_world *world, cs_recorder *rec, uint32_t frame_substep, uint32_t frame_substeps)
+{
+    cs_substep step = {
+        .index = world->substep_index,
+        .time = cs_world_time(world),
+        .dt = world->scene->dt,
+        .frame_substep = frame_substep,
+        .frame_substeps = frame_substeps,
+    };
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        cs_world_fluid *f = &world->fluids[i];
+        set_prefix(world, rec, i);
+        f->ops->record_substep(f->state, rec, &step);
+    }
+    clear_prefix(rec);
+    world->substep_index++;
+}
+
+void cs_world_record_frame_end(cs_world *world, cs_recorder *rec)
+{
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        cs_world_fluid *f = &world->fluids[i];
+        if (!f->ops->record_frame_end)
+            continue;
+        set_prefix(world, rec, i);
+        f->ops->record_frame_end(f->state, rec);
+    }
+    clear_prefix(rec);
+}
+
+void cs_world_record_frame(cs_world *world, cs_recorder *rec)
+{
+    uint32_t substeps = CS_MAX(world->scene->substeps, 1u);
+    for (uint32_t s = 0; s < substeps; s++)
+        cs_world_record_substep(world, rec, s, substeps);
+    cs_world_record_frame_end(world, rec);
+}
+
+void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_fluid)
+{
+    *total = (cs_sim_stats){0};
+    double error_sum = 0.0;
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        cs_world_fluid *f = &world->fluids[i];
+        cs_sim_stats s = {0};
+        f->ops->stats(f->state, &s);
+        if (per_fluid)
+            per_fluid[i] = s;
+        if (world->fluid_count == 1) {
+            *total = s; // exactly the fluid's figures, no re-rounding
+            return;
+        }
+        total->particles += s.particles;
+        error_sum += s.mean_density_error * s.particles;
+        total->max_density_error = fmax(total->max_density_error, s.max_density_error);
+        total->max_speed = fmax(total->max_speed, s.max_speed);
+        total->kinetic_energy += s.kinetic_energy;
+        total->total_mass += s.total_mass;
+        total->non_finite += s.non_finite;
+        total->outside_domain += s.outside_domain;
+    }
+    total->mean_density_error = total->particles ? error_sum / total->particles : 0.0;
+}
