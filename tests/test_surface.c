@@ -1,0 +1,476 @@
+// test_surface.c — GPU marching cubes (pipelines/surface.h) against the
+// double-precision CPU reference (tests/ref/surface_ref.h), on lavapipe
+// with validation:
+//   - the case table: every case's loops close, at most MAX_TRIS triangles;
+//   - all 256 single-cell corner configurations and random fields of odd
+//     sizes (0, 1^3, 2^3, 3x5x7, 33^3, one below/above a workgroup...),
+//     smooth and +-1 (every ambiguous face), with NaNs sprinkled in, closed
+//     and open border: same triangle count and connectivity, vertex
+//     positions within 1e-5 of the node spacing, normals within 1e-3;
+//   - welded meshes (sphere, torus, merged and separate blobs, the random
+//     fields): every edge in exactly two triangles with opposite
+//     directions, no degenerate triangle (smooth shapes), Euler
+//     characteristic 2 / 0 / 2 / 4;
+//   - a signed-distance sphere at 32^3..128^3 (+256^3 with
+//     CS_SURFACE_BIG=1): area and volume errors and their observed orders;
+//   - empty fields, an inside field (box from the padding / nothing when
+//     open), a NaN node (a cavity), determinism, buffer growth, refusals,
+//     PLY written and read back.
+// Outputs and node arrays are poisoned before every run.
+#include "test_util.h"
+
+#include "surface.h"
+
+#include "ref/surface_ref.h"
+
+typedef struct mesh {
+    uint32_t nv, nt;
+    float *pos, *nrm;
+    uint32_t *idx;
+    double gpu_ms, wall_ms;
+} mesh;
+
+static void mesh_free(mesh *m)
+{
+    free(m->pos);
+    free(m->nrm);
+    free(m->idx);
+    memset(m, 0, sizeof *m);
+}
+
+static void poison_nodes(cs_context *ctx, cs_surface *s)
+{
+    cs_buffer *bufs[] = {&s->info, &s->vcount, &s->tcount, &s->active, &s->vbase, &s->tbase, &s->abase, &s->list};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
+        cs_buffer_fill(ctx, bufs[i], CS_POISON_U32);
+    for (int i = 0; i < 3; i++)
+        cs_buffer_fill(ctx, &s->totals[i], CS_POISON_U32);
+}
+
+// The split API, so the GPU time of both submits is measured; outputs are
+// poisoned between the readback and the emit.
+static bool run_surface(cs_context *ctx, cs_surface *s, cs_buffer *field, const cs_surface_params *p, mesh *out)
+{
+    memset(out, 0, sizeof *out);
+    poison_nodes(ctx, s);
+    cs_recorder rec;
+    cs_recorder_create(ctx, "surface test", &rec);
+    double t0 = cs_now_seconds();
+    cs_recorder_begin(&rec);
+    cs_surface_record_count(&rec, s, field, p);
+    cs_recorder_submit_wait(&rec);
+    out->gpu_ms = cs_recorder_total_ms(&rec);
+    cs_error err = {0};
+    bool ok = cs_surface_prepare_emit(ctx, s, &err);
+    CHECK(ok, "prepare: %s", err.msg);
+    if (ok) {
+        double t1 = cs_now_seconds();
+        cs_buffer_fill(ctx, &s->positions, CS_POISON_U32);
+        cs_buffer_fill(ctx, &s->normals, CS_POISON_U32);
+        cs_buffer_fill(ctx, &s->indices, CS_POISON_U32);
+        t0 += cs_now_seconds() - t1; // the poisoning is not part of the extraction
+        cs_recorder_begin(&rec);
+        cs_surface_record_emit(&rec, s, field);
+        cs_recorder_submit_wait(&rec);
+        out->gpu_ms += cs_recorder_total_ms(&rec);
+        out->wall_ms = (cs_now_seconds() - t0) * 1e3;
+        out->nv = s->vertex_count;
+        out->nt = s->triangle_count;
+        out->pos = malloc((size_t)CS_MAX(out->nv, 1) * 12);
+        out->nrm = malloc((size_t)CS_MAX(out->nv, 1) * 12);
+        out->idx = malloc((size_t)CS_MAX(out->nt, 1) * 12);
+        cs_surface_download(ctx, s, out->pos, out->nrm, out->idx);
+    }
+    cs_recorder_destroy(&rec);
+    return ok;
+}
+
+// Creates the pipeline and the field buffer, runs it.
+static bool extract(cs_context *ctx, const float *field, const uint32_t dims[3], const cs_surface_params *p, mesh *out)
+{
+    cs_surface s;
+    cs_error err = {0};
+    bool ok = cs_surface_create(ctx, &(cs_surface_desc){.name = "test surface", .dims = {dims[0], dims[1], dims[2]}},
+                                &s, &err);
+    CHECK(ok, "create %ux%ux%u: %s", dims[0], dims[1], dims[2], err.msg);
+    if (!ok)
+        return false;
+    size_t n = (size_t)dims[0] * dims[1] * dims[2];
+    cs_buffer buf;
+    test_buffer(ctx, &buf, "test field", CS_MAX(n, 1) * 4);
+    if (n)
+        cs_buffer_upload(ctx, &buf, field, n * 4, 0);
+    ok = run_surface(ctx, &s, &buf, p, out);
+    cs_buffer_destroy(ctx, &buf);
+    cs_surface_destroy(ctx, &s);
+    return ok;
+}
+
+// ---- mesh topology --------------------------------------------------------
+
+typedef struct topo {
+    uint32_t bad_edges;     // undirected edges not in exactly 2 triangles with opposite directions
+    uint32_t degenerate;    // repeated index or (near) zero area
+    uint32_t unused;        // vertices no triangle uses
+    uint32_t components;
+    int64_t euler;          // V - E + F
+} topo;
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+static topo check_topology(const mesh *m, double min_area)
+{
+    topo t = {0};
+    // Key: (min, max, direction bit) so the two uses of an edge sort together.
+    uint64_t *keys = malloc((size_t)CS_MAX(m->nt, 1) * 3 * 8);
+    uint32_t *parent = malloc((size_t)CS_MAX(m->nv, 1) * 4);
+    bool *used = calloc(CS_MAX(m->nv, 1), 1);
+    for (uint32_t v = 0; v < m->nv; v++)
+        parent[v] = v;
+    for (uint32_t f = 0; f < m->nt; f++) {
+        const uint32_t *tri = &m->idx[3 * f];
+        if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || tri[0] >= m->nv || tri[1] >= m->nv ||
+            tri[2] >= m->nv) {
+            t.degenerate++;
+            for (int k = 0; k < 3; k++)
+                keys[3 * f + k] = UINT64_MAX;
+            continue;
+        }
+        double e1[3], e2[3];
+        for (int c = 0; c < 3; c++) {
+            e1[c] = (double)m->pos[3 * tri[1] + c] - m->pos[3 * tri[0] + c];
+            e2[c] = (double)m->pos[3 * tri[2] + c] - m->pos[3 * tri[0] + c];
+        }
+        double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2],
+               cz = e1[0] * e2[1] - e1[1] * e2[0];
+        if (0.5 * sqrt(cx * cx + cy * cy + cz * cz) <= min_area)
+            t.degenerate++;
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = tri[k], b = tri[(k + 1) % 3];
+            used[a] = true;
+            keys[3 * f + k] = (uint64_t)CS_MIN(a, b) << 33 | (uint64_t)CS_MAX(a, b) << 1 | (a < b);
+            uint32_t ra = uf_find(parent, a), rb = uf_find(parent, b);
+            if (ra != rb)
+                parent[ra] = rb;
+        }
+    }
+    size_t n = (size_t)m->nt * 3;
+    qsort(keys, n, 8, cmp_u64);
+    uint64_t edges = 0;
+    for (size_t i = 0; i < n;) {
+        if (keys[i] == UINT64_MAX)
+            break;
+        size_t j = i;
+        while (j < n && keys[j] >> 1 == keys[i] >> 1)
+            j++;
+        // Exactly two uses, one in each direction: (key|0), (key|1).
+        if (j - i != 2 || (keys[i] & 1) == (keys[i + 1] & 1))
+            t.bad_edges++;
+        edges++;
+        i = j;
+    }
+    for (uint32_t v = 0; v < m->nv; v++) {
+        if (!used[v])
+            t.unused++;
+        else if (uf_find(parent, v) == v)
+            t.components++;
+    }
+    t.euler = (int64_t)m->nv - (int64_t)edges + (int64_t)m->nt;
+    free(keys);
+    free(parent);
+    free(used);
+    return t;
+}
+
+static bool closed_ok(const char *what, const topo *t, bool smooth)
+{
+    CHECK(t->bad_edges == 0, "%s: %u edges not shared by exactly two opposite triangles", what, t->bad_edges);
+    CHECK(t->unused == 0, "%s: %u vertices in no triangle", what, t->unused);
+    if (smooth)
+        CHECK(t->degenerate == 0, "%s: %u degenerate triangles", what, t->degenerate);
+    return t->bad_edges == 0 && t->unused == 0 && (!smooth || t->degenerate == 0);
+}
+
+// ---- GPU against the reference ---------------------------------------------
+
+static double max_pos_err, max_nrm_err;
+
+static bool compare(const char *what, const mesh *g, const surface_ref_mesh *r, double spacing)
+{
+    CHECK(g->nv == r->vertex_count && g->nt == r->triangle_count, "%s: %u vertices %u triangles, want %u and %u",
+          what, g->nv, g->nt, r->vertex_count, r->triangle_count);
+    if (g->nv != r->vertex_count || g->nt != r->triangle_count)
+        return false;
+    uint32_t bad_idx = 0, bad_pos = 0, bad_nrm = 0;
+    for (size_t i = 0; i < (size_t)g->nt * 3; i++)
+        if (g->idx[i] != r->indices[i] && bad_idx++ < 3)
+            fprintf(stderr, "  %s: index %zu = %u, want %u\n", what, i, g->idx[i], r->indices[i]);
+    for (size_t v = 0; v < g->nv; v++) {
+        double dp = 0, dn = 0;
+        for (int c = 0; c < 3; c++) {
+            if (test_not_finite(g->pos[3 * v + c]) || test_not_finite(g->nrm[3 * v + c]))
+                dp = dn = INFINITY;
+            dp = fmax(dp, fabs(g->pos[3 * v + c] - r->positions[3 * v + c]) / spacing);
+            dn = fmax(dn, fabs(g->nrm[3 * v + c] - r->normals[3 * v + c]));
+        }
+        max_pos_err = fmax(max_pos_err, dp);
+        max_nrm_err = fmax(max_nrm_err, dn);
+        if (!(dp <= 1e-5) && bad_pos++ < 3)
+            fprintf(stderr, "  %s: vertex %zu at (%.9g %.9g %.9g), want (%.9g %.9g %.9g)\n", what, v, g->pos[3 * v],
+                    g->pos[3 * v + 1], g->pos[3 * v + 2], r->positions[3 * v], r->positions[3 * v + 1],
+                    r->positions[3 * v + 2]);
+        if (!(dn <= 1e-3) && bad_nrm++ < 3)
+            fprintf(stderr, "  %s: normal %zu (%.6g %.6g %.6g), want (%.6g %.6g %.6g)\n", what, v, g->nrm[3 * v],
+                    g->nrm[3 * v + 1], g->nrm[3 * v + 2], r->normals[3 * v], r->normals[3 * v + 1],
+                    r->normals[3 * v + 2]);
+    }
+    CHECK(bad_idx == 0 && bad_pos == 0 && bad_nrm == 0, "%s: %u indices, %u positions, %u normals differ", what,
+          bad_idx, bad_pos, bad_nrm);
+    return bad_idx == 0 && bad_pos == 0 && bad_nrm == 0;
+}
+
+static bool run_and_compare(cs_context *ctx, const char *what, const float *field, const uint32_t dims[3],
+                            const cs_surface_params *p, bool check_closed)
+{
+    mesh g;
+    if (!extract(ctx, field, dims, p, &g))
+        return false;
+    surface_ref_in in = {.field = field, .dims = {dims[0], dims[1], dims[2]},
+                         .origin = {p->origin[0], p->origin[1], p->origin[2]}, .spacing = p->spacing, .iso = p->iso,
+                         .open_border = p->open_border};
+    surface_ref_mesh r;
+    surface_ref_extract(&in, &r);
+    bool ok = compare(what, &g, &r, p->spacing);
+    if (check_closed) {
+        topo t = check_topology(&g, -1);
+        ok = closed_ok(what, &t, false) && ok;
+    }
+    surface_ref_free(&r);
+    mesh_free(&g);
+    return ok;
+}
+
+// ---- tests ------------------------------------------------------------------
+
+static void test_table(void)
+{
+    const uint32_t *table = cs_surface_table();
+    uint32_t most = 0, total = 0;
+    for (int c = 0; c < 256; c++) {
+        const uint32_t *row = &table[c * CS_SURFACE_TABLE_STRIDE];
+        most = CS_MAX(most, row[0]);
+        total += row[0];
+        for (uint32_t k = 0; k < row[0] * 3; k++)
+            CHECK(row[1 + k] < 12, "case %d: local edge %u", c, row[1 + k]);
+        // Each triangle edge joins two distinct crossed edges.
+        for (uint32_t k = 0; k < row[0] * 3; k++) {
+            uint32_t e = row[1 + k], a = e / 4;
+            uint32_t c0 = ((e & 1) << ((a + 1) % 3)) | (((e >> 1) & 1) << ((a + 2) % 3)), c1 = c0 | 1u << a;
+            CHECK(((c >> c0) & 1) != ((c >> c1) & 1), "case %d uses edge %u, which is not crossed", c, e);
+        }
+    }
+    CHECK(table[0] == 0 && table[255 * CS_SURFACE_TABLE_STRIDE] == 0, "empty and full cells must give nothing");
+    printf("case table: %u triangles over 256 cases, at most %u per cell\n", total, most);
+}
+
+static void test_single_cells(cs_context *ctx)
+{
+    uint32_t dims[3] = {2, 2, 2};
+    int bad = 0;
+    for (int c = 0; c < 256 && bad < 4; c++) {
+        float f[8];
+        for (int k = 0; k < 8; k++) {
+            float mag = 0.05f + 0.95f * (float)test_rand_unit();
+            f[k] = (c >> k) & 1 ? mag : -mag;
+        }
+        char what[32];
+        snprintf(what, sizeof what, "case %d", c);
+        cs_surface_params p = {.origin = {-0.5f, 0.25f, 1.0f}, .spacing = 0.5f, .iso = 0.0f};
+        if (!run_and_compare(ctx, what, f, dims, &p, true))
+            bad++;
+    }
+    printf("256 single-cell cases: %s\n", bad ? "FAILED" : "ok");
+}
+
+static void test_random_fields(cs_context *ctx)
+{
+    static const uint32_t sizes[][3] = {{0, 3, 3}, {1, 1, 1}, {2, 2, 2}, {3, 5, 7}, {1, 1, 9}, {17, 1, 4},
+                                        {63, 1, 1}, {65, 1, 1}, {4, 4, 4}, {9, 8, 7}, {33, 33, 33}};
+    for (size_t s = 0; s < CS_ARRAY_COUNT(sizes); s++) {
+        const uint32_t *d = sizes[s];
+        size_t n = (size_t)d[0] * d[1] * d[2];
+        float *f = malloc(CS_MAX(n, 1) * 4);
+        for (int kind = 0; kind < 3; kind++) {
+            // 0: smooth-ish uniform values; 1: +-1 (ambiguous faces
+            // everywhere); 2: uniform with NaNs and infinities sprinkled in.
+            for (size_t i = 0; i < n; i++) {
+                float u = (float)(2 * test_rand_unit() - 1);
+                f[i] = kind == 1 ? (u > 0 ? 1.0f : -1.0f) : u;
+                if (kind == 2 && test_rand_u32() % 7 == 0) {
+                    uint32_t r = test_rand_u32() % 3;
+                    f[i] = r == 0 ? NAN : r == 1 ? INFINITY : -INFINITY;
+                }
+            }
+            for (int open = 0; open < 2; open++) {
+                char what[96];
+                snprintf(what, sizeof what, "random %ux%ux%u kind %d%s", d[0], d[1], d[2], kind,
+                         open ? " open" : "");
+                cs_surface_params p = {.origin = {-1.3f, 0.7f, 2.1f}, .spacing = 0.37f,
+                                       .iso = kind == 1 ? 0.0f : (float)(0.2 * test_rand_unit() - 0.1),
+                                       .open_border = open};
+                run_and_compare(ctx, what, f, d, &p, !open);
+            }
+        }
+        free(f);
+    }
+    printf("random fields: max |position - reference| = %.3g spacing, max |normal - reference| = %.3g\n",
+           max_pos_err, max_nrm_err);
+}
+
+// Smooth shapes, sampled so no node sits on the surface.
+typedef enum shape { SPHERE, TORUS, MERGED, SEPARATE } shape;
+
+static float shape_field(shape s, double x, double y, double z)
+{
+    switch (s) {
+    case SPHERE:
+        return (float)(0.3 - sqrt(x * x + y * y + z * z));
+    case TORUS: {
+        double q = sqrt(x * x + y * y) - 0.28;
+        return (float)(0.11 - sqrt(q * q + z * z));
+    }
+    case MERGED: case SEPARATE: {
+        double gap = s == MERGED ? 0.17 : 0.25;
+        double a = 0.2 - sqrt((x - gap) * (x - gap) + y * y + z * z);
+        double b = 0.2 - sqrt((x + gap) * (x + gap) + y * y + z * z);
+        return (float)fmax(a, b);
+    }
+    }
+    return 0;
+}
+
+static float *sample(shape s, uint32_t n, cs_surface_params *p, double shift)
+{
+    float *f = malloc((size_t)n * n * n * 4);
+    double h = 1.0 / (n - 1);
+    *p = (cs_surface_params){.origin = {-0.5f, -0.5f, -0.5f}, .spacing = (float)h};
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t j = 0; j < n; j++)
+            for (uint32_t i = 0; i < n; i++)
+                f[i + n * (j + (size_t)n * k)] =
+                    shape_field(s, -0.5 + i * h - shift, -0.5 + j * h - 0.7 * shift, -0.5 + k * h - 0.3 * shift);
+    return f;
+}
+
+static void test_shapes(cs_context *ctx)
+{
+    static const struct { shape s; const char *name; int64_t euler; uint32_t components; } shapes[] = {
+        {SPHERE, "sphere", 2, 1}, {TORUS, "torus", 0, 1}, {MERGED, "two merged blobs", 2, 1},
+        {SEPARATE, "two separate blobs", 4, 2}};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(shapes); i++) {
+        uint32_t n = 41;
+        cs_surface_params p;
+        float *f = sample(shapes[i].s, n, &p, 0.0123);
+        mesh g;
+        if (extract(ctx, f, (uint32_t[3]){n, n, n}, &p, &g)) {
+            // Degenerate: smaller than 1e-9 of a cell face.
+            topo t = check_topology(&g, 1e-9 * p.spacing * p.spacing);
+            closed_ok(shapes[i].name, &t, true);
+            CHECK(t.euler == shapes[i].euler && t.components == shapes[i].components,
+                  "%s: Euler characteristic %lld with %u components, want %lld and %u", shapes[i].name,
+                  (long long)t.euler, t.components, (long long)shapes[i].euler, shapes[i].components);
+            printf("%s %u^3: %u vertices, %u triangles, Euler %lld, %u component(s)\n", shapes[i].name, n, g.nv,
+                   g.nt, (long long)t.euler, t.components);
+        }
+        mesh_free(&g);
+        free(f);
+    }
+}
+
+static void area_volume(const mesh *m, double *area, double *volume)
+{
+    *area = *volume = 0;
+    for (uint32_t t = 0; t < m->nt; t++) {
+        double v[3][3];
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < 3; c++)
+                v[k][c] = m->pos[3 * m->idx[3 * t + k] + c];
+        double e1[3] = {v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]};
+        double e2[3] = {v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]};
+        double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        *area += 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+        // Divergence theorem: positive for outward (counter-clockwise) winding.
+        *volume += (v[0][0] * cr[0] + v[0][1] * cr[1] + v[0][2] * cr[2]) / 6;
+    }
+}
+
+static void test_convergence(cs_context *ctx)
+{
+    uint32_t ns[4] = {32, 64, 128, 256};
+    int count = getenv("CS_SURFACE_BIG") ? 4 : 3;
+    double r = 0.3, ea[4], ev[4];
+    const double pi = 3.14159265358979323846;
+    for (int i = 0; i < count; i++) {
+        uint32_t n = ns[i];
+        cs_surface_params p;
+        float *f = sample(SPHERE, n, &p, 0.0123);
+        mesh g;
+        if (!extract(ctx, f, (uint32_t[3]){n, n, n}, &p, &g)) {
+            free(f);
+            return;
+        }
+        double area, volume;
+        area_volume(&g, &area, &volume);
+        ea[i] = area / (4 * pi * r * r) - 1;
+        ev[i] = volume / (4.0 / 3.0 * pi * r * r * r) - 1;
+        // CPU reference time on the same field, for docs/surface.md.
+        surface_ref_in in = {.field = f, .dims = {n, n, n}, .origin = {p.origin[0], p.origin[1], p.origin[2]},
+                             .spacing = p.spacing};
+        surface_ref_mesh ref;
+        double t0 = cs_now_seconds();
+        surface_ref_extract(&in, &ref);
+        double ref_ms = (cs_now_seconds() - t0) * 1e3;
+        CHECK(ref.triangle_count == g.nt && ref.vertex_count == g.nv, "sphere %u^3: counts differ from the reference",
+              n);
+        topo t = check_topology(&g, 1e-9 * p.spacing * p.spacing);
+        closed_ok("sdf sphere", &t, true);
+        CHECK(t.euler == 2, "sdf sphere %u^3: Euler %lld", n, (long long)t.euler);
+        printf("sdf sphere %3u^3: %8u triangles  area err %+.3e  volume err %+.3e  GPU %.1f ms (wall %.1f ms)  "
+               "CPU reference %.1f ms\n", n, g.nt, ea[i], ev[i], g.gpu_ms, g.wall_ms, ref_ms);
+        if (i > 0)
+            printf("                  observed order: area %.2f, volume %.2f\n", log2(fabs(ea[i - 1] / ea[i])),
+                   log2(fabs(ev[i - 1] / ev[i])));
+        surface_ref_free(&ref);
+        mesh_free(&g);
+        free(f);
+    }
+    // Second order: each halving of the spacing divides the error by about 4.
+    for (int i = 1; i < count; i++) {
+        CHECK(fabs(ea[i]) < fabs(ea[i - 1]) / 2.8, "area error %.3e -> %.3e is not second order", ea[i - 1], ea[i]);
+        CHECK(fabs(ev[i]) < fabs(ev[i - 1]) / 2.8, "volume error %.3e -> %.3e is not second order", ev[i - 1],
+              ev[i]);
+    }
+}
+
+int main(void)
+{
+    cs_context ctx;
+    test_context(&ctx);
+    test_table();
+    test_single_cells(&ctx);
+    test_random_fields(&ctx);
+    test_shapes(&ctx);
+    test_convergence(&ctx);
+    return test_finish(&ctx);
+}
