@@ -409,3 +409,50 @@ bool cs_surface_reload(cs_context *ctx, cs_surface *surf, const char *path, bool
     }
     return true;
 }
+
+// ---- particle splat ----------------------------------------------------------
+
+bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err)
+{
+    memset(splat, 0, sizeof *splat);
+    return cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err);
+}
+
+void cs_splat_destroy(cs_context *ctx, cs_splat *splat)
+{
+    cs_program_destroy(ctx, &splat->splat);
+    memset(splat, 0, sizeof *splat);
+}
+
+void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
+                     cs_buffer *field, const cs_splat_params *p)
+{
+    uint64_t nodes = (uint64_t)p->dims[0] * p->dims[1] * p->dims[2];
+    CS_ASSERT(nodes <= UINT32_MAX && field->size >= nodes * 4, "splat of %llu nodes into '%s' (%llu bytes)",
+              (unsigned long long)nodes, field->name, (unsigned long long)field->size);
+    struct cs_splat_push pc = {
+        .origin = {p->origin[0], p->origin[1], p->origin[2], p->spacing},
+        .dims = {p->dims[0], p->dims[1], p->dims[2], (uint32_t)nodes},
+        .grid_origin = {grid->origin[0], grid->origin[1], grid->origin[2], grid->cell_size},
+        .grid_dims = {grid->dims[0], grid->dims[1], grid->dims[2], 0},
+        .radius = p->radius,
+        .scale = p->scale,
+    };
+    cs_pass_begin(rec, "surface: splat");
+    if (nodes > 0)
+        cs_dispatch(rec, &splat->splat, &(cs_dispatch_desc){
+            .buffers = {positions, (cs_buffer *)&grid->ranges, field}, .push = &pc, .push_size = sizeof pc,
+            .threads = {(uint32_t)nodes}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+}
+
+bool cs_splat_reload(cs_context *ctx, cs_splat *splat, const char *path, bool *changed, cs_error *err)
+{
+    if (!cs_program_depends_on(&splat->splat, path))
+        return true;
+    if (!cs_program_reload(ctx, &splat->splat, err))
+        return false;
+    *changed = true;
+    return true;
+}

@@ -29,6 +29,7 @@
 //     cell's triangles).
 #pragma once
 
+#include "grid.h"
 #include "prim.h"
 
 #include "../shaders/surface/surface_shared.h"
@@ -108,6 +109,36 @@ void cs_surface_download(cs_context *ctx, const cs_surface *surf, float *positio
 // vertex_indices (uchar count, uint indices).
 bool cs_surface_write_ply(const char *path, const float *positions, const float *normals, uint32_t vertex_count,
                           const uint32_t *indices, uint32_t triangle_count, cs_error *err);
+
+// ---- particle splat ---------------------------------------------------------
+// Builds a field for the extraction from particles: per node, a gather over
+// the particles within `radius` (found through the neighbour grid, grid.h)
+// of scale * (1 - r^2/radius^2)^3. Deterministic: every node sums its terms
+// in the grid's fixed order, no atomics. A particle sitting on a node adds
+// `scale`; deep inside a fluid of particle spacing s the sum is about
+// scale * (64 pi / 315) (radius / s)^3 (the kernel's integral), so
+// iso = half of that puts the surface near the fluid's edge.
+typedef struct cs_splat_params {
+    float origin[3];           // field node (0, 0, 0)
+    float spacing;             // node spacing (> 0)
+    uint32_t dims[3];          // field nodes per axis
+    float radius;              // kernel support (2-4 particle spacings)
+    float scale;               // field = scale * sum of weights
+} cs_splat_params;
+
+typedef struct cs_splat {
+    cs_program splat;
+} cs_splat;
+
+bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err);
+void cs_splat_destroy(cs_context *ctx, cs_splat *splat);
+// Records "surface: splat" (outside a pass; opens its own) into `field`
+// (dims[0]*dims[1]*dims[2] floats) from `positions` (vec4, in the grid's
+// sorted order: right after cs_grid_record_build and the gather) and the
+// grid's ranges. Ends with a compute barrier.
+void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
+                     cs_buffer *field, const cs_splat_params *params);
+bool cs_splat_reload(cs_context *ctx, cs_splat *splat, const char *path, bool *changed, cs_error *err);
 
 // Hot reload: rebuilds the programs that depend on `path`.
 bool cs_surface_reload(cs_context *ctx, cs_surface *surf, const char *path, bool *changed, cs_error *err);
