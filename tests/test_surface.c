@@ -11,8 +11,9 @@
 //     fields): every edge in exactly two triangles with opposite
 //     directions, no degenerate triangle (smooth shapes), Euler
 //     characteristic 2 / 0 / 2 / 4;
-//   - a signed-distance sphere at 32^3..128^3 (+256^3 with
-//     CS_SURFACE_BIG=1): area and volume errors and their observed orders;
+//   - a signed-distance sphere at 32^3..256^3: area and volume errors and
+//     their observed orders (second order: each error / 2.8 or less), GPU
+//     and CPU reference times;
 //   - empty fields, an inside field (box from the padding / nothing when
 //     open), a NaN node (a cavity), determinism, buffer growth, refusals,
 //     PLY written and read back.
@@ -28,6 +29,7 @@ typedef struct mesh {
     float *pos, *nrm;
     uint32_t *idx;
     double gpu_ms, wall_ms;
+    double pass_ms[4];   // classify, scan, compact, emit
 } mesh;
 
 static void mesh_free(mesh *m)
@@ -60,6 +62,9 @@ static bool run_surface(cs_context *ctx, cs_surface *s, cs_buffer *field, const 
     cs_surface_record_count(&rec, s, field, p);
     cs_recorder_submit_wait(&rec);
     out->gpu_ms = cs_recorder_total_ms(&rec);
+    out->pass_ms[0] = cs_recorder_pass_ms(&rec, "surface: classify");
+    out->pass_ms[1] = cs_recorder_pass_ms(&rec, "surface: scan");
+    out->pass_ms[2] = cs_recorder_pass_ms(&rec, "surface: compact");
     cs_error err = {0};
     bool ok = cs_surface_prepare_emit(ctx, s, &err);
     CHECK(ok, "prepare: %s", err.msg);
@@ -73,6 +78,7 @@ static bool run_surface(cs_context *ctx, cs_surface *s, cs_buffer *field, const 
         cs_surface_record_emit(&rec, s, field);
         cs_recorder_submit_wait(&rec);
         out->gpu_ms += cs_recorder_total_ms(&rec);
+        out->pass_ms[3] = cs_recorder_pass_ms(&rec, "surface: emit");
         out->wall_ms = (cs_now_seconds() - t0) * 1e3;
         out->nv = s->vertex_count;
         out->nt = s->triangle_count;
@@ -426,15 +432,49 @@ static void area_volume(const mesh *m, double *area, double *volume)
 static void test_convergence(cs_context *ctx)
 {
     uint32_t ns[4] = {32, 64, 128, 256};
-    int count = getenv("CS_SURFACE_BIG") ? 4 : 3;
+    // 256^3 takes ~6 s and ~0.7 GB on lavapipe; CS_SURFACE_SMALL=1 skips it.
+    int count = getenv("CS_SURFACE_SMALL") ? 3 : 4;
     double r = 0.3, ea[4], ev[4];
     const double pi = 3.14159265358979323846;
     for (int i = 0; i < count; i++) {
         uint32_t n = ns[i];
         cs_surface_params p;
         float *f = sample(SPHERE, n, &p, 0.0123);
-        mesh g;
-        if (!extract(ctx, f, (uint32_t[3]){n, n, n}, &p, &g)) {
+        // One pipeline, a first run (lavapipe compiles the shaders on first
+        // use), then 3 timed runs: the fastest is reported (the test machine
+        // is shared), and all must be the same bits.
+        cs_surface s;
+        cs_error err = {0};
+        bool ok = cs_surface_create(ctx, &(cs_surface_desc){.dims = {n, n, n}}, &s, &err);
+        CHECK(ok, "create %u^3: %s", n, err.msg);
+        if (!ok) {
+            free(f);
+            return;
+        }
+        cs_buffer buf;
+        test_buffer(ctx, &buf, "test field", (size_t)n * n * n * 4);
+        cs_buffer_upload(ctx, &buf, f, (size_t)n * n * n * 4, 0);
+        mesh g, again;
+        ok = run_surface(ctx, &s, &buf, &p, &g);
+        for (int run = 0; ok && run < 3; run++) {
+            ok = run_surface(ctx, &s, &buf, &p, &again);
+            if (!ok)
+                break;
+            CHECK(again.nv == g.nv && again.nt == g.nt && memcmp(again.pos, g.pos, (size_t)g.nv * 12) == 0 &&
+                      memcmp(again.nrm, g.nrm, (size_t)g.nv * 12) == 0 &&
+                      memcmp(again.idx, g.idx, (size_t)g.nt * 12) == 0,
+                  "sphere %u^3: run %d gave different bits", n, run);
+            if (run == 0 || again.gpu_ms < g.gpu_ms) {
+                g.gpu_ms = again.gpu_ms;
+                g.wall_ms = again.wall_ms;
+                memcpy(g.pass_ms, again.pass_ms, sizeof g.pass_ms);
+            }
+            mesh_free(&again);
+        }
+        cs_buffer_destroy(ctx, &buf);
+        cs_surface_destroy(ctx, &s);
+        if (!ok) {
+            mesh_free(&g);
             free(f);
             return;
         }
@@ -446,9 +486,15 @@ static void test_convergence(cs_context *ctx)
         surface_ref_in in = {.field = f, .dims = {n, n, n}, .origin = {p.origin[0], p.origin[1], p.origin[2]},
                              .spacing = p.spacing};
         surface_ref_mesh ref;
-        double t0 = cs_now_seconds();
-        surface_ref_extract(&in, &ref);
-        double ref_ms = (cs_now_seconds() - t0) * 1e3;
+        double ref_ms = 0;
+        for (int run = 0; run < 2; run++) { // the fastest of two
+            if (run)
+                surface_ref_free(&ref);
+            double t0 = cs_now_seconds();
+            surface_ref_extract(&in, &ref);
+            double ms = (cs_now_seconds() - t0) * 1e3;
+            ref_ms = run ? fmin(ref_ms, ms) : ms;
+        }
         CHECK(ref.triangle_count == g.nt && ref.vertex_count == g.nv, "sphere %u^3: counts differ from the reference",
               n);
         topo t = check_topology(&g, 0);
@@ -456,6 +502,8 @@ static void test_convergence(cs_context *ctx)
         CHECK(t.euler == 2, "sdf sphere %u^3: Euler %lld", n, (long long)t.euler);
         printf("sdf sphere %3u^3: %8u triangles  area err %+.3e  volume err %+.3e  GPU %.1f ms (wall %.1f ms)  "
                "CPU reference %.1f ms\n", n, g.nt, ea[i], ev[i], g.gpu_ms, g.wall_ms, ref_ms);
+        printf("                  passes: classify %.1f, scan %.1f, compact %.1f, emit %.1f ms\n", g.pass_ms[0],
+               g.pass_ms[1], g.pass_ms[2], g.pass_ms[3]);
         if (i > 0)
             printf("                  observed order: area %.2f, volume %.2f\n", log2(fabs(ea[i - 1] / ea[i])),
                    log2(fabs(ev[i - 1] / ev[i])));

@@ -21,22 +21,26 @@ void main()
         return;
     ivec3 q = surf_padded_coord(p);
     ivec3 n = surf_padded_dims();
-    bool in0 = surf_inside(q);
+    // The 8 corners of the cell at q, read once: corners 1, 2, 4 are also
+    // the far ends of q's forward edges. Beyond the lattice is outside.
+    uint bits = 0u;
+    for (uint c = 0u; c < 8u; c++)
+        if (surf_inside(q + surf_corner(c)))
+            bits |= 1u << c;
     // Open border: only edges and cells between field nodes.
     bool open = (pc.flags & CS_SURFACE_OPEN_BORDER) != 0u;
+    bool q_in = surf_in_grid(q);
     uint mask = 0u;
     for (int a = 0; a < 3; a++) {
         ivec3 e = ivec3(0);
         e[a] = 1;
-        if (q[a] + 1 < n[a] && surf_inside(q + e) != in0 && (!open || (surf_in_grid(q) && surf_in_grid(q + e))))
+        bool crossed = ((bits ^ (bits >> (1u << a))) & 1u) != 0u;
+        if (crossed && q[a] + 1 < n[a] && (!open || (q_in && surf_in_grid(q + e))))
             mask |= 1u << a;
     }
     uint cs = 0u;
-    if (all(lessThan(q + 1, n)) && (!open || (surf_in_grid(q) && surf_in_grid(q + 1)))) {
-        for (uint c = 0u; c < 8u; c++)
-            if (surf_inside(q + surf_corner(c)))
-                cs |= 1u << c;
-    }
+    if (all(lessThan(q + 1, n)) && (!open || (q_in && surf_in_grid(q + 1))))
+        cs = bits;
     uint tris = table[cs * CS_SURFACE_TABLE_STRIDE];
     info[p] = mask | (cs << CS_SURFACE_CASE_SHIFT);
     vcount[p] = bitCount(mask);
