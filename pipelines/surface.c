@@ -238,11 +238,15 @@ static struct cs_surface_push surface_push(const cs_surface *surf, uint32_t thre
 void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *field, const cs_surface_params *params)
 {
     surf->params = *params;
-    struct cs_surface_push pc = surface_push(surf, surf->padded_count);
+    // Classify: one invocation per run of CS_SURFACE_RUN nodes of a row.
+    uint32_t row = surf->dims[0] + 2;
+    uint32_t runs = (uint32_t)CS_DIV_UP(row, CS_SURFACE_RUN) * (surf->padded_count / row);
+    struct cs_surface_push pc = surface_push(surf, runs);
     cs_pass_begin(rec, "surface: classify");
     cs_dispatch(rec, &surf->classify, &(cs_dispatch_desc){
         .buffers = {field, &surf->table, &surf->info, &surf->vcount, &surf->tcount, &surf->active},
-        .push = &pc, .push_size = sizeof pc, .threads = {surf->padded_count}});
+        .push = &pc, .push_size = sizeof pc, .threads = {runs}});
+    pc = surface_push(surf, surf->padded_count);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_pass_begin(rec, "surface: scan");

@@ -16,6 +16,8 @@
 #include "cs_shared.h"
 
 #define CS_SURFACE_GROUP 64
+// Nodes one classify invocation walks along x (reusing a column of corners).
+#define CS_SURFACE_RUN 8
 // Most triangles one cell's case emits (checked when the table is built).
 #define CS_SURFACE_MAX_TRIS 5
 // One table row per case: [0] = triangle count, then 3 local edges per
