@@ -843,6 +843,66 @@ static void test_splat(cs_context *ctx)
     cs_splat_destroy(ctx, &splat);
 }
 
+// Limits come from the device: a node array over maxStorageBufferRange is
+// refused at create, and a mesh whose vertex buffer would exceed it is
+// refused after the count pass with a message (then a smaller field works
+// on the same pipeline). Sized from the device's own limit.
+static void test_limits(cs_context *ctx)
+{
+    VkDeviceSize range = ctx->props.limits.maxStorageBufferRange;
+    cs_surface s;
+    cs_error err = {0};
+    // Node arrays: (n+2)^3 * 4 bytes > range, while the counts still fit u32.
+    uint32_t n = (uint32_t)cbrt((double)range / 4) + 1;
+    if ((uint64_t)(n + 2) * (n + 2) * (n + 2) * CS_SURFACE_MAX_TRIS <= UINT32_MAX) {
+        bool ok = cs_surface_create(ctx, &(cs_surface_desc){.name = "big", .dims = {n, n, n}}, &s, &err);
+        CHECK(!ok && strstr(err.msg, "big") && strstr(err.msg, "maxStorageBufferRange"),
+              "a %u^3 field (node arrays over maxStorageBufferRange) must be refused: %s", n, err.msg);
+        if (ok)
+            cs_surface_destroy(ctx, &s);
+        else
+            printf("refusal: %s\n", err.msg);
+    } else
+        printf("limits: maxStorageBufferRange %llu holds every node array cs_surface accepts; not tested\n",
+               (unsigned long long)range);
+    // Output: a +-1 field crosses about half of its 3 (n+2)^3 edges; pick n
+    // so the positions (16 B per vertex) need more than the range.
+    n = (uint32_t)cbrt((double)range / 16 / 1.5 * 1.3);
+    if (n > 256) {
+        printf("limits: the output refusal needs a field over 256^3 on this device; not tested\n");
+        return;
+    }
+    bool ok = cs_surface_create(ctx, &(cs_surface_desc){.name = "noisy", .dims = {n, n, n}}, &s, &err);
+    CHECK(ok, "create %u^3: %s", n, err.msg);
+    if (!ok)
+        return;
+    size_t count = (size_t)n * n * n;
+    float *f = malloc(count * 4);
+    for (size_t i = 0; i < count; i++)
+        f[i] = test_rand_u32() & 1 ? 1.0f : -1.0f;
+    cs_buffer buf;
+    test_buffer(ctx, &buf, "test field", count * 4);
+    cs_buffer_upload(ctx, &buf, f, count * 4, 0);
+    cs_recorder rec;
+    cs_recorder_create(ctx, "surface limits", &rec);
+    ok = cs_surface_extract(&rec, &s, &buf, &(cs_surface_params){.spacing = 1}, &err);
+    CHECK(!ok && strstr(err.msg, "noisy") && strstr(err.msg, "maxStorageBufferRange"),
+          "a mesh of %u vertices (%.0f MiB of positions) must be refused: %s", s.vertex_count,
+          s.vertex_count * 16.0 / 1048576, err.msg);
+    printf("refusal (%u^3 noise, %u vertices): %s\n", n, s.vertex_count, err.msg);
+    // Recovery: a small field on the same pipeline.
+    for (size_t i = 0; i < count; i++)
+        f[i] = i == count / 2 + n / 2 ? 1.0f : -1.0f;
+    cs_buffer_upload(ctx, &buf, f, count * 4, 0);
+    ok = cs_surface_extract(&rec, &s, &buf, &(cs_surface_params){.spacing = 1}, &err);
+    CHECK(ok && s.vertex_count == 6 && s.triangle_count == 8, "after a refusal: %s (%u triangles)", err.msg,
+          s.triangle_count);
+    cs_recorder_destroy(&rec);
+    cs_buffer_destroy(ctx, &buf);
+    cs_surface_destroy(ctx, &s);
+    free(f);
+}
+
 // CS_SURFACE_ONLY=name runs one part (while working on it).
 static bool want(const char *name)
 {
@@ -863,6 +923,8 @@ int main(void)
         test_special_fields(&ctx);
     if (want("reuse"))
         test_reuse_and_determinism(&ctx);
+    if (want("limits"))
+        test_limits(&ctx);
     if (want("splat"))
         test_splat(&ctx);
     if (want("shapes"))
