@@ -237,6 +237,9 @@ static struct cs_surface_push surface_push(const cs_surface *surf, uint32_t thre
 
 void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *field, const cs_surface_params *params)
 {
+    uint64_t nodes = (uint64_t)surf->dims[0] * surf->dims[1] * surf->dims[2];
+    CS_ASSERT(field->size >= nodes * 4, "%s: field '%s' holds %llu bytes, the grid needs %llu", surf->name,
+              field->name, (unsigned long long)field->size, (unsigned long long)nodes * 4);
     surf->params = *params;
     // Classify: one invocation per run of CS_SURFACE_RUN nodes of a row.
     uint32_t row = surf->dims[0] + 2;

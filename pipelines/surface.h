@@ -85,7 +85,8 @@ void cs_surface_destroy(cs_context *ctx, cs_surface *surf);
 
 // Split form, for callers that batch other work around the readback:
 // (1) records the count passes into `rec` (outside a pass; opens its own)
-//     over field (nx*ny*nz floats);
+//     over field (nx*ny*nz floats); params as cs_surface_extract checks
+//     them (spacing > 0) — the split form does not check;
 void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *field, const cs_surface_params *params);
 // (2) after that submit completed: reads the totals, grows the outputs
 //     (false with a message when the device cannot hold them: the previous
