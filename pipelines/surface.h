@@ -1,0 +1,145 @@
+// surface.h — GPU marching cubes: an indexed, closed triangle mesh of the
+// iso surface of a scalar field, and a deterministic particle splat that
+// builds such a field. Shaders in shaders/surface/, layouts in
+// shaders/surface/surface_shared.h, the algorithm and measured figures in
+// docs/surface.md.
+//
+// Field convention: nx*ny*nz floats, node (i, j, k) at origin + spacing *
+// (i, j, k), stored at i + nx * (j + ny * k). INSIDE is field > iso. A NaN
+// node is outside; nodes beyond the grid are outside too (a virtual padding
+// layer), so the mesh is closed even where the inside touches the border.
+// A crossed edge with a NaN, infinite or padding end gets its vertex at the
+// edge's midpoint.
+//
+// The mesh: one vertex per crossed edge of the padded node lattice, in
+// global edge id order (3 * padded node index + axis); normals are minus the
+// field gradient (central differences at the nodes, interpolated along the
+// edge), unit length, pointing out of the inside. Triangles come in cell
+// order, then in the case table's order, counter-clockwise seen from
+// outside. The case table separates inside corners on every ambiguous face
+// (the same rule on both sides of a face), so every edge of the mesh is
+// shared by exactly two triangles. Same field, same bits.
+//
+// Passes (each a labelled pass, see docs/surface.md):
+//   count submit: "surface: classify" (per padded node: crossed edges, cell
+//     case, counts), "surface: scan" (three exclusive scans, prim.h), 
+//     "surface: compact" (the list of active nodes);
+//   the host reads the three totals and grows the output buffers;
+//   emit submit: "surface: emit" (per active node: its vertices and its
+//     cell's triangles).
+#pragma once
+
+#include "grid.h"
+#include "prim.h"
+
+#include "../shaders/surface/surface_shared.h"
+
+typedef struct cs_surface_desc {
+    const char *name;          // buffer names and messages ("fluid surface")
+    uint32_t dims[3];          // field nodes per axis (0 allowed: an empty mesh)
+} cs_surface_desc;
+
+typedef struct cs_surface_params {
+    float origin[3];           // world position of node (0, 0, 0)
+    float spacing;             // node spacing (> 0)
+    float iso;                 // inside: field > iso
+    // false (default): nodes beyond the grid are outside, the mesh is
+    // closed. true: only cells inside the grid are meshed, so a surface
+    // that reaches the border stays open there and a field entirely inside
+    // gives no triangles.
+    bool open_border;
+} cs_surface_params;
+
+typedef struct cs_surface {
+    char name[48];
+    uint32_t dims[3];
+    uint32_t padded_count;     // (nx+2)(ny+2)(nz+2)
+    cs_buffer table;           // 256 * CS_SURFACE_TABLE_STRIDE u32
+    cs_buffer info, vcount, tcount, active;   // u32 per padded node (classify)
+    cs_buffer vbase, tbase, abase;            // u32 per padded node (scans)
+    cs_buffer list;            // u32 per active node
+    cs_buffer totals[3];       // host visible: vertex, triangle, active totals
+    cs_scan scan;
+    cs_program classify, compact, emit;
+    // Outputs, grown to the totals (never shrunk); capacities in elements.
+    cs_buffer positions;       // vec4 per vertex (w = 1); VERTEX usage too
+    cs_buffer normals;         // vec4 per vertex (w = 0); VERTEX usage too
+    cs_buffer indices;         // 3 u32 per triangle; INDEX usage too
+    uint32_t vertex_capacity, triangle_capacity;
+    // The last extraction's totals.
+    uint32_t vertex_count, triangle_count, active_count;
+    cs_surface_params params;  // of the last count pass
+} cs_surface;
+
+// The case table (generated, then checked, on first use): row c (corner k
+// inside when bit k of c is set; corner k at offset (k&1, k>>1&1, k>>2&1))
+// holds the triangle count, then 3 local edges per triangle. Local edge e
+// lies along axis e/4 from the corner whose other two axes (a+1, a+2)%3 are
+// bits 0 and 1 of e%4.
+const uint32_t *cs_surface_table(void);
+
+// Checks the node-level buffers against the device; false with a message
+// naming desc->name when the grid cannot be held.
+bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface *surf, cs_error *err);
+void cs_surface_destroy(cs_context *ctx, cs_surface *surf);
+
+// Split form, for callers that batch other work around the readback:
+// (1) records the count passes into `rec` (outside a pass; opens its own)
+//     over field (nx*ny*nz floats); params as cs_surface_extract checks
+//     them (spacing > 0) — the split form does not check;
+void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *field, const cs_surface_params *params);
+// (2) after that submit completed: reads the totals, grows the outputs
+//     (false with a message when the device cannot hold them: the previous
+//     outputs stay);
+bool cs_surface_prepare_emit(cs_context *ctx, cs_surface *surf, cs_error *err);
+// (3) records the emit pass (outside a pass); ends with a compute barrier.
+//     The outputs are then ready for compute reads; call
+//     cs_barrier_compute_to_graphics() before drawing them.
+void cs_surface_record_emit(cs_recorder *rec, cs_surface *surf, cs_buffer *field);
+
+// All three with two submits on `rec` (which must not be recording).
+bool cs_surface_extract(cs_recorder *rec, cs_surface *surf, cs_buffer *field, const cs_surface_params *params,
+                        cs_error *err);
+
+// Reads the last mesh back: positions and normals as 3 floats per vertex,
+// indices as 3 u32 per triangle (arrays of vertex_count / triangle_count).
+void cs_surface_download(cs_context *ctx, const cs_surface *surf, float *positions, float *normals,
+                         uint32_t *indices);
+
+// Binary little-endian PLY: vertex x y z nx ny nz (float), face
+// vertex_indices (uchar count, uint indices).
+bool cs_surface_write_ply(const char *path, const float *positions, const float *normals, uint32_t vertex_count,
+                          const uint32_t *indices, uint32_t triangle_count, cs_error *err);
+
+// ---- particle splat ---------------------------------------------------------
+// Builds a field for the extraction from particles: per node, a gather over
+// the particles within `radius` (found through the neighbour grid, grid.h)
+// of scale * (1 - r^2/radius^2)^3. Deterministic: every node sums its terms
+// in the grid's fixed order, no atomics. A particle sitting on a node adds
+// `scale`; deep inside a fluid of particle spacing s the sum is about
+// scale * (64 pi / 315) (radius / s)^3 (the kernel's integral), so
+// iso = half of that puts the surface near the fluid's edge.
+typedef struct cs_splat_params {
+    float origin[3];           // field node (0, 0, 0)
+    float spacing;             // node spacing (> 0)
+    uint32_t dims[3];          // field nodes per axis
+    float radius;              // kernel support (2-4 particle spacings)
+    float scale;               // field = scale * sum of weights
+} cs_splat_params;
+
+typedef struct cs_splat {
+    cs_program splat;
+} cs_splat;
+
+bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err);
+void cs_splat_destroy(cs_context *ctx, cs_splat *splat);
+// Records "surface: splat" (outside a pass; opens its own) into `field`
+// (dims[0]*dims[1]*dims[2] floats) from `positions` (vec4, in the grid's
+// sorted order: right after cs_grid_record_build and the gather) and the
+// grid's ranges. Ends with a compute barrier.
+void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
+                     cs_buffer *field, const cs_splat_params *params);
+bool cs_splat_reload(cs_context *ctx, cs_splat *splat, const char *path, bool *changed, cs_error *err);
+
+// Hot reload: rebuilds the programs that depend on `path`.
+bool cs_surface_reload(cs_context *ctx, cs_surface *surf, const char *path, bool *changed, cs_error *err);
