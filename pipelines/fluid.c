@@ -179,7 +179,7 @@ void cs_fluid_upload_params(cs_fluid *f)
     cs_buffer_upload(f->ctx, &f->params_buffer, &f->params, sizeof f->params, 0);
 }
 
-bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program *prog, cs_error *err)
+bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program_id *prog, cs_error *err)
 {
     CS_ASSERT(f->program_count < CS_FLUID_MAX_PROGRAMS, "too many fluid programs");
     cs_program_desc pd = {.path = path};
@@ -188,22 +188,7 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
         pd.defines[i + 1] = defines[i];
     if (!cs_program_create(f->ctx, &pd, prog, err))
         return false;
-    f->programs[f->program_count++] = prog;
-    return true;
-}
-
-bool cs_fluid_reload(cs_fluid *f, const char *path, bool *changed, cs_error *err)
-{
-    *changed = false;
-    if (!cs_grid_reload(f->ctx, &f->grid, path, changed, err))
-        return false;
-    for (uint32_t i = 0; i < f->program_count; i++) {
-        if (!cs_program_depends_on(f->programs[i], path))
-            continue;
-        if (!cs_program_reload(f->ctx, f->programs[i], err))
-            return false;
-        *changed = true;
-    }
+    f->programs[f->program_count++] = *prog;
     return true;
 }
 
@@ -363,7 +348,7 @@ void cs_fluid_destroy(cs_fluid *f)
     // Every program built through cs_fluid_program, the solver's included:
     // the solver state that holds them is still alive here.
     for (uint32_t i = 0; i < f->program_count; i++)
-        cs_program_destroy(ctx, f->programs[i]);
+        cs_program_destroy(ctx, &f->programs[i]);
     if (f->reduce.capacity)
         cs_reduce_destroy(ctx, &f->reduce);
     if (f->grid.capacity || f->grid.keys.buffer)
@@ -462,7 +447,7 @@ void cs_fluid_record_emit(cs_fluid *f, cs_recorder *rec)
             .timing = {(float)(1.0 / (double)em->rate), em->speed_jitter, 0.0f, 0.0f},
             .seed = {sc->seed, e, 0, 0},
         };
-        cs_dispatch(rec, &f->emit, &(cs_dispatch_desc){
+        cs_dispatch(rec, f->emit, &(cs_dispatch_desc){
             .buffers = {NULL, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_mat(f), cs_fluid_ids(f)},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         f->count += n;
@@ -479,7 +464,7 @@ void cs_fluid_record_predict(cs_fluid *f, cs_recorder *rec)
     CS_ASSERT(f->desc.uses_predicted, "predict needs uses_predicted");
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "predict");
-    cs_dispatch(rec, &f->predict, &(cs_dispatch_desc){
+    cs_dispatch(rec, f->predict, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_pred(f), cs_fluid_mat(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
     cs_barrier_compute(rec);
@@ -502,7 +487,7 @@ void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted)
         dd.buffers[9] = cs_fluid_pred(f);
         dd.buffers[10] = cs_fluid_pred_alt(f);
     }
-    cs_dispatch(rec, &f->reorder, &dd);
+    cs_dispatch(rec, f->reorder, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     f->pos_cur ^= 1u;
@@ -516,7 +501,7 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
 {
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "collide");
-    cs_dispatch(rec, velocities ? &f->collide : &f->collide_positions, &(cs_dispatch_desc){
+    cs_dispatch(rec, velocities ? f->collide : f->collide_positions, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, positions, velocities},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
     cs_barrier_compute(rec);
@@ -547,7 +532,7 @@ void cs_fluid_stats(cs_fluid *f, cs_sim_stats *out)
     cs_recorder_begin(rec);
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "stats");
-    cs_dispatch(rec, &f->stats, &(cs_dispatch_desc){
+    cs_dispatch(rec, f->stats, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), &f->densities, cs_fluid_mat(f),
                     &f->stats_terms[0], &f->stats_terms[1], &f->stats_terms[2], &f->stats_terms[3],
                     &f->stats_terms[4], &f->stats_terms[5]},

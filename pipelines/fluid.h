@@ -1,6 +1,6 @@
 // fluid.h — the base every particle-fluid solver (PBF, Clavet SPH, WCSPH)
 // stands on: particle state, neighbour grid + reorder, emitters, collisions,
-// stats, hot reload. A solver module (fluid_pbf.c, fluid_sph.c) embeds one
+// stats. A solver module (fluid_pbf.c, fluid_sph.c) embeds one
 // cs_fluid, adds its own programs and passes, and fills a cs_sim_ops.
 //
 // Owns:
@@ -43,12 +43,9 @@
 //
 // Shaders: include "../fluid/fluid.glsl" (params buffer, kernels, collide)
 // and "../grid/grid.glsl" (neighbour loop). Compile programs with
-// cs_fluid_program(): it adds DIM=2|3 and registers the program for hot
-// reload and destruction, so cs_fluid_reload() and cs_fluid_destroy() cover
-// the solver's programs too.
-//
-// A cs_fluid must not move in memory after cs_fluid_create (it keeps
-// pointers to its programs): embed it in a heap-allocated solver state.
+// cs_fluid_program(): it adds DIM=2|3 and remembers the program, so
+// cs_fluid_destroy() releases the solver's programs too. Hot reload needs
+// nothing from the solver: it walks the context's program registry.
 #pragma once
 
 #include "../shaders/fluid/fluid_shared.h"
@@ -107,9 +104,10 @@ typedef struct cs_fluid {
     cs_buffer stats_out;       // one float per reduction
     cs_recorder stats_rec;
 
-    cs_program predict, reorder, collide, collide_positions, emit, stats;
-    // Every program to consider on hot reload (the base's and the solver's).
-    cs_program *programs[CS_FLUID_MAX_PROGRAMS];
+    cs_program_id predict, reorder, collide, collide_positions, emit, stats;
+    // Every program cs_fluid_program built (the base's and the solver's),
+    // released by cs_fluid_destroy.
+    cs_program_id programs[CS_FLUID_MAX_PROGRAMS];
     uint32_t program_count;
 } cs_fluid;
 
@@ -126,15 +124,12 @@ bool cs_fluid_check_array(const cs_context *ctx, const cs_scene *scene, const ch
 // allocation), then allocates, fills the blocks, uploads the parameters.
 bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
                      cs_error *err);
-// Destroys everything, including every program made by cs_fluid_program
-// (call it while the solver state holding those programs is still alive).
+// Destroys everything, including every program made by cs_fluid_program.
 void cs_fluid_destroy(cs_fluid *f);
 
 // Compiles shaders/<path> with DIM and the given extra defines (may be
-// NULL; terminated by a NULL name) and registers it for hot reload.
-bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program *prog, cs_error *err);
-// Rebuilds every registered program whose sources include `path`.
-bool cs_fluid_reload(cs_fluid *f, const char *path, bool *changed, cs_error *err);
+// NULL; terminated by a NULL name) and remembers it for cs_fluid_destroy.
+bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program_id *prog, cs_error *err);
 
 // Current and alternate buffers (see the IMPORTANT note above).
 static inline cs_buffer *cs_fluid_pos(cs_fluid *f) { return &f->positions[f->pos_cur]; }

@@ -72,7 +72,7 @@ typedef struct cs_pbf {
     double d0;              // sum_k |grad_k C|^2 on the lattice
     cs_pbf_push push;
     cs_neighbours nb;
-    cs_program lambda, delta, velocity, curl, confine;
+    cs_program_id lambda, delta, velocity, curl, confine;
 } cs_pbf;
 
 enum { PBF_LAMBDA, PBF_CURL }; // fluid scratch arrays
@@ -246,14 +246,9 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     return true;
 }
 
-// Passes one substep records (emit may add one more).
-static uint32_t pbf_passes_per_substep(const cs_pbf *pbf, bool split_iterations)
-{
-    return 1 /*emit*/ + 1 /*predict*/ + 5 /*grid + neighbours*/ + (split_iterations ? 2 * pbf->params.iterations : 1) +
-           1 /*velocity*/ + 1 /*vorticity+xsph*/;
-}
-
-static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterations)
+// One pass per constraint step ("pbf: lambda", "pbf: delta"), so a capture
+// and the bench show every iteration.
+static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
 {
     cs_fluid *f = &pbf->fluid;
     cs_fluid_record_emit(f, rec);
@@ -266,36 +261,28 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
     cs_buffer *nb_starts = &pbf->nb.starts, *nb_list = &pbf->nb.list, *nb_state = &pbf->nb.state, *keys = &f->grid.keys;
     cs_buffer *lambda = &f->arrays[PBF_LAMBDA];
     uint32_t n = f->count;
-    if (!split_iterations)
-        cs_pass_begin(rec, "pbf: constraints");
     for (uint32_t it = 0; it < pbf->params.iterations; it++) {
         pc.slot = it; // the predicted positions after `it` delta steps
-        if (split_iterations)
-            cs_pass_begin(rec, "pbf: lambda");
-        cs_dispatch(rec, &pbf->lambda, &(cs_dispatch_desc){
+        cs_pass_begin(rec, "pbf: lambda");
+        cs_dispatch(rec, pbf->lambda, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda, &f->densities,
                         nb_starts, nb_list, nb_state, keys, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
-        if (split_iterations) {
-            cs_pass_end(rec);
-            cs_pass_begin(rec, "pbf: delta");
-        }
-        cs_dispatch(rec, &pbf->delta, &(cs_dispatch_desc){
+        cs_pass_end(rec);
+        cs_pass_begin(rec, "pbf: delta");
+        cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda,
                         cs_fluid_pred_alt(f), nb_starts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_fluid_swap_pred(f);
-        if (split_iterations)
-            cs_pass_end(rec);
-    }
-    if (!split_iterations)
         cs_pass_end(rec);
+    }
     pc.slot = pbf->params.iterations; // the final predicted positions
 
     cs_pass_begin(rec, "pbf: velocity");
-    cs_dispatch(rec, &pbf->velocity, &(cs_dispatch_desc){
+    cs_dispatch(rec, pbf->velocity, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_pred(f), cs_fluid_vel(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
     cs_barrier_compute(rec);
@@ -304,13 +291,13 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
     cs_pass_begin(rec, "pbf: vorticity+xsph");
     cs_buffer *curl = &f->arrays[PBF_CURL];
     if (pbf->params.vorticity > 0.0f) {
-        cs_dispatch(rec, &pbf->curl, &(cs_dispatch_desc){
+        cs_dispatch(rec, pbf->curl, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_starts, nb_list,
                         nb_state, keys},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
     }
-    cs_dispatch(rec, &pbf->confine, &(cs_dispatch_desc){
+    cs_dispatch(rec, pbf->confine, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, cs_fluid_vel_alt(f),
                     cs_fluid_pos(f), nb_starts, nb_list, nb_state, keys},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
@@ -323,13 +310,8 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec, bool split_iterati
 
 static void pbf_record_substep_op(void *state, cs_recorder *rec, const cs_substep *step)
 {
-    cs_pbf *pbf = state;
-    // One pass per iteration step reads best in a capture; if the rest of
-    // the frame would not fit the recorder's pass budget, each substep's
-    // iterations become one "pbf: constraints" pass instead.
-    uint32_t left = step->frame_substeps - step->frame_substep;
-    bool split = rec->pass_count + left * pbf_passes_per_substep(pbf, true) <= CS_MAX_PASSES;
-    pbf_record_substep(pbf, rec, split);
+    (void)step;
+    pbf_record_substep(state, rec);
 }
 
 static void pbf_stats(void *state, cs_sim_stats *out)
@@ -344,17 +326,6 @@ static void pbf_particles(void *state, cs_particle_view *out)
     cs_fluid_particles(&pbf->fluid, out);
 }
 
-static bool pbf_reload(void *state, const char *path, bool *changed, cs_error *err)
-{
-    cs_pbf *pbf = state;
-    bool nb_changed = false;
-    if (!cs_fluid_reload(&pbf->fluid, path, changed, err) ||
-        !cs_neighbours_reload(pbf->fluid.ctx, &pbf->nb, path, &nb_changed, err))
-        return false;
-    *changed = *changed || nb_changed;
-    return true;
-}
-
 const cs_sim_ops cs_pbf_ops = {
     .solver = "pbf",
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
@@ -363,7 +334,6 @@ const cs_sim_ops cs_pbf_ops = {
     .record_substep = pbf_record_substep_op,
     .stats = pbf_stats,
     .particles = pbf_particles,
-    .reload = pbf_reload,
 };
 
 // For tests: the fluid inside a PBF state, and one substep.
@@ -390,9 +360,7 @@ void cs_pbf_get_constants(void *state, cs_pbf_constants *out)
 
 void cs_pbf_record_substep(void *state, cs_recorder *rec)
 {
-    cs_pbf *pbf = state;
-    bool split = rec->pass_count + pbf_passes_per_substep(pbf, true) <= CS_MAX_PASSES;
-    pbf_record_substep(pbf, rec, split);
+    pbf_record_substep(state, rec);
 }
 
 void cs_pbf_set_neighbour_lists(void *state, bool on)

@@ -71,22 +71,12 @@ static void fill_params(cs_sph *s)
     }
 }
 
-// Passes one substep records at most: emit, predict, 4 grid passes,
-// density + viscosity, relax, collide. A frame is one recording, which holds
-// at most CS_MAX_PASSES passes.
-#define SPH_PASSES_PER_SUBSTEP 9u
-
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err)
 {
     memset(s, 0, sizeof *s);
     if (!parse_block(scene, s, err))
         return false;
     uint64_t substeps = (uint64_t)scene->substeps * s->split;
-    if (substeps * SPH_PASSES_PER_SUBSTEP > CS_MAX_PASSES)
-        return cs_fail(err, "%s: substeps: %u substeps (x sph.split %u) of %u passes do not fit one frame's %d timed "
-                            "passes; use at most %u solver substeps per frame",
-                       scene->path, scene->substeps, s->split, SPH_PASSES_PER_SUBSTEP, CS_MAX_PASSES,
-                       CS_MAX_PASSES / SPH_PASSES_PER_SUBSTEP);
     cs_scene split = *scene;
     split.dt = scene->dt / (float)s->split;
     split.substeps = (uint32_t)substeps;
@@ -128,7 +118,7 @@ void cs_sph_record_density(cs_sph *s, cs_recorder *rec)
     cs_fluid *f = &s->fluid;
     cs_sph_push pc = {.count = f->count};
     cs_pass_begin(rec, "sph: density + viscosity");
-    cs_dispatch(rec, &s->density, &(cs_dispatch_desc){
+    cs_dispatch(rec, s->density, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &s->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f),
                     cs_fluid_mat(f), &f->densities, &f->arrays[CS_SPH_ARRAY_PRESSURES], cs_fluid_pred_alt(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
@@ -141,7 +131,7 @@ void cs_sph_record_relax(cs_sph *s, cs_recorder *rec)
     cs_fluid *f = &s->fluid;
     cs_sph_push pc = {.count = f->count};
     cs_pass_begin(rec, "sph: relax");
-    cs_dispatch(rec, &s->relax, &(cs_dispatch_desc){
+    cs_dispatch(rec, s->relax, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &s->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f),
                     &f->arrays[CS_SPH_ARRAY_PRESSURES], cs_fluid_pos(f), cs_fluid_pos_alt(f), cs_fluid_vel_alt(f),
                     cs_fluid_pred_alt(f)},
@@ -198,11 +188,6 @@ static void ops_stats(void *state, cs_sim_stats *out) { cs_fluid_stats(&((cs_sph
 
 static void ops_particles(void *state, cs_particle_view *out) { cs_fluid_particles(&((cs_sph *)state)->fluid, out); }
 
-static bool ops_reload(void *state, const char *path, bool *changed, cs_error *err)
-{
-    return cs_fluid_reload(&((cs_sph *)state)->fluid, path, changed, err);
-}
-
 const cs_sim_ops cs_sph_ops = {
     .solver = "sph",
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
@@ -211,5 +196,4 @@ const cs_sim_ops cs_sph_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
-    .reload = ops_reload,
 };

@@ -56,7 +56,7 @@ typedef struct cs_sph {
     uint32_t split;           // each scene substep runs as `split` solver substeps (fluid.scene holds the split dt)
     cs_sph_params params;     // host copy of params_buffer
     cs_buffer params_buffer;
-    cs_program density, relax;
+    cs_program_id density, relax;
 } cs_sph;
 
 // Parses scene->solver_params (the "sph" block), creates the base and the

@@ -150,10 +150,9 @@ static void fill_params(cs_wcsph *w)
     }
 }
 
-// Passes one substep records at most: emit, 4 grid passes, density, forces,
-// collide. A frame is one recording of at most CS_MAX_PASSES passes.
-#define WCSPH_PASSES_PER_SUBSTEP 8u
-
+// A frame of more CFL-split substeps than this is refused: it is a dt far
+// too large for the speed of sound, not a scene anyone means to run.
+#define WCSPH_MAX_SUBSTEPS_PER_FRAME 10000u
 bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err)
 {
     memset(w, 0, sizeof *w);
@@ -162,18 +161,11 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     cs_scene split = *scene;
     w->dt_split = cfl_split(scene, w->cfl);
     uint64_t substeps = (uint64_t)scene->substeps * w->dt_split;
-    if (substeps * WCSPH_PASSES_PER_SUBSTEP > CS_MAX_PASSES) {
-        if (w->dt_split > 1)
-            return cs_fail(err, "%s: dt: %g s is %u times the WCSPH CFL bound (cfl x h/2 / (c (1 + 0.6 alpha))), so "
-                                "a frame would need %llu substeps; at most %u fit one frame's %d timed passes: "
-                                "lower dt and substeps, or raise wcsph.cfl",
-                           scene->path, (double)scene->dt, w->dt_split, (unsigned long long)substeps,
-                           CS_MAX_PASSES / WCSPH_PASSES_PER_SUBSTEP, CS_MAX_PASSES);
-        return cs_fail(err, "%s: substeps: %u substeps of %u passes do not fit one frame's %d timed passes; use at "
-                            "most %u substeps per frame",
-                       scene->path, scene->substeps, WCSPH_PASSES_PER_SUBSTEP, CS_MAX_PASSES,
-                       CS_MAX_PASSES / WCSPH_PASSES_PER_SUBSTEP);
-    }
+    if (substeps > WCSPH_MAX_SUBSTEPS_PER_FRAME)
+        return cs_fail(err, "%s: dt: %g s is %u times the WCSPH CFL bound (cfl x h/2 / (c (1 + 0.6 alpha))), so "
+                            "a frame would need %llu substeps (at most %u): lower dt, or raise wcsph.cfl",
+                       scene->path, (double)scene->dt, w->dt_split, (unsigned long long)substeps,
+                       WCSPH_MAX_SUBSTEPS_PER_FRAME);
     split.dt = scene->dt / (float)w->dt_split;
     split.substeps = scene->substeps * w->dt_split;
     cs_fluid_desc desc = {
@@ -214,7 +206,7 @@ void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec)
     cs_fluid *f = &w->fluid;
     cs_wcsph_push pc = {.count = f->count};
     cs_pass_begin(rec, "wcsph: density");
-    cs_dispatch(rec, &w->density, &(cs_dispatch_desc){
+    cs_dispatch(rec, w->density, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_mat(f),
                     &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES]},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
@@ -227,7 +219,7 @@ void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
     cs_fluid *f = &w->fluid;
     cs_wcsph_push pc = {.count = f->count};
     cs_pass_begin(rec, "wcsph: forces");
-    cs_dispatch(rec, &w->forces, &(cs_dispatch_desc){
+    cs_dispatch(rec, w->forces, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_vel(f),
                     cs_fluid_mat(f), &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], cs_fluid_pos_alt(f),
                     cs_fluid_vel_alt(f)},
@@ -286,11 +278,6 @@ static void ops_particles(void *state, cs_particle_view *out)
     cs_fluid_particles(&((cs_wcsph *)state)->fluid, out);
 }
 
-static bool ops_reload(void *state, const char *path, bool *changed, cs_error *err)
-{
-    return cs_fluid_reload(&((cs_wcsph *)state)->fluid, path, changed, err);
-}
-
 const cs_sim_ops cs_wcsph_ops = {
     .solver = "wcsph",
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
@@ -299,5 +286,4 @@ const cs_sim_ops cs_wcsph_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
-    .reload = ops_reload,
 };

@@ -53,7 +53,7 @@ typedef struct cs_wcsph {
     uint32_t dt_split;         // scene dt was divided by this
     cs_wcsph_params params;    // host copy of params_buffer
     cs_buffer params_buffer;
-    cs_program density, forces;
+    cs_program_id density, forces;
 } cs_wcsph;
 
 bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err);

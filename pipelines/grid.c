@@ -60,7 +60,7 @@ bool cs_grid_check_sizes(const cs_context *ctx, const cs_grid_desc *desc, cs_err
     return cs_buffer_check_size(ctx, name, (VkDeviceSize)desc->capacity * 4, err);
 }
 
-static bool grid_program(cs_context *ctx, const char *path, const char *element, cs_program *prog, cs_error *err)
+static bool grid_program(cs_context *ctx, const char *path, const char *element, cs_program_id *prog, cs_error *err)
 {
     cs_program_desc pd = {.path = path};
     if (element)
@@ -106,10 +106,9 @@ bool cs_grid_create(cs_context *ctx, const cs_grid_desc *desc, cs_grid *grid, cs
 
 void cs_grid_destroy(cs_context *ctx, cs_grid *grid)
 {
-    cs_program *progs[] = {&grid->cell_ids, &grid->clear, &grid->mark, &grid->gather4, &grid->gather16};
+    cs_program_id *progs[] = {&grid->cell_ids, &grid->clear, &grid->mark, &grid->gather4, &grid->gather16};
     for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
-        if (progs[i]->pipeline)
-            cs_program_destroy(ctx, progs[i]);
+        cs_program_destroy(ctx, progs[i]); // an empty handle is a no-op
     if (grid->sort.capacity)
         cs_sort_destroy(ctx, &grid->sort);
     cs_buffer *bufs[] = {&grid->keys, &grid->order, &grid->ranges};
@@ -133,7 +132,7 @@ void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions,
     cs_grid_push pc = grid_push(grid, count);
 
     cs_pass_begin(rec, "grid: cell ids");
-    cs_dispatch(rec, &grid->cell_ids, &(cs_dispatch_desc){
+    cs_dispatch(rec, grid->cell_ids, &(cs_dispatch_desc){
         .buffers = {positions, &grid->keys, &grid->order}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
@@ -146,10 +145,10 @@ void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions,
     // sorted index where the key changes (no atomics, no capacity).
     cs_pass_begin(rec, "grid: ranges");
     cs_grid_push clear_pc = grid_push(grid, grid->cell_count);
-    cs_dispatch(rec, &grid->clear, &(cs_dispatch_desc){
+    cs_dispatch(rec, grid->clear, &(cs_dispatch_desc){
         .buffers = {&grid->ranges}, .push = &clear_pc, .push_size = sizeof clear_pc, .threads = {grid->cell_count}});
     cs_barrier_compute(rec);
-    cs_dispatch(rec, &grid->mark, &(cs_dispatch_desc){
+    cs_dispatch(rec, grid->mark, &(cs_dispatch_desc){
         .buffers = {&grid->keys, &grid->ranges}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
@@ -160,21 +159,8 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 {
     CS_ASSERT(stride == 4 || stride == 16, "gather stride %u (4 or 16)", stride);
     cs_grid_push pc = grid_push(grid, count);
-    cs_dispatch(rec, stride == 4 ? &grid->gather4 : &grid->gather16, &(cs_dispatch_desc){
+    cs_dispatch(rec, stride == 4 ? grid->gather4 : grid->gather16, &(cs_dispatch_desc){
         .buffers = {&grid->order, src, dst}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
-}
-
-bool cs_grid_reload(cs_context *ctx, cs_grid *grid, const char *path, bool *changed, cs_error *err)
-{
-    cs_program *progs[] = {&grid->cell_ids, &grid->clear, &grid->mark, &grid->gather4, &grid->gather16};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++) {
-        if (!cs_program_depends_on(progs[i], path))
-            continue;
-        if (!cs_program_reload(ctx, progs[i], err))
-            return false;
-        *changed = true;
-    }
-    return true;
 }
 
 // ---- neighbour lists (see grid.h) ----
@@ -232,10 +218,9 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
 
 void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb)
 {
-    cs_program *progs[] = {&nb->clear, &nb->count, &nb->fill};
+    cs_program_id *progs[] = {&nb->clear, &nb->count, &nb->fill};
     for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
-        if (progs[i]->pipeline)
-            cs_program_destroy(ctx, progs[i]);
+        cs_program_destroy(ctx, progs[i]); // an empty handle is a no-op
     if (nb->scan.capacity)
         cs_scan_destroy(ctx, &nb->scan);
     cs_buffer *bufs[] = {&nb->starts, &nb->list, &nb->state, &nb->anchor, &nb->use};
@@ -255,29 +240,17 @@ void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *gr
     cs_neighbours_push pc = {.origin = g.origin, .dims = g.dims, .radius = {nb->radius * nb->radius, 0, 0, 0},
                              .cells = {grid->cell_count, 0, 0, 0}};
     cs_pass_begin(rec, "grid: neighbours");
-    cs_dispatch(rec, &nb->clear, &(cs_dispatch_desc){
+    cs_dispatch(rec, nb->clear, &(cs_dispatch_desc){
         .buffers = {&nb->state}, .push = &pc, .push_size = sizeof pc, .threads = {grid->cell_count}});
-    cs_dispatch(rec, &nb->count, &(cs_dispatch_desc){
+    cs_dispatch(rec, nb->count, &(cs_dispatch_desc){
         .buffers = {&grid->ranges, positions, &nb->starts}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
     cs_scan_record(rec, &nb->scan, &nb->starts, &nb->starts, count, &nb->state);
     cs_barrier_compute(rec);
-    cs_dispatch(rec, &nb->fill, &(cs_dispatch_desc){
+    cs_dispatch(rec, nb->fill, &(cs_dispatch_desc){
         .buffers = {&grid->ranges, positions, &nb->starts, &nb->list, &nb->state, &nb->anchor},
         .push = &pc, .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
 
-bool cs_neighbours_reload(cs_context *ctx, cs_neighbours *nb, const char *path, bool *changed, cs_error *err)
-{
-    cs_program *progs[] = {&nb->clear, &nb->count, &nb->fill};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++) {
-        if (!cs_program_depends_on(progs[i], path))
-            continue;
-        if (!cs_program_reload(ctx, progs[i], err))
-            return false;
-        *changed = true;
-    }
-    return true;
-}

@@ -52,7 +52,7 @@ typedef struct cs_grid {
     cs_buffer order;           // u32 per particle: see above
     cs_buffer ranges;          // uvec2 per cell: [start, end) in sorted order; (0, 0) if empty
     cs_sort sort;
-    cs_program cell_ids, clear, mark, gather4, gather16;
+    cs_program_id cell_ids, clear, mark, gather4, gather16;
 } cs_grid;
 
 // Cell layout from a desc, without allocating (sizes, key bits). False when
@@ -73,9 +73,6 @@ void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions,
 // its last gather.
 void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_buffer *dst, uint32_t stride,
                            uint32_t count);
-
-// Hot reload: rebuilds the grid's programs that depend on `path`.
-bool cs_grid_reload(cs_context *ctx, cs_grid *grid, const char *path, bool *changed, cs_error *err);
 
 // ---- neighbour lists --------------------------------------------------------
 // For solvers that loop over the same neighbourhoods many times per grid
@@ -118,7 +115,7 @@ typedef struct cs_neighbours {
     cs_buffer anchor;          // vec4 per particle: positions at the build
     cs_buffer use;             // u32 per particle: a consumer's decision, for a later pass on the same set
     cs_scan scan;
-    cs_program clear, count, fill;
+    cs_program_id clear, count, fill;
 } cs_neighbours;
 
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err);
@@ -128,4 +125,3 @@ void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb);
 // barrier.
 void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *grid, cs_buffer *positions,
                                 uint32_t count);
-bool cs_neighbours_reload(cs_context *ctx, cs_neighbours *nb, const char *path, bool *changed, cs_error *err);

@@ -78,7 +78,7 @@ static void scan_level(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer
         CS_ASSERT(level < CS_SCAN_MAX_LEVELS && scan->block_sums[level].buffer, "scan of %u elements at level %u",
                   count, level);
         cs_buffer *sums = &scan->block_sums[level];
-        cs_dispatch(rec, &scan->sums, &(cs_dispatch_desc){
+        cs_dispatch(rec, scan->sums, &(cs_dispatch_desc){
             .buffers = {in, sums},
             .push = &push, .push_size = sizeof push,
             .threads = {chunks},
@@ -88,7 +88,7 @@ static void scan_level(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer
         offsets = sums;
         push.flags |= CS_SCAN_ADD_OFFSETS;
     }
-    cs_dispatch(rec, &scan->chunks, &(cs_dispatch_desc){
+    cs_dispatch(rec, scan->chunks, &(cs_dispatch_desc){
         .buffers = {in, out, offsets, total ? total : &scan->scratch},
         .push = &push, .push_size = sizeof push,
         .threads = {chunks},
@@ -164,14 +164,14 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
             .shift = shift,
             .bits = CS_MIN(CS_SORT_RADIX_BITS, key_bits - shift),
         };
-        cs_dispatch(rec, &sort->histogram, &(cs_dispatch_desc){
+        cs_dispatch(rec, sort->histogram, &(cs_dispatch_desc){
             .buffers = {src_keys, &sort->histograms},
             .push = &push, .push_size = sizeof push,
             .threads = {blocks * CS_SORT_THREADS},
         });
         cs_barrier_compute(rec);
         cs_scan_record(rec, &sort->scan, &sort->histograms, &sort->histograms, CS_SORT_RADIX * blocks, NULL);
-        cs_dispatch(rec, &sort->scatter, &(cs_dispatch_desc){
+        cs_dispatch(rec, sort->scatter, &(cs_dispatch_desc){
             .buffers = {src_keys, src_values, dst_keys, dst_values, &sort->histograms},
             .push = &push, .push_size = sizeof push,
             .threads = {blocks * CS_SORT_THREADS},
@@ -245,7 +245,7 @@ void cs_reduce_record(cs_recorder *rec, cs_reduce *reduce, cs_reduce_op op, cs_b
         bool last = blocks == 1;
         cs_buffer *dst = last ? out : &reduce->partials[level & 1];
         struct cs_reduce_push push = {.count = count, .out_index = last ? out_index : 0};
-        cs_dispatch(rec, &reduce->reduce[op], &(cs_dispatch_desc){
+        cs_dispatch(rec, reduce->reduce[op], &(cs_dispatch_desc){
             .buffers = {src, dst},
             .push = &push, .push_size = sizeof push,
             .threads = {blocks * CS_REDUCE_THREADS},

@@ -29,8 +29,8 @@
 // every chunk is scanned from its scanned sum. No barriers inside a shader,
 // no shared memory; 2 dispatches per level (1M elements: 3 levels of sums).
 typedef struct cs_scan {
-    cs_program sums;            // scan_sums.comp: one sum per chunk
-    cs_program chunks;          // scan_chunks.comp: scan of each chunk from its offset
+    cs_program_id sums;            // scan_sums.comp: one sum per chunk
+    cs_program_id chunks;          // scan_chunks.comp: scan of each chunk from its offset
     cs_buffer block_sums[CS_SCAN_MAX_LEVELS]; // per level: chunk sums, scanned in place
     cs_buffer scratch;          // bound to the bindings a dispatch does not use
     uint32_t capacity;
@@ -48,7 +48,7 @@ void cs_scan_record(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer *o
 // scatter. Passes ping-pong with keys_tmp/values_tmp; an odd number of
 // passes ends with a copy back.
 typedef struct cs_sort {
-    cs_program histogram, scatter;
+    cs_program_id histogram, scatter;
     cs_buffer keys_tmp, values_tmp, histograms;
     cs_scan scan;               // scans the histograms
     uint32_t capacity;
@@ -68,7 +68,7 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
 typedef enum cs_reduce_op { CS_REDUCE_SUM, CS_REDUCE_MIN, CS_REDUCE_MAX } cs_reduce_op;
 
 typedef struct cs_reduce {
-    cs_program reduce[3];      // per op (reduce.comp with REDUCE_OP)
+    cs_program_id reduce[3];      // per op (reduce.comp with REDUCE_OP)
     cs_buffer partials[2];     // block results of alternate levels
     uint32_t capacity;
 } cs_reduce;

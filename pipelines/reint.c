@@ -337,7 +337,7 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
 
     const char *dim_text = p->dim == 2 ? "2" : "3";
     struct {
-        cs_program *prog;
+        cs_program_id *prog;
         const char *path;
         const char *name;
     } programs[] = {
@@ -364,11 +364,10 @@ void cs_reint_destroy(cs_reint *r)
     if (!r)
         return;
     cs_context *ctx = r->ctx;
-    cs_program *programs[] = {&r->density, &r->forces, &r->advect, &r->stats, &r->points_flag, &r->points_scatter};
+    cs_program_id *programs[] = {&r->density, &r->forces, &r->advect, &r->stats, &r->points_flag, &r->points_scatter};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
-        if (programs[i]->pipeline)
-            cs_program_destroy(ctx, programs[i]);
-    if (r->scan.sums.pipeline)
+        cs_program_destroy(ctx, programs[i]); // an empty handle is a no-op
+    if (r->scan.sums.value)
         cs_scan_destroy(ctx, &r->scan);
     cs_buffer *buffers[] = {&r->mass[0],         &r->mass[1],           &r->pos[0],
                             &r->pos[1],          &r->vel[0],            &r->vel[1],
@@ -484,13 +483,13 @@ void cs_reint_record_step(cs_reint *r, cs_recorder *rec)
     uint32_t cur = r->current, next = cur ^ 1u;
     const struct {
         const char *name;
-        cs_program *prog;
+        cs_program_id prog;
         cs_buffer *buffers[6];
     } passes[] = {
-        {"reint: density", &r->density, {&r->mass[cur], &r->pos[cur], &r->dens}},
-        {"reint: forces", &r->forces, {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced}},
+        {"reint: density", r->density, {&r->mass[cur], &r->pos[cur], &r->dens}},
+        {"reint: forces", r->forces, {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced}},
         {"reint: advect",
-         &r->advect,
+         r->advect,
          {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next]}},
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(passes); i++) {
@@ -513,7 +512,7 @@ void cs_reint_record_stats(cs_reint *r, cs_recorder *rec)
 {
     uint32_t cur = r->current;
     cs_pass_begin(rec, "reint: stats");
-    cs_dispatch(rec, &r->stats,
+    cs_dispatch(rec, r->stats,
                 &(cs_dispatch_desc){
                     .buffers = {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->field, &r->partials},
                     .push = &r->push,
@@ -529,7 +528,7 @@ void cs_reint_record_points(cs_reint *r, cs_recorder *rec)
     uint32_t cur = r->current;
     const uint32_t *grid = r->params.grid;
     cs_pass_begin(rec, "reint: points");
-    cs_dispatch(rec, &r->points_flag,
+    cs_dispatch(rec, r->points_flag,
                 &(cs_dispatch_desc){
                     .buffers = {&r->mass[cur], &r->point_offsets},
                     .push = &r->push,
@@ -539,7 +538,7 @@ void cs_reint_record_points(cs_reint *r, cs_recorder *rec)
     cs_barrier_compute(rec);
     // In place: the flags become each kept cell's slot.
     cs_scan_record(rec, &r->scan, &r->point_offsets, &r->point_offsets, r->cell_count, NULL);
-    cs_dispatch(rec, &r->points_scatter,
+    cs_dispatch(rec, r->points_scatter,
                 &(cs_dispatch_desc){
                     .buffers = {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->point_offsets, &r->point_positions,
                                 &r->point_velocities, &r->point_densities, &r->point_materials, &r->point_args},
@@ -661,22 +660,6 @@ static void ops_field(void *state, cs_field_view *out)
 
 static void ops_particles(void *state, cs_particle_view *out) { cs_reint_particles(state, out); }
 
-static bool ops_reload(void *state, const char *path, bool *changed, cs_error *err)
-{
-    cs_reint *r = state;
-    cs_program *programs[] = {&r->density,     &r->forces,         &r->advect,    &r->stats,
-                              &r->points_flag, &r->points_scatter, &r->scan.sums, &r->scan.chunks};
-    *changed = false;
-    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
-        if (!cs_program_depends_on(programs[i], path))
-            continue;
-        if (!cs_program_reload(r->ctx, programs[i], err))
-            return false;
-        *changed = true;
-    }
-    return true;
-}
-
 const cs_sim_ops cs_reint_ops = {
     .solver = "reint",
     .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",
@@ -687,5 +670,4 @@ const cs_sim_ops cs_reint_ops = {
     .stats = ops_stats,
     .particles = ops_particles,
     .field = ops_field,
-    .reload = ops_reload,
 };

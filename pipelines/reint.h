@@ -62,7 +62,7 @@ typedef struct cs_reint {
     cs_reint_params params;
     reint_push push;
     uint32_t cell_count;
-    cs_program density, forces, advect, stats, points_flag, points_scatter;
+    cs_program_id density, forces, advect, stats, points_flag, points_scatter;
     cs_buffer mass[2], pos[2], vel[2]; // state; [current] holds the latest
     cs_buffer vel_forced;              // velocities after the forces pass
     cs_buffer dens;                    // vec2 per cell: density, pressure

@@ -78,10 +78,6 @@ typedef struct cs_sim_ops {
     // Optional (NULL when the pipeline has none).
     void (*particles)(void *state, cs_particle_view *out);
     void (*field)(void *state, cs_field_view *out);
-    // Hot reload: rebuild every program whose source depends on `path`
-    // (absolute). Returns false with err on a compile error; the old programs
-    // keep running. Sets *changed when something was rebuilt.
-    bool (*reload)(void *state, const char *path, bool *changed, cs_error *err);
 } cs_sim_ops;
 
 // The registered pipelines, and lookup by scene solver name (NULL if none).

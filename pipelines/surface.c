@@ -246,7 +246,7 @@ void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *fiel
     uint32_t runs = (uint32_t)CS_DIV_UP(row, CS_SURFACE_RUN) * (surf->padded_count / row);
     struct cs_surface_push pc = surface_push(surf, runs);
     cs_pass_begin(rec, "surface: classify");
-    cs_dispatch(rec, &surf->classify, &(cs_dispatch_desc){
+    cs_dispatch(rec, surf->classify, &(cs_dispatch_desc){
         .buffers = {field, &surf->table, &surf->info, &surf->vcount, &surf->tcount, &surf->active},
         .push = &pc, .push_size = sizeof pc, .threads = {runs}});
     pc = surface_push(surf, surf->padded_count);
@@ -258,7 +258,7 @@ void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *fiel
     cs_scan_record(rec, &surf->scan, &surf->active, &surf->abase, surf->padded_count, &surf->totals[2]);
     cs_pass_end(rec);
     cs_pass_begin(rec, "surface: compact");
-    cs_dispatch(rec, &surf->compact, &(cs_dispatch_desc){
+    cs_dispatch(rec, surf->compact, &(cs_dispatch_desc){
         .buffers = {&surf->active, &surf->abase, &surf->list},
         .push = &pc, .push_size = sizeof pc, .threads = {surf->padded_count}});
     cs_barrier_compute(rec);
@@ -317,7 +317,7 @@ void cs_surface_record_emit(cs_recorder *rec, cs_surface *surf, cs_buffer *field
     struct cs_surface_push pc = surface_push(surf, surf->active_count);
     cs_pass_begin(rec, "surface: emit");
     if (surf->active_count > 0)
-        cs_dispatch(rec, &surf->emit, &(cs_dispatch_desc){
+        cs_dispatch(rec, surf->emit, &(cs_dispatch_desc){
             .buffers = {field, &surf->table, &surf->info, &surf->vbase, &surf->tbase, &surf->list,
                         &surf->positions, &surf->normals, &surf->indices},
             .push = &pc, .push_size = sizeof pc, .threads = {surf->active_count}});
@@ -404,19 +404,6 @@ bool cs_surface_write_ply(const char *path, const float *positions, const float 
     return true;
 }
 
-bool cs_surface_reload(cs_context *ctx, cs_surface *surf, const char *path, bool *changed, cs_error *err)
-{
-    cs_program *progs[] = {&surf->classify, &surf->compact, &surf->emit, &surf->scan.sums, &surf->scan.chunks};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++) {
-        if (!cs_program_depends_on(progs[i], path))
-            continue;
-        if (!cs_program_reload(ctx, progs[i], err))
-            return false;
-        *changed = true;
-    }
-    return true;
-}
-
 // ---- particle splat ----------------------------------------------------------
 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err)
@@ -447,19 +434,10 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
     };
     cs_pass_begin(rec, "surface: splat");
     if (nodes > 0)
-        cs_dispatch(rec, &splat->splat, &(cs_dispatch_desc){
+        cs_dispatch(rec, splat->splat, &(cs_dispatch_desc){
             .buffers = {positions, (cs_buffer *)&grid->ranges, field}, .push = &pc, .push_size = sizeof pc,
             .threads = {(uint32_t)nodes}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
 
-bool cs_splat_reload(cs_context *ctx, cs_splat *splat, const char *path, bool *changed, cs_error *err)
-{
-    if (!cs_program_depends_on(&splat->splat, path))
-        return true;
-    if (!cs_program_reload(ctx, &splat->splat, err))
-        return false;
-    *changed = true;
-    return true;
-}

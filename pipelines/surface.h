@@ -60,7 +60,7 @@ typedef struct cs_surface {
     cs_buffer list;            // u32 per active node
     cs_buffer totals[3];       // host visible: vertex, triangle, active totals
     cs_scan scan;
-    cs_program classify, compact, emit;
+    cs_program_id classify, compact, emit;
     // Outputs, grown to the totals (never shrunk); capacities in elements.
     cs_buffer positions;       // vec4 per vertex (w = 1); VERTEX usage too
     cs_buffer normals;         // vec4 per vertex (w = 0); VERTEX usage too
@@ -128,7 +128,7 @@ typedef struct cs_splat_params {
 } cs_splat_params;
 
 typedef struct cs_splat {
-    cs_program splat;
+    cs_program_id splat;
 } cs_splat;
 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err);
@@ -139,7 +139,4 @@ void cs_splat_destroy(cs_context *ctx, cs_splat *splat);
 // grid's ranges. Ends with a compute barrier.
 void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
                      cs_buffer *field, const cs_splat_params *params);
-bool cs_splat_reload(cs_context *ctx, cs_splat *splat, const char *path, bool *changed, cs_error *err);
 
-// Hot reload: rebuilds the programs that depend on `path`.
-bool cs_surface_reload(cs_context *ctx, cs_surface *surf, const char *path, bool *changed, cs_error *err);

@@ -3,7 +3,7 @@
 // synchronization validation must catch.
 #include "test_util.h"
 
-static void run_add_one(cs_context *ctx, cs_program *prog, uint32_t n, bool with_barrier, uint32_t *out)
+static void run_add_one(cs_context *ctx, cs_program_id *prog, uint32_t n, bool with_barrier, uint32_t *out)
 {
     cs_buffer a, b, c;
     test_buffer(ctx, &a, "a", (VkDeviceSize)n * 4);
@@ -20,12 +20,12 @@ static void run_add_one(cs_context *ctx, cs_program *prog, uint32_t n, bool with
     cs_recorder_create(ctx, "add_one", &rec);
     cs_recorder_begin(&rec);
     cs_pass_begin(&rec, "first");
-    cs_dispatch(&rec, prog, &(cs_dispatch_desc){.buffers = {&a, &b}, .push = &n, .push_size = 4, .threads = {n}});
+    cs_dispatch(&rec, *prog, &(cs_dispatch_desc){.buffers = {&a, &b}, .push = &n, .push_size = 4, .threads = {n}});
     cs_pass_end(&rec);
     if (with_barrier)
         cs_barrier_compute(&rec);
     cs_pass_begin(&rec, "second");
-    cs_dispatch(&rec, prog, &(cs_dispatch_desc){.buffers = {&b, &c}, .push = &n, .push_size = 4, .threads = {n}});
+    cs_dispatch(&rec, *prog, &(cs_dispatch_desc){.buffers = {&b, &c}, .push = &n, .push_size = 4, .threads = {n}});
     cs_pass_end(&rec);
     cs_recorder_submit_wait(&rec);
     CHECK(rec.pass_count == 2, "two passes recorded");
@@ -39,16 +39,108 @@ static void run_add_one(cs_context *ctx, cs_program *prog, uint32_t n, bool with
     free(init);
 }
 
+// A recording of more passes than one timestamp pool holds (and more than
+// the old fixed budget of 1024): every pass keeps its own timing, and the
+// work is all done.
+static void check_many_passes(cs_context *ctx, cs_program_id prog)
+{
+    const uint32_t passes = 3 * CS_PASSES_PER_POOL + 7, n = 65;
+    cs_buffer a;
+    test_buffer(ctx, &a, "counter", n * 4);
+    cs_buffer_fill(ctx, &a, 0);
+    cs_recorder rec;
+    cs_recorder_create(ctx, "many passes", &rec);
+    for (int round = 0; round < 2; round++) { // the pools are reused by the second recording
+        cs_recorder_begin(&rec);
+        for (uint32_t i = 0; i < passes; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "pass %u", i);
+            cs_pass_begin(&rec, name);
+            // add_one reads binding 0 and writes binding 1: in place, +1 per pass.
+            cs_dispatch(&rec, prog, &(cs_dispatch_desc){.buffers = {&a, &a}, .push = &n, .push_size = 4,
+                                                        .threads = {n}});
+            cs_barrier_compute(&rec);
+            cs_pass_end(&rec);
+        }
+        cs_recorder_submit_wait(&rec);
+        CHECK(rec.pass_count == passes, "%u passes recorded (want %u)", rec.pass_count, passes);
+        uint32_t timed = 0;
+        for (uint32_t i = 0; i < rec.pass_count; i++)
+            timed += rec.passes[i].ms >= 0 && rec.passes[i].ms < 1e4;
+        CHECK(timed == passes, "round %d: %u of %u passes have a plausible timing", round, timed, passes);
+        CHECK(cs_recorder_pass_ms(&rec, "pass 1540") >= 0, "a pass in the fourth pool is timed");
+    }
+    uint32_t out[65];
+    cs_buffer_download(ctx, &a, out, sizeof out, 0);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n; i++)
+        bad += out[i] != 2u * passes;
+    CHECK(bad == 0, "after %u passes twice: %u counters wrong (first %u, want %u)", passes, bad, out[0],
+          2u * passes);
+    fprintf(stderr, "recorder: %u passes in one recording (%u timestamp pools)\n", passes, rec.pool_count);
+    cs_recorder_destroy(&rec);
+    cs_buffer_destroy(ctx, &a);
+}
+
+// The registry: compute and graphics programs side by side, handles that
+// stay valid while other programs come and go, slots reused with a new
+// generation, and hot reload walking every program that includes a file.
+static void check_registry(cs_context *ctx)
+{
+    uint32_t before = cs_program_count(ctx);
+    cs_program_id a, b, g;
+    cs_error err;
+    test_program(ctx, &a, "test/add_one.comp", NULL);
+    test_program(ctx, &b, "test/add_one.comp", (cs_define[]){{"UNUSED_DEFINE", "2"}, {0}});
+    CHECK(cs_program_create(ctx,
+                            &(cs_program_desc){.name = "test graphics", .vert = "render/background.vert",
+                                               .frag = "render/background.frag",
+                                               .graphics = {.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+                                                            .color_format = VK_FORMAT_R8G8B8A8_SRGB}},
+                            &g, &err),
+          "graphics program: %s", err.msg);
+    CHECK(cs_program_count(ctx) == before + 3, "three programs registered");
+    const cs_program *gp = cs_program_get(ctx, g);
+    CHECK(gp->bind_point == VK_PIPELINE_BIND_POINT_GRAPHICS && gp->dep_count >= 2,
+          "graphics program: bind point %d, %u files", gp->bind_point, gp->dep_count);
+    CHECK(cs_program_get(ctx, a)->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE, "compute program");
+    uint32_t old_a = a.value;
+    cs_program_destroy(ctx, &a);
+    CHECK(a.value == 0, "destroy empties the handle");
+    CHECK(cs_program_get(ctx, b)->pipeline != VK_NULL_HANDLE, "b survives a's destruction");
+    test_program(ctx, &a, "test/add_one.comp", NULL);
+    CHECK(a.value != old_a, "a reused slot gets a new handle (%#x, was %#x)", a.value, old_a);
+
+    // A file three compute programs are built from (a, b and main's prog):
+    // all rebuilt, the graphics one not.
+    char path[600];
+    snprintf(path, sizeof path, "%s/test/add_one.comp", cs_shader_dir());
+    cs_reload_report report = {0};
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt == 3 && report.failed == 0, "reload of add_one.comp rebuilt %u, failed %u (%s)",
+          report.rebuilt, report.failed, report.names);
+    snprintf(path, sizeof path, "%s/render/background.frag", cs_shader_dir());
+    memset(&report, 0, sizeof report);
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt == 1 && strstr(report.names, "test graphics"), "reload of background.frag: %u (%s)",
+          report.rebuilt, report.names);
+    cs_program_destroy(ctx, &a);
+    cs_program_destroy(ctx, &b);
+    cs_program_destroy(ctx, &g);
+    CHECK(cs_program_count(ctx) == before, "registry back to %u programs", before);
+}
+
 int main(void)
 {
     cs_context ctx;
     test_context(&ctx);
-    cs_program prog;
+    cs_program_id prog;
     test_program(&ctx, &prog, "test/add_one.comp", NULL);
-    CHECK(prog.reflection.local_size[0] == 64, "local size reflected: %u", prog.reflection.local_size[0]);
-    CHECK(prog.reflection.binding_mask == 3u, "bindings 0 and 1: mask %x", prog.reflection.binding_mask);
-    CHECK(prog.reflection.push_constant_size == 4, "push size %u", prog.reflection.push_constant_size);
-    CHECK(strcmp(prog.reflection.binding_names[1], "Dst") == 0, "binding name %s", prog.reflection.binding_names[1]);
+    const cs_reflection *refl = &cs_program_get(&ctx, prog)->reflection;
+    CHECK(refl->local_size[0] == 64, "local size reflected: %u", refl->local_size[0]);
+    CHECK(refl->binding_mask == 3u, "bindings 0 and 1: mask %x", refl->binding_mask);
+    CHECK(refl->push_constant_size == 4, "push size %u", refl->push_constant_size);
+    CHECK(strcmp(refl->binding_names[1], "Dst") == 0, "binding name %s", refl->binding_names[1]);
 
     // Group counts round up, and a 1D dispatch larger than the group-count
     // limit folds into y: sizes around a workgroup and past 65535 groups.
@@ -76,7 +168,7 @@ int main(void)
     CHECK(strstr(err.msg, "particles") && strstr(err.msg, "maxStorageBufferRange"), "message names it: %s", err.msg);
 
     // A shader error reads file:line: message.
-    cs_program broken;
+    cs_program_id broken;
     CHECK(!cs_program_create(&ctx, &(cs_program_desc){.path = "test/broken.comp.txt"}, &broken, &err),
           "a missing shader is an error");
     CHECK(strstr(err.msg, "broken.comp.txt") != NULL, "message names the file: %s", err.msg);
@@ -95,6 +187,10 @@ int main(void)
     fprintf(stderr, "planted missing barrier: %u validation error(s), e.g. %.160s\n", caught, ctx.last_validation_message);
     ctx.validation_errors = before; // expected; every other error still fails the test
 
+    check_many_passes(&ctx, prog);
+    check_registry(&ctx);
+
     cs_program_destroy(&ctx, &prog);
+    CHECK(cs_program_count(&ctx) == 0, "every program released: %u left", cs_program_count(&ctx));
     return test_finish(&ctx);
 }

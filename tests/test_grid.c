@@ -193,7 +193,7 @@ static void check_lists(const char *label, const cs_grid *g, const cs_neighbours
     }
 }
 
-static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *gc, set_kind kind, uint32_t n)
+static void run_case(cs_context *ctx, cs_program_id *count_prog, const grid_case *gc, set_kind kind, uint32_t n)
 {
     char label[96];
     snprintf(label, sizeof label, "%dD %s n=%u", gc->dim, set_names[kind], n);
@@ -256,7 +256,7 @@ static void run_case(cs_context *ctx, cs_program *count_prog, const grid_case *g
                .dims = {g.dims[0], g.dims[1], g.dims[2], n}},
         .radius = {gc->h * gc->h, 0, 0, 0},
     };
-    cs_dispatch(&rec, count_prog, &(cs_dispatch_desc){
+    cs_dispatch(&rec, *count_prog, &(cs_dispatch_desc){
         .buffers = {&g.ranges, &sorted, &g.order, &result}, .push = &np, .push_size = sizeof np, .threads = {n}});
     cs_pass_end(&rec);
     for (int l = 0; l < 2; l++)
@@ -433,7 +433,7 @@ int main(void)
 {
     cs_context ctx;
     test_context(&ctx);
-    cs_program count_prog;
+    cs_program_id count_prog;
     test_program(&ctx, &count_prog, "grid/neighbour_count.comp", NULL);
 
     // Domains in exact binary fractions; one extent is not a multiple of h.

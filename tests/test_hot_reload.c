@@ -24,14 +24,14 @@ static void write_atomically(const char *path, const char *text)
     CS_ASSERT(rename(tmp, path) == 0, "rename %s", tmp);
 }
 
-static uint32_t run_once(cs_context *ctx, cs_program *prog, cs_buffer *out)
+static uint32_t run_once(cs_context *ctx, cs_program_id *prog, cs_buffer *out)
 {
     cs_buffer_fill(ctx, out, CS_POISON_U32);
     cs_recorder rec;
     cs_recorder_create(ctx, "reload", &rec);
     cs_recorder_begin(&rec);
     cs_pass_begin(&rec, "reload_value");
-    cs_dispatch(&rec, prog, &(cs_dispatch_desc){.buffers = {out}, .threads = {1}});
+    cs_dispatch(&rec, *prog, &(cs_dispatch_desc){.buffers = {out}, .threads = {1}});
     cs_pass_end(&rec);
     cs_recorder_submit_wait(&rec);
     cs_recorder_destroy(&rec);
@@ -41,17 +41,17 @@ static uint32_t run_once(cs_context *ctx, cs_program *prog, cs_buffer *out)
 }
 
 // Waits (up to 5 s) for the watcher to report the edited file, then reloads.
-static bool wait_and_reload(cs_context *ctx, cs_watch *w, cs_program *prog, cs_error *err, bool *saw_event)
+static bool wait_and_reload(cs_context *ctx, cs_watch *w, cs_program_id *prog, cs_error *err, bool *saw_event)
 {
     char paths[8][512];
     *saw_event = false;
     for (int tries = 0; tries < 500; tries++) {
         uint32_t n = cs_watch_poll(w, paths, 8);
         for (uint32_t i = 0; i < n; i++) {
-            if (cs_program_depends_on(prog, paths[i])) {
+            if (cs_program_depends_on(cs_program_get(ctx, *prog), paths[i])) {
                 *saw_event = true;
                 vkDeviceWaitIdle(ctx->device);
-                return cs_program_reload(ctx, prog, err);
+                return cs_program_reload(ctx, *prog, err);
             }
         }
         usleep(10000);
@@ -70,7 +70,7 @@ int main(void)
 
     cs_context ctx;
     test_context(&ctx);
-    cs_program prog;
+    cs_program_id prog;
     test_program(&ctx, &prog, "test/reload_value.comp", NULL);
     cs_buffer out;
     test_buffer(&ctx, &out, "reload out", 4);
@@ -81,7 +81,7 @@ int main(void)
     CHECK(cs_watch_open(&w, g_dir, 50, &err), "%s", err.msg);
     char include_path[512];
     snprintf(include_path, sizeof include_path, "%s/test/reload_value.glsl", g_dir);
-    CHECK(cs_program_depends_on(&prog, include_path), "include is tracked as a dependency");
+    CHECK(cs_program_depends_on(cs_program_get(&ctx, prog), include_path), "include is tracked as a dependency");
 
     // 1. A change to the included constant shows in the next dispatch.
     bool saw;
@@ -106,7 +106,7 @@ int main(void)
     // 4. 100 reloads: device objects are destroyed each time (the validation
     // layer reports any leaked pipeline/layout at device destruction).
     for (int i = 0; i < 100; i++) {
-        ok = cs_program_reload(&ctx, &prog, &err);
+        ok = cs_program_reload(&ctx, prog, &err);
         CHECK(ok, "reload %d: %s", i, err.msg);
         if (!ok)
             break;

@@ -698,17 +698,30 @@ static void test_reload(cs_context *ctx)
     void *state = pbf_create_or_fail(ctx, &s);
     if (!state)
         return;
-    cs_error err;
     char path[1024];
-    bool changed = false;
+    cs_reload_report report = {0};
     snprintf(path, sizeof path, "%s/pbf/delta.comp", cs_shader_dir());
-    CHECK(cs_pbf_ops.reload(state, path, &changed, &err) && changed, "reload of %s: %s", path, changed ? "" : err.msg);
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt == 1 && report.failed == 0, "reload of %s: %u rebuilt (%s), %u failed", path,
+          report.rebuilt, report.names, report.failed);
+    // grid.glsl is included by the grid's passes, the neighbour lists and
+    // every PBF pass that walks neighbours: several programs, primitives'
+    // own passes not among them.
     snprintf(path, sizeof path, "%s/grid/grid.glsl", cs_shader_dir());
-    changed = false;
-    CHECK(cs_pbf_ops.reload(state, path, &changed, &err) && changed, "reload of an include (grid.glsl)");
+    memset(&report, 0, sizeof report);
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt >= 3 && report.failed == 0 && !strstr(report.names, "prim/"),
+          "reload of an include (grid.glsl): %u rebuilt (%s)", report.rebuilt, report.names);
+    // The primitives under the grid (the sort) are in the registry too.
+    snprintf(path, sizeof path, "%s/prim/sort_scatter.comp", cs_shader_dir());
+    memset(&report, 0, sizeof report);
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt >= 1 && strstr(report.names, "sort_scatter"), "reload of a primitive: %u rebuilt (%s)",
+          report.rebuilt, report.names);
     snprintf(path, sizeof path, "%s/test/add_one.comp", cs_shader_dir());
-    changed = true;
-    CHECK(cs_pbf_ops.reload(state, path, &changed, &err) && !changed, "an unrelated file rebuilt something");
+    memset(&report, 0, sizeof report);
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt == 0 && report.failed == 0, "an unrelated file rebuilt %u programs", report.rebuilt);
     run_steps(ctx, state, 5); // still runs after the rebuilds
     cs_sim_stats st;
     cs_pbf_ops.stats(state, &st);

@@ -42,7 +42,7 @@ static void walk(cs_context *ctx, const char *rel)
             continue;
         cs_error err;
         if (compute) {
-            cs_program prog;
+            cs_program_id prog;
             bool ok = cs_program_create(ctx, &(cs_program_desc){.path = child}, &prog, &err);
             CHECK(ok, "%s", err.msg);
             if (ok)

@@ -128,21 +128,29 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
 
 static void record_draw(run_state *r, const cs_render_target *target)
 {
-    // A grid pipeline in 2D shows its field as an image; its points (if it
-    // has them) are for the PLY dumps there, and are drawn in 3D.
-    // Until the renderer draws a list of features, it draws the first fluid.
-    cs_world_fluid *f = &r->world.fluids[0];
+    // Every fluid of the world: a grid pipeline in 2D shows its field as an
+    // image (its points, if it has them, are for the PLY dumps there, and
+    // are drawn in 3D); particle solvers show their particles. The frame's
+    // materials and render options are the first fluid's.
+    cs_particle_view views[CS_MAX_FLUIDS] = {{0}};
+    uint32_t view_count = 0;
     cs_field_view field = {0};
-    bool draw_field = f->ops->field && r->scene.dim == 2;
-    if (draw_field)
-        f->ops->field(f->state, &field);
-    cs_particle_view view = {0};
-    if (f->ops->particles && !draw_field)
-        f->ops->particles(f->state, &view);
+    bool draw_field = false;
+    for (uint32_t i = 0; i < r->world.fluid_count; i++) {
+        cs_world_fluid *f = &r->world.fluids[i];
+        if (f->ops->field && r->scene.dim == 2 && !draw_field) {
+            f->ops->field(f->state, &field);
+            draw_field = true;
+        } else if (f->ops->particles) {
+            f->ops->particles(f->state, &views[view_count++]);
+        }
+    }
     cs_barrier_compute_to_graphics(&r->rec);
     cs_render_record(&r->renderer, &r->rec,
-                     &(cs_render_frame){.target = target, .particles = &view, .field = draw_field ? &field : NULL,
-                                        .scene = f->scene, .camera = &r->camera, .color_mode = r->color_mode});
+                     &(cs_render_frame){.target = target, .particles = view_count ? views : NULL,
+                                        .particle_view_count = view_count, .field = draw_field ? &field : NULL,
+                                        .scene = r->world.fluids[0].scene, .camera = &r->camera,
+                                        .color_mode = r->color_mode});
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)
@@ -155,33 +163,33 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
     return true;
 }
 
+// Rebuilds every program (compute or graphics, any module) whose sources
+// include a changed file, once the frame in flight is done, and says what
+// happened: every rebuild is reported, and a failure keeps the previous
+// pipeline running.
 static void hot_reload(run_state *r)
 {
     char paths[16][512];
     uint32_t n = cs_watch_poll(&r->watch, paths, 16);
     for (uint32_t i = 0; i < n; i++) {
-        bool changed = false;
-        cs_error err;
-        vkDeviceWaitIdle(r->ctx.device); // the frame in flight is done
-        bool ok = true;
-        for (uint32_t k = 0; ok && k < r->world.fluid_count; k++) {
-            cs_world_fluid *f = &r->world.fluids[k];
-            bool fluid_changed = false;
-            ok = !f->ops->reload || f->ops->reload(f->state, paths[i], &fluid_changed, &err);
-            changed |= fluid_changed;
-        }
-        if (ok && r->rendering)
-            ok = cs_renderer_reload(&r->renderer, paths[i], &changed, &err);
-        if (!ok) {
-            fprintf(stderr, "\ncistern: hot reload failed, the previous shader keeps running:\n%s\n", err.msg);
+        vkDeviceWaitIdle(r->ctx.device);
+        cs_reload_report report = {0};
+        cs_programs_reload(&r->ctx, paths[i], &report);
+        if (report.rebuilt)
+            fprintf(stderr, "\ncistern: %s changed: rebuilt %u program%s (%s)\n", paths[i], report.rebuilt,
+                    report.rebuilt == 1 ? "" : "s", report.names);
+        if (report.failed) {
+            fprintf(stderr, "\ncistern: hot reload of %u program%s failed, the previous shader keeps running:\n%s\n",
+                    report.failed, report.failed == 1 ? "" : "s", report.first_error.msg);
             if (r->windowed) {
                 char title[600];
-                snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shader running): %.400s", err.msg);
+                snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shader running): %.400s",
+                         report.first_error.msg);
                 cs_window_set_title(&r->window, title);
             }
-        } else if (changed) {
-            fprintf(stderr, "\ncistern: reloaded shaders depending on %s\n", paths[i]);
         }
+        if (!report.rebuilt && !report.failed)
+            fprintf(stderr, "\ncistern: %s changed; no program uses it\n", paths[i]);
     }
 }
 

@@ -1,6 +1,7 @@
 // context.c — instance, device selection, validation, one queue.
 #define _GNU_SOURCE
 #include "context.h"
+#include "program.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -426,6 +427,7 @@ void cs_context_destroy(cs_context *ctx)
 {
     if (ctx->device) {
         vkDeviceWaitIdle(ctx->device);
+        cs_programs_shutdown(ctx);
         vkDestroyFence(ctx->device, ctx->one_shot_fence, NULL);
         vkDestroyCommandPool(ctx->device, ctx->command_pool, NULL);
         vkDestroyDevice(ctx->device, NULL);

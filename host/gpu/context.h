@@ -52,6 +52,11 @@ typedef struct cs_context {
     char last_validation_message[1024];
 
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
+
+    // The program registry (program.h): every pipeline built on this
+    // device, compute and graphics, indexed by cs_program_id.
+    struct cs_program *programs;
+    uint32_t program_slots, program_capacity;
 } cs_context;
 
 // Creates the context. Returns false with a message (no Vulkan, no suitable

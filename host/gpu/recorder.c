@@ -15,15 +15,6 @@ void cs_recorder_create(cs_context *ctx, const char *name, cs_recorder *rec)
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CHECK(vkCreateFence(ctx->device, &fence_info, NULL, &rec->fence));
     rec->timestamps = ctx->props.limits.timestampComputeAndGraphics;
-    if (rec->timestamps) {
-        VkQueryPoolCreateInfo qinfo = {
-            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-            .queryType = VK_QUERY_TYPE_TIMESTAMP,
-            .queryCount = 2 * CS_MAX_PASSES,
-        };
-        VK_CHECK(vkCreateQueryPool(ctx->device, &qinfo, NULL, &rec->queries));
-        cs_name_object(ctx, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)rec->queries, name);
-    }
     cs_name_object(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)rec->cmd, name);
     cs_name_object(ctx, VK_OBJECT_TYPE_FENCE, (uint64_t)rec->fence, name);
 }
@@ -34,8 +25,10 @@ void cs_recorder_destroy(cs_recorder *rec)
     if (!ctx)
         return;
     vkDestroyFence(ctx->device, rec->fence, NULL);
-    if (rec->queries)
-        vkDestroyQueryPool(ctx->device, rec->queries, NULL);
+    for (uint32_t i = 0; i < rec->pool_count; i++)
+        vkDestroyQueryPool(ctx->device, rec->pools[i], NULL);
+    free(rec->pools);
+    free(rec->passes);
     vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &rec->cmd);
     memset(rec, 0, sizeof *rec);
 }
@@ -49,9 +42,8 @@ void cs_recorder_begin(cs_recorder *rec)
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
     };
     VK_CHECK(vkBeginCommandBuffer(rec->cmd, &begin));
-    if (rec->timestamps)
-        vkCmdResetQueryPool(rec->cmd, rec->queries, 0, 2 * CS_MAX_PASSES);
     rec->pass_count = 0;
+    rec->pools_reset = 0;
     rec->recording = true;
 }
 
@@ -74,18 +66,64 @@ void cs_recorder_submit_wait(cs_recorder *rec)
     rec->submit_wall_ms = (cs_now_seconds() - t0) * 1e3;
     if (!rec->timestamps || rec->pass_count == 0)
         return;
-    uint64_t ticks[2 * CS_MAX_PASSES];
-    VK_CHECK(vkGetQueryPoolResults(ctx->device, rec->queries, 0, 2 * rec->pass_count, sizeof ticks, ticks,
-                                   sizeof ticks[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
     double ns_per_tick = ctx->props.limits.timestampPeriod;
-    for (uint32_t i = 0; i < rec->pass_count; i++)
-        rec->passes[i].ms = (double)(ticks[2 * i + 1] - ticks[2 * i]) * ns_per_tick * 1e-6;
+    uint64_t ticks[2 * CS_PASSES_PER_POOL];
+    for (uint32_t first = 0; first < rec->pass_count; first += CS_PASSES_PER_POOL) {
+        uint32_t n = CS_MIN(rec->pass_count - first, (uint32_t)CS_PASSES_PER_POOL);
+        VK_CHECK(vkGetQueryPoolResults(ctx->device, rec->pools[first / CS_PASSES_PER_POOL], 0, 2 * n, sizeof ticks,
+                                       ticks, sizeof ticks[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        for (uint32_t i = 0; i < n; i++)
+            rec->passes[first + i].ms = (double)(ticks[2 * i + 1] - ticks[2 * i]) * ns_per_tick * 1e-6;
+    }
+}
+
+// Makes room for one more pass: the timing slot, and the query pool its
+// timestamps go to (created when first needed, reset in the recording
+// before its first use).
+static void reserve_pass(cs_recorder *rec)
+{
+    if (rec->pass_count == rec->pass_capacity) {
+        uint32_t capacity = rec->pass_capacity ? 2 * rec->pass_capacity : 256;
+        cs_pass_timing *grown = realloc(rec->passes, capacity * sizeof *grown);
+        CS_ASSERT(grown, "out of memory for %u passes", capacity);
+        rec->passes = grown;
+        rec->pass_capacity = capacity;
+    }
+    if (!rec->timestamps)
+        return;
+    uint32_t pool = rec->pass_count / CS_PASSES_PER_POOL;
+    if (pool == rec->pool_count) {
+        VkQueryPool *grown = realloc(rec->pools, (rec->pool_count + 1) * sizeof *grown);
+        CS_ASSERT(grown, "out of memory for query pools");
+        rec->pools = grown;
+        VkQueryPoolCreateInfo info = {
+            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+            .queryType = VK_QUERY_TYPE_TIMESTAMP,
+            .queryCount = 2 * CS_PASSES_PER_POOL,
+        };
+        VK_CHECK(vkCreateQueryPool(rec->ctx->device, &info, NULL, &rec->pools[rec->pool_count]));
+        cs_name_object(rec->ctx, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)rec->pools[rec->pool_count], "pass timestamps");
+        rec->pool_count++;
+    }
+    if (pool == rec->pools_reset) {
+        // Resets are recorded outside any rendering; passes never start
+        // inside one, so this is the place.
+        vkCmdResetQueryPool(rec->cmd, rec->pools[pool], 0, 2 * CS_PASSES_PER_POOL);
+        rec->pools_reset++;
+    }
+}
+
+static void write_timestamp(cs_recorder *rec, uint32_t query)
+{
+    uint32_t pass = query / 2;
+    vkCmdWriteTimestamp2(rec->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rec->pools[pass / CS_PASSES_PER_POOL],
+                         query % (2 * CS_PASSES_PER_POOL));
 }
 
 void cs_pass_begin(cs_recorder *rec, const char *name)
 {
     CS_ASSERT(rec->recording && !rec->in_pass, "pass '%s' begun outside recording or inside a pass", name);
-    CS_ASSERT(rec->pass_count < CS_MAX_PASSES, "more than %d passes in one recording", CS_MAX_PASSES);
+    reserve_pass(rec);
     cs_pass_timing *pass = &rec->passes[rec->pass_count];
     if (rec->pass_prefix[0])
         snprintf(pass->name, sizeof pass->name, "%s: %s", rec->pass_prefix, name);
@@ -99,7 +137,7 @@ void cs_pass_begin(cs_recorder *rec, const char *name)
     };
     vkCmdBeginDebugUtilsLabelEXT(rec->cmd, &label);
     if (rec->timestamps)
-        vkCmdWriteTimestamp2(rec->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rec->queries, 2 * rec->pass_count);
+        write_timestamp(rec, 2 * rec->pass_count);
     rec->in_pass = true;
 }
 
@@ -107,7 +145,7 @@ void cs_pass_end(cs_recorder *rec)
 {
     CS_ASSERT(rec->in_pass, "cs_pass_end without cs_pass_begin");
     if (rec->timestamps)
-        vkCmdWriteTimestamp2(rec->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rec->queries, 2 * rec->pass_count + 1);
+        write_timestamp(rec, 2 * rec->pass_count + 1);
     vkCmdEndDebugUtilsLabelEXT(rec->cmd);
     rec->pass_count++;
     rec->in_pass = false;
@@ -209,37 +247,71 @@ void cs_cmd_copy(cs_recorder *rec, cs_buffer *src, cs_buffer *dst, VkDeviceSize 
     vkCmdCopyBuffer(rec->cmd, src->buffer, dst->buffer, 1, &region);
 }
 
-void cs_dispatch(cs_recorder *rec, const cs_program *prog, const cs_dispatch_desc *desc)
+static bool is_buffer_type(VkDescriptorType t)
 {
-    CS_ASSERT(rec->recording, "dispatch of %s outside recording", prog->name);
+    return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+}
+
+// Checks what the caller binds against the program's reflected interface
+// (every used binding given, of the right kind; nothing else) and records
+// the push descriptors and push constants.
+static void bind_resources(cs_recorder *rec, const cs_program *prog, cs_buffer *const *buffers,
+                           const cs_image_binding *images, const void *push, uint32_t push_size)
+{
     const cs_reflection *refl = &prog->reflection;
-    CS_ASSERT(desc->push_size == refl->push_constant_size,
-              "%s: push constants are %u bytes in the shader but %u given", prog->name,
-              refl->push_constant_size, desc->push_size);
+    CS_ASSERT(push_size == refl->push_constant_size, "%s: push constants are %u bytes in the shader but %u given",
+              prog->name, refl->push_constant_size, push_size);
     VkWriteDescriptorSet writes[CS_MAX_BINDINGS];
-    VkDescriptorBufferInfo infos[CS_MAX_BINDINGS];
+    VkDescriptorBufferInfo buffer_infos[CS_MAX_BINDINGS];
+    VkDescriptorImageInfo image_infos[CS_MAX_BINDINGS];
     uint32_t write_count = 0;
     for (uint32_t b = 0; b < CS_MAX_BINDINGS; b++) {
         bool used = refl->binding_mask & (1u << b);
-        CS_ASSERT(used == (desc->buffers[b] != NULL), "%s: binding %u (%s) %s", prog->name, b,
-                  used ? refl->binding_names[b] : "-",
-                  used ? "is used by the shader but no buffer was given" : "was given a buffer the shader does not use");
-        if (!used)
+        bool has_buffer = buffers[b] != NULL, has_image = images[b].view || images[b].sampler;
+        const char *name = used ? refl->binding_names[b] : "-";
+        if (!used) {
+            CS_ASSERT(!has_buffer && !has_image, "%s: binding %u was given a %s the shader does not use", prog->name,
+                      b, has_buffer ? "buffer" : "image");
             continue;
-        CS_ASSERT(refl->binding_types[b] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
-                      refl->binding_types[b] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                  "%s: binding %u is not a buffer", prog->name, b);
-        infos[write_count] = (VkDescriptorBufferInfo){.buffer = desc->buffers[b]->buffer, .range = VK_WHOLE_SIZE};
+        }
+        VkDescriptorType type = refl->binding_types[b];
         writes[write_count] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstBinding = b,
             .descriptorCount = 1,
-            .descriptorType = refl->binding_types[b],
-            .pBufferInfo = &infos[write_count],
+            .descriptorType = type,
         };
+        if (is_buffer_type(type)) {
+            CS_ASSERT(has_buffer && !has_image, "%s: binding %u (%s) is a buffer in the shader; give buffers[%u]",
+                      prog->name, b, name, b);
+            buffer_infos[write_count] = (VkDescriptorBufferInfo){.buffer = buffers[b]->buffer, .range = VK_WHOLE_SIZE};
+            writes[write_count].pBufferInfo = &buffer_infos[write_count];
+        } else {
+            bool wants_view = type != VK_DESCRIPTOR_TYPE_SAMPLER;
+            bool wants_sampler = type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+            CS_ASSERT(!has_buffer && (!wants_view || images[b].view) && (!wants_sampler || images[b].sampler),
+                      "%s: binding %u (%s) is an image%s in the shader; give images[%u]%s", prog->name, b, name,
+                      wants_sampler ? " with a sampler" : "", b, wants_sampler ? " with .sampler" : "");
+            CS_ASSERT(!wants_view || images[b].layout != VK_IMAGE_LAYOUT_UNDEFINED,
+                      "%s: binding %u (%s): say which layout the image is in", prog->name, b, name);
+            image_infos[write_count] = (VkDescriptorImageInfo){
+                .sampler = images[b].sampler, .imageView = images[b].view, .imageLayout = images[b].layout};
+            writes[write_count].pImageInfo = &image_infos[write_count];
+        }
         write_count++;
     }
+    if (write_count)
+        vkCmdPushDescriptorSetKHR(rec->cmd, prog->bind_point, prog->layout, 0, write_count, writes);
+    if (push_size)
+        vkCmdPushConstants(rec->cmd, prog->layout, prog->stages, 0, push_size, push);
+}
 
+void cs_dispatch(cs_recorder *rec, cs_program_id program, const cs_dispatch_desc *desc)
+{
+    const cs_program *prog = cs_program_get(rec->ctx, program);
+    CS_ASSERT(prog->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE, "%s is not a compute program", prog->name);
+    CS_ASSERT(rec->recording, "dispatch of %s outside recording", prog->name);
+    const cs_reflection *refl = &prog->reflection;
     uint32_t threads[3] = {desc->threads[0], desc->threads[1] ? desc->threads[1] : 1,
                            desc->threads[2] ? desc->threads[2] : 1};
     uint32_t groups[3];
@@ -257,9 +329,47 @@ void cs_dispatch(cs_recorder *rec, const cs_program *prog, const cs_dispatch_des
         groups[0] = CS_DIV_UP(total, groups[1]);
     }
     vkCmdBindPipeline(rec->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, prog->pipeline);
-    if (write_count)
-        vkCmdPushDescriptorSetKHR(rec->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, prog->layout, 0, write_count, writes);
-    if (desc->push_size)
-        vkCmdPushConstants(rec->cmd, prog->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, desc->push_size, desc->push);
+    bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size);
     vkCmdDispatch(rec->cmd, groups[0], groups[1], groups[2]);
+}
+
+void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc)
+{
+    const cs_program *prog = cs_program_get(rec->ctx, program);
+    CS_ASSERT(prog->bind_point == VK_PIPELINE_BIND_POINT_GRAPHICS, "%s is not a graphics program", prog->name);
+    CS_ASSERT(rec->recording && rec->in_pass, "draw of %s outside a pass", prog->name);
+    if (desc->indirect) {
+        CS_ASSERT(desc->indirect->buffer && desc->indirect_offset + sizeof(VkDrawIndirectCommand) <=
+                                                  desc->indirect->size,
+                  "%s: indirect buffer %s holds no draw command at offset %llu", prog->name, desc->indirect->name,
+                  (unsigned long long)desc->indirect_offset);
+    } else if (desc->vertex_count == 0) {
+        return; // nothing to draw
+    }
+    vkCmdBindPipeline(rec->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, prog->pipeline);
+    bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size);
+    if (desc->indirect)
+        vkCmdDrawIndirect(rec->cmd, desc->indirect->buffer, desc->indirect_offset, 1, sizeof(VkDrawIndirectCommand));
+    else
+        vkCmdDraw(rec->cmd, desc->vertex_count, desc->instance_count ? desc->instance_count : 1, 0, 0);
+}
+
+void cs_barrier_image(VkCommandBuffer cmd, const cs_image_barrier *b)
+{
+    VkImageMemoryBarrier2 barrier = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = b->src_stage,
+        .srcAccessMask = b->src_access,
+        .dstStageMask = b->dst_stage,
+        .dstAccessMask = b->dst_access,
+        .oldLayout = b->old_layout,
+        .newLayout = b->new_layout,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = b->image,
+        .subresourceRange = {b->aspect ? b->aspect : VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    vkCmdPipelineBarrier2(cmd, &(VkDependencyInfo){.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                                   .imageMemoryBarrierCount = 1,
+                                                   .pImageMemoryBarriers = &barrier});
 }

@@ -1,16 +1,23 @@
 // recorder.h — recording GPU work: passes, dispatches, barriers, timestamps.
 //
-// A cs_recorder owns one command buffer, one fence and one timestamp query
-// pool. Work is recorded as a list of named passes; each pass is one debug
+// A cs_recorder owns one command buffer, one fence and timestamp query
+// pools. Work is recorded as a list of named passes; each pass is one debug
 // label (RenderDoc's event list) and one pair of GPU timestamps (benchmarks),
 // so both read like the frame's pass list. Timings are available after
-// cs_recorder_submit_wait(), by pass name.
+// cs_recorder_submit_wait(), by pass name. There is no limit on passes per
+// recording: the pass list and the query pools grow as a recording needs
+// (query pools in blocks of CS_PASSES_PER_POOL passes).
+//
+// Every dispatch and draw goes through cs_dispatch / cs_draw, which check
+// the program's reflected interface against what is bound; every barrier
+// goes through the helpers below (cs_barrier_image for images).
 #pragma once
 
 #include "buffer.h"
-#include "shader.h"
+#include "image.h"
+#include "program.h"
 
-#define CS_MAX_PASSES 1024
+#define CS_PASSES_PER_POOL 512
 
 typedef struct cs_pass_timing {
     char name[48];
@@ -26,7 +33,11 @@ typedef struct cs_recorder {
     bool recording;
     bool in_pass;
     uint32_t pass_count;
-    cs_pass_timing passes[CS_MAX_PASSES];
+    uint32_t pass_capacity;
+    cs_pass_timing *passes;   // pass_count of them, grown as needed
+    VkQueryPool *pools;       // 2 * CS_PASSES_PER_POOL timestamps each
+    uint32_t pool_count;      // pools created so far (kept between recordings)
+    uint32_t pools_reset;     // pools reset in the current recording
     double submit_wall_ms;    // wall clock of the last submit+wait
     // Put in front of every pass name ("pool: grid: sort") while set: the
     // world names each fluid's passes when it has several.
@@ -58,6 +69,20 @@ void cs_barrier_transfer_to_compute(cs_recorder *rec); // fill/copy → compute
 void cs_barrier_compute_to_transfer(cs_recorder *rec); // compute → copy/fill
 void cs_barrier_all(cs_recorder *rec);              // everything → everything (debugging)
 
+// An image layout transition (or a plain image dependency when the layouts
+// are equal), whole image. The one place cistern makes image barriers; it
+// takes a command buffer so the window can use it for swapchain images.
+typedef struct cs_image_barrier {
+    VkImage image;
+    VkImageAspectFlags aspect;         // 0: colour
+    VkImageLayout old_layout, new_layout;
+    VkPipelineStageFlags2 src_stage;
+    VkAccessFlags2 src_access;
+    VkPipelineStageFlags2 dst_stage;
+    VkAccessFlags2 dst_access;
+} cs_image_barrier;
+void cs_barrier_image(VkCommandBuffer cmd, const cs_image_barrier *barrier);
+
 // Fills a buffer range with a 32-bit value inside the current recording.
 void cs_cmd_fill(cs_recorder *rec, cs_buffer *buf, uint32_t value);
 void cs_cmd_copy(cs_recorder *rec, cs_buffer *src, cs_buffer *dst, VkDeviceSize size);
@@ -67,11 +92,41 @@ void cs_cmd_copy(cs_recorder *rec, cs_buffer *src, cs_buffer *dst, VkDeviceSize 
 // wanted per axis (rounded up to whole workgroups here). 1D dispatches whose
 // group count exceeds the device limit fold into y: 1D shaders must compute
 // their index with cs_linear_index() from common/index.glsl and bounds-check.
+//
+// Image bindings: a sampled, storage or combined image-sampler binding b
+// takes images[b] (view, the layout it is in when the work runs, and a
+// sampler where the shader samples). A binding gets a buffer or an image,
+// as its reflected type says, never both.
+typedef struct cs_image_binding {
+    VkImageView view;
+    VkImageLayout layout;
+    VkSampler sampler;         // combined image samplers and samplers
+} cs_image_binding;
+
 typedef struct cs_dispatch_desc {
     cs_buffer *buffers[CS_MAX_BINDINGS];
+    cs_image_binding images[CS_MAX_BINDINGS];
     const void *push;
     uint32_t push_size;
     uint32_t threads[3];     // 0 in y or z means 1
 } cs_dispatch_desc;
 
-void cs_dispatch(cs_recorder *rec, const cs_program *prog, const cs_dispatch_desc *desc);
+void cs_dispatch(cs_recorder *rec, cs_program_id program, const cs_dispatch_desc *desc);
+
+// A draw with a graphics program, inside vkCmdBeginRendering. Bindings and
+// push constants are checked like a dispatch's. Vertices are pulled from
+// storage buffers (no vertex buffers). With `indirect` set, the draw's
+// VkDrawIndirectCommand is read from that buffer at `indirect_offset` (the
+// count decided on the GPU); vertex_count and instance_count are ignored.
+typedef struct cs_draw_desc {
+    cs_buffer *buffers[CS_MAX_BINDINGS];
+    cs_image_binding images[CS_MAX_BINDINGS];
+    const void *push;
+    uint32_t push_size;
+    uint32_t vertex_count;
+    uint32_t instance_count;   // 0 means 1
+    cs_buffer *indirect;
+    VkDeviceSize indirect_offset;
+} cs_draw_desc;
+
+void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc);

@@ -1,10 +1,10 @@
-// shader.h — GLSL → SPIR-V with shaderc, SPIR-V reflection, compute programs.
+// shader.h — GLSL → SPIR-V with shaderc, and SPIR-V reflection.
 //
 // Owns the process's single shaderc compiler (creating one costs ~100 ms),
 // the include resolver (the including file's folder first, then
 // shaders/common/), the list of files each shader includes (for hot reload),
-// and the pipeline layout derived from reflection: every binding in set 0 is
-// a push descriptor, plus one push-constant block.
+// and SPIR-V reflection. Programs (pipelines built from shaders) live in
+// program.h.
 #pragma once
 
 #include "context.h"
@@ -47,39 +47,3 @@ bool cs_spirv_reflect(const uint32_t *words, size_t word_count, cs_reflection *o
 
 // Releases the process's shaderc compiler (leak checkers want it gone).
 void cs_shader_shutdown(void);
-
-typedef struct cs_program_desc {
-    const char *path;     // relative to the shader dir, e.g. "prim/scan_local.comp"
-    const char *name;     // debug name; defaults to path
-    cs_define defines[CS_MAX_DEFINES];
-} cs_program_desc;
-
-// A compute pipeline and everything needed to rebuild it on hot reload.
-typedef struct cs_program {
-    VkPipeline pipeline;
-    VkPipelineLayout layout;
-    VkDescriptorSetLayout set_layout;
-    cs_reflection reflection;
-    cs_program_desc desc;      // defines point into define_text below
-    char define_text[CS_MAX_DEFINES][2][64];
-    char name[96];
-    char deps[CS_MAX_DEPS][256];
-    uint32_t dep_count;
-} cs_program;
-
-bool cs_program_create(cs_context *ctx, const cs_program_desc *desc, cs_program *prog, cs_error *err);
-void cs_program_destroy(cs_context *ctx, cs_program *prog);
-
-// Recompiles from source. On any error the old pipeline stays and err says
-// why; a changed binding or push-constant interface is refused too, because
-// the host code that feeds it has not changed.
-bool cs_program_reload(cs_context *ctx, cs_program *prog, cs_error *err);
-
-// True when `path` (any spelling: compared after realpath) is the program's
-// source or one of the files it includes.
-bool cs_program_depends_on(const cs_program *prog, const char *path);
-
-// Creates the layout objects (set 0 push descriptors + push constants) for
-// any stage mask; the renderer uses it for graphics pipelines.
-void cs_create_layout(cs_context *ctx, const cs_reflection *refl, VkShaderStageFlags stages,
-                      VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout);

@@ -1,17 +1,17 @@
-// render.h — the graphics pass: particles as lit sphere impostors, the
-// domain box, a background gradient and depth fog, a grid pipeline's 2D
-// field as an image (reintegration tracking), drawn into a window's
-// swapchain image or into an offscreen image (headless), plus the readback
-// of that image to RGBA8 and the PNG writer.
+// render.h — the renderer core: draws a frame's render features (the
+// background gradient, a 2D field, the domain box, particles as lit sphere
+// impostors, ...; see feature.h and features.c) into a window's swapchain
+// image or into an offscreen image (headless), plus the readback of that
+// image to RGBA8 and the PNG writer.
 //
-// Owns: the four graphics pipelines (shaders/render/*, hot-reloadable), the
-// depth image (resized to each target), the offscreen colour image and its
-// host-visible readback buffers, and a small material table buffer.
-// Draws with dynamic rendering (Vulkan 1.3) inside one recorder pass named
-// "draw". Particles are pulled from the solver's storage buffers (no vertex
-// buffers), and so is the field: record cs_barrier_compute_to_graphics()
-// between the simulation and cs_render_record(). A particle view with
-// draw_args is drawn indirectly (the count decided on the GPU).
+// Owns: the render features (each with its own programs, hot-reloadable
+// through the program registry), the depth image (resized to each target),
+// the offscreen colour image and its host-visible readback buffers, and a
+// small material table buffer the features share. Draws with dynamic
+// rendering (Vulkan 1.3) inside one recorder pass named "draw". Features
+// pull their data from the simulation's storage buffers (no vertex
+// buffers): record cs_barrier_compute_to_graphics() between the simulation
+// and cs_render_record().
 //
 // Frame shape (headless):
 //     cs_recorder_begin(&rec);
@@ -26,6 +26,8 @@
 #include "camera.h"
 #include "recorder.h"
 #include "sim.h"
+
+#define CS_MAX_RENDER_FEATURES 16
 
 // An image the renderer draws into that it does not own (a swapchain
 // image). It must be in `layout` (UNDEFINED is fine: the draw overwrites
@@ -50,30 +52,14 @@ typedef struct cs_renderer_desc {
     bool readback_depth;
 } cs_renderer_desc;
 
-typedef struct cs_render_pipeline {
-    VkPipeline pipeline;
-    VkPipelineLayout layout;
-    VkDescriptorSetLayout set_layout;
-    cs_reflection reflection;  // vertex + fragment merged
-    const char *vert, *frag;   // paths under shaders/
-    char deps[2 * CS_MAX_DEPS][256];
-    uint32_t dep_count;
-} cs_render_pipeline;
-
-typedef struct cs_image {
-    VkImage image;
-    VkDeviceMemory memory;
-    VkImageView view;
-    VkFormat format;
-    uint32_t width, height;
-} cs_image;
-
 typedef struct cs_renderer {
     cs_context *ctx;
     VkFormat color_format;
     VkFormat depth_format;
     bool encode_srgb;          // color_format is UNORM: shaders encode
-    cs_render_pipeline particles, box, background, field;
+    // One state per entry of cs_render_features (feature.h), same order.
+    void *features[CS_MAX_RENDER_FEATURES];
+    uint32_t feature_count;
     cs_image depth;            // sized to the last target drawn
     cs_image offscreen;        // headless target (may be empty)
     VkImageLayout offscreen_layout;
@@ -90,7 +76,11 @@ typedef struct cs_renderer {
 
 typedef struct cs_render_frame {
     const cs_render_target *target; // NULL: the offscreen image
-    const cs_particle_view *particles; // NULL or count 0 (and no draw_args): no particles
+    // Particle views, one per fluid: particle_view_count of them (0 reads as
+    // 1 when particles is set, so one fluid's caller sets only .particles).
+    // NULL, or a view of count 0 without draw_args: nothing drawn for it.
+    const cs_particle_view *particles;
+    uint32_t particle_view_count;
     // 2D scenes: a grid pipeline's field (one value per cell, 4 floats per
     // cell: mass / rest mass, world velocity) drawn over the domain
     // rectangle, nearest cell, under the box and the particles. Colour mode
@@ -128,11 +118,6 @@ void cs_render_record_readback(cs_renderer *r, cs_recorder *rec);
 const uint8_t *cs_render_pixels(cs_renderer *r);
 // Depth in [0, 1] (1: background), rows top first; NULL unless readback_depth.
 const float *cs_render_depths(cs_renderer *r);
-
-// Rebuilds every pipeline whose sources include `path` (absolute, as the
-// hot-reload watcher reports it). On a compile error the old pipelines stay
-// and err says why. *changed is set when something was rebuilt.
-bool cs_renderer_reload(cs_renderer *r, const char *path, bool *changed, cs_error *err);
 
 // Writes RGBA8 rows (top first) as a PNG; fails with the path and reason.
 bool cs_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, cs_error *err);

@@ -476,25 +476,19 @@ void cs_window_record_present(cs_window *win, cs_recorder *rec, bool screenshot)
 {
     CS_ASSERT(win->image_index != UINT32_MAX, "cs_window_record_present without an acquired image");
     VkImage image = win->images[win->image_index];
-    VkImageMemoryBarrier2 barrier = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-        .srcStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-        .srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-        .oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+    cs_image_barrier barrier = {
         .image = image,
-        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+        .old_layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .src_stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+        .src_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
     };
-    VkDependencyInfo dep = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
-                            .pImageMemoryBarriers = &barrier};
     win->screenshot_ready = false;
     if (screenshot && win->can_copy) {
         cs_pass_begin(rec, "screenshot");
-        barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-        barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
-        barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-        vkCmdPipelineBarrier2(rec->cmd, &dep);
+        barrier.dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        barrier.dst_access = VK_ACCESS_2_TRANSFER_READ_BIT;
+        barrier.new_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        cs_barrier_image(rec->cmd, &barrier);
         VkBufferImageCopy region = {
             .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
             .imageExtent = {win->width, win->height, 1},
@@ -502,9 +496,9 @@ void cs_window_record_present(cs_window *win, cs_recorder *rec, bool screenshot)
         vkCmdCopyImageToBuffer(rec->cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, win->screenshot.buffer, 1,
                                &region);
         cs_pass_end(rec);
-        barrier.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-        barrier.srcAccessMask = 0; // a read: only the execution dependency matters
-        barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        barrier.src_stage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        barrier.src_access = 0; // a read: only the execution dependency matters
+        barrier.old_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
         win->screenshot_width = win->width;
         win->screenshot_height = win->height;
         win->screenshot_ready = true;
@@ -513,10 +507,10 @@ void cs_window_record_present(cs_window *win, cs_recorder *rec, bool screenshot)
     }
     // Presentation waits on a semaphore signalled after this submit; no
     // stage after the barrier needs to wait for it.
-    barrier.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
-    barrier.dstAccessMask = 0;
-    barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-    vkCmdPipelineBarrier2(rec->cmd, &dep);
+    barrier.dst_stage = VK_PIPELINE_STAGE_2_NONE;
+    barrier.dst_access = 0;
+    barrier.new_layout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+    cs_barrier_image(rec->cmd, &barrier);
 }
 
 bool cs_window_present(cs_window *win)

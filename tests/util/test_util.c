@@ -64,7 +64,7 @@ int test_finish(cs_context *ctx)
     return ok ? 0 : 1;
 }
 
-void test_program(cs_context *ctx, cs_program *prog, const char *path, const cs_define *defines)
+void test_program(cs_context *ctx, cs_program_id *prog, const char *path, const cs_define *defines)
 {
     cs_program_desc desc = {.path = path};
     for (int i = 0; defines && i < CS_MAX_DEFINES && defines[i].name; i++)

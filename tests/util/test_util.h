@@ -34,7 +34,7 @@ void test_context(cs_context *ctx);
 int test_finish(cs_context *ctx);
 
 // Compiles a compute program or fails the test loudly.
-void test_program(cs_context *ctx, cs_program *prog, const char *path, const cs_define *defines);
+void test_program(cs_context *ctx, cs_program_id *prog, const char *path, const cs_define *defines);
 // Creates a device-local buffer or fails the test loudly.
 void test_buffer(cs_context *ctx, cs_buffer *buf, const char *name, VkDeviceSize size);
 

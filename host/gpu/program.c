@@ -1,0 +1,498 @@
+// program.c — see program.h.
+#define _GNU_SOURCE
+#include "program.h"
+
+#include <limits.h>
+
+#define SLOT_BITS 20u
+#define SLOT_MASK ((1u << SLOT_BITS) - 1u)
+
+// ---------------------------------------------------------------------------
+// Layouts
+
+void cs_create_layout(cs_context *ctx, const cs_reflection *refl, VkShaderStageFlags stages,
+                      VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout)
+{
+    VkDescriptorSetLayoutBinding bindings[CS_MAX_BINDINGS];
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < CS_MAX_BINDINGS; b++) {
+        if (!(refl->binding_mask & (1u << b)))
+            continue;
+        bindings[count++] = (VkDescriptorSetLayoutBinding){
+            .binding = b,
+            .descriptorType = refl->binding_types[b],
+            .descriptorCount = 1,
+            .stageFlags = stages,
+        };
+    }
+    VkDescriptorSetLayoutCreateInfo set_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+        .bindingCount = count,
+        .pBindings = bindings,
+    };
+    VK_CHECK(vkCreateDescriptorSetLayout(ctx->device, &set_info, NULL, set_layout));
+    VkPushConstantRange range = {.stageFlags = stages, .offset = 0, .size = refl->push_constant_size};
+    VkPipelineLayoutCreateInfo layout_info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = set_layout,
+        .pushConstantRangeCount = refl->push_constant_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    VK_CHECK(vkCreatePipelineLayout(ctx->device, &layout_info, NULL, layout));
+}
+
+// ---------------------------------------------------------------------------
+// Building
+
+// What a build produces; copied into the registry entry only on success.
+typedef struct built {
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout;
+    cs_reflection reflection;
+    char (*deps)[256];
+    uint32_t dep_count;
+} built;
+
+static void built_destroy(cs_context *ctx, built *b)
+{
+    if (b->pipeline)
+        vkDestroyPipeline(ctx->device, b->pipeline, NULL);
+    if (b->layout)
+        vkDestroyPipelineLayout(ctx->device, b->layout, NULL);
+    if (b->set_layout)
+        vkDestroyDescriptorSetLayout(ctx->device, b->set_layout, NULL);
+    free(b->deps);
+    memset(b, 0, sizeof *b);
+}
+
+static void add_deps(built *b, const cs_spirv *spirv)
+{
+    b->deps = realloc(b->deps, (b->dep_count + spirv->dep_count) * sizeof b->deps[0]);
+    CS_ASSERT(b->deps || b->dep_count + spirv->dep_count == 0, "out of memory");
+    for (uint32_t i = 0; i < spirv->dep_count; i++)
+        snprintf(b->deps[b->dep_count++], sizeof b->deps[0], "%s", spirv->deps[i]);
+}
+
+static VkShaderModule make_module(cs_context *ctx, const cs_spirv *spirv)
+{
+    VkShaderModuleCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spirv->word_count * 4,
+        .pCode = spirv->words,
+    };
+    VkShaderModule module;
+    VK_CHECK(vkCreateShaderModule(ctx->device, &info, NULL, &module));
+    return module;
+}
+
+static uint32_t define_count(const cs_program_desc *desc)
+{
+    uint32_t n = 0;
+    while (n < CS_MAX_DEFINES && desc->defines[n].name)
+        n++;
+    return n;
+}
+
+// Compiles one stage and reflects it; names the file on a reflection error.
+static bool compile_stage(const char *path, const cs_program_desc *desc, cs_spirv *spirv, cs_reflection *refl,
+                          cs_error *err)
+{
+    if (!cs_shader_compile(path, desc->defines, define_count(desc), spirv, err))
+        return false;
+    if (!cs_spirv_reflect(spirv->words, spirv->word_count, refl, err)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        cs_spirv_free(spirv);
+        return cs_fail(err, "%s/%s: %s", cs_shader_dir(), path, msg);
+    }
+    return true;
+}
+
+static bool build_compute(cs_context *ctx, const cs_program_desc *desc, const char *name, built *out, cs_error *err)
+{
+    cs_spirv spirv;
+    if (!compile_stage(desc->path, desc, &spirv, &out->reflection, err))
+        return false;
+    add_deps(out, &spirv);
+    cs_create_layout(ctx, &out->reflection, VK_SHADER_STAGE_COMPUTE_BIT, &out->set_layout, &out->layout);
+    VkShaderModule module = make_module(ctx, &spirv);
+    VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+        },
+        .layout = out->layout,
+    };
+    VK_CHECK(vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, &out->pipeline));
+    vkDestroyShaderModule(ctx->device, module, NULL);
+    cs_spirv_free(&spirv);
+    (void)name;
+    return true;
+}
+
+// Vertex and fragment stages share one layout: their bindings merged (a
+// binding used by both must have one type).
+static bool merge_reflection(const cs_reflection *v, const cs_reflection *f, const char *name, cs_reflection *out,
+                             cs_error *err)
+{
+    *out = *v;
+    for (uint32_t b = 0; b < CS_MAX_BINDINGS; b++) {
+        if (!(f->binding_mask & (1u << b)))
+            continue;
+        if ((v->binding_mask & (1u << b)) && v->binding_types[b] != f->binding_types[b])
+            return cs_fail(err, "%s: binding %u has different types in the vertex and fragment shaders", name, b);
+        out->binding_types[b] = f->binding_types[b];
+        memcpy(out->binding_names[b], f->binding_names[b], sizeof out->binding_names[b]);
+    }
+    out->binding_mask |= f->binding_mask;
+    out->push_constant_size = CS_MAX(v->push_constant_size, f->push_constant_size);
+    return true;
+}
+
+static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const char *name, built *out, cs_error *err)
+{
+    cs_spirv vs, fs;
+    cs_reflection rv, rf;
+    if (!compile_stage(desc->vert, desc, &vs, &rv, err))
+        return false;
+    if (!compile_stage(desc->frag, desc, &fs, &rf, err)) {
+        cs_spirv_free(&vs);
+        return false;
+    }
+    if (!merge_reflection(&rv, &rf, name, &out->reflection, err)) {
+        cs_spirv_free(&vs);
+        cs_spirv_free(&fs);
+        return false;
+    }
+    add_deps(out, &vs);
+    add_deps(out, &fs);
+    const VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    cs_create_layout(ctx, &out->reflection, stages, &out->set_layout, &out->layout);
+    VkShaderModule vmod = make_module(ctx, &vs), fmod = make_module(ctx, &fs);
+    cs_spirv_free(&vs);
+    cs_spirv_free(&fs);
+
+    const cs_graphics_state *g = &desc->graphics;
+    VkPipelineShaderStageCreateInfo stage_info[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = vmod, .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fmod, .pName = "main"},
+    };
+    // Vertex pulling: every feature reads its vertices from storage buffers.
+    VkPipelineVertexInputStateCreateInfo vertex_input = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo assembly = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = g->topology,
+    };
+    VkPipelineViewportStateCreateInfo viewport = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+        .viewportCount = 1,
+        .scissorCount = 1,
+    };
+    VkPipelineRasterizationStateCreateInfo raster = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = g->cull,
+        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo multisample = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    VkPipelineDepthStencilStateCreateInfo depth = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = g->depth_test,
+        .depthWriteEnable = g->depth_write,
+        .depthCompareOp = g->depth_compare,
+    };
+    VkPipelineColorBlendAttachmentState blend_attachment = {
+        .blendEnable = g->alpha_blend,
+        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .colorBlendOp = VK_BLEND_OP_ADD,
+        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .alphaBlendOp = VK_BLEND_OP_ADD,
+        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                          VK_COLOR_COMPONENT_A_BIT,
+    };
+    VkPipelineColorBlendStateCreateInfo blend = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &blend_attachment,
+    };
+    VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dynamic = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+        .dynamicStateCount = CS_ARRAY_COUNT(dynamic_states),
+        .pDynamicStates = dynamic_states,
+    };
+    VkPipelineRenderingCreateInfo rendering = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+        .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &g->color_format,
+        .depthAttachmentFormat = g->depth_format,
+    };
+    VkGraphicsPipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rendering,
+        .stageCount = 2,
+        .pStages = stage_info,
+        .pVertexInputState = &vertex_input,
+        .pInputAssemblyState = &assembly,
+        .pViewportState = &viewport,
+        .pRasterizationState = &raster,
+        .pMultisampleState = &multisample,
+        .pDepthStencilState = &depth,
+        .pColorBlendState = &blend,
+        .pDynamicState = &dynamic,
+        .layout = out->layout,
+    };
+    VK_CHECK(vkCreateGraphicsPipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, &out->pipeline));
+    vkDestroyShaderModule(ctx->device, vmod, NULL);
+    vkDestroyShaderModule(ctx->device, fmod, NULL);
+    return true;
+}
+
+static bool build(cs_context *ctx, const cs_program *prog, built *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = prog->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE ? build_compute(ctx, &prog->desc, prog->name, out, err)
+                                                                 : build_graphics(ctx, &prog->desc, prog->name, out, err);
+    if (!ok) {
+        built_destroy(ctx, out);
+        return false;
+    }
+    const char *file = prog->desc.path ? prog->desc.path : prog->desc.vert;
+    if (out->reflection.push_constant_size > ctx->props.limits.maxPushConstantsSize) {
+        uint32_t size = out->reflection.push_constant_size;
+        built_destroy(ctx, out);
+        return cs_fail(err, "%s/%s: push constants are %u bytes; the device allows %u", cs_shader_dir(), file, size,
+                       ctx->props.limits.maxPushConstantsSize);
+    }
+    cs_name_object(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)out->pipeline, prog->name);
+    cs_name_object(ctx, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)out->layout, prog->name);
+    return true;
+}
+
+// Moves a successful build into the entry, releasing what it replaces.
+static void install(cs_context *ctx, cs_program *prog, built *b)
+{
+    built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
+    built_destroy(ctx, &old);
+    prog->pipeline = b->pipeline;
+    prog->layout = b->layout;
+    prog->set_layout = b->set_layout;
+    prog->reflection = b->reflection;
+    prog->deps = b->deps;
+    prog->dep_count = b->dep_count;
+    memset(b, 0, sizeof *b);
+}
+
+// ---------------------------------------------------------------------------
+// The registry
+
+static cs_program *slot_of(const cs_context *ctx, cs_program_id id)
+{
+    uint32_t slot = (id.value & SLOT_MASK);
+    if (slot == 0 || slot > ctx->program_slots)
+        return NULL;
+    cs_program *prog = &ctx->programs[slot - 1];
+    if (!prog->live || prog->generation != id.value >> SLOT_BITS)
+        return NULL;
+    return prog;
+}
+
+static uint32_t take_slot(cs_context *ctx)
+{
+    for (uint32_t i = 0; i < ctx->program_slots; i++)
+        if (!ctx->programs[i].live)
+            return i;
+    CS_ASSERT(ctx->program_slots < SLOT_MASK, "more than %u programs", SLOT_MASK);
+    if (ctx->program_slots == ctx->program_capacity) {
+        uint32_t capacity = ctx->program_capacity ? 2 * ctx->program_capacity : 64;
+        cs_program *grown = realloc(ctx->programs, capacity * sizeof *grown);
+        CS_ASSERT(grown, "out of memory for %u programs", capacity);
+        memset(grown + ctx->program_capacity, 0, (capacity - ctx->program_capacity) * sizeof *grown);
+        ctx->programs = grown;
+        ctx->program_capacity = capacity;
+    }
+    return ctx->program_slots++;
+}
+
+// Copies the caller's strings: hot reload needs them long after the
+// caller's buffers are gone.
+static void copy_desc(cs_program *prog, const cs_program_desc *desc)
+{
+    prog->desc = *desc;
+    const char *paths[3] = {desc->path, desc->vert, desc->frag};
+    const char **fields[3] = {&prog->desc.path, &prog->desc.vert, &prog->desc.frag};
+    for (int i = 0; i < 3; i++) {
+        *fields[i] = NULL;
+        if (paths[i]) {
+            snprintf(prog->path_text[i], sizeof prog->path_text[i], "%s", paths[i]);
+            *fields[i] = prog->path_text[i];
+        }
+    }
+    for (uint32_t i = 0; i < CS_MAX_DEFINES && desc->defines[i].name; i++) {
+        snprintf(prog->define_text[i][0], sizeof prog->define_text[i][0], "%s", desc->defines[i].name);
+        snprintf(prog->define_text[i][1], sizeof prog->define_text[i][1], "%s",
+                 desc->defines[i].value ? desc->defines[i].value : "1");
+        prog->desc.defines[i] = (cs_define){prog->define_text[i][0], prog->define_text[i][1]};
+    }
+    const char *name = desc->name ? desc->name : desc->path ? desc->path : desc->vert;
+    snprintf(prog->name, sizeof prog->name, "%s", name ? name : "?");
+    prog->desc.name = prog->name;
+}
+
+bool cs_program_create(cs_context *ctx, const cs_program_desc *desc, cs_program_id *out, cs_error *err)
+{
+    *out = (cs_program_id){0};
+    bool compute = desc->path != NULL;
+    if (compute == (desc->vert != NULL || desc->frag != NULL) || (!compute && (!desc->vert || !desc->frag)))
+        return cs_fail(err, "program %s: give either a compute shader (path) or a vertex and a fragment shader",
+                       desc->name ? desc->name : "?");
+    cs_program fresh = {0};
+    fresh.bind_point = compute ? VK_PIPELINE_BIND_POINT_COMPUTE : VK_PIPELINE_BIND_POINT_GRAPHICS;
+    fresh.stages = compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    copy_desc(&fresh, desc);
+    built b;
+    if (!build(ctx, &fresh, &b, err))
+        return false;
+    uint32_t slot = take_slot(ctx);
+    cs_program *prog = &ctx->programs[slot];
+    uint32_t generation = (prog->generation + 1) & (0xffffffffu >> SLOT_BITS);
+    *prog = fresh;
+    prog->generation = generation;
+    prog->live = true;
+    // The defines and paths point into the entry's own text now.
+    copy_desc(prog, &fresh.desc);
+    install(ctx, prog, &b);
+    *out = (cs_program_id){(generation << SLOT_BITS) | (slot + 1)};
+    return true;
+}
+
+void cs_program_destroy(cs_context *ctx, cs_program_id *id)
+{
+    if (!id->value)
+        return;
+    cs_program *prog = slot_of(ctx, *id);
+    CS_ASSERT(prog, "destroy of a stale program handle %#x", id->value);
+    built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
+    built_destroy(ctx, &old);
+    uint32_t generation = prog->generation;
+    memset(prog, 0, sizeof *prog);
+    prog->generation = generation; // the next owner of the slot gets generation + 1
+    *id = (cs_program_id){0};
+}
+
+const cs_program *cs_program_get(const cs_context *ctx, cs_program_id id)
+{
+    const cs_program *prog = slot_of(ctx, id);
+    CS_ASSERT(prog, "program handle %#x is %s", id.value, id.value ? "stale (its program was destroyed)" : "empty");
+    return prog;
+}
+
+static bool same_interface(const cs_reflection *a, const cs_reflection *b)
+{
+    return a->binding_mask == b->binding_mask && a->push_constant_size == b->push_constant_size &&
+           memcmp(a->binding_types, b->binding_types, sizeof a->binding_types) == 0;
+}
+
+static bool reload_entry(cs_context *ctx, cs_program *prog, cs_error *err)
+{
+    built b;
+    if (!build(ctx, prog, &b, err))
+        return false;
+    if (!same_interface(&prog->reflection, &b.reflection)) {
+        built_destroy(ctx, &b);
+        return cs_fail(err,
+                       "%s/%s: its bindings or push constants changed; hot reload keeps the interface the host "
+                       "code feeds, so restart to use the new one",
+                       cs_shader_dir(), prog->desc.path ? prog->desc.path : prog->desc.vert);
+    }
+    // The caller waited for the frame in flight: the old pipeline is idle.
+    install(ctx, prog, &b);
+    return true;
+}
+
+bool cs_program_reload(cs_context *ctx, cs_program_id id, cs_error *err)
+{
+    cs_program *prog = slot_of(ctx, id);
+    CS_ASSERT(prog, "reload of a stale program handle %#x", id.value);
+    return reload_entry(ctx, prog, err);
+}
+
+bool cs_program_depends_on(const cs_program *prog, const char *path)
+{
+    char want[PATH_MAX];
+    if (!realpath(path, want))
+        snprintf(want, sizeof want, "%s", path);
+    for (uint32_t i = 0; i < prog->dep_count; i++) {
+        char have[PATH_MAX];
+        if (!realpath(prog->deps[i], have))
+            snprintf(have, sizeof have, "%s", prog->deps[i]);
+        if (strcmp(have, want) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void append_name(cs_reload_report *report, const char *name)
+{
+    size_t used = strlen(report->names);
+    if (used + strlen(name) + 8 >= sizeof report->names) {
+        if (!strstr(report->names, "..."))
+            snprintf(report->names + used, sizeof report->names - used, ", ...");
+        return;
+    }
+    snprintf(report->names + used, sizeof report->names - used, "%s%s", used ? ", " : "", name);
+}
+
+void cs_programs_reload(cs_context *ctx, const char *path, cs_reload_report *report)
+{
+    for (uint32_t i = 0; i < ctx->program_slots; i++) {
+        cs_program *prog = &ctx->programs[i];
+        if (!prog->live || !cs_program_depends_on(prog, path))
+            continue;
+        cs_error err;
+        if (reload_entry(ctx, prog, &err)) {
+            report->rebuilt++;
+            append_name(report, prog->name);
+        } else {
+            if (report->failed++ == 0)
+                report->first_error = err;
+        }
+    }
+}
+
+uint32_t cs_program_count(const cs_context *ctx)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ctx->program_slots; i++)
+        n += ctx->programs[i].live;
+    return n;
+}
+
+void cs_programs_shutdown(cs_context *ctx)
+{
+    for (uint32_t i = 0; i < ctx->program_slots; i++) {
+        cs_program *prog = &ctx->programs[i];
+        if (!prog->live)
+            continue;
+        built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
+        built_destroy(ctx, &old);
+    }
+    free(ctx->programs);
+    ctx->programs = NULL;
+    ctx->program_slots = ctx->program_capacity = 0;
+}

@@ -1,0 +1,41 @@
+// feature_box.c — the domain box's twelve edges as lines (a rectangle in 2D).
+#include "feature.h"
+
+typedef struct box {
+    cs_program_id program;
+} box;
+
+static bool create(cs_renderer *r, void **state, cs_error *err)
+{
+    box *b = calloc(1, sizeof *b);
+    *state = b;
+    return cs_render_program(r, "render box", "render/box.vert", "render/box.frag", VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
+                             true, true, VK_COMPARE_OP_LESS_OR_EQUAL, &b->program, err);
+}
+
+static void destroy(cs_renderer *r, void *state)
+{
+    box *b = state;
+    cs_program_destroy(r->ctx, &b->program);
+    free(b);
+}
+
+static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+{
+    (void)r;
+    box *b = state;
+    if (view->frame->hide_box)
+        return;
+    const cs_scene *scene = view->scene;
+    struct cs_render_box_push push = {
+        .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],
+        .proj = view->proj,
+        .fog = view->fog,
+        .box_min = {scene->domain_min[0], scene->domain_min[1], scene->dim == 2 ? 0 : scene->domain_min[2], 0},
+        .box_max = {scene->domain_max[0], scene->domain_max[1], scene->dim == 2 ? 0 : scene->domain_max[2], 0},
+        .misc = {view->fog_start, (float)view->flags, 0, 0},
+    };
+    cs_draw(rec, b->program, &(cs_draw_desc){.push = &push, .push_size = sizeof push, .vertex_count = 24});
+}
+
+const cs_render_feature cs_feature_box = {"box", create, destroy, record};

@@ -1,0 +1,79 @@
+// feature_particles.c — particles as lit sphere impostors with true depth,
+// pulled from the solvers' storage buffers (6 vertices each), for every
+// particle view of the frame (one per fluid). A view with draw_args is drawn
+// indirectly: the count was decided on the GPU.
+#include "feature.h"
+
+typedef struct particles {
+    cs_program_id program;
+} particles;
+
+static bool create(cs_renderer *r, void **state, cs_error *err)
+{
+    particles *p = calloc(1, sizeof *p);
+    *state = p;
+    return cs_render_program(r, "render particles", "render/particles.vert", "render/particles.frag",
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, &p->program, err);
+}
+
+static void destroy(cs_renderer *r, void *state)
+{
+    particles *p = state;
+    cs_program_destroy(r->ctx, &p->program);
+    free(p);
+}
+
+// Radius of the drawn spheres: the frame's, the scene's, half the spacing.
+static float particle_radius(const cs_render_frame *f)
+{
+    if (f->particle_radius > 0)
+        return f->particle_radius;
+    if (f->scene->render.particle_radius > 0)
+        return f->scene->render.particle_radius;
+    if (f->scene->particle_spacing > 0)
+        return 0.5f * f->scene->particle_spacing;
+    return (float)(0.01 * f->camera->scene_radius);
+}
+
+static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_render_view *view,
+                      const cs_particle_view *pv)
+{
+    uint32_t count = pv->count;
+    if (count == 0 && !pv->draw_args)
+        return;
+    CS_ASSERT(pv->positions && pv->materials, "a particle view needs positions and materials");
+    CS_ASSERT(count <= UINT32_MAX / 6, "too many particles to draw: %u", count);
+    // A missing velocity or density buffer reads as the dummy: fall back to
+    // material colours rather than read past its end.
+    int mode = view->color_mode;
+    if ((mode == CS_COLOR_SPEED && !pv->velocities) || (mode == CS_COLOR_DENSITY && !pv->densities))
+        mode = CS_COLOR_MATERIAL;
+    float spread = view->density_spread;
+    struct cs_render_particles_push push = {
+        .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],
+        .proj = view->proj,
+        .fog = view->fog,
+        .params = {particle_radius(view->frame), view->speed_max, 1.0f - spread, 1.0f + spread},
+        .modes = {view->flags, (uint32_t)mode, count, r->material_count},
+        .misc = {view->fog_start, 0, 0, 0},
+    };
+    cs_buffer *velocities = pv->velocities && pv->velocities->buffer ? pv->velocities : &r->dummy;
+    cs_buffer *densities = pv->densities && pv->densities->buffer ? pv->densities : &r->dummy;
+    cs_draw(rec, p->program, &(cs_draw_desc){
+        .buffers = {pv->positions, velocities, densities, pv->materials, &r->material_table},
+        .push = &push, .push_size = sizeof push,
+        .vertex_count = 6 * count,
+        .indirect = pv->draw_args});
+}
+
+static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+{
+    const cs_render_frame *frame = view->frame;
+    if (!frame->particles)
+        return;
+    uint32_t views = frame->particle_view_count ? frame->particle_view_count : 1;
+    for (uint32_t i = 0; i < views; i++)
+        draw_view(r, state, rec, view, &frame->particles[i]);
+}
+
+const cs_render_feature cs_feature_particles = {"particles", create, destroy, record};
