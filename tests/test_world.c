@@ -12,10 +12,14 @@
 //    a prefix (stats.csv columns and benchmarks keep their names);
 //  - an unknown solver in fluids[1] is refused naming the key and listing the
 //    solvers of this build, and the fluid created before it is released
-//    (device memory back where it was, no validation message).
+//    (device memory back where it was, no validation message);
+//  - a frame of 150 substeps (more than 1024 passes in one recording) runs
+//    for PBF, Clavet SPH and WCSPH.
 #include "test_util.h"
 
 #include "world.h"
+
+#include <math.h>
 
 #define FRAMES 12
 
@@ -192,11 +196,66 @@ static void test_refusals(cs_context *ctx)
     cs_scene_free(&scene);
 }
 
+// Gives a file and all its fluids `substeps` substeps per frame, keeping dt
+// (the shipped parameters are tuned for it; a longer frame, same physics).
+static void set_substeps(cs_scene *scene, uint32_t substeps)
+{
+    scene->substeps = substeps;
+    for (uint32_t i = 0; i < scene->fluid_count; i++) {
+        scene->fluids[i].substeps = substeps;
+    }
+}
+
+// A frame of many substeps is one recording of more than 1024 passes (the
+// recorder's old fixed budget, which crashed PBF at 114 substeps and made
+// SPH and WCSPH refuse the scene): it runs, every pass is timed, and the
+// fluids keep their invariants (count, finite, inside, no speed beyond a
+// dam-break front as tall as the domain).
+static void test_long_frames(cs_context *ctx)
+{
+    static const char *const scenes[] = {"two_fluids_2d", "wcsph_tank_3d"};
+    for (size_t k = 0; k < CS_ARRAY_COUNT(scenes); k++) {
+        cs_scene scene;
+        if (!load(scenes[k], false, &scene))
+            continue;
+        set_substeps(&scene, 150);
+        cs_world world;
+        cs_recorder rec;
+        cs_recorder_create(ctx, "long frame", &rec);
+        if (run_world(ctx, &scene, &world, &rec, 1)) {
+            cs_sim_stats st, per[CS_MAX_FLUIDS];
+            cs_world_stats(&world, &st, per);
+            for (uint32_t i = 0; i < world.fluid_count; i++)
+                fprintf(stderr, "  %s: %u particles, max speed %.3f m/s\n", scene.fluids[i].fluid_name,
+                        per[i].particles, per[i].max_speed);
+            uint32_t timed = 0, blocks = 0;
+            for (uint32_t i = 0; i < rec.pass_count; i++)
+                timed += rec.passes[i].ms >= 0;
+            for (uint32_t i = 0; i < scene.fluid_count; i++)
+                blocks += cs_scene_block_particles(&scene.fluids[i]);
+            // The fastest water in these scenes is a dam-break front: Ritter's
+            // 2 sqrt(g H), with H the domain's height, plus 10%.
+            double fall = 1.1 * 2.0 * sqrt(9.8 * (scene.domain_max[1] - scene.domain_min[1]));
+            fprintf(stderr, "long frame %s: 150 substeps, %u passes in one recording, %u particles, max speed %.3f\n",
+                    scenes[k], rec.pass_count, st.particles, st.max_speed);
+            CHECK(rec.pass_count > 1024 && timed == rec.pass_count, "%s: %u passes, %u timed", scenes[k],
+                  rec.pass_count, timed);
+            CHECK(st.non_finite == 0 && st.outside_domain == 0 && st.particles >= blocks && st.max_speed < fall,
+                  "%s: %u particles (blocks %u), %u NaN, %u outside, max speed %.3f (bound %.3f)", scenes[k],
+                  st.particles, blocks, st.non_finite, st.outside_domain, st.max_speed, fall);
+            cs_world_destroy(&world);
+        }
+        cs_recorder_destroy(&rec);
+        cs_scene_free(&scene);
+    }
+}
+
 int main(void)
 {
     cs_context ctx;
     test_context(&ctx);
     test_two_fluids(&ctx);
     test_refusals(&ctx);
+    test_long_frames(&ctx);
     return test_finish(&ctx);
 }
