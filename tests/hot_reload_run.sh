@@ -3,7 +3,10 @@
 # copy of the shader tree:
 #   1. edit a constant in a shader: the next frames' stats change;
 #   2. break the shader: the run goes on, the error names file:line;
-#   3. fix it: the run recovers.
+#   3. fix it: the run recovers;
+#   4. edit a primitive (prim/sort_scatter.comp, under the neighbour grid)
+#      and a render shader (render/particles.frag) at once: both rebuilt,
+#      both reported, the run goes on drawing frames.
 # The edit scales the stats pass's per-particle mass by 1000, so the
 # total_mass column of stats.csv shows which shader is running. Every save is
 # an atomic rename, as editors do. $1 is the cistern binary.
@@ -41,7 +44,7 @@ rows_at_least() { [ "$(rows)" -ge "$1" ]; }
 ratio_is() { awk -v a="$(last_mass)" -v b="$m0" -v r="$1" 'BEGIN { exit !(b > 0 && a / b > r * 0.999 && a / b < r * 1.001) }'; }
 
 CISTERN_SHADER_DIR="$tmp/shaders" "$cistern" run rest_box_3d --headless --watch --frames 1000000 \
-  --png-every 0 --validation --out "$tmp/out" > "$tmp/log" 2>&1 &
+  --png-every 1 --size 64x48 --validation --out "$tmp/out" > "$tmp/log" 2>&1 &
 pid=$!
 wait_for "first frames" rows_at_least 3
 m0=$(last_mass)
@@ -66,7 +69,20 @@ grep -q "previous shader keeps running" "$tmp/log" || fail "the log does not say
 save "$tmp/stats.orig"
 wait_for "recovery (mass back to the original)" ratio_is 1
 kill -0 "$pid" 2>/dev/null || fail "the run died"
+
+# 4. A primitive and a render shader, saved together (comment-only edits:
+# the results must not change, the programs must be rebuilt and said so).
+for f in prim/sort_scatter.comp render/particles.frag; do
+  { cat "$tmp/shaders/$f"; echo "// edited by hot_reload_run.sh"; } > "$tmp/edit~" && mv "$tmp/edit~" "$tmp/shaders/$f"
+done
+wait_for "the primitive's rebuild reported" grep -q "prim/sort_scatter.comp changed: rebuilt [0-9]* program" "$tmp/log"
+wait_for "the render shader's rebuild reported" \
+  grep -q "render/particles.frag changed: rebuilt 1 program (render particles)" "$tmp/log"
+before=$(rows)
+wait_for "frames after both rebuilds" rows_at_least $((before + 3))
+ratio_is 1 || fail "a comment-only edit changed the results: mass $(last_mass)"
+ls "$tmp/out"/frame_*.png > /dev/null 2>&1 || fail "no frames drawn"
 grep -q "validation error" "$tmp/log" && fail "validation errors: $(grep -m3 'validation error' "$tmp/log")"
-grep -E "error|reloaded" "$tmp/log" | head -5
+grep -E "error|changed" "$tmp/log" | head -8
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)"; cat "$tmp/log" | tail -20; exit 1; fi
 echo PASS
