@@ -1,4 +1,5 @@
 // test_core.c — the Vulkan core: reflection, dispatch rounding and folding,
+// the program registry, recordings of thousands of passes, image bindings,
 // size limits, pass timestamps, and a planted missing barrier that
 // synchronization validation must catch.
 #include "test_util.h"
@@ -130,6 +131,87 @@ static void check_registry(cs_context *ctx)
     CHECK(cs_program_count(ctx) == before, "registry back to %u programs", before);
 }
 
+// Image bindings in dispatches and the image-barrier helper: a storage
+// image written by one dispatch, transitioned, then read through a combined
+// image sampler by another, at sizes around the 8x8 workgroup.
+static void check_images(cs_context *ctx)
+{
+    cs_program_id write, read;
+    test_program(ctx, &write, "test/image_write.comp", NULL);
+    test_program(ctx, &read, "test/image_read.comp", NULL);
+    CHECK(cs_program_get(ctx, write)->reflection.binding_types[0] == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE &&
+              cs_program_get(ctx, read)->reflection.binding_types[0] == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+          "image binding types reflected");
+    VkSampler sampler;
+    VkSamplerCreateInfo sampler_info = {
+        .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+        .magFilter = VK_FILTER_NEAREST,
+        .minFilter = VK_FILTER_NEAREST,
+        .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    };
+    VK_CHECK(vkCreateSampler(ctx->device, &sampler_info, NULL, &sampler));
+    const uint32_t sizes[][2] = {{1, 1}, {7, 9}, {8, 8}, {9, 7}, {65, 3}, {64, 64}};
+    for (size_t s = 0; s < CS_ARRAY_COUNT(sizes); s++) {
+        uint32_t w = sizes[s][0], h = sizes[s][1];
+        cs_image img;
+        cs_error err;
+        bool ok = cs_image_create(ctx, &(cs_image_desc){.name = "test image", .format = VK_FORMAT_R32G32B32A32_SFLOAT,
+                                                       .usage = VK_IMAGE_USAGE_STORAGE_BIT |
+                                                                VK_IMAGE_USAGE_SAMPLED_BIT,
+                                                       .width = w, .height = h},
+                                  &img, &err);
+        CHECK(ok, "image %ux%u: %s", w, h, ok ? "" : err.msg);
+        if (!ok)
+            continue;
+        cs_buffer out;
+        test_buffer(ctx, &out, "texels", (VkDeviceSize)w * h * 16);
+        cs_buffer_fill(ctx, &out, CS_POISON_U32);
+        uint32_t size[2] = {w, h};
+        cs_recorder rec;
+        cs_recorder_create(ctx, "images", &rec);
+        cs_recorder_begin(&rec);
+        cs_pass_begin(&rec, "image write");
+        cs_barrier_image(rec.cmd, &(cs_image_barrier){
+            .image = img.image, .old_layout = VK_IMAGE_LAYOUT_UNDEFINED, .new_layout = VK_IMAGE_LAYOUT_GENERAL,
+            .dst_stage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, .dst_access = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT});
+        cs_dispatch(&rec, write, &(cs_dispatch_desc){
+            .images = {[0] = {.view = img.view, .layout = VK_IMAGE_LAYOUT_GENERAL}},
+            .push = size, .push_size = sizeof size, .threads = {w, h}});
+        cs_pass_end(&rec);
+        cs_pass_begin(&rec, "image read");
+        cs_barrier_image(rec.cmd, &(cs_image_barrier){
+            .image = img.image, .old_layout = VK_IMAGE_LAYOUT_GENERAL,
+            .new_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+            .src_stage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, .src_access = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+            .dst_stage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, .dst_access = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT});
+        cs_dispatch(&rec, read, &(cs_dispatch_desc){
+            .images = {[0] = {.view = img.view, .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                              .sampler = sampler}},
+            .buffers = {[1] = &out},
+            .push = size, .push_size = sizeof size, .threads = {w, h}});
+        cs_pass_end(&rec);
+        cs_recorder_submit_wait(&rec);
+        float *texels = malloc((size_t)w * h * 16);
+        cs_buffer_download(ctx, &out, texels, (VkDeviceSize)w * h * 16, 0);
+        uint32_t bad = 0;
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++) {
+                const float *t = &texels[4 * (x + w * y)];
+                bad += t[0] != (float)x || t[1] != (float)y || t[2] != (float)(x * 1000 + y) || t[3] != 1.0f;
+            }
+        CHECK(bad == 0, "image %ux%u written and read back: %u texels wrong", w, h, bad);
+        free(texels);
+        cs_recorder_destroy(&rec);
+        cs_buffer_destroy(ctx, &out);
+        cs_image_destroy(ctx, &img);
+    }
+    vkDestroySampler(ctx->device, sampler, NULL);
+    cs_program_destroy(ctx, &write);
+    cs_program_destroy(ctx, &read);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -188,6 +270,7 @@ int main(void)
     ctx.validation_errors = before; // expected; every other error still fails the test
 
     check_many_passes(&ctx, prog);
+    check_images(&ctx);
     check_registry(&ctx);
 
     cs_program_destroy(&ctx, &prog);
