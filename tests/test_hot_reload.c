@@ -5,13 +5,25 @@
 // reloads leave no device objects behind (the validation layer reports
 // leaked objects at vkDestroyDevice) — run under LeakSanitizer/valgrind in
 // the asan preset for host memory.
+//
+// Also: the watcher reports every file of a large burst and watches
+// directories created later.
 #define _GNU_SOURCE
 #include "test_util.h"
 #include "watch.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char g_dir[256];
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CS_ASSERT(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
 
 static void write_atomically(const char *path, const char *text)
 {
@@ -43,10 +55,10 @@ static uint32_t run_once(cs_context *ctx, cs_program *prog, cs_buffer *out)
 // Waits (up to 5 s) for the watcher to report the edited file, then reloads.
 static bool wait_and_reload(cs_context *ctx, cs_watch *w, cs_program *prog, cs_error *err, bool *saw_event)
 {
-    char paths[8][512];
     *saw_event = false;
     for (int tries = 0; tries < 500; tries++) {
-        uint32_t n = cs_watch_poll(w, paths, 8);
+        cs_watch_path *paths;
+        uint32_t n = cs_watch_poll(w, &paths);
         for (uint32_t i = 0; i < n; i++) {
             if (cs_program_depends_on(prog, paths[i])) {
                 *saw_event = true;
@@ -57,6 +69,96 @@ static bool wait_and_reload(cs_context *ctx, cs_watch *w, cs_program *prog, cs_e
         usleep(10000);
     }
     return cs_fail(err, "no change event");
+}
+
+// Polls (up to 5 s) until the watcher reports a burst; returns its size.
+static uint32_t wait_for_report(cs_watch *w, cs_watch_path **paths)
+{
+    for (int tries = 0; tries < 500; tries++) {
+        uint32_t n = cs_watch_poll(w, paths);
+        if (n > 0)
+            return n;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static uint32_t count_path(cs_watch_path *paths, uint32_t n, const char *want)
+{
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < n; i++)
+        found += strcmp(paths[i], want) == 0;
+    return found;
+}
+
+// More files than the watcher's old fixed pending list (64) and far more
+// than the `max` callers used to pass (8 here, 16 in run.c): with any fixed
+// cap below BURST_FILES the count check fails, naming how many came back.
+#define BURST_FILES 100
+
+// One burst: every file written (twice: an atomic save, then an in-place
+// one) before the first poll, so all events land in one debounce window and
+// one report, each path once.
+static void test_burst(const char *dir)
+{
+    cs_watch w;
+    cs_error err;
+    CHECK(cs_watch_open(&w, dir, 50, &err), "%s", err.msg);
+    char path[600];
+    for (int i = 0; i < BURST_FILES; i++) {
+        snprintf(path, sizeof path, "%s/burst_%03d.glsl", dir, i);
+        write_atomically(path, "// first save\n");
+        write_file(path, "// second save\n");
+    }
+    cs_watch_path *paths;
+    uint32_t n = wait_for_report(&w, &paths);
+    CHECK(n == BURST_FILES, "one report of the whole burst: %u paths, want %d", n, BURST_FILES);
+    uint32_t missing = 0;
+    for (int i = 0; i < BURST_FILES; i++) {
+        snprintf(path, sizeof path, "%s/burst_%03d.glsl", dir, i);
+        missing += count_path(paths, n, path) != 1;
+    }
+    CHECK(missing == 0, "%u of %d burst files not reported exactly once", missing, BURST_FILES);
+    CHECK(cs_watch_poll(&w, &paths) == 0, "a report is not repeated");
+    cs_watch_close(&w);
+}
+
+// More new directories than the watcher's old fixed limit (64). Files
+// written into a directory before the watcher has seen it are reported by
+// the scan that starts watching it; later edits there by its own watch.
+#define NEW_DIRS 70
+
+static void test_new_dirs(const char *dir)
+{
+    cs_watch w;
+    cs_error err;
+    CHECK(cs_watch_open(&w, dir, 50, &err), "%s", err.msg);
+    char path[600];
+    for (int i = 0; i < NEW_DIRS; i++) {
+        snprintf(path, sizeof path, "%s/sub_%02d", dir, i);
+        CS_ASSERT(mkdir(path, 0755) == 0, "mkdir %s", path);
+        snprintf(path, sizeof path, "%s/sub_%02d/f.glsl", dir, i);
+        write_file(path, "// new\n");
+    }
+    snprintf(path, sizeof path, "%s/sub_00/deeper", dir);
+    CS_ASSERT(mkdir(path, 0755) == 0, "mkdir %s", path);
+    char deep[600];
+    snprintf(deep, sizeof deep, "%s/sub_00/deeper/g.comp", dir);
+    write_file(deep, "// new\n");
+
+    cs_watch_path *paths;
+    uint32_t n = wait_for_report(&w, &paths);
+    CHECK(n == NEW_DIRS + 1, "files in new directories: %u reported, want %d", n, NEW_DIRS + 1);
+    CHECK(count_path(paths, n, deep) == 1, "file in a new nested directory reported");
+
+    // The new directories are watched now: edits there are seen.
+    snprintf(path, sizeof path, "%s/sub_%02d/f.glsl", dir, NEW_DIRS - 1);
+    write_atomically(path, "// edited\n");
+    write_atomically(deep, "// edited\n");
+    n = wait_for_report(&w, &paths);
+    CHECK(n == 2 && count_path(paths, n, path) == 1 && count_path(paths, n, deep) == 1,
+          "edits in directories created after open: %u reported, want 2", n);
+    cs_watch_close(&w);
 }
 
 int main(void)
@@ -114,6 +216,15 @@ int main(void)
     CHECK(run_once(&ctx, &prog, &out) == 4u, "value after 100 reloads");
 
     cs_watch_close(&w);
+
+    char burst_dir[] = "/tmp/cistern_watch_XXXXXX";
+    CS_ASSERT(mkdtemp(burst_dir), "mkdtemp");
+    test_burst(burst_dir);
+    test_new_dirs(burst_dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", burst_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", burst_dir);
+
     cs_buffer_destroy(&ctx, &out);
     cs_program_destroy(&ctx, &prog);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
