@@ -7,7 +7,9 @@
 // the asan preset for host memory.
 //
 // Also: the watcher reports every file of a large burst and watches
-// directories created later.
+// directories created later; include cycles are errors that name the cycle,
+// while diamonds and guarded mutual includes still compile; a shader with
+// more includes than cistern tracks is refused, not truncated.
 #define _GNU_SOURCE
 #include "test_util.h"
 #include "watch.h"
@@ -161,6 +163,106 @@ static void test_new_dirs(const char *dir)
     cs_watch_close(&w);
 }
 
+static const char *const CYCLE_MAIN = "#version 450\n"
+                                      "#include \"%s\"\n"
+                                      "layout(local_size_x = 1) in;\n"
+                                      "void main() {}\n";
+
+// Writes g_dir/test/<name> from a printf format with one %s.
+static void write_test_shader(const char *name, const char *format, const char *arg)
+{
+    char path[600], text[1024];
+    snprintf(path, sizeof path, "%s/test/%s", g_dir, name);
+    snprintf(text, sizeof text, format, arg);
+    write_file(path, text);
+}
+
+static bool compile(const char *path, cs_error *err, uint32_t *dep_count)
+{
+    cs_spirv spirv;
+    bool ok = cs_shader_compile(path, NULL, 0, &spirv, err);
+    if (dep_count)
+        *dep_count = spirv.dep_count;
+    cs_spirv_free(&spirv);
+    return ok;
+}
+
+// a.glsl <-> b.glsl without guards is refused with the cycle spelled out;
+// with guards (as C headers do) it compiles, and so does a diamond.
+static void test_include_graphs(void)
+{
+    cs_error err;
+    write_test_shader("cycle_ab.comp", CYCLE_MAIN, "cycle_a.glsl");
+    write_test_shader("cycle_a.glsl", "// a\n#include \"%s\"\n", "cycle_b.glsl");
+    write_test_shader("cycle_b.glsl", "// b\n\n#include \"%s\"\n", "cycle_a.glsl");
+    bool ok = compile("test/cycle_ab.comp", &err, NULL);
+    CHECK(!ok, "a <-> b include cycle is refused");
+    CHECK(strstr(err.msg, "test/cycle_b.glsl:3: error: include cycle: "
+                          "test/cycle_a.glsl -> test/cycle_b.glsl -> test/cycle_a.glsl"),
+          "error names the file, line and cycle: %s", err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    write_test_shader("cycle_b.glsl", "// b, fixed%s\n", "");
+    CHECK(compile("test/cycle_ab.comp", &err, NULL), "fixed cycle compiles: %s", err.msg);
+
+    // The same mutual include behind include guards: glslang stops at the
+    // guard, so it is not a cycle.
+    write_test_shader("guarded_ab.comp", CYCLE_MAIN, "guarded_a.glsl");
+    write_test_shader("guarded_a.glsl",
+                      "#ifndef GUARDED_A\n#define GUARDED_A\n#include \"%s\"\nfloat fa() { return 1.0; }\n#endif\n",
+                      "guarded_b.glsl");
+    write_test_shader("guarded_b.glsl",
+                      "#ifndef GUARDED_B\n#define GUARDED_B\n#include \"%s\"\nfloat fb() { return 2.0; }\n#endif\n",
+                      "guarded_a.glsl");
+    CHECK(compile("test/guarded_ab.comp", &err, NULL), "guarded mutual include compiles: %s", err.msg);
+
+    // Diamond: left and right both include the guarded base.
+    write_test_shader("diamond.comp",
+                      "#version 450\n#include \"diamond_left.glsl\"\n#include \"diamond_right.glsl\"\n"
+                      "layout(local_size_x = 1) in;\n"
+                      "layout(std430, binding = 0) writeonly buffer Out { float value[]; };\n"
+                      "void main() { value[0] = left() + right(); }\n%s",
+                      "");
+    write_test_shader("diamond_left.glsl", "#include \"%s\"\nfloat left() { return base(); }\n", "diamond_base.glsl");
+    write_test_shader("diamond_right.glsl", "#include \"%s\"\nfloat right() { return base(); }\n", "diamond_base.glsl");
+    write_test_shader("diamond_base.glsl",
+                      "#ifndef DIAMOND_BASE\n#define DIAMOND_BASE\nfloat base() { return 1.0; }\n#endif\n%s", "");
+    uint32_t deps = 0;
+    CHECK(compile("test/diamond.comp", &err, &deps), "diamond include compiles: %s", err.msg);
+    CHECK(deps == 4, "diamond records 4 files (base once), got %u", deps);
+}
+
+// A shader with one include per line, `count` of them.
+static void write_many_includes(uint32_t count)
+{
+    char list[4096] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "many_%02u.glsl", i);
+        write_test_shader(name, "// %s\n", name);
+        used += snprintf(list + used, sizeof list - used, "#include \"%s\"\n", name);
+    }
+    write_test_shader("many.comp", "#version 450\n%slayout(local_size_x = 1) in;\nvoid main() {}\n", list);
+}
+
+// Every dependency is tracked for hot reload up to CS_MAX_DEPS (the shader
+// itself and its includes); one more is a clear error, not a file whose
+// edits are silently ignored.
+static void test_many_includes(void)
+{
+    cs_error err;
+    uint32_t deps = 0;
+    write_many_includes(CS_MAX_DEPS - 1);
+    CHECK(compile("test/many.comp", &err, &deps), "%d includes compile: %s", CS_MAX_DEPS - 1, err.msg);
+    CHECK(deps == CS_MAX_DEPS, "all %d files tracked, got %u", CS_MAX_DEPS, deps);
+    write_many_includes(CS_MAX_DEPS);
+    CHECK(!compile("test/many.comp", &err, NULL), "%d includes are refused", CS_MAX_DEPS);
+    char want[64];
+    snprintf(want, sizeof want, "many.comp:%d: error:", CS_MAX_DEPS + 1);
+    CHECK(strstr(err.msg, want) && strstr(err.msg, "one file too many"), "error names the include: %s", err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/cistern_reload_XXXXXX");
@@ -205,7 +307,21 @@ int main(void)
     CHECK(wait_and_reload(&ctx, &w, &prog, &err, &saw), "reload after fix: %s", err.msg);
     CHECK(run_once(&ctx, &prog, &out) == 4u, "recovered value");
 
-    // 4. 100 reloads: device objects are destroyed each time (the validation
+    // 4. An include of itself: refused with the cycle named, the old
+    // pipeline keeps running, and removing the include recovers.
+    write_atomically(include_path, "#define RELOAD_VALUE 5u\n#include \"reload_value.glsl\"\n");
+    ok = wait_and_reload(&ctx, &w, &prog, &err, &saw);
+    CHECK(saw && !ok, "self-include is refused");
+    CHECK(strstr(err.msg, "reload_value.glsl:2: error: include cycle: "
+                          "test/reload_value.glsl -> test/reload_value.glsl"),
+          "error names the file, line and cycle: %s", err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(&ctx, &prog, &out) == 4u, "old pipeline still runs after a cycle");
+    write_atomically(include_path, "#define RELOAD_VALUE 6u\n");
+    CHECK(wait_and_reload(&ctx, &w, &prog, &err, &saw), "reload after removing the cycle: %s", err.msg);
+    CHECK(run_once(&ctx, &prog, &out) == 6u, "value after removing the cycle");
+
+    // 5. 100 reloads: device objects are destroyed each time (the validation
     // layer reports any leaked pipeline/layout at device destruction).
     for (int i = 0; i < 100; i++) {
         ok = cs_program_reload(&ctx, &prog, &err);
@@ -213,10 +329,12 @@ int main(void)
         if (!ok)
             break;
     }
-    CHECK(run_once(&ctx, &prog, &out) == 4u, "value after 100 reloads");
+    CHECK(run_once(&ctx, &prog, &out) == 6u, "value after 100 reloads");
 
     cs_watch_close(&w);
 
+    test_include_graphs();
+    test_many_includes();
     char burst_dir[] = "/tmp/cistern_watch_XXXXXX";
     CS_ASSERT(mkdtemp(burst_dir), "mkdtemp");
     test_burst(burst_dir);
