@@ -5,13 +5,27 @@
 // reloads leave no device objects behind (the validation layer reports
 // leaked objects at vkDestroyDevice) — run under LeakSanitizer/valgrind in
 // the asan preset for host memory.
+//
+// Also: the watcher reports every file of a large burst and watches
+// directories created later; include cycles are errors that name the cycle,
+// while diamonds and guarded mutual includes still compile; a shader with
+// more includes than cistern tracks is refused, not truncated.
 #define _GNU_SOURCE
 #include "test_util.h"
 #include "watch.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char g_dir[256];
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CS_ASSERT(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
 
 static void write_atomically(const char *path, const char *text)
 {
@@ -43,10 +57,10 @@ static uint32_t run_once(cs_context *ctx, cs_program_id *prog, cs_buffer *out)
 // Waits (up to 5 s) for the watcher to report the edited file, then reloads.
 static bool wait_and_reload(cs_context *ctx, cs_watch *w, cs_program_id *prog, cs_error *err, bool *saw_event)
 {
-    char paths[8][512];
     *saw_event = false;
     for (int tries = 0; tries < 500; tries++) {
-        uint32_t n = cs_watch_poll(w, paths, 8);
+        cs_watch_path *paths;
+        uint32_t n = cs_watch_poll(w, &paths);
         for (uint32_t i = 0; i < n; i++) {
             if (cs_program_depends_on(cs_program_get(ctx, *prog), paths[i])) {
                 *saw_event = true;
@@ -57,6 +71,196 @@ static bool wait_and_reload(cs_context *ctx, cs_watch *w, cs_program_id *prog, c
         usleep(10000);
     }
     return cs_fail(err, "no change event");
+}
+
+// Polls (up to 5 s) until the watcher reports a burst; returns its size.
+static uint32_t wait_for_report(cs_watch *w, cs_watch_path **paths)
+{
+    for (int tries = 0; tries < 500; tries++) {
+        uint32_t n = cs_watch_poll(w, paths);
+        if (n > 0)
+            return n;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static uint32_t count_path(cs_watch_path *paths, uint32_t n, const char *want)
+{
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < n; i++)
+        found += strcmp(paths[i], want) == 0;
+    return found;
+}
+
+// More files than the watcher's old fixed pending list (64) and far more
+// than the `max` callers used to pass (8 here, 16 in run.c): with any fixed
+// cap below BURST_FILES the count check fails, naming how many came back.
+#define BURST_FILES 100
+
+// One burst: every file written (twice: an atomic save, then an in-place
+// one) before the first poll, so all events land in one debounce window and
+// one report, each path once.
+static void test_burst(const char *dir)
+{
+    cs_watch w;
+    cs_error err;
+    CHECK(cs_watch_open(&w, dir, 50, &err), "%s", err.msg);
+    char path[600];
+    for (int i = 0; i < BURST_FILES; i++) {
+        snprintf(path, sizeof path, "%s/burst_%03d.glsl", dir, i);
+        write_atomically(path, "// first save\n");
+        write_file(path, "// second save\n");
+    }
+    cs_watch_path *paths;
+    uint32_t n = wait_for_report(&w, &paths);
+    CHECK(n == BURST_FILES, "one report of the whole burst: %u paths, want %d", n, BURST_FILES);
+    uint32_t missing = 0;
+    for (int i = 0; i < BURST_FILES; i++) {
+        snprintf(path, sizeof path, "%s/burst_%03d.glsl", dir, i);
+        missing += count_path(paths, n, path) != 1;
+    }
+    CHECK(missing == 0, "%u of %d burst files not reported exactly once", missing, BURST_FILES);
+    CHECK(cs_watch_poll(&w, &paths) == 0, "a report is not repeated");
+    cs_watch_close(&w);
+}
+
+// More new directories than the watcher's old fixed limit (64). Files
+// written into a directory before the watcher has seen it are reported by
+// the scan that starts watching it; later edits there by its own watch.
+#define NEW_DIRS 70
+
+static void test_new_dirs(const char *dir)
+{
+    cs_watch w;
+    cs_error err;
+    CHECK(cs_watch_open(&w, dir, 50, &err), "%s", err.msg);
+    char path[600];
+    for (int i = 0; i < NEW_DIRS; i++) {
+        snprintf(path, sizeof path, "%s/sub_%02d", dir, i);
+        CS_ASSERT(mkdir(path, 0755) == 0, "mkdir %s", path);
+        snprintf(path, sizeof path, "%s/sub_%02d/f.glsl", dir, i);
+        write_file(path, "// new\n");
+    }
+    snprintf(path, sizeof path, "%s/sub_00/deeper", dir);
+    CS_ASSERT(mkdir(path, 0755) == 0, "mkdir %s", path);
+    char deep[600];
+    snprintf(deep, sizeof deep, "%s/sub_00/deeper/g.comp", dir);
+    write_file(deep, "// new\n");
+
+    cs_watch_path *paths;
+    uint32_t n = wait_for_report(&w, &paths);
+    CHECK(n == NEW_DIRS + 1, "files in new directories: %u reported, want %d", n, NEW_DIRS + 1);
+    CHECK(count_path(paths, n, deep) == 1, "file in a new nested directory reported");
+
+    // The new directories are watched now: edits there are seen.
+    snprintf(path, sizeof path, "%s/sub_%02d/f.glsl", dir, NEW_DIRS - 1);
+    write_atomically(path, "// edited\n");
+    write_atomically(deep, "// edited\n");
+    n = wait_for_report(&w, &paths);
+    CHECK(n == 2 && count_path(paths, n, path) == 1 && count_path(paths, n, deep) == 1,
+          "edits in directories created after open: %u reported, want 2", n);
+    cs_watch_close(&w);
+}
+
+static const char *const CYCLE_MAIN = "#version 450\n"
+                                      "#include \"%s\"\n"
+                                      "layout(local_size_x = 1) in;\n"
+                                      "void main() {}\n";
+
+// Writes g_dir/test/<name> from a printf format with one %s.
+static void write_test_shader(const char *name, const char *format, const char *arg)
+{
+    char path[600], text[1024];
+    snprintf(path, sizeof path, "%s/test/%s", g_dir, name);
+    snprintf(text, sizeof text, format, arg);
+    write_file(path, text);
+}
+
+static bool compile(const char *path, cs_error *err, uint32_t *dep_count)
+{
+    cs_spirv spirv;
+    bool ok = cs_shader_compile(path, NULL, 0, &spirv, err);
+    if (dep_count)
+        *dep_count = spirv.dep_count;
+    cs_spirv_free(&spirv);
+    return ok;
+}
+
+// a.glsl <-> b.glsl without guards is refused with the cycle spelled out;
+// with guards (as C headers do) it compiles, and so does a diamond.
+static void test_include_graphs(void)
+{
+    cs_error err;
+    write_test_shader("cycle_ab.comp", CYCLE_MAIN, "cycle_a.glsl");
+    write_test_shader("cycle_a.glsl", "// a\n#include \"%s\"\n", "cycle_b.glsl");
+    write_test_shader("cycle_b.glsl", "// b\n\n#include \"%s\"\n", "cycle_a.glsl");
+    bool ok = compile("test/cycle_ab.comp", &err, NULL);
+    CHECK(!ok, "a <-> b include cycle is refused");
+    CHECK(strstr(err.msg, "test/cycle_b.glsl:3: error: include cycle: "
+                          "test/cycle_a.glsl -> test/cycle_b.glsl -> test/cycle_a.glsl"),
+          "error names the file, line and cycle: %s", err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    write_test_shader("cycle_b.glsl", "// b, fixed%s\n", "");
+    CHECK(compile("test/cycle_ab.comp", &err, NULL), "fixed cycle compiles: %s", err.msg);
+
+    // The same mutual include behind include guards: glslang stops at the
+    // guard, so it is not a cycle.
+    write_test_shader("guarded_ab.comp", CYCLE_MAIN, "guarded_a.glsl");
+    write_test_shader("guarded_a.glsl",
+                      "#ifndef GUARDED_A\n#define GUARDED_A\n#include \"%s\"\nfloat fa() { return 1.0; }\n#endif\n",
+                      "guarded_b.glsl");
+    write_test_shader("guarded_b.glsl",
+                      "#ifndef GUARDED_B\n#define GUARDED_B\n#include \"%s\"\nfloat fb() { return 2.0; }\n#endif\n",
+                      "guarded_a.glsl");
+    CHECK(compile("test/guarded_ab.comp", &err, NULL), "guarded mutual include compiles: %s", err.msg);
+
+    // Diamond: left and right both include the guarded base.
+    write_test_shader("diamond.comp",
+                      "#version 450\n#include \"diamond_left.glsl\"\n#include \"diamond_right.glsl\"\n"
+                      "layout(local_size_x = 1) in;\n"
+                      "layout(std430, binding = 0) writeonly buffer Out { float value[]; };\n"
+                      "void main() { value[0] = left() + right(); }\n%s",
+                      "");
+    write_test_shader("diamond_left.glsl", "#include \"%s\"\nfloat left() { return base(); }\n", "diamond_base.glsl");
+    write_test_shader("diamond_right.glsl", "#include \"%s\"\nfloat right() { return base(); }\n", "diamond_base.glsl");
+    write_test_shader("diamond_base.glsl",
+                      "#ifndef DIAMOND_BASE\n#define DIAMOND_BASE\nfloat base() { return 1.0; }\n#endif\n%s", "");
+    uint32_t deps = 0;
+    CHECK(compile("test/diamond.comp", &err, &deps), "diamond include compiles: %s", err.msg);
+    CHECK(deps == 4, "diamond records 4 files (base once), got %u", deps);
+}
+
+// A shader with one include per line, `count` of them.
+static void write_many_includes(uint32_t count)
+{
+    char list[4096] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "many_%02u.glsl", i);
+        write_test_shader(name, "// %s\n", name);
+        used += snprintf(list + used, sizeof list - used, "#include \"%s\"\n", name);
+    }
+    write_test_shader("many.comp", "#version 450\n%slayout(local_size_x = 1) in;\nvoid main() {}\n", list);
+}
+
+// Every dependency is tracked for hot reload up to CS_MAX_DEPS (the shader
+// itself and its includes); one more is a clear error, not a file whose
+// edits are silently ignored.
+static void test_many_includes(void)
+{
+    cs_error err;
+    uint32_t deps = 0;
+    write_many_includes(CS_MAX_DEPS - 1);
+    CHECK(compile("test/many.comp", &err, &deps), "%d includes compile: %s", CS_MAX_DEPS - 1, err.msg);
+    CHECK(deps == CS_MAX_DEPS, "all %d files tracked, got %u", CS_MAX_DEPS, deps);
+    write_many_includes(CS_MAX_DEPS);
+    CHECK(!compile("test/many.comp", &err, NULL), "%d includes are refused", CS_MAX_DEPS);
+    char want[64];
+    snprintf(want, sizeof want, "many.comp:%d: error:", CS_MAX_DEPS + 1);
+    CHECK(strstr(err.msg, want) && strstr(err.msg, "one file too many"), "error names the include: %s", err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
 }
 
 int main(void)
@@ -103,7 +307,21 @@ int main(void)
     CHECK(wait_and_reload(&ctx, &w, &prog, &err, &saw), "reload after fix: %s", err.msg);
     CHECK(run_once(&ctx, &prog, &out) == 4u, "recovered value");
 
-    // 4. 100 reloads: device objects are destroyed each time (the validation
+    // 4. An include of itself: refused with the cycle named, the old
+    // pipeline keeps running, and removing the include recovers.
+    write_atomically(include_path, "#define RELOAD_VALUE 5u\n#include \"reload_value.glsl\"\n");
+    ok = wait_and_reload(&ctx, &w, &prog, &err, &saw);
+    CHECK(saw && !ok, "self-include is refused");
+    CHECK(strstr(err.msg, "reload_value.glsl:2: error: include cycle: "
+                          "test/reload_value.glsl -> test/reload_value.glsl"),
+          "error names the file, line and cycle: %s", err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(&ctx, &prog, &out) == 4u, "old pipeline still runs after a cycle");
+    write_atomically(include_path, "#define RELOAD_VALUE 6u\n");
+    CHECK(wait_and_reload(&ctx, &w, &prog, &err, &saw), "reload after removing the cycle: %s", err.msg);
+    CHECK(run_once(&ctx, &prog, &out) == 6u, "value after removing the cycle");
+
+    // 5. 100 reloads: device objects are destroyed each time (the validation
     // layer reports any leaked pipeline/layout at device destruction).
     for (int i = 0; i < 100; i++) {
         ok = cs_program_reload(&ctx, prog, &err);
@@ -111,9 +329,20 @@ int main(void)
         if (!ok)
             break;
     }
-    CHECK(run_once(&ctx, &prog, &out) == 4u, "value after 100 reloads");
+    CHECK(run_once(&ctx, &prog, &out) == 6u, "value after 100 reloads");
 
     cs_watch_close(&w);
+
+    test_include_graphs();
+    test_many_includes();
+    char burst_dir[] = "/tmp/cistern_watch_XXXXXX";
+    CS_ASSERT(mkdtemp(burst_dir), "mkdtemp");
+    test_burst(burst_dir);
+    test_new_dirs(burst_dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", burst_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", burst_dir);
+
     cs_buffer_destroy(&ctx, &out);
     cs_program_destroy(&ctx, &prog);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

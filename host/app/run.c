@@ -169,8 +169,8 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
 // pipeline running.
 static void hot_reload(run_state *r)
 {
-    char paths[16][512];
-    uint32_t n = cs_watch_poll(&r->watch, paths, 16);
+    char (*paths)[512];
+    uint32_t n = cs_watch_poll(&r->watch, &paths);
     for (uint32_t i = 0; i < n; i++) {
         vkDeviceWaitIdle(r->ctx.device);
         cs_reload_report report = {0};

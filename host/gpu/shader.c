@@ -26,9 +26,36 @@ void cs_shader_shutdown(void)
 // ---------------------------------------------------------------------------
 // Includes: `#include "x.glsl"` looks next to the including file, then in
 // shaders/common/. Every resolved file is recorded for hot reload.
+//
+// Include cycles: glslang (12) follows an include that reaches a file still
+// open above it without any limit, until memory runs out, and it ignores
+// `#pragma once`. An `#ifndef X_GLSL / #define X_GLSL` guard does stop it: a
+// guarded file entered a second time is empty. So a file may be open twice on
+// the include stack (the guarded re-entry); a third entry means nothing stops
+// the recursion, and that include is refused with the cycle spelled out. A
+// diamond (two files including the same header) never has the header open
+// twice at once, so it is not affected.
+
+// One open file on glslang's include stack. Files are compared by device and
+// inode, because one file can be spelled several ways ("x.glsl",
+// "../test/x.glsl"); `dep` indexes out->deps, for messages.
+typedef struct include_frame {
+    dev_t dev;
+    ino_t ino;
+    uint32_t dep;
+} include_frame;
+
+// Each file is open at most twice and at most CS_MAX_DEPS files are tracked,
+// so the stack cannot be deeper than this.
+#define MAX_INCLUDE_DEPTH (2 * CS_MAX_DEPS + 1)
 
 typedef struct include_state {
     cs_spirv *out;
+    include_frame stack[MAX_INCLUDE_DEPTH]; // [0] is the compiled file
+    // The first include refused by cistern (cycle, too many files). It
+    // replaces shaderc's message, which would bury it under the errors that
+    // follow from the missing include.
+    char problem[1024];
 } include_state;
 
 typedef struct include_result {
@@ -37,48 +64,170 @@ typedef struct include_result {
     char *content;
 } include_result;
 
-static bool file_exists(const char *path)
+static bool file_identity(const char *path, include_frame *frame)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    frame->dev = st.st_dev;
+    frame->ino = st.st_ino;
+    return true;
 }
 
-static void add_dep(cs_spirv *out, const char *path)
+// Index of `path` in out->deps, adding it; -1 when CS_MAX_DEPS are taken.
+static int add_dep(cs_spirv *out, const char *path)
 {
     for (uint32_t i = 0; i < out->dep_count; i++)
         if (strcmp(out->deps[i], path) == 0)
-            return;
-    if (out->dep_count < CS_MAX_DEPS)
-        snprintf(out->deps[out->dep_count++], sizeof out->deps[0], "%s", path);
+            return (int)i;
+    if (out->dep_count >= CS_MAX_DEPS)
+        return -1;
+    snprintf(out->deps[out->dep_count], sizeof out->deps[0], "%s", path);
+    return (int)out->dep_count++;
+}
+
+// A path as messages show it: relative to the shader dir when inside it.
+static const char *shader_relative(const char *path)
+{
+    const char *dir = cs_shader_dir();
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+// Line of `#include "requested"` (or <requested>) in `path`, for messages;
+// 0 when not found (e.g. the name came from a macro).
+static uint32_t include_line(const char *path, const char *requested)
+{
+    char *text = cs_read_file(path, NULL, NULL);
+    if (!text)
+        return 0;
+    size_t len = strlen(requested);
+    uint32_t line = 0, found = 0;
+    for (char *s = text; s && !found;) {
+        line++;
+        char *end = strchr(s, '\n');
+        if (end)
+            *end = 0;
+        s += strspn(s, " \t");
+        char *name = *s == '#' && strstr(s, "include") ? strstr(s, requested) : NULL;
+        if (name && name > s && (name[-1] == '"' || name[-1] == '<') &&
+            (name[len] == '"' || name[len] == '>'))
+            found = line;
+        s = end ? end + 1 : NULL;
+    }
+    free(text);
+    return found;
+}
+
+// Finds `requested` next to `requesting`, then in shaders/common/. Fills
+// `path` with the first that exists; false (and the places tried, in
+// `message`) if none does.
+static bool find_include(const char *requested, const char *requesting, char *path, size_t path_size,
+                         char *message, size_t message_size)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", requesting);
+    const char *folder = dirname(dir);
+    char candidates[2][512];
+    snprintf(candidates[0], sizeof candidates[0], "%s/%s", folder, requested);
+    snprintf(candidates[1], sizeof candidates[1], "%s/common/%s", cs_shader_dir(), requested);
+    for (int i = 0; i < 2; i++) {
+        include_frame unused;
+        if (file_identity(candidates[i], &unused)) {
+            snprintf(path, path_size, "%s", candidates[i]);
+            return true;
+        }
+    }
+    snprintf(message, message_size, "cannot find include \"%s\" (looked in %s and %s/common)", requested,
+             folder, cs_shader_dir());
+    return false;
+}
+
+// Refuses `path` when it is already open twice among the `depth` files on
+// the stack: writes "file:line: error: include cycle: a -> b -> a".
+static bool check_cycle(const include_state *state, const include_frame *frame, size_t depth,
+                        const char *path, const char *requested, const char *requesting,
+                        char *message, size_t message_size)
+{
+    uint32_t open = 0;
+    size_t last = 0;
+    for (size_t i = 0; i < depth; i++) {
+        if (state->stack[i].dev == frame->dev && state->stack[i].ino == frame->ino) {
+            open++;
+            last = i;
+        }
+    }
+    if (open < 2)
+        return true;
+    char chain[768] = "";
+    size_t used = 0;
+    for (size_t i = last; i < depth && used < sizeof chain; i++)
+        used += snprintf(chain + used, sizeof chain - used, "%s -> ",
+                         shader_relative(state->out->deps[state->stack[i].dep]));
+    if (used < sizeof chain)
+        snprintf(chain + used, sizeof chain - used, "%s", shader_relative(path));
+    snprintf(message, message_size, "%s:%u: error: include cycle: %s", requesting,
+             include_line(requesting, requested), chain);
+    return false;
+}
+
+// Puts `path` on the stack at `depth` (recording it as a dependency), or
+// explains why it cannot be included.
+static bool push_include(include_state *state, size_t depth, const char *path, const char *requested,
+                         const char *requesting, char *message, size_t message_size)
+{
+    // glslang passes depth = files open below the new one, the compiled file
+    // included; depth 0 does not happen.
+    if (depth == 0 || depth >= MAX_INCLUDE_DEPTH) {
+        snprintf(message, message_size, "%s:%u: error: includes nested deeper than %d", requesting,
+                 include_line(requesting, requested), MAX_INCLUDE_DEPTH - 1);
+        return false;
+    }
+    include_frame frame;
+    if (!file_identity(path, &frame)) {
+        snprintf(message, message_size, "cannot read include \"%s\"", path);
+        return false;
+    }
+    if (!check_cycle(state, &frame, depth, path, requested, requesting, message, message_size))
+        return false;
+    int dep = add_dep(state->out, path);
+    if (dep < 0) {
+        snprintf(message, message_size,
+                 "%s:%u: error: \"%s\" is one file too many: cistern tracks at most %d files per shader "
+                 "(itself and its includes) for hot reload; raise CS_MAX_DEPS in host/gpu/shader.h",
+                 requesting, include_line(requesting, requested), requested, CS_MAX_DEPS);
+        return false;
+    }
+    frame.dep = (uint32_t)dep;
+    state->stack[depth] = frame;
+    return true;
 }
 
 static shaderc_include_result *resolve_include(void *user, const char *requested, int type,
                                                const char *requesting, size_t depth)
 {
     (void)type;
-    (void)depth;
     include_state *state = user;
     include_result *r = calloc(1, sizeof *r);
-    char dir[256];
-    snprintf(dir, sizeof dir, "%s", requesting);
-    char *folder = dirname(dir);
-    char candidates[2][512];
-    snprintf(candidates[0], sizeof candidates[0], "%s/%s", folder, requested);
-    snprintf(candidates[1], sizeof candidates[1], "%s/common/%s", cs_shader_dir(), requested);
-    for (int i = 0; i < 2 && !r->content; i++) {
-        if (!file_exists(candidates[i]))
-            continue;
+    char message[1024];
+    bool ok = find_include(requested, requesting, r->path, sizeof r->path, message, sizeof message);
+    if (ok && !push_include(state, depth, r->path, requested, requesting, message, sizeof message)) {
+        ok = false;
+        if (!state->problem[0])
+            snprintf(state->problem, sizeof state->problem, "%s", message);
+    }
+    if (ok) {
         cs_error err;
-        r->content = cs_read_file(candidates[i], NULL, &err);
-        if (r->content) {
-            snprintf(r->path, sizeof r->path, "%s", candidates[i]);
-            add_dep(state->out, r->path);
+        r->content = cs_read_file(r->path, NULL, &err);
+        if (!r->content) {
+            snprintf(message, sizeof message, "%s", err.msg);
+            ok = false;
         }
     }
-    if (!r->content) {
-        r->content = malloc(512);
-        snprintf(r->content, 512, "cannot find include \"%s\" (looked in %s and %s/common)",
-                 requested, folder, cs_shader_dir());
+    if (!ok) {
+        // An empty source_name tells shaderc the include failed; content is
+        // then the reason.
+        r->content = strdup(message);
         r->path[0] = 0;
     }
     r->result.source_name = r->path;
@@ -117,7 +266,9 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
     char *source = cs_read_file(full, &size, err);
     if (!source)
         return false;
-    add_dep(out, full);
+    include_state state = {.out = out};
+    file_identity(full, &state.stack[0]);
+    state.stack[0].dep = (uint32_t)add_dep(out, full); // the first dep: index 0
 
     if (!g_compiler)
         g_compiler = shaderc_compiler_initialize();
@@ -126,7 +277,6 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
     shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
     shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
     shaderc_compile_options_set_generate_debug_info(options);
-    include_state state = {.out = out};
     shaderc_compile_options_set_include_callbacks(options, resolve_include, release_include, &state);
     for (uint32_t i = 0; i < define_count && defines[i].name; i++) {
         const char *value = defines[i].value ? defines[i].value : "1";
@@ -141,6 +291,8 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
         out->words = malloc(bytes);
         memcpy(out->words, shaderc_result_get_bytes(result), bytes);
         out->word_count = bytes / 4;
+    } else if (state.problem[0]) {
+        cs_fail(err, "%s", state.problem);
     } else {
         // shaderc already writes "file:line: error: ..."; trim the trailing newline.
         cs_fail(err, "%s", shaderc_result_get_error_message(result));

@@ -11,6 +11,8 @@
 
 #define CS_MAX_BINDINGS 16
 #define CS_MAX_DEFINES 16
+// Files tracked per shader for hot reload (itself and its includes); a shader
+// that needs more fails to compile with a message saying so.
 #define CS_MAX_DEPS 32
 
 typedef struct cs_define {
@@ -38,7 +40,10 @@ typedef struct cs_spirv {
 const char *cs_shader_dir(void);
 
 // Compiles shaders/<path> (stage from the extension: .comp .vert .frag).
-// Errors read `shaders/dir/file.comp:LINE: error: ...`.
+// Errors read `shaders/dir/file.comp:LINE: error: ...`; an include cycle
+// reads `...file.glsl:LINE: error: include cycle: dir/a.glsl -> dir/b.glsl ->
+// dir/a.glsl` (a file may re-enter itself once, which is what #ifndef guards
+// need; glslang ignores #pragma once).
 bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
                        cs_spirv *out, cs_error *err);
 void cs_spirv_free(cs_spirv *spirv);
