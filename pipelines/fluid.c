@@ -1,6 +1,8 @@
 // fluid.c — the particle-fluid base (see fluid.h).
 #include "fluid.h"
 
+#include "boundary.h"
+
 #include <math.h>
 
 #ifndef M_PI
@@ -145,7 +147,7 @@ static void boundary_tables(int dim, double kappa, vec4 *out)
     }
 }
 
-static void fill_params(cs_fluid *f)
+static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
 {
     const cs_scene *sc = &f->scene;
     cs_fluid_params *p = &f->params;
@@ -161,11 +163,8 @@ static void fill_params(cs_fluid *f)
     double poly6 = d3 ? 315.0 / (64.0 * M_PI * pow(hd, 9)) : 4.0 / (M_PI * pow(hd, 8));
     double spiky_grad = d3 ? 45.0 / (M_PI * pow(hd, 6)) : 30.0 / (M_PI * pow(hd, 5));
     p->kernel = (vec4){(float)poly6, (float)spiky_grad, (float)(hd * hd), (float)(1.0 / hd)};
-    p->counts = (uvec4){sc->wall_count, sc->material_count, (uint32_t)f->dim, f->capacity};
-    for (uint32_t w = 0; w < sc->wall_count && w < CS_FLUID_MAX_PLANES; w++) {
-        const cs_wall *wall = &sc->walls[w];
-        p->planes[w] = (vec4){wall->normal[0], wall->normal[1], d3 ? wall->normal[2] : 0.0f, wall->offset};
-    }
+    p->counts = (uvec4){0, sc->material_count, (uint32_t)f->dim, f->capacity};
+    p->boundary_set = *boundary_set;
     for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
         const cs_material *mat = &sc->materials[m];
         p->materials[m] = (vec4){mat->mass, mat->rest_density, mat->mass / mat->rest_density, 0.0f};
@@ -207,8 +206,6 @@ static bool check_scene(const cs_scene *sc, cs_error *err)
         if (!(sc->materials[m].rest_density > 0.0f) || !(sc->materials[m].mass > 0.0f))
             return cs_fail(err, "%s: materials[%u] (%s) needs a positive mass and rest_density", where, m,
                            sc->materials[m].name);
-    if (sc->wall_count > CS_FLUID_MAX_PLANES)
-        return cs_fail(err, "%s: %u walls, at most %d", where, sc->wall_count, CS_FLUID_MAX_PLANES);
     return true;
 }
 
@@ -216,7 +213,10 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
                      cs_error *err)
 {
     memset(f, 0, sizeof *f);
-    if (!check_scene(scene, err))
+    // The boundary set (domain box faces + walls) every wall model reads;
+    // building it also refuses a scene with more walls than it holds.
+    cs_boundary_set boundary_set;
+    if (!check_scene(scene, err) || !cs_boundary_set_build(scene, &boundary_set, err))
         return false;
     f->ctx = ctx;
     f->desc = *desc;
@@ -299,7 +299,7 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     snprintf(name, sizeof name, "%s stats", f->solver);
     cs_recorder_create(ctx, name, &f->stats_rec);
 
-    fill_params(f);
+    fill_params(f, &boundary_set);
     cs_fluid_upload_params(f);
 
     // Blocks: lattice particles in block order; ids are creation indices.

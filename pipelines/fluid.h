@@ -18,8 +18,9 @@
 //    to CS_FLUID_MAX_ARRAYS solver scratch arrays (not reordered either);
 //  - the neighbour grid (grid.h) with cell size h over the domain;
 //  - the constant parameters every fluid shader reads (fluid_shared.h:
-//    domain, h, dt, gravity, restitution, grid layout, planes, materials,
-//    kernel constants) in one read-only storage buffer;
+//    domain, h, dt, gravity, restitution, grid layout, materials, kernel
+//    constants, and the boundary set of boundary.h: the box faces and the
+//    walls every wall model walks) in one read-only storage buffer;
 //  - the emission schedule (host side, deterministic: particle k of an
 //    emitter is born at start_time + k / rate; the count grows on the host,
 //    a small "emit" pass writes the new particles on the GPU);
@@ -32,7 +33,7 @@
 //   cs_fluid_record_predict(f, rec);         // "predict": v += g dt, x* = x + v dt
 //   cs_fluid_record_grid(f, rec, true);      // "grid: cell ids/sort/ranges/reorder"
 //   ... solver passes, reading cs_fluid_pos(f) etc. and f->grid.ranges ...
-//   cs_fluid_record_collide(f, rec, x, v);   // "collide": domain box + walls
+//   cs_fluid_record_collide(f, rec, x, v);   // "collide": the boundary set
 //   cs_fluid_end_substep(f);                 // advances the simulated time
 //
 // IMPORTANT: the reorder swaps the current/alternate buffers on the host at
@@ -157,9 +158,10 @@ void cs_fluid_record_predict(cs_fluid *f, cs_recorder *rec);
 // positions (on_predicted) or the positions, then "grid: reorder": every
 // state array gathered into cell order (the current buffers swap).
 void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted);
-// "collide": positions are kept inside the domain box and on the fluid side
-// of every wall; the normal velocity into a boundary is reflected and scaled
-// by the scene's boundary_restitution. `velocities` may be NULL (positions only).
+// "collide": positions are kept on the fluid side of every half-space of the
+// boundary set (walls, then the domain box's faces: boundary.h); the normal
+// velocity into a boundary is reflected and scaled by the scene's
+// boundary_restitution. `velocities` may be NULL (positions only).
 void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions, cs_buffer *velocities);
 // Advances the simulated time by dt (emission schedule).
 void cs_fluid_end_substep(cs_fluid *f);

@@ -5,16 +5,17 @@
 // One substep, as passes:
 //   emit → predict (v += g dt, x* = x + v dt) → grid on x* (cell ids, sort,
 //   ranges, reorder, neighbours) → iterations × ("pbf: lambda", "pbf: delta" + collide
-//   with domain and walls) → "pbf: velocity" (v = (x* - x) / dt, restitution)
+//   with the boundary set) → "pbf: velocity" (v = (x* - x) / dt, restitution)
 //   → "pbf: vorticity+xsph" (curl, then confinement + XSPH, and x = x*).
 //
 // Departures from the paper, each for a reason:
 //  - the density constraint is unilateral, C = max(rho / rho0 - 1, 0): a
 //    two-sided one pulls free-surface and wall particles (which miss part of
 //    their neighbourhood) inwards until the block collapses;
-//  - boundaries (domain faces, walls) count as rest fluid filling the region
-//    beyond them (fluid.glsl cs_boundary): density, a gradient term and a
-//    push with lambda_i, so fluid at a wall keeps its spacing;
+//  - boundaries (the boundary set: domain faces, walls) count as rest fluid
+//    filling the region beyond them (fluid.glsl cs_boundary): density, a
+//    gradient term and a push with lambda_i, so fluid at a wall keeps its
+//    spacing;
 //  - scale-free parameters: epsilon and s_corr are measured against D0, the
 //    constraint-gradient norm sum_k |grad_k C|^2 of a particle in a full
 //    lattice of the scene's particle_spacing (computed here, in double):

@@ -8,7 +8,7 @@
 //   → "sph: density + viscosity" (rho, rho_near, P, P_near at x*; the
 //                                 viscosity impulses give x_visc = x* + dt dv)
 //   → "sph: relax"     (x' = x_visc + dx(x*, P), v = (x' - x) / dt)
-//   → collide (domain box, walls).
+//   → collide (the boundary set: domain box faces, walls; boundary.h).
 // Both solver passes are Jacobi-style: each particle reads the previous
 // state of its neighbours and writes its own result to a separate buffer,
 // so a step is the same bits every run and matches a CPU reference
@@ -27,10 +27,11 @@
 // Walls: the base clamps positions onto the domain box and the walls, so a
 // jet driven into a wall piles its particles onto the plane, where near
 // pressure between them flings some off at several times the jet speed.
-// With wall_mirror (default) a particle closer than h/2 to a boundary plane
-// also sees its mirror image (same mass and pressures, distance 2d) in the
-// density and relaxation sums: the wall pushes back like a neighbour, as
-// seed 000's soft walls do, and particles hover off the plane.
+// With wall_mirror (default) a particle closer than h/2 to a half-space of
+// the boundary set (a box face or a wall, boundary.h) also sees its mirror
+// image (same mass and pressures, distance 2d) in the density and
+// relaxation sums: the wall pushes back like a neighbour, as seed 000's soft
+// walls do, and particles hover off the plane.
 //
 // Time step: the relaxation moves particles by what they would travel in dt
 // under the pressure; once particles cross a good part of h per substep

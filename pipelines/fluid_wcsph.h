@@ -8,18 +8,19 @@
 //   → "wcsph: density" (rho = sum m W, Tait p = B((rho/rho0)^gamma - 1), B = rho0 c^2/gamma)
 //   → "wcsph: forces"  (pressure, artificial viscosity, cohesion, gravity;
 //                       symplectic Euler v' = v + dt a, x' = x + dt v')
-//   → collide (domain box, walls).
+//   → collide (the boundary set: domain box faces, walls; boundary.h).
 // Both passes are Jacobi-style (read the previous state, write separate
 // buffers): the same bits every run, matching tests/ref/wcsph_ref.h.
 //
 // Walls: the base only clamps positions at walls and the domain box, so the
 // layer touching a wall would miss the neighbours beyond it, read as
 // under-dense and be squeezed into the wall. With wall_density (default)
-// every boundary plane counts as layers of fluid at rest behind it, spaced
-// like the scene's particle lattice (layer k at (k + 1/2) spacing beyond the
-// plane) and continuous along it. psi(q) is their density share for a
-// particle at q = d/h; several walls combine as independent fractions, so
-// rho += rho0 (1 - prod_k (1 - psi_k)) (summing would count a corner twice).
+// every half-space of the boundary set (boundary.h) counts as layers of
+// fluid at rest behind it, spaced like the scene's particle lattice (layer k
+// at (k + 1/2) spacing beyond the plane) and continuous along it. psi(q) is
+// their density share for a particle at q = d/h; several walls combine as
+// independent fractions, so rho += rho0 (1 - prod_k (1 - psi_k)) (summing
+// would count a corner twice).
 // The pressure term gains -(p/rho^2) grad(rho_wall), the energy-consistent
 // force of that density (as for Akinci et al.'s boundary particles; a
 // mirror form with twice this, summed over walls, pumped energy into a

@@ -1,6 +1,7 @@
 // fluid.glsl — what every fluid shader shares: the constant parameters
 // buffer (cs_fluid_params, fluid_shared.h), the SPH kernels with their 2D
-// and 3D normalisations, and collisions with the domain box and the walls.
+// and 3D normalisations, and the wall models: collisions and the boundary
+// density, both walking the boundary set (shaders/common/boundary.glsl).
 //
 // Before including, a shader may #define CS_FLUID_PARAMS_BINDING (default 0).
 // DIM (2 or 3) is defined by cs_fluid_program(). In 2D every z is 0.
@@ -17,6 +18,10 @@
 #endif
 
 layout(std430, binding = CS_FLUID_PARAMS_BINDING) readonly buffer FluidParams { cs_fluid_params fp; };
+
+// The boundary set (domain box faces + walls) lives in the same buffer.
+#define CS_BOUNDARY_SET (fp.boundary_set)
+#include "boundary.glsl"
 
 #define CS_H (fp.domain_min.w)
 #define CS_DT (fp.domain_max.w)
@@ -57,32 +62,32 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2)
     return (-fp.kernel.y * d * d * inv_len) * r;
 }
 
-// Pushes x back inside: onto every wall it went through, then into the
-// domain box (last, so no particle ever ends outside the box). The normal
-// velocity into a boundary is reflected, scaled by the restitution.
+// Pushes x back inside: a projection onto every half-space of the boundary
+// set it went through, the walls first and the box faces last (so no
+// particle ever ends outside the box). A box face clamps its axis exactly
+// (x[a] = min or max) and reverses that velocity component; a wall moves x
+// along its normal. The normal velocity into a boundary is reflected,
+// scaled by the restitution.
 void cs_collide(inout vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
-    for (uint p = 0u; p < fp.counts.x; p++) {
-        vec3 n = fp.planes[p].xyz;
-        float d = dot(n, x) - fp.planes[p].w;
-        if (d < 0.0) {
+    for (uint i = 0u; i < cs_boundary_count(); i++) {
+        uint k = cs_boundary_box_last(i);
+        vec4 p = cs_boundary_plane(k);
+        float d = cs_boundary_distance(k, x);
+        if (!(d < 0.0))
+            continue;
+        if (cs_boundary_is_box_face(k)) {
+            uint a = cs_boundary_face_axis(k);
+            x[a] = p[a] * p.w; // min, or -1 * -max
+            if (p[a] * v[a] < 0.0)
+                v[a] = -e * v[a];
+        } else {
+            vec3 n = p.xyz;
             x -= d * n;
             float vn = dot(v, n);
             if (vn < 0.0)
                 v -= (1.0 + e) * vn * n;
-        }
-    }
-    for (int a = 0; a < DIM; a++) {
-        if (x[a] < fp.domain_min[a]) {
-            x[a] = fp.domain_min[a];
-            if (v[a] < 0.0)
-                v[a] = -e * v[a];
-        }
-        if (x[a] > fp.domain_max[a]) {
-            x[a] = fp.domain_max[a];
-            if (v[a] > 0.0)
-                v[a] = -e * v[a];
         }
     }
 #if DIM == 2
@@ -93,33 +98,40 @@ void cs_collide(inout vec3 x, inout vec3 v)
 
 // For position-based solvers: x was already pushed inside (cs_collide on the
 // predicted position) and v derived from the motion; where x touches a
-// boundary and v still points into it, reflect v with the restitution.
+// boundary and v still points into it, reflect v with the restitution. A box
+// face touches where the clamp put x (d <= 0); a wall within 1e-5 h (its
+// projection lands on the plane only to rounding).
 void cs_restitute(vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
     float touch = 1e-5 * CS_H;
-    for (uint p = 0u; p < fp.counts.x; p++) {
-        vec3 n = fp.planes[p].xyz;
-        float vn = dot(v, n);
-        if (dot(n, x) - fp.planes[p].w <= touch && vn < 0.0)
-            v -= (1.0 + e) * vn * n;
-    }
-    for (int a = 0; a < DIM; a++) {
-        if (x[a] <= fp.domain_min[a] && v[a] < 0.0)
-            v[a] = -e * v[a];
-        if (x[a] >= fp.domain_max[a] && v[a] > 0.0)
-            v[a] = -e * v[a];
+    for (uint i = 0u; i < cs_boundary_count(); i++) {
+        uint k = cs_boundary_box_last(i);
+        vec4 p = cs_boundary_plane(k);
+        float d = cs_boundary_distance(k, x);
+        if (cs_boundary_is_box_face(k)) {
+            uint a = cs_boundary_face_axis(k);
+            if (d <= 0.0 && p[a] * v[a] < 0.0)
+                v[a] = -e * v[a];
+        } else {
+            vec3 n = p.xyz;
+            float vn = dot(v, n);
+            if (d <= touch && vn < 0.0)
+                v -= (1.0 + e) * vn * n;
+        }
     }
 }
 
-// Boundary model (fluid_shared.h, boundary tables): every domain face and
-// wall closer than h acts like rest fluid filling the half-space beyond it.
-// phi: the kernel (poly6) fraction that region covers (a particle on a wall
-// gets half its density from it); grad: the integral of the spiky gradient
-// over it (units 1/length, pointing into the boundary). The box's faces
-// combine as 1 - prod_axes (1 - phi_axis), so the region behind an edge or a
-// corner is not counted twice (exact for one face; within ~1% of the lattice
-// at edges and corners, where a plain sum gives +3% and +9%). Walls add on.
+// Boundary model (fluid_shared.h, boundary tables): every half-space of the
+// boundary set closer than h acts like rest fluid filling the region beyond
+// it. phi: the kernel (poly6) fraction that region covers (a particle on a
+// wall gets half its density from it); grad: the integral of the spiky
+// gradient over it (units 1/length, pointing into the boundary). The box's
+// faces combine as 1 - prod_axes (1 - phi_axis), so the region behind an
+// edge or a corner is not counted twice (exact for one face; within ~1% of
+// the lattice at edges and corners, where a plain sum gives +3% and +9%):
+// each face subtracts its share from its axis' open fraction, and the last
+// face turns the product into the running total. Walls add on.
 vec2 cs_boundary_sample(float d)
 {
     float t = clamp(d * fp.kernel.w, 0.0, 1.0) * float(CS_FLUID_BOUNDARY_SAMPLES - 1);
@@ -131,21 +143,26 @@ void cs_boundary(vec3 x, out float phi, out vec3 grad)
 {
     float inv_h = fp.kernel.w;
     vec3 inside = vec3(1.0); // per axis: 1 - the fraction beyond that axis' faces
-    vec3 g_axis = vec3(0.0);
-    for (int a = 0; a < DIM; a++) {
-        vec2 lo = cs_boundary_sample(x[a] - fp.domain_min[a]);
-        vec2 hi = cs_boundary_sample(fp.domain_max[a] - x[a]);
-        inside[a] = 1.0 - lo.x - hi.x;
-        g_axis[a] = (hi.y - lo.y) * inv_h;
-    }
-    phi = 1.0 - inside.x * inside.y * inside.z;
-    grad = g_axis * vec3(inside.y * inside.z, inside.x * inside.z, inside.x * inside.y);
-    for (uint p = 0u; p < fp.counts.x; p++) {
-        float d = dot(fp.planes[p].xyz, x) - fp.planes[p].w;
-        if (d < CS_H) {
+    vec3 g_axis = vec3(0.0); // per axis: the faces' spiky integrals, in units of 1/h
+    phi = 0.0;
+    grad = vec3(0.0);
+    uint faces = cs_boundary_box_faces();
+    for (uint k = 0u; k < cs_boundary_count(); k++) {
+        vec4 p = cs_boundary_plane(k);
+        float d = cs_boundary_distance(k, x);
+        if (cs_boundary_is_box_face(k)) {
+            uint a = cs_boundary_face_axis(k);
+            vec2 s = cs_boundary_sample(d);
+            inside[a] -= s.x;
+            g_axis[a] -= p[a] * s.y; // the gradient points out of the fluid: -n
+            if (k + 1u == faces) {
+                phi = 1.0 - inside.x * inside.y * inside.z;
+                grad = (g_axis * inv_h) * vec3(inside.y * inside.z, inside.x * inside.z, inside.x * inside.y);
+            }
+        } else if (d < CS_H) {
             vec2 s = cs_boundary_sample(d);
             phi += s.x;
-            grad -= (s.y * inv_h) * fp.planes[p].xyz;
+            grad -= (s.y * inv_h) * p.xyz;
         }
     }
 }

@@ -8,9 +8,9 @@
 #define CS_FLUID_SHARED_H
 
 #include "cs_shared.h"
+#include "boundary_shared.h"
 
 #define CS_FLUID_GROUP 64            // local_size_x of the 1D fluid passes
-#define CS_FLUID_MAX_PLANES 16       // = CS_MAX_WALLS (the domain box is clamped separately)
 #define CS_FLUID_MAX_MATERIALS 8     // = CS_MAX_MATERIALS
 #define CS_FLUID_BOUNDARY_SAMPLES 129 // samples of the boundary integrals over d / h in [0, 1]
 
@@ -30,11 +30,13 @@ struct cs_fluid_params {
     vec4 grid_origin;    // xyz = domain_min; w = 1 / cell size
     uvec4 grid_dims;     // xyz cells per axis (z = 1 in 2D); w = cell count
     vec4 kernel;         // x = poly6 K, y = spiky-gradient K (|grad W| = y (h - r)^2), z = h^2, w = 1/h
-    uvec4 counts;        // x = planes, y = materials, z = dim, w = capacity
-    vec4 planes[CS_FLUID_MAX_PLANES];       // walls only: xyz normal, w offset; fluid keeps dot(n, x) >= w
+    uvec4 counts;        // x = 0 (the boundary set counts its planes), y = materials, z = dim, w = capacity
     vec4 materials[CS_FLUID_MAX_MATERIALS]; // x = mass, y = rest density, z = rest volume m / rho0, w = 0
+    // The domain box's faces and the walls as half-spaces (boundary_shared.h,
+    // built by pipelines/boundary.c, read through shaders/common/boundary.glsl).
+    cs_boundary_set boundary_set;
     // Boundary model for poly6 / spiky solvers (fluid.glsl cs_boundary): a
-    // boundary plane at distance d acts like fluid at kappa times rest
+    // boundary half-space at distance d acts like fluid at kappa times rest
     // density filling the half-space beyond it (kappa ~ 0.9 makes a lattice
     // particle s/2 from a wall exactly as dense as an interior one; see
     // fluid.c). Sample k is at d = h k / (SAMPLES - 1):

@@ -59,14 +59,14 @@ void main()
         }
     }
     CS_GRID_END_NEIGHBOURS
-    // Wall mirrors: each boundary plane closer than h/2 reflects the particle
-    // into a virtual neighbour of its own mass at distance 2d, so a particle
-    // driven into a wall meets near pressure (as it would meet a neighbour)
-    // instead of piling up on the plane where the collision clamps it.
+    // Wall mirrors: each half-space of the boundary set (box faces, walls)
+    // closer than h/2 reflects the particle into a virtual neighbour of its
+    // own mass at distance 2d, so a particle driven into a wall meets near
+    // pressure (as it would meet a neighbour) instead of piling up on the
+    // plane where the collision clamps it.
     if (sp.options.x != 0u) {
-        for (uint w = 0u; w < sph_wall_count(); w++) {
-            vec4 plane = sph_wall_plane(w);
-            float r = 2.0 * max(dot(plane.xyz, xi) - plane.w, 0.0);
+        for (uint w = 0u; w < cs_boundary_count(); w++) {
+            float r = 2.0 * max(cs_boundary_distance(w, xi), 0.0);
             if (r * r >= h2)
                 continue;
             float a = 1.0 - r * inv_h;

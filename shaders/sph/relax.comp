@@ -54,13 +54,14 @@ void main()
         }
     }
     CS_GRID_END_NEIGHBOURS
-    // Wall mirrors (see density.comp): the virtual neighbour has the
+    // Wall mirrors (see density.comp; one per half-space of the boundary
+    // set): the virtual neighbour has the
     // particle's own pressures and sits along -n, so the push is along +n.
     // No cohesion with walls.
     if (sp.options.x != 0u) {
-        for (uint w = 0u; w < sph_wall_count(); w++) {
-            vec4 plane = sph_wall_plane(w);
-            float r = 2.0 * max(dot(plane.xyz, xi) - plane.w, 0.0);
+        for (uint w = 0u; w < cs_boundary_count(); w++) {
+            vec4 plane = cs_boundary_plane(w);
+            float r = 2.0 * max(cs_boundary_distance(w, xi), 0.0);
             if (r * r >= h2)
                 continue;
             float a = 1.0 - r * inv_h;

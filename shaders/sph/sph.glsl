@@ -29,19 +29,4 @@ float sph_pow_nm1(float a)
 #endif
 }
 
-// Boundary plane w (the domain box faces first, then the scene's walls):
-// inward normal and offset, so the fluid side is dot(n, x) >= offset.
-uint sph_wall_count() { return uint(2 * DIM) + fp.counts.x; }
-
-vec4 sph_wall_plane(uint w)
-{
-    if (w < uint(2 * DIM)) {
-        uint a = w >> 1u;
-        vec3 n = vec3(0.0);
-        n[a] = (w & 1u) == 0u ? 1.0 : -1.0;
-        return vec4(n, (w & 1u) == 0u ? fp.domain_min[a] : -fp.domain_max[a]);
-    }
-    return fp.planes[w - uint(2 * DIM)];
-}
-
 #endif

@@ -31,16 +31,15 @@ void main()
     CS_GRID_END_NEIGHBOURS
     rho *= wp.kernel.x;
     vec4 eos = wp.materials[materials[i]].eos;
-    // Walls count as fluid at rest behind them, so the layer touching a wall
-    // is not under-dense (it would otherwise be squeezed into the wall).
+    // The boundary set's half-spaces (box faces, walls) count as fluid at
+    // rest behind them, so the layer touching a wall is not under-dense (it
+    // would otherwise be squeezed into the wall).
     // Near a corner the regions beyond two walls overlap: combine them as
     // independent fractions, 1 - prod(1 - psi_k), instead of summing.
     if (wp.options.y != 0u) {
         float open = 1.0;
-        for (uint w = 0u; w < wcsph_wall_count(); w++) {
-            vec4 plane = wcsph_wall_plane(w);
-            open *= 1.0 - wcsph_wall(max(dot(plane.xyz, xi) - plane.w, 0.0) * inv_h, 0);
-        }
+        for (uint w = 0u; w < cs_boundary_count(); w++)
+            open *= 1.0 - wcsph_wall(max(cs_boundary_distance(w, xi), 0.0) * inv_h, 0);
         rho += eos.x * (1.0 - open);
     }
     float p = eos.y * (pow(rho / eos.x, eos.z) - 1.0);

@@ -58,23 +58,21 @@ void main()
             acc += (cohesion_scale * matj.eos.w * wcsph_w(q)) * d;
     }
     CS_GRID_END_NEIGHBOURS
-    // Wall pressure: minus the gradient of the walls' share of the density
-    // (rho0 (1 - prod_k (1 - psi_k))) times p_i / rho_i^2, as for Akinci et
-    // al.'s boundary particles: the force that conserves energy with the
-    // density the walls add. Along wall k's normal: rho0 p/rho^2 push_k/h
+    // Wall pressure (every half-space of the boundary set): minus the
+    // gradient of the walls' share of the density (rho0 (1 - prod_k (1 -
+    // psi_k))) times p_i / rho_i^2, as for Akinci et al.'s boundary
+    // particles: the force that conserves energy with the density the walls
+    // add. Along wall k's normal: rho0 p/rho^2 push_k/h
     // prod_{l != k} (1 - psi_l), push = -dpsi/dq.
     if (wp.options.y != 0u) {
         float open = 1.0;
-        for (uint w = 0u; w < wcsph_wall_count(); w++) {
-            vec4 plane = wcsph_wall_plane(w);
-            open *= 1.0 - wcsph_wall(max(dot(plane.xyz, xi) - plane.w, 0.0) * inv_h, 0);
-        }
+        for (uint w = 0u; w < cs_boundary_count(); w++)
+            open *= 1.0 - wcsph_wall(max(cs_boundary_distance(w, xi), 0.0) * inv_h, 0);
         float scale = mati.eos.x * pi_term * inv_h;
-        for (uint w = 0u; w < wcsph_wall_count(); w++) {
-            vec4 plane = wcsph_wall_plane(w);
-            float q = max(dot(plane.xyz, xi) - plane.w, 0.0) * inv_h;
+        for (uint w = 0u; w < cs_boundary_count(); w++) {
+            float q = max(cs_boundary_distance(w, xi), 0.0) * inv_h;
             if (q < 1.0) // psi <= 1/2, so the division is safe
-                acc += (scale * wcsph_wall(q, 1) * open / (1.0 - wcsph_wall(q, 0))) * plane.xyz;
+                acc += (scale * wcsph_wall(q, 1) * open / (1.0 - wcsph_wall(q, 0))) * cs_boundary_plane(w).xyz;
         }
     }
     acc += fp.gravity.xyz;
