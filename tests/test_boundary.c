@@ -139,7 +139,7 @@ static void check_set(const cs_scene *s, const cs_boundary_set *set)
     }
 }
 
-static void run_case(cs_context *ctx, cs_program *prog, int dim, uint32_t walls)
+static void run_case(cs_context *ctx, cs_program_id prog, int dim, uint32_t walls)
 {
     cs_scene s;
     random_scene(dim, walls, &s);
@@ -276,12 +276,12 @@ int main(void)
     cs_context ctx;
     test_context(&ctx);
     test_seed();
-    cs_program prog;
+    cs_program_id prog;
     test_program(&ctx, &prog, "test/boundary_nearest.comp", NULL);
     static const uint32_t wall_counts[] = {0, 1, 3, CS_BOUNDARY_MAX_WALLS};
     for (int dim = 2; dim <= 3; dim++)
         for (size_t w = 0; w < CS_ARRAY_COUNT(wall_counts); w++)
-            run_case(&ctx, &prog, dim, wall_counts[w]);
+            run_case(&ctx, prog, dim, wall_counts[w]);
     check_refusals();
     cs_program_destroy(&ctx, &prog);
     return test_finish(&ctx);
