@@ -11,10 +11,6 @@
 
 #define REINT_PI 3.14159265358979323846
 
-// Every substep records three passes (plus stats and points once a frame);
-// the recorder holds CS_MAX_PASSES, and the frame loop records its own
-// passes after ours.
-#define REINT_MAX_SUBSTEPS 64
 // Beyond this a u32 cell index (and the stats' per-thread loop) overflows long
 // before memory runs out; devices refuse far less anyway.
 #define REINT_MAX_CELLS (1u << 28)
@@ -137,11 +133,6 @@ bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_er
         p->origin[a] = scene->domain_min[a];
     p->tait_gamma = scene->material_count ? scene->materials[0].tait_gamma : 7.0f;
     p->stiffness = reint_default_stiffness(p);
-    if (p->substeps > REINT_MAX_SUBSTEPS)
-        return reint_fail(scene, err, "substeps",
-                          "reint records 3 passes per substep, so at most %d substeps per frame (got %u); "
-                          "render fewer frames per simulated second instead",
-                          REINT_MAX_SUBSTEPS, p->substeps);
     if (scene->emitter_count)
         return reint_fail(scene, err, "emitters", "the reint solver has no emitters; remove them or use another solver");
     if (scene->wall_count)

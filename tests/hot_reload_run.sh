@@ -75,13 +75,15 @@ kill -0 "$pid" 2>/dev/null || fail "the run died"
 for f in prim/sort_scatter.comp render/particles.frag; do
   { cat "$tmp/shaders/$f"; echo "// edited by hot_reload_run.sh"; } > "$tmp/edit~" && mv "$tmp/edit~" "$tmp/shaders/$f"
 done
-wait_for "the primitive's rebuild reported" grep -q "prim/sort_scatter.comp changed: rebuilt [0-9]* program" "$tmp/log"
-wait_for "the render shader's rebuild reported" \
-  grep -q "render/particles.frag changed: rebuilt 1 program (render particles)" "$tmp/log"
+# They may arrive as one burst ("2 files changed: rebuilt ...") or two.
+wait_for "the primitive's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*prim/sort_scatter.comp" "$tmp/log"
+wait_for "the render shader's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*render particles" "$tmp/log"
 before=$(rows)
+pngs_before=$(ls "$tmp/out"/frame_*.png 2>/dev/null | wc -l)
 wait_for "frames after both rebuilds" rows_at_least $((before + 3))
 ratio_is 1 || fail "a comment-only edit changed the results: mass $(last_mass)"
-ls "$tmp/out"/frame_*.png > /dev/null 2>&1 || fail "no frames drawn"
+pngs_after=$(ls "$tmp/out"/frame_*.png 2>/dev/null | wc -l)
+[ "$pngs_after" -gt "$pngs_before" ] || fail "no frames drawn after the rebuilds ($pngs_before -> $pngs_after PNGs)"
 grep -q "validation error" "$tmp/log" && fail "validation errors: $(grep -m3 'validation error' "$tmp/log")"
 grep -E "error|changed" "$tmp/log" | head -8
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)"; cat "$tmp/log" | tail -20; exit 1; fi

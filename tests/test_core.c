@@ -65,11 +65,12 @@ static void check_many_passes(cs_context *ctx, cs_program_id prog)
         }
         cs_recorder_submit_wait(&rec);
         CHECK(rec.pass_count == passes, "%u passes recorded (want %u)", rec.pass_count, passes);
+        // Every pass dispatches real work: with timestamps, each takes time.
         uint32_t timed = 0;
         for (uint32_t i = 0; i < rec.pass_count; i++)
-            timed += rec.passes[i].ms >= 0 && rec.passes[i].ms < 1e4;
+            timed += (rec.timestamps ? rec.passes[i].ms > 0 : rec.passes[i].ms == 0) && rec.passes[i].ms < 1e4;
         CHECK(timed == passes, "round %d: %u of %u passes have a plausible timing", round, timed, passes);
-        CHECK(cs_recorder_pass_ms(&rec, "pass 1540") >= 0, "a pass in the fourth pool is timed");
+        CHECK(!rec.timestamps || cs_recorder_pass_ms(&rec, "pass 1540") > 0, "a pass in the fourth pool is timed");
     }
     uint32_t out[65];
     cs_buffer_download(ctx, &a, out, sizeof out, 0);
@@ -105,12 +106,13 @@ static void check_registry(cs_context *ctx)
     CHECK(gp->bind_point == VK_PIPELINE_BIND_POINT_GRAPHICS && gp->dep_count >= 2,
           "graphics program: bind point %d, %u files", gp->bind_point, gp->dep_count);
     CHECK(cs_program_get(ctx, a)->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE, "compute program");
-    uint32_t old_a = a.value;
+    uint64_t old_a = a.value;
     cs_program_destroy(ctx, &a);
     CHECK(a.value == 0, "destroy empties the handle");
     CHECK(cs_program_get(ctx, b)->pipeline != VK_NULL_HANDLE, "b survives a's destruction");
     test_program(ctx, &a, "test/add_one.comp", NULL);
-    CHECK(a.value != old_a, "a reused slot gets a new handle (%#x, was %#x)", a.value, old_a);
+    CHECK(a.value != old_a, "a reused slot gets a new handle (%#llx, was %#llx)", (unsigned long long)a.value,
+          (unsigned long long)old_a);
 
     // A file three compute programs are built from (a, b and main's prog):
     // all rebuilt, the graphics one not.

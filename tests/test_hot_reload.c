@@ -263,6 +263,87 @@ static void test_many_includes(void)
     fprintf(stderr, "reported as expected: %s\n", err.msg);
 }
 
+static uint32_t run_value(cs_context *ctx, cs_program_id prog, cs_buffer *out)
+{
+    return run_once(ctx, &prog, out);
+}
+
+static const char *const VALUE_MAIN = "#version 450\n"
+                                      "%s\n"
+                                      "layout(local_size_x = 1) in;\n"
+                                      "layout(std430, binding = 0) writeonly buffer Out { uint value; };\n"
+                                      "void main() { value = VALUE; }\n";
+
+// The registry's reload, driven directly (no watcher):
+//  - more programs than the table's first allocation (64): the table grows
+//    and the first program still reloads (its entry must not move);
+//  - all or nothing: two programs share a header; a burst that changes the
+//    header and breaks one of them installs neither, and fixing the broken
+//    file alone brings both to the new header;
+//  - a program whose new include did not exist yet rebuilds when the file
+//    appears, though no program depends on that file yet.
+static void test_registry_bursts(cs_context *ctx, cs_buffer *out)
+{
+    char path[600];
+    cs_reload_report report;
+    cs_program_id many[80];
+    for (uint32_t i = 0; i < 80; i++) {
+        char value[16];
+        snprintf(value, sizeof value, "%uu", 1000 + i);
+        cs_error err;
+        CHECK(cs_program_create(ctx, &(cs_program_desc){.path = "test/add_one.comp", .defines = {{"UNUSED", value}}},
+                                &many[i], &err),
+              "program %u: %s", i, err.msg);
+    }
+    snprintf(path, sizeof path, "%s/test/add_one.comp", g_dir);
+    cs_programs_reload(ctx, path, &report);
+    CHECK(report.rebuilt == 80 && report.failed == 0, "80 programs of one file rebuilt: %u (%u failed: %s)",
+          report.rebuilt, report.failed, report.first_error.msg);
+    for (uint32_t i = 0; i < 80; i++)
+        cs_program_destroy(ctx, &many[i]);
+
+    write_test_shader("shared_value.glsl", "#define %s 7u\n", "SHARED_VALUE");
+    write_test_shader("only_b.glsl", "%s\n", "#define B_OFFSET 100u");
+    write_test_shader("burst_a.comp", VALUE_MAIN, "#include \"shared_value.glsl\"\n#define VALUE SHARED_VALUE");
+    write_test_shader("burst_b.comp", VALUE_MAIN,
+                      "#include \"shared_value.glsl\"\n#include \"only_b.glsl\"\n#define VALUE (SHARED_VALUE + B_OFFSET)");
+    cs_program_id a, b;
+    test_program(ctx, &a, "test/burst_a.comp", NULL);
+    test_program(ctx, &b, "test/burst_b.comp", NULL);
+    CHECK(run_value(ctx, a, out) == 7 && run_value(ctx, b, out) == 107, "shared header: 7 and 107");
+    write_test_shader("shared_value.glsl", "#define %s 8u\n", "SHARED_VALUE");
+    write_test_shader("only_b.glsl", "%s\n", "#define B_OFFSET 100u\nnot glsl;");
+    char shared[600], only_b[600];
+    snprintf(shared, sizeof shared, "%s/test/shared_value.glsl", g_dir);
+    snprintf(only_b, sizeof only_b, "%s/test/only_b.glsl", g_dir);
+    const char *burst[2] = {shared, only_b};
+    cs_programs_reload_burst(ctx, burst, 2, &report);
+    CHECK(report.failed == 1 && report.rebuilt == 0 && strstr(report.first_error.msg, "only_b.glsl:2"),
+          "a burst with one broken program installs nothing: %u failed, %u rebuilt: %s", report.failed,
+          report.rebuilt, report.first_error.msg);
+    CHECK(run_value(ctx, a, out) == 7 && run_value(ctx, b, out) == 107, "both programs keep the old header");
+    write_test_shader("only_b.glsl", "%s\n", "#define B_OFFSET 100u");
+    cs_programs_reload_burst(ctx, (const char *const[]){only_b}, 1, &report);
+    CHECK(report.failed == 0 && report.rebuilt == 2, "fixing only_b.glsl rebuilds both: %u (%s)", report.rebuilt,
+          report.names);
+    CHECK(run_value(ctx, a, out) == 8 && run_value(ctx, b, out) == 108, "both on the new header: %u, %u",
+          run_value(ctx, a, out), run_value(ctx, b, out));
+
+    write_test_shader("burst_a.comp", VALUE_MAIN, "#include \"later.glsl\"\n#define VALUE LATER_VALUE");
+    char burst_a[600], later[600];
+    snprintf(burst_a, sizeof burst_a, "%s/test/burst_a.comp", g_dir);
+    snprintf(later, sizeof later, "%s/test/later.glsl", g_dir);
+    cs_programs_reload(ctx, burst_a, &report);
+    CHECK(report.failed == 1 && strstr(report.first_error.msg, "later.glsl"), "a missing include fails: %s",
+          report.first_error.msg);
+    write_test_shader("later.glsl", "#define %s 9u\n", "LATER_VALUE");
+    cs_programs_reload(ctx, later, &report);
+    CHECK(report.failed == 0 && report.rebuilt == 1 && run_value(ctx, a, out) == 9,
+          "creating the missing include recovers: %u rebuilt, value %u", report.rebuilt, run_value(ctx, a, out));
+    cs_program_destroy(ctx, &a);
+    cs_program_destroy(ctx, &b);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/cistern_reload_XXXXXX");
@@ -333,6 +414,7 @@ int main(void)
 
     cs_watch_close(&w);
 
+    test_registry_bursts(&ctx, &out);
     test_include_graphs();
     test_many_includes();
     char burst_dir[] = "/tmp/cistern_watch_XXXXXX";

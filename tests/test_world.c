@@ -228,9 +228,13 @@ static void test_long_frames(cs_context *ctx)
             for (uint32_t i = 0; i < world.fluid_count; i++)
                 fprintf(stderr, "  %s: %u particles, max speed %.3f m/s\n", scene.fluids[i].fluid_name,
                         per[i].particles, per[i].max_speed);
-            uint32_t timed = 0, blocks = 0;
-            for (uint32_t i = 0; i < rec.pass_count; i++)
-                timed += rec.passes[i].ms >= 0;
+            // Most passes dispatch real work and must show time; a pass with
+            // nothing to do (no emitter) may read 0 but never negative.
+            uint32_t timed = 0, blocks = 0, negative = 0;
+            for (uint32_t i = 0; i < rec.pass_count; i++) {
+                timed += rec.passes[i].ms > 0;
+                negative += !(rec.passes[i].ms >= 0);
+            }
             for (uint32_t i = 0; i < scene.fluid_count; i++)
                 blocks += cs_scene_block_particles(&scene.fluids[i]);
             // The fastest water in these scenes is a dam-break front: Ritter's
@@ -238,8 +242,8 @@ static void test_long_frames(cs_context *ctx)
             double fall = 1.1 * 2.0 * sqrt(9.8 * (scene.domain_max[1] - scene.domain_min[1]));
             fprintf(stderr, "long frame %s: 150 substeps, %u passes in one recording, %u particles, max speed %.3f\n",
                     scenes[k], rec.pass_count, st.particles, st.max_speed);
-            CHECK(rec.pass_count > 1024 && timed == rec.pass_count, "%s: %u passes, %u timed", scenes[k],
-                  rec.pass_count, timed);
+            CHECK(rec.pass_count > 1024 && negative == 0 && (!rec.timestamps || timed * 2 > rec.pass_count),
+                  "%s: %u passes, %u with time > 0, %u negative or NaN", scenes[k], rec.pass_count, timed, negative);
             CHECK(st.non_finite == 0 && st.outside_domain == 0 && st.particles >= blocks && st.max_speed < fall,
                   "%s: %u particles (blocks %u), %u NaN, %u outside, max speed %.3f (bound %.3f)", scenes[k],
                   st.particles, blocks, st.non_finite, st.outside_domain, st.max_speed, fall);

@@ -171,25 +171,37 @@ static void hot_reload(run_state *r)
 {
     char (*paths)[512];
     uint32_t n = cs_watch_poll(&r->watch, &paths);
-    for (uint32_t i = 0; i < n; i++) {
-        vkDeviceWaitIdle(r->ctx.device);
-        cs_reload_report report = {0};
-        cs_programs_reload(&r->ctx, paths[i], &report);
-        if (report.rebuilt)
-            fprintf(stderr, "\ncistern: %s changed: rebuilt %u program%s (%s)\n", paths[i], report.rebuilt,
-                    report.rebuilt == 1 ? "" : "s", report.names);
-        if (report.failed) {
-            fprintf(stderr, "\ncistern: hot reload of %u program%s failed, the previous shader keeps running:\n%s\n",
-                    report.failed, report.failed == 1 ? "" : "s", report.first_error.msg);
-            if (r->windowed) {
-                char title[600];
-                snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shader running): %.400s",
-                         report.first_error.msg);
-                cs_window_set_title(&r->window, title);
-            }
+    if (n == 0)
+        return;
+    vkDeviceWaitIdle(r->ctx.device);
+    const char **list = malloc(n * sizeof *list);
+    CS_ASSERT(list, "out of memory for %u changed paths", n);
+    for (uint32_t i = 0; i < n; i++)
+        list[i] = paths[i];
+    cs_reload_report report;
+    cs_programs_reload_burst(&r->ctx, list, n, &report);
+    free(list);
+    const char *what = n == 1 ? paths[0] : "files";
+    char changed[600];
+    if (n == 1)
+        snprintf(changed, sizeof changed, "%s changed", what);
+    else
+        snprintf(changed, sizeof changed, "%u files changed", n);
+    if (report.failed) {
+        fprintf(stderr,
+                "\ncistern: %s: %u program%s failed to build (%s); every previous shader keeps running:\n%s\n",
+                changed, report.failed, report.failed == 1 ? "" : "s", report.names, report.first_error.msg);
+        if (r->windowed) {
+            char title[600];
+            snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shaders running): %.400s",
+                     report.first_error.msg);
+            cs_window_set_title(&r->window, title);
         }
-        if (!report.rebuilt && !report.failed)
-            fprintf(stderr, "\ncistern: %s changed; no program uses it\n", paths[i]);
+    } else if (report.rebuilt) {
+        fprintf(stderr, "\ncistern: %s: rebuilt %u program%s (%s)\n", changed, report.rebuilt,
+                report.rebuilt == 1 ? "" : "s", report.names);
+    } else {
+        fprintf(stderr, "\ncistern: %s; no program uses %s\n", changed, n == 1 ? "it" : "them");
     }
 }
 

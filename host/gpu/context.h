@@ -54,8 +54,9 @@ typedef struct cs_context {
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
 
     // The program registry (program.h): every pipeline built on this
-    // device, compute and graphics, indexed by cs_program_id.
-    struct cs_program *programs;
+    // device, compute and graphics, indexed by cs_program_id. Entries are
+    // allocated one by one so they never move (they point into themselves).
+    struct cs_program **programs;
     uint32_t program_slots, program_capacity;
 } cs_context;
 

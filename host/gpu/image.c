@@ -11,6 +11,14 @@ bool cs_image_create(cs_context *ctx, const cs_image_desc *desc, cs_image *img, 
         return cs_fail(err, "%s: image size %ux%u is not possible on this device (1..%u per side)", name, width,
                        height, max_dim);
     VkImageAspectFlags aspect = desc->aspect ? desc->aspect : VK_IMAGE_ASPECT_COLOR_BIT;
+    VkImageFormatProperties props;
+    if (vkGetPhysicalDeviceImageFormatProperties(ctx->physical, desc->format, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL,
+                                                 desc->usage, 0, &props) != VK_SUCCESS)
+        return cs_fail(err, "%s: format %d with usage %#x is not supported by this device", name, (int)desc->format,
+                       (unsigned)desc->usage);
+    if (width > props.maxExtent.width || height > props.maxExtent.height)
+        return cs_fail(err, "%s: image size %ux%u is larger than this device allows for its format (%ux%u)", name,
+                       width, height, props.maxExtent.width, props.maxExtent.height);
     VkImageCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
@@ -29,6 +37,11 @@ bool cs_image_create(cs_context *ctx, const cs_image_desc *desc, cs_image *img, 
     uint32_t type = cs_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (type == UINT32_MAX)
         type = cs_find_memory_type(ctx, req.memoryTypeBits, 0);
+    if (type == UINT32_MAX) {
+        vkDestroyImage(ctx->device, img->image, NULL);
+        img->image = VK_NULL_HANDLE;
+        return cs_fail(err, "%s: no memory type of this device can hold the image", name);
+    }
     VkMemoryAllocateInfo alloc = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .allocationSize = req.size,

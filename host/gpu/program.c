@@ -4,8 +4,6 @@
 
 #include <limits.h>
 
-#define SLOT_BITS 20u
-#define SLOT_MASK ((1u << SLOT_BITS) - 1u)
 
 // ---------------------------------------------------------------------------
 // Layouts
@@ -111,11 +109,25 @@ static bool compile_stage(const char *path, const cs_program_desc *desc, cs_spir
     return true;
 }
 
+// Refused before any Vulkan object is made from the reflection: a layout
+// with a larger push range would be invalid usage.
+static bool check_push_size(cs_context *ctx, const cs_reflection *refl, const char *file, cs_error *err)
+{
+    if (refl->push_constant_size <= ctx->props.limits.maxPushConstantsSize)
+        return true;
+    return cs_fail(err, "%s/%s: push constants are %u bytes; the device allows %u", cs_shader_dir(), file,
+                   refl->push_constant_size, ctx->props.limits.maxPushConstantsSize);
+}
+
 static bool build_compute(cs_context *ctx, const cs_program_desc *desc, const char *name, built *out, cs_error *err)
 {
     cs_spirv spirv;
     if (!compile_stage(desc->path, desc, &spirv, &out->reflection, err))
         return false;
+    if (!check_push_size(ctx, &out->reflection, desc->path, err)) {
+        cs_spirv_free(&spirv);
+        return false;
+    }
     add_deps(out, &spirv);
     cs_create_layout(ctx, &out->reflection, VK_SHADER_STAGE_COMPUTE_BIT, &out->set_layout, &out->layout);
     VkShaderModule module = make_module(ctx, &spirv);
@@ -165,7 +177,8 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
         cs_spirv_free(&vs);
         return false;
     }
-    if (!merge_reflection(&rv, &rf, name, &out->reflection, err)) {
+    if (!merge_reflection(&rv, &rf, name, &out->reflection, err) ||
+        !check_push_size(ctx, &out->reflection, desc->vert, err)) {
         cs_spirv_free(&vs);
         cs_spirv_free(&fs);
         return false;
@@ -272,13 +285,6 @@ static bool build(cs_context *ctx, const cs_program *prog, built *out, cs_error 
         built_destroy(ctx, out);
         return false;
     }
-    const char *file = prog->desc.path ? prog->desc.path : prog->desc.vert;
-    if (out->reflection.push_constant_size > ctx->props.limits.maxPushConstantsSize) {
-        uint32_t size = out->reflection.push_constant_size;
-        built_destroy(ctx, out);
-        return cs_fail(err, "%s/%s: push constants are %u bytes; the device allows %u", cs_shader_dir(), file, size,
-                       ctx->props.limits.maxPushConstantsSize);
-    }
     cs_name_object(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)out->pipeline, prog->name);
     cs_name_object(ctx, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)out->layout, prog->name);
     return true;
@@ -303,11 +309,11 @@ static void install(cs_context *ctx, cs_program *prog, built *b)
 
 static cs_program *slot_of(const cs_context *ctx, cs_program_id id)
 {
-    uint32_t slot = (id.value & SLOT_MASK);
+    uint64_t slot = id.value & 0xffffffffu;
     if (slot == 0 || slot > ctx->program_slots)
         return NULL;
-    cs_program *prog = &ctx->programs[slot - 1];
-    if (!prog->live || prog->generation != id.value >> SLOT_BITS)
+    cs_program *prog = ctx->programs[slot - 1];
+    if (!prog->live || prog->generation != (uint32_t)(id.value >> 32))
         return NULL;
     return prog;
 }
@@ -315,17 +321,17 @@ static cs_program *slot_of(const cs_context *ctx, cs_program_id id)
 static uint32_t take_slot(cs_context *ctx)
 {
     for (uint32_t i = 0; i < ctx->program_slots; i++)
-        if (!ctx->programs[i].live)
+        if (!ctx->programs[i]->live)
             return i;
-    CS_ASSERT(ctx->program_slots < SLOT_MASK, "more than %u programs", SLOT_MASK);
     if (ctx->program_slots == ctx->program_capacity) {
         uint32_t capacity = ctx->program_capacity ? 2 * ctx->program_capacity : 64;
-        cs_program *grown = realloc(ctx->programs, capacity * sizeof *grown);
+        cs_program **grown = realloc(ctx->programs, capacity * sizeof *grown);
         CS_ASSERT(grown, "out of memory for %u programs", capacity);
-        memset(grown + ctx->program_capacity, 0, (capacity - ctx->program_capacity) * sizeof *grown);
         ctx->programs = grown;
         ctx->program_capacity = capacity;
     }
+    ctx->programs[ctx->program_slots] = calloc(1, sizeof(cs_program));
+    CS_ASSERT(ctx->programs[ctx->program_slots], "out of memory for a program");
     return ctx->program_slots++;
 }
 
@@ -361,6 +367,15 @@ bool cs_program_create(cs_context *ctx, const cs_program_desc *desc, cs_program_
     if (compute == (desc->vert != NULL || desc->frag != NULL) || (!compute && (!desc->vert || !desc->frag)))
         return cs_fail(err, "program %s: give either a compute shader (path) or a vertex and a fragment shader",
                        desc->name ? desc->name : "?");
+    const char *texts[3] = {desc->path, desc->vert, desc->frag};
+    for (int i = 0; i < 3; i++)
+        if (texts[i] && strlen(texts[i]) >= sizeof ((cs_program *)0)->path_text[0])
+            return cs_fail(err, "shader path %s is longer than cistern's %zu characters", texts[i],
+                           sizeof ((cs_program *)0)->path_text[0] - 1);
+    for (uint32_t i = 0; i < CS_MAX_DEFINES && desc->defines[i].name; i++)
+        if (strlen(desc->defines[i].name) >= 64 || (desc->defines[i].value && strlen(desc->defines[i].value) >= 64))
+            return cs_fail(err, "%s: define %s is longer than cistern's 63 characters", texts[0] ? texts[0] : "?",
+                           desc->defines[i].name);
     cs_program fresh = {0};
     fresh.bind_point = compute ? VK_PIPELINE_BIND_POINT_COMPUTE : VK_PIPELINE_BIND_POINT_GRAPHICS;
     fresh.stages = compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
@@ -369,15 +384,15 @@ bool cs_program_create(cs_context *ctx, const cs_program_desc *desc, cs_program_
     if (!build(ctx, &fresh, &b, err))
         return false;
     uint32_t slot = take_slot(ctx);
-    cs_program *prog = &ctx->programs[slot];
-    uint32_t generation = (prog->generation + 1) & (0xffffffffu >> SLOT_BITS);
+    cs_program *prog = ctx->programs[slot];
+    uint32_t generation = prog->generation + 1;
     *prog = fresh;
     prog->generation = generation;
     prog->live = true;
     // The defines and paths point into the entry's own text now.
     copy_desc(prog, &fresh.desc);
     install(ctx, prog, &b);
-    *out = (cs_program_id){(generation << SLOT_BITS) | (slot + 1)};
+    *out = (cs_program_id){((uint64_t)generation << 32) | (slot + 1)};
     return true;
 }
 
@@ -386,7 +401,7 @@ void cs_program_destroy(cs_context *ctx, cs_program_id *id)
     if (!id->value)
         return;
     cs_program *prog = slot_of(ctx, *id);
-    CS_ASSERT(prog, "destroy of a stale program handle %#x", id->value);
+    CS_ASSERT(prog, "destroy of a stale program handle %#llx", (unsigned long long)id->value);
     built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
     built_destroy(ctx, &old);
     uint32_t generation = prog->generation;
@@ -398,7 +413,8 @@ void cs_program_destroy(cs_context *ctx, cs_program_id *id)
 const cs_program *cs_program_get(const cs_context *ctx, cs_program_id id)
 {
     const cs_program *prog = slot_of(ctx, id);
-    CS_ASSERT(prog, "program handle %#x is %s", id.value, id.value ? "stale (its program was destroyed)" : "empty");
+    CS_ASSERT(prog, "program handle %#llx is %s", (unsigned long long)id.value,
+              id.value ? "stale (its program was destroyed)" : "empty");
     return prog;
 }
 
@@ -408,27 +424,39 @@ static bool same_interface(const cs_reflection *a, const cs_reflection *b)
            memcmp(a->binding_types, b->binding_types, sizeof a->binding_types) == 0;
 }
 
-static bool reload_entry(cs_context *ctx, cs_program *prog, cs_error *err)
+// Builds a program anew and checks it still fits the host code's interface;
+// nothing is installed.
+static bool rebuild(cs_context *ctx, const cs_program *prog, built *b, cs_error *err)
 {
-    built b;
-    if (!build(ctx, prog, &b, err))
+    if (!build(ctx, prog, b, err))
         return false;
-    if (!same_interface(&prog->reflection, &b.reflection)) {
-        built_destroy(ctx, &b);
+    if (!same_interface(&prog->reflection, &b->reflection)) {
+        built_destroy(ctx, b);
         return cs_fail(err,
                        "%s/%s: its bindings or push constants changed; hot reload keeps the interface the host "
                        "code feeds, so restart to use the new one",
                        cs_shader_dir(), prog->desc.path ? prog->desc.path : prog->desc.vert);
     }
+    return true;
+}
+
+static bool reload_entry(cs_context *ctx, cs_program *prog, cs_error *err)
+{
+    built b;
+    if (!rebuild(ctx, prog, &b, err)) {
+        prog->stale = true;
+        return false;
+    }
     // The caller waited for the frame in flight: the old pipeline is idle.
     install(ctx, prog, &b);
+    prog->stale = false;
     return true;
 }
 
 bool cs_program_reload(cs_context *ctx, cs_program_id id, cs_error *err)
 {
     cs_program *prog = slot_of(ctx, id);
-    CS_ASSERT(prog, "reload of a stale program handle %#x", id.value);
+    CS_ASSERT(prog, "reload of a stale program handle %#llx", (unsigned long long)id.value);
     return reload_entry(ctx, prog, err);
 }
 
@@ -458,39 +486,81 @@ static void append_name(cs_reload_report *report, const char *name)
     snprintf(report->names + used, sizeof report->names - used, "%s%s", used ? ", " : "", name);
 }
 
-void cs_programs_reload(cs_context *ctx, const char *path, cs_reload_report *report)
+static bool affected(const cs_program *prog, const char *const *paths, uint32_t count)
 {
+    if (prog->stale)
+        return true;
+    for (uint32_t i = 0; i < count; i++)
+        if (cs_program_depends_on(prog, paths[i]))
+            return true;
+    return false;
+}
+
+void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_t count, cs_reload_report *report)
+{
+    memset(report, 0, sizeof *report);
+    // Build every affected program once, keeping the results aside.
+    uint32_t n = 0;
+    uint32_t *which = malloc((ctx->program_slots + 1) * sizeof *which);
+    built *fresh = calloc(ctx->program_slots + 1, sizeof *fresh);
+    CS_ASSERT(which && fresh, "out of memory for a reload of %u programs", ctx->program_slots);
     for (uint32_t i = 0; i < ctx->program_slots; i++) {
-        cs_program *prog = &ctx->programs[i];
-        if (!prog->live || !cs_program_depends_on(prog, path))
+        cs_program *prog = ctx->programs[i];
+        if (!prog->live || !affected(prog, paths, count))
             continue;
         cs_error err;
-        if (reload_entry(ctx, prog, &err)) {
-            report->rebuilt++;
-            append_name(report, prog->name);
-        } else {
-            if (report->failed++ == 0)
-                report->first_error = err;
+        if (rebuild(ctx, prog, &fresh[n], &err)) {
+            which[n++] = i;
+            continue;
         }
+        prog->stale = true;
+        if (report->failed++ == 0)
+            report->first_error = err;
+        append_name(report, prog->name);
     }
+    // All or nothing: one failure keeps every old pipeline, so programs that
+    // share a header never run built from two versions of it.
+    for (uint32_t k = 0; k < n; k++) {
+        cs_program *prog = ctx->programs[which[k]];
+        if (report->failed) {
+            // Built but not installed: it must be retried with the next
+            // burst, or it would miss this burst's change for good.
+            built_destroy(ctx, &fresh[k]);
+            prog->stale = true;
+            continue;
+        }
+        install(ctx, prog, &fresh[k]);
+        prog->stale = false;
+        report->rebuilt++;
+        append_name(report, prog->name);
+    }
+    free(which);
+    free(fresh);
+}
+
+void cs_programs_reload(cs_context *ctx, const char *path, cs_reload_report *report)
+{
+    cs_programs_reload_burst(ctx, &path, 1, report);
 }
 
 uint32_t cs_program_count(const cs_context *ctx)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < ctx->program_slots; i++)
-        n += ctx->programs[i].live;
+        n += ctx->programs[i]->live;
     return n;
 }
 
 void cs_programs_shutdown(cs_context *ctx)
 {
     for (uint32_t i = 0; i < ctx->program_slots; i++) {
-        cs_program *prog = &ctx->programs[i];
-        if (!prog->live)
-            continue;
-        built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
-        built_destroy(ctx, &old);
+        cs_program *prog = ctx->programs[i];
+        if (prog->live) {
+            built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps,
+                         prog->dep_count};
+            built_destroy(ctx, &old);
+        }
+        free(prog);
     }
     free(ctx->programs);
     ctx->programs = NULL;

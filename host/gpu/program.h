@@ -16,7 +16,7 @@
 #include "shader.h"
 
 typedef struct cs_program_id {
-    uint32_t value;            // 0: no program (slot + 1 in the low 20 bits, generation above)
+    uint64_t value;            // 0: no program (slot + 1 in the low 32 bits, generation above)
 } cs_program_id;
 
 // Fixed-function state of a graphics program (dynamic rendering: formats
@@ -44,6 +44,7 @@ typedef struct cs_program_desc {
 typedef struct cs_program {
     uint32_t generation;       // bumped on destroy: stale handles are refused
     bool live;
+    bool stale;                // its last rebuild failed: retried on every reload
     VkPipelineBindPoint bind_point;
     VkShaderStageFlags stages;
     VkPipeline pipeline;
@@ -76,17 +77,24 @@ bool cs_program_reload(cs_context *ctx, cs_program_id id, cs_error *err);
 // source or one of the files it includes.
 bool cs_program_depends_on(const cs_program *prog, const char *path);
 
-// What one hot-reload walk did, for the caller to report.
+// What one hot-reload burst did, for the caller to report.
 typedef struct cs_reload_report {
-    uint32_t rebuilt;          // programs rebuilt
-    uint32_t failed;           // programs that kept their old pipeline
-    char names[512];           // rebuilt programs' names, comma separated (cut with "...")
+    uint32_t rebuilt;          // programs rebuilt and installed
+    uint32_t failed;           // programs whose build failed
+    char names[512];           // rebuilt (or, on failure, failed) programs' names, comma separated (cut with "...")
     cs_error first_error;      // the first failure's message
 } cs_reload_report;
 
-// Hot reload: rebuilds every registered program (compute or graphics) whose
-// source or includes contain `path`. The caller waits for the frame in
-// flight first. Adds to *report (zero it before the first call of a burst).
+// Hot reload of a burst of changed files: rebuilds every registered program
+// (compute or graphics) whose source or includes contain one of `paths`,
+// plus every program whose last rebuild failed (a fix may be in a file it
+// could not include then). All or nothing: when any build fails, no new
+// pipeline is installed, so the frame never mixes programs built from two
+// versions of a shared header; the failed ones are marked and retried with
+// the next burst. Each program is built once per burst. The caller waits
+// for the frame in flight first.
+void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_t count, cs_reload_report *report);
+// The same for one file.
 void cs_programs_reload(cs_context *ctx, const char *path, cs_reload_report *report);
 
 // Programs registered now (tests check modules release theirs).

@@ -284,6 +284,8 @@ static void bind_resources(cs_recorder *rec, const cs_program *prog, cs_buffer *
         if (is_buffer_type(type)) {
             CS_ASSERT(has_buffer && !has_image, "%s: binding %u (%s) is a buffer in the shader; give buffers[%u]",
                       prog->name, b, name, b);
+            CS_ASSERT(buffers[b]->buffer, "%s: binding %u (%s) was given a buffer that was never created or was "
+                                          "destroyed", prog->name, b, name);
             buffer_infos[write_count] = (VkDescriptorBufferInfo){.buffer = buffers[b]->buffer, .range = VK_WHOLE_SIZE};
             writes[write_count].pBufferInfo = &buffer_infos[write_count];
         } else {
@@ -339,6 +341,8 @@ void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc)
     CS_ASSERT(prog->bind_point == VK_PIPELINE_BIND_POINT_GRAPHICS, "%s is not a graphics program", prog->name);
     CS_ASSERT(rec->recording && rec->in_pass, "draw of %s outside a pass", prog->name);
     if (desc->indirect) {
+        CS_ASSERT(desc->indirect_offset % 4 == 0, "%s: indirect offset %llu is not a multiple of 4", prog->name,
+                  (unsigned long long)desc->indirect_offset);
         CS_ASSERT(desc->indirect->buffer && desc->indirect_offset + sizeof(VkDrawIndirectCommand) <=
                                                   desc->indirect->size,
                   "%s: indirect buffer %s holds no draw command at offset %llu", prog->name, desc->indirect->name,

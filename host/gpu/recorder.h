@@ -28,7 +28,6 @@ typedef struct cs_recorder {
     cs_context *ctx;
     VkCommandBuffer cmd;
     VkFence fence;
-    VkQueryPool queries;
     bool timestamps;          // device has them on our queue
     bool recording;
     bool in_pass;

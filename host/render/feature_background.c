@@ -8,6 +8,7 @@ typedef struct background {
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     background *b = calloc(1, sizeof *b);
+    CS_ASSERT(b, "out of memory");
     *state = b;
     return cs_render_program(r, "render background", "render/background.vert", "render/background.frag",
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS, &b->program,

@@ -8,6 +8,7 @@ typedef struct box {
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     box *b = calloc(1, sizeof *b);
+    CS_ASSERT(b, "out of memory");
     *state = b;
     return cs_render_program(r, "render box", "render/box.vert", "render/box.frag", VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
                              true, true, VK_COMPARE_OP_LESS_OR_EQUAL, &b->program, err);

@@ -12,6 +12,7 @@ typedef struct field {
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     field *f = calloc(1, sizeof *f);
+    CS_ASSERT(f, "out of memory");
     *state = f;
     // No depth: the field lies in the plane the box and the 2D particles are
     // drawn in, after it, and covers only the background.

@@ -11,6 +11,7 @@ typedef struct particles {
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     particles *p = calloc(1, sizeof *p);
+    CS_ASSERT(p, "out of memory");
     *state = p;
     return cs_render_program(r, "render particles", "render/particles.vert", "render/particles.frag",
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, &p->program, err);
