@@ -31,11 +31,16 @@ static void usage(FILE *out)
         "  --frames N             frames to simulate (headless default 120; window: until closed)\n"
         "  --out DIR              where stats.csv, dumps and images go (default out/SCENE)\n"
         "  --dump-every K         write particles_NNNNN.ply every K frames (default: never)\n"
+        "  --mesh-every K         write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes\n"
+        "                         whose fluids have a \"surface\"; default: never)\n"
+        "  --mesh-format F        ply (binary, default) | obj\n"
         "  --png-every K          write frame_NNNNN.png every K frames, headless (default 10; 0: never)\n"
         "  --particles N          rescale the fluid blocks to about N particles (16k, 1M, ...)\n"
         "  --color MODE           material | speed | density\n"
         "  --size WxH             image or window size\n"
         "  --no-vsync             present as fast as possible (window)\n"
+        "                         window keys: Space pause, N step, R restart, C colour mode,\n"
+        "                         V particles / surface / both, F12 screenshot, Esc quit\n"
         "  --watch / --no-watch   hot-reload shaders on save (default: on in a window, off headless)\n"
         "  --capture-frame N      RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)\n"
         "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
@@ -162,6 +167,15 @@ static int cmd_run(int argc, char **argv)
         else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
         else if (strcmp(a, "--dump-every") == 0) { if (!parse_uint(a, v, &opt.dump_every)) return 2; i++; }
         else if (strcmp(a, "--png-every") == 0) { if (!parse_uint(a, v, &opt.png_every)) return 2; i++; }
+        else if (strcmp(a, "--mesh-every") == 0) { if (!parse_uint(a, v, &opt.mesh_every)) return 2; i++; }
+        else if (strcmp(a, "--mesh-format") == 0) {
+            if (!v || (strcmp(v, "ply") != 0 && strcmp(v, "obj") != 0)) {
+                fprintf(stderr, "cistern: --mesh-format wants ply or obj (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            opt.mesh_obj = strcmp(v, "obj") == 0;
+            i++;
+        }
         else if (strcmp(a, "--particles") == 0) { if (!parse_uint(a, v, &opt.particles)) return 2; i++; }
         else if (strcmp(a, "--capture-frame") == 0) {
             if (!parse_uint(a, v, &n)) return 2;
