@@ -48,10 +48,20 @@ static void describe_limit(const cs_context *ctx, char *out, size_t size)
         heap = CS_MAX(heap, ctx->memory_props.memoryHeaps[h].size);
     cs_format_bytes(ctx->props.limits.maxStorageBufferRange, range, sizeof range);
     cs_format_bytes(heap > ctx->bytes_allocated ? heap - ctx->bytes_allocated : 0, left, sizeof left);
-    snprintf(out, size, "%s holds at most %llu (%s per storage buffer, 4 bytes a node; %s left in its largest heap, "
-                        "%u bytes a node)",
+    snprintf(out, size, "%s holds at most %llu nodes (%s per storage buffer, 4 bytes a node; %s left in its "
+                        "largest heap, %u bytes a node)",
              ctx->props.deviceName, (unsigned long long)cs_surface_max_nodes(ctx), range, left,
              CS_SURFACE_BYTES_PER_NODE);
+}
+
+// x to 3 significant digits, rounded up or down (a suggestion printed with
+// %.3g must stay on the safe side).
+static double round_3(double x, bool up)
+{
+    if (!(x > 0))
+        return x;
+    double unit = pow(10.0, floor(log10(x)) - 2.0);
+    return (up ? ceil(x / unit) : floor(x / unit)) * unit;
 }
 
 // A particle fluid's field: node spacing from the scene (or the default,
@@ -70,8 +80,8 @@ static bool size_splat(cs_context *ctx, const cs_scene *fs, cs_world_surface *s,
     uint64_t most = cs_surface_max_nodes(ctx), padded = padded_nodes(dims);
     if (padded > most && given) {
         const char *key = o->cell_size > 0 ? "cell_size" : "cells_per_spacing";
-        // The coarsest spacing ratio that fits, rounded out a little.
-        double k = cbrt((double)padded / (double)CS_MAX(most, 1)) * 1.01;
+        // How much coarser the nodes must be, with a little room.
+        double k = cbrt((double)padded / (double)CS_MAX(most, 1)) * 1.02;
         char limit[256], need[32];
         describe_limit(ctx, limit, sizeof limit);
         cs_format_bytes(padded * CS_SURFACE_BYTES_PER_NODE, need, sizeof need);
@@ -79,12 +89,13 @@ static bool size_splat(cs_context *ctx, const cs_scene *fs, cs_world_surface *s,
             return cs_scene_surface_fail(fs, err, key,
                                          "a surface grid of %u x %u x %u nodes (%llu with its padding, %s) does not "
                                          "fit the device: %s; use a cell_size of at least %.3g",
-                                         dims[0], dims[1], dims[2], (unsigned long long)padded, need, limit, cell * k);
+                                         dims[0], dims[1], dims[2], (unsigned long long)padded, need, limit,
+                                         round_3(cell * k, true));
         return cs_scene_surface_fail(fs, err, key,
                                      "a surface grid of %u x %u x %u nodes (%llu with its padding, %s) does not fit "
                                      "the device: %s; use at most %.3g cells per spacing",
                                      dims[0], dims[1], dims[2], (unsigned long long)padded, need, limit,
-                                     o->cells_per_spacing / k);
+                                     round_3(o->cells_per_spacing / k, false));
     }
     float extent = INFINITY;
     for (int a = 0; a < 3; a++)
