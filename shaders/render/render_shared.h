@@ -95,14 +95,14 @@ struct cs_render_surface_push {
     uvec4 modes;                   // x: flags; yzw unused
 };
 
-#define CS_RENDER_SURFACE_SKY 0.62, 0.74, 0.92    // hemisphere above (linear rgb)
+#define CS_RENDER_SURFACE_SKY 0.45, 0.60, 0.88    // hemisphere above (linear rgb)
 #define CS_RENDER_SURFACE_GROUND 0.16, 0.15, 0.14 // hemisphere below
 #define CS_RENDER_SURFACE_AMBIENT 0.45            // albedo × hemisphere
 #define CS_RENDER_SURFACE_DIFFUSE 0.6             // albedo × directional light
 #define CS_RENDER_SURFACE_SPECULAR 0.7
 #define CS_RENDER_SURFACE_SHININESS 120.0
 #define CS_RENDER_SURFACE_F0 0.02                 // water's reflectance at normal incidence
-#define CS_RENDER_SURFACE_REFLECT 0.7             // how much of the reflected hemisphere shows
+#define CS_RENDER_SURFACE_REFLECT 0.5             // how much of the reflected hemisphere shows
 
 struct cs_render_background_push {
     vec4 top;                      // linear rgb at the top row
