@@ -417,10 +417,10 @@ static void test_drawing(cs_context *ctx, cs_world *w, const cs_scene *scene)
     cs_recorder_destroy(&rec);
     CHECK(ok, "mesh: %s", ok ? "" : err.msg);
 
-    const cs_world_surface *s = &w->surfaces[0];
+    cs_world_surface *s = &w->surfaces[0];
     const cs_scene *fs = w->fluids[0].scene;
-    cs_render_surface surf = {.positions = (cs_buffer *)&s->mesh.positions, .normals = (cs_buffer *)&s->mesh.normals,
-                              .indices = (cs_buffer *)&s->mesh.indices, .triangle_count = s->mesh.triangle_count};
+    cs_render_surface surf = {.positions = &s->mesh.positions, .normals = &s->mesh.normals,
+                              .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
     memcpy(surf.color, fs->materials[0].color, sizeof surf.color);
     cs_particle_view pv;
     w->fluids[0].ops->particles(w->fluids[0].state, &pv);

@@ -194,14 +194,12 @@ static void record_draw(run_state *r, const cs_render_target *target)
     bool draw_field = false;
     for (uint32_t i = 0; i < r->world.fluid_count; i++) {
         cs_world_fluid *f = &r->world.fluids[i];
-        const cs_world_surface *s = cs_world_surface_of(&r->world, i);
+        cs_world_surface *s = cs_world_surface_of(&r->world, i);
         bool surface = s && s->drawable && r->draw != CS_DRAW_PARTICLES;
         if (surface) {
             cs_render_surface *m = &surfaces[surface_count++];
-            *m = (cs_render_surface){.positions = (cs_buffer *)&s->mesh.positions,
-                                     .normals = (cs_buffer *)&s->mesh.normals,
-                                     .indices = (cs_buffer *)&s->mesh.indices,
-                                     .triangle_count = s->mesh.triangle_count};
+            *m = (cs_render_surface){.positions = &s->mesh.positions, .normals = &s->mesh.normals,
+                                     .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
             memcpy(m->color, f->scene->materials[0].color, sizeof m->color);
         }
         if (f->ops->field && r->scene.dim == 2 && !draw_field) {
@@ -306,6 +304,7 @@ static int run_headless(run_state *r)
         // Meshing splits the frame in two submits (world.h).
         if ((mesh_due(r) || (image && draws_surfaces(r))) && !cs_world_mesh_surfaces(&r->world, &r->rec, &err)) {
             fprintf(stderr, "\ncistern: %s\n", err.msg);
+            cs_recorder_submit_wait(&r->rec); // the resumed recording, so nothing is left pending
             return 1;
         }
         if (image) {

@@ -131,4 +131,4 @@ bool cs_world_mesh_surfaces(cs_world *world, cs_recorder *rec, cs_error *err);
 // since it was made): a paused window draws them again without meshing.
 bool cs_world_surfaces_current(const cs_world *world);
 // The surface of fluid `fluid`, or NULL when it has none.
-const cs_world_surface *cs_world_surface_of(const cs_world *world, uint32_t fluid);
+cs_world_surface *cs_world_surface_of(cs_world *world, uint32_t fluid);

@@ -328,7 +328,7 @@ bool cs_world_surfaces_current(const cs_world *world)
     return true;
 }
 
-const cs_world_surface *cs_world_surface_of(const cs_world *world, uint32_t fluid)
+cs_world_surface *cs_world_surface_of(cs_world *world, uint32_t fluid)
 {
     for (uint32_t i = 0; i < world->surface_count; i++)
         if (world->surfaces[i].fluid == fluid)
