@@ -1064,7 +1064,11 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
 // defaults; in a fluid's entry it overrides them key by key. A reint fluid
 // meshes its own cells (one node per cell), so its own block may not give
 // a resolution or a kernel radius (the top level's are for particle fluids).
+// Lower bounds instead of "> 0", so a value never rounds to 0 in a float
+// (0 reads as "not given").
+#define SURFACE_CELLS_PER_SPACING_MIN 0.01
 #define SURFACE_CELLS_PER_SPACING_MAX 16.0
+#define SURFACE_ISO_MIN 1e-6
 #define SURFACE_RADIUS_MIN 0.5
 #define SURFACE_RADIUS_MAX 8.0
 #define SURFACE_ISO_MAX 1000.0
@@ -1094,10 +1098,10 @@ static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_
     float cell = 0.0f;
     bool enabled_given = cJSON_GetObjectItemCaseSensitive(object, "enabled") != NULL;
     if (!cs_json_bool(scene, object, "surface", "enabled", &o->enabled, err) ||
-        !get_number(scene, object, "surface", "cells_per_spacing", 0.0, true, SURFACE_CELLS_PER_SPACING_MAX, false,
-                    &cps, NULL, err) ||
+        !get_number(scene, object, "surface", "cells_per_spacing", SURFACE_CELLS_PER_SPACING_MIN, false,
+                    SURFACE_CELLS_PER_SPACING_MAX, false, &cps, NULL, err) ||
         !get_positive(scene, object, "surface", "cell_size", COORD_LIMIT, &cell, err) ||
-        !get_number(scene, object, "surface", "iso", 0.0, true, SURFACE_ISO_MAX, false, &iso, NULL, err) ||
+        !get_number(scene, object, "surface", "iso", SURFACE_ISO_MIN, false, SURFACE_ISO_MAX, false, &iso, NULL, err) ||
         !get_number(scene, object, "surface", "radius", SURFACE_RADIUS_MIN, false, SURFACE_RADIUS_MAX, false, &radius,
                     NULL, err))
         return false;
