@@ -646,6 +646,8 @@ static void ops_field(void *state, cs_field_view *out)
         .cells = &r->field,
         .dims = {r->params.grid[0], r->params.grid[1], r->params.grid[2]},
         .stride_floats = 4,
+        .origin = {r->params.origin[0], r->params.origin[1], r->params.origin[2]},
+        .cell_size = r->params.cell_size,
     };
 }
 

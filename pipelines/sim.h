@@ -30,11 +30,14 @@ typedef struct cs_particle_view {
     cs_buffer *draw_args;
 } cs_particle_view;
 
-// A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D.
+// A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D,
+// meshed as the fluid's surface in 3D (one node per cell centre).
 typedef struct cs_field_view {
-    cs_buffer *cells;        // per cell: vec4 (mass, velocity xy(z), unused)
+    cs_buffer *cells;        // per cell: vec4 (mass / rest mass, velocity xy(z), unused)
     uint32_t dims[3];
     uint32_t stride_floats;  // floats per cell
+    float origin[3];         // world position of cell (0, 0, 0)'s low corner
+    float cell_size;         // world units (cells are cubes)
 } cs_field_view;
 
 typedef struct cs_sim_stats {

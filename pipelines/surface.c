@@ -209,6 +209,17 @@ bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface 
     return true;
 }
 
+uint64_t cs_surface_max_nodes(const cs_context *ctx)
+{
+    uint64_t most = UINT32_MAX / CS_SURFACE_MAX_TRIS;
+    most = CS_MIN(most, (uint64_t)ctx->props.limits.maxStorageBufferRange / 4);
+    VkDeviceSize heap = 0;
+    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
+        heap = CS_MAX(heap, ctx->memory_props.memoryHeaps[h].size);
+    VkDeviceSize left = heap > ctx->bytes_allocated ? heap - ctx->bytes_allocated : 0;
+    return CS_MIN(most, (uint64_t)(left / CS_SURFACE_BYTES_PER_NODE));
+}
+
 void cs_surface_destroy(cs_context *ctx, cs_surface *surf)
 {
     cs_buffer *bufs[] = {&surf->table, &surf->info, &surf->vcount, &surf->tcount, &surf->active, &surf->vbase,
@@ -404,18 +415,63 @@ bool cs_surface_write_ply(const char *path, const float *positions, const float 
     return true;
 }
 
+bool cs_surface_write_obj(const char *path, const char *comment, const float *positions, const float *normals,
+                          uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count, cs_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cs_fail(err, "%s: cannot open for writing (%s); check the directory exists and is writable", path,
+                       strerror(errno));
+    // %.9g: every float reads back to the same bits.
+    bool ok = fprintf(f, "# %s\n# %u vertices, %u triangles\n", comment ? comment : "cistern surface", vertex_count,
+                      triangle_count) > 0;
+    for (uint32_t i = 0; i < vertex_count && ok; i++) {
+        const float *p = &positions[3 * (size_t)i], *n = &normals[3 * (size_t)i];
+        ok = fprintf(f, "v %.9g %.9g %.9g\nvn %.9g %.9g %.9g\n", p[0], p[1], p[2], n[0], n[1], n[2]) > 0;
+    }
+    for (uint32_t t = 0; t < triangle_count && ok; t++) {
+        const uint32_t *v = &indices[3 * (size_t)t];
+        ok = fprintf(f, "f %u//%u %u//%u %u//%u\n", v[0] + 1, v[0] + 1, v[1] + 1, v[1] + 1, v[2] + 1, v[2] + 1) > 0;
+    }
+    if (fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        return cs_fail(err, "%s: write failed (%s); check free disk space", path, strerror(errno));
+    return true;
+}
+
 // ---- particle splat ----------------------------------------------------------
 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err)
 {
     memset(splat, 0, sizeof *splat);
-    return cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err);
+    if (cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err) &&
+        cs_program_create(ctx, &(cs_program_desc){.path = "surface/cells.comp"}, &splat->cells, err))
+        return true;
+    cs_splat_destroy(ctx, splat);
+    return false;
 }
 
 void cs_splat_destroy(cs_context *ctx, cs_splat *splat)
 {
     cs_program_destroy(ctx, &splat->splat);
+    cs_program_destroy(ctx, &splat->cells);
     memset(splat, 0, sizeof *splat);
+}
+
+void cs_splat_record_cells(cs_recorder *rec, cs_splat *splat, cs_buffer *cells, uint32_t stride_floats,
+                           uint32_t component, uint32_t count, cs_buffer *field)
+{
+    CS_ASSERT(component < stride_floats && cells->size >= (uint64_t)count * stride_floats * 4 &&
+                  field->size >= (uint64_t)count * 4,
+              "surface field of %u cells (%u floats each) from '%s' into '%s'", count, stride_floats, cells->name,
+              field->name);
+    struct cs_cells_push pc = {.count = count, .stride = stride_floats, .component = component};
+    cs_pass_begin(rec, "surface: field");
+    cs_dispatch(rec, splat->cells, &(cs_dispatch_desc){.buffers = {cells, field}, .push = &pc,
+                                                        .push_size = sizeof pc, .threads = {count}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
 }
 
 void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,

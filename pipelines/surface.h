@@ -81,6 +81,17 @@ const uint32_t *cs_surface_table(void);
 // Checks the node-level buffers against the device; false with a message
 // naming desc->name when the grid cannot be held.
 bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface *surf, cs_error *err);
+
+// Device memory per padded node a surface and its field take: the eight u32
+// node arrays plus one float of field (the scan's block sums are ~1/256 of
+// that and the outputs are sized later, to the mesh).
+#define CS_SURFACE_BYTES_PER_NODE 36u
+// The most padded nodes, (nx+2)(ny+2)(nz+2), a surface can have on this
+// device now: each node array within maxStorageBufferRange, all of them
+// (CS_SURFACE_BYTES_PER_NODE each) within what the largest heap has left,
+// and the mesh counts within 32 bits. Callers size a grid by it and name
+// the limit when refusing one.
+uint64_t cs_surface_max_nodes(const cs_context *ctx);
 void cs_surface_destroy(cs_context *ctx, cs_surface *surf);
 
 // Split form, for callers that batch other work around the readback:
@@ -110,6 +121,11 @@ void cs_surface_download(cs_context *ctx, const cs_surface *surf, float *positio
 // vertex_indices (uchar count, uint indices).
 bool cs_surface_write_ply(const char *path, const float *positions, const float *normals, uint32_t vertex_count,
                           const uint32_t *indices, uint32_t triangle_count, cs_error *err);
+// Wavefront OBJ (text): v x y z, vn nx ny nz, f a//a b//b c//c (1-based),
+// with a comment line first. Several times the PLY's size; for tools that
+// read nothing else.
+bool cs_surface_write_obj(const char *path, const char *comment, const float *positions, const float *normals,
+                          uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count, cs_error *err);
 
 // ---- particle splat ---------------------------------------------------------
 // Builds a field for the extraction from particles: per node, a gather over
@@ -129,6 +145,7 @@ typedef struct cs_splat_params {
 
 typedef struct cs_splat {
     cs_program_id splat;
+    cs_program_id cells;       // cs_splat_record_cells
 } cs_splat;
 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err);
@@ -139,4 +156,11 @@ void cs_splat_destroy(cs_context *ctx, cs_splat *splat);
 // grid's ranges. Ends with a compute barrier.
 void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
                      cs_buffer *field, const cs_splat_params *params);
+
+// The field of a grid fluid, one node per cell (its centre): records
+// "surface: field", field[i] = cells[i * stride_floats + component] for the
+// `count` cells (x fastest, as the field's nodes). Outside a pass; ends
+// with a compute barrier.
+void cs_splat_record_cells(cs_recorder *rec, cs_splat *splat, cs_buffer *cells, uint32_t stride_floats,
+                           uint32_t component, uint32_t count, cs_buffer *field);
 

@@ -52,6 +52,52 @@ else
   fail "run rest_box_3d failed"
 fi
 
+# Surfaces: --mesh-every writes binary PLY meshes whose header counts match
+# their size, or OBJ; two runs give the same bytes; the stats have the
+# surface passes. rest_box_3d with its surface turned on (1 node per spacing).
+scene_dir=$(dirname "$0")/../scenes
+sed 's/"blocks": \[/"surface": {"enabled": true, "cells_per_spacing": 1},\n      "blocks": [/' \
+  "$scene_dir/rest_box_3d.json" > "$tmp/surf.json"
+# ply_check FILE: the header's counts give the file's size exactly (24 bytes
+# a vertex, 13 a triangle) and there is at least one triangle.
+ply_check() {
+  local f=$1 header nv nf size
+  header=$(head -c 400 "$f" | tr -d '\0' | sed '/end_header/q')
+  nv=$(grep -a "element vertex" <<<"$header" | awk '{print $3}')
+  nf=$(grep -a "element face" <<<"$header" | awk '{print $3}')
+  size=$(stat -c %s "$f")
+  [ -n "$nv" ] && [ -n "$nf" ] && [ "$nf" -gt 0 ] || { fail "$f: header without counts: $header"; return; }
+  [ "$size" -eq $(( ${#header} + 1 + 24 * nv + 13 * nf )) ] \
+    || fail "$f: $size bytes, header says $nv vertices and $nf faces"
+}
+out="$tmp/mesh"
+if "$cistern" run "$tmp/surf.json" --headless --frames 3 --mesh-every 2 --png-every 2 --out "$out" --validation --quiet; then
+  [ -f "$out/mesh_00000.ply" ] && [ -f "$out/mesh_00002.ply" ] && [ ! -f "$out/mesh_00001.ply" ] \
+    || fail "mesh files: $(ls "$out")"
+  for f in "$out"/mesh_*.ply; do ply_check "$f"; done
+  head -1 "$out/stats.csv" | grep -q "gpu_ms:surface: emit" || fail "stats.csv lacks the surface passes"
+  [ -f "$out/frame_00002.png" ] || fail "no PNG with the surface: $(ls "$out")"
+  "$cistern" run "$tmp/surf.json" --headless --frames 3 --mesh-every 2 --png-every 0 --out "$tmp/mesh2" --quiet \
+    || fail "second surface run failed"
+  cmp -s "$out/mesh_00002.ply" "$tmp/mesh2/mesh_00002.ply" || fail "two runs give different meshes"
+else
+  fail "run with --mesh-every failed"
+fi
+if "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-format obj --png-every 0 \
+    --out "$tmp/obj" --quiet; then
+  obj="$tmp/obj/mesh_00000.obj"
+  counts=$(sed -n 2p "$obj")
+  nv=$(grep -c '^v ' "$obj"); nn=$(grep -c '^vn ' "$obj"); nf=$(grep -c '^f ' "$obj")
+  [ "$counts" = "# $nv vertices, $nf triangles" ] && [ "$nn" -eq "$nv" ] && [ "$nf" -gt 0 ] \
+    || fail "OBJ: '$counts' but $nv v, $nn vn, $nf f"
+else
+  fail "run with --mesh-format obj failed"
+fi
+expect 2 "no fluid of rest_box_3d has a surface" -- "$cistern" run rest_box_3d --headless --frames 1 --mesh-every 1
+expect 2 "\-\-mesh-format wants ply or obj" -- "$cistern" run rest_box_3d --mesh-format stl
+sed 's/"blocks": \[/"surface": {"enabeld": true},\n      "blocks": [/' "$scene_dir/rest_box_3d.json" > "$tmp/badsurf.json"
+expect 2 "badsurf.json: fluids\[0\].surface.enabeld: unknown key" -- "$cistern" run "$tmp/badsurf.json" --headless --frames 1
+
 # Determinism: the same scene and step count give byte-identical dumps.
 for solver_scene in dam_break_3d dam_break_2d wcsph_tank_3d double_emitter_2d; do
   for k in 1 2; do

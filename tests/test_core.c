@@ -72,13 +72,39 @@ static void check_many_passes(cs_context *ctx, cs_program_id prog)
         CHECK(timed == passes, "round %d: %u of %u passes have a plausible timing", round, timed, passes);
         CHECK(!rec.timestamps || cs_recorder_pass_ms(&rec, "pass 1540") > 0, "a pass in the fourth pool is timed");
     }
+    // A frame split in two submits (the host reads something in between):
+    // cs_recorder_resume keeps the first submit's passes and timings, and
+    // the second's take the next slots, across a pool boundary too.
+    const uint32_t first = CS_PASSES_PER_POOL - 2, second = 5;
+    cs_recorder_begin(&rec);
+    for (uint32_t i = 0; i < first + second; i++) {
+        if (i == first) {
+            cs_recorder_submit_wait(&rec);
+            CHECK(rec.pass_count == first, "before resume: %u passes", rec.pass_count);
+            cs_recorder_resume(&rec);
+        }
+        char name[32];
+        snprintf(name, sizeof name, "split %u", i);
+        cs_pass_begin(&rec, name);
+        cs_dispatch(&rec, prog, &(cs_dispatch_desc){.buffers = {&a, &a}, .push = &n, .push_size = 4, .threads = {n}});
+        cs_barrier_compute(&rec);
+        cs_pass_end(&rec);
+    }
+    cs_recorder_submit_wait(&rec);
+    CHECK(rec.pass_count == first + second, "after resume: %u passes (want %u)", rec.pass_count, first + second);
+    uint32_t timed = 0;
+    for (uint32_t i = 0; i < rec.pass_count; i++)
+        timed += rec.passes[i].ms >= 0 && rec.passes[i].ms < 1e4;
+    CHECK(timed == first + second && cs_recorder_pass_ms(&rec, "split 0") >= 0 &&
+              cs_recorder_pass_ms(&rec, "split 512") >= 0,
+          "split frame: %u of %u passes timed", timed, first + second);
     uint32_t out[65];
     cs_buffer_download(ctx, &a, out, sizeof out, 0);
     uint32_t bad = 0;
     for (uint32_t i = 0; i < n; i++)
-        bad += out[i] != 2u * passes;
-    CHECK(bad == 0, "after %u passes twice: %u counters wrong (first %u, want %u)", passes, bad, out[0],
-          2u * passes);
+        bad += out[i] != 2u * passes + first + second;
+    CHECK(bad == 0, "after %u passes twice and a split frame: %u counters wrong (first %u, want %u)", passes, bad,
+          out[0], 2u * passes + first + second);
     fprintf(stderr, "recorder: %u passes in one recording (%u timestamp pools)\n", passes, rec.pool_count);
     cs_recorder_destroy(&rec);
     cs_buffer_destroy(ctx, &a);

@@ -814,6 +814,120 @@ static void test_world_format(void)
     cs_scene_free(&world);
 }
 
+// ---- "surface" and render.draw ------------------------------------------------
+
+#define WORLD3 "{\"domain\":{\"min\":[0,0,0],\"max\":[1,1,1]},"
+#define PBF3 "{\"solver\":\"pbf\",\"pbf\":{},\"particle_spacing\":0.1,\"blocks\":[{\"min\":[0,0,0],\"max\":[0.5,0.5,0.5]}]"
+#define REINT3 "{\"solver\":\"reint\",\"reint\":{},\"particle_spacing\":0.1"
+
+static void test_surface_keys(void)
+{
+    cs_scene s;
+    cs_error err;
+    // Defaults: off for a particle fluid, on for a 3D reint fluid; draw
+    // follows (particles without a surface, surface with one).
+    bool ok = parse_text(WORLD3 "\"fluids\":[" PBF3 "}]}", &s, &err);
+    CHECK(ok, "pbf world: %s", err.msg);
+    if (ok) {
+        const cs_surface_options *o = &s.fluids[0].surface;
+        CHECK(!o->enabled && o->iso == 0.5f && o->radius == 2.5f && o->cells_per_spacing == 0 && o->cell_size == 0,
+              "pbf surface defaults: enabled %d iso %g radius %g", o->enabled, o->iso, o->radius);
+        CHECK(s.render.draw == CS_DRAW_PARTICLES && s.fluids[0].render.draw == CS_DRAW_PARTICLES, "draw particles");
+        cs_scene_free(&s);
+    }
+    ok = parse_text(WORLD3 "\"fluids\":[" REINT3 "}]}", &s, &err);
+    CHECK(ok && s.fluids[0].surface.enabled && s.render.draw == CS_DRAW_SURFACE &&
+              s.fluids[0].render.draw == CS_DRAW_SURFACE,
+          "3D reint: surface on by default, drawn: %s", ok ? "" : err.msg);
+    cs_scene_free(&s);
+    // The top level sets every fluid's defaults; a fluid's own block
+    // overrides key by key, a resolution key replacing the other one.
+    ok = parse_text(WORLD3 "\"surface\":{\"enabled\":true,\"cell_size\":0.05,\"iso\":0.4},"
+                    "\"render\":{\"draw\":\"both\"},\"fluids\":["
+                    PBF3 ",\"name\":\"a\"}," PBF3 ",\"name\":\"b\",\"surface\":{\"cells_per_spacing\":3,\"radius\":2}},"
+                    REINT3 ",\"surface\":{\"enabled\":false,\"iso\":0.3}}]}",
+                    &s, &err);
+    CHECK(ok, "surface overrides: %s", err.msg);
+    if (ok) {
+        const cs_surface_options *a = &s.fluids[0].surface, *b = &s.fluids[1].surface, *c = &s.fluids[2].surface;
+        CHECK(a->enabled && a->cell_size == 0.05f && a->cells_per_spacing == 0 && a->iso == 0.4f && a->radius == 2.5f,
+              "fluid a takes the top level's: %d %g %g %g", a->enabled, a->cell_size, a->iso, a->radius);
+        CHECK(b->enabled && b->cell_size == 0 && b->cells_per_spacing == 3.0f && b->iso == 0.4f && b->radius == 2.0f,
+              "fluid b overrides: %g %g %g", b->cell_size, b->cells_per_spacing, b->radius);
+        CHECK(!c->enabled && c->iso == 0.3f, "the reint fluid turns its own off");
+        CHECK(s.render.draw == CS_DRAW_BOTH && s.fluids[2].render.draw == CS_DRAW_BOTH, "draw both");
+        // Messages name the block that holds the key.
+        CHECK(!cs_scene_surface_fail(&s.fluids[0], &err, "cell_size", "x") &&
+                  strstr(err.msg, "bad.json: surface.cell_size: x"),
+              "top-level key path: %s", err.msg);
+        CHECK(!cs_scene_surface_fail(&s.fluids[1], &err, "cells_per_spacing", "x") &&
+                  strstr(err.msg, "bad.json: fluids[1].surface.cells_per_spacing: x"),
+              "fluid key path: %s", err.msg);
+        CHECK(!cs_scene_surface_fail(&s.fluids[1], &err, "cell_size", "x") &&
+                  strstr(err.msg, "bad.json: surface.cell_size: x"),
+              "the top level's key for fluid 1: %s", err.msg);
+        cs_scene_free(&s);
+    }
+    // The first format: "surface" at the top level is the fluid's own.
+    ok = parse_text(BASE3 BLOCK3 ",\"surface\":{\"enabled\":true,\"radius\":3}}", &s, &err);
+    CHECK(ok && s.fluids[0].surface.enabled && s.fluids[0].surface.radius == 3.0f &&
+              s.render.draw == CS_DRAW_SURFACE,
+          "first format surface: %s", ok ? "" : err.msg);
+    if (ok)
+        CHECK(!cs_scene_surface_fail(&s.fluids[0], &err, "radius", "x") && strstr(err.msg, "bad.json: surface.radius"),
+              "first-format key path: %s", err.msg);
+    cs_scene_free(&s);
+
+    static const struct {
+        const char *what, *text, *expect;
+    } bad[] = {
+        {"unknown surface key", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"enable\":true}}]}",
+         "bad.json: fluids[0].surface.enable: unknown key"},
+        {"surface not an object", WORLD3 "\"surface\":true,\"fluids\":[" PBF3 "}]}",
+         "bad.json: surface: must be an object (got a boolean)"},
+        {"enabled not a bool", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"enabled\":1}}]}",
+         "bad.json: fluids[0].surface.enabled: must be true or false"},
+        {"both resolutions", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"cell_size\":0.1,\"cells_per_spacing\":2}}]}",
+         "bad.json: fluids[0].surface.cell_size: give cells_per_spacing or cell_size, not both"},
+        {"zero cell size", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"cell_size\":0}}]}",
+         "bad.json: fluids[0].surface.cell_size: must be > 0 (got 0)"},
+        {"cells per spacing too fine", WORLD3 "\"surface\":{\"cells_per_spacing\":100},\"fluids\":[" PBF3 "}]}",
+         "bad.json: surface.cells_per_spacing: must be <= 16 (got 100)"},
+        {"negative iso", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"iso\":-1}}]}",
+         "bad.json: fluids[0].surface.iso: must be >= 1e-06 (got -1)"},
+        {"cells per spacing rounding to 0", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"cells_per_spacing\":1e-300}}]}",
+         "bad.json: fluids[0].surface.cells_per_spacing: must be >= 0.01 (got 1e-300)"},
+        {"radius too small", WORLD3 "\"fluids\":[" PBF3 ",\"surface\":{\"radius\":0.1}}]}",
+         "bad.json: fluids[0].surface.radius: must be >= 0.5 (got 0.1)"},
+        {"cell larger than the domain", WORLD3 "\"surface\":{\"enabled\":true,\"cell_size\":2},\"fluids\":[" PBF3 "}]}",
+         "bad.json: surface.cell_size: 2 does not fit the domain: it must be below its smallest side (1)"},
+        {"cell larger than the fluid's domain", WORLD3 "\"fluids\":[" PBF3 ",\"domain\":{\"min\":[0,0,0],"
+         "\"max\":[1,0.5,1]},\"surface\":{\"enabled\":true,\"cell_size\":0.6}}]}",
+         "bad.json: fluids[0].surface.cell_size: 0.6 does not fit the domain"},
+        {"reint resolution", WORLD3 "\"fluids\":[" REINT3 ",\"surface\":{\"cell_size\":0.1}}]}",
+         "bad.json: fluids[0].surface.cell_size: a reint fluid meshes its own cells"},
+        {"reint radius", WORLD3 "\"fluids\":[" REINT3 ",\"surface\":{\"radius\":2}}]}",
+         "bad.json: fluids[0].surface.radius: a reint fluid meshes its own cells"},
+        {"surface in 2D", BASE2 ",\"blocks\":[{\"min\":[0,0],\"max\":[1,1]}],\"surface\":{\"enabled\":true}}",
+         "bad.json: surface.enabled: a surface is for 3D scenes (this one has dim 2)"},
+        {"surface in a 2D fluid", "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[1,1]},\"fluids\":[{\"solver\":"
+         "\"sph\",\"sph\":{},\"particle_spacing\":0.1,\"blocks\":[{\"min\":[0,0],\"max\":[1,1]}],"
+         "\"surface\":{\"enabled\":true}}]}",
+         "bad.json: fluids[0].surface.enabled: a surface is for 3D scenes"},
+        {"draw unknown", WORLD3 "\"render\":{\"draw\":\"mesh\"},\"fluids\":[" PBF3 "}]}",
+         "bad.json: render.draw: must be \"particles\", \"surface\" or \"both\" (got \"mesh\")"},
+        {"draw surface without one", WORLD3 "\"render\":{\"draw\":\"surface\"},\"fluids\":[" PBF3 "}]}",
+         "bad.json: render.draw: \"surface\" needs a fluid with a surface"},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bad); i++) {
+        ok = parse_text(bad[i].text, &s, &err);
+        CHECK(!ok && strstr(err.msg, bad[i].expect), "%s: \"%s\" lacks \"%s\"", bad[i].what, ok ? "(parsed)" : err.msg,
+              bad[i].expect);
+        CHECK(s.json == NULL && s.fluids == NULL, "%s: nothing kept after a failure", bad[i].what);
+        cs_scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
@@ -830,6 +944,7 @@ int main(int argc, char **argv)
     test_shipped_scenes();
     test_scale_inline();
     test_world_format();
+    test_surface_keys();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u refused without a message", files, failures);
     if (test_failures)

@@ -22,5 +22,16 @@ shot="$tmp/out/screenshot_000.png"
 [ -f "$shot" ] && [ "$(head -c 4 "$shot" | tail -c 3)" = "PNG" ] || fail "screenshot is not a PNG"
 [ -f "$shot" ] && [ "$(stat -c %s "$shot")" -gt 20000 ] || fail "screenshot is suspiciously small (blank?)"
 grep -q "validation error" "$tmp/log" && fail "validation errors: $(grep 'validation error' "$tmp/log" | head -3)"
+# A 3D scene drawn as its surface: each frame meshes it (two submits, the
+# second one presenting), the screenshot is not blank, validation stays quiet.
+sed 's/"blocks": \[/"surface": {"enabled": true, "cells_per_spacing": 1},\n      "blocks": [/' \
+  "$(dirname "$0")/../scenes/rest_box_3d.json" > "$tmp/surf.json"
+xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run "$tmp/surf.json" --frames 4 --capture-frame 2 \
+  --size 480x360 --out "$tmp/surf" --validation > "$tmp/surf.log" 2>&1 \
+  || fail "surface scene in a window failed: $(cat "$tmp/surf.log")"
+shot="$tmp/surf/screenshot_000.png"
+[ -f "$shot" ] && [ "$(stat -c %s "$shot")" -gt 10000 ] || fail "surface screenshot missing or blank: $(ls "$tmp/surf")"
+head -1 "$tmp/surf/stats.csv" 2>/dev/null | grep -q "gpu_ms:surface: emit" || fail "window frames did not mesh the surface"
+grep -q "validation error" "$tmp/surf.log" && fail "validation errors: $(grep 'validation error' "$tmp/surf.log" | head -3)"
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
 echo PASS

@@ -31,6 +31,9 @@ static void usage(FILE *out)
         "  --frames N             frames to simulate (headless default 120; window: until closed)\n"
         "  --out DIR              where stats.csv, dumps and images go (default out/SCENE)\n"
         "  --dump-every K         write particles_NNNNN.ply every K frames (default: never)\n"
+        "  --mesh-every K         write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes\n"
+        "                         whose fluids have a \"surface\"; default: never)\n"
+        "  --mesh-format F        ply (binary, default) | obj\n"
         "  --png-every K          write frame_NNNNN.png every K frames, headless (default 10; 0: never)\n"
         "  --particles N          rescale the fluid blocks to about N particles (16k, 1M, ...)\n"
         "  --color MODE           material | speed | density\n"
@@ -41,6 +44,10 @@ static void usage(FILE *out)
         "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
         "  --renderdoc            load librenderdoc.so ourselves instead of running under renderdoccmd\n"
         "  --quiet                no progress bar or summary\n"
+        "\n"
+        "window keys:\n"
+        "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
+        "  F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look / orbit / pan\n"
         "\n"
         "bench options:\n"
         "  --particles LIST       sizes, e.g. 16k,64k,256k,1M (default 16k,64k)\n"
@@ -162,6 +169,15 @@ static int cmd_run(int argc, char **argv)
         else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
         else if (strcmp(a, "--dump-every") == 0) { if (!parse_uint(a, v, &opt.dump_every)) return 2; i++; }
         else if (strcmp(a, "--png-every") == 0) { if (!parse_uint(a, v, &opt.png_every)) return 2; i++; }
+        else if (strcmp(a, "--mesh-every") == 0) { if (!parse_uint(a, v, &opt.mesh_every)) return 2; i++; }
+        else if (strcmp(a, "--mesh-format") == 0) {
+            if (!v || (strcmp(v, "ply") != 0 && strcmp(v, "obj") != 0)) {
+                fprintf(stderr, "cistern: --mesh-format wants ply or obj (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            opt.mesh_obj = strcmp(v, "obj") == 0;
+            i++;
+        }
         else if (strcmp(a, "--particles") == 0) { if (!parse_uint(a, v, &opt.particles)) return 2; i++; }
         else if (strcmp(a, "--capture-frame") == 0) {
             if (!parse_uint(a, v, &n)) return 2;

@@ -2,9 +2,15 @@
 //
 // One loop serves both modes. Headless: a fixed number of frames, an image
 // every --png-every frames. Window: until Esc, with pause/step/restart,
-// colour modes, camera input, F12 captures. Both write stats.csv (one row
-// per simulated frame) and the PLY dumps, and both hot-reload shaders when
-// watching.
+// colour modes, particles / surface / both (V), camera input, F12 captures.
+// Both write stats.csv (one row per simulated frame), the PLY dumps and the
+// surface meshes, and both hot-reload shaders when watching.
+//
+// A frame that shows or writes a surface is two submits (the mesh's size
+// is read back between them, docs/surface.md "In the frame"):
+//   [substeps, frame ends, surface fields + counts] submit
+//   [surface emits, draw, readback or present]       submit
+// Other frames are the second half's drawing in the first submit, as before.
 #define _GNU_SOURCE
 #include "run.h"
 
@@ -39,12 +45,14 @@ typedef struct run_state {
     bool rendering;
     cs_view_camera camera;
     int color_mode;
+    cs_draw_mode draw;         // what fluids with a surface show
+    bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     FILE *stats;
     char stat_passes[64][48];
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
-    uint32_t dumps_written, images_written, captures;
+    uint32_t dumps_written, images_written, meshes_written, captures;
     bool warned_non_finite;
 } run_state;
 
@@ -126,22 +134,78 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
     return true;
 }
 
+// One mesh file per surface: mesh_NNNNN.ply for a world of one fluid,
+// mesh_<fluid>_NNNNN.ply when there are several (.obj with --mesh-format obj).
+static bool write_meshes(run_state *r, uint32_t frame, cs_error *err)
+{
+    for (uint32_t i = 0; i < r->world.surface_count; i++) {
+        const cs_world_surface *s = &r->world.surfaces[i];
+        const cs_scene *fs = r->world.fluids[s->fluid].scene;
+        uint32_t nv = s->drawable ? s->mesh.vertex_count : 0, nt = s->drawable ? s->mesh.triangle_count : 0;
+        float *pos = malloc((size_t)nv * 12 + 12), *nrm = malloc((size_t)nv * 12 + 12);
+        uint32_t *idx = malloc((size_t)nt * 12 + 12);
+        if (!pos || !nrm || !idx) {
+            free(pos), free(nrm), free(idx);
+            return cs_fail(err, "out of host memory for a mesh of %u vertices and %u triangles", nv, nt);
+        }
+        if (s->drawable)
+            cs_surface_download(&r->ctx, &s->mesh, pos, nrm, idx);
+        const char *ext = r->opt->mesh_obj ? "obj" : "ply";
+        char path[700], comment[200];
+        if (r->world.fluid_count == 1)
+            snprintf(path, sizeof path, "%s/mesh_%05u.%s", r->out_dir, frame, ext);
+        else
+            snprintf(path, sizeof path, "%s/mesh_%s_%05u.%s", r->out_dir, fs->fluid_name, frame, ext);
+        snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u surface (iso %g)", r->scene.name,
+                 fs->fluid_name, frame, (double)s->params.iso);
+        bool ok = r->opt->mesh_obj ? cs_surface_write_obj(path, comment, pos, nrm, nv, idx, nt, err)
+                                   : cs_surface_write_ply(path, pos, nrm, nv, idx, nt, err);
+        free(pos), free(nrm), free(idx);
+        if (!ok)
+            return false;
+        r->meshes_written++;
+    }
+    return true;
+}
+
+// The frame being simulated writes its meshes (--mesh-every).
+static bool mesh_due(const run_state *r)
+{
+    return r->opt->mesh_every && r->world.surface_count && r->sim_frames % r->opt->mesh_every == 0;
+}
+
+// The drawing shows surfaces (V / render.draw), and there are some.
+static bool draws_surfaces(const run_state *r)
+{
+    return r->world.surface_count && r->draw != CS_DRAW_PARTICLES;
+}
+
 static void record_draw(run_state *r, const cs_render_target *target)
 {
     // Every fluid of the world: a grid pipeline in 2D shows its field as an
     // image (its points, if it has them, are for the PLY dumps there, and
-    // are drawn in 3D); particle solvers show their particles. The frame's
+    // are drawn in 3D); particle solvers show their particles; a fluid with
+    // a surface shows it, its particles or both (r->draw). The frame's
     // materials and render options are the first fluid's.
     cs_particle_view views[CS_MAX_FLUIDS] = {{0}};
-    uint32_t view_count = 0;
+    cs_render_surface surfaces[CS_MAX_FLUIDS] = {{0}};
+    uint32_t view_count = 0, surface_count = 0;
     cs_field_view field = {0};
     bool draw_field = false;
     for (uint32_t i = 0; i < r->world.fluid_count; i++) {
         cs_world_fluid *f = &r->world.fluids[i];
+        cs_world_surface *s = cs_world_surface_of(&r->world, i);
+        bool surface = s && s->drawable && r->draw != CS_DRAW_PARTICLES;
+        if (surface) {
+            cs_render_surface *m = &surfaces[surface_count++];
+            *m = (cs_render_surface){.positions = &s->mesh.positions, .normals = &s->mesh.normals,
+                                     .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
+            memcpy(m->color, f->scene->materials[0].color, sizeof m->color);
+        }
         if (f->ops->field && r->scene.dim == 2 && !draw_field) {
             f->ops->field(f->state, &field);
             draw_field = true;
-        } else if (f->ops->particles) {
+        } else if (f->ops->particles && !(surface && r->draw == CS_DRAW_SURFACE)) {
             f->ops->particles(f->state, &views[view_count++]);
         }
     }
@@ -149,6 +213,7 @@ static void record_draw(run_state *r, const cs_render_target *target)
     cs_render_record(&r->renderer, &r->rec,
                      &(cs_render_frame){.target = target, .particles = view_count ? views : NULL,
                                         .particle_view_count = view_count, .field = draw_field ? &field : NULL,
+                                        .surfaces = surfaces, .surface_count = surface_count,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
                                         .color_mode = r->color_mode});
 }
@@ -225,6 +290,8 @@ static bool after_sim_frame(run_state *r, cs_error *err)
     uint32_t every = r->opt->dump_every;
     if (every && r->sim_frames % every == 0 && !dump_particles(r, r->sim_frames, err))
         return false;
+    if (mesh_due(r) && !write_meshes(r, r->sim_frames, err))
+        return false;
     r->sim_frames++;
     return true;
 }
@@ -246,6 +313,12 @@ static int run_headless(run_state *r)
         bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
         cs_recorder_begin(&r->rec);
         cs_world_record_frame(&r->world, &r->rec);
+        // Meshing splits the frame in two submits (world.h).
+        if ((mesh_due(r) || (image && draws_surfaces(r))) && !cs_world_mesh_surfaces(&r->world, &r->rec, &err)) {
+            fprintf(stderr, "\ncistern: %s\n", err.msg);
+            cs_recorder_submit_wait(&r->rec); // the resumed recording, so nothing is left pending
+            return 1;
+        }
         if (image) {
             record_draw(r, NULL);
             cs_render_record_readback(&r->renderer, &r->rec);
@@ -297,6 +370,13 @@ static int run_window(run_state *r)
             int mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode;
             r->color_mode = (mode + 1) % 3;
         }
+        if (ev.cycle_draw_mode) {
+            if (r->world.surface_count)
+                r->draw = (cs_draw_mode)((r->draw + 1) % 3);
+            else
+                fprintf(stderr, "cistern: V: no fluid of %s has a surface (\"surface\": {\"enabled\": true}, 3D "
+                                "scenes)\n", r->scene.name);
+        }
         if (ev.restart) {
             vkDeviceWaitIdle(r->ctx.device);
             cs_world_destroy(&r->world);
@@ -320,6 +400,20 @@ static int run_window(run_state *r)
         cs_recorder_begin(&r->rec);
         if (step)
             cs_world_record_frame(&r->world, &r->rec);
+        // A paused frame draws the meshes it has, unless they are stale
+        // (a restart, or V pressed while paused).
+        bool mesh = step && mesh_due(r);
+        bool stale = draws_surfaces(r) && (step || !cs_world_surfaces_current(&r->world));
+        if ((mesh || stale) && !cs_world_mesh_surfaces(&r->world, &r->rec, &err)) {
+            if (mesh) {
+                fprintf(stderr, "cistern: %s\n", err.msg);
+                cs_recorder_submit_wait(&r->rec);
+                return 1;
+            }
+            if (!r->warned_mesh)
+                fprintf(stderr, "cistern: %s; drawing particles where the surface does not fit\n", err.msg);
+            r->warned_mesh = true;
+        }
         record_draw(r, &target);
         cs_window_record_present(&r->window, &r->rec, capture);
         cs_recorder_submit_wait(&r->rec);
@@ -393,6 +487,7 @@ int cs_run(const cs_run_options *opt)
         desc.instance_extension_count = r.window.instance_extension_count;
     }
     int code = 0;
+    r.draw = r.scene.render.draw;
     if (!cs_context_create(&desc, &r.ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
@@ -414,6 +509,15 @@ int cs_run(const cs_run_options *opt)
         code = 2;
         goto done;
     }
+    if (opt->mesh_every && r.world.surface_count == 0) {
+        fprintf(stderr, "cistern: --mesh-every: no fluid of %s has a surface; give it \"surface\": {\"enabled\": "
+                        "true} (3D scenes; docs/scenes.md)\n", r.scene.name);
+        code = 2;
+        goto done;
+    }
+    for (uint32_t i = 0; i < r.world.surface_count && !opt->quiet; i++)
+        if (r.world.surfaces[i].note[0])
+            fprintf(stderr, "cistern: %s\n", r.world.surfaces[i].note);
     snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir ? opt->out_dir : "out");
     if (!opt->out_dir)
         snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
@@ -459,6 +563,8 @@ int cs_run(const cs_run_options *opt)
             fprintf(stderr, ", %u PLY dumps (%s/particles_*.ply)", r.dumps_written, where);
         if (r.images_written)
             fprintf(stderr, ", %u PNG images (%s/frame_*.png)", r.images_written, where);
+        if (r.meshes_written)
+            fprintf(stderr, ", %u meshes (%s/mesh_*.%s)", r.meshes_written, where, opt->mesh_obj ? "obj" : "ply");
         fprintf(stderr, "\n");
     }
     cs_recorder_destroy(&r.rec);

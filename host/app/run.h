@@ -10,6 +10,8 @@ typedef struct cs_run_options {
     uint32_t frames;            // 0: until the window closes (headless: 120)
     const char *out_dir;        // default out/<scene name>
     uint32_t dump_every;        // PLY dump every K frames (0: none)
+    uint32_t mesh_every;        // surface meshes every K frames (0: none)
+    bool mesh_obj;              // meshes as OBJ instead of PLY
     uint32_t png_every;         // PNG every K frames (headless; 0: none)
     const char *device;
     bool validation;

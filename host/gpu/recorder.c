@@ -44,6 +44,23 @@ void cs_recorder_begin(cs_recorder *rec)
     VK_CHECK(vkBeginCommandBuffer(rec->cmd, &begin));
     rec->pass_count = 0;
     rec->pools_reset = 0;
+    rec->submit_wall_ms = 0;
+    rec->recording = true;
+}
+
+void cs_recorder_resume(cs_recorder *rec)
+{
+    CS_ASSERT(!rec->recording, "cs_recorder_resume while recording");
+    VK_CHECK(vkResetCommandBuffer(rec->cmd, 0));
+    VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    VK_CHECK(vkBeginCommandBuffer(rec->cmd, &begin));
+    // pass_count and pools_reset stay: new passes take the next timestamp
+    // slots, in pools the earlier submit already reset (a pool not reset
+    // yet this frame is reset when its first pass begins), and the earlier
+    // passes' results stay readable until their pool is reset again.
     rec->recording = true;
 }
 
@@ -63,7 +80,7 @@ void cs_recorder_submit_wait(cs_recorder *rec)
     VK_CHECK(vkQueueSubmit(ctx->queue, 1, &submit, rec->fence));
     VK_CHECK(vkWaitForFences(ctx->device, 1, &rec->fence, VK_TRUE, UINT64_MAX));
     VK_CHECK(vkResetFences(ctx->device, 1, &rec->fence));
-    rec->submit_wall_ms = (cs_now_seconds() - t0) * 1e3;
+    rec->submit_wall_ms += (cs_now_seconds() - t0) * 1e3;
     if (!rec->timestamps || rec->pass_count == 0)
         return;
     double ns_per_tick = ctx->props.limits.timestampPeriod;
@@ -340,6 +357,8 @@ void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc)
     const cs_program *prog = cs_program_get(rec->ctx, program);
     CS_ASSERT(prog->bind_point == VK_PIPELINE_BIND_POINT_GRAPHICS, "%s is not a graphics program", prog->name);
     CS_ASSERT(rec->recording && rec->in_pass, "draw of %s outside a pass", prog->name);
+    uint32_t instances = desc->instance_count ? desc->instance_count : 1;
+    CS_ASSERT(!(desc->indirect && desc->indices), "%s: an indirect draw cannot also be indexed here", prog->name);
     if (desc->indirect) {
         CS_ASSERT(desc->indirect_offset % 4 == 0, "%s: indirect offset %llu is not a multiple of 4", prog->name,
                   (unsigned long long)desc->indirect_offset);
@@ -347,15 +366,26 @@ void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc)
                                                   desc->indirect->size,
                   "%s: indirect buffer %s holds no draw command at offset %llu", prog->name, desc->indirect->name,
                   (unsigned long long)desc->indirect_offset);
+    } else if (desc->indices) {
+        CS_ASSERT(desc->indices->buffer && (uint64_t)desc->index_count * 4 <= desc->indices->size,
+                  "%s: index buffer %s holds %llu bytes, %u indices need %llu", prog->name, desc->indices->name,
+                  (unsigned long long)desc->indices->size, desc->index_count,
+                  (unsigned long long)desc->index_count * 4);
+        if (desc->index_count == 0)
+            return; // nothing to draw
     } else if (desc->vertex_count == 0) {
         return; // nothing to draw
     }
     vkCmdBindPipeline(rec->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, prog->pipeline);
     bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size);
-    if (desc->indirect)
+    if (desc->indirect) {
         vkCmdDrawIndirect(rec->cmd, desc->indirect->buffer, desc->indirect_offset, 1, sizeof(VkDrawIndirectCommand));
-    else
-        vkCmdDraw(rec->cmd, desc->vertex_count, desc->instance_count ? desc->instance_count : 1, 0, 0);
+    } else if (desc->indices) {
+        vkCmdBindIndexBuffer(rec->cmd, desc->indices->buffer, 0, VK_INDEX_TYPE_UINT32);
+        vkCmdDrawIndexed(rec->cmd, desc->index_count, instances, 0, 0, 0);
+    } else {
+        vkCmdDraw(rec->cmd, desc->vertex_count, instances, 0, 0);
+    }
 }
 
 void cs_barrier_image(VkCommandBuffer cmd, const cs_image_barrier *b)

@@ -37,7 +37,7 @@ typedef struct cs_recorder {
     VkQueryPool *pools;       // 2 * CS_PASSES_PER_POOL timestamps each
     uint32_t pool_count;      // pools created so far (kept between recordings)
     uint32_t pools_reset;     // pools reset in the current recording
-    double submit_wall_ms;    // wall clock of the last submit+wait
+    double submit_wall_ms;    // wall clock of the submit+waits since cs_recorder_begin
     // Put in front of every pass name ("pool: grid: sort") while set: the
     // world names each fluid's passes when it has several.
     char pass_prefix[24];
@@ -50,6 +50,12 @@ void cs_recorder_destroy(cs_recorder *rec);
 void cs_recorder_begin(cs_recorder *rec);
 // Ends, submits, waits on the fence and reads the timestamps.
 void cs_recorder_submit_wait(cs_recorder *rec);
+// Starts a new command buffer that continues the same frame, after a
+// cs_recorder_submit_wait the host needed in the middle of it (a count read
+// back to size what comes next): the passes of both submits stay in the
+// pass list with their timings, and submit_wall_ms adds up, until the next
+// cs_recorder_begin.
+void cs_recorder_resume(cs_recorder *rec);
 
 void cs_pass_begin(cs_recorder *rec, const char *name);
 void cs_pass_end(cs_recorder *rec);
@@ -117,6 +123,11 @@ void cs_dispatch(cs_recorder *rec, cs_program_id program, const cs_dispatch_desc
 // storage buffers (no vertex buffers). With `indirect` set, the draw's
 // VkDrawIndirectCommand is read from that buffer at `indirect_offset` (the
 // count decided on the GPU); vertex_count and instance_count are ignored.
+// With `indices` set (a buffer made with INDEX_BUFFER usage), the draw is
+// indexed: index_count u32 indices from the start of that buffer, and
+// gl_VertexIndex is the index read, so the vertex shader pulls that vertex
+// from its storage buffers (a welded mesh shades each vertex once per
+// cache hit, not once per triangle corner); vertex_count is ignored.
 typedef struct cs_draw_desc {
     cs_buffer *buffers[CS_MAX_BINDINGS];
     cs_image_binding images[CS_MAX_BINDINGS];
@@ -126,6 +137,8 @@ typedef struct cs_draw_desc {
     uint32_t instance_count;   // 0 means 1
     cs_buffer *indirect;
     VkDeviceSize indirect_offset;
+    cs_buffer *indices;        // u32 indices; not with `indirect`
+    uint32_t index_count;
 } cs_draw_desc;
 
 void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc);

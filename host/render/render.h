@@ -1,6 +1,6 @@
 // render.h — the renderer core: draws a frame's render features (the
 // background gradient, a 2D field, the domain box, particles as lit sphere
-// impostors, ...; see feature.h and features.c) into a window's swapchain
+// impostors, fluid surfaces, ...; see feature.h and features.c) into a window's swapchain
 // image or into an offscreen image (headless), plus the readback of that
 // image to RGBA8 and the PNG writer.
 //
@@ -74,6 +74,16 @@ typedef struct cs_renderer {
     cs_buffer dummy;           // bound where a particle view lacks a buffer
 } cs_renderer;
 
+// A fluid surface to draw: a marching-cubes mesh (pipelines/surface.h's
+// outputs, read where they lie) and its colour.
+typedef struct cs_render_surface {
+    cs_buffer *positions;      // vec4 per vertex
+    cs_buffer *normals;        // vec4 per vertex, unit, pointing out of the fluid
+    cs_buffer *indices;        // 3 u32 per triangle (INDEX_BUFFER usage)
+    uint32_t triangle_count;   // 0: nothing drawn
+    float color[3];            // linear rgb: the fluid's first material
+} cs_render_surface;
+
 typedef struct cs_render_frame {
     const cs_render_target *target; // NULL: the offscreen image
     // Particle views, one per fluid: particle_view_count of them (0 reads as
@@ -89,6 +99,9 @@ typedef struct cs_render_frame {
     // min(mass / rest mass, 1); empty cells show the background. NULL, or a
     // 3D scene: no field.
     const cs_field_view *field;
+    // Fluid surfaces (3D), drawn lit and opaque after the particles.
+    const cs_render_surface *surfaces;
+    uint32_t surface_count;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

@@ -60,6 +60,7 @@ typedef struct cs_window_events {
     uint32_t steps;            // N presses (key repeat counts): single steps while paused
     bool restart;              // R
     bool cycle_color_mode;     // C: material -> speed -> density
+    bool cycle_draw_mode;      // V: particles -> surface -> both (fluids with a surface)
     bool capture;              // F12: screenshot (and RenderDoc capture, if the loop wants)
     bool resized;              // the framebuffer changed size
     uint32_t width, height;    // framebuffer size now (0 when minimised)

@@ -96,6 +96,25 @@ bool cs_scene_fail(const cs_scene *scene, cs_error *err, const char *path, const
     return key_fail(scene, err, path, key, "%s", what);
 }
 
+bool cs_scene_surface_fail(const cs_scene *fluid, cs_error *err, const char *key, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const cJSON *own = fluid->surface.own_block;
+    const cJSON *top = fluid->surface.top_block;
+    bool in_own = own && cJSON_GetObjectItemCaseSensitive(own, key);
+    bool in_top = top && top != own && cJSON_GetObjectItemCaseSensitive(top, key);
+    if (!in_own && in_top) {
+        cs_scene world = {0};
+        memcpy(world.path, fluid->path, sizeof world.path);
+        return key_fail(&world, err, "surface", key, "%s", what);
+    }
+    return key_fail(fluid, err, "surface", key, "%s", what);
+}
+
 // ---- public JSON helpers -------------------------------------------------
 
 bool cs_json_check_keys(const cs_scene *scene, const cJSON *object, const char *path, const char *const *allowed,
@@ -995,7 +1014,7 @@ static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
 static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {"width",      "height", "color_mode", "particle_radius", "background",
-                                       "fog_density", NULL};
+                                       "fog_density", "draw", NULL};
     cs_render_options *r = &scene->render;
     *r = (cs_render_options){
         .width = 1280,
@@ -1006,9 +1025,10 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
     const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "render");
     if (!object)
         return true;
-    char mode[16] = "material";
-    bool mode_given = false;
+    char mode[16] = "material", draw[16] = "particles";
+    bool mode_given = false, draw_given = false;
     if (!cs_json_check_keys(scene, object, "render", keys, err) ||
+        !get_string(scene, object, "render", "draw", draw, sizeof draw, &draw_given, err) ||
         !cs_json_uint(scene, object, "render", "width", 16, 16384, &r->width, err) ||
         !cs_json_uint(scene, object, "render", "height", 16, 16384, &r->height, err) ||
         !get_string(scene, object, "render", "color_mode", mode, sizeof mode, &mode_given, err) ||
@@ -1016,6 +1036,19 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
         !get_color(scene, object, "render", "background", r->background, err) ||
         !get_range(scene, object, "render", "fog_density", 0.0, 1e6, &r->fog_density, err))
         return false;
+    // Which fluids have a surface is known after the fluids: finish_draw()
+    // checks "surface" / "both" against them.
+    static const char *const draws[] = {"particles", "surface", "both"};
+    bool draw_known = false;
+    for (uint32_t d = 0; d < CS_ARRAY_COUNT(draws); d++) {
+        if (strcmp(draw, draws[d]) == 0) {
+            r->draw = (cs_draw_mode)d;
+            draw_known = true;
+        }
+    }
+    if (!draw_known)
+        return key_fail(scene, err, "render", "draw", "must be \"particles\", \"surface\" or \"both\" (got \"%s\")",
+                        draw);
     static const char *const modes[] = {"material", "speed", "density"};
     for (uint32_t m = 0; m < CS_ARRAY_COUNT(modes); m++) {
         if (strcmp(mode, modes[m]) == 0) {
@@ -1025,6 +1058,112 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
     }
     return key_fail(scene, err, "render", "color_mode", "must be \"material\", \"speed\" or \"density\" (got \"%s\")",
                     mode);
+}
+
+// "surface": {...}. At the top level (in_fluid false) it sets every fluid's
+// defaults; in a fluid's entry it overrides them key by key. A reint fluid
+// meshes its own cells (one node per cell), so its own block may not give
+// a resolution or a kernel radius (the top level's are for particle fluids).
+// Lower bounds instead of "> 0", so a value never rounds to 0 in a float
+// (0 reads as "not given").
+#define SURFACE_CELLS_PER_SPACING_MIN 0.01
+#define SURFACE_CELLS_PER_SPACING_MAX 16.0
+#define SURFACE_ISO_MIN 1e-6
+#define SURFACE_RADIUS_MIN 0.5
+#define SURFACE_RADIUS_MAX 8.0
+#define SURFACE_ISO_MAX 1000.0
+
+static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_error *err)
+{
+    static const char *const keys[] = {"enabled", "cells_per_spacing", "cell_size", "iso", "radius", NULL};
+    cs_surface_options *o = &scene->surface;
+    const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "surface");
+    if (!object)
+        return true;
+    if (!cs_json_check_keys(scene, object, "surface", keys, err))
+        return false;
+    bool has_cps = cJSON_GetObjectItemCaseSensitive(object, "cells_per_spacing") != NULL;
+    bool has_cell = cJSON_GetObjectItemCaseSensitive(object, "cell_size") != NULL;
+    if (has_cps && has_cell)
+        return key_fail(scene, err, "surface", "cell_size", "give cells_per_spacing or cell_size, not both");
+    if (in_fluid && strcmp(scene->solver, "reint") == 0) {
+        static const char *const particle_keys[] = {"cells_per_spacing", "cell_size", "radius"};
+        for (uint32_t k = 0; k < CS_ARRAY_COUNT(particle_keys); k++) {
+            if (cJSON_GetObjectItemCaseSensitive(object, particle_keys[k]))
+                return key_fail(scene, err, "surface", particle_keys[k],
+                                "a reint fluid meshes its own cells (one field node per cell); remove it");
+        }
+    }
+    double cps = 0.0, iso = o->iso, radius = o->radius;
+    float cell = 0.0f;
+    bool enabled_given = cJSON_GetObjectItemCaseSensitive(object, "enabled") != NULL;
+    if (!cs_json_bool(scene, object, "surface", "enabled", &o->enabled, err) ||
+        !get_number(scene, object, "surface", "cells_per_spacing", SURFACE_CELLS_PER_SPACING_MIN, false,
+                    SURFACE_CELLS_PER_SPACING_MAX, false, &cps, NULL, err) ||
+        !get_positive(scene, object, "surface", "cell_size", COORD_LIMIT, &cell, err) ||
+        !get_number(scene, object, "surface", "iso", SURFACE_ISO_MIN, false, SURFACE_ISO_MAX, false, &iso, NULL, err) ||
+        !get_number(scene, object, "surface", "radius", SURFACE_RADIUS_MIN, false, SURFACE_RADIUS_MAX, false, &radius,
+                    NULL, err))
+        return false;
+    o->enabled_given |= enabled_given;
+    o->iso = (float)iso;
+    o->radius = (float)radius;
+    if (has_cps || has_cell) {
+        o->cells_per_spacing = (float)cps;
+        o->cell_size = cell;
+    }
+    if (in_fluid)
+        o->own_block = object;
+    else
+        o->top_block = object;
+    if (o->enabled && scene->dim != 3)
+        return key_fail(scene, err, "surface", "enabled", "a surface is for 3D scenes (this one has dim %d)",
+                        scene->dim);
+    return true;
+}
+
+// After a fluid's keys: the solver's default for "enabled" (a 3D reint
+// fluid shows its surface: its points are only a coarse view of the cells)
+// and a field node spacing the fluid's domain holds.
+static bool finish_surface(cs_scene *scene, cs_error *err)
+{
+    cs_surface_options *o = &scene->surface;
+    if (!o->enabled_given)
+        o->enabled = scene->dim == 3 && strcmp(scene->solver, "reint") == 0;
+    if (!o->enabled || strcmp(scene->solver, "reint") == 0)
+        return true;
+    float extent = INFINITY;
+    for (int a = 0; a < scene->dim; a++)
+        extent = fminf(extent, scene->domain_max[a] - scene->domain_min[a]);
+    if (o->cell_size > 0.0f && !(o->cell_size < extent))
+        return cs_scene_surface_fail(scene, err, "cell_size",
+                                     "%g does not fit the domain: it must be below its smallest side (%g)",
+                                     o->cell_size, extent);
+    if (o->cells_per_spacing > 0.0f && !(scene->particle_spacing / o->cells_per_spacing < extent))
+        return cs_scene_surface_fail(scene, err, "cells_per_spacing",
+                                     "%g gives nodes %g apart, wider than the domain's smallest side (%g)",
+                                     o->cells_per_spacing, scene->particle_spacing / o->cells_per_spacing, extent);
+    return true;
+}
+
+// render.draw once the fluids are known: default surface when a fluid has
+// one; "surface" or "both" need one. Every fluid's copy gets the result.
+static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < scene->fluid_count; i++)
+        any |= scene->fluids[i].surface.enabled;
+    const cJSON *render = cJSON_GetObjectItemCaseSensitive(root, "render");
+    bool given = render && cJSON_GetObjectItemCaseSensitive(render, "draw");
+    if (!given)
+        scene->render.draw = any ? CS_DRAW_SURFACE : CS_DRAW_PARTICLES;
+    else if (scene->render.draw != CS_DRAW_PARTICLES && !any)
+        return key_fail(scene, err, "render", "draw",
+                        "\"%s\" needs a fluid with a surface (\"surface\": {\"enabled\": true}, 3D scenes only)",
+                        scene->render.draw == CS_DRAW_SURFACE ? "surface" : "both");
+    for (uint32_t i = 0; i < scene->fluid_count; i++)
+        scene->fluids[i].render.draw = scene->render.draw;
+    return true;
 }
 
 // The fluid's solver and its block (named after it). Which solvers exist is
@@ -1072,12 +1211,12 @@ static bool parse_domain(cs_scene *scene, const cJSON *root, cs_error *err)
 
 // Keys a file's top level shares with all its parts.
 #define WORLD_KEYS "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", \
-                   "boundary_restitution", "walls", "camera", "render"
+                   "boundary_restitution", "walls", "camera", "render", "surface"
 // Keys of one fluid (plus its solver block, named after the solver).
 #define FLUID_ONLY_KEYS "solver", "smoothing_radius", "particle_spacing", "max_particles", "materials", "blocks", \
                         "emitters"
-// A fluid may also set its own seed and boundary restitution.
-#define FLUID_KEYS FLUID_ONLY_KEYS, "seed", "boundary_restitution"
+// A fluid may also set its own seed, boundary restitution and surface.
+#define FLUID_KEYS FLUID_ONLY_KEYS, "seed", "boundary_restitution", "surface"
 
 // The keys every part shares: dim, domain, gravity, time step, walls, view.
 static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
@@ -1109,8 +1248,10 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
     }
     // One frame is 1/60 s of simulated time unless dt says otherwise.
     scene->dt = dt > 0.0f ? dt : 1.0f / (60.0f * (float)scene->substeps);
+    scene->surface = (cs_surface_options){.iso = 0.5f, .radius = 2.5f};
     return get_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err) &&
-           parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err);
+           parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err) &&
+           parse_surface(scene, root, false, err);
 }
 
 // One fluid's keys, from `object` (the top level of a first-format file, or
@@ -1159,7 +1300,7 @@ static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
     if (scene->max_particles < block_particles)
         return key_fail(scene, err, "", "max_particles", "is %u but the blocks alone hold %llu particles",
                         scene->max_particles, (unsigned long long)block_particles);
-    return true;
+    return parse_surface(scene, object, true, err) && finish_surface(scene, err);
 }
 
 // The first format: one fluid's keys and the world's at the top level.
@@ -1187,7 +1328,7 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
     scene->fluids[0].fluids = NULL;
     scene->fluids[0].fluid_count = 0;
     snprintf(scene->fluids[0].fluid_name, sizeof scene->fluids[0].fluid_name, "%s", scene->solver);
-    return true;
+    return finish_draw(scene, root, err);
 }
 
 // The world format: shared keys, then "fluids": [{...}, ...].
@@ -1255,7 +1396,7 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
                                 f->fluid_name, j);
         }
     }
-    return true;
+    return finish_draw(scene, root, err);
 }
 
 // Everything after the JSON syntax: fills *scene from the object tree.

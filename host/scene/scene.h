@@ -88,13 +88,42 @@ typedef struct cs_camera {
 
 typedef enum cs_color_mode { CS_COLOR_MATERIAL, CS_COLOR_SPEED, CS_COLOR_DENSITY } cs_color_mode;
 
+// What a frame shows of the fluids that have a surface (fluids without one
+// always show their particles).
+typedef enum cs_draw_mode { CS_DRAW_PARTICLES, CS_DRAW_SURFACE, CS_DRAW_BOTH } cs_draw_mode;
+
 typedef struct cs_render_options {
     uint32_t width, height;  // headless image size
     cs_color_mode color_mode;
     float particle_radius;   // 0: half the particle spacing
     float background[3];
     float fog_density;
+    // "draw": what the headless frames show (the window starts with it too;
+    // V cycles). Default: surface when a fluid has one, else particles.
+    cs_draw_mode draw;
 } cs_render_options;
+
+// A fluid's surface: a triangle mesh of its free surface, extracted on the
+// GPU once per frame it is asked for (docs/surface.md, "In the frame").
+// "surface": {...} at the top level sets the defaults of every fluid; a
+// fluid's own "surface" overrides the keys it gives.
+typedef struct cs_surface_options {
+    bool enabled;            // default: true for a 3D reint fluid, else false; 3D only
+    bool enabled_given;      // a "surface" block set it (else the solver's default applies)
+    // Field resolution (particle fluids; a reint fluid meshes its own cells):
+    // node spacing = cell_size when given, else particle_spacing /
+    // cells_per_spacing. 0 = not given: 2 nodes per particle spacing, or
+    // the finest the device holds (the world says so when it coarsens).
+    float cells_per_spacing;
+    float cell_size;         // world units
+    // The "surface" objects that set these (owned by the file's tree; NULL
+    // when absent): the fluid's own and the top level's. Messages about a
+    // key name the block that holds it (fluids[1].surface.cell_size or
+    // surface.cell_size).
+    const cJSON *own_block, *top_block;
+    float iso;               // inside: field > iso, in units of the fluid's interior field (rest = 1); default 0.5
+    float radius;            // splat kernel support in particle spacings (particle fluids); default 2.5
+} cs_surface_options;
 
 typedef struct cs_scene {
     char path[512];          // file it came from (for messages)
@@ -125,6 +154,7 @@ typedef struct cs_scene {
     uint32_t wall_count;
     cs_camera camera;
     cs_render_options render;
+    cs_surface_options surface;
     // The solver's own block (e.g. the "pbf" object), owned by `json`.
     const cJSON *solver_params;
     cJSON *json;             // the file's tree (NULL in a fluid's scene: the file owns it)
@@ -175,6 +205,12 @@ void cs_scene_scale_world(cs_scene *scene, uint32_t target);
 // `file: fluids[0].path.key: what`. Returns false.
 bool cs_scene_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+// A message about key `key` of a fluid's surface: `file: fluids[i].surface.key:
+// what` when the fluid's own "surface" block holds the key or the top level's
+// does not, else `file: surface.key: what` (the top level gave it). Returns false.
+bool cs_scene_surface_fail(const cs_scene *fluid, cs_error *err, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 // ---- JSON helpers with key-path errors, for solver blocks ----
 // `path` is the dotted key path of `object` (e.g. "pbf"), used in messages.

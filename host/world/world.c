@@ -1,5 +1,6 @@
 // world.c — see world.h.
 #include "world.h"
+#include "world_internal.h"
 
 #include <math.h>
 
@@ -34,11 +35,16 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
         world->fluid_count = i + 1;
     }
+    if (!cs_world_create_surfaces(world, err)) {
+        cs_world_destroy(world);
+        return false;
+    }
     return true;
 }
 
 void cs_world_destroy(cs_world *world)
 {
+    cs_world_destroy_surfaces(world);
     for (uint32_t i = 0; i < world->fluid_count; i++) {
         cs_world_fluid *f = &world->fluids[i];
         if (f->ops && f->state)
@@ -48,12 +54,13 @@ void cs_world_destroy(cs_world *world)
     world->fluid_count = 0;
 }
 
-// Names the passes of fluid i when the world has several.
-static void set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i)
+void cs_world_set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i)
 {
     if (world->fluid_count > 1)
         snprintf(rec->pass_prefix, sizeof rec->pass_prefix, "%s", world->fluids[i].scene->fluid_name);
 }
+
+static void set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i) { cs_world_set_prefix(world, rec, i); }
 
 static void clear_prefix(cs_recorder *rec) { rec->pass_prefix[0] = 0; }
 

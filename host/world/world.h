@@ -1,9 +1,11 @@
 // world.h — the world: every part a scene holds, run substep by substep.
 //
 // Owns: one simulation state per fluid of the scene (each its own solver,
-// materials, grid and, optionally, its own domain), and the substep clock
-// they share. Later parts (a level, bodies, lights, probes, surfaces) join
-// here as further arrays with their own per-substep and per-frame hooks.
+// materials, grid and, optionally, its own domain), the substep clock they
+// share, and a surface for every fluid whose scene asks for one (its field
+// and its mesh, world_surface.c). Later parts (a level, bodies, lights,
+// probes) join here as further arrays with their own per-substep and
+// per-frame hooks.
 //
 // A frame, as cs_world_record_frame records it:
 //
@@ -11,6 +13,11 @@
 //       for each fluid, in scene order:  ops->record_substep(state, rec, &step)
 //       (bodies, coupling and reductions between parts go here)
 //   for each fluid:  ops->record_frame_end(state, rec)   (views, reductions)
+//
+// and, in the frames that draw or write a surface, cs_world_mesh_surfaces
+// after it: per surface its field and the count passes, a submit, the host
+// reads the totals, then the emit passes in the same (resumed) recording,
+// which the caller goes on to draw in (docs/surface.md, "In the frame").
 //
 // Fluids do not interact yet: each sees the world's walls and its own
 // domain box, not the other fluids. With more than one fluid, each fluid's
@@ -21,7 +28,36 @@
 // run, bench and the window hold a cs_world, never a solver.
 #pragma once
 
+#include "grid.h"
 #include "sim.h"
+#include "surface.h"
+
+// The substep index of a surface that has no mesh yet.
+#define CS_WORLD_NOT_MESHED UINT64_MAX
+
+// A fluid's surface: a field built from the fluid's current state, and the
+// mesh of it. Particle fluids are splatted (their own neighbour grid over
+// the fluid's domain, cell size the kernel radius, and a sorted copy of the
+// positions, so the fluid's state and order are never touched); a grid
+// fluid's cells are the field, one node per cell centre.
+typedef struct cs_world_surface {
+    uint32_t fluid;            // index into cs_world.fluids
+    bool from_cells;           // a grid fluid's cells (reint); else a particle splat
+    cs_surface_params params;  // node origin and spacing; iso (the field reads 1 inside the fluid at rest)
+    cs_splat_params splat;     // particle fluids: nodes, kernel radius, scale
+    cs_surface mesh;           // node arrays and the mesh (pipelines/surface.h)
+    cs_buffer field;           // one float per node
+    cs_grid grid;              // particle fluids
+    cs_buffer sorted;          // particle fluids: positions in the grid's order
+    cs_splat programs;         // the splat and the cells -> field copy
+    bool counted;              // count passes recorded, emit not yet
+    uint64_t counted_at;       // substep index of the state counted
+    bool drawable;             // the mesh buffers hold a complete mesh
+    uint64_t meshed_at;        // substep index of the state the mesh shows
+    // Set when the default resolution did not fit the device and a coarser
+    // one was taken (cistern run prints it); "" otherwise.
+    char note[256];
+} cs_world_surface;
 
 typedef struct cs_world_fluid {
     const cs_scene *scene;     // the file's fluids[i] (complete: world keys + its own)
@@ -35,11 +71,15 @@ typedef struct cs_world {
     cs_world_fluid fluids[CS_MAX_FLUIDS];
     uint32_t fluid_count;
     uint64_t substep_index;    // substeps recorded so far
+    cs_world_surface *surfaces; // one per fluid with "surface" enabled, in fluid order
+    uint32_t surface_count;
 } cs_world;
 
-// Creates every part. An unknown solver names the key and lists the solvers
-// this build has; a part the device cannot hold is refused before the next
-// part is made. On failure nothing is left allocated.
+// Creates every part: the fluids, then their surfaces. An unknown solver
+// names the key and lists the solvers this build has; a part the device
+// cannot hold is refused before the next part is made (a surface grid too
+// large for the device names its resolution key, the nodes it needs and
+// the device's limit). On failure nothing is left allocated.
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err);
 void cs_world_destroy(cs_world *world);
 
@@ -61,3 +101,34 @@ void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_flui
 
 // "pbf", "sph", ... the solvers this build has, comma separated, quoted.
 void cs_world_list_solvers(char *out, size_t size);
+
+// ---- surfaces (world_surface.c; docs/surface.md, "In the frame") ----
+// The extraction needs the mesh's size on the host before the emit pass, so
+// a frame that shows a surface is two submits:
+//   recording 1: the frame, then cs_world_record_surface_count  (field + count passes)
+//   submit, wait; cs_world_prepare_surfaces                     (totals read, outputs grown)
+//   recording 2 (resumed): cs_world_record_surface_emit, then the drawing
+// cs_world_mesh_surfaces does the middle of it.
+//
+// Records, for every surface, "surface: splat" (with its own grid build
+// "surface: grid: ...", "surface: gather") or "surface: field", then the
+// count passes, from the fluid's state as recorded so far. Outside a pass.
+void cs_world_record_surface_count(cs_world *world, cs_recorder *rec);
+// After that recording completed: reads every counted surface's totals and
+// grows its outputs. False with a message when a mesh does not fit the
+// device; that surface is then not drawn until a later one fits.
+bool cs_world_prepare_surfaces(cs_world *world, cs_error *err);
+// Records the emit pass of every surface prepare_surfaces sized. The meshes
+// are then ready for compute reads (cs_barrier_compute_to_graphics before
+// drawing them).
+void cs_world_record_surface_emit(cs_world *world, cs_recorder *rec);
+// In an open recording (after the frame's passes): records the count
+// passes, submits and waits, prepares, resumes the recording and records
+// the emits; the caller records its drawing after it and submits. Nothing
+// (no submit) when the world has no surface. False as prepare_surfaces.
+bool cs_world_mesh_surfaces(cs_world *world, cs_recorder *rec, cs_error *err);
+// True when every surface's mesh shows the current state (nothing stepped
+// since it was made): a paused window draws them again without meshing.
+bool cs_world_surfaces_current(const cs_world *world);
+// The surface of fluid `fluid`, or NULL when it has none.
+cs_world_surface *cs_world_surface_of(cs_world *world, uint32_t fluid);

@@ -80,6 +80,30 @@ struct cs_render_field_push {
     uvec4 dims;                    // cells along x, y; z: target height (pixels); w unused
 };
 
+// A fluid surface (surface.vert/.frag): an indexed triangle mesh pulled
+// from the marching-cubes outputs (positions, normals: vec4 per vertex),
+// lit by the particles' view-space light plus a hemisphere term (sky above,
+// ground below the world's up, -gravity) for the ambient and for what the
+// surface reflects (Schlick Fresnel from water's F0), fogged like the
+// particles.
+struct cs_render_surface_push {
+    vec4 view_x, view_y, view_z;
+    vec4 proj;
+    vec4 fog;
+    vec4 color;                    // rgb: albedo (the fluid's first material, linear); w: fog start (view depth)
+    vec4 up;                       // xyz: the world's up in view space (unit); w unused
+    uvec4 modes;                   // x: flags; yzw unused
+};
+
+#define CS_RENDER_SURFACE_SKY 0.45, 0.60, 0.88    // hemisphere above (linear rgb)
+#define CS_RENDER_SURFACE_GROUND 0.16, 0.15, 0.14 // hemisphere below
+#define CS_RENDER_SURFACE_AMBIENT 0.45            // albedo × hemisphere
+#define CS_RENDER_SURFACE_DIFFUSE 0.6             // albedo × directional light
+#define CS_RENDER_SURFACE_SPECULAR 0.7
+#define CS_RENDER_SURFACE_SHININESS 120.0
+#define CS_RENDER_SURFACE_F0 0.02                 // water's reflectance at normal incidence
+#define CS_RENDER_SURFACE_REFLECT 0.5             // how much of the reflected hemisphere shows
+
 struct cs_render_background_push {
     vec4 top;                      // linear rgb at the top row
     vec4 bottom;                   // linear rgb at the bottom row

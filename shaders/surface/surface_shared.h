@@ -52,4 +52,12 @@ struct cs_splat_push {
     uint pad0, pad1;
 };
 
+// ---- a grid fluid's cells as the field (one node per cell) ----
+struct cs_cells_push {
+    uint count;          // cells (= field nodes)
+    uint stride;         // floats per cell
+    uint component;      // which float of a cell is the field
+    uint pad0;
+};
+
 #endif

@@ -1,0 +1,71 @@
+// feature_surface.c — fluid surfaces: the marching-cubes meshes
+// (pipelines/surface.h) drawn indexed, positions and normals pulled from
+// their storage buffers, one draw per surface of the frame, opaque, with
+// depth. Shading: shaders/render/surface.frag.
+#include "feature.h"
+
+#include <math.h>
+
+typedef struct surface {
+    cs_program_id program;
+} surface;
+
+static bool create(cs_renderer *r, void **state, cs_error *err)
+{
+    surface *s = calloc(1, sizeof *s);
+    *state = s;
+    return cs_render_program(r, "render surface", "render/surface.vert", "render/surface.frag",
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, &s->program, err);
+}
+
+static void destroy(cs_renderer *r, void *state)
+{
+    surface *s = state;
+    cs_program_destroy(r->ctx, &s->program);
+    free(s);
+}
+
+// The world's up, -gravity (+y without gravity), turned into view space
+// for the hemisphere term.
+static vec4 up_in_view(const cs_render_view *view)
+{
+    const float *g = view->scene->gravity;
+    double len = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
+    double up[3] = {0, 1, 0};
+    if (len > 1e-12)
+        up[0] = -g[0] / len, up[1] = -g[1] / len, up[2] = -g[2] / len;
+    float v[3];
+    for (int row = 0; row < 3; row++) {
+        const vec4 *r = &view->view_rows[row];
+        v[row] = (float)(r->x * up[0] + r->y * up[1] + r->z * up[2]);
+    }
+    return (vec4){v[0], v[1], v[2], 0};
+}
+
+static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+{
+    (void)r;
+    surface *s = state;
+    const cs_render_frame *frame = view->frame;
+    vec4 up = up_in_view(view);
+    for (uint32_t i = 0; i < frame->surface_count; i++) {
+        const cs_render_surface *m = &frame->surfaces[i];
+        if (m->triangle_count == 0)
+            continue;
+        CS_ASSERT(m->triangle_count <= UINT32_MAX / 3, "too many triangles to draw: %u", m->triangle_count);
+        struct cs_render_surface_push push = {
+            .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],
+            .proj = view->proj,
+            .fog = view->fog,
+            .color = {m->color[0], m->color[1], m->color[2], view->fog_start},
+            .up = up,
+            .modes = {view->flags, 0, 0, 0},
+        };
+        cs_draw(rec, s->program, &(cs_draw_desc){
+            .buffers = {m->positions, m->normals},
+            .push = &push, .push_size = sizeof push,
+            .indices = m->indices, .index_count = 3 * m->triangle_count});
+    }
+}
+
+const cs_render_feature cs_feature_surface = {"surface", create, destroy, record};

@@ -1,0 +1,11 @@
+// world_internal.h — what world.c and world_surface.c share; not for
+// callers of the world.
+#pragma once
+
+#include "world.h"
+
+// Creates the surfaces the fluids' scenes ask for (after the fluids).
+bool cs_world_create_surfaces(cs_world *world, cs_error *err);
+void cs_world_destroy_surfaces(cs_world *world);
+// Names the passes of fluid i when the world has several ("pool: ...").
+void cs_world_set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i);
