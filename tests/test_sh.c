@@ -336,6 +336,14 @@ static void check_basis_gpu(void)
             CHECK(err <= 1e-6 * scale, "GPU E(%g %g %g)[%d] = %.9g, C %.12g", d[0], d[1], d[2], c, irr[3 * i + c],
                   e[c]);
         }
+        // The float C twin of the shader's evaluation.
+        float Lf[9][3], df[3] = {(float)d[0], (float)d[1], (float)d[2]}, ef[3];
+        for (int v = 0; v < CS_SH_VALUES; v++)
+            Lf[v / 3][v % 3] = coeffs[v];
+        cs_sh_irradiance_f((const float(*)[3])Lf, df, ef);
+        for (int c = 0; c < 3; c++)
+            CHECK(fabs((double)ef[c] - e[c]) <= 1e-5 * (fabs(e[c]) + 1.0), "C float E[%d] = %.9g, double %.12g", c,
+                  ef[c], e[c]);
         reported += test_failures != before;
     }
     fprintf(stderr, "basis (GPU vs C, %u directions): worst |dY| %.2g, worst |dE| / sum|terms| %.2g\n", n, worst_y,
