@@ -38,6 +38,29 @@ expect 2 "cut.json:[0-9]" -- "$cistern" run "$tmp/cut.json" --headless --frames 
 # A particle count the device cannot hold is refused before anything runs.
 expect 2 "particles" -- "$cistern" run rest_box_3d --headless --frames 1 --particles 60M --quiet
 
+# cistern sh: an environment made by make_hdr (stb_image_write), lat-long and
+# a cube strip; missing, malformed and truncated files are refused with the
+# file's name and a reason.
+make_hdr="$(dirname "$cistern")/make_hdr"
+expect 2 "sh wants an image" -- "$cistern" sh
+expect 2 "no_such.hdr: cannot open: No such file" -- "$cistern" sh "$tmp/no_such.hdr"
+echo "not an image" > "$tmp/text.hdr"
+expect 2 "text.hdr: not a Radiance .hdr file" -- "$cistern" sh "$tmp/text.hdr"
+if "$make_hdr" "$tmp/sky.hdr" 48x24 && "$make_hdr" "$tmp/cube.hdr" --cube 8; then
+  expect 0 "radiance coefficients" -- "$cistern" sh "$tmp/sky.hdr" --out "$tmp/sh" --validation --quiet
+  for f in irradiance_sh.png irradiance_brute.png compare.png; do
+    [ "$(head -c 4 "$tmp/sh/$f" 2>/dev/null | tail -c 3)" = "PNG" ] || fail "sh: $f missing or not a PNG"
+  done
+  [ "$(wc -l < "$tmp/sh/coefficients.csv")" -eq 10 ] || fail "sh: coefficients.csv should have a header and 9 rows"
+  expect 0 "cube map 8 x 8 per face" -- "$cistern" sh "$tmp/cube.hdr" --cube --out "$tmp/sh_cube" --quiet
+  expect 2 "not a cube-map strip" -- "$cistern" sh "$tmp/sky.hdr" --cube --out "$tmp/sh_bad" --quiet
+  head -c 300 "$tmp/sky.hdr" > "$tmp/cut.hdr"
+  expect 2 "cut.hdr: damaged .hdr pixel data.*truncated" -- "$cistern" sh "$tmp/cut.hdr" --quiet
+else
+  fail "make_hdr could not write the test images"
+fi
+expect 2 "unknown option --exposure" -- "$cistern" sh "$tmp/sky.hdr" --exposure 2
+
 # A real run: stats rows, PLY dumps, PNG frames, validation on.
 out="$tmp/run"
 if "$cistern" run rest_box_3d --headless --frames 4 --dump-every 2 --png-every 3 --out "$out" --validation --quiet; then

@@ -4,6 +4,7 @@
 #include "context.h"
 #include "run.h"
 #include "scene.h"
+#include "sh_command.h"
 #include "shader.h"
 #include "sim.h"
 
@@ -20,6 +21,7 @@ static void usage(FILE *out)
         "usage:\n"
         "  cistern run [SCENE] [options]      simulate a scene (default: " DEFAULT_SCENE ")\n"
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
+        "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern scenes                     list the scenes in scenes/\n"
         "  cistern devices                    list Vulkan devices, drivers and limits\n"
         "  cistern help                       this text\n"
@@ -57,6 +59,14 @@ static void usage(FILE *out)
         "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
         "  --baseline FILE.json   print ratios against an earlier results.json\n"
         "  --max-step-ms MS       stop the sweep once a step takes longer (default 10000)\n"
+        "\n"
+        "sh options (IMAGE.hdr: a Radiance .hdr, lat-long of any shape, +z up = the top row):\n"
+        "  --out DIR              irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv\n"
+        "                         (default out/sh/IMAGE); prints the 9 RGB radiance coefficients and their\n"
+        "                         irradiance form; the brute force runs on the image averaged down to\n"
+        "                         at most 128 x 64 texels (cube: 32 x 32 a face)\n"
+        "  --cube                 the image is six square cube faces side by side: +X -X +Y -Y +Z -Z\n"
+        "  --quiet                no device line\n"
         "\n"
         "common options:\n"
         "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
@@ -280,6 +290,41 @@ static int cmd_bench(int argc, char **argv)
     return cs_bench(&opt);
 }
 
+static int cmd_sh(int argc, char **argv)
+{
+    cs_sh_options opt = {0};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        if (strcmp(a, "--cube") == 0) opt.cube = true;
+        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--out") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cistern: --out wants a path\n");
+                return 2;
+            }
+            opt.out_dir = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cistern: sh: unknown option %s; `cistern help` lists them\n", a);
+            return 2;
+        } else if (!opt.image) {
+            opt.image = a;
+        } else {
+            fprintf(stderr, "cistern: sh: one image at a time (got \"%s\" and \"%s\")\n", opt.image, a);
+            return 2;
+        }
+    }
+    if (!opt.image) {
+        fprintf(stderr, "cistern: sh wants an image: cistern sh IMAGE.hdr [--out DIR] (a Radiance .hdr file)\n");
+        return 2;
+    }
+    return cs_sh_command(&opt);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -300,6 +345,8 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc, argv);
+    if (strcmp(cmd, "sh") == 0)
+        return cmd_sh(argc, argv);
     if (strcmp(cmd, "scenes") == 0)
         return list_scenes();
     if (strcmp(cmd, "devices") == 0) {

@@ -1,0 +1,19 @@
+// sh_command.h — `cistern sh IMAGE.hdr`: project an environment image onto
+// spherical harmonics on the GPU, print its 9 RGB radiance coefficients and
+// their irradiance form, and write the SH irradiance map next to a
+// brute-force convolution of the same image (PNG, tone-mapped, sRGB).
+#pragma once
+
+#include "common.h"
+
+typedef struct cs_sh_options {
+    const char *image;          // a Radiance .hdr file
+    bool cube;                  // the image is a strip of six cube faces
+    const char *out_dir;        // default out/sh/<image name>
+    const char *device;
+    bool validation;
+    bool quiet;
+} cs_sh_options;
+
+// Returns the process exit code (0 ok, 1 runtime failure, 2 bad input).
+int cs_sh_command(const cs_sh_options *opt);
