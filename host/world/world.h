@@ -9,7 +9,7 @@
 //
 //   for each substep s of the frame:             (scene.substeps of them)
 //       for each fluid, in scene order:  ops->record_substep(state, rec, &step)
-//       (bodies, coupling and reductions between parts go here)
+//       bodies: integrate what the fluids gave them, publish their new pose
 //   for each fluid:  ops->record_frame_end(state, rec)   (views, reductions)
 //
 // Fluids do not interact yet: each sees the world's walls and its own
@@ -21,6 +21,7 @@
 // run, bench and the window hold a cs_world, never a solver.
 #pragma once
 
+#include "bodies.h"
 #include "sim.h"
 
 typedef struct cs_world_fluid {
@@ -34,6 +35,11 @@ typedef struct cs_world {
     const cs_scene *scene;     // the file; the caller keeps it alive
     cs_world_fluid fluids[CS_MAX_FLUIDS];
     uint32_t fluid_count;
+    // The rigid bodies (scene "bodies"; bodies.h), when the scene has any:
+    // cleared before the fluids' substep, reduced, integrated and published
+    // after it.
+    cs_bodies bodies;
+    bool has_bodies;
     uint64_t substep_index;    // substeps recorded so far
 } cs_world;
 
