@@ -1,6 +1,7 @@
 // fluid.c — the particle-fluid base (see fluid.h).
 #include "fluid.h"
 
+#include "bodies.h"
 #include "boundary.h"
 
 #include <math.h>
@@ -147,7 +148,7 @@ static void boundary_tables(int dim, double kappa, vec4 *out)
     }
 }
 
-static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
+static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const cs_body_set *body_set)
 {
     const cs_scene *sc = &f->scene;
     cs_fluid_params *p = &f->params;
@@ -165,6 +166,7 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
     p->kernel = (vec4){(float)poly6, (float)spiky_grad, (float)(hd * hd), (float)(1.0 / hd)};
     p->counts = (uvec4){0, sc->material_count, (uint32_t)f->dim, f->capacity};
     p->boundary_set = *boundary_set;
+    p->bodies = *body_set;
     for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
         const cs_material *mat = &sc->materials[m];
         p->materials[m] = (vec4){mat->mass, mat->rest_density, mat->mass / mat->rest_density, 0.0f};
@@ -216,7 +218,9 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     // The boundary set (domain box faces + walls) every wall model reads;
     // building it also refuses a scene with more walls than it holds.
     cs_boundary_set boundary_set;
-    if (!check_scene(scene, err) || !cs_boundary_set_build(scene, &boundary_set, err))
+    cs_body_set body_set;
+    if (!check_scene(scene, err) || !cs_boundary_set_build(scene, &boundary_set, err) ||
+        !cs_bodies_set_build(scene, &body_set, err))
         return false;
     f->ctx = ctx;
     f->desc = *desc;
@@ -288,7 +292,17 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     static const cs_define with_velocity[] = {{"WITH_VELOCITY", "1"}, {NULL, NULL}};
     ok = ok && cs_fluid_program(f, "fluid/predict.comp", NULL, &f->predict, err);
     ok = ok && cs_fluid_program(f, "fluid/reorder.comp", desc->uses_predicted ? with_predicted : NULL, &f->reorder, err);
-    ok = ok && cs_fluid_program(f, "fluid/collide.comp", with_velocity, &f->collide, err);
+    // With moving bodies the velocity collide also hands them impulses.
+    static const cs_define with_impulses[] = {{"WITH_VELOCITY", "1"}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
+    f->impulse_slots = body_set.counts.w;
+    if (f->impulse_slots) {
+        snprintf(name, sizeof name, "%s body impulses", f->solver);
+        ok = ok && cs_fluid_check_array(ctx, scene, name, f->capacity, 4 * CS_BODIES_IMPULSE_TERMS * f->impulse_slots, err) &&
+             cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = (VkDeviceSize)f->capacity * 4 *
+                                                                       CS_BODIES_IMPULSE_TERMS * f->impulse_slots},
+                              &f->body_impulses, err);
+    }
+    ok = ok && cs_fluid_program(f, "fluid/collide.comp", f->impulse_slots ? with_impulses : with_velocity, &f->collide, err);
     ok = ok && cs_fluid_program(f, "fluid/collide.comp", NULL, &f->collide_positions, err);
     ok = ok && cs_fluid_program(f, "fluid/emit.comp", NULL, &f->emit, err);
     ok = ok && cs_fluid_program(f, "fluid/stats.comp", NULL, &f->stats, err);
@@ -299,7 +313,7 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     snprintf(name, sizeof name, "%s stats", f->solver);
     cs_recorder_create(ctx, name, &f->stats_rec);
 
-    fill_params(f, &boundary_set);
+    fill_params(f, &boundary_set, &body_set);
     cs_fluid_upload_params(f);
 
     // Blocks: lattice particles in block order; ids are creation indices.
@@ -362,6 +376,8 @@ void cs_fluid_destroy(cs_fluid *f)
         cs_buffer_destroy(ctx, &f->params_buffer);
     if (f->stats_out.buffer)
         cs_buffer_destroy(ctx, &f->stats_out);
+    if (f->body_impulses.buffer)
+        cs_buffer_destroy(ctx, &f->body_impulses);
     memset(f, 0, sizeof *f);
 }
 
@@ -501,11 +517,26 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
 {
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "collide");
-    cs_dispatch(rec, velocities ? f->collide : f->collide_positions, &(cs_dispatch_desc){
-        .buffers = {&f->params_buffer, positions, velocities},
-        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+    cs_dispatch_desc dd = {.buffers = {&f->params_buffer, positions, velocities},
+                           .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
+    if (velocities && f->impulse_slots) {
+        dd.buffers[3] = &f->body_impulses;
+        dd.buffers[4] = cs_fluid_mat(f);
+    }
+    cs_dispatch(rec, velocities ? f->collide : f->collide_positions, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
+}
+
+void cs_fluid_body_link(cs_fluid *f, cs_body_link *out)
+{
+    *out = (cs_body_link){
+        .params = &f->params_buffer,
+        .set_offset = offsetof(cs_fluid_params, bodies),
+        .impulses = f->impulse_slots ? &f->body_impulses : NULL,
+        .count = f->count,
+        .capacity = f->capacity,
+    };
 }
 
 // ---------------------------------------------------------------------------

@@ -105,6 +105,12 @@ typedef struct cs_fluid {
     cs_buffer stats_out;       // one float per reduction
     cs_recorder stats_rec;
 
+    // Rigid bodies: what this fluid's collisions give each moving body, per
+    // particle (collide.comp WITH_IMPULSES; cs_body_link). Only with moving
+    // bodies in the scene (impulse_slots > 0).
+    cs_buffer body_impulses;
+    uint32_t impulse_slots;
+
     cs_program_id predict, reorder, collide, collide_positions, emit, stats;
     // Every program cs_fluid_program built (the base's and the solver's),
     // released by cs_fluid_destroy.
@@ -163,6 +169,8 @@ void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted);
 // velocity into a boundary is reflected and scaled by the scene's
 // boundary_restitution. `velocities` may be NULL (positions only).
 void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions, cs_buffer *velocities);
+// What the bodies module needs from this fluid (sim.h cs_body_link).
+void cs_fluid_body_link(cs_fluid *f, cs_body_link *out);
 // Advances the simulated time by dt (emission schedule).
 void cs_fluid_end_substep(cs_fluid *f);
 // Simulated time at the start of the current substep.

@@ -327,6 +327,16 @@ static void pbf_particles(void *state, cs_particle_view *out)
     cs_fluid_particles(&pbf->fluid, out);
 }
 
+// PBF: bodies push its particles (collide on the predicted positions, the
+// restitution on the velocities); it gives them no impulse back (the link
+// has no impulse buffer: its corrections are positions, not momentum).
+static void pbf_bodies(void *state, cs_body_link *out)
+{
+    cs_pbf *pbf = state;
+    cs_fluid_body_link(&pbf->fluid, out);
+    out->impulses = NULL;
+}
+
 const cs_sim_ops cs_pbf_ops = {
     .solver = "pbf",
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
@@ -335,6 +345,7 @@ const cs_sim_ops cs_pbf_ops = {
     .record_substep = pbf_record_substep_op,
     .stats = pbf_stats,
     .particles = pbf_particles,
+    .bodies = pbf_bodies,
 };
 
 // For tests: the fluid inside a PBF state, and one substep.

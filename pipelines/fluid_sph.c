@@ -187,6 +187,7 @@ static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *
 static void ops_stats(void *state, cs_sim_stats *out) { cs_fluid_stats(&((cs_sph *)state)->fluid, out); }
 
 static void ops_particles(void *state, cs_particle_view *out) { cs_fluid_particles(&((cs_sph *)state)->fluid, out); }
+static void ops_bodies(void *state, cs_body_link *out) { cs_fluid_body_link(&((cs_sph *)state)->fluid, out); }
 
 const cs_sim_ops cs_sph_ops = {
     .solver = "sph",
@@ -196,4 +197,5 @@ const cs_sim_ops cs_sph_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
+    .bodies = ops_bodies,
 };

@@ -278,6 +278,8 @@ static void ops_particles(void *state, cs_particle_view *out)
     cs_fluid_particles(&((cs_wcsph *)state)->fluid, out);
 }
 
+static void ops_bodies(void *state, cs_body_link *out) { cs_fluid_body_link(&((cs_wcsph *)state)->fluid, out); }
+
 const cs_sim_ops cs_wcsph_ops = {
     .solver = "wcsph",
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
@@ -286,4 +288,5 @@ const cs_sim_ops cs_wcsph_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
+    .bodies = ops_bodies,
 };

@@ -63,6 +63,17 @@ typedef struct cs_substep {
     uint32_t frame_substeps;
 } cs_substep;
 
+// What the rigid bodies (bodies.h) need from a particle fluid: where to
+// publish the bodies' world-space set, and the momentum its collisions gave
+// each moving body (collide.comp WITH_IMPULSES), per particle.
+typedef struct cs_body_link {
+    cs_buffer *params;         // the fluid's constant buffer (cs_fluid_params)
+    VkDeviceSize set_offset;   // byte offset of its cs_body_set
+    cs_buffer *impulses;       // floats, planar: (slot * 6 + term) * capacity + particle; NULL without moving bodies
+    uint32_t count;            // live particles now
+    uint32_t capacity;
+} cs_body_link;
+
 typedef struct cs_sim_ops {
     const char *solver;        // scene "solver" value
     const char *summary;       // one line for --help
@@ -81,6 +92,9 @@ typedef struct cs_sim_ops {
     // Optional (NULL when the pipeline has none).
     void (*particles)(void *state, cs_particle_view *out);
     void (*field)(void *state, cs_field_view *out);
+    // Optional: a pipeline whose particles collide with rigid bodies fills
+    // this (NULL: the world refuses a scene with bodies for it).
+    void (*bodies)(void *state, cs_body_link *out);
 } cs_sim_ops;
 
 // The registered pipelines, and lookup by scene solver name (NULL if none).

@@ -758,6 +758,29 @@ static void test_world_format(void)
               "solver key path: %s", err.msg);
         cs_scene_free(&s);
     }
+
+    // Bodies: shared by every fluid; the polytope's planes normalised, the
+    // orientation turned into a unit quaternion.
+    ok = parse_text(WORLD2 "\"fluids\":[" POOL "," BLOCK "],\"bodies\":["
+                    "{\"shape\":\"box\",\"size\":[0.2,0.1],\"density\":500,\"position\":[1,0.5],"
+                    "\"orientation\":{\"axis\":[0,0,1],\"degrees\":90},\"angular_velocity\":[0,0,2]},"
+                    "{\"shape\":\"polytope\",\"static\":true,\"position\":[0.5,0.2],"
+                    "\"planes\":[[0,-1,0.1],[0.6,0.8,0.1],[-0.6,0.8,0.1]]}]}",
+                    &s, &err);
+    CHECK(ok, "bodies parse: %s", err.msg);
+    if (ok) {
+        const cs_scene *a = &s.fluids[1];
+        CHECK(s.body_count == 2 && a->body_count == 2, "bodies: %u, fluid 1 sees %u", s.body_count, a->body_count);
+        const cs_body *box = &a->bodies[0], *tri = &a->bodies[1];
+        CHECK(box->shape == CS_BODY_BOX && box->density == 500.0f && !box->is_static &&
+                  fabsf(box->orientation[2] - sqrtf(0.5f)) < 1e-6f && fabsf(box->orientation[3] - sqrtf(0.5f)) < 1e-6f,
+              "box: q = (%g %g %g %g)", box->orientation[0], box->orientation[1], box->orientation[2],
+              box->orientation[3]);
+        CHECK(tri->shape == CS_BODY_POLYTOPE && tri->is_static && tri->plane_count == 3 && tri->planes[1][0] == 0.6f &&
+                  tri->planes[1][3] == 0.1f,
+              "polytope: %u planes", tri->plane_count);
+        cs_scene_free(&s);
+    }
     // Two fluids of one solver get numbered names.
     ok = parse_text(WORLD2 "\"fluids\":[" POOL "," POOL "]}", &s, &err);
     CHECK(ok && strcmp(s.fluids[0].fluid_name, "sph0") == 0 && strcmp(s.fluids[1].fluid_name, "sph1") == 0,
@@ -776,7 +799,37 @@ static void test_world_format(void)
         {"no fluids", WORLD2 "\"fluids\":[]}", "bad.json: fluids: must hold at least 1 entry"},
         {"same names", WORLD2 "\"fluids\":[" BLOCK "," BLOCK "]}", "fluids[1].name: \"block\" is already"},
         {"level is reserved", WORLD2 "\"fluids\":[" POOL "],\"level\":{}}", "bad.json: level: is reserved"},
-        {"bodies are reserved", WORLD2 "\"fluids\":[" POOL "],\"bodies\":[]}", "bad.json: bodies: is reserved"},
+        {"lights are reserved", WORLD2 "\"fluids\":[" POOL "],\"lights\":[]}", "bad.json: lights: is reserved"},
+#define BODY(x) WORLD2 "\"fluids\":[" POOL "],\"bodies\":[" x "]}"
+        {"body without shape", BODY("{\"position\":[1,0.5],\"static\":true}"), "bad.json: bodies[0].shape: missing"},
+        {"body shape unknown", BODY("{\"shape\":\"cone\",\"position\":[1,0.5]}"), "bodies[0].shape: must be \"box\""},
+        {"body key of another shape", BODY("{\"shape\":\"box\",\"size\":[1,1],\"radius\":1,\"position\":[1,0.5]}"),
+         "bodies[0].radius: does not belong to a box"},
+        {"moving body without density", BODY("{\"shape\":\"box\",\"size\":[0.1,0.1],\"position\":[1,0.5]}"),
+         "bodies[0].density: missing"},
+        {"density and mass", BODY("{\"shape\":\"sphere\",\"radius\":0.1,\"mass\":1,\"density\":1,\"position\":[1,0.5]}"),
+         "bodies[0].mass: give density or mass"},
+        {"body outside", BODY("{\"shape\":\"sphere\",\"radius\":0.1,\"mass\":1,\"position\":[3,0.5]}"),
+         "bodies[0].position: (3, 0.5, 0) is outside"},
+        {"plane not unit", BODY("{\"shape\":\"polytope\",\"static\":true,\"position\":[1,0.5],"
+                                "\"planes\":[[2,0,0.1],[-1,0,0.1],[0,1,0.1],[0,-1,0.1]]}"),
+         "bodies[0].planes[0]: the normal must have unit length"},
+        {"polytope unbounded", BODY("{\"shape\":\"polytope\",\"static\":true,\"position\":[1,0.5],"
+                                    "\"planes\":[[1,0,0.1],[-1,0,0.1],[0,1,0.1]]}"),
+         "bodies[0].planes: do not bound a finite region"},
+        {"polytope origin outside", BODY("{\"shape\":\"polytope\",\"static\":true,\"position\":[1,0.5],"
+                                         "\"planes\":[[1,0,-0.1],[-1,0,0.3],[0,1,0.1],[0,-1,0.1]]}"),
+         "bodies[0].planes[0]: d must be > 0"},
+        {"polytope too few planes", BODY("{\"shape\":\"polytope\",\"static\":true,\"position\":[1,0.5],"
+                                         "\"planes\":[[1,0,0.1]]}"),
+         "bodies[0].planes: holds 1 planes"},
+        {"2D body tilted out of plane", BODY("{\"shape\":\"box\",\"size\":[0.1,0.1],\"static\":true,\"position\":[1,0.5],"
+                                             "\"orientation\":{\"axis\":[1,0,0],\"degrees\":30}}"),
+         "bodies[0].orientation: a 2D body turns about z only"},
+        {"static body moving", BODY("{\"shape\":\"box\",\"size\":[0.1,0.1],\"static\":true,\"position\":[1,0.5],"
+                                    "\"velocity\":[1,0]}"),
+         "bodies[0].static: a static body has no velocity"},
+#undef BODY
         {"fluid keys at the top", WORLD2 "\"fluids\":[" POOL "],\"blocks\":[]}", "bad.json: blocks: unknown key"},
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(bad); i++) {

@@ -264,6 +264,17 @@ void cs_cmd_copy(cs_recorder *rec, cs_buffer *src, cs_buffer *dst, VkDeviceSize 
     vkCmdCopyBuffer(rec->cmd, src->buffer, dst->buffer, 1, &region);
 }
 
+void cs_cmd_copy_range(cs_recorder *rec, cs_buffer *src, VkDeviceSize src_offset, cs_buffer *dst,
+                       VkDeviceSize dst_offset, VkDeviceSize size)
+{
+    if (size == 0)
+        return;
+    CS_ASSERT(src_offset + size <= src->size && dst_offset + size <= dst->size, "copy of %llu bytes: %s or %s is smaller",
+              (unsigned long long)size, src->name, dst->name);
+    VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size};
+    vkCmdCopyBuffer(rec->cmd, src->buffer, dst->buffer, 1, &region);
+}
+
 static bool is_buffer_type(VkDescriptorType t)
 {
     return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;

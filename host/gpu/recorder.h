@@ -91,6 +91,9 @@ void cs_barrier_image(VkCommandBuffer cmd, const cs_image_barrier *barrier);
 // Fills a buffer range with a 32-bit value inside the current recording.
 void cs_cmd_fill(cs_recorder *rec, cs_buffer *buf, uint32_t value);
 void cs_cmd_copy(cs_recorder *rec, cs_buffer *src, cs_buffer *dst, VkDeviceSize size);
+// The same between byte ranges (both must lie inside their buffers).
+void cs_cmd_copy_range(cs_recorder *rec, cs_buffer *src, VkDeviceSize src_offset, cs_buffer *dst,
+                       VkDeviceSize dst_offset, VkDeviceSize size);
 
 // A compute dispatch. `buffers[b]` feeds binding b; every binding the shader
 // uses must be given and no other. `threads` is the number of invocations

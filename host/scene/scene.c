@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
 
+#include "body_shape.h"
+
 #include <float.h>
 #include <stddef.h>
 #include <math.h>
@@ -962,6 +964,193 @@ static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
+// ---- bodies ----------------------------------------------------------------
+
+// A polytope's "planes": [[nx, ny, nz, d], ...] (2D: [nx, ny, d] or nz = 0),
+// n a unit normal pointing out of the body, inside where dot(n, x) <= d.
+static bool parse_body_planes(cs_scene *scene, const cJSON *entry, const char *path, cs_body *b, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(entry, "planes");
+    if (!cJSON_IsArray(item))
+        return key_fail(scene, err, path, "planes", "must be an array of planes [nx, ny, nz, d] (got %s)",
+                        json_type_name(item));
+    int n = cJSON_GetArraySize(item);
+    int need = scene->dim + 1;
+    if (n < need)
+        return key_fail(scene, err, path, "planes", "holds %d planes; a bounded %dD polytope needs at least %d", n,
+                        scene->dim, need);
+    if (n > CS_MAX_BODY_PLANES)
+        return key_fail(scene, err, path, "planes", "holds %d planes; at most %d are supported", n,
+                        CS_MAX_BODY_PLANES);
+    char where[128];
+    snprintf(where, sizeof where, "%s.planes", path);
+    b->plane_count = (uint32_t)n;
+    uint32_t i = 0;
+    for (const cJSON *e = item->child; e; e = e->next, i++) {
+        char elem[160];
+        join_index(elem, sizeof elem, where, i);
+        int count = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : -1;
+        bool flat = scene->dim == 2 && count == 3;
+        if (count != 4 && !flat)
+            return key_fail(scene, err, elem, NULL, "must be [nx, ny, nz, d]%s (got %s)",
+                            scene->dim == 2 ? " or [nx, ny, d]" : "", count < 0 ? json_type_name(e) : "another length");
+        double v[4] = {0, 0, 0, 0};
+        int c = 0;
+        for (const cJSON *x = e->child; x; x = x->next, c++) {
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > COORD_LIMIT)
+                return key_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c,
+                                COORD_LIMIT);
+            v[flat && c == 2 ? 3 : c] = x->valuedouble;
+        }
+        if (scene->dim == 2 && v[2] != 0.0)
+            return key_fail(scene, err, elem, NULL, "nz must be 0 in a 2D scene (got %g)", v[2]);
+        double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (!(fabs(len - 1.0) <= 1e-3))
+            return key_fail(scene, err, elem, NULL, "the normal must have unit length (|n| = %g)", len);
+        for (int k = 0; k < 4; k++)
+            b->planes[i][k] = (float)(v[k] / len);
+        if (!(b->planes[i][3] > 0.0f))
+            return key_fail(scene, err, elem, NULL,
+                            "d must be > 0: the body frame's origin must lie strictly inside every plane (got %g)",
+                            v[3]);
+    }
+    double planes[CS_MAX_BODY_PLANES][4], verts[CS_BODY_MAX_VERTICES][3];
+    uint32_t np = cs_body_planes(b, scene->dim, planes);
+    bool bounded;
+    uint32_t nv = cs_convex_vertices((const double(*)[4])planes, np, scene->dim, verts, &bounded);
+    if (!bounded || nv < (uint32_t)scene->dim + 1)
+        return key_fail(scene, err, path, "planes", "do not bound a finite region (the normals must point every way)");
+    return true;
+}
+
+// One orientation: {"axis": [x, y, z], "degrees": a} or {"quaternion": [x, y, z, w]}.
+static bool parse_orientation(cs_scene *scene, const cJSON *entry, const char *path, float q[4], cs_error *err)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(entry, "orientation");
+    q[0] = q[1] = q[2] = 0.0f, q[3] = 1.0f;
+    if (!o)
+        return true;
+    char where[128];
+    join_key(where, sizeof where, path, "orientation");
+    static const char *const keys[] = {"axis", "degrees", "quaternion", NULL};
+    if (!cs_json_check_keys(scene, o, where, keys, err))
+        return false;
+    bool has_q = cJSON_GetObjectItemCaseSensitive(o, "quaternion") != NULL;
+    bool has_axis = cJSON_GetObjectItemCaseSensitive(o, "axis") || cJSON_GetObjectItemCaseSensitive(o, "degrees");
+    if (has_q == has_axis)
+        return key_fail(scene, err, where, NULL, "give either \"quaternion\" or \"axis\" and \"degrees\"");
+    double v[4];
+    if (has_q) {
+        float f[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+        if (!get_vec(scene, o, where, "quaternion", 4, false, f, NULL, err))
+            return false;
+        for (int k = 0; k < 4; k++)
+            v[k] = f[k];
+    } else {
+        float axis[3] = {0.0f, 0.0f, 1.0f}, deg = 0.0f;
+        if (!get_vec(scene, o, where, "axis", 3, false, axis, NULL, err) ||
+            !get_range(scene, o, where, "degrees", -1e6, 1e6, &deg, err))
+            return false;
+        double len = sqrt((double)axis[0] * axis[0] + (double)axis[1] * axis[1] + (double)axis[2] * axis[2]);
+        if (!(len > 1e-12))
+            return key_fail(scene, err, where, "axis", "must be a nonzero vector");
+        double half = 0.5 * deg * 3.14159265358979323846 / 180.0;
+        for (int k = 0; k < 3; k++)
+            v[k] = axis[k] / len * sin(half);
+        v[3] = cos(half);
+    }
+    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    if (!(len > 1e-12))
+        return key_fail(scene, err, where, "quaternion", "must be nonzero");
+    if (scene->dim == 2 && (fabs(v[0]) > 1e-6 * len || fabs(v[1]) > 1e-6 * len))
+        return key_fail(scene, err, where, NULL, "a 2D body turns about z only");
+    for (int k = 0; k < 4; k++)
+        q[k] = (float)(v[k] / len);
+    return true;
+}
+
+static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    static const char *const keys[] = {"shape", "size", "radius", "planes", "density", "mass", "position",
+                                       "orientation", "velocity", "angular_velocity", "static", "restitution",
+                                       "friction", NULL};
+    const cJSON *array;
+    if (!get_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
+        return false;
+    const cJSON *entry = array ? array->child : NULL;
+    for (uint32_t i = 0; i < scene->body_count; i++, entry = entry->next) {
+        cs_body *b = &scene->bodies[i];
+        *b = (cs_body){0};
+        char path[64];
+        join_index(path, sizeof path, "bodies", i);
+        char shape[16] = "";
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "shape", err) ||
+            !get_string(scene, entry, path, "shape", shape, sizeof shape, NULL, err))
+            return false;
+        // Only the keys of its shape.
+        static const char *const shape_keys[] = {"size", "radius", "planes"};
+        int own = strcmp(shape, "box") == 0 ? 0 : strcmp(shape, "sphere") == 0 ? 1 : strcmp(shape, "polytope") == 0 ? 2 : -1;
+        if (own < 0)
+            return key_fail(scene, err, path, "shape", "must be \"box\", \"sphere\" or \"polytope\" (got \"%s\")",
+                            shape);
+        for (int k = 0; k < 3; k++) {
+            if (k != own && cJSON_GetObjectItemCaseSensitive(entry, shape_keys[k]))
+                return key_fail(scene, err, path, shape_keys[k], "does not belong to a %s", shape);
+        }
+        if (!require(scene, entry, path, shape_keys[own], err))
+            return false;
+        b->shape = own == 0 ? CS_BODY_BOX : own == 1 ? CS_BODY_SPHERE : CS_BODY_POLYTOPE;
+        if (own == 0) {
+            if (!get_coord(scene, entry, path, "size", b->size, NULL, err))
+                return false;
+            for (int a = 0; a < scene->dim; a++) {
+                if (!(b->size[a] > 0.0f))
+                    return key_fail(scene, err, path, "size", "must be positive on every axis (axis %d: %g)", a,
+                                    b->size[a]);
+            }
+        } else if (own == 1) {
+            if (!get_positive(scene, entry, path, "radius", COORD_LIMIT, &b->radius, err))
+                return false;
+        } else if (!parse_body_planes(scene, entry, path, b, err)) {
+            return false;
+        }
+        bool has_density = cJSON_GetObjectItemCaseSensitive(entry, "density") != NULL;
+        bool has_mass = cJSON_GetObjectItemCaseSensitive(entry, "mass") != NULL;
+        b->is_static = false;
+        if (!cs_json_bool(scene, entry, path, "static", &b->is_static, err))
+            return false;
+        if (has_density && has_mass)
+            return key_fail(scene, err, path, "mass", "give density or mass, not both");
+        if (!has_density && !has_mass && !b->is_static)
+            return key_fail(scene, err, path, "density", "missing: a moving body needs a density or a mass");
+        if (!get_positive(scene, entry, path, "density", 1e7, &b->density, err) ||
+            !get_positive(scene, entry, path, "mass", 1e9, &b->mass, err) ||
+            !require(scene, entry, path, "position", err) ||
+            !get_coord(scene, entry, path, "position", b->position, NULL, err) ||
+            !parse_orientation(scene, entry, path, b->orientation, err) ||
+            !get_coord(scene, entry, path, "velocity", b->velocity, NULL, err) ||
+            !get_vec(scene, entry, path, "angular_velocity", 3, false, b->angular_velocity, NULL, err) ||
+            !get_range(scene, entry, path, "restitution", 0.0, 1.0, &b->restitution, err) ||
+            !get_range(scene, entry, path, "friction", 0.0, 1.0, &b->friction, err))
+            return false;
+        if (!inside_domain(scene, b->position, 0.0f))
+            return key_fail(scene, err, path, "position", "(%g, %g, %g) is outside the domain", b->position[0],
+                            b->position[1], b->position[2]);
+        for (int a = 0; a < 3; a++) {
+            if (fabsf(b->angular_velocity[a]) > 1e4f)
+                return key_fail(scene, err, path, "angular_velocity", "component %d is %g; at most 1e4 rad/s", a,
+                                b->angular_velocity[a]);
+        }
+        if (scene->dim == 2 && (b->angular_velocity[0] != 0.0f || b->angular_velocity[1] != 0.0f))
+            return key_fail(scene, err, path, "angular_velocity", "a 2D body turns about z only: [0, 0, wz]");
+        if (b->is_static && (b->velocity[0] != 0.0f || b->velocity[1] != 0.0f || b->velocity[2] != 0.0f ||
+                             b->angular_velocity[0] != 0.0f || b->angular_velocity[1] != 0.0f ||
+                             b->angular_velocity[2] != 0.0f))
+            return key_fail(scene, err, path, "static", "a static body has no velocity");
+    }
+    return true;
+}
+
 static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {"position", "target", "up", "fov_degrees", "ortho_height", NULL};
@@ -1337,14 +1526,14 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
     static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", NULL};
     if (!cs_json_check_keys(scene, root, "", keys, err))
         return false;
-    static const char *const reserved[] = {"level", "bodies", "lights"};
+    static const char *const reserved[] = {"level", "lights"};
     for (uint32_t i = 0; i < CS_ARRAY_COUNT(reserved); i++) {
         if (cJSON_GetObjectItemCaseSensitive(root, reserved[i]))
             return key_fail(scene, err, "", reserved[i],
                             "is reserved for a part this cistern does not have yet (docs/scenes.md, \"Parts to "
                             "come\"); remove it");
     }
-    if (!parse_world(scene, root, err))
+    if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err))
         return false;
     const cJSON *array;
     if (!get_array(scene, root, "fluids", 1, CS_MAX_FLUIDS, &array, &scene->fluid_count, err))

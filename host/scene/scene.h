@@ -4,9 +4,9 @@
 // rejects unknown keys and bad values with `file: key.path: what is wrong`.
 //
 // A file describes a world: keys every part shares (dim, domain, gravity, dt,
-// substeps, walls, camera, render) and a list "fluids", each with its solver,
-// resolution, materials, blocks, emitters and the solver's own block. The
-// keys "level", "bodies" and "lights" are reserved for the parts to come.
+// substeps, walls, bodies, camera, render) and a list "fluids", each with its
+// solver, resolution, materials, blocks, emitters and the solver's own block.
+// The keys "level" and "lights" are reserved for the parts to come.
 // A file of the first format (one fluid's keys at the top level, "solver"
 // among them) is still read: it is a world of one fluid.
 //
@@ -30,6 +30,8 @@
 #define CS_MAX_EMITTERS 8
 #define CS_MAX_WALLS 16
 #define CS_MAX_FLUIDS 8
+#define CS_MAX_BODIES 8        // = CS_BODIES_MAX (shaders/bodies/bodies_shared.h)
+#define CS_MAX_BODY_PLANES 16  // planes of one polytope
 // Most particles a scene may ask for (blocks + emitter budgets); the parser
 // refuses more so counts never overflow 32 bits. Devices refuse far less.
 #define CS_SCENE_MAX_PARTICLES (1u << 28)
@@ -77,6 +79,32 @@ typedef struct cs_wall {     // a plane; fluid stays where dot(n, x) >= offset
     float normal[3];         // normalised by the parser (offset divided by the same length)
     float offset;
 } cs_wall;
+
+// A rigid body (pipelines/bodies.h moves it). Shapes are convex: a box, a
+// sphere (a disc in 2D) or a polytope given as half-spaces. In the body's
+// own frame, polytope plane k is (n_k, d_k) with n_k a unit normal pointing
+// OUT of the body: the body is where dot(n_k, x) <= d_k for every k, and
+// dot(n_k, x) - d_k is the signed distance to the plane (negative inside).
+// The parser normalises n and d together, checks that the planes bound a
+// finite region that holds the frame origin, and (2D) that every nz is 0.
+typedef enum cs_body_shape { CS_BODY_BOX, CS_BODY_SPHERE, CS_BODY_POLYTOPE } cs_body_shape;
+
+typedef struct cs_body {
+    cs_body_shape shape;
+    float size[3];           // box: full extents (2D: z unused)
+    float radius;            // sphere / disc
+    float planes[CS_MAX_BODY_PLANES][4]; // polytope: (n, d) in the body frame, n unit, outward
+    uint32_t plane_count;
+    float density;           // kg / m^3 (2D: kg / m^2); 0 when mass was given
+    float mass;              // kg; 0 when density was given (the bodies module computes it)
+    float position[3];       // where the body frame's origin is
+    float orientation[4];    // unit quaternion (x, y, z, w), body frame -> world
+    float velocity[3];       // of the centre of mass
+    float angular_velocity[3]; // rad/s, world frame (2D: only z)
+    float restitution;       // 0..1 against the domain box
+    float friction;          // 0..1: fraction of the tangential relative velocity a fluid contact removes
+    bool is_static;          // never moves; fluid only bounces off it
+} cs_body;
 
 typedef struct cs_camera {
     float position[3];
@@ -152,6 +180,8 @@ typedef struct cs_scene {
     uint32_t emitter_count;
     cs_wall walls[CS_MAX_WALLS];
     uint32_t wall_count;
+    cs_body bodies[CS_MAX_BODIES]; // the world's rigid bodies, seen by every fluid
+    uint32_t body_count;
     cs_camera camera;
     cs_render_options render;
     cs_surface_options surface;

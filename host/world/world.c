@@ -35,6 +35,23 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
         world->fluid_count = i + 1;
     }
+    if (scene->body_count) {
+        cs_body_link links[CS_MAX_FLUIDS];
+        for (uint32_t i = 0; i < world->fluid_count; i++) {
+            cs_world_fluid *f = &world->fluids[i];
+            if (!f->ops->bodies) {
+                cs_world_destroy(world);
+                return cs_scene_fail(f->scene, err, "", "solver", "\"%s\" does not collide with bodies; remove "
+                                     "\"bodies\" or use a particle solver", f->ops->solver);
+            }
+            f->ops->bodies(f->state, &links[i]);
+        }
+        if (!cs_bodies_create(ctx, scene, links, world->fluid_count, &world->bodies, err)) {
+            cs_world_destroy(world);
+            return false;
+        }
+        world->has_bodies = true;
+    }
     if (!cs_world_create_surfaces(world, err)) {
         cs_world_destroy(world);
         return false;
@@ -42,9 +59,19 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
     return true;
 }
 
+// Every fluid's link to the bodies, as of now (counts grow with emission).
+static void body_links(cs_world *world, cs_body_link *links)
+{
+    for (uint32_t i = 0; i < world->fluid_count; i++)
+        world->fluids[i].ops->bodies(world->fluids[i].state, &links[i]);
+}
+
 void cs_world_destroy(cs_world *world)
 {
     cs_world_destroy_surfaces(world);
+    if (world->has_bodies)
+        cs_bodies_destroy(&world->bodies);
+    world->has_bodies = false;
     for (uint32_t i = 0; i < world->fluid_count; i++) {
         cs_world_fluid *f = &world->fluids[i];
         if (f->ops && f->state)
@@ -75,12 +102,21 @@ void cs_world_record_substep(cs_world *world, cs_recorder *rec, uint32_t frame_s
         .frame_substep = frame_substep,
         .frame_substeps = frame_substeps,
     };
+    cs_body_link links[CS_MAX_FLUIDS];
+    if (world->has_bodies) {
+        body_links(world, links);
+        cs_bodies_record_begin(&world->bodies, rec, links);
+    }
     for (uint32_t i = 0; i < world->fluid_count; i++) {
         cs_world_fluid *f = &world->fluids[i];
         set_prefix(world, rec, i);
         f->ops->record_substep(f->state, rec, &step);
     }
     clear_prefix(rec);
+    if (world->has_bodies) {
+        body_links(world, links);
+        cs_bodies_record_end(&world->bodies, rec, links);
+    }
     world->substep_index++;
 }
 

@@ -11,7 +11,7 @@
 //
 //   for each substep s of the frame:             (scene.substeps of them)
 //       for each fluid, in scene order:  ops->record_substep(state, rec, &step)
-//       (bodies, coupling and reductions between parts go here)
+//       bodies: integrate what the fluids gave them, publish their new pose
 //   for each fluid:  ops->record_frame_end(state, rec)   (views, reductions)
 //
 // and, in the frames that draw or write a surface, cs_world_mesh_surfaces
@@ -29,6 +29,7 @@
 #pragma once
 
 #include "grid.h"
+#include "bodies.h"
 #include "sim.h"
 #include "surface.h"
 
@@ -70,6 +71,11 @@ typedef struct cs_world {
     const cs_scene *scene;     // the file; the caller keeps it alive
     cs_world_fluid fluids[CS_MAX_FLUIDS];
     uint32_t fluid_count;
+    // The rigid bodies (scene "bodies"; bodies.h), when the scene has any:
+    // cleared before the fluids' substep, reduced, integrated and published
+    // after it.
+    cs_bodies bodies;
+    bool has_bodies;
     uint64_t substep_index;    // substeps recorded so far
     cs_world_surface *surfaces; // one per fluid with "surface" enabled, in fluid order
     uint32_t surface_count;

@@ -23,6 +23,11 @@ layout(std430, binding = CS_FLUID_PARAMS_BINDING) readonly buffer FluidParams { 
 #define CS_BOUNDARY_SET (fp.boundary_set)
 #include "boundary.glsl"
 
+// The rigid bodies (bodies_shared.h) live there too.
+#define CS_BODY_SET (fp.bodies)
+#define CS_BODY_DT (fp.domain_max.w)
+#include "../bodies/bodies.glsl"
+
 #define CS_H (fp.domain_min.w)
 #define CS_DT (fp.domain_max.w)
 #define CS_RESTITUTION (fp.gravity.w)
@@ -62,8 +67,8 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2)
     return (-fp.kernel.y * d * d * inv_len) * r;
 }
 
-// Pushes x back inside: a projection onto every half-space of the boundary
-// set it went through, the walls first and the box faces last (so no
+// Pushes x out of every rigid body (cs_bodies_collide), then back inside: a
+// projection onto every half-space of the boundary set it went through, the walls first and the box faces last (so no
 // particle ever ends outside the box). A box face clamps its axis exactly
 // (x[a] = min or max) and reverses that velocity component; a wall moves x
 // along its normal. The normal velocity into a boundary is reflected,
@@ -71,6 +76,9 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2)
 void cs_collide(inout vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
+    // Bodies first (bodies.glsl), so the boundary set has the last word and
+    // nothing ends outside the box.
+    cs_bodies_collide(x, v, e);
     for (uint i = 0u; i < cs_boundary_count(); i++) {
         uint k = cs_boundary_box_last(i);
         vec4 p = cs_boundary_plane(k);
@@ -105,6 +113,7 @@ void cs_restitute(vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
     float touch = 1e-5 * CS_H;
+    cs_bodies_restitute(x, v, e, touch);
     for (uint i = 0u; i < cs_boundary_count(); i++) {
         uint k = cs_boundary_box_last(i);
         vec4 p = cs_boundary_plane(k);

@@ -9,6 +9,7 @@
 
 #include "cs_shared.h"
 #include "boundary_shared.h"
+#include "../bodies/bodies_shared.h"
 
 #define CS_FLUID_GROUP 64            // local_size_x of the 1D fluid passes
 #define CS_FLUID_MAX_MATERIALS 8     // = CS_MAX_MATERIALS
@@ -35,6 +36,9 @@ struct cs_fluid_params {
     // The domain box's faces and the walls as half-spaces (boundary_shared.h,
     // built by pipelines/boundary.c, read through shaders/common/boundary.glsl).
     cs_boundary_set boundary_set;
+    // The rigid bodies in world space (bodies_shared.h): written at creation
+    // from the scene, then by "bodies: publish" after every substep.
+    cs_body_set bodies;
     // Boundary model for poly6 / spiky solvers (fluid.glsl cs_boundary): a
     // boundary half-space at distance d acts like fluid at kappa times rest
     // density filling the half-space beyond it (kappa ~ 0.9 makes a lattice

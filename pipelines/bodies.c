@@ -1,0 +1,367 @@
+// bodies.c — rigid bodies (see bodies.h).
+#include "bodies.h"
+
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+_Static_assert(CS_BODIES_MAX == CS_MAX_BODIES, "the set must hold every body a scene may have");
+_Static_assert(sizeof(cs_body_set) == 16 + 64 * CS_BODIES_MAX + 16 * CS_BODIES_MAX_PLANES, "cs_body_set is not std430-packed");
+_Static_assert(sizeof(cs_body_state) == 144, "cs_body_state is not std430-packed");
+
+// ---------------------------------------------------------------------------
+// Mass properties
+
+static void rotate(const float q[4], const double v[3], double out[3])
+{
+    // v' = v + 2 w (u x v) + 2 u x (u x v), q = (u, w)
+    double u[3] = {q[0], q[1], q[2]}, w = q[3];
+    double t[3] = {2.0 * (u[1] * v[2] - u[2] * v[1]), 2.0 * (u[2] * v[0] - u[0] * v[2]), 2.0 * (u[0] * v[1] - u[1] * v[0])};
+    double ut[3] = {u[1] * t[2] - u[2] * t[1], u[2] * t[0] - u[0] * t[2], u[0] * t[1] - u[1] * t[0]};
+    for (int a = 0; a < 3; a++)
+        out[a] = v[a] + w * t[a] + ut[a];
+}
+
+// Polytope volume, centre and second moments by lattice sampling of the
+// vertices' bounding box (cell centres inside every plane).
+static void sample_polytope(const double (*planes)[4], uint32_t n, int dim, const double (*verts)[3], uint32_t nv,
+                            double *volume, double com[3], double second[3][3])
+{
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++) {
+        lo[a] = hi[a] = verts[0][a];
+        for (uint32_t v = 1; v < nv; v++) {
+            lo[a] = fmin(lo[a], verts[v][a]);
+            hi[a] = fmax(hi[a], verts[v][a]);
+        }
+    }
+    int res = dim == 3 ? 64 : 256;
+    int rz = dim == 3 ? res : 1;
+    double cell[3] = {(hi[0] - lo[0]) / res, (hi[1] - lo[1]) / res, dim == 3 ? (hi[2] - lo[2]) / res : 1.0};
+    double dv = cell[0] * cell[1] * cell[2];
+    double count = 0.0, sum[3] = {0, 0, 0}, sq[3][3] = {{0}};
+    for (int k = 0; k < rz; k++)
+        for (int j = 0; j < res; j++)
+            for (int i = 0; i < res; i++) {
+                double x[3] = {lo[0] + (i + 0.5) * cell[0], lo[1] + (j + 0.5) * cell[1],
+                               dim == 3 ? lo[2] + (k + 0.5) * cell[2] : 0.0};
+                bool inside = true;
+                for (uint32_t p = 0; p < n && inside; p++)
+                    inside = planes[p][0] * x[0] + planes[p][1] * x[1] + planes[p][2] * x[2] <= planes[p][3];
+                if (!inside)
+                    continue;
+                count += 1.0;
+                for (int a = 0; a < 3; a++) {
+                    sum[a] += x[a];
+                    for (int b = 0; b < 3; b++)
+                        sq[a][b] += x[a] * x[b];
+                }
+            }
+    *volume = count * dv;
+    for (int a = 0; a < 3; a++)
+        com[a] = count > 0.0 ? sum[a] / count : 0.0;
+    // Second moments about the centre: E[x x^T] - c c^T, times the volume.
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            second[a][b] = count > 0.0 ? (sq[a][b] / count - com[a] * com[b]) * *volume : 0.0;
+    // A cell's own extent (a cell is a small box, not a point).
+    for (int a = 0; a < dim; a++)
+        second[a][a] += *volume * cell[a] * cell[a] / 12.0;
+}
+
+void cs_body_props_compute(const cs_scene *scene, uint32_t i, cs_body_props *out)
+{
+    const cs_body *body = &scene->bodies[i];
+    int dim = scene->dim;
+    memset(out, 0, sizeof *out);
+    double planes[CS_MAX_BODY_PLANES][4];
+    uint32_t np = cs_body_planes(body, dim, planes);
+    bool bounded = true;
+    double verts[CS_BODY_MAX_VERTICES][3];
+    uint32_t nv = np ? cs_convex_vertices((const double(*)[4])planes, np, dim, verts, &bounded) : 0;
+    // Second moments S = integral of x x^T about the centre, times density
+    // later: I = tr(S) 1 - S.
+    double second[3][3] = {{0}}, com[3] = {0, 0, 0}, volume = 0.0;
+    if (body->shape == CS_BODY_BOX) {
+        volume = 1.0;
+        for (int a = 0; a < dim; a++)
+            volume *= body->size[a];
+        for (int a = 0; a < dim; a++)
+            second[a][a] = volume * (double)body->size[a] * body->size[a] / 12.0;
+    } else if (body->shape == CS_BODY_SPHERE) {
+        double r = body->radius;
+        volume = dim == 3 ? 4.0 / 3.0 * M_PI * r * r * r : M_PI * r * r;
+        double s = dim == 3 ? volume * r * r / 5.0 : volume * r * r / 4.0;
+        for (int a = 0; a < dim; a++)
+            second[a][a] = s;
+    } else {
+        sample_polytope((const double(*)[4])planes, np, dim, (const double(*)[3])verts, nv, &volume, com, second);
+    }
+    double mass = body->mass > 0.0f ? body->mass : (double)body->density * volume;
+    out->mass = mass;
+    out->volume = volume;
+    memcpy(out->com, com, sizeof com);
+    double trace = second[0][0] + second[1][1] + second[2][2];
+    double density = volume > 0.0 ? mass / volume : 0.0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            out->inertia[a][b] = density * ((a == b ? trace : 0.0) - second[a][b]);
+    // Geometry about the centre of mass.
+    out->plane_count = np;
+    for (uint32_t k = 0; k < np; k++) {
+        for (int a = 0; a < 3; a++)
+            out->planes[k][a] = planes[k][a];
+        out->planes[k][3] = planes[k][3] - (planes[k][0] * com[0] + planes[k][1] * com[1] + planes[k][2] * com[2]);
+    }
+    out->vertex_count = nv;
+    double radius = body->shape == CS_BODY_SPHERE ? body->radius : 0.0;
+    for (uint32_t v = 0; v < nv; v++) {
+        for (int a = 0; a < 3; a++)
+            out->vertices[v][a] = verts[v][a] - com[a];
+        radius = fmax(radius, sqrt(out->vertices[v][0] * out->vertices[v][0] + out->vertices[v][1] * out->vertices[v][1] +
+                                   out->vertices[v][2] * out->vertices[v][2]));
+    }
+    out->radius = radius;
+}
+
+// Inverse of a symmetric 3x3 (adjugate); 2D: only I_zz matters.
+static void inverse_inertia(const cs_body_props *p, int dim, bool is_static, double inv[3][3])
+{
+    memset(inv, 0, 9 * sizeof(double));
+    if (is_static)
+        return;
+    if (dim == 2) {
+        inv[2][2] = p->inertia[2][2] > 0.0 ? 1.0 / p->inertia[2][2] : 0.0;
+        return;
+    }
+    const double(*m)[3] = p->inertia;
+    double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1], c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2],
+           c02 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+    double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
+    if (!(fabs(det) > 0.0))
+        return;
+    inv[0][0] = c00 / det, inv[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) / det,
+    inv[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) / det;
+    inv[1][0] = c01 / det, inv[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) / det,
+    inv[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) / det;
+    inv[2][0] = c02 / det, inv[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) / det,
+    inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det;
+}
+
+// The centre of mass in the world at the initial pose.
+static void world_centre(const cs_body *body, const cs_body_props *p, double out[3])
+{
+    double c[3];
+    rotate(body->orientation, p->com, c);
+    for (int a = 0; a < 3; a++)
+        out[a] = body->position[a] + c[a];
+}
+
+bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *where = scene->path[0] ? scene->path : scene->name;
+    if (scene->body_count > CS_BODIES_MAX)
+        return cs_fail(err, "%s: %u bodies, at most %d", where, scene->body_count, CS_BODIES_MAX);
+    uint32_t planes = 0, dynamic = 0;
+    bool d3 = scene->dim == 3;
+    for (uint32_t i = 0; i < scene->body_count; i++) {
+        const cs_body *body = &scene->bodies[i];
+        cs_body_props p;
+        cs_body_props_compute(scene, i, &p);
+        if (planes + p.plane_count > CS_BODIES_MAX_PLANES)
+            return cs_fail(err, "%s: the bodies have more than %d planes together", where, CS_BODIES_MAX_PLANES);
+        double c[3];
+        world_centre(body, &p, c);
+        cs_body_gpu *g = &out->bodies[i];
+        g->centre = (vec4){(float)c[0], (float)c[1], d3 ? (float)c[2] : 0.0f, (float)p.radius};
+        g->velocity = (vec4){body->velocity[0], body->velocity[1], d3 ? body->velocity[2] : 0.0f, body->friction};
+        g->omega = (vec4){d3 ? body->angular_velocity[0] : 0.0f, d3 ? body->angular_velocity[1] : 0.0f,
+                          body->angular_velocity[2], body->shape == CS_BODY_SPHERE ? body->radius : 0.0f};
+        g->info = (uvec4){planes, p.plane_count, body->is_static ? 0u : CS_BODY_DYNAMIC, body->is_static ? 0u : dynamic};
+        for (uint32_t k = 0; k < p.plane_count; k++) {
+            double n[3];
+            rotate(body->orientation, p.planes[k], n);
+            double d = p.planes[k][3] + n[0] * c[0] + n[1] * c[1] + n[2] * c[2];
+            out->planes[planes + k] = (vec4){(float)n[0], (float)n[1], d3 ? (float)n[2] : 0.0f, (float)d};
+        }
+        planes += p.plane_count;
+        dynamic += !body->is_static;
+    }
+    out->counts = (uvec4){scene->body_count, planes, (uint32_t)scene->dim, dynamic};
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// GPU part
+
+bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link *links, uint32_t fluids,
+                      cs_bodies *b, cs_error *err)
+{
+    memset(b, 0, sizeof *b);
+    const char *where = scene->path[0] ? scene->path : scene->name;
+    cs_body_set set;
+    if (!cs_bodies_set_build(scene, &set, err))
+        return false;
+    b->ctx = ctx;
+    b->count = scene->body_count;
+    b->dynamic = set.counts.w;
+    b->fluids = fluids;
+    bool d3 = scene->dim == 3;
+    cs_bodies_params *bp = &b->params;
+    bp->counts = (uvec4){b->count, fluids, (uint32_t)scene->dim, b->dynamic};
+    bp->gravity = (vec4){scene->gravity[0], scene->gravity[1], d3 ? scene->gravity[2] : 0.0f, scene->dt};
+    bp->domain_min = (vec4){scene->domain_min[0], scene->domain_min[1], d3 ? scene->domain_min[2] : 0.0f, 0.0f};
+    bp->domain_max = (vec4){scene->domain_max[0], scene->domain_max[1], d3 ? scene->domain_max[2] : 0.0f, 0.0f};
+    cs_body_state states[CS_BODIES_MAX];
+    memset(states, 0, sizeof states);
+    uint32_t planes = 0, verts = 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+        const cs_body *body = &scene->bodies[i];
+        cs_body_props p;
+        cs_body_props_compute(scene, i, &p);
+        if (verts + p.vertex_count > CS_BODIES_MAX_VERTICES)
+            return cs_fail(err, "%s: the bodies have more than %d vertices together", where, CS_BODIES_MAX_VERTICES);
+        for (uint32_t k = 0; k < p.plane_count; k++)
+            bp->local_planes[planes + k] = (vec4){(float)p.planes[k][0], (float)p.planes[k][1], (float)p.planes[k][2],
+                                                  (float)p.planes[k][3]};
+        for (uint32_t v = 0; v < p.vertex_count; v++)
+            bp->local_vertices[verts + v] = (vec4){(float)p.vertices[v][0], (float)p.vertices[v][1],
+                                                   (float)p.vertices[v][2], 0.0f};
+        double inv[3][3], c[3];
+        inverse_inertia(&p, scene->dim, body->is_static, inv);
+        world_centre(body, &p, c);
+        cs_body_state *s = &states[i];
+        double m = body->is_static ? 0.0 : p.mass;
+        s->position = (vec4){(float)c[0], (float)c[1], d3 ? (float)c[2] : 0.0f, (float)m};
+        s->orientation = (vec4){body->orientation[0], body->orientation[1], body->orientation[2], body->orientation[3]};
+        s->momentum = (vec4){(float)(m * body->velocity[0]), (float)(m * body->velocity[1]),
+                             d3 ? (float)(m * body->velocity[2]) : 0.0f, body->restitution};
+        // L = R I R^T omega (world).
+        double w_body[3], w[3] = {body->angular_velocity[0], body->angular_velocity[1], body->angular_velocity[2]};
+        float qc[4] = {-body->orientation[0], -body->orientation[1], -body->orientation[2], body->orientation[3]};
+        rotate(qc, w, w_body);
+        double l_body[3] = {0, 0, 0}, l[3];
+        for (int a = 0; a < 3; a++)
+            for (int c2 = 0; c2 < 3; c2++)
+                l_body[a] += (body->is_static ? 0.0 : p.inertia[a][c2]) * w_body[c2];
+        rotate(body->orientation, l_body, l);
+        if (!d3)
+            l[0] = l[1] = 0.0;
+        s->angular_momentum = (vec4){(float)l[0], (float)l[1], (float)l[2], body->friction};
+        for (int r = 0; r < 3; r++)
+            s->inv_inertia[r] = (vec4){(float)inv[r][0], (float)inv[r][1], (float)inv[r][2], 0.0f};
+        s->shape = (uvec4){planes, p.plane_count, verts, p.vertex_count};
+        s->extent = (vec4){(float)p.radius, body->shape == CS_BODY_SPHERE ? body->radius : 0.0f,
+                           (float)set.bodies[i].info.w, 0.0f};
+        planes += p.plane_count;
+        verts += p.vertex_count;
+    }
+    for (uint32_t f = 0; f < fluids; f++)
+        b->term_capacity = CS_MAX(b->term_capacity, links[f].capacity);
+    bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies params", .size = sizeof *bp}, &b->params_buffer, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies states", .size = sizeof states}, &b->states, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies set", .size = sizeof set}, &b->set, err) &&
+              cs_buffer_create(ctx,
+                               &(cs_buffer_desc){.name = "bodies impulse sums",
+                                                 .size = 4 * (VkDeviceSize)CS_MAX(fluids * b->dynamic, 1u) *
+                                                         CS_BODIES_IMPULSE_TERMS},
+                               &b->sums, err);
+    for (uint32_t t = 0; ok && t < b->dynamic * CS_BODIES_IMPULSE_TERMS; t++) {
+        char name[48];
+        snprintf(name, sizeof name, "bodies impulse term %u", t);
+        ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 4 * (VkDeviceSize)CS_MAX(b->term_capacity, 1u)},
+                              &b->terms[t], err);
+    }
+    ok = ok && cs_reduce_create(ctx, CS_MAX(b->term_capacity, 1u), &b->reduce, err);
+    cs_program_desc pd = {.path = "bodies/integrate.comp"};
+    ok = ok && cs_program_create(ctx, &pd, &b->integrate, err);
+    if (!ok) {
+        cs_bodies_destroy(b);
+        return false;
+    }
+    cs_buffer_upload(ctx, &b->params_buffer, bp, sizeof *bp, 0);
+    cs_buffer_upload(ctx, &b->states, states, sizeof states, 0);
+    cs_buffer_upload(ctx, &b->set, &set, sizeof set, 0);
+    cs_buffer_fill(ctx, &b->sums, 0);
+    return true;
+}
+
+void cs_bodies_destroy(cs_bodies *b)
+{
+    if (!b->ctx)
+        return;
+    cs_context *ctx = b->ctx;
+    if (b->integrate.value)
+        cs_program_destroy(ctx, &b->integrate);
+    if (b->reduce.capacity)
+        cs_reduce_destroy(ctx, &b->reduce);
+    cs_buffer *bufs[] = {&b->params_buffer, &b->states, &b->set, &b->sums};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
+        if (bufs[i]->buffer)
+            cs_buffer_destroy(ctx, bufs[i]);
+    for (uint32_t t = 0; t < CS_ARRAY_COUNT(b->terms); t++)
+        if (b->terms[t].buffer)
+            cs_buffer_destroy(ctx, &b->terms[t]);
+    memset(b, 0, sizeof *b);
+}
+
+void cs_bodies_record_begin(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
+{
+    if (!b->dynamic)
+        return;
+    cs_pass_begin(rec, "bodies: clear");
+    cs_barrier_compute_to_transfer(rec);
+    for (uint32_t f = 0; f < b->fluids; f++)
+        if (links[f].impulses)
+            cs_cmd_fill(rec, links[f].impulses, 0);
+    cs_barrier_transfer_to_compute(rec);
+    cs_pass_end(rec);
+}
+
+void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
+{
+    if (!b->dynamic)
+        return; // static bodies never change: the set the fluids started with stays
+    // Per fluid: each (slot, term) range of its impulse array into a term
+    // buffer (one copy each), then one fixed-shape tree sum each.
+    cs_pass_begin(rec, "bodies: reduce");
+    for (uint32_t f = 0; f < b->fluids; f++) {
+        const cs_body_link *l = &links[f];
+        uint32_t terms = b->dynamic * CS_BODIES_IMPULSE_TERMS;
+        if (!l->impulses || l->count == 0) {
+            cs_barrier_compute_to_transfer(rec);
+            vkCmdFillBuffer(rec->cmd, b->sums.buffer, 4 * (VkDeviceSize)f * terms, 4 * (VkDeviceSize)terms, 0);
+            cs_barrier_transfer_to_compute(rec);
+            continue;
+        }
+        cs_barrier_compute_to_transfer(rec);
+        for (uint32_t t = 0; t < terms; t++)
+            cs_cmd_copy_range(rec, l->impulses, 4 * (VkDeviceSize)t * l->capacity, &b->terms[t], 0,
+                              4 * (VkDeviceSize)l->count);
+        cs_barrier_transfer_to_compute(rec);
+        for (uint32_t t = 0; t < terms; t++)
+            cs_reduce_record(rec, &b->reduce, CS_REDUCE_SUM, &b->terms[t], l->count, &b->sums, f * terms + t);
+    }
+    cs_pass_end(rec);
+
+    cs_pass_begin(rec, "bodies: integrate");
+    cs_dispatch(rec, b->integrate, &(cs_dispatch_desc){
+        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set}, .threads = {b->count}});
+    cs_pass_end(rec);
+
+    cs_pass_begin(rec, "bodies: publish");
+    cs_barrier_compute_to_transfer(rec);
+    for (uint32_t f = 0; f < b->fluids; f++)
+        cs_cmd_copy_range(rec, &b->set, 0, links[f].params, links[f].set_offset, sizeof(cs_body_set));
+    cs_barrier_transfer_to_compute(rec);
+    cs_pass_end(rec);
+}
+
+void cs_bodies_download(cs_bodies *b, cs_body_state *out)
+{
+    if (b->count)
+        cs_buffer_download(b->ctx, &b->states, out, (VkDeviceSize)b->count * sizeof *out, 0);
+}

@@ -1,0 +1,86 @@
+// bodies.h — rigid convex bodies that push and are pushed by the particle
+// fluids (scene "bodies", scene.h cs_body).
+//
+// Owns: the bodies' state on the GPU (cs_body_state: centre of mass,
+// quaternion, linear and angular momentum, inverse inertia), their local
+// geometry (planes and vertices about the centre of mass), the per-substep
+// impulse reduction and the integration. The world calls it around the
+// fluids' substeps (host/world/world.c):
+//
+//   cs_bodies_record_begin(b, rec, links)   "bodies: clear"  the fluids' impulse sums := 0
+//   ... every fluid's substep: collide.comp pushes particles out of the
+//       bodies (bodies.glsl) and adds -m dv per particle per moving body ...
+//   cs_bodies_record_end(b, rec, links)     "bodies: reduce"     per fluid, slot and term: the
+//                                            deterministic tree sum (prim.h)
+//                                           "bodies: integrate"  one invocation per body
+//                                           "bodies: publish"    the world-space set into every
+//                                                                fluid's constants
+//
+// The integration stays on the GPU so a frame of many substeps is one
+// recording with no read-back: P += J + m g dt, L += J_ang (semi-implicit
+// Euler: the new momenta move the body), v = P / m,
+// omega = R I^-1 R^T L, x += v dt, q += dt/2 (omega, 0) q, q renormalised.
+// 2D: only L_z, omega_z, and x, v in the plane.
+// Domain box contact (simple and stable, not a rigid contact solver): for
+// each face, the deepest vertex (sphere: the centre +- r) past it moves the
+// body back by that depth (translation only), the momentum into the face is
+// reflected with the body's restitution, and while touching, the tangential
+// momentum loses 1% and the angular momentum 5% per substep (a stand-in for
+// wall friction; it applies no torque).
+//
+// Mass properties (cs_body_props_compute): box and sphere exact; a polytope
+// by sampling its vertex bounding box on a 64^3 lattice (2D: 256^2) of cell
+// centres: volume, centre of mass and inertia tensor to about 1% (exact for
+// a box-shaped polytope up to the lattice). The centre of mass becomes the
+// body's reference point; the scene's position places the planes' origin.
+#pragma once
+
+#include "body_shape.h"
+#include "prim.h"
+#include "sim.h"
+
+#include "../shaders/bodies/bodies_shared.h"
+
+typedef struct cs_body_props {
+    double mass;                   // kg (2D: per unit depth); kept for static bodies too
+    double volume;                 // m^3 (2D: m^2)
+    double com[3];                 // centre of mass in the body frame
+    double inertia[3][3];          // about the centre of mass, body frame
+    double radius;                 // bounding radius about the centre of mass
+    double planes[CS_MAX_BODY_PLANES][4]; // about the centre of mass (d shifted)
+    uint32_t plane_count;
+    double vertices[CS_BODY_MAX_VERTICES][3]; // about the centre of mass
+    uint32_t vertex_count;
+} cs_body_props;
+
+// Mass properties and local geometry of scene body i.
+void cs_body_props_compute(const cs_scene *scene, uint32_t i, cs_body_props *out);
+
+// The bodies of a scene in world space at their initial pose (what a fluid
+// starts with in its constants). False, with a message naming the scene,
+// when they exceed the set (planes, bodies).
+bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err);
+
+typedef struct cs_bodies {
+    cs_context *ctx;
+    uint32_t count, dynamic, fluids;
+    cs_bodies_params params;
+    cs_buffer params_buffer;       // cs_bodies_params
+    cs_buffer states;              // cs_body_state[count]
+    cs_buffer set;                 // cs_body_set, written by integrate
+    cs_buffer sums;                // floats: ((fluid * dynamic) + slot) * 6 + term
+    cs_buffer terms[CS_BODIES_MAX * CS_BODIES_IMPULSE_TERMS]; // one reduction input each
+    uint32_t term_capacity;
+    cs_reduce reduce;
+    cs_program_id integrate;
+} cs_bodies;
+
+// `links` are the fluids' (sim.h), in world order; every fluid must have
+// one. A link's capacity never grows after creation.
+bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link *links, uint32_t fluids,
+                      cs_bodies *b, cs_error *err);
+void cs_bodies_destroy(cs_bodies *b);
+void cs_bodies_record_begin(cs_bodies *b, cs_recorder *rec, const cs_body_link *links);
+void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links);
+// After the recording was submitted and waited on: every body's state.
+void cs_bodies_download(cs_bodies *b, cs_body_state *out);

@@ -1,0 +1,128 @@
+// bodies.glsl — particles against rigid convex bodies (bodies_shared.h
+// cs_body_set): the contact query and the collision response the fluid
+// wall models (fluid.glsl cs_collide, cs_restitute) run before the boundary
+// set's planes.
+//
+// Before including, define CS_BODY_SET as the cs_body_set to read and
+// CS_BODY_DT as the substep length (fluid.glsl: fp.bodies, the fluid's dt).
+#ifndef CS_BODIES_GLSL
+#define CS_BODIES_GLSL
+
+#include "bodies_shared.h"
+
+#ifndef CS_BODY_SET
+#error "define CS_BODY_SET (the cs_body_set to read) before including bodies.glsl"
+#endif
+#ifndef CS_BODY_DT
+#error "define CS_BODY_DT (the substep length) before including bodies.glsl"
+#endif
+
+// Far from a body: what the broad phase answers (no contact).
+#define CS_BODY_FAR 3.402823466e38
+
+uint cs_body_count() { return CS_BODY_SET.counts.x; }
+
+// Velocity of body b's material at world point x: v + omega x (x - c).
+vec3 cs_body_surface_velocity(uint b, vec3 x)
+{
+    cs_body_gpu body = CS_BODY_SET.bodies[b];
+    return body.velocity.xyz + cross(body.omega.xyz, x - body.centre.xyz);
+}
+
+// The contact of point x with body b, moving at v_rel relative to the body's
+// surface during the last substep:
+//   xyz = the contact normal (unit, pointing out of the body),
+//   w   = the contact distance: > 0 outside, < 0 inside (the penetration).
+// The contact point is x - w * normal.
+// Broad phase: a point farther than the bounding sphere answers
+// (0, CS_BODY_FAR). A sphere: the radial distance. A polytope: the largest
+// signed plane distance (inside: the shallowest plane; outside: a lower
+// bound near edges and corners), except deep inside (deep rule): among the
+// planes the point moved farther behind during the step (dot(n, v_rel) < 0)
+// and was still in front of (within 1e-6 of the body's size) at its start,
+// x - v_rel dt, the largest distance wins. So a fast point through a thin
+// slab goes back out of the face it came in through, not the nearer one
+// behind. With no such plane (at rest, or inside from the start) the plain
+// largest distance stands. Ties go to the lowest plane. A NaN coordinate
+// gives a NaN distance.
+vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel)
+{
+    cs_body_gpu body = CS_BODY_SET.bodies[b];
+    vec3 r = x - body.centre.xyz;
+    float r2 = dot(r, r);
+    if (r2 > body.centre.w * body.centre.w)
+        return vec4(0.0, 0.0, 0.0, CS_BODY_FAR);
+    if (body.omega.w > 0.0) {
+        float len = sqrt(r2);
+        vec3 n = len > 0.0 ? r / len : vec3(0.0, 1.0, 0.0);
+        return vec4(n, isnan(r2) ? r2 : len - body.omega.w);
+    }
+    float best = -CS_BODY_FAR, deep = -CS_BODY_FAR;
+    vec3 n_best = vec3(0.0), n_deep = vec3(0.0);
+    float tol = 1e-6 * body.centre.w;
+    for (uint k = 0u; k < body.info.y; k++) {
+        vec4 p = CS_BODY_SET.planes[body.info.x + k];
+        float d = dot(p.xyz, x) - p.w;
+        if (isnan(d))
+            return vec4(p.xyz, d);
+        if (d > best) {
+            best = d;
+            n_best = p.xyz;
+        }
+        float vn = dot(p.xyz, v_rel);
+        if (vn < 0.0 && d - vn * CS_BODY_DT >= -tol && d > deep) {
+            deep = d;
+            n_deep = p.xyz;
+        }
+    }
+    if (best < 0.0 && deep > -CS_BODY_FAR)
+        return vec4(n_deep, deep);
+    return vec4(n_best, best);
+}
+
+// Pushes x out of every body it is inside, along the contact normal, onto
+// the surface; the velocity relative to the body's surface there loses its
+// normal part into the body (reflected with restitution e) and a fraction
+// `friction` (the body's) of its tangential part. Returns, per body, nothing:
+// the caller sees the change of v through CS_BODY_IMPULSE(b, x, dv) when it
+// defines it (collide.comp: the momentum the body receives).
+void cs_bodies_collide(inout vec3 x, inout vec3 v, float e)
+{
+    for (uint b = 0u; b < cs_body_count(); b++) {
+        vec3 vs = cs_body_surface_velocity(b, x);
+        vec4 c = cs_body_contact(b, x, v - vs);
+        if (!(c.w < 0.0))
+            continue;
+        vec3 n = c.xyz;
+        x -= c.w * n;
+        vs = cs_body_surface_velocity(b, x);
+        vec3 rel = v - vs;
+        float vn = dot(rel, n);
+        if (vn < 0.0) {
+            vec3 vt = rel - vn * n;
+            vec3 v_new = vs - e * vn * n + (1.0 - CS_BODY_SET.bodies[b].velocity.w) * vt;
+#ifdef CS_BODY_IMPULSE
+            CS_BODY_IMPULSE(b, x, v_new - v);
+#endif
+            v = v_new;
+        }
+    }
+}
+
+// For position-based solvers (cs_restitute): where x touches a body (within
+// `touch`) and moves into it relative to its surface, the normal part is
+// reflected with e.
+void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch)
+{
+    for (uint b = 0u; b < cs_body_count(); b++) {
+        vec3 vs = cs_body_surface_velocity(b, x);
+        vec4 c = cs_body_contact(b, x, v - vs);
+        if (!(c.w <= touch))
+            continue;
+        float vn = dot(v - vs, c.xyz);
+        if (vn < 0.0)
+            v -= (1.0 + e) * vn * c.xyz;
+    }
+}
+
+#endif

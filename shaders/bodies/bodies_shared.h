@@ -1,0 +1,66 @@
+// bodies_shared.h — rigid bodies as C (pipelines/bodies.c) and GLSL
+// (shaders/bodies/*) share them.
+//
+// cs_body_set: every body in world space as the particle collisions read it
+// (shaders/bodies/bodies.glsl). It sits inside each fluid's constant buffer
+// (cs_fluid_params.bodies), so the fluid shaders need no binding of their
+// own; "bodies: publish" copies it there after every substep's integration.
+// Plane k is planes[k] = (n, d): n a unit normal pointing OUT of the body,
+// inside where dot(n, x) <= d; dot(n, x) - d is the signed distance
+// (negative inside). A sphere has no planes (radius in omega.w).
+//
+// cs_body_state: one body as "bodies: integrate" advances it, on the GPU.
+#ifndef CS_BODIES_SHARED_H
+#define CS_BODIES_SHARED_H
+
+#include "cs_shared.h"
+
+#define CS_BODIES_MAX 8           // = CS_MAX_BODIES (host/scene/scene.h)
+#define CS_BODIES_MAX_PLANES 64   // all bodies' planes together
+#define CS_BODIES_MAX_VERTICES 256 // all bodies' vertices together (domain contacts)
+#define CS_BODIES_IMPULSE_TERMS 6 // per body slot: linear impulse xyz, angular impulse xyz
+#define CS_BODY_DYNAMIC 1u        // cs_body_gpu.info.z flag
+
+struct cs_body_gpu {
+    vec4 centre;   // xyz centre of mass (world); w = bounding-sphere radius about it
+    vec4 velocity; // xyz velocity of the centre of mass; w = friction (0..1)
+    vec4 omega;    // xyz angular velocity (world, rad/s); w = sphere radius (0: a polytope)
+    uvec4 info;    // x = first plane, y = planes, z = flags (CS_BODY_DYNAMIC), w = impulse slot
+};
+#ifndef CS_GLSL
+typedef struct cs_body_gpu cs_body_gpu;
+#endif
+
+struct cs_body_set {
+    uvec4 counts;  // x = bodies, y = planes, z = dim, w = dynamic bodies (impulse slots)
+    cs_body_gpu bodies[CS_BODIES_MAX];
+    vec4 planes[CS_BODIES_MAX_PLANES]; // world space: xyz unit outward normal, w = d
+};
+
+struct cs_body_state {
+    vec4 position;         // xyz centre of mass; w = mass (0: static)
+    vec4 orientation;      // unit quaternion (x, y, z, w), body -> world
+    vec4 momentum;         // xyz linear momentum; w = restitution against the domain box
+    vec4 angular_momentum; // xyz about the centre of mass, world frame; w = friction
+    vec4 inv_inertia[3];   // rows of the body-frame inverse inertia tensor (about the COM); w = 0
+    uvec4 shape;           // x = first local plane, y = planes, z = first local vertex, w = vertices
+    vec4 extent;           // x = bounding radius, y = sphere radius (0: planes), z = impulse slot, w = 0
+};
+
+// What "bodies: integrate" reads besides the states (uploaded once).
+struct cs_bodies_params {
+    uvec4 counts;          // x = bodies, y = fluids, z = dim, w = dynamic bodies
+    vec4 gravity;          // xyz; w = dt
+    vec4 domain_min;       // xyz (the world's box)
+    vec4 domain_max;
+    vec4 local_planes[CS_BODIES_MAX_PLANES];     // relative to the centre of mass
+    vec4 local_vertices[CS_BODIES_MAX_VERTICES]; // relative to the centre of mass
+};
+
+#ifndef CS_GLSL
+typedef struct cs_body_set cs_body_set;
+typedef struct cs_body_state cs_body_state;
+typedef struct cs_bodies_params cs_bodies_params;
+#endif
+
+#endif
