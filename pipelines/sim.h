@@ -28,6 +28,9 @@ typedef struct cs_particle_view {
     // (exact once the frame has completed: PLY dumps). The arrays hold as
     // many particles as draw_args can ask for.
     cs_buffer *draw_args;
+    // Optional: the fluid's own scene (its materials and domain), for a
+    // frame that draws several fluids; NULL: the frame's scene.
+    const cs_scene *scene;
 } cs_particle_view;
 
 // A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D,

@@ -875,6 +875,73 @@ static void test_unorm_target(cs_context *ctx, cs_renderer *srgb)
     cs_renderer_destroy(&unorm);
 }
 
+// Two fluids in one frame: each particle view keeps its own scene's
+// material colours, and each fluid's domain box is drawn.
+static void test_two_views(cs_context *ctx, cs_renderer *r)
+{
+    cs_error err;
+    CHECK(cs_renderer_resize(r, 200, 100, &err), "resize: %s", err.msg);
+    cs_scene a = make_scene(2), b = make_scene(2);
+    set_domain(&a, (float[3]){-2, -1, 0}, (float[3]){3, 1, 0});
+    set_domain(&b, (float[3]){0.5f, -0.5f, 0}, (float[3]){2.5f, 0.5f, 0});
+    const float yellow[3] = {0.9f, 0.8f, 0.05f};
+    memcpy(b.materials[0].color, yellow, sizeof yellow);
+    cpu_particles pa, pb;
+    cpu_alloc(&pa, 1);
+    cpu_alloc(&pb, 1);
+    const float at_a[3] = {-1, 0, 0}, at_b[3] = {1.5f, 0, 0};
+    memcpy(pa.pos4, at_a, sizeof at_a);
+    memcpy(pb.pos4, at_b, sizeof at_b);
+    gpu_particles ga, gb;
+    gpu_upload(ctx, &pa, &ga);
+    gpu_upload(ctx, &pb, &gb);
+    cs_particle_view views[2] = {ga.view, gb.view};
+    views[1].scene = &b; // the first view uses the frame's scene
+    cs_view_camera cam;
+    cs_camera_from_scene(&cam, &a);
+    cs_render_frame frame = {.particles = views, .particle_view_count = 2, .scene = &a, .camera = &cam,
+                             .color_mode = CS_COLOR_MATERIAL, .particle_radius = 0.2f, .no_fog = true};
+    render(ctx, r, &frame);
+    const uint8_t *px = cs_render_pixels(r);
+    cs_camera_matrices m;
+    cs_camera_matrices_get(&cam, 2.0, &m);
+    double where[2], depth;
+    const uint8_t *q;
+    CHECK(cs_camera_project(&m, 200, 100, at_a, where, &depth), "fluid A's particle projects");
+    q = &px[4 * ((uint32_t)where[1] * 200 + (uint32_t)where[0])];
+    CHECK(q[0] > 2 * q[1] && q[0] > 2 * q[2], "fluid A's particle in its material 0 (red): %u %u %u", q[0], q[1],
+          q[2]);
+    CHECK(cs_camera_project(&m, 200, 100, at_b, where, &depth), "fluid B's particle projects");
+    q = &px[4 * ((uint32_t)where[1] * 200 + (uint32_t)where[0])];
+    CHECK(q[0] > 2 * q[2] && q[1] > 2 * q[2], "fluid B's particle in its own material 0 (yellow): %u %u %u", q[0],
+          q[1], q[2]);
+    // B's box: its left edge at x = 0.5, between y = -0.5 and 0.5 (not
+    // on any edge of A's box): some pixel along it is lighter than the
+    // background around it.
+    uint32_t lit = 0;
+    for (int k = -4; k <= 4; k++) {
+        const float on_edge[3] = {0.5f, 0.1f * (float)k, 0};
+        if (!cs_camera_project(&m, 200, 100, on_edge, where, &depth))
+            continue;
+        int best = 0;
+        for (int dx = -1; dx <= 1; dx++) {
+            int x = (int)where[0] + dx, y = (int)where[1];
+            if (x < 0 || x >= 200 || y < 0 || y >= 100)
+                continue;
+            const uint8_t *e = &px[4 * (y * 200 + x)];
+            best = CS_MAX(best, (int)e[0] + e[1] + e[2]);
+        }
+        uint32_t bx = (uint32_t)where[0] - 6 < 200 ? (uint32_t)where[0] - 6 : 0, by = (uint32_t)where[1];
+        const uint8_t *bg = &px[4 * (by * 200 + bx)];
+        lit += best > (int)bg[0] + bg[1] + bg[2] + 60;
+    }
+    CHECK(lit >= 7, "fluid B's domain box is drawn: %u of 9 points on its edge lit", lit);
+    gpu_free(ctx, &ga);
+    gpu_free(ctx, &gb);
+    cpu_free(&pa);
+    cpu_free(&pb);
+}
+
 // Every render feature's program is in the context's registry: an
 // unrelated file rebuilds none, the shared render include rebuilds them all.
 static void test_reload(cs_context *ctx, cs_renderer *r)
@@ -911,6 +978,7 @@ int main(void)
     test_box(&ctx, &r, 2);
     test_png(&ctx, &r);
     test_unorm_target(&ctx, &r);
+    test_two_views(&ctx, &r);
     test_reload(&ctx, &r);
     test_random_scenes(&ctx, &r); // after the reload: the rebuilt pipelines draw the same
     cs_renderer_destroy(&r);

@@ -185,8 +185,10 @@ static void record_draw(run_state *r, const cs_render_target *target)
     // Every fluid of the world: a grid pipeline in 2D shows its field as an
     // image (its points, if it has them, are for the PLY dumps there, and
     // are drawn in 3D); particle solvers show their particles; a fluid with
-    // a surface shows it, its particles or both (r->draw). The frame's
-    // materials and render options are the first fluid's.
+    // a surface shows it, its particles or both (r->draw). Each fluid's
+    // particles keep their own materials and each fluid's domain box is
+    // drawn; the render options (background, fog, colour mode) are the
+    // first fluid's.
     cs_particle_view views[CS_MAX_FLUIDS] = {{0}};
     cs_render_surface surfaces[CS_MAX_FLUIDS] = {{0}};
     uint32_t view_count = 0, surface_count = 0;
@@ -206,7 +208,8 @@ static void record_draw(run_state *r, const cs_render_target *target)
             f->ops->field(f->state, &field);
             draw_field = true;
         } else if (f->ops->particles && !(surface && r->draw == CS_DRAW_SURFACE)) {
-            f->ops->particles(f->state, &views[view_count++]);
+            f->ops->particles(f->state, &views[view_count]);
+            views[view_count++].scene = f->scene;
         }
     }
     cs_barrier_compute_to_graphics(&r->rec);

@@ -21,13 +21,8 @@ static void destroy(cs_renderer *r, void *state)
     free(b);
 }
 
-static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+static void draw_box(box *b, cs_recorder *rec, const cs_render_view *view, const cs_scene *scene)
 {
-    (void)r;
-    box *b = state;
-    if (view->frame->hide_box)
-        return;
-    const cs_scene *scene = view->scene;
     struct cs_render_box_push push = {
         .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],
         .proj = view->proj,
@@ -37,6 +32,37 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .misc = {view->fog_start, (float)view->flags, 0, 0},
     };
     cs_draw(rec, b->program, &(cs_draw_desc){.push = &push, .push_size = sizeof push, .vertex_count = 24});
+}
+
+static bool same_domain(const cs_scene *a, const cs_scene *b)
+{
+    return memcmp(a->domain_min, b->domain_min, sizeof a->domain_min) == 0 &&
+           memcmp(a->domain_max, b->domain_max, sizeof a->domain_max) == 0;
+}
+
+// The frame scene's domain, then every other domain a particle view's
+// fluid has (a world whose fluids each have their own box shows them all).
+static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+{
+    (void)r;
+    box *b = state;
+    const cs_render_frame *frame = view->frame;
+    if (frame->hide_box)
+        return;
+    const cs_scene *drawn[CS_MAX_FLUIDS + 1] = {view->scene};
+    uint32_t drawn_count = 1;
+    draw_box(b, rec, view, view->scene);
+    uint32_t views = frame->particles ? (frame->particle_view_count ? frame->particle_view_count : 1) : 0;
+    for (uint32_t i = 0; i < views; i++) {
+        const cs_scene *s = frame->particles[i].scene;
+        bool seen = !s;
+        for (uint32_t k = 0; k < drawn_count && !seen; k++)
+            seen = same_domain(drawn[k], s);
+        if (seen)
+            continue;
+        drawn[drawn_count++] = s;
+        draw_box(b, rec, view, s);
+    }
 }
 
 const cs_render_feature cs_feature_box = {"box", create, destroy, record};

@@ -37,7 +37,7 @@ static float particle_radius(const cs_render_frame *f)
 }
 
 static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_render_view *view,
-                      const cs_particle_view *pv)
+                      const cs_particle_view *pv, uint32_t index)
 {
     uint32_t count = pv->count;
     if (count == 0 && !pv->draw_args)
@@ -55,8 +55,8 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
         .proj = view->proj,
         .fog = view->fog,
         .params = {particle_radius(view->frame), view->speed_max, 1.0f - spread, 1.0f + spread},
-        .modes = {view->flags, (uint32_t)mode, count, r->material_count},
-        .misc = {view->fog_start, 0, 0, 0},
+        .modes = {view->flags, (uint32_t)mode, count, r->view_material_count[index]},
+        .misc = {view->fog_start, (float)r->view_material_base[index], 0, 0},
     };
     cs_buffer *velocities = pv->velocities && pv->velocities->buffer ? pv->velocities : &r->dummy;
     cs_buffer *densities = pv->densities && pv->densities->buffer ? pv->densities : &r->dummy;
@@ -74,7 +74,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         return;
     uint32_t views = frame->particle_view_count ? frame->particle_view_count : 1;
     for (uint32_t i = 0; i < views; i++)
-        draw_view(r, state, rec, view, &frame->particles[i]);
+        draw_view(r, state, rec, view, &frame->particles[i], i);
 }
 
 const cs_render_feature cs_feature_particles = {"particles", create, destroy, record};

@@ -182,28 +182,52 @@ const char *cs_color_mode_name(int mode)
     }
 }
 
-// Uploads the scene's material colours and rest densities when they change
-// (a one-shot copy: the previous frame has completed, the current recording
-// has not been submitted yet).
-static void update_materials(cs_renderer *r, const cs_scene *scene)
+// Appends a scene's material colours and rest densities to the table;
+// returns how many (at least 1: a scene without materials gets one light
+// blue, so its particles still show).
+static uint32_t append_materials(float (*table)[4], uint32_t at, const cs_scene *scene)
 {
-    float table[CS_MAX_MATERIALS][4] = {{0}};
     uint32_t n = CS_MIN(scene->material_count, (uint32_t)CS_MAX_MATERIALS);
     for (uint32_t m = 0; m < n; m++) {
         for (int c = 0; c < 3; c++)
-            table[m][c] = scene->materials[m].color[c];
-        table[m][3] = scene->materials[m].rest_density;
+            table[at + m][c] = scene->materials[m].color[c];
+        table[at + m][3] = scene->materials[m].rest_density;
     }
     if (n == 0) {
-        // No materials: one light blue, so particles still show.
-        table[0][0] = 0.2f, table[0][1] = 0.5f, table[0][2] = 0.9f, table[0][3] = 1.0f;
+        table[at][0] = 0.2f, table[at][1] = 0.5f, table[at][2] = 0.9f, table[at][3] = 1.0f;
         n = 1;
     }
-    if (n == r->material_count && memcmp(table, r->material_cache, sizeof table) == 0)
+    return n;
+}
+
+// The material table of a frame: the frame scene's materials first (the 2D
+// field uses them), then those of every particle view whose fluid has its
+// own scene, so each fluid keeps its colours. Uploaded when it changes (a
+// one-shot copy: the previous frame has completed, the current recording
+// has not been submitted yet).
+static void update_materials(cs_renderer *r, const cs_render_frame *frame)
+{
+    float table[CS_MAX_FLUIDS * CS_MAX_MATERIALS][4] = {{0}};
+    uint32_t used = append_materials(table, 0, frame->scene);
+    uint32_t first = used;
+    uint32_t views = frame->particles ? (frame->particle_view_count ? frame->particle_view_count : 1) : 0;
+    CS_ASSERT(views <= CS_MAX_FLUIDS, "%u particle views; the renderer draws at most %d", views, CS_MAX_FLUIDS);
+    for (uint32_t i = 0; i < views; i++) {
+        const cs_scene *s = frame->particles[i].scene;
+        r->view_material_base[i] = 0;
+        r->view_material_count[i] = first;
+        if (s && s != frame->scene) {
+            r->view_material_base[i] = used;
+            r->view_material_count[i] = append_materials(table, used, s);
+            used += r->view_material_count[i];
+        }
+    }
+    if (first == r->material_count && used == r->material_used && memcmp(table, r->material_cache, sizeof table) == 0)
         return;
     cs_buffer_upload(r->ctx, &r->material_table, table, sizeof table, 0);
     memcpy(r->material_cache, table, sizeof table);
-    r->material_count = n;
+    r->material_count = first;
+    r->material_used = used;
 }
 
 static void ensure_depth(cs_renderer *r, uint32_t width, uint32_t height)
@@ -292,7 +316,7 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
         };
     }
     ensure_depth(r, target.width, target.height);
-    update_materials(r, frame->scene);
+    update_materials(r, frame);
     cs_render_view view;
     make_view(r, frame, target.width, target.height, &view);
 

@@ -69,8 +69,11 @@ typedef struct cs_renderer {
     cs_buffer depth_readback;  // float depths, host-visible (readback_depth)
     uint8_t *pixels;           // RGBA8 converted from `readback`, rows top to bottom
     cs_buffer material_table;  // vec4 per material: linear rgb, rest density
-    float material_cache[CS_MAX_MATERIALS][4];
-    uint32_t material_count;
+    // The frame's material table: the frame scene's materials (material_count
+    // of them), then each particle view's own fluid's (material_used in all).
+    float material_cache[CS_MAX_FLUIDS * CS_MAX_MATERIALS][4];
+    uint32_t material_count, material_used;
+    uint32_t view_material_base[CS_MAX_FLUIDS], view_material_count[CS_MAX_FLUIDS];
     cs_buffer dummy;           // bound where a particle view lacks a buffer
 } cs_renderer;
 

@@ -23,7 +23,8 @@ const vec2 k_corners[6] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1,
 vec3 particle_albedo(uint i)
 {
     uint mode = pc.modes.y;
-    uint m = min(materials[i], max(pc.modes.w, 1u) - 1u);
+    // This fluid's materials start at misc.y in the frame's table.
+    uint m = uint(pc.misc.y) + min(materials[i], max(pc.modes.w, 1u) - 1u);
     if (mode == CS_RENDER_COLOR_SPEED)
         return speed_color(length(velocities[i].xyz) / pc.params.y);
     if (mode == CS_RENDER_COLOR_DENSITY) {

@@ -52,7 +52,8 @@ struct cs_render_particles_push {
                                    //   fog factor = exp(-density * max(depth - fog start, 0))
     vec4 params;                   // radius, speed_max, density_lo, density_hi (ρ/ρ0)
     uvec4 modes;                   // flags, color mode, particle count, material count
-    vec4 misc;                     // x: fog start (view depth); yzw unused
+    vec4 misc;                     // x: fog start (view depth); y: first material of this fluid in the
+                                   //   material table (modes.w of them); zw unused
 };
 
 struct cs_render_box_push {
