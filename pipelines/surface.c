@@ -409,13 +409,72 @@ bool cs_surface_write_ply(const char *path, const float *positions, const float 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err)
 {
     memset(splat, 0, sizeof *splat);
-    return cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err);
+    bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_kernels.comp"}, &splat->kernels,
+                                err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_field.comp"}, &splat->field, err);
+    if (!ok)
+        cs_splat_destroy(ctx, splat);
+    return ok;
 }
 
 void cs_splat_destroy(cs_context *ctx, cs_splat *splat)
 {
     cs_program_destroy(ctx, &splat->splat);
+    cs_program_destroy(ctx, &splat->kernels);
+    cs_program_destroy(ctx, &splat->field);
+    cs_buffer_destroy(ctx, &splat->centres);
+    cs_buffer_destroy(ctx, &splat->covariance);
+    cs_buffer_destroy(ctx, &splat->matrices);
     memset(splat, 0, sizeof *splat);
+}
+
+bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, uint32_t particles, cs_error *err)
+{
+    if (particles <= splat->capacity && splat->centres.buffer)
+        return true;
+    uint32_t cap = CS_MAX(particles, splat->capacity);
+    struct { cs_buffer *buf; const char *name; VkDeviceSize size; } arrays[] = {
+        {&splat->centres, "splat centres", (VkDeviceSize)CS_MAX(cap, 1u) * 16},
+        {&splat->covariance, "splat covariance", (VkDeviceSize)CS_MAX(cap, 1u) * 32},
+        {&splat->matrices, "splat kernel matrices", (VkDeviceSize)CS_MAX(cap, 1u) * 32},
+    };
+    // Checked together first, so a refusal leaves the old arrays in place.
+    for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++)
+        if (!cs_buffer_check_size(ctx, arrays[i].name, arrays[i].size, err))
+            return false;
+    splat->capacity = 0;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++) {
+        cs_buffer_destroy(ctx, arrays[i].buf);
+        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = arrays[i].name, .size = arrays[i].size}, arrays[i].buf,
+                              err))
+            return false;
+    }
+    splat->capacity = cap;
+    return true;
+}
+
+// The anisotropic parameters with the defaults applied.
+static void aniso_params(const cs_splat_params *p, float *neighbour_radius, float *smoothing, float *max_ratio,
+                         uint32_t *min_neighbours)
+{
+    *neighbour_radius = p->neighbour_radius > 0 ? p->neighbour_radius : 2 * p->radius;
+    *smoothing = p->smoothing > 0 ? CS_MIN(p->smoothing, 1.0f) : p->smoothing < 0 ? 0.0f
+                                                                                  : CS_SPLAT_DEFAULT_SMOOTHING;
+    *max_ratio = p->max_ratio > 0 ? CS_MAX(p->max_ratio, 1.0f) : CS_SPLAT_DEFAULT_MAX_RATIO;
+    *min_neighbours = p->min_neighbours > 0 ? p->min_neighbours : CS_SPLAT_DEFAULT_MIN_NEIGHBOURS;
+}
+
+float cs_splat_reach(const cs_splat_params *p)
+{
+    float rn, lambda, kr;
+    uint32_t n_eps;
+    aniso_params(p, &rn, &lambda, &kr, &n_eps);
+    // Longest semi-axis: eigenvalues s1 >= s2, s3 >= s1 / k_r scaled to
+    // s1 s2 s3 = 1 give s1 <= k_r^(2/3) (s2 = s3 = s1 / k_r). A smoothed
+    // centre is x + lambda * (a weighted mean of points within r_n of x).
+    // Padded for float rounding.
+    return (float)((1.0 + 1e-3) * (p->radius * cbrt((double)kr * kr) + lambda * rn));
 }
 
 void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
@@ -424,6 +483,50 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
     uint64_t nodes = (uint64_t)p->dims[0] * p->dims[1] * p->dims[2];
     CS_ASSERT(nodes <= UINT32_MAX && field->size >= nodes * 4, "splat of %llu nodes into '%s' (%llu bytes)",
               (unsigned long long)nodes, field->name, (unsigned long long)field->size);
+    CS_ASSERT(p->radius > 0 && isfinite(p->radius), "splat radius %g must be a positive number", p->radius);
+    if (p->kernel == CS_SPLAT_ANISOTROPIC) {
+        // Call cs_splat_reserve at set-up to get this as a message instead.
+        cs_error err;
+        bool held = cs_splat_reserve(rec->ctx, splat, grid->capacity, &err);
+        CS_ASSERT(held, "anisotropic splat: %s", err.msg);
+        float rn, lambda, kr;
+        uint32_t n_eps;
+        aniso_params(p, &rn, &lambda, &kr, &n_eps);
+        uint64_t tiles = 1;
+        for (int a = 0; a < 3; a++)
+            tiles *= CS_DIV_UP((uint64_t)p->dims[a], CS_SPLAT_TILE);
+        CS_ASSERT(tiles * CS_SPLAT_TILE_GROUP <= UINT32_MAX, "splat of %llu tiles", (unsigned long long)tiles);
+        struct cs_splat_aniso_push pc = {
+            .origin = {p->origin[0], p->origin[1], p->origin[2], p->spacing},
+            .dims = {p->dims[0], p->dims[1], p->dims[2], grid->capacity},
+            .grid_origin = {grid->origin[0], grid->origin[1], grid->origin[2], grid->cell_size},
+            .grid_dims = {grid->dims[0], grid->dims[1], grid->dims[2], grid->cell_count},
+            .radius = p->radius,
+            .scale = p->scale,
+            .neighbour_radius = rn,
+            .smoothing = lambda,
+            .max_ratio = kr,
+            .min_neighbours = n_eps,
+            .reach = cs_splat_reach(p),
+        };
+        cs_pass_begin(rec, "surface: splat kernels");
+        if (grid->capacity > 0)
+            cs_dispatch(rec, splat->kernels, &(cs_dispatch_desc){
+                .buffers = {positions, (cs_buffer *)&grid->ranges, (cs_buffer *)&grid->keys, &splat->centres,
+                            &splat->covariance, &splat->matrices},
+                .push = &pc, .push_size = sizeof pc, .threads = {grid->capacity}});
+        cs_barrier_compute(rec);
+        cs_pass_end(rec);
+        pc.dims.w = (uint32_t)tiles;
+        cs_pass_begin(rec, "surface: splat");
+        if (nodes > 0)
+            cs_dispatch(rec, splat->field, &(cs_dispatch_desc){
+                .buffers = {&splat->centres, &splat->matrices, (cs_buffer *)&grid->ranges, field},
+                .push = &pc, .push_size = sizeof pc, .threads = {(uint32_t)tiles * CS_SPLAT_TILE_GROUP}});
+        cs_barrier_compute(rec);
+        cs_pass_end(rec);
+        return;
+    }
     struct cs_splat_push pc = {
         .origin = {p->origin[0], p->origin[1], p->origin[2], p->spacing},
         .dims = {p->dims[0], p->dims[1], p->dims[2], (uint32_t)nodes},
@@ -440,4 +543,3 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
-
