@@ -412,6 +412,7 @@ bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err)
     bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_kernels.comp"}, &splat->kernels,
                                 err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_cells.comp"}, &splat->cells, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_field.comp"}, &splat->field, err);
     if (!ok)
         cs_splat_destroy(ctx, splat);
@@ -422,35 +423,52 @@ void cs_splat_destroy(cs_context *ctx, cs_splat *splat)
 {
     cs_program_destroy(ctx, &splat->splat);
     cs_program_destroy(ctx, &splat->kernels);
+    cs_program_destroy(ctx, &splat->cells);
     cs_program_destroy(ctx, &splat->field);
     cs_buffer_destroy(ctx, &splat->centres);
     cs_buffer_destroy(ctx, &splat->covariance);
     cs_buffer_destroy(ctx, &splat->matrices);
+    cs_buffer_destroy(ctx, &splat->cell_reach);
+    cs_buffer_destroy(ctx, &splat->max_reach);
+    cs_reduce_destroy(ctx, &splat->reduce);
     memset(splat, 0, sizeof *splat);
 }
 
-bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, uint32_t particles, cs_error *err)
+bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, const cs_grid *grid, cs_error *err)
 {
-    if (particles <= splat->capacity && splat->centres.buffer)
+    if (grid->capacity <= splat->capacity && grid->cell_count <= splat->cell_capacity && splat->centres.buffer)
         return true;
-    uint32_t cap = CS_MAX(particles, splat->capacity);
+    uint32_t cap = CS_MAX(grid->capacity, splat->capacity), cells = CS_MAX(grid->cell_count, splat->cell_capacity);
     struct { cs_buffer *buf; const char *name; VkDeviceSize size; } arrays[] = {
         {&splat->centres, "splat centres", (VkDeviceSize)CS_MAX(cap, 1u) * 16},
         {&splat->covariance, "splat covariance", (VkDeviceSize)CS_MAX(cap, 1u) * 32},
         {&splat->matrices, "splat kernel matrices", (VkDeviceSize)CS_MAX(cap, 1u) * 32},
+        {&splat->cell_reach, "splat cell reach", (VkDeviceSize)CS_MAX(cells, 1u) * 4},
     };
     // Checked together first, so a refusal leaves the old arrays in place.
-    for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++)
+    VkDeviceSize total = 0;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++) {
+        total += arrays[i].size;
         if (!cs_buffer_check_size(ctx, arrays[i].name, arrays[i].size, err))
             return false;
-    splat->capacity = 0;
+    }
+    if (!cs_buffer_check_size(ctx, "splat arrays (together)", total, err))
+        return false;
+    splat->capacity = splat->cell_capacity = 0;
     for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++) {
         cs_buffer_destroy(ctx, arrays[i].buf);
         if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = arrays[i].name, .size = arrays[i].size}, arrays[i].buf,
                               err))
             return false;
     }
+    cs_reduce_destroy(ctx, &splat->reduce);
+    if (!splat->max_reach.buffer &&
+        !cs_buffer_create(ctx, &(cs_buffer_desc){.name = "splat max reach", .size = 16}, &splat->max_reach, err))
+        return false;
+    if (!cs_reduce_create(ctx, CS_MAX(cells, 1u), &splat->reduce, err))
+        return false;
     splat->capacity = cap;
+    splat->cell_capacity = cells;
     return true;
 }
 
@@ -487,14 +505,15 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
     if (p->kernel == CS_SPLAT_ANISOTROPIC) {
         // Call cs_splat_reserve at set-up to get this as a message instead.
         cs_error err;
-        bool held = cs_splat_reserve(rec->ctx, splat, grid->capacity, &err);
+        bool held = cs_splat_reserve(rec->ctx, splat, grid, &err);
         CS_ASSERT(held, "anisotropic splat: %s", err.msg);
         float rn, lambda, kr;
         uint32_t n_eps;
         aniso_params(p, &rn, &lambda, &kr, &n_eps);
-        uint64_t tiles = 1;
-        for (int a = 0; a < 3; a++)
-            tiles *= CS_DIV_UP((uint64_t)p->dims[a], CS_SPLAT_TILE);
+        // Tiles of 4 x 4 x (4 * NODES_PER) nodes (splat_field.comp).
+        uint64_t tiles = CS_DIV_UP((uint64_t)p->dims[0], CS_SPLAT_TILE) *
+                         CS_DIV_UP((uint64_t)p->dims[1], CS_SPLAT_TILE) *
+                         CS_DIV_UP((uint64_t)p->dims[2], CS_SPLAT_NODES_PER * CS_SPLAT_TILE);
         CS_ASSERT(tiles * CS_SPLAT_TILE_GROUP <= UINT32_MAX, "splat of %llu tiles", (unsigned long long)tiles);
         struct cs_splat_aniso_push pc = {
             .origin = {p->origin[0], p->origin[1], p->origin[2], p->spacing},
@@ -507,7 +526,6 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
             .smoothing = lambda,
             .max_ratio = kr,
             .min_neighbours = n_eps,
-            .reach = cs_splat_reach(p),
         };
         cs_pass_begin(rec, "surface: splat kernels");
         if (grid->capacity > 0)
@@ -516,12 +534,21 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
                             &splat->covariance, &splat->matrices},
                 .push = &pc, .push_size = sizeof pc, .threads = {grid->capacity}});
         cs_barrier_compute(rec);
+        cs_dispatch(rec, splat->cells, &(cs_dispatch_desc){
+            .buffers = {&splat->centres, (cs_buffer *)&grid->ranges, &splat->cell_reach},
+            .push = &pc, .push_size = sizeof pc, .threads = {grid->cell_count}});
+        cs_barrier_compute(rec);
+        // The field pass searches within the largest cell reach, measured
+        // (usually well under the bound R k_r^(2/3) + lambda r_n).
+        cs_reduce_record(rec, &splat->reduce, CS_REDUCE_MAX, &splat->cell_reach, grid->cell_count,
+                         &splat->max_reach, 0);
         cs_pass_end(rec);
         pc.dims.w = (uint32_t)tiles;
         cs_pass_begin(rec, "surface: splat");
         if (nodes > 0)
             cs_dispatch(rec, splat->field, &(cs_dispatch_desc){
-                .buffers = {&splat->centres, &splat->matrices, (cs_buffer *)&grid->ranges, field},
+                .buffers = {&splat->centres, &splat->matrices, (cs_buffer *)&grid->ranges, &splat->cell_reach,
+                            &splat->max_reach, field},
                 .push = &pc, .push_size = sizeof pc, .threads = {(uint32_t)tiles * CS_SPLAT_TILE_GROUP}});
         cs_barrier_compute(rec);
         cs_pass_end(rec);

@@ -133,11 +133,15 @@ bool cs_surface_write_ply(const char *path, const float *positions, const float 
 // is scale * sum (1 - |G (x - c)|^2)^3, so the same iso works for both
 // kernels (a uniform interior gives the same value). Support bound: no
 // ellipsoid reaches farther than radius * max_ratio^(2/3) from its centre
-// and no centre moves more than lambda * neighbour_radius, so a node
-// gathers the particles binned within reach = their sum (2.52 R + 0.9 r_n
-// with the defaults). Costs two passes ("surface: splat kernels" per
-// particle, then "surface: splat" per 4^3 tile of nodes) and 80 bytes per
-// grid particle slot; docs/surface.md has the figures and says which to use.
+// and no centre moves more than lambda * neighbour_radius from the particle
+// (cs_splat_reach: their sum, 2.52 R + 1.8 R with the defaults). The field
+// pass searches less: per grid cell, how far its ellipsoids reach beyond
+// the cell's box is measured ("surface: splat kernels"), tiles of
+// 4 x 4 x 16 nodes gather from the cells within the largest such reach and
+// skip the cells whose own reach they are out of. Costs two passes
+// ("surface: splat kernels" per particle and per grid cell, "surface:
+// splat" per tile) and 80 bytes per grid particle slot (+ 4 per cell);
+// docs/surface.md has the figures and says which to use.
 typedef enum cs_splat_kernel {
     CS_SPLAT_ISOTROPIC = 0,
     CS_SPLAT_ANISOTROPIC = 1,
@@ -156,7 +160,7 @@ typedef struct cs_splat_params {
     float scale;               // field = scale * sum of weights
     cs_splat_kernel kernel;    // isotropic (0, default) or anisotropic
     // Anisotropic only; 0 takes the default.
-    float neighbour_radius;    // r_n: covariance and smoothing neighbourhood (default: radius)
+    float neighbour_radius;    // r_n: covariance and smoothing neighbourhood (default: 2 radius, as Yu & Turk)
     float smoothing;           // lambda in [0, 1] (default 0.9; negative: 0, no smoothing)
     float max_ratio;           // k_r >= 1 (default 4; 1 keeps every kernel a ball)
     uint32_t min_neighbours;   // N_eps (default 25; below it, the isotropic kernel)
@@ -164,24 +168,29 @@ typedef struct cs_splat_params {
 
 typedef struct cs_splat {
     cs_program_id splat;       // isotropic field
-    cs_program_id kernels, field;   // anisotropic: per particle, per tile
-    // Anisotropic per-particle arrays (layouts in surface_shared.h), sized
-    // to the grid's capacity on first use (or by cs_splat_reserve).
+    cs_program_id kernels, cells, field;   // anisotropic: per particle, per grid cell, per tile
+    // Anisotropic per-particle arrays (layouts in surface_shared.h) and the
+    // per-cell reach (float), sized to the grid on first use (or by
+    // cs_splat_reserve).
     cs_buffer centres, covariance, matrices;
-    uint32_t capacity;
+    cs_buffer cell_reach;
+    cs_buffer max_reach;       // float [0]: the largest cell reach (the field pass's search bound)
+    cs_reduce reduce;          // for it
+    uint32_t capacity, cell_capacity;
 } cs_splat;
 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err);
 void cs_splat_destroy(cs_context *ctx, cs_splat *splat);
-// Allocates the anisotropic kernel's per-particle arrays for `particles`
-// grid slots (grows, never shrinks). cs_splat_record does this itself for
-// the grid's capacity (and aborts when the device cannot hold them); call
-// it at set-up for a refusal with a message instead, and before recording
-// with a larger grid than before (growing replaces buffers that work
-// recorded earlier in the same command buffer would still use).
-bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, uint32_t particles, cs_error *err);
-// The search bound around a node (world units) of the anisotropic field
-// pass for these parameters, defaults applied (see above).
+// Allocates the anisotropic kernel's arrays for a grid (its capacity in
+// particles, its cells; grows, never shrinks). cs_splat_record does this
+// itself (and aborts when the device cannot hold them); call it at set-up
+// for a refusal with a message instead, and before recording with a larger
+// grid than before (growing replaces buffers that work recorded earlier in
+// the same command buffer would still use).
+bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, const cs_grid *grid, cs_error *err);
+// How far (world units) an anisotropic kernel can reach from the particle
+// it belongs to, for these parameters with the defaults applied (see
+// above): R k_r^(2/3) + lambda r_n, padded by 1e-3 for rounding.
 float cs_splat_reach(const cs_splat_params *params);
 // Records the splat (outside a pass; opens its own: "surface: splat", and
 // for the anisotropic kernel "surface: splat kernels" before it) into

@@ -5,31 +5,62 @@
 // particle, so the determinant factor of Yu & Turk is the constant 1/R^3
 // folded into `scale`, as in the isotropic splat).
 //
-// A workgroup is a tile of 4x4x4 nodes. Its candidates are the particles
-// binned (by their own position x_j) in the grid cells within `reach` of
-// the tile: reach = R k_r^(2/3) (the longest semi-axis an ellipsoid of
-// volume (4/3) pi R^3 can have with eigenvalue ratios <= k_r) + lambda r_n
-// (the farthest a smoothed centre moves from x_j). The cells' rows are
-// walked in batches of 64, their spans laid end to end; each chunk of 64
-// candidates is culled against the tile (ellipsoid's bounding ball vs the
-// tile's box), the survivors are compacted in order into shared memory,
-// and every node of the tile sums over them. Candidates keep the grid's
-// order (rows by z then y, indices ascending) and the compaction keeps it,
-// so each node adds the same terms in the same order every run: no atomics.
+// A workgroup is a tile of 4 x 4 x 16 nodes; invocation t owns four of
+// them, 4 apart along z, so every cell and particle it loads serves all
+// four (CS_SPLAT_NODES_PER). The tile's candidate cells are the grid cells within the largest
+// cell reach ("surface: splat kernels": how far the ellipsoids of a cell's
+// particles go beyond the cell's box; at most R k_r^(2/3), the longest
+// semi-axis an ellipsoid of volume (4/3) pi R^3 can have with eigenvalue
+// ratios <= k_r, + lambda r_n, the farthest a smoothed centre moves from
+// the particle that is binned, for particles inside the domain). They are
+// taken in rounds of 64 x CS_SPLAT_CELLS_PER cells: invocation t tests its
+// run of consecutive cells against the tile with each cell's own reach and
+// keeps those that pass in its slots of shared memory. Then each node walks
+// the slots in invocation order, i.e. in cell order: cells whose reach it
+// is out of are skipped, the particles of the others are tested against
+// their bounding ball, then their ellipsoid. Cells in (z, y, x) order,
+// particles ascending: each node adds the same terms in the same order
+// every run (no float atomics; an integer count of the cells a round kept
+// lets tiles far from the fluid skip the walk). Two barriers per round (a
+// few rounds per tile), none per particle.
 #include "index.glsl"
 #include "surface_shared.h"
 layout(local_size_x = CS_SPLAT_TILE_GROUP) in;
 layout(std430, binding = 0) readonly buffer Centres { vec4 centres[]; };
 layout(std430, binding = 1) readonly buffer Kernels { vec4 kernels[]; };
 layout(std430, binding = 2) readonly buffer Ranges { uvec2 ranges[]; };
-layout(std430, binding = 3) writeonly buffer Field { float field[]; };
+layout(std430, binding = 3) readonly buffer Reach { float cell_reach[]; };
+layout(std430, binding = 4) readonly buffer MaxReach { float max_reach[]; };
+layout(std430, binding = 5) writeonly buffer Field { float field[]; };
 layout(push_constant) uniform Push { cs_splat_aniso_push pc; };
 #include "splat_aniso.glsl"
 
 const uint G = CS_SPLAT_TILE_GROUP;
-shared uint row_start[G], row_len[G], row_before[G];
-shared uint keep[G];
-shared vec4 kept_centre[G], kept_g0[G], kept_g1[G];
+const uint PER = CS_SPLAT_CELLS_PER;
+shared uvec2 slot_range[G * PER];  // particles [x, y) of a kept cell
+shared vec4 slot_box[G * PER];     // xyz: the kept cell box's low corner; w: the cell's reach
+shared uint slot_count[G];         // cells kept by each invocation this round
+shared uint round_kept[2];         // cells kept by the tile in even / odd rounds (an integer sum: no order)
+
+// Whether x is within reach of the cell box [lo, lo + h].
+bool near_box(vec3 x, vec4 box, float h)
+{
+    vec3 out_of_box = x - clamp(x, box.xyz, box.xyz + h);
+    return dot(out_of_box, out_of_box) < box.w * box.w;
+}
+
+// (1 - |G d|^2)^3 inside particle j's ellipsoid (ball test first), else 0.
+float kernel_at(vec3 d, float extent2, uint j)
+{
+    if (!(dot(d, d) < extent2))    // outside the ellipsoid's ball (or NaN)
+        return 0.0;
+    vec4 g0 = kernels[2u * j], g1 = kernels[2u * j + 1u];
+    vec3 gd = vec3(g0.x * d.x + g0.y * d.y + g0.z * d.z,
+                   g0.y * d.x + g0.w * d.y + g1.x * d.z,
+                   g0.z * d.x + g1.x * d.y + g1.y * d.z);
+    float w = 1.0 - dot(gd, gd);
+    return w > 0.0 ? w * w * w : 0.0;
+}
 
 void main()
 {
@@ -37,91 +68,94 @@ void main()
     if (tile >= pc.dims.w)
         return;   // a whole padding workgroup of a folded dispatch
     uint t = gl_LocalInvocationID.x;
-    const uint T = CS_SPLAT_TILE;
+    const uint NP = CS_SPLAT_NODES_PER;
+    const uvec3 T = uvec3(CS_SPLAT_TILE, CS_SPLAT_TILE, NP * CS_SPLAT_TILE);
     uvec3 tiles = (pc.dims.xyz + T - 1u) / T;
     uvec3 tc = uvec3(tile % tiles.x, (tile / tiles.x) % tiles.y, tile / (tiles.x * tiles.y));
     uvec3 first = tc * T;
-    uvec3 node = first + uvec3(t % T, (t / T) % T, t / (T * T));
-    bool live = all(lessThan(node, pc.dims.xyz));
-    vec3 x = pc.origin.xyz + pc.origin.w * vec3(node);
+    uvec3 node0 = first + uvec3(t % CS_SPLAT_TILE, (t / CS_SPLAT_TILE) % CS_SPLAT_TILE, t / (CS_SPLAT_TILE * CS_SPLAT_TILE));
+    bool live[NP];
+    vec3 xs[NP];
+    float sums[NP];
+    for (uint m = 0u; m < NP; m++) {
+        uvec3 nd = node0 + uvec3(0u, 0u, m * CS_SPLAT_TILE);
+        live[m] = all(lessThan(nd, pc.dims.xyz));
+        xs[m] = pc.origin.xyz + pc.origin.w * vec3(nd);
+        sums[m] = 0.0;
+    }
     // The tile's box over its nodes inside the field.
     uvec3 last = min(first + T - 1u, pc.dims.xyz - 1u);
-    vec3 box_lo = pc.origin.xyz + pc.origin.w * vec3(first);
-    vec3 box_hi = pc.origin.xyz + pc.origin.w * vec3(last);
+    vec3 tile_lo = pc.origin.xyz + pc.origin.w * vec3(first);
+    vec3 tile_hi = pc.origin.xyz + pc.origin.w * vec3(last);
+    // Every cell that can reach the tile is within the largest cell reach.
+    float reach = max_reach[0];
     ivec3 lo, hi;
     for (int a = 0; a < 3; a++) {
-        lo[a] = splat_cell_along(box_lo[a] - pc.reach, a);
-        hi[a] = splat_cell_along(box_hi[a] + pc.reach, a);
+        lo[a] = splat_cell_along(tile_lo[a] - reach, a);
+        hi[a] = splat_cell_along(tile_hi[a] + reach, a);
     }
-    int ny = hi.y - lo.y + 1;
-    int rows = ny * (hi.z - lo.z + 1);
-    float sum = 0.0;
-    // Every loop bound below is the same for the whole workgroup (tile
-    // values and sums over shared arrays), so the barriers are uniform.
-    for (int batch = 0; batch < rows; batch += int(G)) {
-        int r = batch + int(t);
-        uvec2 span = uvec2(0u);
-        if (r < rows)
-            span = splat_row_span(lo.y + r % ny, lo.z + r / ny, lo.x, hi.x);
-        row_start[t] = span.x;
-        row_len[t] = span.y > span.x ? span.y - span.x : 0u;
-        barrier();
-        uint before = 0u, total = 0u;
-        for (uint k = 0u; k < G; k++) {
-            before += k < t ? row_len[k] : 0u;
-            total += row_len[k];
+    ivec3 span = hi - lo + 1;
+    uint cells = uint(span.x * span.y * span.z);
+    float h = pc.grid_origin.w;
+    if (t == 0u)
+        round_kept[0] = round_kept[1] = 0u;
+    barrier();
+    // The round count is the same for the whole workgroup: uniform barriers.
+    for (uint base = 0u, round = 0u; base < cells; base += G * PER, round ^= 1u) {
+        uint kept = 0u;
+        for (uint i = 0u; i < PER; i++) {
+            uint k = base + t * PER + i;
+            if (k >= cells)
+                break;
+            ivec3 c = lo + ivec3(k % span.x, (k / span.x) % span.y, k / (span.x * span.y));
+            uint id = (uint(c.z) * pc.grid_dims.y + uint(c.y)) * pc.grid_dims.x + uint(c.x);
+            uvec2 r = ranges[id];
+            if (r.x >= r.y)
+                continue;
+            vec4 box = vec4(pc.grid_origin.xyz + h * vec3(c), cell_reach[id]);
+            // Box to box: the gap along each axis, 0 where they overlap.
+            vec3 gap = max(max(box.xyz - tile_hi, tile_lo - (box.xyz + h)), vec3(0.0));
+            if (!(dot(gap, gap) < box.w * box.w))
+                continue;
+            slot_range[t * PER + kept] = r;
+            slot_box[t * PER + kept] = box;
+            kept++;
         }
-        row_before[t] = before;
+        slot_count[t] = kept;
+        if (kept > 0u)
+            atomicAdd(round_kept[round], kept);
         barrier();
-        for (uint c0 = 0u; c0 < total; c0 += G) {
-            uint c = c0 + t;
-            bool take = false;
-            vec4 cen = vec4(0.0);
-            uint j = 0u;
-            if (c < total) {
-                // The row holding candidate c: the last k with before <= c
-                // (an empty row shares its offset with the next one).
-                uint k = 0u;
-                for (uint step = G / 2u; step > 0u; step >>= 1u)
-                    if (row_before[k + step] <= c)
-                        k += step;
-                j = row_start[k] + (c - row_before[k]);
-                cen = centres[j];
-                vec3 d = cen.xyz - clamp(cen.xyz, box_lo, box_hi);
-                take = dot(d, d) < cen.w;   // NaN centres are never taken
-            }
-            keep[t] = take ? 1u : 0u;
-            barrier();
-            uint slot = 0u, kept = 0u;
-            for (uint k = 0u; k < G; k++) {
-                slot += k < t ? keep[k] : 0u;
-                kept += keep[k];
-            }
-            if (take) {
-                kept_centre[slot] = cen;
-                kept_g0[slot] = kernels[2u * j];
-                kept_g1[slot] = kernels[2u * j + 1u];
-            }
-            barrier();
-            if (live)
-                for (uint k = 0u; k < kept; k++) {
-                    vec4 cc = kept_centre[k];
-                    vec3 d = x - cc.xyz;
-                    if (!(dot(d, d) < cc.w))
-                        continue;
-                    vec4 g0 = kept_g0[k], g1 = kept_g1[k];
-                    vec3 gd = vec3(g0.x * d.x + g0.y * d.y + g0.z * d.z,
-                                   g0.y * d.x + g0.w * d.y + g1.x * d.z,
-                                   g0.z * d.x + g1.x * d.y + g1.y * d.z);
-                    float q = dot(gd, gd);
-                    if (q < 1.0) {
-                        float w = 1.0 - q;
-                        sum += w * w * w;
-                    }
+        // The other counter is free until the next round's barrier.
+        if (t == 0u)
+            round_kept[round ^ 1u] = 0u;
+        uint total = round_kept[round];
+        for (uint s = 0u, seen = 0u; seen < total; s++) {
+            uint n = slot_count[s];
+            seen += n;
+            for (uint b = s * PER; b < s * PER + n; b++) {
+                vec4 cb = slot_box[b];
+                bool near[NP];
+                bool any_near = false;
+                for (uint m = 0u; m < NP; m++) {
+                    near[m] = live[m] && near_box(xs[m], cb, h);
+                    any_near = any_near || near[m];
                 }
-            barrier();
+                if (!any_near)
+                    continue;
+                uvec2 pr = slot_range[b];
+                for (uint j = pr.x; j < pr.y; j++) {
+                    vec4 cc = centres[j];
+                    for (uint m = 0u; m < NP; m++)
+                        if (near[m])
+                            sums[m] += kernel_at(xs[m] - cc.xyz, cc.w, j);
+                }
+            }
         }
+        barrier();
     }
-    if (live)
-        field[node.x + pc.dims.x * (node.y + pc.dims.y * node.z)] = pc.scale * sum;
+    for (uint m = 0u; m < NP; m++)
+        if (live[m]) {
+            uvec3 nd = node0 + uvec3(0u, 0u, m * CS_SPLAT_TILE);
+            field[nd.x + pc.dims.x * (nd.y + pc.dims.y * nd.z)] = pc.scale * sums[m];
+        }
 }

@@ -53,10 +53,16 @@ struct cs_splat_push {
 };
 
 // ---- anisotropic splat (Yu & Turk 2013), see surface.h ----
-// A field workgroup is a tile of CS_SPLAT_TILE^3 nodes that shares one
-// candidate list of particles (CS_SPLAT_TILE^3 must be the group size).
+// A field workgroup (CS_SPLAT_TILE^2 * CS_SPLAT_TILE invocations) is a tile
+// of CS_SPLAT_TILE x CS_SPLAT_TILE x (CS_SPLAT_TILE * CS_SPLAT_NODES_PER)
+// nodes sharing one list of candidate cells.
 #define CS_SPLAT_TILE 4
 #define CS_SPLAT_TILE_GROUP 64
+// Nodes one invocation of a field tile owns (along z, CS_SPLAT_TILE apart):
+// a tile is 4 x 4 x (4 * this) nodes.
+#define CS_SPLAT_NODES_PER 4
+// Candidate cells each invocation of a field tile tests per round.
+#define CS_SPLAT_CELLS_PER 8
 // Cyclic Jacobi sweeps (3 rotations each) of the per-particle 3x3
 // eigen-decomposition: a fixed count, so every run does the same arithmetic.
 // Jacobi converges quadratically; 6 sweeps leave off-diagonals at float
@@ -85,8 +91,7 @@ struct cs_splat_aniso_push {
     float smoothing;     // lambda: centre = x + lambda * (weighted mean - x)
     float max_ratio;     // k_r: every eigenvalue >= the largest / k_r
     uint min_neighbours; // N_eps: fewer neighbours give the isotropic kernel
-    float reach;         // search bound around a node: R k_r^(2/3) + lambda * neighbour_radius (padded)
-    uint pad0;
+    uint pad0, pad1;
 };
 
 #endif
