@@ -445,18 +445,93 @@ bool cs_surface_write_obj(const char *path, const char *comment, const float *po
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err)
 {
     memset(splat, 0, sizeof *splat);
-    if (cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err) &&
-        cs_program_create(ctx, &(cs_program_desc){.path = "surface/cells.comp"}, &splat->cells, err))
-        return true;
-    cs_splat_destroy(ctx, splat);
-    return false;
+    bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat.comp"}, &splat->splat, err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/cells.comp"}, &splat->cells_to_field,
+                                err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_kernels.comp"}, &splat->kernels,
+                                err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_cells.comp"}, &splat->cells, err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/splat_field.comp"}, &splat->field, err);
+    if (!ok)
+        cs_splat_destroy(ctx, splat);
+    return ok;
 }
 
 void cs_splat_destroy(cs_context *ctx, cs_splat *splat)
 {
     cs_program_destroy(ctx, &splat->splat);
+    cs_program_destroy(ctx, &splat->cells_to_field);
+    cs_program_destroy(ctx, &splat->kernels);
     cs_program_destroy(ctx, &splat->cells);
+    cs_program_destroy(ctx, &splat->field);
+    cs_buffer_destroy(ctx, &splat->centres);
+    cs_buffer_destroy(ctx, &splat->covariance);
+    cs_buffer_destroy(ctx, &splat->matrices);
+    cs_buffer_destroy(ctx, &splat->cell_reach);
+    cs_buffer_destroy(ctx, &splat->max_reach);
+    cs_reduce_destroy(ctx, &splat->reduce);
     memset(splat, 0, sizeof *splat);
+}
+
+bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, const cs_grid *grid, cs_error *err)
+{
+    if (grid->capacity <= splat->capacity && grid->cell_count <= splat->cell_capacity && splat->centres.buffer)
+        return true;
+    uint32_t cap = CS_MAX(grid->capacity, splat->capacity), cells = CS_MAX(grid->cell_count, splat->cell_capacity);
+    struct { cs_buffer *buf; const char *name; VkDeviceSize size; } arrays[] = {
+        {&splat->centres, "splat centres", (VkDeviceSize)CS_MAX(cap, 1u) * 16},
+        {&splat->covariance, "splat covariance", (VkDeviceSize)CS_MAX(cap, 1u) * 32},
+        {&splat->matrices, "splat kernel matrices", (VkDeviceSize)CS_MAX(cap, 1u) * 32},
+        {&splat->cell_reach, "splat cell reach", (VkDeviceSize)CS_MAX(cells, 1u) * 4},
+    };
+    // Checked together first, so a refusal leaves the old arrays in place.
+    VkDeviceSize total = 0;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++) {
+        total += arrays[i].size;
+        if (!cs_buffer_check_size(ctx, arrays[i].name, arrays[i].size, err))
+            return false;
+    }
+    if (!cs_buffer_check_size(ctx, "splat arrays (together)", total, err))
+        return false;
+    splat->capacity = splat->cell_capacity = 0;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(arrays); i++) {
+        cs_buffer_destroy(ctx, arrays[i].buf);
+        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = arrays[i].name, .size = arrays[i].size}, arrays[i].buf,
+                              err))
+            return false;
+    }
+    cs_reduce_destroy(ctx, &splat->reduce);
+    if (!splat->max_reach.buffer &&
+        !cs_buffer_create(ctx, &(cs_buffer_desc){.name = "splat max reach", .size = 16}, &splat->max_reach, err))
+        return false;
+    if (!cs_reduce_create(ctx, CS_MAX(cells, 1u), &splat->reduce, err))
+        return false;
+    splat->capacity = cap;
+    splat->cell_capacity = cells;
+    return true;
+}
+
+// The anisotropic parameters with the defaults applied.
+static void aniso_params(const cs_splat_params *p, float *neighbour_radius, float *smoothing, float *max_ratio,
+                         uint32_t *min_neighbours)
+{
+    *neighbour_radius = p->neighbour_radius > 0 ? p->neighbour_radius : 2 * p->radius;
+    *smoothing = p->smoothing > 0 ? CS_MIN(p->smoothing, 1.0f) : p->smoothing < 0 ? 0.0f
+                                                                                  : CS_SPLAT_DEFAULT_SMOOTHING;
+    *max_ratio = p->max_ratio > 0 ? CS_MAX(p->max_ratio, 1.0f) : CS_SPLAT_DEFAULT_MAX_RATIO;
+    *min_neighbours = p->min_neighbours > 0 ? p->min_neighbours : CS_SPLAT_DEFAULT_MIN_NEIGHBOURS;
+}
+
+float cs_splat_reach(const cs_splat_params *p)
+{
+    float rn, lambda, kr;
+    uint32_t n_eps;
+    aniso_params(p, &rn, &lambda, &kr, &n_eps);
+    // Longest semi-axis: eigenvalues s1 >= s2, s3 >= s1 / k_r scaled to
+    // s1 s2 s3 = 1 give s1 <= k_r^(2/3) (s2 = s3 = s1 / k_r). A smoothed
+    // centre is x + lambda * (a weighted mean of points within r_n of x).
+    // Padded for float rounding.
+    return (float)((1.0 + 1e-3) * (p->radius * cbrt((double)kr * kr) + lambda * rn));
 }
 
 void cs_splat_record_cells(cs_recorder *rec, cs_splat *splat, cs_buffer *cells, uint32_t stride_floats,
@@ -468,7 +543,7 @@ void cs_splat_record_cells(cs_recorder *rec, cs_splat *splat, cs_buffer *cells, 
               field->name);
     struct cs_cells_push pc = {.count = count, .stride = stride_floats, .component = component};
     cs_pass_begin(rec, "surface: field");
-    cs_dispatch(rec, splat->cells, &(cs_dispatch_desc){.buffers = {cells, field}, .push = &pc,
+    cs_dispatch(rec, splat->cells_to_field, &(cs_dispatch_desc){.buffers = {cells, field}, .push = &pc,
                                                         .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
@@ -480,6 +555,59 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
     uint64_t nodes = (uint64_t)p->dims[0] * p->dims[1] * p->dims[2];
     CS_ASSERT(nodes <= UINT32_MAX && field->size >= nodes * 4, "splat of %llu nodes into '%s' (%llu bytes)",
               (unsigned long long)nodes, field->name, (unsigned long long)field->size);
+    CS_ASSERT(p->radius > 0 && isfinite(p->radius), "splat radius %g must be a positive number", p->radius);
+    if (p->kernel == CS_SPLAT_ANISOTROPIC) {
+        // Call cs_splat_reserve at set-up to get this as a message instead.
+        cs_error err;
+        bool held = cs_splat_reserve(rec->ctx, splat, grid, &err);
+        CS_ASSERT(held, "anisotropic splat: %s", err.msg);
+        float rn, lambda, kr;
+        uint32_t n_eps;
+        aniso_params(p, &rn, &lambda, &kr, &n_eps);
+        // Tiles of 4 x 4 x (4 * NODES_PER) nodes (splat_field.comp).
+        uint64_t tiles = CS_DIV_UP((uint64_t)p->dims[0], CS_SPLAT_TILE) *
+                         CS_DIV_UP((uint64_t)p->dims[1], CS_SPLAT_TILE) *
+                         CS_DIV_UP((uint64_t)p->dims[2], CS_SPLAT_NODES_PER * CS_SPLAT_TILE);
+        CS_ASSERT(tiles * CS_SPLAT_TILE_GROUP <= UINT32_MAX, "splat of %llu tiles", (unsigned long long)tiles);
+        struct cs_splat_aniso_push pc = {
+            .origin = {p->origin[0], p->origin[1], p->origin[2], p->spacing},
+            .dims = {p->dims[0], p->dims[1], p->dims[2], grid->capacity},
+            .grid_origin = {grid->origin[0], grid->origin[1], grid->origin[2], grid->cell_size},
+            .grid_dims = {grid->dims[0], grid->dims[1], grid->dims[2], grid->cell_count},
+            .radius = p->radius,
+            .scale = p->scale,
+            .neighbour_radius = rn,
+            .smoothing = lambda,
+            .max_ratio = kr,
+            .min_neighbours = n_eps,
+        };
+        cs_pass_begin(rec, "surface: splat kernels");
+        if (grid->capacity > 0)
+            cs_dispatch(rec, splat->kernels, &(cs_dispatch_desc){
+                .buffers = {positions, (cs_buffer *)&grid->ranges, (cs_buffer *)&grid->keys, &splat->centres,
+                            &splat->covariance, &splat->matrices},
+                .push = &pc, .push_size = sizeof pc, .threads = {grid->capacity}});
+        cs_barrier_compute(rec);
+        cs_dispatch(rec, splat->cells, &(cs_dispatch_desc){
+            .buffers = {&splat->centres, (cs_buffer *)&grid->ranges, &splat->cell_reach},
+            .push = &pc, .push_size = sizeof pc, .threads = {grid->cell_count}});
+        cs_barrier_compute(rec);
+        // The field pass searches within the largest cell reach, measured
+        // (usually well under the bound R k_r^(2/3) + lambda r_n).
+        cs_reduce_record(rec, &splat->reduce, CS_REDUCE_MAX, &splat->cell_reach, grid->cell_count,
+                         &splat->max_reach, 0);
+        cs_pass_end(rec);
+        pc.dims.w = (uint32_t)tiles;
+        cs_pass_begin(rec, "surface: splat");
+        if (nodes > 0)
+            cs_dispatch(rec, splat->field, &(cs_dispatch_desc){
+                .buffers = {&splat->centres, &splat->matrices, (cs_buffer *)&grid->ranges, &splat->cell_reach,
+                            &splat->max_reach, field},
+                .push = &pc, .push_size = sizeof pc, .threads = {(uint32_t)tiles * CS_SPLAT_TILE_GROUP}});
+        cs_barrier_compute(rec);
+        cs_pass_end(rec);
+        return;
+    }
     struct cs_splat_push pc = {
         .origin = {p->origin[0], p->origin[1], p->origin[2], p->spacing},
         .dims = {p->dims[0], p->dims[1], p->dims[2], (uint32_t)nodes},
@@ -496,4 +624,3 @@ void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
-

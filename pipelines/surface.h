@@ -128,32 +128,94 @@ bool cs_surface_write_obj(const char *path, const char *comment, const float *po
                           uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count, cs_error *err);
 
 // ---- particle splat ---------------------------------------------------------
-// Builds a field for the extraction from particles: per node, a gather over
-// the particles within `radius` (found through the neighbour grid, grid.h)
-// of scale * (1 - r^2/radius^2)^3. Deterministic: every node sums its terms
-// in the grid's fixed order, no atomics. A particle sitting on a node adds
-// `scale`; deep inside a fluid of particle spacing s the sum is about
+// Builds a field for the extraction from particles already sorted by the
+// neighbour grid (grid.h): a gather per node, no atomics, same bits every
+// run. Two kernels, chosen by cs_splat_params.kernel:
+//
+// CS_SPLAT_ISOTROPIC (the default, 0): scale * (1 - r^2/radius^2)^3 over
+// the particles within `radius` of the node. A particle sitting on a node
+// adds `scale`; deep inside a fluid of particle spacing s the sum is about
 // scale * (64 pi / 315) (radius / s)^3 (the kernel's integral), so
 // iso = half of that puts the surface near the fluid's edge.
+//
+// CS_SPLAT_ANISOTROPIC: Yu & Turk 2013. Per particle, from its neighbours
+// within neighbour_radius (weights 1 - (r/r_n)^3, itself included): a
+// smoothed centre c = (1 - lambda) x + lambda * (weighted mean), the
+// weighted covariance C = V diag(s) V^T (cyclic Jacobi, fixed sweep count),
+// eigenvalues raised to at least s_max / max_ratio, scaled to determinant 1,
+// and G = (1/radius) V diag(1/s) V^T: an ellipsoid of the isotropic ball's
+// volume (det G = 1/radius^3) stretched along the neighbourhood's spread.
+// With fewer than min_neighbours other neighbours G = I / radius. The field
+// is scale * sum (1 - |G (x - c)|^2)^3, so the same iso works for both
+// kernels (a uniform interior gives the same value). Support bound: no
+// ellipsoid reaches farther than radius * max_ratio^(2/3) from its centre
+// and no centre moves more than lambda * neighbour_radius from the particle
+// (cs_splat_reach: their sum, 2.52 R + 1.8 R with the defaults). The field
+// pass searches less: per grid cell, how far its ellipsoids reach beyond
+// the cell's box is measured ("surface: splat kernels"), tiles of
+// 4 x 4 x 16 nodes gather from the cells within the largest such reach and
+// skip the cells whose own reach they are out of. Costs two passes
+// ("surface: splat kernels" per particle and per grid cell, "surface:
+// splat" per tile) and 80 bytes per grid particle slot (+ 4 per cell);
+// docs/surface.md has the figures and says which to use.
+typedef enum cs_splat_kernel {
+    CS_SPLAT_ISOTROPIC = 0,
+    CS_SPLAT_ANISOTROPIC = 1,
+} cs_splat_kernel;
+
+// Defaults of the anisotropic parameters (a 0 in cs_splat_params takes them).
+#define CS_SPLAT_DEFAULT_SMOOTHING 0.9f      // lambda (Yu & Turk: 0.9)
+#define CS_SPLAT_DEFAULT_MAX_RATIO 4.0f      // k_r (Yu & Turk: 4)
+#define CS_SPLAT_DEFAULT_MIN_NEIGHBOURS 25u  // N_eps (Yu & Turk: 25)
+
 typedef struct cs_splat_params {
     float origin[3];           // field node (0, 0, 0)
     float spacing;             // node spacing (> 0)
     uint32_t dims[3];          // field nodes per axis
     float radius;              // kernel support (2-4 particle spacings)
     float scale;               // field = scale * sum of weights
+    cs_splat_kernel kernel;    // isotropic (0, default) or anisotropic
+    // Anisotropic only; 0 takes the default.
+    float neighbour_radius;    // r_n: covariance and smoothing neighbourhood (default: 2 radius, as Yu & Turk)
+    float smoothing;           // lambda in [0, 1] (default 0.9; negative: 0, no smoothing)
+    float max_ratio;           // k_r >= 1 (default 4; 1 keeps every kernel a ball)
+    uint32_t min_neighbours;   // N_eps (default 25; below it, the isotropic kernel)
 } cs_splat_params;
 
 typedef struct cs_splat {
-    cs_program_id splat;
-    cs_program_id cells;       // cs_splat_record_cells
+    cs_program_id splat;       // isotropic field
+    cs_program_id cells_to_field; // cs_splat_record_cells
+    cs_program_id kernels, cells, field;   // anisotropic: per particle, per grid cell, per tile
+    // Anisotropic per-particle arrays (layouts in surface_shared.h) and the
+    // per-cell reach (float), sized to the grid on first use (or by
+    // cs_splat_reserve).
+    cs_buffer centres, covariance, matrices;
+    cs_buffer cell_reach;
+    cs_buffer max_reach;       // float [0]: the largest cell reach (the field pass's search bound)
+    cs_reduce reduce;          // for it
+    uint32_t capacity, cell_capacity;
 } cs_splat;
 
 bool cs_splat_create(cs_context *ctx, cs_splat *splat, cs_error *err);
 void cs_splat_destroy(cs_context *ctx, cs_splat *splat);
-// Records "surface: splat" (outside a pass; opens its own) into `field`
-// (dims[0]*dims[1]*dims[2] floats) from `positions` (vec4, in the grid's
-// sorted order: right after cs_grid_record_build and the gather) and the
-// grid's ranges. Ends with a compute barrier.
+// Allocates the anisotropic kernel's arrays for a grid (its capacity in
+// particles, its cells; grows, never shrinks). cs_splat_record does this
+// itself (and aborts when the device cannot hold them); call it at set-up
+// for a refusal with a message instead, and before recording with a larger
+// grid than before (growing replaces buffers that work recorded earlier in
+// the same command buffer would still use).
+bool cs_splat_reserve(cs_context *ctx, cs_splat *splat, const cs_grid *grid, cs_error *err);
+// How far (world units) an anisotropic kernel can reach from the particle
+// it belongs to, for these parameters with the defaults applied (see
+// above): R k_r^(2/3) + lambda r_n, padded by 1e-3 for rounding.
+float cs_splat_reach(const cs_splat_params *params);
+// Records the splat (outside a pass; opens its own: "surface: splat", and
+// for the anisotropic kernel "surface: splat kernels" before it) into
+// `field` (dims[0]*dims[1]*dims[2] floats) from `positions` (vec4, in the
+// grid's sorted order: right after cs_grid_record_build and the gather)
+// and the grid's ranges (and keys: the kernels pass runs over the grid's
+// capacity and skips slots the last build did not fill, so no particle
+// count is needed). Ends with a compute barrier.
 void cs_splat_record(cs_recorder *rec, cs_splat *splat, const cs_grid *grid, cs_buffer *positions,
                      cs_buffer *field, const cs_splat_params *params);
 

@@ -28,6 +28,9 @@ expect 0 "llvmpipe" -- "$cistern" devices
 expect 0 "dam_break_3d" -- "$cistern" scenes
 expect 2 "no_such_scene" -- "$cistern" run no_such_scene --headless --frames 1
 expect 2 "particles: cannot read" -- "$cistern" bench rest_box_3d --particles 16k,lots
+expect 2 "\-\-nodes: 1 nodes per axis" -- "$cistern" bench --surface --nodes 1
+expect 2 "\-\-nodes is a .bench --surface. option" -- "$cistern" bench --nodes 64
+expect 2 "needs a 3D scene" -- "$cistern" bench --surface dam_break_2d --nodes 8 --frames 0 --quiet
 
 # A scene with an unknown key: the message names the file and the key path.
 sed 's/"substeps"/"substepz"/' "$(dirname "$0")/../scenes/rest_box_3d.json" > "$tmp/typo.json"
@@ -120,6 +123,18 @@ expect 2 "no fluid of rest_box_3d has a surface" -- "$cistern" run rest_box_3d -
 expect 2 "\-\-mesh-format wants ply or obj" -- "$cistern" run rest_box_3d --mesh-format stl
 sed 's/"blocks": \[/"surface": {"enabeld": true},\n      "blocks": [/' "$scene_dir/rest_box_3d.json" > "$tmp/badsurf.json"
 expect 2 "badsurf.json: fluids\[0\].surface.enabeld: unknown key" -- "$cistern" run "$tmp/badsurf.json" --headless --frames 1
+# bench --surface, tiny: every field and output file, the CPU reference agrees.
+if "$cistern" bench --surface --nodes 12,16 --frames 1 --steps 1 --warmup 0 --cpu-runs 1 --quiet \
+    --out "$tmp/bs" > "$tmp/bs.txt" 2>&1; then
+  for f in results.json results.csv; do [ -s "$tmp/bs/$f" ] || fail "bench --surface: no $f"; done
+  n=$(grep -c '"field"' "$tmp/bs/results.json")
+  [ "$n" -eq 6 ] || fail "bench --surface: $n results, wanted 6 (2 sizes x 3 fields)"
+  grep -q "COUNTS DIFFER" "$tmp/bs.txt" && fail "bench --surface: GPU and CPU meshes differ: $(cat "$tmp/bs.txt")"
+  m=$(grep -c '"cpu_counts_match":[[:space:]]*true' "$tmp/bs/results.json")
+  [ "$m" -eq 6 ] || fail "bench --surface: $m of 6 fields have CPU reference counts that match"
+else
+  fail "bench --surface failed: $(cat "$tmp/bs.txt")"
+fi
 
 # Determinism: the same scene and step count give byte-identical dumps.
 for solver_scene in dam_break_3d dam_break_2d wcsph_tank_3d double_emitter_2d; do

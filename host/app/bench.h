@@ -19,6 +19,16 @@ typedef struct cs_bench_options {
     bool validation;
     double max_step_ms;      // stop the sweep when a step takes longer (default 10 s)
     bool quiet;
+    // --surface (bench_surface.c): extraction at nodes[i]^3 on a sphere and
+    // on the scene's particles (after `frames` frames, rescaled to
+    // surface_particles when not 0) splatted with both kernels; the CPU
+    // reference runs cpu_runs times per field.
+    bool surface;
+    uint32_t nodes[CS_BENCH_MAX_SIZES];
+    uint32_t node_count;
+    uint32_t frames;
+    uint32_t surface_particles;
+    uint32_t cpu_runs;
 } cs_bench_options;
 
 // Parses "16k,64k,1M,250000" into sizes. Returns false with a message naming
@@ -26,3 +36,5 @@ typedef struct cs_bench_options {
 bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err);
 
 int cs_bench(const cs_bench_options *opt);
+// `cistern bench --surface`: see bench_surface.c and docs/benchmarks.md.
+int cs_bench_surface(const cs_bench_options *opt);

@@ -22,6 +22,7 @@ static void usage(FILE *out)
         "  cistern run [SCENE] [options]      simulate a scene (default: " DEFAULT_SCENE ")\n"
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
+        "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
         "  cistern scenes                     list the scenes in scenes/\n"
         "  cistern devices                    list Vulkan devices, drivers and limits\n"
         "  cistern help                       this text\n"
@@ -67,6 +68,15 @@ static void usage(FILE *out)
         "                         at most 128 x 64 texels (cube: 32 x 32 a face)\n"
         "  --cube                 the image is six square cube faces side by side: +X -X +Y -Y +Z -Z\n"
         "  --quiet                no device line\n"
+        "\n"
+        "bench --surface options (SCENE: a 3D particle scene, default " DEFAULT_SCENE "):\n"
+        "  --nodes LIST           field nodes per axis, e.g. 128,256,512 (default; sizes the device\n"
+        "                         cannot hold are skipped with the reason)\n"
+        "  --frames N             frames simulated before the particles are splatted (default 40)\n"
+        "  --particles N          rescale the scene to about N particles first\n"
+        "  --cpu-runs N           CPU reference runs per field (default 3; 0: none)\n"
+        "  --steps N, --warmup N  timed and untimed runs per field (default 5 and 1)\n"
+        "  --out DIR              default bench/surface\n"
         "\n"
         "common options:\n"
         "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
@@ -239,10 +249,13 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_bench(int argc, char **argv)
 {
-    cs_bench_options opt = {.scene = DEFAULT_SCENE, .steps = 50, .warmup = 5, .max_step_ms = 10000};
+    cs_bench_options opt = {.scene = DEFAULT_SCENE, .steps = 50, .warmup = 5, .max_step_ms = 10000, .frames = 40,
+                            .cpu_runs = 3};
     cs_error err;
     cs_bench_parse_sizes("16k,64k", &opt, &err);
-    bool scene_given = false;
+    bool scene_given = false, steps_given = false, warmup_given = false, particles_given = false,
+         nodes_given = false;
+    cs_bench_options nodes = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -253,17 +266,41 @@ static int cmd_bench(int argc, char **argv)
             continue;
         uint32_t n;
         if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--surface") == 0) opt.surface = true;
         else if (strcmp(a, "--steps") == 0) {
             if (!parse_uint(a, v, &opt.steps)) return 2;
             if (opt.steps == 0) {
                 fprintf(stderr, "cistern: --steps must be at least 1\n");
                 return 2;
             }
+            steps_given = true;
             i++;
-        } else if (strcmp(a, "--warmup") == 0) { if (!parse_uint(a, v, &opt.warmup)) return 2; i++; }
+        } else if (strcmp(a, "--warmup") == 0) {
+            if (!parse_uint(a, v, &opt.warmup)) return 2;
+            warmup_given = true;
+            i++;
+        } else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--cpu-runs") == 0) { if (!parse_uint(a, v, &opt.cpu_runs)) return 2; i++; }
+        else if (strcmp(a, "--nodes") == 0) {
+            // Same list syntax as --particles; at least 2 nodes per axis.
+            if (!v || !cs_bench_parse_sizes(v, &nodes, &err)) {
+                const char *why = v ? strstr(err.msg, ": ") : NULL;   // past cs_bench_parse_sizes' "--particles"
+                fprintf(stderr, "cistern: --nodes wants a list of node counts per axis, e.g. 128,256,512%s%s\n",
+                        why ? ": " : "", why ? why + 2 : "");
+                return 2;
+            }
+            for (uint32_t k = 0; k < nodes.size_count; k++)
+                if (nodes.sizes[k] < 2 || nodes.sizes[k] > 2048) {
+                    fprintf(stderr, "cistern: --nodes: %u nodes per axis; give 2 to 2048\n", nodes.sizes[k]);
+                    return 2;
+                }
+            nodes_given = true;
+            i++;
+        }
         else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_uint(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
         else if (strcmp(a, "--particles") == 0 || strcmp(a, "--cells") == 0) {
             opt.cells = strcmp(a, "--cells") == 0;
+            particles_given = !opt.cells;
             if (!v || !cs_bench_parse_sizes(v, &opt, &err)) {
                 fprintf(stderr, "cistern: %s\n", v ? err.msg : "--particles wants a list, e.g. 16k,64k,1M");
                 return 2;
@@ -287,7 +324,29 @@ static int cmd_bench(int argc, char **argv)
             return 2;
         }
     }
-    return cs_bench(&opt);
+    if (!opt.surface) {
+        if (nodes_given) {
+            fprintf(stderr, "cistern: --nodes is a `bench --surface` option\n");
+            return 2;
+        }
+        return cs_bench(&opt);
+    }
+    // --surface: one particle count at most, no --cells; fewer runs by
+    // default (a 256^3 extraction takes about a second on lavapipe).
+    if (opt.cells || (particles_given && opt.size_count != 1)) {
+        fprintf(stderr, "cistern: bench --surface takes one --particles count (and no --cells)\n");
+        return 2;
+    }
+    opt.surface_particles = particles_given ? opt.sizes[0] : 0;
+    if (!nodes_given)
+        cs_bench_parse_sizes("128,256,512", &nodes, &err);
+    memcpy(opt.nodes, nodes.sizes, sizeof opt.nodes);
+    opt.node_count = nodes.size_count;
+    if (!steps_given)
+        opt.steps = 5;
+    if (!warmup_given)
+        opt.warmup = 1;
+    return cs_bench_surface(&opt);
 }
 
 static int cmd_sh(int argc, char **argv)

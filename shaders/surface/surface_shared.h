@@ -60,4 +60,46 @@ struct cs_cells_push {
     uint pad0;
 };
 
+// ---- anisotropic splat (Yu & Turk 2013), see surface.h ----
+// A field workgroup (CS_SPLAT_TILE^2 * CS_SPLAT_TILE invocations) is a tile
+// of CS_SPLAT_TILE x CS_SPLAT_TILE x (CS_SPLAT_TILE * CS_SPLAT_NODES_PER)
+// nodes sharing one list of candidate cells.
+#define CS_SPLAT_TILE 4
+#define CS_SPLAT_TILE_GROUP 64
+// Nodes one invocation of a field tile owns (along z, CS_SPLAT_TILE apart):
+// a tile is 4 x 4 x (4 * this) nodes.
+#define CS_SPLAT_NODES_PER 4
+// Candidate cells each invocation of a field tile tests per round.
+#define CS_SPLAT_CELLS_PER 8
+// Cyclic Jacobi sweeps (3 rotations each) of the per-particle 3x3
+// eigen-decomposition: a fixed count, so every run does the same arithmetic.
+// Jacobi converges quadratically; 6 sweeps leave off-diagonals at float
+// rounding for any symmetric 3x3 input.
+#define CS_SPLAT_JACOBI_SWEEPS 6
+// The culling tests compare squared distances against the largest semi-axis
+// squared, padded by this relative amount so float rounding never drops a
+// particle whose ellipsoid (|G d| < 1) contains the point.
+#define CS_SPLAT_EXTENT_PAD 1e-4
+
+// Per particle slot i (the grid's sorted order), written by
+// "surface: splat kernels" for slots the last grid build filled:
+//   centres[i]     = (smoothed centre xyz, (1 + PAD) * largest semi-axis^2)
+//   covariance[2i] = (c_xx, c_xy, c_xz, c_yy), [2i+1] = (c_yz, c_zz,
+//                    sum of weights, neighbours other than i)
+//   kernels[2i]    = (g_xx, g_xy, g_xz, g_yy), [2i+1] = (g_yz, g_zz,
+//                    1 if anisotropic else 0, 0)
+struct cs_splat_aniso_push {
+    vec4 origin;         // xyz: field node (0, 0, 0); w: node spacing
+    uvec4 dims;          // xyz: field nodes per axis; w: tiles (field pass) or particle slots (kernels pass)
+    vec4 grid_origin;    // xyz: the particle grid's origin; w: its cell size
+    uvec4 grid_dims;     // xyz: the particle grid's cells per axis; w: cell count
+    float radius;        // R: the isotropic kernel's support; det(G) = 1 / R^3
+    float scale;         // field = scale * sum of kernel weights
+    float neighbour_radius;  // covariance and smoothing neighbourhood
+    float smoothing;     // lambda: centre = x + lambda * (weighted mean - x)
+    float max_ratio;     // k_r: every eigenvalue >= the largest / k_r
+    uint min_neighbours; // N_eps: fewer neighbours give the isotropic kernel
+    uint pad0, pad1;
+};
+
 #endif
