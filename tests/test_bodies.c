@@ -18,6 +18,9 @@
 //  5. Archimedes, as far as the model goes: in a small WCSPH tank a box of
 //     2 rho0 reaches the floor, one of 0.5 rho0 is held well above it (it
 //     does not float at half depth: see test_archimedes).
+//  6. 2D: a pentagon (polytope) falling and turning into a PBF pool, and a
+//     static disc: no particle inside either (as in 2), everything finite,
+//     two runs the same bytes.
 #include "test_util.h"
 
 #include "bodies.h"
@@ -533,6 +536,92 @@ static void test_archimedes(cs_context *ctx)
     CHECK(gap_heavy < 0.25 * 0.03, "a box of 2 rho0 stays %.4f m above the floor", gap_heavy);
 }
 
+// ---- 6. A 2D world ---------------------------------------------------------------
+
+// A pentagon (polytope in 2D) of 0.5 rho0 and a static disc in a 2D PBF pool.
+#define FLAT "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[1,0.6]},\"dt\":0.002,\"substeps\":1,\"seed\":5," \
+    "\"bodies\":[{\"shape\":\"polytope\",\"density\":500,\"position\":[0.45,0.32],\"velocity\":[0,-1]," \
+    "\"angular_velocity\":[0,0,2],\"planes\":[[0,-1,0.06],[0.951,-0.309,0.06],[0.588,0.809,0.06],[-0.588,0.809,0.06]," \
+    "[-0.951,-0.309,0.06]]},{\"shape\":\"sphere\",\"static\":true,\"radius\":0.05,\"position\":[0.8,0.08]}]," \
+    "\"fluids\":[{\"solver\":\"pbf\",\"pbf\":{},\"particle_spacing\":0.02," \
+    "\"materials\":[{\"rest_density\":1000}],\"blocks\":[{\"min\":[0,0],\"max\":[1,0.2]}]}]}"
+
+// Runs FLAT for `steps` substeps; after every one, no particle is inside a
+// body by more than 1e-4 h plus how far the moving one moved in it, and
+// everything is finite. Returns the final particles and body states.
+static void run_flat(cs_context *ctx, uint32_t steps, float **pos_out, cs_body_state *states_out)
+{
+    cs_scene scene;
+    cs_world world;
+    if (!make_world(ctx, FLAT, &scene, &world))
+        return;
+    cs_recorder rec;
+    cs_recorder_create(ctx, "flat", &rec);
+    cs_particle_view v;
+    world.fluids[0].ops->particles(world.fluids[0].state, &v);
+    float *pos = malloc((size_t)v.count * 16);
+    cs_body_state before[2], after[2];
+    cs_bodies_download(&world.bodies, before);
+    cs_body_props p;
+    cs_body_props_compute(&scene, 0, &p);
+    double h = scene.fluids[0].smoothing_radius, worst = -1e30;
+    bool finite = true;
+    for (uint32_t s = 0; s < steps; s++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(&world, &rec);
+        cs_recorder_submit_wait(&rec);
+        world.fluids[0].ops->particles(world.fluids[0].state, &v);
+        cs_buffer_download(ctx, v.positions, pos, (size_t)v.count * 16, 0);
+        cs_bodies_download(&world.bodies, after);
+        double moved = hypot((double)after[0].position.x - before[0].position.x,
+                             (double)after[0].position.y - before[0].position.y);
+        double dq = 0.0;
+        for (int a = 0; a < 4; a++)
+            dq += fabs((double)(&after[0].orientation.x)[a] - (&before[0].orientation.x)[a]);
+        moved += 2.0 * dq * p.radius;
+        double d = deepest(&scene, 0, &before[0], pos, v.count) - moved;
+        worst = fmax(worst, d);
+        CHECK(d <= 1e-4 * h, "2D substep %u: a particle %g deep in the pentagon", s, d);
+        // The static disc: radial distance.
+        for (uint32_t j = 0; j < v.count; j++) {
+            double r = hypot(pos[4 * j] - 0.8, pos[4 * j + 1] - 0.08);
+            CHECK(r >= 0.05 - 1e-4 * h, "2D substep %u: particle %u %g inside the disc", s, j, 0.05 - r);
+            finite = finite && !test_not_finite(pos[4 * j]) && !test_not_finite(pos[4 * j + 1]);
+            if (r < 0.05 - 1e-4 * h)
+                break;
+        }
+        for (int a = 0; a < 4; a++)
+            finite = finite && !test_not_finite((&after[0].position.x)[a]) && !test_not_finite((&after[0].momentum.x)[a]);
+        memcpy(before, after, sizeof before);
+    }
+    CHECK(finite, "2D: a particle or the body is not finite");
+    printf("2D pbf: %u substeps, %u particles, deepest in the pentagon %.3g h; pentagon centre (%.4f, %.4f)\n", steps,
+           v.count, worst / h, after[0].position.x, after[0].position.y);
+    if (pos_out) {
+        *pos_out = malloc((size_t)v.count * 16);
+        memcpy(*pos_out, pos, (size_t)v.count * 16);
+    }
+    if (states_out)
+        memcpy(states_out, after, sizeof after);
+    free(pos);
+    cs_recorder_destroy(&rec);
+    cs_world_destroy(&world);
+    cs_scene_free(&scene);
+}
+
+static void test_flat(cs_context *ctx)
+{
+    float *a = NULL, *b = NULL;
+    cs_body_state sa[2], sb[2];
+    run_flat(ctx, 80, &a, sa);
+    run_flat(ctx, 80, &b, sb);
+    if (a && b) {
+        CHECK(memcmp(sa, sb, sizeof sa) == 0, "2D: two runs give different body states");
+        CHECK(memcmp(a, b, 50 * 10 * 16) == 0, "2D: two runs give different particles");
+    }
+    free(a), free(b);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -547,5 +636,6 @@ int main(void)
     // 3200 particles that random walk alone is ~1e-3 of |P| (measured: 4.4e-4).
     test_momentum(&ctx, "pbf", THROW_PBF, 1e-3);
     test_archimedes(&ctx);
+    test_flat(&ctx);
     return test_finish(&ctx);
 }
