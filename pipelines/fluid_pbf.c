@@ -194,9 +194,13 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
         return false;
     }
     cs_fluid *f = &pbf->fluid;
+    // With moving bodies, delta and velocity hand them what their pushes
+    // and reflections gave the particles (pbf_impulse.glsl).
+    static const cs_define with_impulses[] = {{"WITH_IMPULSES", "1"}, {NULL, NULL}};
+    const cs_define *impulses = f->impulse_slots ? with_impulses : NULL;
     bool ok = cs_fluid_program(f, "pbf/lambda.comp", NULL, &pbf->lambda, err) &&
-              cs_fluid_program(f, "pbf/delta.comp", NULL, &pbf->delta, err) &&
-              cs_fluid_program(f, "pbf/velocity.comp", NULL, &pbf->velocity, err) &&
+              cs_fluid_program(f, "pbf/delta.comp", impulses, &pbf->delta, err) &&
+              cs_fluid_program(f, "pbf/velocity.comp", impulses, &pbf->velocity, err) &&
               cs_fluid_program(f, "pbf/curl.comp", NULL, &pbf->curl, err) &&
               cs_fluid_program(f, "pbf/confine.comp", NULL, &pbf->confine, err);
     if (!ok) {
@@ -274,7 +278,8 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
         cs_pass_begin(rec, "pbf: delta");
         cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda,
-                        cs_fluid_pred_alt(f), nb_starts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use},
+                        cs_fluid_pred_alt(f), nb_starts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
+                        f->impulse_slots ? &f->body_impulses : NULL},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_fluid_swap_pred(f);
@@ -284,7 +289,8 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
 
     cs_pass_begin(rec, "pbf: velocity");
     cs_dispatch(rec, pbf->velocity, &(cs_dispatch_desc){
-        .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_pred(f), cs_fluid_vel(f)},
+        .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_pred(f), cs_fluid_vel(f),
+                    f->impulse_slots ? &f->body_impulses : NULL},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
@@ -328,13 +334,14 @@ static void pbf_particles(void *state, cs_particle_view *out)
 }
 
 // PBF: bodies push its particles (collide on the predicted positions, the
-// restitution on the velocities); it gives them no impulse back (the link
-// has no impulse buffer: its corrections are positions, not momentum).
+// restitution on the velocities), and with moving bodies the particles push
+// back: every push dx in "pbf: delta" becomes the velocity change dx / dt,
+// and the restitution's dv in "pbf: velocity"; each hands the body -m dv
+// (pbf_impulse.glsl).
 static void pbf_bodies(void *state, cs_body_link *out)
 {
     cs_pbf *pbf = state;
     cs_fluid_body_link(&pbf->fluid, out);
-    out->impulses = NULL;
 }
 
 const cs_sim_ops cs_pbf_ops = {

@@ -13,8 +13,14 @@
 //  4. Momentum: no gravity, a box thrown into a resting blob in a closed box
 //     far from the walls (the test checks that no particle comes within h of
 //     a wall, so the walls exchange no momentum): fluid + body momentum
-//     stays within 1e-4 of the initial (relative).
-// Archimedes (floating / sinking boxes) is not tested here.
+//     stays within 1e-4 of the initial (relative) for WCSPH, 1e-3 for PBF
+//     (its velocities are differences of rounded float positions).
+//  5. Archimedes, as far as the model goes: in a small WCSPH tank a box of
+//     2 rho0 reaches the floor, one of 0.5 rho0 is held well above it (it
+//     does not float at half depth: see test_archimedes).
+//  6. 2D: a pentagon (polytope) falling and turning into a PBF pool, and a
+//     static disc: no particle inside either (as in 2), everything finite,
+//     two runs the same bytes.
 #include "test_util.h"
 
 #include "bodies.h"
@@ -242,6 +248,14 @@ static void test_contact(cs_context *ctx)
     "\"velocity\":[2,0,0],\"angular_velocity\":[0,0,3]}]," \
     "\"fluids\":[{\"solver\":\"wcsph\",\"wcsph\":{},\"particle_spacing\":0.04," \
     "\"materials\":[{\"rest_density\":1000,\"mass\":0.064}],\"blocks\":[{\"min\":[0.45,0.3,0.3],\"max\":[0.77,0.7,0.7]}]}]}"
+// The same throw into a PBF blob (PBF's two-way: pushes and reflections
+// hand the body -m dv; no vorticity confinement, which is not momentum
+// conserving).
+#define THROW_PBF "{\"dim\":3,\"domain\":{\"min\":[0,0,0],\"max\":[1.2,1,1]},\"dt\":0.002,\"substeps\":1,\"gravity\":[0,0,0]," \
+    "\"bodies\":[{\"shape\":\"box\",\"size\":[0.12,0.12,0.12],\"density\":1000,\"position\":[0.3,0.5,0.52]," \
+    "\"velocity\":[2,0,0],\"angular_velocity\":[0,0,3]}]," \
+    "\"fluids\":[{\"solver\":\"pbf\",\"pbf\":{\"vorticity\":0},\"particle_spacing\":0.04," \
+    "\"materials\":[{\"rest_density\":1000,\"mass\":0.064}],\"blocks\":[{\"min\":[0.45,0.3,0.3],\"max\":[0.77,0.7,0.7]}]}]}"
 
 static bool make_world(cs_context *ctx, const char *text, cs_scene *scene, cs_world *world)
 {
@@ -365,18 +379,22 @@ static void test_fall_and_determinism(cs_context *ctx)
     free(a), free(b);
 }
 
-static void test_momentum(cs_context *ctx)
+static void test_momentum(cs_context *ctx, const char *what, const char *text, double tolerance)
 {
     cs_scene scene;
     cs_world world;
-    if (!make_world(ctx, THROW, &scene, &world))
+    if (!make_world(ctx, text, &scene, &world))
         return;
     cs_recorder rec;
     cs_recorder_create(ctx, "throw", &rec);
     cs_particle_view v;
     world.fluids[0].ops->particles(world.fluids[0].state, &v);
     float *vel = malloc((size_t)v.count * 16), *pos = malloc((size_t)v.count * 16);
-    double m = scene.fluids[0].materials[0].mass, h = scene.fluids[0].smoothing_radius;
+    // The particle mass as the solver uses it (PBF derives its own from the
+    // lattice): the stats' total over the count.
+    cs_sim_stats stats;
+    cs_world_stats(&world, &stats, NULL);
+    double m = stats.total_mass / stats.particles, h = scene.fluids[0].smoothing_radius;
     double p0[3] = {0, 0, 0}, p1[3] = {0, 0, 0}, scale = 0.0, exchanged = 0.0;
     const uint32_t steps = 60;
     for (uint32_t s = 0; s <= steps; s++) {
@@ -408,13 +426,200 @@ static void test_momentum(cs_context *ctx)
         }
     }
     double err = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) + (p1[2] - p0[2]) * (p1[2] - p0[2]));
-    printf("momentum: initial |P| %.6g, fluid took %.4g in x, change %.3g (relative %.3g)\n", scale, exchanged, err, err / scale);
-    CHECK(exchanged > 0.05 * scale, "the box gave the fluid only %g of %g: no coupling", exchanged, scale);
-    CHECK(err <= 1e-4 * scale, "momentum changed by %g (relative %g)", err, err / scale);
+    printf("momentum (%s): initial |P| %.6g, fluid took %.4g in x, change %.3g (relative %.3g)\n", what, scale, exchanged,
+           err, err / scale);
+    CHECK(exchanged > 0.05 * scale, "%s: the box gave the fluid only %g of %g: no coupling", what, exchanged, scale);
+    CHECK(err <= tolerance * scale, "%s: momentum changed by %g (relative %g)", what, err, err / scale);
     free(vel), free(pos);
     cs_recorder_destroy(&rec);
     cs_world_destroy(&world);
     cs_scene_free(&scene);
+}
+
+// ---- 5. Archimedes -----------------------------------------------------------
+
+// A box of `density` (kg/m^3) let go at rest with its bottom on the surface
+// of a small WCSPH tank (16 x 8 x 16 particles of 0.03 m: the water is
+// 0.24 m deep, the box 0.18 x 0.12 x 0.18 m). Returns the box's submerged
+// fraction after `frames` frames of 10 substeps: the water level (the mean
+// top of the particles farther than 2 h from the box, + spacing / 2) minus
+// the box's lowest vertex, over its height; *bottom_gap is how far the
+// lowest vertex is above the floor.
+#define TANK "{\"dim\":3,\"domain\":{\"min\":[0,0,0],\"max\":[0.48,0.6,0.48]},\"dt\":0.002,\"substeps\":10,\"seed\":4," \
+    "\"bodies\":[{\"shape\":\"box\",\"size\":[0.18,0.12,0.18],\"density\":%g,\"position\":[0.24,%g,0.24]," \
+    "\"friction\":0.1}]," \
+    "\"fluids\":[{\"solver\":\"wcsph\",\"wcsph\":{},\"particle_spacing\":0.03,\"smoothing_radius\":0.06," \
+    "\"materials\":[{\"rest_density\":1000,\"mass\":0.027}],\"blocks\":[{\"min\":[0,0,0],\"max\":[0.48,0.24,0.48]}]}]}"
+
+static double tank(cs_context *ctx, double density, uint32_t frames, double *bottom_gap)
+{
+    char text[1400];
+    snprintf(text, sizeof text, TANK, density, 0.24 + 0.06 + 0.005);
+    cs_scene scene;
+    cs_world world;
+    if (!make_world(ctx, text, &scene, &world))
+        return NAN;
+    cs_recorder rec;
+    cs_recorder_create(ctx, "tank", &rec);
+    cs_particle_view v;
+    double fraction = NAN;
+    const double size_y = 0.12, s = 0.03, h = 0.06;
+    for (uint32_t f = 1; f <= frames; f++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(&world, &rec);
+        cs_recorder_submit_wait(&rec);
+        if (f % 10 && f != frames)
+            continue;
+        world.fluids[0].ops->particles(world.fluids[0].state, &v);
+        float *pos = malloc((size_t)v.count * 16);
+        cs_buffer_download(ctx, v.positions, pos, (size_t)v.count * 16, 0);
+        cs_body_state st;
+        cs_bodies_download(&world.bodies, &st);
+        cs_body_props p;
+        cs_body_props_compute(&scene, 0, &p);
+        double lowest = 1e30;
+        for (uint32_t k = 0; k < p.vertex_count; k++) {
+            double w[3];
+            quat_rotate(&st.orientation, p.vertices[k], w);
+            lowest = fmin(lowest, w[1] + st.position.y);
+        }
+        // The top layer away from the box: per column of the lattice, the
+        // highest particle; the level is their mean + half a spacing.
+        double top[16][16];
+        for (int a = 0; a < 16; a++)
+            for (int b = 0; b < 16; b++)
+                top[a][b] = -1.0;
+        for (uint32_t j = 0; j < v.count; j++) {
+            double x = pos[4 * j], y = pos[4 * j + 1], z = pos[4 * j + 2];
+            if (fabs(x - st.position.x) < 0.09 + 2 * h && fabs(z - st.position.z) < 0.09 + 2 * h)
+                continue;
+            int a = CS_MIN((int)(x / s), 15), b = CS_MIN((int)(z / s), 15);
+            top[a][b] = fmax(top[a][b], y);
+        }
+        double sum = 0.0;
+        int n = 0;
+        for (int a = 0; a < 16; a++)
+            for (int b = 0; b < 16; b++)
+                if (top[a][b] >= 0.0)
+                    sum += top[a][b], n++;
+        double level = n ? sum / n + 0.5 * s : NAN;
+        fraction = (level - lowest) / size_y;
+        *bottom_gap = lowest;
+        if (getenv("CS_TEST_VERBOSE"))
+            printf("  density %g frame %u: level %.4f, box bottom %.4f, submerged %.3f\n", density, f, level, lowest,
+                   fraction);
+        free(pos);
+    }
+    cs_recorder_destroy(&rec);
+    cs_world_destroy(&world);
+    cs_scene_free(&scene);
+    return fraction;
+}
+
+static void test_archimedes(cs_context *ctx)
+{
+    double gap_light, gap_heavy;
+    double light = tank(ctx, 500.0, 30, &gap_light);
+    double heavy = tank(ctx, 2000.0, 20, &gap_heavy);
+    printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 0.6 s (ideal 0.5), %.4f m above the floor; one of "
+           "2 rho0 is %.3f submerged, %.4f m above the floor after 0.4 s\n",
+           light, gap_light, heavy, gap_heavy);
+    // What the model gives today: the fluid holds bodies up only by its
+    // particles' collision impulses (the WCSPH pressure does not see the
+    // bodies: no wall layers behind their faces), so the particles under a
+    // box slip aside and a box of 0.5 rho0 sinks too, slowly: fully
+    // submerged within 0.4 s, then ~3 mm per 0.1 s (measured: 1.01 submerged
+    // at 1.2 s, 0.1 m above the floor). The check is therefore only that
+    // the light box is held up (far slower than the heavy one, which reaches
+    // the floor), not the 0.5 +- 0.05 of Archimedes.
+    CHECK(gap_light > 0.05, "a box of 0.5 rho0 is only %.4f m above the floor after 0.6 s", gap_light);
+    CHECK(gap_heavy < 0.25 * 0.03, "a box of 2 rho0 stays %.4f m above the floor", gap_heavy);
+}
+
+// ---- 6. A 2D world ---------------------------------------------------------------
+
+// A pentagon (polytope in 2D) of 0.5 rho0 and a static disc in a 2D PBF pool.
+#define FLAT "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[1,0.6]},\"dt\":0.002,\"substeps\":1,\"seed\":5," \
+    "\"bodies\":[{\"shape\":\"polytope\",\"density\":500,\"position\":[0.45,0.32],\"velocity\":[0,-1]," \
+    "\"angular_velocity\":[0,0,2],\"planes\":[[0,-1,0.06],[0.951,-0.309,0.06],[0.588,0.809,0.06],[-0.588,0.809,0.06]," \
+    "[-0.951,-0.309,0.06]]},{\"shape\":\"sphere\",\"static\":true,\"radius\":0.05,\"position\":[0.8,0.08]}]," \
+    "\"fluids\":[{\"solver\":\"pbf\",\"pbf\":{},\"particle_spacing\":0.02," \
+    "\"materials\":[{\"rest_density\":1000}],\"blocks\":[{\"min\":[0,0],\"max\":[1,0.2]}]}]}"
+
+// Runs FLAT for `steps` substeps; after every one, no particle is inside a
+// body by more than 1e-4 h plus how far the moving one moved in it, and
+// everything is finite. Returns the final particles and body states.
+static void run_flat(cs_context *ctx, uint32_t steps, float **pos_out, cs_body_state *states_out)
+{
+    cs_scene scene;
+    cs_world world;
+    if (!make_world(ctx, FLAT, &scene, &world))
+        return;
+    cs_recorder rec;
+    cs_recorder_create(ctx, "flat", &rec);
+    cs_particle_view v;
+    world.fluids[0].ops->particles(world.fluids[0].state, &v);
+    float *pos = malloc((size_t)v.count * 16);
+    cs_body_state before[2], after[2];
+    cs_bodies_download(&world.bodies, before);
+    cs_body_props p;
+    cs_body_props_compute(&scene, 0, &p);
+    double h = scene.fluids[0].smoothing_radius, worst = -1e30;
+    bool finite = true;
+    for (uint32_t s = 0; s < steps; s++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(&world, &rec);
+        cs_recorder_submit_wait(&rec);
+        world.fluids[0].ops->particles(world.fluids[0].state, &v);
+        cs_buffer_download(ctx, v.positions, pos, (size_t)v.count * 16, 0);
+        cs_bodies_download(&world.bodies, after);
+        double moved = hypot((double)after[0].position.x - before[0].position.x,
+                             (double)after[0].position.y - before[0].position.y);
+        double dq = 0.0;
+        for (int a = 0; a < 4; a++)
+            dq += fabs((double)(&after[0].orientation.x)[a] - (&before[0].orientation.x)[a]);
+        moved += 2.0 * dq * p.radius;
+        double d = deepest(&scene, 0, &before[0], pos, v.count) - moved;
+        worst = fmax(worst, d);
+        CHECK(d <= 1e-4 * h, "2D substep %u: a particle %g deep in the pentagon", s, d);
+        // The static disc: radial distance.
+        for (uint32_t j = 0; j < v.count; j++) {
+            double r = hypot(pos[4 * j] - 0.8, pos[4 * j + 1] - 0.08);
+            CHECK(r >= 0.05 - 1e-4 * h, "2D substep %u: particle %u %g inside the disc", s, j, 0.05 - r);
+            finite = finite && !test_not_finite(pos[4 * j]) && !test_not_finite(pos[4 * j + 1]);
+            if (r < 0.05 - 1e-4 * h)
+                break;
+        }
+        for (int a = 0; a < 4; a++)
+            finite = finite && !test_not_finite((&after[0].position.x)[a]) && !test_not_finite((&after[0].momentum.x)[a]);
+        memcpy(before, after, sizeof before);
+    }
+    CHECK(finite, "2D: a particle or the body is not finite");
+    printf("2D pbf: %u substeps, %u particles, deepest in the pentagon %.3g h; pentagon centre (%.4f, %.4f)\n", steps,
+           v.count, worst / h, after[0].position.x, after[0].position.y);
+    if (pos_out) {
+        *pos_out = malloc((size_t)v.count * 16);
+        memcpy(*pos_out, pos, (size_t)v.count * 16);
+    }
+    if (states_out)
+        memcpy(states_out, after, sizeof after);
+    free(pos);
+    cs_recorder_destroy(&rec);
+    cs_world_destroy(&world);
+    cs_scene_free(&scene);
+}
+
+static void test_flat(cs_context *ctx)
+{
+    float *a = NULL, *b = NULL;
+    cs_body_state sa[2], sb[2];
+    run_flat(ctx, 80, &a, sa);
+    run_flat(ctx, 80, &b, sb);
+    if (a && b) {
+        CHECK(memcmp(sa, sb, sizeof sa) == 0, "2D: two runs give different body states");
+        CHECK(memcmp(a, b, 50 * 10 * 16) == 0, "2D: two runs give different particles");
+    }
+    free(a), free(b);
 }
 
 int main(void)
@@ -424,6 +629,13 @@ int main(void)
     test_seed();
     test_contact(&ctx);
     test_fall_and_determinism(&ctx);
-    test_momentum(&ctx);
+    test_momentum(&ctx, "wcsph", THROW, 1e-4);
+    // PBF's velocities are differences of float positions over dt, (x* - x)
+    // / dt, rounded on every predict and delta write (~3e-8 m near 0.5 m,
+    // 1.5e-5 m/s per particle and write at dt = 2 ms): over 60 substeps of
+    // 3200 particles that random walk alone is ~1e-3 of |P| (measured: 4.4e-4).
+    test_momentum(&ctx, "pbf", THROW_PBF, 1e-3);
+    test_archimedes(&ctx);
+    test_flat(&ctx);
     return test_finish(&ctx);
 }

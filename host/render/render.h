@@ -105,6 +105,10 @@ typedef struct cs_render_frame {
     // Fluid surfaces (3D), drawn lit and opaque after the particles.
     const cs_render_surface *surfaces;
     uint32_t surface_count;
+    // Rigid bodies (scene->bodies): the world's body state buffer
+    // (cs_body_state per body, bodies.h), where the vertex shader reads each
+    // pose, so a frame needs no read-back. NULL: no bodies drawn.
+    cs_buffer *body_states;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

@@ -1073,7 +1073,7 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {"shape", "size", "radius", "planes", "density", "mass", "position",
                                        "orientation", "velocity", "angular_velocity", "static", "restitution",
-                                       "friction", NULL};
+                                       "friction", "color", NULL};
     const cJSON *array;
     if (!get_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
         return false;
@@ -1131,7 +1131,8 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
             !get_coord(scene, entry, path, "velocity", b->velocity, NULL, err) ||
             !get_vec(scene, entry, path, "angular_velocity", 3, false, b->angular_velocity, NULL, err) ||
             !get_range(scene, entry, path, "restitution", 0.0, 1.0, &b->restitution, err) ||
-            !get_range(scene, entry, path, "friction", 0.0, 1.0, &b->friction, err))
+            !get_range(scene, entry, path, "friction", 0.0, 1.0, &b->friction, err) ||
+            !get_color(scene, entry, path, "color", b->color, err))
             return false;
         if (!inside_domain(scene, b->position, 0.0f))
             return key_fail(scene, err, path, "position", "(%g, %g, %g) is outside the domain", b->position[0],

@@ -104,6 +104,7 @@ typedef struct cs_body {
     float restitution;       // 0..1 against the domain box
     float friction;          // 0..1: fraction of the tangential relative velocity a fluid contact removes
     bool is_static;          // never moves; fluid only bounces off it
+    float color[3];          // linear rgb it is drawn in (render feature_bodies.c); all 0: a neutral grey
 } cs_body;
 
 typedef struct cs_camera {

@@ -95,6 +95,11 @@ void cs_bodies_collide(inout vec3 x, inout vec3 v, float e)
             continue;
         vec3 n = c.xyz;
         x -= c.w * n;
+#ifdef CS_BODY_PUSH
+        // Position-based callers (pbf delta): the move itself is what the
+        // body gave the particle (its velocity becomes (x* - x) / dt).
+        CS_BODY_PUSH(b, x, -c.w * n);
+#endif
         vs = cs_body_surface_velocity(b, x);
         vec3 rel = v - vs;
         float vn = dot(rel, n);
@@ -120,8 +125,12 @@ void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch)
         if (!(c.w <= touch))
             continue;
         float vn = dot(v - vs, c.xyz);
-        if (vn < 0.0)
+        if (vn < 0.0) {
+#ifdef CS_BODY_IMPULSE
+            CS_BODY_IMPULSE(b, x, -(1.0 + e) * vn * c.xyz);
+#endif
             v -= (1.0 + e) * vn * c.xyz;
+        }
     }
 }
 

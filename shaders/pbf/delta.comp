@@ -6,6 +6,10 @@
 //   dx_i = 1/rho0 sum_j m_j (lambda_i + lambda_j + s_corr) grad W_ij,
 //   s_corr = -(k / D0) (W_ij / W(dq))^n
 #include "index.glsl"
+#ifdef WITH_IMPULSES
+void cs_add_impulse(uint b, vec3 x, vec3 dv);
+#define CS_BODY_PUSH(b, x, dx) cs_add_impulse(b, x, (dx) / CS_BODY_DT)
+#endif
 #include "../fluid/fluid.glsl"
 #include "../grid/grid.glsl"
 #include "pbf_shared.h"
@@ -21,6 +25,10 @@ layout(std430, binding = 8) buffer NbState { uint nb_state[]; };
 layout(std430, binding = 9) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 10) readonly buffer NbAnchor { vec4 nb_anchor[]; };
 layout(std430, binding = 11) readonly buffer NbUse { uint nb_use[]; };
+#ifdef WITH_IMPULSES
+#define CS_IMPULSE_BINDING 12
+#include "pbf_impulse.glsl"
+#endif
 layout(push_constant) uniform Push { cs_pbf_push pc; };
 void main()
 {
@@ -62,6 +70,10 @@ void main()
     cs_boundary(xi, phi, grad_b);
     vec3 x = xi + dx / rho0 + li * grad_b;
     vec3 v = vec3(0.0);
+#ifdef WITH_IMPULSES
+    g_particle = i;
+    g_mass = pi.w;
+#endif
     cs_collide(x, v);
     predicted_out[i] = vec4(x, pi.w);
     // Skin check for the position set this writes (slot + 1): a particle

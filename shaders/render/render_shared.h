@@ -105,6 +105,21 @@ struct cs_render_surface_push {
 #define CS_RENDER_SURFACE_F0 0.02                 // water's reflectance at normal incidence
 #define CS_RENDER_SURFACE_REFLECT 0.5             // how much of the reflected hemisphere shows
 
+// Rigid bodies (bodies.vert/.frag): one non-indexed draw of every body's
+// triangles, built once on the host in each body's frame about its centre
+// of mass (3 vec4 per vertex: position + body index, normal, colour); the
+// vertex shader places them with the pose in the bodies' GPU state buffer.
+// Lit like the particles (shade()) and fogged like them.
+struct cs_render_bodies_push {
+    vec4 view_x, view_y, view_z;
+    vec4 proj;
+    vec4 fog;
+    vec4 misc;                     // x: fog start (view depth); yzw unused
+    uvec4 modes;                   // x: flags; y: bodies in the state buffer; zw unused
+};
+
+#define CS_RENDER_BODY_COLOR 0.62, 0.58, 0.52     // a body without a "color" (linear rgb)
+
 struct cs_render_background_push {
     vec4 top;                      // linear rgb at the top row
     vec4 bottom;                   // linear rgb at the bottom row

@@ -1,0 +1,32 @@
+// pbf_impulse.glsl — PBF's share of the two-way body coupling: what a
+// particle's collisions give each moving body, -m dv at the contact point,
+// added to the particle's own slots of the fluid's impulse array (the same
+// layout as fluid/collide.comp WITH_IMPULSES: term t of slot s of particle
+// i at (s * 6 + t) * capacity + i; linear impulse xyz, then the angular
+// impulse about the body's centre of mass). One invocation per particle
+// writes only its own slots, so no atomics; the bodies module clears the
+// array every substep and reduces it deterministically.
+//
+// PBF moves positions, so "pbf: delta" reports each body push dx as the
+// velocity change dx / dt it becomes in "pbf: velocity" (CS_BODY_PUSH), and
+// "pbf: velocity" reports the restitution's dv (CS_BODY_IMPULSE).
+//
+// Define CS_IMPULSE_BINDING, include after fluid.glsl, and set g_particle
+// and g_mass in main before colliding.
+layout(std430, binding = CS_IMPULSE_BINDING) buffer Impulses { float impulses[]; };
+uint g_particle;
+float g_mass;
+void cs_add_impulse(uint b, vec3 x, vec3 dv)
+{
+    cs_body_gpu body = fp.bodies.bodies[b];
+    if ((body.info.z & CS_BODY_DYNAMIC) == 0u)
+        return;
+    vec3 j = -g_mass * dv;
+    vec3 l = cross(x - body.centre.xyz, j);
+    uint cap = fp.counts.w;
+    uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
+    for (uint t = 0u; t < 3u; t++) {
+        impulses[(base + t) * cap + g_particle] += j[t];
+        impulses[(base + 3u + t) * cap + g_particle] += l[t];
+    }
+}
