@@ -29,7 +29,8 @@ void emit_vertex(ivec3 q, int a, uint v)
     bool ua = surf_usable(q, fa), ub = surf_usable(qb, fb);
     // Both ends usable: linear interpolation (fa != fb: one is > iso, the
     // other not). A padding, NaN or infinite end: the edge's midpoint.
-    float t = (ua && ub) ? clamp((pc.iso - fa) / (fb - fa), 0.0, 1.0) : 0.5;
+    float t = (ua && ub) ? clamp((pc.iso - fa) / (fb - fa), float(CS_SURFACE_T_MIN), 1.0 - float(CS_SURFACE_T_MIN))
+                         : 0.5;
     vec3 node = vec3(q - 1);
     node[a] += t;
     positions[v] = vec4(pc.origin.xyz + pc.origin.w * node, 1.0);

@@ -40,6 +40,12 @@ struct cs_surface_push {
 // Mesh only the cells inside the field: a surface reaching the border
 // stays open there (and a field entirely inside gives no triangles).
 #define CS_SURFACE_OPEN_BORDER 1u
+// A vertex's position along its edge is kept within [T_MIN, 1 - T_MIN] of
+// the edge: a node whose field equals the iso value (or rounds onto it)
+// would otherwise put the vertices of all its crossed edges on the node
+// itself, giving zero-area triangles. 1/1024 is exact in float and moves a
+// vertex by at most a thousandth of a cell.
+#define CS_SURFACE_T_MIN (1.0 / 1024.0)
 
 // ---- particle splat: field at every node from the particles near it ----
 struct cs_splat_push {

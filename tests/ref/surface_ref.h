@@ -105,7 +105,9 @@ static void surface_ref_extract(const surface_ref_in *in, surface_ref_mesh *out)
                     double fa = 0, fb = 0;
                     bool ua = ref_usable(in, q, &fa), ub = ref_usable(in, qb, &fb);
                     double t = ua && ub ? (in->iso - fa) / (fb - fa) : 0.5;
-                    t = t < 0 ? 0 : t > 1 ? 1 : t;
+                    // The same clamp as the GPU's (float bounds, as emit.comp uses them).
+                    const double lo = (double)(float)CS_SURFACE_T_MIN, hi = (double)(1.0f - (float)CS_SURFACE_T_MIN);
+                    t = t < lo ? lo : t > hi ? hi : t;
                     double ga[3], gb[3], g[3];
                     ref_gradient(in, q, ga);
                     ref_gradient(in, qb, gb);
