@@ -209,6 +209,25 @@ static void test_round_trip(void)
     free(b.d);
 }
 
+// The writer refuses what TR1 cannot hold instead of truncating a count.
+static void test_writer_refuses(void)
+{
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    uint32_t saved = lvl.rooms[1].vertex_count;
+    lvl.rooms[1].vertex_count = 40000; // i16 count
+    CHECK(!cs_tr1_write(&lvl, &d, &n) && !d && n == 0, "a room of 40000 vertices is refused");
+    lvl.rooms[1].vertex_count = saved;
+    lvl.sections[CS_TR1_FLOOR_DATA].size = 3; // not count x 2 bytes
+    CHECK(!cs_tr1_write(&lvl, &d, &n) && !d, "a raw section whose size is not count x element is refused");
+    lvl.sections[CS_TR1_FLOOR_DATA].size = 2;
+    CHECK(cs_tr1_write(&lvl, &d, &n) && d && n > 0, "restored, it writes again");
+    free(d);
+    cs_tr1_free(&lvl);
+}
+
 // Every portal of room a to room b has a partner in b to a whose quad is
 // the same four points in world space, facing the other way.
 static void test_portals(void)
@@ -607,6 +626,7 @@ int main(int argc, char **argv)
     }
     test_seed();
     test_round_trip();
+    test_writer_refuses();
     test_portals();
     test_malformed();
     test_random_corruption();
