@@ -32,6 +32,18 @@ expect 2 "\-\-nodes: 1 nodes per axis" -- "$cistern" bench --surface --nodes 1
 expect 2 "\-\-nodes is a .bench --surface. option" -- "$cistern" bench --nodes 64
 expect 2 "needs a 3D scene" -- "$cistern" bench --surface dam_break_2d --nodes 8 --frames 0 --quiet
 
+# Levels: the demo level summarised; a truncated one refused with the byte
+# offset and the field; the generator gives the shipped bytes.
+demo="$(dirname "$0")/../levels/cistern_demo.phd"
+expect 0 "rooms            4" -- "$cistern" level "$demo"
+expect 0 "cistern level FILE.PHD" -- "$cistern" help
+head -c 131090 "$demo" > "$tmp/cut.phd"
+expect 1 "cut.phd: byte 131084: rooms: count 4" -- "$cistern" level "$tmp/cut.phd"
+expect 1 "no_such.phd" -- "$cistern" level "$tmp/no_such.phd"
+expect 2 "cistern level FILE.PHD" -- "$cistern" level
+expect 0 "wrote" -- "$cistern" level --generate "$tmp/gen.phd"
+cmp -s "$tmp/gen.phd" "$demo" || fail "cistern level --generate differs from levels/cistern_demo.phd"
+
 # A scene with an unknown key: the message names the file and the key path.
 sed 's/"substeps"/"substepz"/' "$(dirname "$0")/../scenes/rest_box_3d.json" > "$tmp/typo.json"
 expect 2 "typo.json.*substepz" -- "$cistern" run "$tmp/typo.json" --headless --frames 1

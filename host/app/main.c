@@ -2,6 +2,7 @@
 // bench or devices. Every bad option is an error that says what to write.
 #include "bench.h"
 #include "context.h"
+#include "level_tr1.h"
 #include "run.h"
 #include "scene.h"
 #include "sh_command.h"
@@ -23,6 +24,8 @@ static void usage(FILE *out)
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
+        "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
+        "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
         "  cistern scenes                     list the scenes in scenes/\n"
         "  cistern devices                    list Vulkan devices, drivers and limits\n"
         "  cistern help                       this text\n"
@@ -384,6 +387,66 @@ static int cmd_sh(int argc, char **argv)
     return cs_sh_command(&opt);
 }
 
+// `cistern level FILE.PHD`: reads the whole file with the strict reader
+// (docs/levels.md) and prints what it holds, or the first thing wrong with it.
+static int cmd_level(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[2], "--generate") == 0) {
+        cs_tr1_level lvl;
+        cs_tr1_generate_demo(&lvl);
+        uint8_t *data = NULL;
+        size_t size = 0;
+        bool ok = cs_tr1_write(&lvl, &data, &size);
+        cs_tr1_free(&lvl);
+        FILE *f = ok ? fopen(argv[3], "wb") : NULL;
+        ok = f && fwrite(data, 1, size, f) == size;
+        if (f && fclose(f) != 0)
+            ok = false;
+        free(data);
+        if (!ok) {
+            fprintf(stderr, "cistern: level: cannot write %s\n", argv[3]);
+            return 1;
+        }
+        printf("wrote %s (%zu bytes)\n", argv[3], size);
+        return 0;
+    }
+    if (argc != 3 || argv[2][0] == '-') {
+        fprintf(stderr, "cistern: level wants one file: cistern level FILE.PHD (a Tomb Raider 1 level), "
+                        "or cistern level --generate OUT.phd\n");
+        return 2;
+    }
+    cs_error err;
+    size_t size = 0;
+    char *data = cs_read_file(argv[2], &size, &err);
+    if (!data) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    cs_tr1_level lvl;
+    bool ok = cs_tr1_read((const uint8_t *)data, size, argv[2], &lvl, &err);
+    free(data);
+    if (!ok) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    cs_tr1_stats s = cs_tr1_count(&lvl);
+    printf("%s: Tomb Raider 1 level, %zu bytes\n", argv[2], size);
+    printf("  rooms            %u\n", s.rooms);
+    printf("  portals          %u\n", s.portals);
+    printf("  sectors          %u\n", s.sectors);
+    printf("  room geometry    %u vertices, %u rectangles, %u triangles, %u sprites\n", s.vertices, s.rects, s.tris,
+           s.sprites);
+    printf("  room lights      %u\n", s.lights);
+    printf("  room meshes      %u (placed static meshes)\n", s.room_meshes);
+    printf("  textures         %u textiles (256x256), %u object textures, %u sprite textures\n", s.textiles,
+           s.object_textures, s.sprite_textures);
+    printf("  meshes           %u meshes, %u static meshes, %u moveables\n", s.meshes, s.static_meshes,
+           s.moveables);
+    printf("  entities         %u\n", s.entities);
+    cs_tr1_free(&lvl);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -406,6 +469,8 @@ int main(int argc, char **argv)
         return cmd_bench(argc, argv);
     if (strcmp(cmd, "sh") == 0)
         return cmd_sh(argc, argv);
+    if (strcmp(cmd, "level") == 0)
+        return cmd_level(argc, argv);
     if (strcmp(cmd, "scenes") == 0)
         return list_scenes();
     if (strcmp(cmd, "devices") == 0) {

@@ -1,0 +1,174 @@
+// level_tr1.h — Tomb Raider 1 level files (.PHD): a strict reader, a writer
+// that produces the same bytes from the same struct, and the demo generator.
+//
+// Layout and what is checked: docs/levels.md. The reader interprets rooms
+// (geometry, portals, sectors, lights, static meshes), textiles, object and
+// sprite textures and the palette; every other section is validated against
+// the file size and kept verbatim, so cs_tr1_write(cs_tr1_read(x)) == x.
+// Users bring their own game files: nothing of the game is in this repo.
+#pragma once
+
+#include "common.h"
+
+#define CS_TR1_VERSION 0x00000020u
+#define CS_TR1_TEXTILE_BYTES 65536u // 256 x 256 palette indices
+#define CS_TR1_NO_ROOM 255u         // sector.room_below / room_above: none
+
+typedef struct cs_tr1_vertex {
+    int16_t x, y, z; // x, z relative to the room; y absolute (down is +)
+    int16_t lighting;
+} cs_tr1_vertex;
+
+typedef struct cs_tr1_face4 {
+    uint16_t vertices[4];
+    uint16_t texture; // object texture index
+} cs_tr1_face4;
+
+typedef struct cs_tr1_face3 {
+    uint16_t vertices[3];
+    uint16_t texture;
+} cs_tr1_face3;
+
+typedef struct cs_tr1_sprite {
+    int16_t vertex;
+    int16_t texture; // sprite texture index
+} cs_tr1_sprite;
+
+typedef struct cs_tr1_portal {
+    uint16_t adjoining_room;
+    int16_t normal[3];
+    int16_t vertices[4][3]; // room-relative, like the room's vertices
+} cs_tr1_portal;
+
+typedef struct cs_tr1_sector {
+    uint16_t fd_index, box_index;
+    uint8_t room_below;
+    int8_t floor; // in clicks of 256 units
+    uint8_t room_above;
+    int8_t ceiling;
+} cs_tr1_sector;
+
+typedef struct cs_tr1_light {
+    int32_t x, y, z;
+    uint16_t intensity;
+    uint32_t fade;
+} cs_tr1_light;
+
+typedef struct cs_tr1_room_mesh {
+    int32_t x, y, z;
+    uint16_t rotation, intensity, mesh_id;
+} cs_tr1_room_mesh;
+
+typedef struct cs_tr1_room {
+    int32_t x, z, y_bottom, y_top;
+    uint32_t vertex_count, rect_count, tri_count, sprite_count;
+    cs_tr1_vertex *vertices;
+    cs_tr1_face4 *rects;
+    cs_tr1_face3 *tris;
+    cs_tr1_sprite *sprites;
+    uint32_t portal_count;
+    cs_tr1_portal *portals;
+    uint16_t z_sectors, x_sectors;
+    cs_tr1_sector *sectors; // x_sectors columns of z_sectors: [x * z_sectors + z]
+    int16_t ambient;
+    uint32_t light_count;
+    cs_tr1_light *lights;
+    uint32_t mesh_count;
+    cs_tr1_room_mesh *meshes;
+    int16_t alternate_room, flags;
+    size_t data_offset; // file offset of the room's vertex count (for messages)
+} cs_tr1_room;
+
+typedef struct cs_tr1_object_texture {
+    uint16_t attribute, tile;
+    uint8_t uv[4][4]; // per vertex: x fraction, x pixel, y fraction, y pixel
+} cs_tr1_object_texture;
+
+typedef struct cs_tr1_sprite_texture {
+    uint16_t tile;
+    uint8_t x, y;
+    uint16_t width, height;
+    int16_t left, top, right, bottom;
+} cs_tr1_sprite_texture;
+
+// Sections after the rooms, in file order. The ones marked (*) are read
+// into fields below; the others are kept as bytes.
+typedef enum cs_tr1_section {
+    CS_TR1_FLOOR_DATA,
+    CS_TR1_MESH_DATA,
+    CS_TR1_MESH_POINTERS,
+    CS_TR1_ANIMATIONS,
+    CS_TR1_STATE_CHANGES,
+    CS_TR1_ANIM_DISPATCHES,
+    CS_TR1_ANIM_COMMANDS,
+    CS_TR1_MESH_TREES,
+    CS_TR1_FRAMES,
+    CS_TR1_MOVEABLES,
+    CS_TR1_STATIC_MESHES,
+    CS_TR1_OBJECT_TEXTURES, // (*)
+    CS_TR1_SPRITE_TEXTURES, // (*)
+    CS_TR1_SPRITE_SEQUENCES,
+    CS_TR1_CAMERAS,
+    CS_TR1_SOUND_SOURCES,
+    CS_TR1_BOXES,
+    CS_TR1_OVERLAPS,
+    CS_TR1_ZONES, // no count of its own: 12 bytes per box
+    CS_TR1_ANIMATED_TEXTURES,
+    CS_TR1_ENTITIES,
+    CS_TR1_LIGHT_MAP, // 32 x 256 bytes
+    CS_TR1_PALETTE,   // (*) 256 x RGB, 6-bit
+    CS_TR1_CINEMATIC_FRAMES,
+    CS_TR1_DEMO_DATA,
+    CS_TR1_SOUND_MAP, // 256 x i16
+    CS_TR1_SOUND_DETAILS,
+    CS_TR1_SAMPLES,
+    CS_TR1_SAMPLE_INDICES,
+    CS_TR1_SECTION_COUNT
+} cs_tr1_section;
+
+// One section as it sits in the file.
+typedef struct cs_tr1_blob {
+    uint32_t count;  // elements (the count field's value; fixed sections: 1)
+    size_t offset;   // file offset of the first element (after the count)
+    size_t size;     // bytes of elements
+    uint8_t *bytes;  // raw sections only (NULL for the (*) ones)
+} cs_tr1_blob;
+
+typedef struct cs_tr1_level {
+    uint32_t textile_count;
+    uint8_t *textiles; // textile_count x 65536 palette indices
+    uint32_t unused;
+    uint32_t room_count;
+    cs_tr1_room *rooms;
+    cs_tr1_blob sections[CS_TR1_SECTION_COUNT];
+    uint32_t object_texture_count;
+    cs_tr1_object_texture *object_textures;
+    uint32_t sprite_texture_count;
+    cs_tr1_sprite_texture *sprite_textures;
+    uint8_t palette[256][3]; // 6-bit components (0..63)
+} cs_tr1_level;
+
+// The name of a section, as used in messages ("floor_data").
+const char *cs_tr1_section_name(cs_tr1_section s);
+
+// Reads a whole .PHD file. On failure fills err with
+// "PATH: byte N: FIELD: what" and leaves *out empty (cs_tr1_free is safe).
+bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_level *out, cs_error *err);
+void cs_tr1_free(cs_tr1_level *level);
+
+// Writes the level as a .PHD file into a malloc'd buffer (free() it).
+// Returns false (and writes nothing) only if a count does not fit its field
+// or a raw section's size is not its count times its element size.
+bool cs_tr1_write(const cs_tr1_level *level, uint8_t **data, size_t *size);
+
+// Totals for summaries.
+typedef struct cs_tr1_stats {
+    uint32_t rooms, portals, sectors, vertices, rects, tris, sprites, lights, room_meshes;
+    uint32_t textiles, object_textures, sprite_textures, meshes, static_meshes, moveables, entities;
+} cs_tr1_stats;
+cs_tr1_stats cs_tr1_count(const cs_tr1_level *level);
+
+// The demo level shipped as levels/cistern_demo.phd: four rooms on three
+// heights joined by wall and floor portals, generated textures and palette,
+// lights, static meshes and sprites (level_gen.c). Deterministic.
+void cs_tr1_generate_demo(cs_tr1_level *out);

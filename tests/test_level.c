@@ -1,0 +1,638 @@
+// test_level.c — the Tomb Raider 1 level reader, writer and demo generator.
+// CPU only: no Vulkan context is created. No game file is used: every level
+// here is the generated demo level or a variant of it.
+//
+//   test_level                    every check below, corpus replay included
+//   test_level --corpus PATH..    only replays files (or folders of files)
+//                                 through read (+ write when accepted); used
+//                                 by tests/fuzz_replay_tr1.sh under valgrind
+//   test_level --write-corpus DIR writes the seed corpus (tests/fuzz/corpus/tr1)
+#define _POSIX_C_SOURCE 200809L
+#include "level_tr1.h"
+#include "test_util.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#define DEMO_PATH CS_SOURCE_DIR "/levels/cistern_demo.phd"
+#define CORPUS_DIR CS_SOURCE_DIR "/tests/fuzz/corpus/tr1"
+
+typedef struct bytes {
+    uint8_t *d;
+    size_t n;
+} bytes;
+
+static bytes demo_bytes(void)
+{
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    bytes b = {0};
+    bool ok = cs_tr1_write(&lvl, &b.d, &b.n);
+    CS_ASSERT(ok, "cannot write the demo level");
+    cs_tr1_free(&lvl);
+    return b;
+}
+
+// ---- every field ------------------------------------------------------------
+
+#define SAME(a, b, what, ...)                                                  \
+    do {                                                                       \
+        if ((a) != (b)) {                                                      \
+            CHECK((a) == (b), what, __VA_ARGS__);                              \
+            return false;                                                      \
+        }                                                                      \
+    } while (0)
+#define SAME_BYTES(a, b, n, what, ...)                                         \
+    do {                                                                       \
+        if ((n) != 0 && memcmp((a), (b), (n)) != 0) {                             \
+            CHECK(false, what, __VA_ARGS__);                                   \
+            return false;                                                      \
+        }                                                                      \
+    } while (0)
+
+static bool same_room(const cs_tr1_room *a, const cs_tr1_room *b, uint32_t i)
+{
+    SAME(a->x, b->x, "rooms[%u].x", i);
+    SAME(a->z, b->z, "rooms[%u].z", i);
+    SAME(a->y_bottom, b->y_bottom, "rooms[%u].y_bottom", i);
+    SAME(a->y_top, b->y_top, "rooms[%u].y_top", i);
+    SAME(a->vertex_count, b->vertex_count, "rooms[%u].vertex_count", i);
+    SAME(a->rect_count, b->rect_count, "rooms[%u].rect_count", i);
+    SAME(a->tri_count, b->tri_count, "rooms[%u].tri_count", i);
+    SAME(a->sprite_count, b->sprite_count, "rooms[%u].sprite_count", i);
+    SAME(a->portal_count, b->portal_count, "rooms[%u].portal_count", i);
+    SAME(a->light_count, b->light_count, "rooms[%u].light_count", i);
+    SAME(a->mesh_count, b->mesh_count, "rooms[%u].mesh_count", i);
+    SAME(a->z_sectors, b->z_sectors, "rooms[%u].z_sectors", i);
+    SAME(a->x_sectors, b->x_sectors, "rooms[%u].x_sectors", i);
+    for (uint32_t k = 0; k < a->vertex_count; k++) {
+        const cs_tr1_vertex *p = &a->vertices[k], *q = &b->vertices[k];
+        SAME(p->x, q->x, "rooms[%u].vertices[%u].x", i, k);
+        SAME(p->y, q->y, "rooms[%u].vertices[%u].y", i, k);
+        SAME(p->z, q->z, "rooms[%u].vertices[%u].z", i, k);
+        SAME(p->lighting, q->lighting, "rooms[%u].vertices[%u].lighting", i, k);
+    }
+    for (uint32_t k = 0; k < a->rect_count; k++) {
+        for (int v = 0; v < 4; v++)
+            SAME(a->rects[k].vertices[v], b->rects[k].vertices[v], "rooms[%u].rectangles[%u].vertices[%d]", i, k, v);
+        SAME(a->rects[k].texture, b->rects[k].texture, "rooms[%u].rectangles[%u].texture", i, k);
+    }
+    for (uint32_t k = 0; k < a->tri_count; k++) {
+        for (int v = 0; v < 3; v++)
+            SAME(a->tris[k].vertices[v], b->tris[k].vertices[v], "rooms[%u].triangles[%u].vertices[%d]", i, k, v);
+        SAME(a->tris[k].texture, b->tris[k].texture, "rooms[%u].triangles[%u].texture", i, k);
+    }
+    for (uint32_t k = 0; k < a->sprite_count; k++) {
+        SAME(a->sprites[k].vertex, b->sprites[k].vertex, "rooms[%u].sprites[%u].vertex", i, k);
+        SAME(a->sprites[k].texture, b->sprites[k].texture, "rooms[%u].sprites[%u].texture", i, k);
+    }
+    for (uint32_t k = 0; k < a->portal_count; k++) {
+        const cs_tr1_portal *p = &a->portals[k], *q = &b->portals[k];
+        SAME(p->adjoining_room, q->adjoining_room, "rooms[%u].portals[%u].adjoining_room", i, k);
+        for (int c = 0; c < 3; c++)
+            SAME(p->normal[c], q->normal[c], "rooms[%u].portals[%u].normal[%d]", i, k, c);
+        for (int v = 0; v < 4; v++)
+            for (int c = 0; c < 3; c++)
+                SAME(p->vertices[v][c], q->vertices[v][c], "rooms[%u].portals[%u].vertices[%d][%d]", i, k, v, c);
+    }
+    for (uint32_t k = 0; k < (uint32_t)a->z_sectors * a->x_sectors; k++) {
+        const cs_tr1_sector *p = &a->sectors[k], *q = &b->sectors[k];
+        SAME(p->fd_index, q->fd_index, "rooms[%u].sectors[%u].fd_index", i, k);
+        SAME(p->box_index, q->box_index, "rooms[%u].sectors[%u].box_index", i, k);
+        SAME(p->room_below, q->room_below, "rooms[%u].sectors[%u].room_below", i, k);
+        SAME(p->floor, q->floor, "rooms[%u].sectors[%u].floor", i, k);
+        SAME(p->room_above, q->room_above, "rooms[%u].sectors[%u].room_above", i, k);
+        SAME(p->ceiling, q->ceiling, "rooms[%u].sectors[%u].ceiling", i, k);
+    }
+    SAME(a->ambient, b->ambient, "rooms[%u].ambient", i);
+    for (uint32_t k = 0; k < a->light_count; k++) {
+        const cs_tr1_light *p = &a->lights[k], *q = &b->lights[k];
+        SAME(p->x, q->x, "rooms[%u].lights[%u].x", i, k);
+        SAME(p->y, q->y, "rooms[%u].lights[%u].y", i, k);
+        SAME(p->z, q->z, "rooms[%u].lights[%u].z", i, k);
+        SAME(p->intensity, q->intensity, "rooms[%u].lights[%u].intensity", i, k);
+        SAME(p->fade, q->fade, "rooms[%u].lights[%u].fade", i, k);
+    }
+    for (uint32_t k = 0; k < a->mesh_count; k++) {
+        const cs_tr1_room_mesh *p = &a->meshes[k], *q = &b->meshes[k];
+        SAME(p->x, q->x, "rooms[%u].static_meshes[%u].x", i, k);
+        SAME(p->y, q->y, "rooms[%u].static_meshes[%u].y", i, k);
+        SAME(p->z, q->z, "rooms[%u].static_meshes[%u].z", i, k);
+        SAME(p->rotation, q->rotation, "rooms[%u].static_meshes[%u].rotation", i, k);
+        SAME(p->intensity, q->intensity, "rooms[%u].static_meshes[%u].intensity", i, k);
+        SAME(p->mesh_id, q->mesh_id, "rooms[%u].static_meshes[%u].mesh_id", i, k);
+    }
+    SAME(a->alternate_room, b->alternate_room, "rooms[%u].alternate_room", i);
+    SAME(a->flags, b->flags, "rooms[%u].flags", i);
+    return true;
+}
+
+static bool same_level(const cs_tr1_level *a, const cs_tr1_level *b)
+{
+    SAME(a->textile_count, b->textile_count, "textile_count%s", "");
+    SAME_BYTES(a->textiles, b->textiles, (size_t)a->textile_count * CS_TR1_TEXTILE_BYTES, "textiles%s", "");
+    SAME(a->unused, b->unused, "unused%s", "");
+    SAME(a->room_count, b->room_count, "room_count%s", "");
+    for (uint32_t i = 0; i < a->room_count; i++)
+        if (!same_room(&a->rooms[i], &b->rooms[i], i))
+            return false;
+    for (int s = 0; s < CS_TR1_SECTION_COUNT; s++) {
+        const cs_tr1_blob *p = &a->sections[s], *q = &b->sections[s];
+        SAME(p->count, q->count, "%s.count", cs_tr1_section_name((cs_tr1_section)s));
+        SAME(p->size, q->size, "%s.size", cs_tr1_section_name((cs_tr1_section)s));
+        if (p->bytes && q->bytes)
+            SAME_BYTES(p->bytes, q->bytes, p->size, "%s bytes", cs_tr1_section_name((cs_tr1_section)s));
+    }
+    SAME(a->object_texture_count, b->object_texture_count, "object_texture_count%s", "");
+    for (uint32_t i = 0; i < a->object_texture_count; i++) {
+        SAME(a->object_textures[i].attribute, b->object_textures[i].attribute, "object_textures[%u].attribute", i);
+        SAME(a->object_textures[i].tile, b->object_textures[i].tile, "object_textures[%u].tile", i);
+        SAME_BYTES(a->object_textures[i].uv, b->object_textures[i].uv, 16, "object_textures[%u].uv", i);
+    }
+    SAME(a->sprite_texture_count, b->sprite_texture_count, "sprite_texture_count%s", "");
+    for (uint32_t i = 0; i < a->sprite_texture_count; i++) {
+        const cs_tr1_sprite_texture *p = &a->sprite_textures[i], *q = &b->sprite_textures[i];
+        SAME(p->tile, q->tile, "sprite_textures[%u].tile", i);
+        SAME(p->x, q->x, "sprite_textures[%u].x", i);
+        SAME(p->y, q->y, "sprite_textures[%u].y", i);
+        SAME(p->width, q->width, "sprite_textures[%u].width", i);
+        SAME(p->height, q->height, "sprite_textures[%u].height", i);
+        SAME(p->left, q->left, "sprite_textures[%u].left", i);
+        SAME(p->top, q->top, "sprite_textures[%u].top", i);
+        SAME(p->right, q->right, "sprite_textures[%u].right", i);
+        SAME(p->bottom, q->bottom, "sprite_textures[%u].bottom", i);
+    }
+    SAME_BYTES(a->palette, b->palette, 768, "palette%s", "");
+    return true;
+}
+
+static void test_round_trip(void)
+{
+    cs_tr1_level gen, back;
+    cs_tr1_generate_demo(&gen);
+    bytes b = {0};
+    CHECK(cs_tr1_write(&gen, &b.d, &b.n), "write the demo level");
+    cs_error err;
+    bool ok = cs_tr1_read(b.d, b.n, "demo.phd", &back, &err);
+    CHECK(ok, "read the demo level back: %s", err.msg);
+    if (ok) {
+        CHECK(same_level(&gen, &back), "every field of the demo level read back as written");
+        bytes again = {0};
+        CHECK(cs_tr1_write(&back, &again.d, &again.n), "write what was read");
+        CHECK(again.n == b.n && memcmp(again.d, b.d, b.n) == 0, "write(read(x)) == x (%zu vs %zu bytes)", again.n, b.n);
+        free(again.d);
+        cs_tr1_stats s = cs_tr1_count(&back);
+        printf("demo level: %zu bytes, %u rooms, %u portals, %u sectors, %u vertices, %u rectangles, %u triangles, "
+               "%u sprites, %u lights, %u room meshes, %u textiles, %u object textures, %u sprite textures, %u meshes\n",
+               b.n, s.rooms, s.portals, s.sectors, s.vertices, s.rects, s.tris, s.sprites, s.lights, s.room_meshes,
+               s.textiles, s.object_textures, s.sprite_textures, s.meshes);
+        CHECK(s.rooms >= 4 && s.portals >= 6 && s.tris > 0 && s.sprites > 0 && s.room_meshes > 0 && s.meshes == 2,
+              "the demo level has rooms, portals, triangles, sprites and static meshes");
+        // Rooms on different heights.
+        bool heights = false;
+        for (uint32_t i = 1; i < back.room_count; i++)
+            heights |= back.rooms[i].y_bottom != back.rooms[0].y_bottom;
+        CHECK(heights, "rooms on different heights");
+        cs_tr1_free(&back);
+    }
+    cs_tr1_free(&gen);
+
+    // Regenerating gives the shipped file, byte for byte.
+    size_t n = 0;
+    char *shipped = cs_read_file(DEMO_PATH, &n, &err);
+    CHECK(shipped, "%s", err.msg);
+    if (shipped)
+        CHECK(n == b.n && memcmp(shipped, b.d, n) == 0,
+              "levels/cistern_demo.phd is what the generator makes (%zu vs %zu bytes; regenerate with "
+              "`cistern level --generate levels/cistern_demo.phd`)", n, b.n);
+    free(shipped);
+    free(b.d);
+}
+
+// The writer refuses what TR1 cannot hold instead of truncating a count.
+static void test_writer_refuses(void)
+{
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    uint32_t saved = lvl.rooms[1].vertex_count;
+    lvl.rooms[1].vertex_count = 40000; // i16 count
+    CHECK(!cs_tr1_write(&lvl, &d, &n) && !d && n == 0, "a room of 40000 vertices is refused");
+    lvl.rooms[1].vertex_count = saved;
+    lvl.sections[CS_TR1_FLOOR_DATA].size = 3; // not count x 2 bytes
+    CHECK(!cs_tr1_write(&lvl, &d, &n) && !d, "a raw section whose size is not count x element is refused");
+    lvl.sections[CS_TR1_FLOOR_DATA].size = 2;
+    CHECK(cs_tr1_write(&lvl, &d, &n) && d && n > 0, "restored, it writes again");
+    free(d);
+    cs_tr1_free(&lvl);
+}
+
+// Every portal of room a to room b has a partner in b to a whose quad is
+// the same four points in world space, facing the other way.
+static void test_portals(void)
+{
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    uint32_t checked = 0;
+    for (uint32_t a = 0; a < lvl.room_count; a++) {
+        const cs_tr1_room *ra = &lvl.rooms[a];
+        for (uint32_t i = 0; i < ra->portal_count; i++) {
+            const cs_tr1_portal *p = &ra->portals[i];
+            const cs_tr1_room *rb = &lvl.rooms[p->adjoining_room];
+            bool found = false;
+            for (uint32_t j = 0; j < rb->portal_count && !found; j++) {
+                const cs_tr1_portal *q = &rb->portals[j];
+                if (q->adjoining_room != a)
+                    continue;
+                bool same = true;
+                for (int v = 0; v < 4; v++) {
+                    bool any = false;
+                    for (int w = 0; w < 4; w++)
+                        any |= p->vertices[v][0] + ra->x == q->vertices[w][0] + rb->x &&
+                               p->vertices[v][1] == q->vertices[w][1] &&
+                               p->vertices[v][2] + ra->z == q->vertices[w][2] + rb->z;
+                    same &= any;
+                }
+                for (int c = 0; c < 3; c++)
+                    same &= p->normal[c] == -q->normal[c];
+                found = same;
+            }
+            CHECK(found, "rooms[%u].portals[%u] (to room %u) has a coinciding, opposite portal back", a, i,
+                  p->adjoining_room);
+            // The quad lies on the portal's plane, inside both rooms' sector grids.
+            int axis = p->normal[0] ? 0 : p->normal[1] ? 1 : 2;
+            for (int v = 1; v < 4; v++)
+                CHECK(p->vertices[v][axis] == p->vertices[0][axis], "rooms[%u].portals[%u] is planar", a, i);
+            checked++;
+        }
+    }
+    CHECK(checked == 6, "6 portal sides checked (got %u)", checked);
+    cs_tr1_free(&lvl);
+}
+
+// ---- malformed variants -----------------------------------------------------
+
+static void set16(bytes *b, size_t at, uint16_t v)
+{
+    b->d[at] = (uint8_t)v;
+    b->d[at + 1] = (uint8_t)(v >> 8);
+}
+static void set32(bytes *b, size_t at, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        b->d[at + k] = (uint8_t)(v >> (8 * k));
+}
+
+// Where a room's fields sit in the file (the demo level's layout).
+typedef struct room_at {
+    size_t info, words, data, rects, tris, sprites, geometry_end, portals, sector_counts, sectors, ambient, lights,
+        meshes, alternate;
+} room_at;
+
+static room_at room_offsets(const cs_tr1_room *r)
+{
+    room_at o;
+    o.data = r->data_offset;
+    o.info = o.data - 20;
+    o.words = o.data - 4;
+    o.rects = o.data + 2 + (size_t)r->vertex_count * 8; // the count
+    o.tris = o.rects + 2 + (size_t)r->rect_count * 10;
+    o.sprites = o.tris + 2 + (size_t)r->tri_count * 8;
+    o.geometry_end = o.sprites + 2 + (size_t)r->sprite_count * 4;
+    o.portals = o.geometry_end;
+    o.sector_counts = o.portals + 2 + (size_t)r->portal_count * 32;
+    o.sectors = o.sector_counts + 4;
+    o.ambient = o.sectors + (size_t)r->z_sectors * r->x_sectors * 8;
+    o.lights = o.ambient + 2;
+    o.meshes = o.lights + 2 + (size_t)r->light_count * 18;
+    o.alternate = o.meshes + 2 + (size_t)r->mesh_count * 18;
+    return o;
+}
+
+static uint32_t malformed_count;
+
+// Refused, with "level.phd: byte AT: FIELD" and `what` in the message.
+static void expect_refused(const char *name, const bytes *b, size_t at, const char *field, const char *what)
+{
+    cs_tr1_level lvl;
+    cs_error err;
+    err.msg[0] = 0;
+    bool ok = cs_tr1_read(b->d, b->n, "level.phd", &lvl, &err);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "level.phd: byte %zu: %s", at, field);
+    CHECK(!ok, "%s: refused", name);
+    CHECK(strncmp(err.msg, prefix, strlen(prefix)) == 0, "%s: message starts with \"%s\": got \"%s\"", name, prefix,
+          err.msg);
+    CHECK(!what || strstr(err.msg, what), "%s: message says \"%s\": got \"%s\"", name, what ? what : "", err.msg);
+    if (ok)
+        cs_tr1_free(&lvl);
+    malformed_count++;
+}
+
+static bytes copy_of(const bytes *b, size_t n)
+{
+    bytes c = {malloc(n ? n : 1), n};
+    memcpy(c.d, b->d, CS_MIN(n, b->n));
+    if (n > b->n)
+        memset(c.d + b->n, 0, n - b->n);
+    return c;
+}
+
+static void test_malformed(void)
+{
+    bytes base = demo_bytes();
+    cs_tr1_level lvl;
+    cs_error err;
+    CS_ASSERT(cs_tr1_read(base.d, base.n, "level.phd", &lvl, &err), "%s", err.msg);
+    room_at r0 = room_offsets(&lvl.rooms[0]), r1 = room_offsets(&lvl.rooms[1]), r2 = room_offsets(&lvl.rooms[2]),
+            r3 = room_offsets(&lvl.rooms[3]);
+    const cs_tr1_room *room0 = &lvl.rooms[0];
+    const size_t textiles_end = 8 + 2 * (size_t)CS_TR1_TEXTILE_BYTES;
+    bytes c;
+#define CASE(name, size, edit, at, field, what)                                \
+    do {                                                                       \
+        c = copy_of(&base, (size));                                            \
+        edit;                                                                  \
+        expect_refused(name, &c, (at), field, what);                           \
+        free(c.d);                                                             \
+    } while (0)
+#define SEC(s) (lvl.sections[s].offset)
+    size_t n = base.n;
+
+    CASE("empty file", 0, (void)0, 0, "version", "needs 4 bytes");
+    CASE("3 bytes", 3, (void)0, 0, "version", "truncated");
+    CASE("TR2 version", n, set32(&c, 0, 0x2d), 0, "version", "0x0000002d");
+    CASE("zero version", n, set32(&c, 0, 0), 0, "version", "not a Tomb Raider 1 level");
+    CASE("textile count beyond the file", n, set32(&c, 4, 1000), 4, "textiles", "count 1000");
+    CASE("truncated in the textiles", 1000, (void)0, 4, "textiles", "only 992 are left");
+    CASE("truncated before unused", textiles_end, (void)0, textiles_end, "unused", "needs 4 bytes");
+    CASE("truncated in the room count", textiles_end + 5, (void)0, textiles_end + 4, "rooms", "needs 2 bytes");
+    CASE("room count beyond the file", n, set16(&c, textiles_end + 4, 60000), textiles_end + 4, "rooms",
+         "count 60000");
+    CASE("truncated in room 3's info", r3.info + 10, (void)0, r3.info, "rooms[3].info", "needs 20 bytes");
+    CASE("truncated in room 1's sectors", r1.sectors + 17, (void)0, r1.sector_counts, "rooms[1].sectors",
+         "4 x 4 sectors x 8 bytes = 128 bytes, but only 17 are left");
+    CASE("num_data_words beyond the file", n, set32(&c, r0.words, 0x7fffffff), r0.words, "rooms[0].num_data_words",
+         "only");
+    CASE("num_data_words one word long", n,
+         set32(&c, r0.words, (uint32_t)((r0.geometry_end - r0.data) / 2 + 1)), r0.geometry_end,
+         "rooms[0].num_data_words", "ends 2 bytes earlier");
+    CASE("num_data_words short", n, set32(&c, r0.words, 1), r0.data, "rooms[0].vertices", "room's data block");
+    CASE("negative vertex count", n, set16(&c, r0.data, 0x8000), r0.data, "rooms[0].vertices", "negative count");
+    CASE("vertex count past the block", n, set16(&c, r0.data, (uint16_t)(room0->vertex_count + 1000)), r0.data,
+         "rooms[0].vertices", "room's data block");
+    CASE("rectangle vertex out of range", n, set16(&c, r0.rects + 2, (uint16_t)room0->vertex_count), r0.rects + 2,
+         "rooms[0].rectangles[0].vertices[0]", "does not exist");
+    CASE("rectangle vertex 0xffff", n, set16(&c, r0.rects + 2 + 2 * 10 + 6, 0xffff), r0.rects + 2 + 2 * 10 + 6,
+         "rooms[0].rectangles[2].vertices[3]", "vertex 65535 does not exist");
+    CASE("triangle vertex out of range", n, set16(&c, r0.tris + 2 + 8 + 4, 999), r0.tris + 2 + 8 + 4,
+         "rooms[0].triangles[1].vertices[2]", "vertex 999");
+    CASE("negative rectangle count", n, set16(&c, r0.rects, 0xffff), r0.rects, "rooms[0].rectangles",
+         "negative count -1");
+    CASE("sprite vertex negative", n, set16(&c, r0.sprites + 2, 0xfffe), r0.sprites + 2, "rooms[0].sprites[0].vertex",
+         "vertex -2");
+    CASE("sprite vertex one past", n, set16(&c, r0.sprites + 2, (uint16_t)room0->vertex_count), r0.sprites + 2,
+         "rooms[0].sprites[0].vertex", "does not exist");
+    CASE("rectangle texture out of range", n, set16(&c, r1.rects + 2 + 8, 4), r1.rects + 2 + 8,
+         "rooms[1].rectangles[0].texture", "object texture 4 does not exist (4)");
+    CASE("triangle texture out of range", n, set16(&c, r0.tris + 2 + 6, 100), r0.tris + 2 + 6,
+         "rooms[0].triangles[0].texture", "object texture 100");
+    CASE("sprite texture out of range", n, set16(&c, r2.sprites + 2 + 4 + 2, 2), r2.sprites + 2 + 4 + 2,
+         "rooms[2].sprites[1].texture", "sprite texture 2 does not exist (2)");
+    CASE("portal to a missing room", n, set16(&c, r0.portals + 2 + 32, 17), r0.portals + 2 + 32,
+         "rooms[0].portals[1].adjoining_room", "room 17 does not exist (4 rooms)");
+    CASE("portal to itself", n, set16(&c, r1.portals + 2, 1), r1.portals + 2, "rooms[1].portals[0].adjoining_room",
+         "to itself");
+    CASE("portal count beyond the file", n, set16(&c, r0.portals, 0xffff), r0.portals, "rooms[0].portals",
+         "count 65535");
+    CASE("sector grid beyond the file", n, set16(&c, r0.sector_counts + 2, 0xffff), r0.sector_counts,
+         "rooms[0].sectors", "4 x 65535 sectors");
+    CASE("room below missing", n, c.d[r0.sectors + 5 * 8 + 4] = 9, r0.sectors + 5 * 8 + 4,
+         "rooms[0].sectors[5].room_below", "room 9 does not exist");
+    CASE("room above missing", n, c.d[r3.sectors + 8 + 6] = 200, r3.sectors + 8 + 6,
+         "rooms[3].sectors[1].room_above", "room 200");
+    CASE("light count beyond the file", n, set16(&c, r0.lights, 50000), r0.lights, "rooms[0].lights", "count 50000");
+    CASE("static mesh count beyond the file", n, set16(&c, r1.meshes, 40000), r1.meshes, "rooms[1].static_meshes",
+         "x 18 bytes");
+    CASE("alternate room missing", n, set16(&c, r3.alternate, 4), r3.alternate, "rooms[3].alternate_room",
+         "room 4 does not exist");
+    CASE("alternate room -2", n, set16(&c, r2.alternate, 0xfffe), r2.alternate, "rooms[2].alternate_room", "-1 is none");
+    CASE("floor data beyond the file", n, set32(&c, SEC(CS_TR1_FLOOR_DATA) - 4, 0x40000000),
+         SEC(CS_TR1_FLOOR_DATA) - 4, "floor_data", "count 1073741824 x 2 bytes");
+    CASE("mesh pointer past the mesh data", n, set32(&c, SEC(CS_TR1_MESH_POINTERS) + 4, 5000),
+         SEC(CS_TR1_MESH_POINTERS) + 4, "mesh_pointers[1]", "past the mesh data");
+    CASE("static mesh to a missing mesh", n, set16(&c, SEC(CS_TR1_STATIC_MESHES) + 32 + 4, 5),
+         SEC(CS_TR1_STATIC_MESHES) + 32 + 4, "static_meshes[1].mesh", "mesh 5 does not exist (2 meshes)");
+    CASE("object texture on a missing textile", n, set16(&c, SEC(CS_TR1_OBJECT_TEXTURES) + 2 * 20 + 2, 2),
+         SEC(CS_TR1_OBJECT_TEXTURES) + 2 * 20 + 2, "object_textures[2].tile", "textile 2 does not exist (2 textiles)");
+    CASE("sprite texture on a missing textile", n, set16(&c, SEC(CS_TR1_SPRITE_TEXTURES) + 16, 7),
+         SEC(CS_TR1_SPRITE_TEXTURES) + 16, "sprite_textures[1].tile", "textile 7");
+    CASE("animations count beyond the file", n, set32(&c, SEC(CS_TR1_ANIMATIONS) - 4, 100000),
+         SEC(CS_TR1_ANIMATIONS) - 4, "animations", "x 32 bytes");
+    CASE("boxes beyond the file", n, set32(&c, SEC(CS_TR1_BOXES) - 4, 0x10000000), SEC(CS_TR1_BOXES) - 4, "boxes",
+         "x 20 bytes");
+    CASE("palette component of 7 bits", n, c.d[SEC(CS_TR1_PALETTE) + 10 * 3 + 1] = 64, SEC(CS_TR1_PALETTE) + 31,
+         "palette[10].g", "not a 6-bit component");
+    CASE("truncated in the light map", SEC(CS_TR1_LIGHT_MAP) + 100, (void)0, SEC(CS_TR1_LIGHT_MAP), "light_map",
+         "needs 8192 bytes");
+    CASE("cinematic frames beyond the file", n, set16(&c, SEC(CS_TR1_CINEMATIC_FRAMES) - 2, 0xffff),
+         SEC(CS_TR1_CINEMATIC_FRAMES) - 2, "cinematic_frames", "count 65535 x 16 bytes");
+    CASE("demo data beyond the file", n, set16(&c, SEC(CS_TR1_DEMO_DATA) - 2, 2000), SEC(CS_TR1_DEMO_DATA) - 2,
+         "demo_data", "count 2000 x 1 bytes");
+    CASE("samples beyond the file", n, set32(&c, SEC(CS_TR1_SAMPLES) - 4, 9), SEC(CS_TR1_SAMPLES) - 4, "samples",
+         "only 4 are left");
+    CASE("last byte missing", n - 1, (void)0, n - 4, "sample_indices", "needs 4 bytes");
+    CASE("one byte too many", n + 1, (void)0, n, "end", "1 bytes after the last section");
+    // A room grid whose sector count overflows 16 bits: 65535 x 65535.
+    CASE("huge sector grid", n, (set16(&c, r2.sector_counts, 0xffff), set16(&c, r2.sector_counts + 2, 0xffff)),
+         r2.sector_counts, "rooms[2].sectors", "65535 x 65535");
+#undef CASE
+#undef SEC
+    printf("malformed variants: %u, each refused with its byte offset and field\n", malformed_count);
+    CHECK(malformed_count >= 30, "30+ malformed variants (got %u)", malformed_count);
+    cs_tr1_free(&lvl);
+    free(base.d);
+}
+
+// ---- random corruption ------------------------------------------------------
+
+// Reads one buffer: a refusal must carry "PATH: byte "; an acceptance must
+// write back the same bytes. Returns false on a broken rule.
+static bool read_checked(const uint8_t *d, size_t n, const char *path, bool *accepted)
+{
+    cs_tr1_level lvl;
+    cs_error err;
+    err.msg[0] = 0;
+    *accepted = cs_tr1_read(d, n, path, &lvl, &err);
+    if (!*accepted) {
+        char prefix[1100];
+        snprintf(prefix, sizeof prefix, "%s: byte ", path);
+        return strncmp(err.msg, prefix, strlen(prefix)) == 0;
+    }
+    uint8_t *out = NULL;
+    size_t out_n = 0;
+    bool same = cs_tr1_write(&lvl, &out, &out_n) && out_n == n && memcmp(out, d, n) == 0;
+    free(out);
+    cs_tr1_free(&lvl);
+    return same;
+}
+
+static void test_random_corruption(void)
+{
+    bytes base = demo_bytes();
+    const size_t textiles_end = 8 + 2 * (size_t)CS_TR1_TEXTILE_BYTES;
+    uint32_t accepted = 0, refused = 0, broken = 0;
+    for (int it = 0; it < 1000; it++) {
+        bytes c = copy_of(&base, base.n);
+        // Most edits land after the textiles (which are plain pixels).
+        int edits = 1 + (int)(test_rand_u32() % 8);
+        for (int e = 0; e < edits; e++) {
+            size_t at = test_rand_u32() % 8 == 0 ? test_rand_u32() % c.n
+                                                  : textiles_end + test_rand_u32() % (c.n - textiles_end);
+            uint32_t kind = test_rand_u32() % 3;
+            c.d[at] = kind == 0 ? (uint8_t)(c.d[at] ^ (1u << (test_rand_u32() % 8)))
+                      : kind == 1 ? (uint8_t)test_rand_u32()
+                                  : 0xff;
+        }
+        if (test_rand_u32() % 4 == 0)
+            c.n = test_rand_u32() % c.n;
+        bool ok;
+        if (!read_checked(c.d, c.n, "level.phd", &ok)) {
+            broken++;
+            CHECK(false, "random corruption %d: broke a rule (refused without an offset, or accepted and wrote "
+                  "back different bytes)", it);
+        }
+        ok ? accepted++ : refused++;
+        free(c.d);
+    }
+    printf("random corruption: 1000 variants, %u accepted (and written back exactly), %u refused, %u broken\n",
+           accepted, refused, broken);
+    free(base.d);
+}
+
+// ---- corpus -------------------------------------------------------------------
+
+static bool replay_file(const char *path)
+{
+    cs_error err;
+    size_t n = 0;
+    char *d = cs_read_file(path, &n, &err);
+    if (!d) {
+        fprintf(stderr, "%s\n", err.msg);
+        return false;
+    }
+    bool ok, good = read_checked((const uint8_t *)d, n, path, &ok);
+    if (!good)
+        fprintf(stderr, "corpus: %s broke a rule\n", path);
+    free(d);
+    return good;
+}
+
+static uint32_t replay(const char *path, uint32_t *failures)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "corpus: no %s\n", path);
+        (*failures)++;
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        if (!replay_file(path))
+            (*failures)++;
+        return 1;
+    }
+    DIR *dir = opendir(path);
+    uint32_t files = 0;
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        files += replay(full, failures);
+    }
+    if (dir)
+        closedir(dir);
+    return files;
+}
+
+static bool write_file(const char *dir, const char *name, const uint8_t *d, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(d, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+// The seed corpus: the demo level, a small one without textiles (faces and
+// sprites need textures, so it keeps rooms, portals, sectors, lights and
+// meshes), and truncated and corrupted variants of the small one.
+static int write_corpus(const char *dir)
+{
+    bytes demo = demo_bytes();
+    bool ok = write_file(dir, "demo.phd", demo.d, demo.n);
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    free(lvl.textiles);
+    lvl.textiles = NULL;
+    lvl.textile_count = 0;
+    lvl.object_texture_count = lvl.sprite_texture_count = 0;
+    for (uint32_t i = 0; i < lvl.room_count; i++) {
+        cs_tr1_room *r = &lvl.rooms[i];
+        r->rect_count = r->tri_count = r->sprite_count = 0;
+    }
+    bytes small = {0};
+    ok &= cs_tr1_write(&lvl, &small.d, &small.n);
+    cs_tr1_free(&lvl);
+    ok &= write_file(dir, "small.phd", small.d, small.n);
+    static const size_t cuts[] = {0, 3, 7, 12, 40, 200, 1000, 4000};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(cuts); i++) {
+        char name[64];
+        snprintf(name, sizeof name, "small_cut_%zu.phd", cuts[i]);
+        ok &= write_file(dir, name, small.d, CS_MIN(cuts[i], small.n));
+    }
+    uint64_t state = 12345;
+    for (int i = 0; i < 8; i++) {
+        bytes c = copy_of(&small, small.n);
+        for (int e = 0; e < 4; e++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            c.d[(state >> 33) % c.n] ^= (uint8_t)(state >> 20);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "small_flip_%d.phd", i);
+        ok &= write_file(dir, name, c.d, c.n);
+        free(c.d);
+    }
+    free(small.d);
+    free(demo.d);
+    printf("wrote the tr1 corpus to %s\n", dir);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[1], "--write-corpus") == 0)
+        return write_corpus(argv[2]);
+    if (argc > 1 && strcmp(argv[1], "--corpus") == 0) {
+        uint32_t failures = 0, files = 0;
+        for (int i = 2; i < argc; i++)
+            files += replay(argv[i], &failures);
+        printf("replayed %u files, %u failures\n", files, failures);
+        return failures || files == 0 ? 1 : 0;
+    }
+    test_seed();
+    test_round_trip();
+    test_writer_refuses();
+    test_portals();
+    test_malformed();
+    test_random_corruption();
+    uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
+    CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u broke a rule", files, failures);
+    if (test_failures)
+        fprintf(stderr, "FAIL: %d check(s) failed\n", test_failures);
+    return test_failures ? 1 : 0;
+}
