@@ -79,8 +79,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-// Percentile of n samples (sorted copy; nearest rank).
-static double percentile(const double *samples, uint32_t n, double q)
+double cs_bench_percentile(const double *samples, uint32_t n, double q)
 {
     if (n == 0)
         return 0;
@@ -238,13 +237,13 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
             res->particles += field.dims[0] * field.dims[1] * CS_MAX(field.dims[2], 1u);
         }
     }
-    res->median_ms = percentile(totals, done, 0.5);
-    res->p90_ms = percentile(totals, done, 0.9);
-    res->wall_median_ms = percentile(walls, done, 0.5);
+    res->median_ms = cs_bench_percentile(totals, done, 0.5);
+    res->p90_ms = cs_bench_percentile(totals, done, 0.9);
+    res->wall_median_ms = cs_bench_percentile(walls, done, 0.5);
     res->particle_steps_per_s = res->median_ms > 0 ? res->particles / (res->median_ms * 1e-3) : 0;
     for (uint32_t q = 0; q < res->pass_count; q++) {
-        res->passes[q].median_ms = percentile(per_pass + (size_t)q * steps, done, 0.5);
-        res->passes[q].p90_ms = percentile(per_pass + (size_t)q * steps, done, 0.9);
+        res->passes[q].median_ms = cs_bench_percentile(per_pass + (size_t)q * steps, done, 0.5);
+        res->passes[q].p90_ms = cs_bench_percentile(per_pass + (size_t)q * steps, done, 0.9);
     }
     free(totals), free(walls), free(per_pass);
     cs_recorder_destroy(&rec);

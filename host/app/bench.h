@@ -38,3 +38,7 @@ bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err
 int cs_bench(const cs_bench_options *opt);
 // `cistern bench --surface`: see bench_surface.c and docs/benchmarks.md.
 int cs_bench_surface(const cs_bench_options *opt);
+
+// Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
+// n is 0). The one statistic both benchmarks quote.
+double cs_bench_percentile(const double *samples, uint32_t n, double q);

@@ -73,25 +73,6 @@ typedef struct surf_particles {
     double sim_seconds;        // simulated time when taken
 } surf_particles;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double percentile(const double *samples, uint32_t n, double q)
-{
-    if (n == 0)
-        return 0;
-    double *s = malloc(n * sizeof *s);
-    memcpy(s, samples, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    uint32_t k = (uint32_t)ceil(q * n) - 1;
-    double v = s[CS_MIN(k, n - 1)];
-    free(s);
-    return v;
-}
-
 // Simulates the scene and keeps the first particle fluid's positions.
 static bool take_particles(cs_context *ctx, const cs_bench_options *opt, surf_particles *out, cs_error *err)
 {
@@ -282,14 +263,14 @@ static void run_field(cs_context *ctx, const cs_bench_options *opt, cs_surface *
     if (!res->skipped) {
         res->vertices = surf->vertex_count;
         res->triangles = surf->triangle_count;
-        res->extract_median_ms = percentile(extract, steps, 0.5);
-        res->extract_p90_ms = percentile(extract, steps, 0.9);
-        res->splat_median_ms = percentile(splat, steps, 0.5);
-        res->splat_p90_ms = percentile(splat, steps, 0.9);
-        res->wall_median_ms = percentile(wall, steps, 0.5);
+        res->extract_median_ms = cs_bench_percentile(extract, steps, 0.5);
+        res->extract_p90_ms = cs_bench_percentile(extract, steps, 0.9);
+        res->splat_median_ms = cs_bench_percentile(splat, steps, 0.5);
+        res->splat_p90_ms = cs_bench_percentile(splat, steps, 0.9);
+        res->wall_median_ms = cs_bench_percentile(wall, steps, 0.5);
         for (int q = 0; q < SURF_PASSES; q++) {
-            res->pass_median_ms[q] = percentile(passes + (size_t)q * steps, steps, 0.5);
-            res->pass_p90_ms[q] = percentile(passes + (size_t)q * steps, steps, 0.9);
+            res->pass_median_ms[q] = cs_bench_percentile(passes + (size_t)q * steps, steps, 0.5);
+            res->pass_p90_ms[q] = cs_bench_percentile(passes + (size_t)q * steps, steps, 0.9);
         }
         res->triangles_per_s = res->extract_median_ms > 0 ? res->triangles / (res->extract_median_ms * 1e-3) : 0;
     }
@@ -326,7 +307,7 @@ static void run_field(cs_context *ctx, const cs_bench_options *opt, cs_surface *
         res->cpu_match = m.vertex_count == res->vertices && m.triangle_count == res->triangles;
         surface_ref_free(&m);
     }
-    res->cpu_ms = percentile(cpu, opt->cpu_runs, 0.5);
+    res->cpu_ms = cs_bench_percentile(cpu, opt->cpu_runs, 0.5);
     res->ratio = res->extract_median_ms > 0 ? res->cpu_ms / res->extract_median_ms : 0;
     free(cpu);
     free(f);
