@@ -180,7 +180,11 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
     ok = ok && cs_fluid_program(&w->fluid, "wcsph/density.comp", defines, &w->density, err);
-    ok = ok && cs_fluid_program(&w->fluid, "wcsph/forces.comp", defines, &w->forces, err);
+    // With moving bodies the forces also hand them the pressure of their
+    // faces (forces.comp WITH_IMPULSES).
+    const cs_define defines_impulses[] = {{"WCSPH_KERNEL", kernel}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
+    ok = ok && cs_fluid_program(&w->fluid, "wcsph/forces.comp", w->fluid.impulse_slots ? defines_impulses : defines,
+                                &w->forces, err);
     if (!ok) {
         cs_wcsph_destroy(w);
         return false;
@@ -219,11 +223,14 @@ void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
     cs_fluid *f = &w->fluid;
     cs_wcsph_push pc = {.count = f->count};
     cs_pass_begin(rec, "wcsph: forces");
-    cs_dispatch(rec, w->forces, &(cs_dispatch_desc){
+    cs_dispatch_desc dd = {
         .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_vel(f),
                     cs_fluid_mat(f), &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], cs_fluid_pos_alt(f),
                     cs_fluid_vel_alt(f)},
-        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+        .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
+    if (f->impulse_slots)
+        dd.buffers[10] = &f->body_impulses;
+    cs_dispatch(rec, w->forces, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);

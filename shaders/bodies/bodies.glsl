@@ -80,6 +80,41 @@ vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel)
     return vec4(n_best, best);
 }
 
+// The face of body b nearest to x, as a wall model reads it (the fluids'
+// boundary density and pressure treat it locally as a half-space):
+//   xyz = the face's unit normal (out of the body, into the fluid),
+//   w   = the signed distance to it (> 0 outside, < 0 inside).
+// A polytope: the largest signed plane distance (inside: the shallowest
+// plane; outside: a lower bound near edges and corners); a sphere: the
+// radial distance (its tangent plane). Broad phase: a point farther than
+// the bounding sphere plus `reach` answers (0, CS_BODY_FAR). Ties go to the
+// lowest plane.
+vec4 cs_body_face(uint b, vec3 x, float reach)
+{
+    cs_body_gpu body = CS_BODY_SET.bodies[b];
+    vec3 r = x - body.centre.xyz;
+    float r2 = dot(r, r);
+    float R = body.centre.w + reach;
+    if (!(r2 <= R * R))
+        return vec4(0.0, 0.0, 0.0, CS_BODY_FAR);
+    if (body.omega.w > 0.0) {
+        float len = sqrt(r2);
+        vec3 n = len > 0.0 ? r / len : vec3(0.0, 1.0, 0.0);
+        return vec4(n, len - body.omega.w);
+    }
+    float best = -CS_BODY_FAR;
+    vec3 n_best = vec3(0.0);
+    for (uint k = 0u; k < body.info.y; k++) {
+        vec4 p = CS_BODY_SET.planes[body.info.x + k];
+        float d = dot(p.xyz, x) - p.w;
+        if (d > best) {
+            best = d;
+            n_best = p.xyz;
+        }
+    }
+    return vec4(n_best, best);
+}
+
 // Pushes x out of every body it is inside, along the contact normal, onto
 // the surface; the velocity relative to the body's surface there loses its
 // normal part into the body (reflected with restitution e) and a fraction
