@@ -1,7 +1,7 @@
 // common.h — what every module of cistern includes: Vulkan through volk, the
 // two kinds of failure, and small helpers.
 //
-// Two kinds of failure (DESIGN.md):
+// Two kinds of failure:
 //  - a Vulkan call that must not fail goes through VK_CHECK, which prints
 //    file:line, the call and the VkResult name, then aborts;
 //  - anything a user can cause (a file, a scene key, a shader edit, a too
