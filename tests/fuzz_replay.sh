@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# fuzz_replay.sh — replays the scene fuzzer's corpus (tests/fuzz/corpus/scene)
-# through the ordinary build's parser: test_scene --corpus parses, fills,
-# scales and frees every file; each must parse or be refused with a message.
+# fuzz_replay.sh — replays every fuzzer's corpus through the ordinary
+# build's parsers, without clang:
+#   scene  tests/fuzz/corpus/scene through test_scene --corpus (parse, fill,
+#          scale, free; each file parses or is refused with a message);
+#   tr1    tests/fuzz/corpus/tr1 through test_level --corpus (each level is
+#          read and written back to the same bytes, or refused with
+#          "PATH: byte N: ...").
 # Under valgrind (when installed) any invalid access or leak fails the test,
-# so the corpus (and test_scene's bad-input table) keeps guarding what the libFuzzer + ASan run found, without
-# clang. CTest passes the cistern binary as $1 and runs this in the build
-# folder, where test_scene lives.
+# and each driver's whole test runs too (its bad-input tables walk every
+# error path), so the corpora keep guarding what the libFuzzer + ASan runs
+# found. CTest passes the cistern binary as $1 and runs this in the build
+# folder, where the test drivers live.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-corpus="$here/fuzz/corpus/scene"
-driver="./test_scene"
-if [ ! -x "$driver" ]; then
-  echo "fuzz_replay: no $driver in $(pwd) (build the test_scene target)" >&2
-  exit 1
-fi
+vg=()
 if command -v valgrind >/dev/null; then
   vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
-  "${vg[@]}" "$driver" --corpus "$corpus"
-  # The whole scene test too: its bad-input table walks every error path.
-  exec "${vg[@]}" "$driver"
+else
+  echo "fuzz_replay: valgrind not installed; replaying without leak checks" >&2
 fi
-echo "fuzz_replay: valgrind not installed; replaying without leak checks" >&2
-exec "$driver" --corpus "$corpus"
+# corpus folder : driver
+for pair in scene:test_scene tr1:test_level; do
+  corpus="$here/fuzz/corpus/${pair%%:*}" driver="./${pair##*:}"
+  if [ ! -x "$driver" ]; then
+    echo "fuzz_replay: no $driver in $(pwd) (build the ${pair##*:} target)" >&2
+    exit 1
+  fi
+  "${vg[@]}" "$driver" --corpus "$corpus"
+  if [ ${#vg[@]} -gt 0 ]; then "${vg[@]}" "$driver"; fi
+done
+echo PASS
