@@ -66,12 +66,25 @@ static void built_destroy(cs_context *ctx, built *b)
     memset(b, 0, sizeof *b);
 }
 
+// A file's canonical spelling (realpath), so any spelling of it compares
+// equal with strcmp; as given when it cannot be resolved or does not fit.
+static void canonical_path(const char *path, char out[256])
+{
+    char full[PATH_MAX];
+    if (realpath(path, full) && strlen(full) < 256)
+        snprintf(out, 256, "%s", full);
+    else
+        snprintf(out, 256, "%s", path);
+}
+
+// Dependencies are stored canonical, once per build, so a hot-reload walk
+// compares strings instead of resolving every program's files again.
 static void add_deps(built *b, const cs_spirv *spirv)
 {
     b->deps = realloc(b->deps, (b->dep_count + spirv->dep_count) * sizeof b->deps[0]);
     CS_ASSERT(b->deps || b->dep_count + spirv->dep_count == 0, "out of memory");
     for (uint32_t i = 0; i < spirv->dep_count; i++)
-        snprintf(b->deps[b->dep_count++], sizeof b->deps[0], "%s", spirv->deps[i]);
+        canonical_path(spirv->deps[i], b->deps[b->dep_count++]);
 }
 
 static VkShaderModule make_module(cs_context *ctx, const cs_spirv *spirv)
@@ -119,7 +132,7 @@ static bool check_push_size(cs_context *ctx, const cs_reflection *refl, const ch
                    refl->push_constant_size, ctx->props.limits.maxPushConstantsSize);
 }
 
-static bool build_compute(cs_context *ctx, const cs_program_desc *desc, const char *name, built *out, cs_error *err)
+static bool build_compute(cs_context *ctx, const cs_program_desc *desc, built *out, cs_error *err)
 {
     cs_spirv spirv;
     if (!compile_stage(desc->path, desc, &spirv, &out->reflection, err))
@@ -144,7 +157,6 @@ static bool build_compute(cs_context *ctx, const cs_program_desc *desc, const ch
     VK_CHECK(vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, &out->pipeline));
     vkDestroyShaderModule(ctx->device, module, NULL);
     cs_spirv_free(&spirv);
-    (void)name;
     return true;
 }
 
@@ -279,7 +291,7 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
 static bool build(cs_context *ctx, const cs_program *prog, built *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
-    bool ok = prog->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE ? build_compute(ctx, &prog->desc, prog->name, out, err)
+    bool ok = prog->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE ? build_compute(ctx, &prog->desc, out, err)
                                                                  : build_graphics(ctx, &prog->desc, prog->name, out, err);
     if (!ok) {
         built_destroy(ctx, out);
@@ -460,19 +472,19 @@ bool cs_program_reload(cs_context *ctx, cs_program_id id, cs_error *err)
     return reload_entry(ctx, prog, err);
 }
 
+static bool depends_on_canonical(const cs_program *prog, const char *canonical)
+{
+    for (uint32_t i = 0; i < prog->dep_count; i++)
+        if (strcmp(prog->deps[i], canonical) == 0)
+            return true;
+    return false;
+}
+
 bool cs_program_depends_on(const cs_program *prog, const char *path)
 {
-    char want[PATH_MAX];
-    if (!realpath(path, want))
-        snprintf(want, sizeof want, "%s", path);
-    for (uint32_t i = 0; i < prog->dep_count; i++) {
-        char have[PATH_MAX];
-        if (!realpath(prog->deps[i], have))
-            snprintf(have, sizeof have, "%s", prog->deps[i]);
-        if (strcmp(have, want) == 0)
-            return true;
-    }
-    return false;
+    char canonical[256];
+    canonical_path(path, canonical);
+    return depends_on_canonical(prog, canonical);
 }
 
 static void append_name(cs_reload_report *report, const char *name)
@@ -486,12 +498,12 @@ static void append_name(cs_reload_report *report, const char *name)
     snprintf(report->names + used, sizeof report->names - used, "%s%s", used ? ", " : "", name);
 }
 
-static bool affected(const cs_program *prog, const char *const *paths, uint32_t count)
+static bool affected(const cs_program *prog, char (*canonical)[256], uint32_t count)
 {
     if (prog->stale)
         return true;
     for (uint32_t i = 0; i < count; i++)
-        if (cs_program_depends_on(prog, paths[i]))
+        if (depends_on_canonical(prog, canonical[i]))
             return true;
     return false;
 }
@@ -503,10 +515,13 @@ void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_
     uint32_t n = 0;
     uint32_t *which = malloc((ctx->program_slots + 1) * sizeof *which);
     built *fresh = calloc(ctx->program_slots + 1, sizeof *fresh);
-    CS_ASSERT(which && fresh, "out of memory for a reload of %u programs", ctx->program_slots);
+    char (*canonical)[256] = malloc((count + 1) * sizeof *canonical);
+    CS_ASSERT(which && fresh && canonical, "out of memory for a reload of %u programs", ctx->program_slots);
+    for (uint32_t i = 0; i < count; i++)
+        canonical_path(paths[i], canonical[i]);
     for (uint32_t i = 0; i < ctx->program_slots; i++) {
         cs_program *prog = ctx->programs[i];
-        if (!prog->live || !affected(prog, paths, count))
+        if (!prog->live || !affected(prog, canonical, count))
             continue;
         cs_error err;
         if (rebuild(ctx, prog, &fresh[n], &err)) {
@@ -536,6 +551,7 @@ void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_
     }
     free(which);
     free(fresh);
+    free(canonical);
 }
 
 void cs_programs_reload(cs_context *ctx, const char *path, cs_reload_report *report)

@@ -55,7 +55,7 @@ typedef struct cs_program {
     char path_text[3][128];    // path, vert, frag
     char define_text[CS_MAX_DEFINES][2][64];
     char name[96];
-    char (*deps)[256];         // the shader files and everything they include
+    char (*deps)[256];         // the shader files and everything they include, canonical (realpath)
     uint32_t dep_count;
 } cs_program;
 
