@@ -342,26 +342,70 @@ static void write_csv(const char *path, const bench_result *res, uint32_t n)
 
 // A log-log plot of ms/step against particles, one line per pass, as PNG and
 // SVG through gnuplot (skipped with a note when gnuplot is missing).
-static void write_plots(const char *dir, const char *title, const bench_result *res, uint32_t n)
+bool cs_bench_have_gnuplot(void)
 {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        fprintf(stderr, "cistern: gnuplot not found; no plots (apt-get install gnuplot-nox)\n");
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0)
+        return true;
+    fprintf(stderr, "cistern: gnuplot not found; no plots (apt-get install gnuplot-nox)\n");
+    return false;
+}
+
+void cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
+                   const char *const *series, const char *const *styles, uint32_t series_count)
+{
+    char data_path[600], script_path[600];
+    snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
+    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
+    FILE *s = fopen(script_path, "w");
+    if (!s || series_count == 0) {
+        if (s)
+            fclose(s);
         return;
     }
+    for (int fmt = 0; fmt < 2; fmt++) {
+        fprintf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
+                            : "set terminal svg size 1000,700\nset output '%s/plot.svg'\n",
+                dir);
+        fprintf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel '%s'\n"
+                   "set ylabel '%s'\nset key outside right noenhanced\nset grid\n",
+                title, xlabel, ylabel);
+        for (uint32_t q = 0; q < series_count; q++) {
+            const char *style = styles && styles[q] ? styles[q] : "";
+            if (q == 0)
+                fprintf(s, "plot '%s' index 0 with linespoints %s title '%s'", data_path, style, series[q]);
+            else
+                fprintf(s, ", '' index %u with linespoints %s title '%s'", q, style, series[q]);
+        }
+        fprintf(s, "\n");
+    }
+    fclose(s);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null || gnuplot -e \"set terminal png\" '%s' 2>/dev/null",
+             script_path, script_path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cistern: gnuplot failed; see %s\n", script_path);
+}
+
+static void write_plots(const char *dir, const char *title, const bench_result *res, uint32_t n)
+{
+    if (!cs_bench_have_gnuplot())
+        return;
     const bench_result *first = NULL;
     for (uint32_t i = 0; i < n && !first; i++)
         if (!res[i].skipped)
             first = &res[i];
     if (!first)
         return;
-    char data_path[600], script_path[600];
+    char data_path[600];
     snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
-    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
     FILE *d = fopen(data_path, "w");
     if (!d)
         return;
     // One block per series (gnuplot "index"): total, then each pass.
+    const char *series[1 + MAX_PASSES], *styles[1 + MAX_PASSES] = {"lw 3"};
+    uint32_t series_count = 0;
     for (int q = -1; q < (int)first->pass_count; q++) {
+        series[series_count++] = q < 0 ? "total" : first->passes[q].name;
         fprintf(d, "# %s\n", q < 0 ? "total" : first->passes[q].name);
         for (uint32_t i = 0; i < n; i++) {
             if (res[i].skipped)
@@ -376,27 +420,7 @@ static void write_plots(const char *dir, const char *title, const bench_result *
         fprintf(d, "\n\n");
     }
     fclose(d);
-    FILE *s = fopen(script_path, "w");
-    if (!s)
-        return;
-    for (int fmt = 0; fmt < 2; fmt++) {
-        fprintf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
-                            : "set terminal svg size 1000,700\nset output '%s/plot.svg'\n",
-                dir);
-        fprintf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel 'particles'\n"
-                   "set ylabel 'GPU ms per step (median)'\nset key outside right noenhanced\nset grid\n",
-                title);
-        fprintf(s, "plot '%s' index 0 with linespoints lw 3 title 'total'", data_path);
-        for (uint32_t q = 0; q < first->pass_count; q++)
-            fprintf(s, ", '' index %u with linespoints title '%s'", q + 1, first->passes[q].name);
-        fprintf(s, "\n");
-    }
-    fclose(s);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null || gnuplot -e \"set terminal png\" '%s' 2>/dev/null",
-             script_path, script_path);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cistern: gnuplot failed; see %s\n", script_path);
+    cs_bench_plot(dir, title, "particles", "GPU ms per step (median)", series, styles, series_count);
 }
 
 static void print_baseline(const char *path, const bench_result *res, uint32_t n)

@@ -42,3 +42,12 @@ int cs_bench_surface(const cs_bench_options *opt);
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.
 double cs_bench_percentile(const double *samples, uint32_t n, double q);
+
+// Plots: true when gnuplot is installed (else says how to get it).
+bool cs_bench_have_gnuplot(void);
+// Writes DIR/plot.gp for DIR/plot.dat (the caller's data, one gnuplot
+// "index" block per series, in `series` order) and runs gnuplot for
+// DIR/plot.png and DIR/plot.svg, log-log. styles[q] (may be NULL) adds
+// gnuplot line options to series q ("lw 3", "dt 2").
+void cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
+                   const char *const *series, const char *const *styles, uint32_t series_count);

@@ -464,13 +464,10 @@ static void write_csv(const char *path, const surf_result *res, uint32_t count)
 // reference, through gnuplot (skipped with a note when it is missing).
 static void write_plots(const char *dir, const char *title, const surf_result *res, uint32_t count)
 {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        fprintf(stderr, "cistern: gnuplot not found; no plots (apt-get install gnuplot-nox)\n");
+    if (!cs_bench_have_gnuplot())
         return;
-    }
-    char data_path[600], script_path[600];
+    char data_path[600];
     snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
-    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
     FILE *d = fopen(data_path, "w");
     if (!d)
         return;
@@ -497,27 +494,8 @@ static void write_plots(const char *dir, const char *title, const surf_result *r
         fprintf(d, "\n\n");
     }
     fclose(d);
-    FILE *s = fopen(script_path, "w");
-    if (!s)
-        return;
-    for (int fmt = 0; fmt < 2; fmt++) {
-        fprintf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
-                            : "set terminal svg size 1000,700\nset output '%s/plot.svg'\n",
-                dir);
-        fprintf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel 'field nodes'\n"
-                   "set ylabel 'ms (median)'\nset key outside right noenhanced\nset grid\n",
-                title);
-        fprintf(s, "plot '%s' index 0 with linespoints lw 2 title '%s'", data_path, series[0]);
-        for (int q = 1; q < 8; q++)
-            fprintf(s, ", '' index %d with linespoints %s title '%s'", q, q >= 5 ? "dt 2" : "", series[q]);
-        fprintf(s, "\n");
-    }
-    fclose(s);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null || gnuplot -e \"set terminal png\" '%s' 2>/dev/null",
-             script_path, script_path);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cistern: gnuplot failed; see %s\n", script_path);
+    static const char *styles[8] = {"lw 2", NULL, NULL, NULL, NULL, "dt 2", "dt 2", "dt 2"};
+    cs_bench_plot(dir, title, "field nodes", "ms (median)", series, styles, 8);
 }
 
 int cs_bench_surface(const cs_bench_options *opt)
