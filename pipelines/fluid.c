@@ -94,6 +94,13 @@ static double spiky_line_2d(double t, const double *arg)
 }
 static double spiky_ring_3d(double r, const double *arg) { (void)arg; return pow(1.0 - r, 3) * r; }
 
+// The lattice spacing of a fluid's particles: the scene's, else half the
+// smoothing radius (what emitters then use too).
+static float cs_fluid_spacing(const cs_scene *sc)
+{
+    return sc->particle_spacing > 0.0f ? sc->particle_spacing : sc->smoothing_radius * 0.5f;
+}
+
 static double boundary_phi(int dim, double u)
 {
     const int n = 2048;
@@ -173,6 +180,7 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const 
     }
     f->boundary_fill = boundary_fill(f->dim, sc->smoothing_radius, sc->particle_spacing);
     boundary_tables(f->dim, f->boundary_fill, p->boundary);
+    p->wall = (vec4){0.5f * cs_fluid_spacing(sc), 0.0f, 0.0f, 0.0f};
 }
 
 void cs_fluid_upload_params(cs_fluid *f)
@@ -445,7 +453,7 @@ void cs_fluid_record_emit(cs_fluid *f, cs_recorder *rec)
         if (!any)
             cs_pass_begin(rec, "emit");
         any = true;
-        float spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : sc->smoothing_radius * 0.5f;
+        float spacing = cs_fluid_spacing(sc);
         uint32_t slots = (uint32_t)CS_MAX(1.0f, floorf(em->width / spacing + 1e-3f));
         float u[3], v[3];
         across_vectors(em->direction, f->dim, u, v);

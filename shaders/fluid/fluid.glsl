@@ -67,27 +67,36 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2)
     return (-fp.kernel.y * d * d * inv_len) * r;
 }
 
+#define CS_WALL_MARGIN (fp.wall.x)
+
 // Pushes x out of every rigid body (cs_bodies_collide), then back inside: a
-// projection onto every half-space of the boundary set it went through, the walls first and the box faces last (so no
-// particle ever ends outside the box). A box face clamps its axis exactly
-// (x[a] = min or max) and reverses that velocity component; a wall moves x
-// along its normal. The normal velocity into a boundary is reflected,
-// scaled by the restitution.
+// projection onto every half-space of the boundary set it went through, the
+// walls first and the box faces last (so no particle ever ends outside the
+// box). A particle centre stays CS_WALL_MARGIN (half the spacing) inside
+// every plane: the particle's own extent keeps it off the wall, and the
+// boundary density (cs_boundary, the SPH mirrors, the WCSPH wall layers) is
+// right for a first row there; clamping onto the plane itself let gravity
+// press half the bottom row onto the floor, where it sits inside the wall's
+// virtual fluid. A box face clamps its axis exactly (x[a] = min + margin or
+// max - margin) and reverses that velocity component; a wall moves x along
+// its normal. The normal velocity into a boundary is reflected, scaled by
+// the restitution.
 void cs_collide(inout vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
+    float margin = CS_WALL_MARGIN;
     // Bodies first (bodies.glsl), so the boundary set has the last word and
     // nothing ends outside the box.
     cs_bodies_collide(x, v, e);
     for (uint i = 0u; i < cs_boundary_count(); i++) {
         uint k = cs_boundary_box_last(i);
         vec4 p = cs_boundary_plane(k);
-        float d = cs_boundary_distance(k, x);
+        float d = cs_boundary_distance(k, x) - margin;
         if (!(d < 0.0))
             continue;
         if (cs_boundary_is_box_face(k)) {
             uint a = cs_boundary_face_axis(k);
-            x[a] = p[a] * p.w; // min, or -1 * -max
+            x[a] = p[a] * (p.w + margin); // min + margin, or -1 * (-max + margin)
             if (p[a] * v[a] < 0.0)
                 v[a] = -e * v[a];
         } else {
@@ -106,21 +115,22 @@ void cs_collide(inout vec3 x, inout vec3 v)
 
 // For position-based solvers: x was already pushed inside (cs_collide on the
 // predicted position) and v derived from the motion; where x touches a
-// boundary and v still points into it, reflect v with the restitution. A box
-// face touches where the clamp put x (d <= 0); a wall within 1e-5 h (its
-// projection lands on the plane only to rounding).
+// boundary's margin and v still points into it, reflect v with the
+// restitution. Touching: within 1e-5 h of the margin (the clamp lands on it
+// only to rounding).
 void cs_restitute(vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
     float touch = 1e-5 * CS_H;
+    float margin = CS_WALL_MARGIN;
     cs_bodies_restitute(x, v, e, touch);
     for (uint i = 0u; i < cs_boundary_count(); i++) {
         uint k = cs_boundary_box_last(i);
         vec4 p = cs_boundary_plane(k);
-        float d = cs_boundary_distance(k, x);
+        float d = cs_boundary_distance(k, x) - margin;
         if (cs_boundary_is_box_face(k)) {
             uint a = cs_boundary_face_axis(k);
-            if (d <= 0.0 && p[a] * v[a] < 0.0)
+            if (d <= touch && p[a] * v[a] < 0.0)
                 v[a] = -e * v[a];
         } else {
             vec3 n = p.xyz;

@@ -48,6 +48,12 @@ struct cs_fluid_params {
     //   y = kappa * h * integral of the spiky kernel over the plane at distance d
     //       (= h |integral of grad W over the half-space|), zw = 0.
     vec4 boundary[CS_FLUID_BOUNDARY_SAMPLES];
+    // x = collision margin: how close a particle centre may come to a box
+    // face or a wall (fluid.glsl cs_collide). A particle is a cube of the
+    // spacing around its centre, so the margin is half the spacing: the
+    // first row of a lattice sits there, and the boundary density above is
+    // calibrated for that distance. yzw = 0.
+    vec4 wall;
 };
 
 // Push constants of the base passes.
