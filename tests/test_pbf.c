@@ -109,6 +109,7 @@ static void ref_params_from(void *state, pbf_ref_params *p)
     p->h = s->smoothing_radius;
     p->dt = s->dt;
     p->restitution = s->boundary_restitution;
+    p->margin = f->params.wall.x;
     p->wall_count = s->wall_count;
     for (uint32_t w = 0; w < s->wall_count; w++) {
         for (int a = 0; a < 3; a++)

@@ -37,6 +37,7 @@ typedef struct pbf_ref_params {
     double h, dt;
     double gravity[3];
     double restitution;
+    double margin;                // collision margin: centres stay this far inside every plane
     uint32_t wall_count;
     double walls[16][4];          // normal xyz, offset: fluid keeps dot(n, x) >= offset
     double mass[8], rho0[8];      // per material
@@ -80,13 +81,15 @@ static void pbf_ref_collide(const pbf_ref_params *p, double x[3])
 {
     for (uint32_t w = 0; w < p->wall_count; w++) {
         const double *n = p->walls[w];
-        double d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3];
+        double d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - p->margin;
         if (d < 0.0)
             for (int a = 0; a < 3; a++)
                 x[a] -= d * n[a];
     }
-    for (int a = 0; a < p->dim; a++)
-        x[a] = x[a] < p->lo[a] ? p->lo[a] : x[a] > p->hi[a] ? p->hi[a] : x[a];
+    for (int a = 0; a < p->dim; a++) {
+        double lo = p->lo[a] + p->margin, hi = p->hi[a] - p->margin;
+        x[a] = x[a] < lo ? lo : x[a] > hi ? hi : x[a];
+    }
     if (p->dim == 2)
         x[2] = 0.0;
 }
@@ -97,14 +100,14 @@ static void pbf_ref_restitute(const pbf_ref_params *p, const double x[3], double
     for (uint32_t w = 0; w < p->wall_count; w++) {
         const double *n = p->walls[w];
         double vn = n[0] * v[0] + n[1] * v[1] + n[2] * v[2];
-        if (n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] <= touch && vn < 0.0)
+        if (n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - p->margin <= touch && vn < 0.0)
             for (int a = 0; a < 3; a++)
                 v[a] -= (1.0 + e) * vn * n[a];
     }
     for (int a = 0; a < p->dim; a++) {
-        if (x[a] <= p->lo[a] && v[a] < 0.0)
+        if (x[a] - p->lo[a] - p->margin <= touch && v[a] < 0.0)
             v[a] = -e * v[a];
-        if (x[a] >= p->hi[a] && v[a] > 0.0)
+        if (p->hi[a] - x[a] - p->margin <= touch && v[a] > 0.0)
             v[a] = -e * v[a];
     }
 }
