@@ -16,8 +16,9 @@
 //     stays within 1e-4 of the initial (relative) for WCSPH, 1e-3 for PBF
 //     (its velocities are differences of rounded float positions).
 //  5. Archimedes, as far as the model goes: in a small WCSPH tank a box of
-//     2 rho0 reaches the floor, one of 0.5 rho0 floats 0.3-0.5 of its height
-//     submerged (not yet Archimedes' 0.5: see test_archimedes).
+//     2 rho0 sinks, drives the fluid out from under it and rests on the
+//     floor, one of 0.5 rho0 floats 0.3-0.5 of its height submerged (not yet
+//     Archimedes' 0.5: see test_archimedes).
 //  6. 2D: a pentagon (polytope) falling and turning into a PBF pool, and a
 //     static disc: no particle inside either (as in 2), everything finite,
 //     two runs the same bytes.
@@ -520,20 +521,31 @@ static void test_archimedes(cs_context *ctx)
 {
     double gap_light, gap_heavy;
     double light = tank(ctx, 500.0, 60, &gap_light);
-    double heavy = tank(ctx, 2000.0, 30, &gap_heavy);
+    double heavy = tank(ctx, 2000.0, 100, &gap_heavy);
     printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 1.2 s (ideal 0.5), %.4f m above the floor; one of "
-           "2 rho0 is %.3f submerged, %.4f m above the floor after 0.6 s\n",
+           "2 rho0 is %.3f submerged, %.4f m above the floor after 2 s\n",
            light, gap_light, heavy, gap_heavy);
     // The WCSPH density and pressure see the bodies (each body's nearest
     // face as a wall, its pressure handed back to the body), so the box of
     // 0.5 rho0 floats: it bobs and settles at 0.30-0.40 of its height
-    // submerged (measured: 0.363 at 1.2 s, 0.397 at 2 s), not yet
-    // Archimedes' 0.5 +- 0.05 (the faces' wall layers lift it too much).
-    // Before (collisions only) it sank: 0.74 at 0.6 s, 1.01 at 1.2 s. The
-    // box of 2 rho0 still reaches the floor (sinking at about g/2 now).
+    // submerged (measured: 0.399 at 1.2 s; 0.363 before the collision
+    // margin), not yet Archimedes' 0.5 +- 0.05 (the faces' wall layers lift
+    // it too much).
+    // Before (collisions only) it sank: 0.74 at 0.6 s, 1.01 at 1.2 s.
     CHECK(light > 0.3 && light < 0.5, "a box of 0.5 rho0 is %.3f submerged after 1.2 s", light);
     CHECK(gap_light > 0.1, "a box of 0.5 rho0 is only %.4f m above the floor after 1.2 s", gap_light);
-    CHECK(gap_heavy < 0.01, "a box of 2 rho0 stays %.4f m above the floor", gap_heavy);
+    // The box of 2 rho0 sinks at about g/2 and lands on the last layer of
+    // fluid, one row (0.03 m) thick: at 0.6 s its bottom is 0.0295 m up with
+    // about 40 centres under it. It drives them out sideways and touches the
+    // floor at about 1.6 s (the bodies stop at the box faces themselves; the
+    // collision margin keeps particle centres half a spacing up, but yields
+    // to a body, fluid.glsl cs_collide). Measured: 0.0096 m at 1.4 s,
+    // 0.0007 m at 1.6 s, 0.0000 m from 1.8 s (on one edge, tilted 14
+    // degrees over a wedge of fluid: the domain contact applies no torque,
+    // bodies.h, so nothing lays it flat). Before the margin the bottom row
+    // could sink into the floor and the box rested on it 0.004 m up for good
+    // (0.0041 m at 0.6 s, 0.0037 m at 2 s): this checked 0.01 m at 0.6 s.
+    CHECK(gap_heavy < 1e-3, "a box of 2 rho0 stays %.4f m above the floor after 2 s", gap_heavy);
 }
 
 // ---- 6. A 2D world ---------------------------------------------------------------

@@ -1,7 +1,7 @@
 // bodies.glsl — particles against rigid convex bodies (bodies_shared.h
 // cs_body_set): the contact query and the collision response the fluid
-// wall models (fluid.glsl cs_collide, cs_restitute) run before the boundary
-// set's planes.
+// wall models (fluid.glsl cs_collide, cs_restitute) run between two passes
+// over the boundary set's planes (with the collision margin, then without).
 //
 // Before including, define CS_BODY_SET as the cs_body_set to read and
 // CS_BODY_DT as the substep length (fluid.glsl: fp.bodies, the fluid's dt).

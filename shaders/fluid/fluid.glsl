@@ -69,25 +69,14 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2)
 
 #define CS_WALL_MARGIN (fp.wall.x)
 
-// Pushes x out of every rigid body (cs_bodies_collide), then back inside: a
-// projection onto every half-space of the boundary set it went through, the
-// walls first and the box faces last (so no particle ever ends outside the
-// box). A particle centre stays CS_WALL_MARGIN (half the spacing) inside
-// every plane: the particle's own extent keeps it off the wall, and the
-// boundary density (cs_boundary, the SPH mirrors, the WCSPH wall layers) is
-// right for a first row there; clamping onto the plane itself let gravity
-// press half the bottom row onto the floor, where it sits inside the wall's
-// virtual fluid. A box face clamps its axis exactly (x[a] = min + margin or
-// max - margin) and reverses that velocity component; a wall moves x along
-// its normal. The normal velocity into a boundary is reflected, scaled by
-// the restitution.
-void cs_collide(inout vec3 x, inout vec3 v)
+// One projection onto every half-space of the boundary set, keeping the
+// centre `margin` inside each plane: the walls first and the box faces last
+// (so no particle ever ends outside the box). A box face clamps its axis
+// exactly (x[a] = min + margin or max - margin) and reverses that velocity
+// component; a wall moves x along its normal. The normal velocity into a
+// boundary is reflected, scaled by the restitution e.
+void cs_collide_boundary(inout vec3 x, inout vec3 v, float e, float margin)
 {
-    float e = CS_RESTITUTION;
-    float margin = CS_WALL_MARGIN;
-    // Bodies first (bodies.glsl), so the boundary set has the last word and
-    // nothing ends outside the box.
-    cs_bodies_collide(x, v, e);
     for (uint i = 0u; i < cs_boundary_count(); i++) {
         uint k = cs_boundary_box_last(i);
         vec4 p = cs_boundary_plane(k);
@@ -107,23 +96,45 @@ void cs_collide(inout vec3 x, inout vec3 v)
                 v -= (1.0 + e) * vn * n;
         }
     }
+}
+
+// Keeps x inside the boundary set and out of every rigid body, reflecting
+// the normal velocity into either with the restitution. A particle centre
+// stays CS_WALL_MARGIN (half the spacing) inside every box face and wall:
+// the particle's own extent keeps it off the wall, and the boundary density
+// (cs_boundary, the SPH mirrors, the WCSPH wall layers) is right for a first
+// row there; clamping onto the plane itself let gravity press half the
+// bottom row onto the floor, where it sits inside the wall's virtual fluid.
+//
+// The margin yields to the bodies: a body touches the walls themselves
+// (bodies.h: its vertices stop at the box faces), so between a body and a
+// wall the gap can be thinner than the margin. Three steps: the planes with
+// the margin; then the bodies (cs_bodies_collide), which push a particle the
+// margin moved into a body back out along the body's contact normal (onto a
+// face parallel to the wall: into the gap; a slanted face: sideways, out of
+// the wedge); then the planes once more without the margin, so nothing ends
+// outside the box. With the margin last instead, a particle squeezed
+// between the ceiling and a body thrown against it ended 5e-4 m inside
+// the body (tests/test_bodies.c, the falling box). Without bodies the first
+// step is all there is.
+void cs_collide(inout vec3 x, inout vec3 v)
+{
+    float e = CS_RESTITUTION;
+    cs_collide_boundary(x, v, e, CS_WALL_MARGIN);
+    if (cs_body_count() > 0u) {
+        cs_bodies_collide(x, v, e);
+        cs_collide_boundary(x, v, e, 0.0);
+    }
 #if DIM == 2
     x.z = 0.0;
     v.z = 0.0;
 #endif
 }
 
-// For position-based solvers: x was already pushed inside (cs_collide on the
-// predicted position) and v derived from the motion; where x touches a
-// boundary's margin and v still points into it, reflect v with the
-// restitution. Touching: within 1e-5 h of the margin (the clamp lands on it
-// only to rounding).
-void cs_restitute(vec3 x, inout vec3 v)
+// The velocity half of cs_collide_boundary: where x touches a plane's
+// margin (within `touch`) and v points into it, reflect v with e.
+void cs_restitute_boundary(vec3 x, inout vec3 v, float e, float touch, float margin)
 {
-    float e = CS_RESTITUTION;
-    float touch = 1e-5 * CS_H;
-    float margin = CS_WALL_MARGIN;
-    cs_bodies_restitute(x, v, e, touch);
     for (uint i = 0u; i < cs_boundary_count(); i++) {
         uint k = cs_boundary_box_last(i);
         vec4 p = cs_boundary_plane(k);
@@ -138,6 +149,23 @@ void cs_restitute(vec3 x, inout vec3 v)
             if (d <= touch && vn < 0.0)
                 v -= (1.0 + e) * vn * n;
         }
+    }
+}
+
+// For position-based solvers: x was already pushed inside (cs_collide on the
+// predicted position) and v derived from the motion; where x touches a
+// boundary's margin or a body and v still points into it, reflect v with
+// the restitution. Touching: within 1e-5 h (the clamp lands on the margin
+// only to rounding). The same order as cs_collide, so in a gap between a
+// body and a wall thinner than the margin the body has the last word.
+void cs_restitute(vec3 x, inout vec3 v)
+{
+    float e = CS_RESTITUTION;
+    float touch = 1e-5 * CS_H;
+    cs_restitute_boundary(x, v, e, touch, CS_WALL_MARGIN);
+    if (cs_body_count() > 0u) {
+        cs_bodies_restitute(x, v, e, touch);
+        cs_restitute_boundary(x, v, e, touch, 0.0);
     }
 }
 
