@@ -119,6 +119,55 @@ static double rel_error_scalar(const double *gpu, const double *ref, uint32_t n,
     return scale > 0.0 ? err / scale : err;
 }
 
+// The density sums' bound: every particle's error within tol times the
+// largest value plus that particle's rounding floor (kernel_floor). NaN
+// never passes.
+static bool scalar_within(const double *gpu, const double *ref, const double *floor, uint32_t n, uint32_t stride,
+                          double tol)
+{
+    double scale = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        scale = fmax(scale, fabs(ref[i * stride]));
+    for (uint32_t i = 0; i < n; i++)
+        if (!(fabs(gpu[i * stride] - ref[i * stride]) <= tol * scale + floor[i]))
+            return false;
+    return true;
+}
+
+// Why a floor: a density term m (1 - q)^k is evaluated in float, and the
+// rounding of its argument q = r / h is amplified by the kernel's slope,
+// k / (1 - q) relative, without bound towards the support's edge. Its
+// magnitude is set by what q is computed from, not by the value:
+//  - a pair distance comes from the difference of two stored positions, so
+//    r is rounded relative to r itself (subtract, dot, sqrt, times 1/h: a
+//    few ulps of q);
+//  - a mirror distance 2d comes from a plane evaluated at absolute
+//    coordinates, d = n.x - w, rounded to a few ulps of |n|.|x| + |w|, not of
+//    d: near a wall far from the origin that cancels (seed 11821545566946:
+//    one particle 0.098 m from the slanted wall at |n.x| = 2.7 m, its only
+//    term; relative 1.3e-5 against a plain relative bound of 1e-5).
+// A plain relative bound, even one relative to the sum of the terms'
+// magnitudes (here the value itself: the terms are positive), counts
+// neither. The floor is the first-order error, sum of |dW/dq| dq; the
+// relative bound still covers the sums' own rounding.
+
+// A pair: the subtract, dot, sqrt and product with 1/h take about 5 ulps of
+// q; 8 allows for a device's sqrt (Vulkan: about 3 ulps).
+static double pair_q_rounding(double q) { return 8.0 * FLT_EPSILON * q; }
+
+static double mirror_q_rounding(const double plane[4], const double *x, double h, double q)
+{
+    double size = fabs(plane[3]);
+    for (int a = 0; a < 3; a++)
+        size += fabs(plane[a] * x[a]);
+    // d: the dot and the subtraction, at most 2 ulps of `size` (the usual
+    // bound is 3/2); r = 2d, then q as for a pair.
+    return 2.0 * 2.0 * FLT_EPSILON * size / h + pair_q_rounding(q);
+}
+
+// |d/dq of (1 - q)^k| times dq.
+static double kernel_floor(int k, double q, double dq) { return k * ref_powi(1.0 - q, k - 1) * dq; }
+
 // ---- 1. one substep against the reference -----------------------------------
 
 // Scene for injected particles: room for n, two materials of different mass
@@ -308,28 +357,56 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         double e_pn = rel_error_scalar(dpress + 1, r_press + 1, n, 2);
 
         // Brute force, no grid: density is evaluated at the binned positions,
-        // so the grid must find exactly the pairs closer than h.
-        double e_brute = 0.0, brute_scale = 0.0;
+        // so the grid must find exactly the pairs closer than h. The same
+        // loop gives every particle's rounding floors (kernel_floor) for
+        // rho, rho_near, P and P_near.
+        double *brute = calloc(n, sizeof(double)), *floor_rho = calloc(n, sizeof(double));
+        double *floor_near = calloc(n, sizeof(double)), *floor_p = calloc(n, sizeof(double));
+        double *floor_pn = calloc(n, sizeof(double));
         {
-            double norm = cs_sph_kernel_norm(dim, sph.exponent, h);
+            int k = sph.exponent;
+            double norm = cs_sph_kernel_norm(dim, k, h), near_norm = cs_sph_kernel_norm(dim, k + 1, h);
             for (uint32_t i = 0; i < n; i++) {
-                double rho = 0.0;
+                double rho = 0.0, fr = 0.0, fn = 0.0;
                 for (uint32_t j = 0; j < n; j++) {
                     double d[3];
                     double r = ref_dist(dim, dx_star + 4 * i, dx_star + 4 * j, d);
-                    if (j != i && r < h)
-                        rho += mats[mat[j]].mass * norm * ref_powi(1.0 - r / h, sph.exponent);
+                    if (j != i && r < h) {
+                        double q = r / h, dq = pair_q_rounding(q), m = mats[mat[j]].mass;
+                        rho += m * norm * ref_powi(1.0 - q, k);
+                        fr += m * norm * kernel_floor(k, q, dq);
+                        fn += m * near_norm * kernel_floor(k + 1, q, dq);
+                    }
                 }
                 for (int w = 0; rp.wall_mirror && w < rp.plane_count; w++) {
                     double r = sph_ref_mirror_distance(&rp, w, dx_star + 4 * i);
-                    if (r < h)
-                        rho += mats[mat[i]].mass * norm * ref_powi(1.0 - r / h, sph.exponent);
+                    if (r < h) {
+                        double q = r / h, dq = mirror_q_rounding(rp.planes[w], dx_star + 4 * i, h, q);
+                        double m = mats[mat[i]].mass;
+                        rho += m * norm * ref_powi(1.0 - q, k);
+                        fr += m * norm * kernel_floor(k, q, dq);
+                        fn += m * near_norm * kernel_floor(k + 1, q, dq);
+                    }
                 }
-                e_brute = fmax(e_brute, fabs(rho - ddens[i]));
-                brute_scale = fmax(brute_scale, rho);
+                brute[i] = rho;
+                floor_rho[i] = fr;
+                floor_near[i] = fn;
+                floor_p[i] = mats[mat[i]].stiffness * fr;
+                floor_pn[i] = mats[mat[i]].near_stiffness * fn;
             }
-            e_brute = brute_scale > 0.0 ? e_brute / brute_scale : e_brute;
         }
+        double e_brute = rel_error_scalar(ddens, brute, n, 1);
+        bool rho_ok = scalar_within(ddens, r_rho, floor_rho, n, 1, 1e-5);
+        bool near_ok = scalar_within(gpu_near_rho, r_rhon, floor_near, n, 1, 1e-5);
+        bool brute_ok = scalar_within(ddens, brute, floor_rho, n, 1, 1e-5);
+        bool p_ok = scalar_within(dpress, r_press, floor_p, n, 2, 1e-4);
+        bool pn_ok = scalar_within(dpress + 1, r_press + 1, floor_pn, n, 2, 1e-5);
+        // The largest near-density floor, relative to the largest value.
+        double near_scale = 0.0, near_floor = 0.0;
+        for (uint32_t i = 0; i < n; i++)
+            near_scale = fmax(near_scale, fabs(r_rhon[i])), near_floor = fmax(near_floor, floor_near[i]);
+        near_floor = near_scale > 0.0 ? near_floor / near_scale : 0.0;
+        free(brute), free(floor_rho), free(floor_near), free(floor_p), free(floor_pn);
 
         double *gpu_p = calloc(n, sizeof(double)), *gpu_pn = calloc(n, sizeof(double));
         for (uint32_t i = 0; i < n; i++)
@@ -353,10 +430,11 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
 
         fprintf(stderr,
                 "sph %dD n=%-5u %-6s %s: rel err predict %.1e viscosity %.1e (rounding floor %.1e) density %.1e "
-                "(brute force %.1e) near %.1e P %.1e P_near %.1e relax %.1e velocity %.1e chained step %.1e\n",
+                "(brute force %.1e) near %.1e (rounding floor %.1e) P %.1e P_near %.1e relax %.1e velocity %.1e "
+                "chained step %.1e\n",
                 dim, n, kernel, one_cell ? "one cell" : "spread  ", rel(e_pred), rel(e_visc),
-                e_visc.scale > 0 ? e_visc.floor / e_visc.scale : 0.0, e_rho, e_brute, e_rhon, e_p, e_pn, rel(e_relax),
-                rel(e_vel), rel(e_chain));
+                e_visc.scale > 0 ? e_visc.floor / e_visc.scale : 0.0, e_rho, e_brute, e_rhon, near_floor, e_p, e_pn,
+                rel(e_relax), rel(e_vel), rel(e_chain));
         note(&worst.predict, rel(e_pred));
         note(&worst.viscosity, rel(e_visc));
         note(&worst.density, e_rho);
@@ -367,13 +445,15 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         note(&worst.velocity, rel(e_vel));
         note(&worst.chain, rel(e_chain));
         // Bounds: float sums over tens to hundreds of neighbours against
-        // double. Pressure P = k (rho - rho0) cancels, so it is measured
-        // against its own largest magnitude like the others.
+        // double, plus the densities' rounding floor (kernel_floor).
+        // Pressure P = k (rho - rho0) cancels, so it is measured against its
+        // own largest magnitude like the others.
         CHECK(within(e_pred, 1e-5), "%dD n=%u: predict rel err %.2e", dim, n, rel(e_pred));
         CHECK(within(e_visc, 1e-4), "%dD n=%u: viscosity rel err %.2e", dim, n, rel(e_visc));
-        CHECK(e_rho <= 1e-5 && e_rhon <= 1e-5, "%dD n=%u: density rel err %.2e near %.2e", dim, n, e_rho, e_rhon);
-        CHECK(e_brute <= 1e-5, "%dD n=%u: density vs brute force rel err %.2e", dim, n, e_brute);
-        CHECK(e_p <= 1e-4 && e_pn <= 1e-5, "%dD n=%u: pressure rel err %.2e near %.2e", dim, n, e_p, e_pn);
+        CHECK(rho_ok && near_ok, "%dD n=%u: density rel err %.2e near %.2e (near rounding floor %.2e)", dim, n, e_rho,
+              e_rhon, near_floor);
+        CHECK(brute_ok, "%dD n=%u: density vs brute force rel err %.2e", dim, n, e_brute);
+        CHECK(p_ok && pn_ok, "%dD n=%u: pressure rel err %.2e near %.2e", dim, n, e_p, e_pn);
         CHECK(within(e_relax, 1e-4), "%dD n=%u: relax rel err %.2e", dim, n, rel(e_relax));
         CHECK(within(e_vel, 1e-4), "%dD n=%u: velocity rel err %.2e", dim, n, rel(e_vel));
         CHECK(within(e_chain, 1e-3), "%dD n=%u: chained substep rel err %.2e", dim, n, rel(e_chain));
@@ -760,6 +840,13 @@ int main(void)
         check_substep(&ctx, dim, dim == 2 ? 2500 : 3000, false, "clavet");
         check_substep(&ctx, dim, dim == 2 ? 150 : 120, true, "seed");
     }
+    // A fixed case, every run: seed 11821545566946's 3D one-particle case
+    // (the cases before it drew 29220 numbers), whose only density term is
+    // the mirror of the slanted wall, 0.098 m away at |n.x| = 2.7 m: its
+    // near density is 1.3e-5 off, relative (see kernel_floor).
+    uint64_t resume = test_rand_replay(11821545566946ull, 29220);
+    check_substep(&ctx, 3, 1, false, "seed");
+    test_rand_restore(resume);
     fprintf(stderr,
             "sph worst rel err: predict %.1e viscosity %.1e density %.1e (brute force %.1e) near %.1e pressure %.1e "
             "relax %.1e velocity %.1e chained %.1e\n",

@@ -21,13 +21,29 @@ uint64_t test_seed(void)
     return g_seed;
 }
 
+#define TEST_RAND_STEP 0x9e3779b97f4a7c15ull // splitmix64's state increment per number
+
 uint64_t test_rand_u64(void)
 {
     test_seed();
-    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (g_state += TEST_RAND_STEP);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+uint64_t test_rand_replay(uint64_t seed, uint64_t draws)
+{
+    test_seed();
+    uint64_t current = g_state;
+    g_state = seed + draws * TEST_RAND_STEP; // splitmix64's state is seed + count * step
+    return current;
+}
+
+void test_rand_restore(uint64_t state)
+{
+    test_seed();
+    g_state = state;
 }
 
 uint32_t test_rand_u32(void) { return (uint32_t)(test_rand_u64() >> 32); }

@@ -43,6 +43,11 @@ uint64_t test_seed(void);
 uint64_t test_rand_u64(void);
 uint32_t test_rand_u32(void);
 double test_rand_unit(void); // [0, 1)
+// Puts the generator where a run seeded with `seed` was after `draws`
+// numbers, to replay one case of that run as a fixed case; returns the
+// current state for test_rand_restore.
+uint64_t test_rand_replay(uint64_t seed, uint64_t draws);
+void test_rand_restore(uint64_t state);
 
 // True when the bits are a NaN or an infinity.
 bool test_not_finite(float f);
