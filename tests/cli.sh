@@ -159,5 +159,16 @@ for solver_scene in dam_break_3d dam_break_2d wcsph_tank_3d double_emitter_2d; d
   rm -rf "$tmp/det1" "$tmp/det2"
 done
 
+# cistern view: the demo level headless, one image per room asked for, with
+# the rooms the portal walk drew; bad arguments refused with what to do.
+expect 0 "room   1: .* rooms drawn through portals" -- \
+  "$cistern" view "$demo" --headless --room 1 --size 96x64 --out "$tmp/view" --validation
+[ -s "$tmp/view/room_001.png" ] || fail "cistern view wrote no room_001.png"
+expect 2 "room 9: .*has rooms 0..3" -- "$cistern" view "$demo" --headless --room 9 --out "$tmp/view"
+expect 2 "cistern view FILE.PHD" -- "$cistern" view
+expect 2 "\-\-scale wants" -- "$cistern" view "$demo" --scale -3
+expect 1 "no_such.phd" -- "$cistern" view "$tmp/no_such.phd" --headless --out "$tmp/view"
+expect 1 "cut.phd: byte 131084" -- "$cistern" view "$tmp/cut.phd" --headless --out "$tmp/view"
+
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
 echo PASS

@@ -3,6 +3,7 @@
 #include "bench.h"
 #include "context.h"
 #include "level_tr1.h"
+#include "view.h"
 #include "run.h"
 #include "scene.h"
 #include "sh_command.h"
@@ -26,6 +27,7 @@ static void usage(FILE *out)
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
+        "  cistern view FILE.PHD [options]    fly through a Tomb Raider 1 level (headless: one image per room)\n"
         "  cistern scenes                     list the scenes in scenes/\n"
         "  cistern devices                    list Vulkan devices, drivers and limits\n"
         "  cistern help                       this text\n"
@@ -80,6 +82,18 @@ static void usage(FILE *out)
         "  --cpu-runs N           CPU reference runs per field (default 3; 0: none)\n"
         "  --steps N, --warmup N  timed and untimed runs per field (default 5 and 1)\n"
         "  --out DIR              default bench/surface\n"
+        "\n"
+        "view options (FILE.PHD: a Tomb Raider 1 level, e.g. levels/cistern_demo.phd):\n"
+        "  --headless             one image per room (camera in its middle, facing its first portal),\n"
+        "                         DIR/room_NNN.png, with the rooms the portal walk drew (default\n"
+        "                         without a display)\n"
+        "  --room N               headless: only room N\n"
+        "  --out DIR              default out/view/FILE\n"
+        "  --size WxH             image or window size (default 640x360 headless, 1280x720 window)\n"
+        "  --scale UNITS          level units per metre (default 512: a 1024-unit sector is 2 m)\n"
+        "  --no-fog               no depth cue\n"
+        "  --frames N             window: stop after N frames\n"
+        "  window keys: Tab next room, WASD/QE fly, drag to look, Esc quit\n"
         "\n"
         "common options:\n"
         "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
@@ -447,6 +461,68 @@ static int cmd_level(int argc, char **argv)
     return 0;
 }
 
+// `cistern view FILE.PHD`: the level drawn through its portals (view.c).
+static int cmd_view(int argc, char **argv)
+{
+    cs_view_options opt = {.room = -1};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        uint32_t n;
+        if (strcmp(a, "--headless") == 0) opt.headless = true;
+        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--no-fog") == 0) opt.no_fog = true;
+        else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--room") == 0) {
+            if (!parse_uint(a, v, &n) || n > 65535) return 2;
+            opt.room = (int)n;
+            i++;
+        } else if (strcmp(a, "--scale") == 0) {
+            char *end = NULL;
+            opt.units_per_metre = v ? strtod(v, &end) : 0;
+            if (!v || end == v || *end || !(opt.units_per_metre > 0) || opt.units_per_metre > 1e6) {
+                fprintf(stderr, "cistern: --scale wants level units per metre, a positive number (got \"%s\")\n",
+                        v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--out") == 0) {
+            if (!v) {
+                fprintf(stderr, "cistern: --out wants a path\n");
+                return 2;
+            }
+            opt.out_dir = v;
+            i++;
+        } else if (strcmp(a, "--size") == 0) {
+            if (!v || sscanf(v, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width || !opt.height ||
+                opt.width > 16384 || opt.height > 16384) {
+                fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cistern: view: unknown option %s; `cistern help` lists them\n", a);
+            return 2;
+        } else if (!opt.level) {
+            opt.level = a;
+        } else {
+            fprintf(stderr, "cistern: view: one level at a time (got \"%s\" and \"%s\")\n", opt.level, a);
+            return 2;
+        }
+    }
+    if (!opt.level) {
+        fprintf(stderr, "cistern: view wants a level: cistern view FILE.PHD (a Tomb Raider 1 level; "
+                        "levels/cistern_demo.phd is shipped)\n");
+        return 2;
+    }
+    return cs_view_command(&opt);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -471,6 +547,8 @@ int main(int argc, char **argv)
         return cmd_sh(argc, argv);
     if (strcmp(cmd, "level") == 0)
         return cmd_level(argc, argv);
+    if (strcmp(cmd, "view") == 0)
+        return cmd_view(argc, argv);
     if (strcmp(cmd, "scenes") == 0)
         return list_scenes();
     if (strcmp(cmd, "devices") == 0) {

@@ -50,7 +50,7 @@ static VkFormat pick_depth_format(cs_context *ctx)
 
 bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const char *frag,
                        VkPrimitiveTopology topology, bool depth_test, bool depth_write, VkCompareOp depth_compare,
-                       cs_program_id *out, cs_error *err)
+                       VkCullModeFlags cull, cs_program_id *out, cs_error *err)
 {
     cs_program_desc desc = {
         .name = name,
@@ -61,7 +61,7 @@ bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const
             .depth_test = depth_test,
             .depth_write = depth_write,
             .depth_compare = depth_compare,
-            .cull = VK_CULL_MODE_NONE,
+            .cull = cull,
             .color_format = r->color_format,
             .depth_format = r->depth_format,
         },
