@@ -1521,20 +1521,49 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
     return finish_draw(scene, root, err);
 }
 
+// "level": {"file", "units_per_metre"}: the file is resolved against the
+// scene file's directory; its content is read by the world.
+static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    const cJSON *level = cJSON_GetObjectItemCaseSensitive(root, "level");
+    if (!level)
+        return true;
+    if (!cJSON_IsObject(level))
+        return key_fail(scene, err, "", "level", "must be an object {\"file\": \"...phd\"} (got %s)",
+                        json_type_name(level));
+    static const char *const keys[] = {"file", "units_per_metre", NULL};
+    char file[512] = "";
+    double upm = 512.0;
+    if (!cs_json_check_keys(scene, level, "level", keys, err) || !require(scene, level, "level", "file", err) ||
+        !get_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
+        !get_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err))
+        return false;
+    if (!file[0])
+        return key_fail(scene, err, "level", "file", "is empty; give a .PHD path relative to the scene file");
+    const char *slash = strrchr(scene->path, '/');
+    if (file[0] == '/' || !slash)
+        snprintf(scene->level.file, sizeof scene->level.file, "%s", file);
+    else
+        snprintf(scene->level.file, sizeof scene->level.file, "%.*s/%s", (int)(slash - scene->path), scene->path, file);
+    scene->level.units_per_metre = upm;
+    scene->level.enabled = true;
+    return true;
+}
+
 // The world format: shared keys, then "fluids": [{...}, ...].
 static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", NULL};
     if (!cs_json_check_keys(scene, root, "", keys, err))
         return false;
-    static const char *const reserved[] = {"level", "lights"};
+    static const char *const reserved[] = {"lights"};
     for (uint32_t i = 0; i < CS_ARRAY_COUNT(reserved); i++) {
         if (cJSON_GetObjectItemCaseSensitive(root, reserved[i]))
             return key_fail(scene, err, "", reserved[i],
                             "is reserved for a part this cistern does not have yet (docs/scenes.md, \"Parts to "
                             "come\"); remove it");
     }
-    if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err))
+    if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err) || !parse_level(scene, root, err))
         return false;
     const cJSON *array;
     if (!get_array(scene, root, "fluids", 1, CS_MAX_FLUIDS, &array, &scene->fluid_count, err))

@@ -12,9 +12,33 @@ void cs_world_list_solvers(char *out, size_t size)
         used += (size_t)snprintf(out + used, size - used, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
 }
 
+// The scene's level: the strict reader, then the mesh the renderer draws.
+// Messages name the scene's "level.file" key and the level's byte offset.
+static bool load_level(const cs_scene *scene, cs_level_mesh *mesh, cs_error *err)
+{
+    cs_error inner;
+    size_t size = 0;
+    char *data = cs_read_file(scene->level.file, &size, &inner);
+    if (!data)
+        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+    cs_tr1_level level;
+    bool ok = cs_tr1_read((const uint8_t *)data, size, scene->level.file, &level, &inner);
+    free(data);
+    if (!ok)
+        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+    ok = cs_level_mesh_build(&level, scene->level.units_per_metre, mesh, &inner);
+    cs_tr1_free(&level);
+    return ok || cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
+}
+
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err)
 {
     *world = (cs_world){.ctx = ctx, .scene = scene};
+    if (scene->level.enabled) {
+        if (!load_level(scene, &world->level, err))
+            return false;
+        world->has_level = true;
+    }
     CS_ASSERT(scene->fluid_count <= CS_MAX_FLUIDS, "scene with %u fluids", scene->fluid_count);
     for (uint32_t i = 0; i < scene->fluid_count; i++) {
         const cs_scene *fs = &scene->fluids[i];
@@ -68,6 +92,9 @@ static void body_links(cs_world *world, cs_body_link *links)
 
 void cs_world_destroy(cs_world *world)
 {
+    if (world->has_level)
+        cs_level_mesh_free(&world->level);
+    world->has_level = false;
     cs_world_destroy_surfaces(world);
     if (world->has_bodies)
         cs_bodies_destroy(&world->bodies);

@@ -28,6 +28,8 @@
 // run, bench and the window hold a cs_world, never a solver.
 #pragma once
 
+#include "level_mesh.h"
+
 #include "grid.h"
 #include "bodies.h"
 #include "sim.h"
@@ -79,6 +81,10 @@ typedef struct cs_world {
     uint64_t substep_index;    // substeps recorded so far
     cs_world_surface *surfaces; // one per fluid with "surface" enabled, in fluid order
     uint32_t surface_count;
+    // The scene's "level" (level_mesh.h), read and built when the world is
+    // made; the renderer draws it. Fluids do not collide with it yet.
+    cs_level_mesh level;
+    bool has_level;
 } cs_world;
 
 // Creates every part: the fluids, then their surfaces. An unknown solver
