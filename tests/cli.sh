@@ -211,6 +211,17 @@ if "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-f
 else
   fail "run with --mesh-format obj failed"
 fi
+# Meshes and sh outputs past a file size limit: the reason, exit 1, no file.
+for format in ply obj; do
+  expect 1 "mesh_00000.$format: cannot write (write failed): File too large" -- limited 8 \
+    "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-format $format --png-every 0 \
+    --out "$tmp/full_mesh_$format" --quiet
+  [ ! -e "$tmp/full_mesh_$format/mesh_00000.$format" ] || fail "a short mesh_00000.$format was left behind"
+done
+if [ -f "$tmp/sky.hdr" ]; then
+  expect 1 "compare.png: cannot write (write failed): File too large" -- \
+    limited 1 "$cistern" sh "$tmp/sky.hdr" --out "$tmp/full_sh" --quiet
+fi
 expect 2 "no fluid of rest_box_3d has a surface" -- "$cistern" run rest_box_3d --headless --frames 1 --mesh-every 1
 expect 2 "\-\-mesh-format wants ply or obj" -- "$cistern" run rest_box_3d --mesh-format stl
 sed 's/"blocks": \[/"surface": {"enabeld": true},\n      "blocks": [/' "$scene_dir/rest_box_3d.json" > "$tmp/badsurf.json"
