@@ -1,5 +1,6 @@
 // render.c — see render.h.
 #include "feature.h"
+#include "file_io.h"
 
 #include <errno.h>
 #include <math.h>
@@ -444,9 +445,14 @@ bool cs_write_png(const char *path, uint32_t width, uint32_t height, const uint8
 {
     if (!rgba || width == 0 || height == 0)
         return cs_fail(err, "%s: nothing to write (image %ux%u)", path, width, height);
-    errno = 0;
-    if (!stbi_write_png(path, (int)width, (int)height, 4, rgba, (int)width * 4))
-        return cs_fail(err, "%s: cannot write PNG: %s; check that the folder exists and is writable", path,
-                       errno ? strerror(errno) : "write failed");
-    return true;
+    // Encoded in memory, then written through the checked writer:
+    // stbi_write_png ignores fwrite and fclose failures (a full disk would
+    // leave a short PNG and report success).
+    int size = 0;
+    unsigned char *png = stbi_write_png_to_mem(rgba, (int)width * 4, (int)width, (int)height, 4, &size);
+    if (!png)
+        return cs_fail(err, "%s: out of memory encoding a %ux%u PNG", path, width, height);
+    bool ok = cs_write_whole_file(path, png, (size_t)size, true, err);
+    STBIW_FREE(png);
+    return ok;
 }

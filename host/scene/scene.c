@@ -10,6 +10,7 @@
 #include "scene.h"
 
 #include "body_shape.h"
+#include "file_io.h"
 
 #include <float.h>
 #include <stddef.h>
@@ -1645,6 +1646,35 @@ static void line_column(const char *text, size_t offset, uint32_t *line, uint32_
     }
 }
 
+// cJSON refuses arrays and objects nested deeper than CJSON_NESTING_LIMIT
+// and reports it as any other failure: true when an opening bracket at or
+// before `upto` (cJSON's failure offset) is one level too many; *at gets its
+// offset. Brackets inside strings do not count.
+static bool nesting_exceeded(const char *text, size_t upto, size_t *at)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; text[i] && i <= upto; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\' && text[i + 1])
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > CJSON_NESTING_LIMIT) {
+                *at = i;
+                return true;
+            }
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return false;
+}
+
 bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err)
 {
     *scene = (cs_scene){0};
@@ -1693,7 +1723,12 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
         for (size_t i = from; i < size && i < offset + 8 && copy[i] != '\n'; i++)
             near[n++] = (copy[i] >= 32 && copy[i] < 127) ? copy[i] : '?';
         near[n] = 0;
-        if (rest >= size)
+        size_t deep_at;
+        if (nesting_exceeded(copy, offset, &deep_at)) {
+            line_column(copy, deep_at, &line, &column);
+            cs_fail(err, "%s:%u:%u: JSON nested too deep: more than %d levels of [ ] and { }", scene->path, line,
+                    column, CJSON_NESTING_LIMIT);
+        } else if (rest >= size)
             cs_fail(err, "%s:%u:%u: JSON syntax error: unexpected end of file (is it truncated?)", scene->path, line,
                     column);
         else
@@ -1735,7 +1770,7 @@ bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err)
         }
     }
     size_t size = 0;
-    char *text = cs_read_file(resolved, &size, err);
+    char *text = cs_read_input_file(resolved, CS_INPUT_FILE_MAX, &size, err);
     if (!text) {
         *scene = (cs_scene){0};
         return false;
