@@ -25,21 +25,14 @@ typedef struct view_state {
 
 static bool load_level(const cs_view_options *opt, cs_level_mesh *mesh, cs_error *err)
 {
-    size_t size = 0;
-    char *data = cs_read_file(opt->level, &size, err);
-    if (!data)
-        return false;
     cs_tr1_level level;
-    bool ok = cs_tr1_read((const uint8_t *)data, size, opt->level, &level, err);
-    free(data);
-    if (!ok)
+    if (!cs_tr1_load(opt->level, &level, NULL, err))
         return false;
     double upm = opt->units_per_metre > 0 ? opt->units_per_metre : CS_LEVEL_DEFAULT_UNITS_PER_METRE;
-    ok = cs_level_mesh_build(&level, upm, mesh, err);
+    cs_error inner;
+    bool ok = cs_level_mesh_build(&level, upm, mesh, &inner);
     cs_tr1_free(&level);
-    if (!ok)
-        return cs_fail(err, "%s: %s", opt->level, err->msg);
-    return true;
+    return ok || cs_fail(err, "%s: %s", opt->level, inner.msg);
 }
 
 // A scene with no fluid, so the render core has its domain (the level's

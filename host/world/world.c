@@ -17,16 +17,10 @@ void cs_world_list_solvers(char *out, size_t size)
 static bool load_level(const cs_scene *scene, cs_level_mesh *mesh, cs_error *err)
 {
     cs_error inner;
-    size_t size = 0;
-    char *data = cs_read_file(scene->level.file, &size, &inner);
-    if (!data)
-        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
     cs_tr1_level level;
-    bool ok = cs_tr1_read((const uint8_t *)data, size, scene->level.file, &level, &inner);
-    free(data);
-    if (!ok)
+    if (!cs_tr1_load(scene->level.file, &level, NULL, &inner))
         return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
-    ok = cs_level_mesh_build(&level, scene->level.units_per_metre, mesh, &inner);
+    bool ok = cs_level_mesh_build(&level, scene->level.units_per_metre, mesh, &inner);
     cs_tr1_free(&level);
     return ok || cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
 }
