@@ -52,6 +52,9 @@ typedef struct cs_sim_stats {
     double total_mass;
     uint32_t non_finite;       // particles with a NaN/Inf component
     uint32_t outside_domain;   // particles outside the domain box
+    // Cells whose content overflowed the solver's fixed-point capacity since
+    // the start (reint: 4096 rest masses a cell); 0 for particle solvers.
+    uint32_t over_capacity;
 } cs_sim_stats;
 
 // What the world hands every part for one substep. A fluid's scene carries

@@ -105,6 +105,13 @@ double cs_world_time(const cs_world *world);
 // fluid_count entries.
 void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_fluid);
 
+// Whether the frame whose stats these are (per_fluid: cs_world_stats'
+// per-fluid figures) went right: false, with what went wrong in `what`
+// (the fluid, its solver, the count), when a fluid has NaN/Inf values or
+// cells past its fixed-point capacity. `cistern run` and `cistern bench`
+// stop there (README, "When a run goes wrong").
+bool cs_world_check_stats(const cs_world *world, const cs_sim_stats *per_fluid, char *what, size_t size);
+
 // "pbf", "sph", ... the solvers this build has, comma separated, quoted.
 void cs_world_list_solvers(char *out, size_t size);
 
