@@ -98,6 +98,15 @@ typedef struct cs_sim_ops {
     // Optional (NULL when the pipeline has none).
     void (*particles)(void *state, cs_particle_view *out);
     void (*field)(void *state, cs_field_view *out);
+    // Optional: the density an interior particle of a block on a lattice of
+    // `spacing` of material `material` starts at, as the solver's own density
+    // sum computes it (CPU, double; same kernel, same self term), and the
+    // material mass that would make it the rest density (0 when the solver
+    // derives the mass itself: PBF). False when the solver block does not
+    // parse (create reports it). The world checks every block with it
+    // before anything runs (world.h, cs_world_check_rest_density).
+    bool (*lattice_density)(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                            double *fitting_mass);
     // Optional: a pipeline whose particles collide with rigid bodies fills
     // this (NULL: the world refuses a scene with bodies for it).
     void (*bodies)(void *state, cs_body_link *out);

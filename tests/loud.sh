@@ -49,6 +49,20 @@ expect 1 "frame 3 (t = .*solver reint: .* overflowed the fixed-point mass capaci
 rows=$(($(wc -l < "$tmp/reint/stats.csv") - 1))
 [ "$rows" -eq 4 ] || fail "stats.csv of the overfilled reint has $rows frames, want 4"
 
+# Rest density: 8x refused before anything runs, with the numbers; 10% warned.
+expect 2 'refined_mass_3d.json: fluids\[0\].blocks\[0\]: .*rho/rho0 = 8.01 .*"mass": 0.000999' -- \
+  "$cistern" run "$here/loud/refined_mass_3d.json" --headless --frames 1 --png-every 0 --out "$tmp/refined" --quiet
+[ ! -e "$tmp/refined/stats.csv" ] || fail "the refused scene ran (it wrote stats.csv)"
+expect 0 'warning: .*heavy_mass_3d.json: fluids\[0\].blocks\[0\]: .*rho/rho0 = 1.1 ' -- \
+  "$cistern" run "$here/loud/heavy_mass_3d.json" --headless --frames 1 --png-every 0 --out "$tmp/heavy" \
+  --particles 1000 --quiet
+# Every shipped scene starts at rest: no warning.
+for scene in "$here"/../scenes/*.json; do
+  expect 0 "" -- "$cistern" run "$scene" --headless --frames 1 --png-every 0 --out "$tmp/shipped" --particles 1000 \
+    --quiet
+  if grep -q "warning" <<<"$last_out"; then fail "$(basename "$scene") warns: $last_out"; fi
+done
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1

@@ -535,6 +535,8 @@ int cs_run(const cs_run_options *opt)
         code = 2;
         goto done;
     }
+    if (r.world.density_warnings[0])
+        fprintf(stderr, "cistern: %s\n", r.world.density_warnings);
     for (uint32_t i = 0; i < r.world.surface_count && !opt->quiet; i++)
         if (r.world.surfaces[i].note[0])
             fprintf(stderr, "cistern: %s\n", r.world.surfaces[i].note);
