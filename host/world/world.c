@@ -16,8 +16,6 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
 {
     *world = (cs_world){.ctx = ctx, .scene = scene};
     CS_ASSERT(scene->fluid_count <= CS_MAX_FLUIDS, "scene with %u fluids", scene->fluid_count);
-    if (!cs_world_check_rest_density(scene, world->density_warnings, sizeof world->density_warnings, err))
-        return false;
     for (uint32_t i = 0; i < scene->fluid_count; i++) {
         const cs_scene *fs = &scene->fluids[i];
         const cs_sim_ops *ops = cs_sim_find(fs->solver);
@@ -36,6 +34,12 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
             return false;
         }
         world->fluid_count = i + 1;
+    }
+    // After the solvers (an unknown one is the first thing to say), before
+    // anything runs.
+    if (!cs_world_check_rest_density(scene, world->density_warnings, sizeof world->density_warnings, err)) {
+        cs_world_destroy(world);
+        return false;
     }
     if (scene->body_count) {
         cs_body_link links[CS_MAX_FLUIDS];
