@@ -41,7 +41,8 @@ typedef struct bench_result {
     // Physical sanity after the timed steps (see speed_bound): a fast but
     // exploding simulation is not a benchmark result.
     bool stable;
-    char unstable_reason[192];
+    bool failed;               // a step went wrong (NaN/Inf, a cell past capacity): the sweep stops
+    char unstable_reason[640];
     double dt;                       // simulated seconds per step (after scaling)
     uint32_t steps_per_frame;        // the scaled scene's substeps
 } bench_result;
@@ -199,6 +200,21 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
             for (uint32_t q = 0; q < res->pass_count; q++)
                 per_pass[(size_t)q * steps + s] = CS_MAX(0.0, cs_recorder_pass_ms(&rec, res->passes[q].name));
             done++;
+        }
+        // A step that went wrong is not timed further: its figures would
+        // time garbage (NaN particles, a saturated cell).
+        cs_sim_stats step_stats[CS_MAX_FLUIDS], step_total;
+        cs_world_stats(&world, &step_total, step_stats);
+        char what[512];
+        if (!cs_world_check_stats(&world, step_stats, what, sizeof what)) {
+            res->failed = true;
+            done -= i >= opt->warmup; // its timing is not one of a sane step
+            snprintf(res->unstable_reason, sizeof res->unstable_reason, "step %u%s: %s", i,
+                     i < opt->warmup ? " (warm-up)" : "", what);
+            break;
+        }
+        if (i >= opt->warmup) {
+            uint32_t s = i - opt->warmup;
             if (totals[s] > opt->max_step_ms)
                 break; // one slow step is enough to know
         }
@@ -216,8 +232,10 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     double bound = 0.0;
     for (uint32_t i = 0; i < scene.fluid_count; i++)
         bound = fmax(bound, speed_bound(&scene.fluids[i]));
-    res->stable = true;
-    if (stats.non_finite > 0)
+    res->stable = !res->failed;
+    if (res->failed)
+        ; // unstable_reason says which step and what
+    else if (stats.non_finite > 0)
         snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles have NaN/Inf values",
                  stats.non_finite);
     else if (stats.outside_domain > 0)
@@ -227,7 +245,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         snprintf(res->unstable_reason, sizeof res->unstable_reason,
                  "max speed %.3g exceeds %.3g (3 x (sqrt(2 g H) + fastest start/emitter speed))", stats.max_speed,
                  bound);
-    res->stable = res->unstable_reason[0] == 0;
+    res->stable = !res->failed && res->unstable_reason[0] == 0;
     if (opt->cells) {
         // Grid pipelines: every cell is updated every step, filled or not.
         res->particles = 0;
@@ -473,18 +491,26 @@ int cs_bench(const cs_bench_options *opt)
     cs_context_device_string(&ctx, device, sizeof device);
     bench_result res[CS_BENCH_MAX_SIZES];
     uint32_t n = 0;
-    bool stop = false;
+    bool stop = false, failed = false;
     for (uint32_t i = 0; i < opt->size_count; i++, n++) {
         if (stop) {
             res[i] = (bench_result){.requested = opt->sizes[i], .skipped = true};
-            snprintf(res[i].skip_reason, sizeof res[i].skip_reason,
-                     "not run: the previous size already took more than %.0f ms per step", opt->max_step_ms);
+            if (failed)
+                snprintf(res[i].skip_reason, sizeof res[i].skip_reason, "not run: a smaller size went wrong");
+            else
+                snprintf(res[i].skip_reason, sizeof res[i].skip_reason,
+                         "not run: the previous size already took more than %.0f ms per step", opt->max_step_ms);
             continue;
         }
         run_size(&ctx, opt, opt->sizes[i], &res[i]);
         if (res[i].skipped)
             fprintf(stderr, "cistern: skipped %u particles: %s\n", opt->sizes[i], res[i].skip_reason);
-        stop = !res[i].skipped && res[i].median_ms > opt->max_step_ms;
+        if (res[i].failed) {
+            fprintf(stderr, "cistern: bench %s, %u %s: stopped at %s\n", opt->scene, opt->sizes[i],
+                    opt->cells ? "cells" : "particles", res[i].unstable_reason);
+            failed = true;
+        }
+        stop = failed || (!res[i].skipped && res[i].median_ms > opt->max_step_ms);
     }
     double exponent = growth_exponent(res, n);
 
@@ -544,5 +570,5 @@ int cs_bench(const cs_bench_options *opt)
         print_baseline(opt->baseline, res, n);
     cs_context_destroy(&ctx);
     cs_shader_shutdown();
-    return code;
+    return failed ? 1 : code;
 }

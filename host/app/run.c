@@ -54,7 +54,6 @@ typedef struct run_state {
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
     uint32_t stats_rows, dumps_written, images_written, meshes_written, captures;
-    bool warned_non_finite;
 } run_state;
 
 static bool open_stats(run_state *r, cs_error *err)
@@ -286,18 +285,33 @@ static bool create_world(run_state *r, cs_error *err)
     return r->world_alive;
 }
 
-// One simulated frame: stats row, dumps, warnings.
+// A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
+// the run: a last particle dump of it, then a message naming the frame, the
+// fluid's solver and what went wrong (README "When a run goes wrong").
+// stats.csv already holds its row.
+static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *err)
+{
+    char what[512];
+    if (cs_world_check_stats(&r->world, per_fluid, what, sizeof what))
+        return true;
+    uint32_t frame = r->sim_frames;
+    cs_error dump_err;
+    bool dumped = dump_particles(r, frame, &dump_err);
+    return cs_fail(err, "%s: frame %u (t = %.4g s): %s; stopped. %s/stats.csv has frames 0-%u%s%s",
+                   r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, r->out_dir,
+                   frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
+                   dumped ? "" : dump_err.msg);
+}
+
+// One simulated frame: stats row, dumps; false when it went wrong.
 static bool after_sim_frame(run_state *r, cs_error *err)
 {
-    cs_sim_stats stats = {0};
-    cs_world_stats(&r->world, &stats, NULL);
+    cs_sim_stats stats = {0}, per_fluid[CS_MAX_FLUIDS];
+    cs_world_stats(&r->world, &stats, per_fluid); // one read-back serves the row and the check
     if (!write_stats_row(r, &stats, err))
         return false;
-    if (stats.non_finite && !r->warned_non_finite) {
-        fprintf(stderr, "\ncistern: warning: %u particles have NaN/Inf values at frame %u; the time step "
-                        "(dt) is probably too large for this scene\n", stats.non_finite, r->sim_frames);
-        r->warned_non_finite = true;
-    }
+    if (!check_frame(r, per_fluid, err))
+        return false;
     uint32_t every = r->opt->dump_every;
     if (every && r->sim_frames % every == 0 && !dump_particles(r, r->sim_frames, err))
         return false;
@@ -562,6 +576,8 @@ int cs_run(const cs_run_options *opt)
         code = 2;
         goto done;
     }
+    if (r.world.density_warnings[0])
+        fprintf(stderr, "cistern: %s\n", r.world.density_warnings);
     for (uint32_t i = 0; i < r.world.surface_count && !opt->quiet; i++)
         if (r.world.surfaces[i].note[0])
             fprintf(stderr, "cistern: %s\n", r.world.surfaces[i].note);

@@ -53,6 +53,12 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
         world->fluid_count = i + 1;
     }
+    // After the solvers (an unknown one is the first thing to say), before
+    // anything runs.
+    if (!cs_world_check_rest_density(scene, world->density_warnings, sizeof world->density_warnings, err)) {
+        cs_world_destroy(world);
+        return false;
+    }
     if (scene->body_count) {
         cs_body_link links[CS_MAX_FLUIDS];
         for (uint32_t i = 0; i < world->fluid_count; i++) {
