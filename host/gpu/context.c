@@ -408,6 +408,8 @@ bool cs_context_create(const cs_context_desc *desc, cs_context *ctx, cs_error *e
     memset(ctx, 0, sizeof *ctx);
     ctx->validation = desc->validation;
     ctx->wants_window = desc->instance_extension_count > 0;
+    const char *checked = getenv("CISTERN_CHECKED_SHADERS");
+    ctx->checked_shaders = checked && *checked && strcmp(checked, "0") != 0;
     if (!load_vulkan(err) || !create_instance(desc, ctx, err))
         return false;
     if (!pick_device(desc, ctx, err)) {
@@ -417,8 +419,8 @@ bool cs_context_create(const cs_context_desc *desc, cs_context *ctx, cs_error *e
     create_device(ctx);
     if (desc->verbose) {
         char buf[512];
-        fprintf(stderr, "cistern: device %s%s\n", cs_context_device_string(ctx, buf, sizeof buf),
-                desc->validation ? ", validation on" : "");
+        fprintf(stderr, "cistern: device %s%s%s\n", cs_context_device_string(ctx, buf, sizeof buf),
+                desc->validation ? ", validation on" : "", ctx->checked_shaders ? ", checked shaders" : "");
     }
     return true;
 }
@@ -437,9 +439,11 @@ void cs_context_destroy(cs_context *ctx)
     if (ctx->instance)
         vkDestroyInstance(ctx->instance, NULL);
     uint32_t errors = ctx->validation_errors, warnings = ctx->validation_warnings;
+    uint32_t violations = ctx->shader_check_violations;
     memset(ctx, 0, sizeof *ctx);
     ctx->validation_errors = errors;
     ctx->validation_warnings = warnings;
+    ctx->shader_check_violations = violations;
 }
 
 const char *cs_context_device_string(const cs_context *ctx, char *buf, size_t size)

@@ -256,8 +256,58 @@ static shaderc_shader_kind stage_from_path(const char *path)
     return shaderc_compute_shader;
 }
 
-bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
-                       cs_spirv *out, cs_error *err)
+static shaderc_compile_options_t base_options(void)
+{
+    shaderc_compile_options_t options = shaderc_compile_options_initialize();
+    // Vulkan 1.2 SPIR-V: 1.3 would emit LocalSizeId (needs maintenance4).
+    shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
+    shaderc_compile_options_set_generate_debug_info(options);
+    return options;
+}
+
+// Copies a failed result's message into err (shaderc already writes
+// "file:line: error: ..."; the trailing newline goes), unless an include
+// problem cistern found explains it better.
+static bool compile_failure(shaderc_compilation_result_t result, const include_state *state, cs_error *err)
+{
+    if (state->problem[0])
+        return cs_fail(err, "%s", state->problem);
+    cs_fail(err, "%s", shaderc_result_get_error_message(result));
+    size_t len = err ? strlen(err->msg) : 0;
+    while (len > 0 && err->msg[len - 1] == '\n')
+        err->msg[--len] = 0;
+    return false;
+}
+
+// Checked mode's extra step: the preprocessed text, rewritten so every
+// storage-buffer index is checked (shader_check.h). Returns the text to
+// compile (malloc'd) or NULL with err filled.
+static char *checked_source(const char *source, size_t size, const char *full, shaderc_shader_kind kind,
+                            shaderc_compile_options_t options, const include_state *state, cs_spirv *out,
+                            cs_error *err)
+{
+    shaderc_compilation_result_t result =
+        shaderc_compile_into_preprocessed_text(g_compiler, source, size, kind, full, "main", options);
+    char *rewritten = NULL;
+    if (shaderc_result_get_compilation_status(result) != shaderc_compilation_status_success) {
+        compile_failure(result, state, err);
+    } else {
+        size_t length = shaderc_result_get_length(result);
+        char *text = malloc(length + 1);
+        CS_ASSERT(text, "out of memory for %zu bytes of shader text", length);
+        memcpy(text, shaderc_result_get_bytes(result), length);
+        text[length] = 0;
+        if (!cs_check_rewrite(text, cs_shader_dir(), &rewritten, &out->check_sites, &out->check_site_count, err))
+            rewritten = NULL;
+        free(text);
+    }
+    shaderc_result_release(result);
+    return rewritten;
+}
+
+static bool compile(const char *path, const cs_define *defines, uint32_t define_count, bool checked,
+                    cs_spirv *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
     char full[512];
@@ -272,33 +322,38 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
 
     if (!g_compiler)
         g_compiler = shaderc_compiler_initialize();
-    shaderc_compile_options_t options = shaderc_compile_options_initialize();
-    // Vulkan 1.2 SPIR-V: 1.3 would emit LocalSizeId (needs maintenance4).
-    shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
-    shaderc_compile_options_set_generate_debug_info(options);
+    shaderc_compile_options_t options = base_options();
     shaderc_compile_options_set_include_callbacks(options, resolve_include, release_include, &state);
     for (uint32_t i = 0; i < define_count && defines[i].name; i++) {
         const char *value = defines[i].value ? defines[i].value : "1";
         shaderc_compile_options_add_macro_definition(options, defines[i].name, strlen(defines[i].name),
                                                      value, strlen(value));
     }
-    shaderc_compilation_result_t result = shaderc_compile_into_spv(
-        g_compiler, source, size, stage_from_path(path), full, "main", options);
+    shaderc_shader_kind kind = stage_from_path(path);
+    if (checked) {
+        // The rewritten text is flat: no includes or macros left to give.
+        char *text = checked_source(source, size, full, kind, options, &state, out, err);
+        shaderc_compile_options_release(options);
+        free(source);
+        if (!text)
+            return false;
+        source = text;
+        size = strlen(text);
+        options = base_options();
+    }
+    shaderc_compilation_result_t result =
+        shaderc_compile_into_spv(g_compiler, source, size, kind, full, "main", options);
     bool ok = shaderc_result_get_compilation_status(result) == shaderc_compilation_status_success;
     if (ok) {
         size_t bytes = shaderc_result_get_length(result);
         out->words = malloc(bytes);
         memcpy(out->words, shaderc_result_get_bytes(result), bytes);
         out->word_count = bytes / 4;
-    } else if (state.problem[0]) {
-        cs_fail(err, "%s", state.problem);
     } else {
-        // shaderc already writes "file:line: error: ..."; trim the trailing newline.
-        cs_fail(err, "%s", shaderc_result_get_error_message(result));
-        size_t len = err ? strlen(err->msg) : 0;
-        while (len > 0 && err->msg[len - 1] == '\n')
-            err->msg[--len] = 0;
+        compile_failure(result, &state, err);
+        free(out->check_sites);
+        out->check_sites = NULL;
+        out->check_site_count = 0;
     }
     shaderc_result_release(result);
     shaderc_compile_options_release(options);
@@ -306,11 +361,27 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
     return ok;
 }
 
+bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
+                       cs_spirv *out, cs_error *err)
+{
+    return compile(path, defines, define_count, false, out, err);
+}
+
+bool cs_shader_compile_checked(const char *path, const cs_define *defines, uint32_t define_count,
+                               cs_spirv *out, cs_error *err)
+{
+    CS_ASSERT(stage_from_path(path) == shaderc_compute_shader, "checked shaders are compute only: %s", path);
+    return compile(path, defines, define_count, true, out, err);
+}
+
 void cs_spirv_free(cs_spirv *spirv)
 {
     free(spirv->words);
+    free(spirv->check_sites);
     spirv->words = NULL;
     spirv->word_count = 0;
+    spirv->check_sites = NULL;
+    spirv->check_site_count = 0;
 }
 
 // ---------------------------------------------------------------------------

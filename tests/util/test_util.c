@@ -57,9 +57,12 @@ int test_finish(cs_context *ctx)
     cs_shader_shutdown();
     if (ctx->validation_errors)
         fprintf(stderr, "FAIL: %u validation error(s) reported\n", ctx->validation_errors);
+    if (ctx->shader_check_violations)
+        fprintf(stderr, "FAIL: %u out-of-bounds shader access(es) found by checked shaders\n",
+                ctx->shader_check_violations);
     if (test_failures)
         fprintf(stderr, "FAIL: %d check(s) failed\n", test_failures);
-    bool ok = test_failures == 0 && ctx->validation_errors == 0;
+    bool ok = test_failures == 0 && ctx->validation_errors == 0 && ctx->shader_check_violations == 0;
     fprintf(stderr, "%s\n", ok ? "PASS" : "FAILED");
     return ok ? 0 : 1;
 }

@@ -30,7 +30,8 @@ extern int test_failures;
 // Creates the validated context or exits with a clear message.
 void test_context(cs_context *ctx);
 // Destroys the context; returns the process exit code (0 only if all checks
-// passed and the validation layer reported no error).
+// passed, the validation layer reported no error and, with checked shaders,
+// no shader indexed a storage buffer out of bounds).
 int test_finish(cs_context *ctx);
 
 // Compiles a compute program or fails the test loudly.
