@@ -639,5 +639,11 @@ done:
         if (code == 0)
             code = 1;
     }
+    if (r.ctx.shader_check_violations) { // CISTERN_CHECKED_SHADERS=1: each was printed after its submit
+        fprintf(stderr, "cistern: %u out-of-bounds shader access(es) were reported (checked shaders)\n",
+                r.ctx.shader_check_violations);
+        if (code == 0)
+            code = 1;
+    }
     return code;
 }
