@@ -30,7 +30,7 @@ devices=$("$cistern" devices 2>&1)
 default_block=$(awk '/^\[[0-9]+\] /{block=""} {block=block $0 "\n"} /the default device/{printf "%s", block}' <<<"$devices")
 default_name=$(head -n 1 <<<"$default_block" | sed 's/^\[[0-9]*\] //')
 [ -n "$default_name" ] || fail "cistern devices marks no default device: $devices"
-expect 0 "device $default_name" -- "$cistern" run rest_box_3d --headless --frames 0
+expect 0 "device $default_name" -- "$cistern" run rest_box_3d --headless --frames 1 --particles 1000 --out "$tmp/device"
 expect 0 "dam_break_3d" -- "$cistern" scenes
 expect 2 "no_such_scene" -- "$cistern" run no_such_scene --headless --frames 1
 expect 2 "particles: cannot read" -- "$cistern" bench rest_box_3d --particles 16k,lots
