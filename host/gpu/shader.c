@@ -203,6 +203,140 @@ static bool push_include(include_state *state, size_t depth, const char *path, c
     return true;
 }
 
+// ---------------------------------------------------------------------------
+// Sources that are not GLSL text. glslang takes a file with no #version as
+// desktop GLSL 110, and for a compute shader below 150 it fails to parse its
+// own built-ins and prints all of them (about 4500 lines) to stdout — what an
+// empty file, a half-saved edit or a binary file used to print during
+// `--watch`. So such files are refused here first, with file:line.
+
+// Line (1-based) of the first byte a GLSL source cannot hold (a control
+// character other than white space, e.g. NUL in a binary file); 0 if none.
+// Bytes >= 0x80 are allowed: UTF-8 in comments.
+static uint32_t first_control_byte_line(const char *text, size_t size, unsigned char *byte)
+{
+    uint32_t line = 1;
+    for (size_t i = 0; i < size; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n')
+            line++;
+        else if ((c < 0x20 && !strchr("\t\r\v\f", c)) || c == 0x7f) {
+            *byte = c;
+            return line;
+        }
+    }
+    return 0;
+}
+
+static bool check_text(const char *path, const char *text, size_t size, cs_error *err)
+{
+    unsigned char byte = 0;
+    uint32_t line = first_control_byte_line(text, size, &byte);
+    if (line)
+        return cs_fail(err, "%s:%u: error: not a GLSL text file (byte 0x%02x; a binary file?)", path, line, byte);
+    return true;
+}
+
+// The `#version N [profile]` directive: its line, number and whether the
+// profile is "es"; line 0 when the source has none.
+typedef struct glsl_version {
+    uint32_t line;
+    long number;
+    bool es;
+} glsl_version;
+
+static glsl_version find_version(const char *text, size_t size)
+{
+    glsl_version v = {0};
+    uint32_t line = 1;
+    for (size_t i = 0; i < size; line++) {
+        size_t end = i;
+        while (end < size && text[end] != '\n')
+            end++;
+        size_t p = i;
+        while (p < end && (text[p] == ' ' || text[p] == '\t'))
+            p++;
+        if (p < end && text[p] == '#') {
+            p++;
+            while (p < end && (text[p] == ' ' || text[p] == '\t'))
+                p++;
+            if (end - p > 7 && strncmp(text + p, "version", 7) == 0) {
+                char directive[64] = "";
+                memcpy(directive, text + p + 7, CS_MIN(end - p - 7, sizeof directive - 1));
+                char *rest;
+                v.line = line;
+                v.number = strtol(directive, &rest, 10);
+                v.es = strstr(rest, "es") != NULL;
+                return v;
+            }
+        }
+        i = end + 1;
+    }
+    return v;
+}
+
+// Refuses what glslang would answer with its built-ins dump: a binary file,
+// a source with no #version (an empty file), a compute shader below desktop
+// GLSL 420 (glslang refuses 150..410 anyway, and dumps for 110..140).
+static bool check_source(const char *path, const char *text, size_t size, shaderc_shader_kind kind, cs_error *err)
+{
+    if (!check_text(path, text, size, err))
+        return false;
+    glsl_version v = find_version(text, size);
+    if (v.line == 0) {
+        bool blank = true;
+        for (size_t i = 0; i < size && blank; i++)
+            blank = strchr(" \t\r\n\v\f", text[i]) != NULL;
+        return cs_fail(err, "%s:1: error: %s: no #version line (cistern's shaders start with \"#version 450\")",
+                       path, blank ? "the file is empty" : "not a GLSL shader");
+    }
+    if (kind == shaderc_compute_shader && !v.es && v.number < 420)
+        return cs_fail(err, "%s:%u: error: #version %ld: compute shaders need 420 or above (cistern's use 450)",
+                       path, v.line, v.number);
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// Compiler messages: a broken file can produce hundreds of errors, each
+// following from the first. Shown: the first MAX_SHOWN_ERRORS lines, each cut
+// at MAX_SHOWN_LINE bytes with control bytes (quoted from a binary file)
+// replaced by '?', then a count of the errors left out.
+#define MAX_SHOWN_ERRORS 10
+#define MAX_SHOWN_LINE 180
+
+static void summarize_errors(const char *log, cs_error *err)
+{
+    if (!err)
+        return;
+    size_t used = 0;
+    uint32_t shown = 0, hidden = 0;
+    err->msg[0] = 0;
+    for (const char *s = log; *s;) {
+        const char *end = strchr(s, '\n');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (len > 0 && shown < MAX_SHOWN_ERRORS) {
+            size_t keep = CS_MIN(len, (size_t)MAX_SHOWN_LINE);
+            if (used + keep + 8 < sizeof err->msg) {
+                if (used)
+                    err->msg[used++] = '\n';
+                for (size_t i = 0; i < keep; i++) {
+                    unsigned char c = (unsigned char)s[i];
+                    err->msg[used++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+                }
+                if (keep < len)
+                    used += (size_t)snprintf(err->msg + used, sizeof err->msg - used, "...");
+                err->msg[used] = 0;
+            }
+            shown++;
+        } else if (len > 0 && strstr(s, "error") && (size_t)(strstr(s, "error") - s) < len) {
+            hidden++;
+        }
+        s = end ? end + 1 : s + len;
+    }
+    if (hidden)
+        snprintf(err->msg + used, sizeof err->msg - used, "\n... and %u more error%s", hidden, hidden == 1 ? "" : "s");
+}
+
 static shaderc_include_result *resolve_include(void *user, const char *requested, int type,
                                                const char *requesting, size_t depth)
 {
@@ -218,9 +352,18 @@ static shaderc_include_result *resolve_include(void *user, const char *requested
     }
     if (ok) {
         cs_error err;
-        r->content = cs_read_file(r->path, NULL, &err);
+        size_t size = 0;
+        r->content = cs_read_file(r->path, &size, &err);
         if (!r->content) {
             snprintf(message, sizeof message, "%s", err.msg);
+            ok = false;
+        } else if (!check_text(r->path, r->content, size, &err)) {
+            // Named by cistern: glslang would report each byte as an error.
+            snprintf(message, sizeof message, "%s", err.msg);
+            if (!state->problem[0])
+                snprintf(state->problem, sizeof state->problem, "%s", message);
+            free(r->content);
+            r->content = NULL;
             ok = false;
         }
     }
@@ -266,17 +409,14 @@ static shaderc_compile_options_t base_options(void)
     return options;
 }
 
-// Copies a failed result's message into err (shaderc already writes
-// "file:line: error: ..."; the trailing newline goes), unless an include
-// problem cistern found explains it better.
+// A failed result's message in err: the first errors shaderc wrote
+// ("file:line: error: ...") and a count of the rest (summarize_errors),
+// unless an include problem cistern found explains it better.
 static bool compile_failure(shaderc_compilation_result_t result, const include_state *state, cs_error *err)
 {
     if (state->problem[0])
         return cs_fail(err, "%s", state->problem);
-    cs_fail(err, "%s", shaderc_result_get_error_message(result));
-    size_t len = err ? strlen(err->msg) : 0;
-    while (len > 0 && err->msg[len - 1] == '\n')
-        err->msg[--len] = 0;
+    summarize_errors(shaderc_result_get_error_message(result), err);
     return false;
 }
 
@@ -316,6 +456,10 @@ static bool compile(const char *path, const cs_define *defines, uint32_t define_
     char *source = cs_read_file(full, &size, err);
     if (!source)
         return false;
+    if (!check_source(full, source, size, stage_from_path(path), err)) {
+        free(source);
+        return false;
+    }
     include_state state = {.out = out};
     file_identity(full, &state.stack[0]);
     state.stack[0].dep = (uint32_t)add_dep(out, full); // the first dep: index 0

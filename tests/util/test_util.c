@@ -30,6 +30,20 @@ uint64_t test_rand_u64(void)
     return z ^ (z >> 31);
 }
 
+uint64_t test_rand_begin_fixed(uint64_t seed)
+{
+    test_seed();
+    uint64_t resume = g_state;
+    g_state = seed;
+    fprintf(stderr, "fixed case: random stream of seed %llu\n", (unsigned long long)seed);
+    return resume;
+}
+
+void test_rand_resume(uint64_t state)
+{
+    g_state = state;
+}
+
 uint32_t test_rand_u32(void) { return (uint32_t)(test_rand_u64() >> 32); }
 double test_rand_unit(void) { return (double)(test_rand_u64() >> 11) * (1.0 / 9007199254740992.0); }
 

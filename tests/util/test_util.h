@@ -44,6 +44,12 @@ uint64_t test_seed(void);
 uint64_t test_rand_u64(void);
 uint32_t test_rand_u32(void);
 double test_rand_unit(void); // [0, 1)
+// A fixed regression case: the stream of `seed` (as CISTERN_TEST_SEED=seed
+// would start it) from here on; returns the state to hand to
+// test_rand_resume() afterwards, so the rest of the test still replays from
+// the process's own seed.
+uint64_t test_rand_begin_fixed(uint64_t seed);
+void test_rand_resume(uint64_t state);
 
 // True when the bits are a NaN or an infinity.
 bool test_not_finite(float f);
