@@ -344,6 +344,21 @@ static void pbf_bodies(void *state, cs_body_link *out)
     cs_fluid_body_link(&pbf->fluid, out);
 }
 
+// PBF's mass is rho0 / sum_lattice W at particle_spacing (pbf_create): a
+// block on another spacing starts at rho0 sum W(spacing) / sum W(particle_spacing).
+static bool pbf_lattice_density(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                                double *fitting_mass)
+{
+    double h = scene->smoothing_radius;
+    double s = scene->particle_spacing > 0.0f ? scene->particle_spacing : h * 0.5;
+    double sum_w, sum_w_block, unused;
+    lattice_sums(scene->dim, h, s, &sum_w, &unused);
+    lattice_sums(scene->dim, h, spacing, &sum_w_block, &unused);
+    *rho = scene->materials[material].rest_density * sum_w_block / sum_w;
+    *fitting_mass = 0.0; // the scene's mass is not used
+    return true;
+}
+
 const cs_sim_ops cs_pbf_ops = {
     .solver = "pbf",
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
@@ -352,6 +367,7 @@ const cs_sim_ops cs_pbf_ops = {
     .record_substep = pbf_record_substep_op,
     .stats = pbf_stats,
     .particles = pbf_particles,
+    .lattice_density = pbf_lattice_density,
     .bodies = pbf_bodies,
 };
 

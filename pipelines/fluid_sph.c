@@ -189,6 +189,31 @@ static void ops_stats(void *state, cs_sim_stats *out) { cs_fluid_stats(&((cs_sph
 static void ops_particles(void *state, cs_particle_view *out) { cs_fluid_particles(&((cs_sph *)state)->fluid, out); }
 static void ops_bodies(void *state, cs_body_link *out) { cs_fluid_body_link(&((cs_sph *)state)->fluid, out); }
 
+// Clavet's density at an interior lattice particle: norm sum_{j != i} m (1 - r/h)^n
+// (density.comp: self excluded, no wall mirrors inside the fluid).
+static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                                double *fitting_mass)
+{
+    cs_sph s;
+    cs_error err;
+    memset(&s, 0, sizeof s);
+    if (!parse_block(scene, &s, &err))
+        return false;
+    double h = scene->smoothing_radius, sum = 0.0;
+    int n = (int)ceil(h / spacing) + 1;
+    for (int k = (scene->dim == 3 ? -n : 0); k <= (scene->dim == 3 ? n : 0); k++)
+        for (int j = -n; j <= n; j++)
+            for (int i = -n; i <= n; i++) {
+                double r = spacing * sqrt((double)(i * i + j * j + k * k));
+                if (r > 0.0 && r < h)
+                    sum += pow(1.0 - r / h, s.exponent);
+            }
+    double per_mass = cs_sph_kernel_norm(scene->dim, s.exponent, h) * sum;
+    *rho = scene->materials[material].mass * per_mass;
+    *fitting_mass = per_mass > 0.0 ? scene->materials[material].rest_density / per_mass : 0.0;
+    return true;
+}
+
 const cs_sim_ops cs_sph_ops = {
     .solver = "sph",
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
@@ -197,5 +222,6 @@ const cs_sim_ops cs_sph_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
+    .lattice_density = ops_lattice_density,
     .bodies = ops_bodies,
 };

@@ -287,6 +287,27 @@ static void ops_particles(void *state, cs_particle_view *out)
 
 static void ops_bodies(void *state, cs_body_link *out) { cs_fluid_body_link(&((cs_wcsph *)state)->fluid, out); }
 
+// The density pass at an interior lattice particle: norm sum_j m f(r/h),
+// self included (density.comp; walls add nothing inside the fluid).
+static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                                double *fitting_mass)
+{
+    cs_wcsph w;
+    cs_error err;
+    if (!parse_block(scene, &w, &err))
+        return false;
+    double h = scene->smoothing_radius, sum = 0.0;
+    int n = (int)ceil(h / spacing) + 1;
+    for (int k = (scene->dim == 3 ? -n : 0); k <= (scene->dim == 3 ? n : 0); k++)
+        for (int j = -n; j <= n; j++)
+            for (int i = -n; i <= n; i++)
+                sum += kernel_shape(w.kernel, spacing * sqrt((double)(i * i + j * j + k * k)) / h);
+    double per_mass = cs_wcsph_kernel_norm(w.kernel, scene->dim, h) * sum;
+    *rho = scene->materials[material].mass * per_mass;
+    *fitting_mass = per_mass > 0.0 ? scene->materials[material].rest_density / per_mass : 0.0;
+    return true;
+}
+
 const cs_sim_ops cs_wcsph_ops = {
     .solver = "wcsph",
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
@@ -295,5 +316,6 @@ const cs_sim_ops cs_wcsph_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
+    .lattice_density = ops_lattice_density,
     .bodies = ops_bodies,
 };

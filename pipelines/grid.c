@@ -38,8 +38,10 @@ bool cs_grid_layout(const cs_grid_desc *desc, cs_grid *out, cs_error *err)
                        "or the domain smaller", name, (unsigned long long)cells, out->dims[0], out->dims[1],
                        out->dims[2]);
     out->cell_count = (uint32_t)cells;
+    // Keys 0 .. cell_count: cell_count itself marks a non-finite particle
+    // (cell_ids.comp), so it must survive the sort too.
     out->key_bits = 1;
-    while (out->key_bits < 32 && (1ull << out->key_bits) < cells)
+    while (out->key_bits < 32 && (1ull << out->key_bits) <= cells)
         out->key_bits++;
     out->capacity = desc->capacity;
     return true;

@@ -6,8 +6,10 @@
 // [start, end) table, the stable radix sort (prim.h) and the programs of the
 // build passes. One build is three labelled passes:
 //
-//   "grid: cell ids"  key[i] = cell of positions[i] (clamped into the grid; a
-//                     NaN coordinate counts as 0 cells along its axis), order[i] = i
+//   "grid: cell ids"  key[i] = cell of positions[i] (clamped into the grid),
+//                     order[i] = i; a particle with a NaN or Inf coordinate
+//                     gets key cell_count: sorted last, in no cell's range,
+//                     visited by no neighbour loop
 //   "grid: sort"      stable radix sort of (key, order) over key_bits bits:
 //                     particles of one cell keep their index order, so the
 //                     result is the same bits every run
@@ -46,7 +48,7 @@ typedef struct cs_grid {
     float cell_size;
     uint32_t dims[3];          // cells per axis, at least 1 (z = 1 in 2D)
     uint32_t cell_count;       // dims[0] * dims[1] * dims[2]
-    uint32_t key_bits;         // bits the sort looks at: enough for cell_count - 1
+    uint32_t key_bits;         // bits the sort looks at: enough for cell_count (the non-finite key)
     uint32_t capacity;
     cs_buffer keys;            // u32 per particle: cell id, ascending after a build
     cs_buffer order;           // u32 per particle: see above

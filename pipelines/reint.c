@@ -280,6 +280,7 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
         {&r->vel_forced, "reint forced velocity", n * v}, {&r->dens, "reint density", n * 8},
         {&r->field, "reint field", n * 16},
         {&r->partials, "reint stats partials", REINT_STATS_GROUPS * sizeof(reint_stats_partial)},
+        {&r->overflow, "reint overflow", 16},
         {&r->point_offsets, "reint point offsets", n * 4},
         {&r->point_positions, "reint point positions", n * 16},
         {&r->point_velocities, "reint point velocities", n * 16},
@@ -363,7 +364,7 @@ void cs_reint_destroy(cs_reint *r)
     cs_buffer *buffers[] = {&r->mass[0],         &r->mass[1],           &r->pos[0],
                             &r->pos[1],          &r->vel[0],            &r->vel[1],
                             &r->vel_forced,      &r->dens,              &r->field,
-                            &r->partials,        &r->point_offsets,     &r->point_positions,
+                            &r->partials,        &r->overflow,          &r->point_offsets,     &r->point_positions,
                             &r->point_velocities, &r->point_densities,  &r->point_materials,
                             &r->point_args};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
@@ -475,13 +476,13 @@ void cs_reint_record_step(cs_reint *r, cs_recorder *rec)
     const struct {
         const char *name;
         cs_program_id prog;
-        cs_buffer *buffers[6];
+        cs_buffer *buffers[7];
     } passes[] = {
         {"reint: density", r->density, {&r->mass[cur], &r->pos[cur], &r->dens}},
         {"reint: forces", r->forces, {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced}},
         {"reint: advect",
          r->advect,
-         {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next]}},
+         {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next], &r->overflow}},
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(passes); i++) {
         cs_dispatch_desc desc = {
@@ -577,6 +578,9 @@ void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
         out->density_error_sum += p->values.z;
         out->max_density_error = fmax(out->max_density_error, p->values.w);
     }
+    uint32_t overflow[4];
+    cs_buffer_download(r->ctx, &r->overflow, overflow, sizeof overflow, 0);
+    out->over_capacity = overflow[0];
 }
 
 // ---- cs_sim_ops -------------------------------------------------------------------
@@ -636,6 +640,7 @@ static void ops_stats(void *state, cs_sim_stats *out)
         .total_mass = (double)s.mass_units / REINT_MASS_ONE_F * cell_mass,
         .non_finite = s.non_finite,
         .outside_domain = s.outside_cell,
+        .over_capacity = s.over_capacity,
     };
 }
 

@@ -68,6 +68,7 @@ typedef struct cs_reint {
     cs_buffer dens;                    // vec2 per cell: density, pressure
     cs_buffer field;                   // vec4 per cell (see cs_field_view)
     cs_buffer partials;                // reint_stats_partial[REINT_STATS_GROUPS]
+    cs_buffer overflow;                // uvec4: x = cells whose gather overflowed (sticky, advect.comp)
     // The points view: per cell a 0/1 flag scanned in place into offsets;
     // up to one point per cell (positions / velocities vec4, densities
     // float, materials uint, world units); the draw arguments + count.
@@ -114,6 +115,11 @@ typedef struct cs_reint_stats {
     double kinetic_energy;      // rest masses * cells^2/s^2
     double density_error_sum;   // sum over filled cells of |mass / rest mass - 1|
     double max_density_error;   // max of the same
+    // Cell gathers that overflowed the fixed-point capacity (a u32 of
+    // REINT_MASS_ONE units: 4096 rest masses) since the start, counted by
+    // the advect pass, which saturates such a cell (mass is then no longer
+    // exact). Never cleared: one is enough to distrust the run.
+    uint32_t over_capacity;
 } cs_reint_stats;
 
 // Reads the partials of the last recorded stats pass (after submit_wait).

@@ -52,6 +52,9 @@ typedef struct cs_sim_stats {
     double total_mass;
     uint32_t non_finite;       // particles with a NaN/Inf component
     uint32_t outside_domain;   // particles outside the domain box
+    // Cells whose content overflowed the solver's fixed-point capacity since
+    // the start (reint: 4096 rest masses a cell); 0 for particle solvers.
+    uint32_t over_capacity;
 } cs_sim_stats;
 
 // What the world hands every part for one substep. A fluid's scene carries
@@ -95,6 +98,15 @@ typedef struct cs_sim_ops {
     // Optional (NULL when the pipeline has none).
     void (*particles)(void *state, cs_particle_view *out);
     void (*field)(void *state, cs_field_view *out);
+    // Optional: the density an interior particle of a block on a lattice of
+    // `spacing` of material `material` starts at, as the solver's own density
+    // sum computes it (CPU, double; same kernel, same self term), and the
+    // material mass that would make it the rest density (0 when the solver
+    // derives the mass itself: PBF). False when the solver block does not
+    // parse (create reports it). The world checks every block with it
+    // before anything runs (world.h, cs_world_check_rest_density).
+    bool (*lattice_density)(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                            double *fitting_mass);
     // Optional: a pipeline whose particles collide with rigid bodies fills
     // this (NULL: the world refuses a scene with bodies for it).
     void (*bodies)(void *state, cs_body_link *out);

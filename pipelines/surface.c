@@ -1,6 +1,8 @@
 // surface.c — see surface.h; algorithm and figures in docs/surface.md.
 #include "surface.h"
 
+#include "file_io.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -378,21 +380,21 @@ static void put_u32(uint8_t *p, uint32_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+// Both writers go through the checked writer (file_io.h), atomically: a
+// failed write (disk full, file size limit) leaves no file and says why.
 bool cs_surface_write_ply(const char *path, const float *positions, const float *normals, uint32_t vertex_count,
                           const uint32_t *indices, uint32_t triangle_count, cs_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return cs_fail(err, "%s: cannot open for writing (%s); check the directory exists and is writable", path,
-                       strerror(errno));
-    fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment cistern surface\nelement vertex %u\n"
-               "property float x\nproperty float y\nproperty float z\n"
-               "property float nx\nproperty float ny\nproperty float nz\n"
-               "element face %u\nproperty list uchar uint vertex_indices\nend_header\n",
-            vertex_count, triangle_count);
+    cs_out_file out;
+    if (!cs_out_open(&out, path, true, err))
+        return false;
+    cs_out_printf(&out, "ply\nformat binary_little_endian 1.0\ncomment cistern surface\nelement vertex %u\n"
+                        "property float x\nproperty float y\nproperty float z\n"
+                        "property float nx\nproperty float ny\nproperty float nz\n"
+                        "element face %u\nproperty list uchar uint vertex_indices\nend_header\n",
+                  vertex_count, triangle_count);
     // Byte by byte, so the file is little endian on any host.
-    bool ok = true;
-    for (uint32_t i = 0; i < vertex_count && ok; i++) {
+    for (uint32_t i = 0; i < vertex_count && !out.error; i++) {
         uint8_t rec[24];
         for (int k = 0; k < 6; k++) {
             float x = k < 3 ? positions[3 * (size_t)i + k] : normals[3 * (size_t)i + k - 3];
@@ -400,44 +402,36 @@ bool cs_surface_write_ply(const char *path, const float *positions, const float 
             memcpy(&bits, &x, 4);
             put_u32(rec + 4 * k, bits);
         }
-        ok = fwrite(rec, sizeof rec, 1, f) == 1;
+        cs_out_write(&out, rec, sizeof rec);
     }
-    for (uint32_t t = 0; t < triangle_count && ok; t++) {
+    for (uint32_t t = 0; t < triangle_count && !out.error; t++) {
         uint8_t rec[13] = {3};
         for (int k = 0; k < 3; k++)
             put_u32(rec + 1 + 4 * k, indices[3 * (size_t)t + k]);
-        ok = fwrite(rec, sizeof rec, 1, f) == 1;
+        cs_out_write(&out, rec, sizeof rec);
     }
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok)
-        return cs_fail(err, "%s: write failed (%s); check free disk space", path, strerror(errno));
-    return true;
+    return cs_out_close(&out, err);
 }
 
 bool cs_surface_write_obj(const char *path, const char *comment, const float *positions, const float *normals,
                           uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count, cs_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cs_fail(err, "%s: cannot open for writing (%s); check the directory exists and is writable", path,
-                       strerror(errno));
+    cs_out_file out;
+    if (!cs_out_open(&out, path, true, err))
+        return false;
     // %.9g: every float reads back to the same bits.
-    bool ok = fprintf(f, "# %s\n# %u vertices, %u triangles\n", comment ? comment : "cistern surface", vertex_count,
-                      triangle_count) > 0;
-    for (uint32_t i = 0; i < vertex_count && ok; i++) {
+    cs_out_printf(&out, "# %s\n# %u vertices, %u triangles\n", comment ? comment : "cistern surface", vertex_count,
+                  triangle_count);
+    for (uint32_t i = 0; i < vertex_count && !out.error; i++) {
         const float *p = &positions[3 * (size_t)i], *n = &normals[3 * (size_t)i];
-        ok = fprintf(f, "v %.9g %.9g %.9g\nvn %.9g %.9g %.9g\n", p[0], p[1], p[2], n[0], n[1], n[2]) > 0;
+        cs_out_printf(&out, "v %.9g %.9g %.9g\nvn %.9g %.9g %.9g\n", p[0], p[1], p[2], n[0], n[1], n[2]);
     }
-    for (uint32_t t = 0; t < triangle_count && ok; t++) {
+    for (uint32_t t = 0; t < triangle_count && !out.error; t++) {
         const uint32_t *v = &indices[3 * (size_t)t];
-        ok = fprintf(f, "f %u//%u %u//%u %u//%u\n", v[0] + 1, v[0] + 1, v[1] + 1, v[1] + 1, v[2] + 1, v[2] + 1) > 0;
+        cs_out_printf(&out, "f %u//%u %u//%u %u//%u\n", v[0] + 1, v[0] + 1, v[1] + 1, v[1] + 1, v[2] + 1,
+                      v[2] + 1);
     }
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok)
-        return cs_fail(err, "%s: write failed (%s); check free disk space", path, strerror(errno));
-    return true;
+    return cs_out_close(&out, err);
 }
 
 // ---- particle splat ----------------------------------------------------------

@@ -24,7 +24,13 @@ expect 2 "usage:" -- "$cistern"
 expect 2 'unknown command "frobnicate"' -- "$cistern" frobnicate
 expect 2 "unknown option --frmes" -- "$cistern" run rest_box_3d --frmes 3
 expect 2 "\-\-frames wants a whole number" -- "$cistern" run rest_box_3d --frames many
-expect 0 "llvmpipe" -- "$cistern" devices
+# `cistern devices` marks the default device, and `cistern run` uses it
+# (whatever the machine has: lavapipe, a GPU).
+devices=$("$cistern" devices 2>&1)
+default_block=$(awk '/^\[[0-9]+\] /{block=""} {block=block $0 "\n"} /the default device/{printf "%s", block}' <<<"$devices")
+default_name=$(head -n 1 <<<"$default_block" | sed 's/^\[[0-9]*\] //')
+[ -n "$default_name" ] || fail "cistern devices marks no default device: $devices"
+expect 0 "device $default_name" -- "$cistern" run rest_box_3d --headless --frames 1 --particles 1000 --out "$tmp/device"
 expect 0 "dam_break_3d" -- "$cistern" scenes
 expect 2 "no_such_scene" -- "$cistern" run no_such_scene --headless --frames 1
 expect 2 "particles: cannot read" -- "$cistern" bench rest_box_3d --particles 16k,lots
@@ -50,8 +56,27 @@ expect 2 "typo.json.*substepz" -- "$cistern" run "$tmp/typo.json" --headless --f
 # Malformed JSON: the message has a line number.
 head -c 200 "$(dirname "$0")/../scenes/rest_box_3d.json" > "$tmp/cut.json"
 expect 2 "cut.json:[0-9]" -- "$cistern" run "$tmp/cut.json" --headless --frames 1
-# A particle count the device cannot hold is refused before anything runs.
-expect 2 "particles" -- "$cistern" run rest_box_3d --headless --frames 1 --particles 60M --quiet
+# A particle count the device cannot hold is refused before anything runs:
+# just above what the default device holds, from its exact limits. Every
+# particle has a 16-byte position buffer (refused above maxStorageBufferRange
+# / 16) and at least 64 bytes in all (positions, velocities, twice each:
+# refused above the largest heap / 64). --particles picks the nearest count a
+# block lattice makes, within ~1% for millions: ask 2% more.
+range=$(sed -n 's/.*bytes: maxStorageBufferRange \([0-9]*\),.*/\1/p' <<<"$default_block")
+heap=$(sed -n 's/.*largest heap \([0-9]*\)$/\1/p' <<<"$default_block")
+scene_max=$((1 << $(sed -n 's/.*define CS_SCENE_MAX_PARTICLES (1u << \([0-9]*\)).*/\1/p' "$(dirname "$0")/../host/scene/scene.h")))
+if [ -z "$range" ] || [ -z "$heap" ]; then
+  fail "cistern devices gives no exact limits for $default_name: $default_block"
+else
+  too_many=$(( range / 16 + 1 < heap / 64 + 1 ? range / 16 + 1 : heap / 64 + 1 ))
+  ask=$(( too_many + too_many / 50 ))
+  if [ "$ask" -le "$scene_max" ]; then
+    expect 2 "particles do not fit on this device" -- \
+      "$cistern" run rest_box_3d --headless --frames 1 --particles "$ask" --quiet
+  else
+    echo "skipped: $default_name holds $scene_max particles, the most a scene may have"
+  fi
+fi
 
 # cistern sh: an environment made by make_hdr (stb_image_write), lat-long and
 # a cube strip; missing, malformed and truncated files are refused with the
@@ -75,6 +100,86 @@ else
   fail "make_hdr could not write the test images"
 fi
 expect 2 "unknown option --exposure" -- "$cistern" sh "$tmp/sky.hdr" --exposure 2
+
+# Input files: devices, directories and FIFOs are refused with what they
+# are, files past the stated limit (64 MiB) with their size, before reading
+# (a timeout keeps a regression from reading /dev/zero until memory runs out).
+expect 2 "/dev/zero: is a character device" -- timeout 60 "$cistern" run /dev/zero --headless --frames 1
+expect 2 "$tmp: is a directory" -- timeout 60 "$cistern" run "$tmp" --headless --frames 1
+mkfifo "$tmp/pipe.json"
+expect 2 "pipe.json: is a FIFO" -- timeout 60 "$cistern" run "$tmp/pipe.json" --headless --frames 1
+truncate -s 65M "$tmp/huge.json" && cp --sparse=always "$tmp/huge.json" "$tmp/huge.phd"
+expect 2 "huge.json: 65.0 MiB; scene and level files are limited to 64 MiB" -- \
+  timeout 60 "$cistern" run "$tmp/huge.json" --headless --frames 1
+expect 1 "huge.phd: 65.0 MiB; scene and level files are limited to 64 MiB" -- timeout 60 "$cistern" level "$tmp/huge.phd"
+expect 1 "/dev/zero: is a character device" -- timeout 60 "$cistern" level /dev/zero
+rm -f "$tmp/pipe.json" "$tmp/huge.json" "$tmp/huge.phd"
+expect 0 "64 MiB" -- "$cistern" run --help
+# JSON nested past cJSON's limit says so, with the place.
+python3 -c "print('[' * 1001 + ']' * 1001)" > "$tmp/deep.json"
+expect 2 "deep.json:1:1001: JSON nested too deep" -- "$cistern" run "$tmp/deep.json" --headless --frames 1
+
+# Options: counts where 0 (or nothing) would silently mean something else.
+expect 2 "\-\-frames must be at least 1" -- "$cistern" run rest_box_3d --headless --frames 0 --out "$tmp/f0"
+expect 2 "\-\-particles must be at least 1" -- "$cistern" run rest_box_3d --headless --particles 0 --out "$tmp/p0"
+expect 2 "\-\-device wants an index or a name, not an empty string" -- \
+  "$cistern" run rest_box_3d --headless --frames 1 --device "" --out "$tmp/d0"
+expect 2 "\-\-frames wants a whole number (got \"nan\")" -- "$cistern" run rest_box_3d --frames nan
+expect 2 "\-\-frames wants a whole number (got \"2.5\")" -- "$cistern" run rest_box_3d --frames 2.5
+expect 2 "\-\-capture-frame wants 0 to 2147483647" -- "$cistern" run rest_box_3d --headless --frames 1 --capture-frame 3e9 --out "$tmp/c0"
+expect 2 "\-\-size wants WIDTHxHEIGHT" -- "$cistern" run rest_box_3d --headless --frames 1 --size 64x48junk --out "$tmp/s0"
+expect 2 "\-\-particles: cannot read a count at \"nan\"" -- "$cistern" bench rest_box_3d --particles nan
+expect 2 "\-\-particles: 0.5 is not a whole count" -- "$cistern" bench rest_box_3d --particles 0.5
+expect 2 "\-\-max-step-ms must be at least 1" -- "$cistern" bench rest_box_3d --max-step-ms 0
+expect 2 "\-\-steps must be at least 1" -- "$cistern" bench rest_box_3d --steps 0
+
+# The output folder, settled before Vulkan starts (the bad --device is never
+# reached): a file is not a folder; a non-empty folder is refused unless
+# --overwrite, which deletes cistern's own files there and nothing else.
+touch "$tmp/a_file"
+expect 2 "a_file: cannot use as a directory: Not a directory" -- \
+  "$cistern" run rest_box_3d --headless --frames 1 --out "$tmp/a_file" --device no_such_gpu
+mkdir -p "$tmp/used/notes.d"
+touch "$tmp/used/particles_00099.ply" "$tmp/used/frame_00099.png" "$tmp/used/mesh_water_00004.obj" \
+  "$tmp/used/notes.txt" "$tmp/used/frame_final.png"
+expect 2 "used is not empty (6 entries.*add --overwrite" -- \
+  "$cistern" run rest_box_3d --headless --frames 1 --out "$tmp/used" --device no_such_gpu
+[ -f "$tmp/used/particles_00099.ply" ] || fail "a refused run deleted files"
+expect 0 "1 frames of rest_box_3d" -- \
+  "$cistern" run rest_box_3d --headless --frames 1 --png-every 0 --out "$tmp/used" --overwrite
+left=$(cd "$tmp/used" && echo *)
+[ "$left" = "frame_final.png notes.d notes.txt stats.csv" ] || fail "--overwrite left '$left'"
+# A directory where a dump goes: the rename says why, not "disk full?".
+mkdir "$tmp/used/particles_00000.ply"
+expect 1 "particles_00000.ply: cannot rename .*: Is a directory" -- \
+  "$cistern" run rest_box_3d --headless --frames 1 --png-every 0 --dump-every 1 --out "$tmp/used" --overwrite --quiet
+
+# Writes that fail (a 4 KiB file size limit: EFBIG, and SIGXFSZ ignored)
+# stop the run with the reason and exit 1, leave no partial file, and the
+# summary counts only what was written.
+limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$@"); }
+expect 1 "stats.csv: cannot write (flush failed): File too large" -- \
+  limited 4 "$cistern" run rest_box_3d --headless --frames 40 --png-every 0 --out "$tmp/full_stats" --quiet
+[ ! -e "$tmp/full_stats/stats.csv" ] || fail "a short stats.csv was left behind"
+expect 1 "frame_00000.png: cannot write (write failed): File too large" -- \
+  limited 4 "$cistern" run rest_box_3d --headless --frames 2 --png-every 1 --out "$tmp/full_png"
+ls "$tmp/full_png" | grep -q png && fail "a PNG was left behind: $(ls "$tmp/full_png")"
+summary=$(limited 4 "$cistern" run rest_box_3d --headless --frames 2 --png-every 1 --out "$tmp/full_png2" 2>&1)
+grep -q "stopped after 0 frames of rest_box_3d; wrote .*stats.csv (0 rows)$" <<<"$summary" \
+  || fail "summary after a failed PNG: $summary"
+expect 1 "particles_00000.ply: cannot write (write failed): File too large" -- \
+  limited 40 "$cistern" run rest_box_3d --headless --frames 2 --png-every 0 --dump-every 1 --out "$tmp/full_ply" --quiet
+expect 1 "level: /dev/full: cannot write (.*): No space left on device" -- "$cistern" level --generate /dev/full
+[ -c /dev/full ] || fail "/dev/full is no longer a device"
+
+# Substeps past the old recorder pass limit (113) run.
+sed 's/"substeps": 2/"substeps": 200/' "$(dirname "$0")/../scenes/rest_box_3d.json" > "$tmp/substeps.json"
+grep -q '"substeps": 200' "$tmp/substeps.json" || fail "substeps.json was not made"
+if "$cistern" run "$tmp/substeps.json" --headless --frames 1 --png-every 0 --out "$tmp/substeps" --quiet; then
+  [ "$(wc -l < "$tmp/substeps/stats.csv")" -eq 2 ] || fail "substeps 200: stats.csv should have a header and 1 row"
+else
+  fail "a scene with 200 substeps failed"
+fi
 
 # A real run: stats rows, PLY dumps, PNG frames, validation on.
 out="$tmp/run"
@@ -131,6 +236,17 @@ if "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-f
 else
   fail "run with --mesh-format obj failed"
 fi
+# Meshes and sh outputs past a file size limit: the reason, exit 1, no file.
+for format in ply obj; do
+  expect 1 "mesh_00000.$format: cannot write (write failed): File too large" -- limited 8 \
+    "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-format $format --png-every 0 \
+    --out "$tmp/full_mesh_$format" --quiet
+  [ ! -e "$tmp/full_mesh_$format/mesh_00000.$format" ] || fail "a short mesh_00000.$format was left behind"
+done
+if [ -f "$tmp/sky.hdr" ]; then
+  expect 1 "compare.png: cannot write (write failed): File too large" -- \
+    limited 1 "$cistern" sh "$tmp/sky.hdr" --out "$tmp/full_sh" --quiet
+fi
 expect 2 "no fluid of rest_box_3d has a surface" -- "$cistern" run rest_box_3d --headless --frames 1 --mesh-every 1
 expect 2 "\-\-mesh-format wants ply or obj" -- "$cistern" run rest_box_3d --mesh-format stl
 sed 's/"blocks": \[/"surface": {"enabeld": true},\n      "blocks": [/' "$scene_dir/rest_box_3d.json" > "$tmp/badsurf.json"
@@ -158,6 +274,17 @@ for solver_scene in dam_break_3d dam_break_2d wcsph_tank_3d double_emitter_2d; d
     || fail "$solver_scene: two runs differ"
   rm -rf "$tmp/det1" "$tmp/det2"
 done
+
+# cistern view: the demo level headless, one image per room asked for, with
+# the rooms the portal walk drew; bad arguments refused with what to do.
+expect 0 "room   1: .* rooms drawn through portals" -- \
+  "$cistern" view "$demo" --headless --room 1 --size 96x64 --out "$tmp/view" --validation
+[ -s "$tmp/view/room_001.png" ] || fail "cistern view wrote no room_001.png"
+expect 2 "room 9: .*has rooms 0..3" -- "$cistern" view "$demo" --headless --room 9 --out "$tmp/view"
+expect 2 "cistern view FILE.PHD" -- "$cistern" view
+expect 2 "\-\-scale wants" -- "$cistern" view "$demo" --scale -3
+expect 1 "no_such.phd" -- "$cistern" view "$tmp/no_such.phd" --headless --out "$tmp/view"
+expect 1 "cut.phd: byte 131084" -- "$cistern" view "$tmp/cut.phd" --headless --out "$tmp/view"
 
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
 echo PASS

@@ -6,6 +6,10 @@
 #   tr1    tests/fuzz/corpus/tr1 through test_level --corpus (each level is
 #          read and written back to the same bytes, or refused with
 #          "PATH: byte N: ...").
+#   file   tests/fuzz/corpus/file through fuzz_file_replay (the fuzz_file
+#          target with a replaying main): the path loaders cs_scene_load and
+#          cs_tr1_load on a regular file, a directory, a FIFO and a file past
+#          the size limit; the first byte of each entry picks which.
 # Under valgrind (when installed) any invalid access or leak fails the test,
 # and each driver's whole test runs too (its bad-input tables walk every
 # error path), so the corpora keep guarding what the libFuzzer + ASan runs
@@ -29,4 +33,9 @@ for pair in scene:test_scene tr1:test_level; do
   "${vg[@]}" "$driver" --corpus "$corpus"
   if [ ${#vg[@]} -gt 0 ]; then "${vg[@]}" "$driver"; fi
 done
+if [ ! -x ./fuzz_file_replay ]; then
+  echo "fuzz_replay: no ./fuzz_file_replay in $(pwd) (build the fuzz_file_replay target)" >&2
+  exit 1
+fi
+"${vg[@]}" ./fuzz_file_replay "$here/fuzz/corpus/file"
 echo PASS

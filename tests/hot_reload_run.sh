@@ -3,7 +3,9 @@
 # copy of the shader tree:
 #   1. edit a constant in a shader: the next frames' stats change;
 #   2. break the shader: the run goes on, the error names file:line;
-#   3. fix it: the run recovers;
+#   3. fix it: the run recovers; then an empty file, a binary file, an
+#      include cycle and a self-include: each a short message with file:line
+#      while the previous shader keeps running;
 #   4. edit a primitive (prim/sort_scatter.comp, under the neighbour grid)
 #      and a render shader (render/particles.frag) at once: both rebuilt,
 #      both reported, the run goes on drawing frames.
@@ -69,6 +71,50 @@ grep -q "previous shader keeps running" "$tmp/log" || fail "the log does not say
 save "$tmp/stats.orig"
 wait_for "recovery (mass back to the original)" ratio_is 1
 kill -0 "$pid" 2>/dev/null || fail "the run died"
+
+# 3b. Files that are not shaders, each saved over stats.comp and then
+# restored: an empty save, a binary file (the cistern executable's first 4 KiB:
+# NUL and control bytes, the same every run), an include cycle a -> b -> a and
+# a self-include. Each is refused in a short message naming file:line (an
+# empty file used to print glslang's ~4500 built-in lines), and the run goes
+# on with the previous shader.
+log_lines() { wc -l < "$tmp/log"; }
+# refused WHAT PATTERN: waits for a compile error matching PATTERN printed
+# after line $mark of the log, then checks that the run goes on with the
+# original shader and that the error took few lines.
+refused() {
+  local what=$1 pattern=$2
+  wait_for "$what: an error matching '$pattern'" sh -c "tail -n +$((mark + 1)) '$tmp/log' | grep -q '$pattern'" || return
+  local before; before=$(rows)
+  wait_for "$what: frames after the error" rows_at_least $((before + 2))
+  kill -0 "$pid" 2>/dev/null || fail "$what: the run died"
+  ratio_is 1 || fail "$what: the previous shader should still run; mass $(last_mass)"
+  local printed; printed=$(tail -n +$((mark + 1)) "$tmp/log" | wc -l)
+  [ "$printed" -le 15 ] || fail "$what: $printed lines printed, want a short message: $(tail -n +$((mark + 1)) "$tmp/log" | head -5)"
+  echo "$what refused: $(tail -n +$((mark + 1)) "$tmp/log" | grep -m1 'error')"
+}
+# restored WHAT: saves the original stats.comp back; waits for the rebuild.
+restored() {
+  mark=$(log_lines)
+  save "$tmp/stats.orig"
+  wait_for "$1: rebuild after restoring" sh -c "tail -n +$((mark + 1)) '$tmp/log' | grep -q 'changed: rebuilt'"
+}
+mark=$(log_lines); : > "$tmp/empty"; save "$tmp/empty"
+refused "empty stats.comp" "fluid/stats.comp:1: error"
+restored "empty"
+mark=$(log_lines); head -c 4096 "$cistern" > "$tmp/binary"; save "$tmp/binary"
+refused "binary stats.comp" "fluid/stats.comp:[0-9]*: error: not a GLSL text file"
+restored "binary"
+printf '#include "cycle_b.glsl"\n' > "$tmp/shaders/fluid/cycle_a.glsl"
+printf '// b\n#include "cycle_a.glsl"\n' > "$tmp/shaders/fluid/cycle_b.glsl"
+sed '0,/^#version.*/s//&\n#include "cycle_a.glsl"/' "$tmp/stats.orig" > "$tmp/stats.cycle"
+mark=$(log_lines); save "$tmp/stats.cycle"
+refused "include cycle a -> b -> a" \
+  "fluid/cycle_b.glsl:2: error: include cycle: fluid/cycle_a.glsl -> fluid/cycle_b.glsl -> fluid/cycle_a.glsl"
+mark=$(log_lines)
+printf '#include "cycle_a.glsl"\n' > "$tmp/edit~" && mv "$tmp/edit~" "$tmp/shaders/fluid/cycle_a.glsl"
+refused "self-include" "fluid/cycle_a.glsl:1: error: include cycle: fluid/cycle_a.glsl -> fluid/cycle_a.glsl"
+restored "cycle"
 
 # 4. A primitive and a render shader, saved together (comment-only edits:
 # the results must not change, the programs must be rebuilt and said so).

@@ -3,8 +3,8 @@
 // For random, clustered, lattice and all-in-one-cell particle sets, in 2D and
 // 3D, at sizes 0, 1, 63, 64, 65, ~1000 and ~5000, with every output poisoned
 // before the build:
-//  - keys are the cell of each particle (clamped; a NaN coordinate in cell 0
-//    along its axis), ascending,
+//  - keys are the cell of each particle (clamped; a NaN or Inf coordinate
+//    gives the key cell_count, after every cell, in no cell's range), ascending,
 //    and the sort is stable (equal keys keep their index order);
 //  - order is a permutation, and the gather reorders exactly by it;
 //  - every cell's [start, end) matches the sorted keys, empty cells (0, 0);
@@ -31,9 +31,12 @@ typedef struct grid_case {
     float h;
 } grid_case;
 
-// The cell the GPU must pick: same float operations as grid.glsl.
+// The cell the GPU must pick: same float operations as grid.glsl; a
+// non-finite position: cell_count (cell_ids.comp).
 static uint32_t cpu_cell(const cs_grid *g, const float *p)
 {
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+        return g->cell_count;
     float inv = 1.0f / g->cell_size;
     uint32_t c[3];
     for (int a = 0; a < 3; a++) {
@@ -119,7 +122,8 @@ static void make_set(const grid_case *gc, set_kind kind, uint32_t n, float *pos)
         }
     }
     if (kind == SET_RANDOM && n >= 63) {
-        pos[(size_t)(n / 2) * 4 + 1] = NAN; // a NaN y lands in row 0
+        pos[(size_t)(n / 2) * 4 + 1] = NAN;       // key cell_count, sorted last
+        pos[(size_t)(n / 3) * 4 + 0] = INFINITY;  // the same
     }
 }
 
@@ -311,6 +315,13 @@ static void run_case(cs_context *ctx, cs_program_id *count_prog, const grid_case
                         want_s, want_e);
         }
         CHECK(bad_range == 0, "%s: %u wrong cell ranges", label, bad_range);
+        uint32_t tail = 0; // what no cell holds: the non-finite particles, last
+        while (i < n && keys[i] == g.cell_count)
+            i++, tail++;
+        CHECK(i == n, "%s: sorted keys end with %u past the last cell", label, i < n ? keys[i] : 0);
+        uint32_t want_tail = kind == SET_RANDOM && n >= 63 ? 2 : 0;
+        CHECK(tail == want_tail, "%s: %u particles after the last cell, want %u (the non-finite ones)", label, tail,
+              want_tail);
         if (bad_range)
             goto done;
     }
@@ -319,8 +330,8 @@ static void run_case(cs_context *ctx, cs_program_id *count_prog, const grid_case
         for (uint32_t i = 0; i < n; i++)
             if (order[i] == n / 2)
                 nan_at = i;
-        uint32_t y = nan_at < n ? (keys[nan_at] / g.dims[0]) % g.dims[1] : UINT32_MAX;
-        CHECK(y == 0, "%s: the particle with a NaN y is in row %u, not 0", label, y);
+        CHECK(nan_at < n && keys[nan_at] == g.cell_count, "%s: the particle with a NaN y has key %u, want %u", label,
+              nan_at < n ? keys[nan_at] : 0, g.cell_count);
     }
 
     // Neighbour sets: brute force marks, the table walk must hit exactly the
@@ -455,8 +466,8 @@ int main(void)
     bad.cell_size = 1e-4f;
     CHECK(!cs_grid_layout(&bad, &layout, &err) && strstr(err.msg, "2^31"), "too many cells refused: %s", err.msg);
     bad.cell_size = 0.25f;
-    CHECK(cs_grid_layout(&bad, &layout, &err) && layout.cell_count == 64 && layout.key_bits == 6,
-          "4x4x4 grid: %u cells, %u key bits", layout.cell_count, layout.key_bits);
+    CHECK(cs_grid_layout(&bad, &layout, &err) && layout.cell_count == 64 && layout.key_bits == 7,
+          "4x4x4 grid: %u cells, %u key bits (keys 0..64: 64 is the non-finite key)", layout.cell_count, layout.key_bits);
 
     cs_program_destroy(&ctx, &count_prog);
     return test_finish(&ctx);

@@ -9,7 +9,9 @@
 // Also: the watcher reports every file of a large burst and watches
 // directories created later; include cycles are errors that name the cycle,
 // while diamonds and guarded mutual includes still compile; a shader with
-// more includes than cistern tracks is refused, not truncated.
+// more includes than cistern tracks is refused, not truncated; an empty or
+// binary file, or one with many errors, gives a short message with
+// file:line (the first 10 errors and a count of the rest).
 #define _GNU_SOURCE
 #include "test_util.h"
 #include "watch.h"
@@ -263,6 +265,132 @@ static void test_many_includes(void)
     fprintf(stderr, "reported as expected: %s\n", err.msg);
 }
 
+// Lines in `text` (a last line without '\n' counts).
+static uint32_t count_lines(const char *text)
+{
+    uint32_t n = 0;
+    for (const char *s = text; *s; s++)
+        n += *s == '\n' || s[1] == 0;
+    return n;
+}
+
+// wait_and_reload with stdout captured: glslang prints to stdout, not into
+// the error message (its built-ins dump for a file with no #version was
+// ~4500 lines). Returns the reload's result; *printed is the line count of
+// the message plus everything written to stdout meanwhile.
+static bool reload_counting_output(cs_context *ctx, cs_watch *w, cs_program_id *prog, cs_error *err,
+                                   uint32_t *printed)
+{
+    char capture[] = "/tmp/cistern_reload_stdout_XXXXXX";
+    int fd = mkstemp(capture);
+    CS_ASSERT(fd >= 0, "mkstemp");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    bool saw;
+    bool ok = wait_and_reload(ctx, w, prog, err, &saw);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    close(fd);
+    char *text = cs_read_file(capture, NULL, NULL);
+    *printed = count_lines(err->msg) + (text ? count_lines(text) : 0);
+    free(text);
+    unlink(capture);
+    CHECK(saw, "watcher saw the edit");
+    return ok;
+}
+
+// `size` random bytes (the test's seed), as a binary file saved over a shader.
+static void write_random_bytes(const char *path, size_t size)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp~", path);
+    FILE *f = fopen(tmp, "wb");
+    CS_ASSERT(f, "cannot write %s", tmp);
+    for (size_t i = 0; i < size; i++)
+        fputc((int)(test_rand_u32() & 0xff), f);
+    fclose(f);
+    CS_ASSERT(rename(tmp, path) == 0, "rename %s", tmp);
+}
+
+// A message short enough to read: the first errors and a count of the rest.
+#define MAX_MESSAGE_LINES 12
+
+// Files that are not shaders, saved over a watched program's files (an empty
+// save, a binary file, a file with hundreds of errors, an include cycle
+// through two files): each is refused with file:line in a short message, and
+// the previous pipeline keeps running; restoring the files recovers.
+static void test_unusable_sources(cs_context *ctx, cs_watch *w, cs_program_id *prog, cs_buffer *out)
+{
+    char main_path[512], include_path[512], other_path[512];
+    snprintf(main_path, sizeof main_path, "%s/test/reload_value.comp", g_dir);
+    snprintf(include_path, sizeof include_path, "%s/test/reload_value.glsl", g_dir);
+    snprintf(other_path, sizeof other_path, "%s/test/reload_other.glsl", g_dir);
+    char *main_text = cs_read_file(main_path, NULL, NULL);
+    CS_ASSERT(main_text, "read %s", main_path);
+    uint32_t before = run_once(ctx, prog, out);
+    cs_error err;
+    uint32_t printed;
+
+    write_atomically(main_path, "");
+    CHECK(!reload_counting_output(ctx, w, prog, &err, &printed), "an empty shader is refused");
+    CHECK(strstr(err.msg, "reload_value.comp:1: error"), "empty file: error names file:line: %s", err.msg);
+    CHECK(printed <= MAX_MESSAGE_LINES, "empty file: %u lines printed, want at most %d", printed, MAX_MESSAGE_LINES);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(ctx, prog, out) == before, "old pipeline still runs after an empty save");
+
+    write_random_bytes(main_path, 4096);
+    CHECK(!reload_counting_output(ctx, w, prog, &err, &printed), "a binary shader is refused");
+    CHECK(strstr(err.msg, "reload_value.comp:") && strstr(err.msg, ": error"), "binary file: file:line: %s", err.msg);
+    CHECK(printed <= MAX_MESSAGE_LINES, "binary file: %u lines printed, want at most %d", printed, MAX_MESSAGE_LINES);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(ctx, prog, out) == before, "old pipeline still runs after a binary save");
+    write_atomically(main_path, main_text);
+    CHECK(wait_and_reload(ctx, w, prog, &err, &(bool){0}), "restored shader reloads: %s", err.msg);
+
+    write_random_bytes(include_path, 4096);
+    CHECK(!reload_counting_output(ctx, w, prog, &err, &printed), "a binary include is refused");
+    CHECK(strstr(err.msg, "reload_value.glsl:") && strstr(err.msg, ": error"), "binary include: file:line: %s",
+          err.msg);
+    CHECK(printed <= MAX_MESSAGE_LINES, "binary include: %u lines printed", printed);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(ctx, prog, out) == before, "old pipeline still runs after a binary include");
+
+    // 25 errors: the first 10 are shown, the other 15 counted.
+    char many[2048] = "#define RELOAD_VALUE 7u\n";
+    for (int i = 0; i < 25; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "float f%d() { return undeclared_%d; }\n", i, i);
+    write_atomically(include_path, many);
+    CHECK(!reload_counting_output(ctx, w, prog, &err, &printed), "25 errors are refused");
+    CHECK(strstr(err.msg, "reload_value.glsl:2: error") && strstr(err.msg, "\n... and 15 more errors") &&
+              count_lines(err.msg) == 11,
+          "first 10 errors and a count of the rest (%u lines): %s", count_lines(err.msg), err.msg);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(ctx, prog, out) == before, "old pipeline still runs after 25 errors");
+
+    // a -> b -> a through the watched include.
+    write_atomically(other_path, "#include \"reload_value.glsl\"\n");
+    write_atomically(include_path, "#define RELOAD_VALUE 8u\n#include \"reload_other.glsl\"\n");
+    CHECK(!reload_counting_output(ctx, w, prog, &err, &printed), "a -> b -> a cycle is refused");
+    CHECK(strstr(err.msg, "reload_other.glsl:1: error: include cycle: "
+                          "test/reload_value.glsl -> test/reload_other.glsl -> test/reload_value.glsl"),
+          "error names the file, line and cycle: %s", err.msg);
+    CHECK(printed <= MAX_MESSAGE_LINES, "cycle: %u lines printed", printed);
+    fprintf(stderr, "reported as expected: %s\n", err.msg);
+    CHECK(run_once(ctx, prog, out) == before, "old pipeline still runs after a cycle");
+
+    char restored[64];
+    snprintf(restored, sizeof restored, "#define RELOAD_VALUE %uu\n", before);
+    write_atomically(include_path, restored);
+    CHECK(wait_and_reload(ctx, w, prog, &err, &(bool){0}), "restored include reloads: %s", err.msg);
+    CHECK(run_once(ctx, prog, out) == before, "value after restoring");
+    // The watcher reports other_path's own save; drain it.
+    cs_watch_path *paths;
+    cs_watch_poll(w, &paths);
+    free(main_text);
+}
+
 static uint32_t run_value(cs_context *ctx, cs_program_id prog, cs_buffer *out)
 {
     return run_once(ctx, &prog, out);
@@ -401,6 +529,8 @@ int main(void)
     write_atomically(include_path, "#define RELOAD_VALUE 6u\n");
     CHECK(wait_and_reload(&ctx, &w, &prog, &err, &saw), "reload after removing the cycle: %s", err.msg);
     CHECK(run_once(&ctx, &prog, &out) == 6u, "value after removing the cycle");
+
+    test_unusable_sources(&ctx, &w, &prog, &out);
 
     // 5. 100 reloads: device objects are destroyed each time (the validation
     // layer reports any leaked pipeline/layout at device destruction).

@@ -645,11 +645,24 @@ static void test_refusals(cs_context *ctx)
 {
     cs_error err;
     void *state = NULL;
-    // ~40M particles: far beyond lavapipe's 128 MiB storage buffers.
+    // Just above what this device holds, from the limits it reports: every
+    // particle has a 16-byte position buffer (refused above
+    // maxStorageBufferRange / 16) and at least 64 bytes in all (positions and
+    // velocities, twice each: refused above the largest heap / 64). The
+    // capacity is set exactly with max_particles over a small block.
+    VkDeviceSize heap = 0;
+    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
+        heap = CS_MAX(heap, ctx->memory_props.memoryHeaps[h].size);
+    uint64_t by_range = (uint64_t)ctx->props.limits.maxStorageBufferRange / 16 + 1;
+    uint64_t by_heap = heap / 64 + 1;
+    uint32_t want = (uint32_t)CS_MIN(CS_MIN(by_range, by_heap), (uint64_t)UINT32_MAX);
+    if (by_range <= by_heap)
+        CHECK(cs_buffer_check_size(ctx, "one particle fewer", (VkDeviceSize)(want - 1) * 16, &err),
+              "%u particles' positions fit in one buffer: %s", want - 1, err.msg);
     cs_scene s;
-    scene_init(&s, "huge_3d", 3, (float[3]){0, 0, 0}, (float[3]){1, 1, 1}, 0.0029f, 0.0058f, 1.0f / 240);
+    scene_init(&s, "huge_3d", 3, (float[3]){0, 0, 0}, (float[3]){1, 1, 1}, 0.05f, 0.1f, 1.0f / 240);
     scene_block(&s, (float[3]){0, 0, 0}, (float[3]){1, 1, 1}, 0.0f);
-    uint32_t want = cs_scene_block_particles(&s);
+    s.max_particles = want;
     uint64_t before = ctx->bytes_allocated;
     bool ok = cs_pbf_ops.create(ctx, &s, &state, &err);
     char count[32];

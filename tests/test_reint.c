@@ -97,6 +97,15 @@ static double rand_range(double lo, double hi) { return lo + (hi - lo) * test_ra
 
 typedef enum fill_kind { FILL_RANDOM, FILL_EMPTY, FILL_ONE_CELL } fill_kind;
 
+// |dp/drho| of the reference's equation of state at rho (before the clamp at
+// 0, which only lowers it).
+static double eos_slope(const reint_ref *g, double rho)
+{
+    if (g->eos == REINT_EOS_TAIT)
+        return g->stiffness * g->gamma * pow(fmax(rho, 0.0), g->gamma - 1.0);
+    return g->stiffness * fabs(2.0 * rho - 1.0);
+}
+
 static void check_step(cs_context *ctx, uint32_t dim, uint32_t nx, uint32_t ny, uint32_t nz, fill_kind fill)
 {
     uint32_t grid[3] = {nx, ny, dim == 3 ? nz : 1};
@@ -161,11 +170,22 @@ static void check_step(cs_context *ctx, uint32_t dim, uint32_t nx, uint32_t ny, 
     uint32_t bad = 0;
     for (uint32_t i = 0; i < n; i++) {
         double dr = fabs(dens[2 * i] - rho[i]), dp = fabs(dens[2 * i + 1] - press[i]);
+        // The GPU's pressure is the EOS of its own float density, so a
+        // density off by dr (rounding, bounded above) moves it by up to
+        // max |dp/drho| * dr (mean value theorem; the slope is largest at an
+        // end of [rho_ref, rho_gpu]). Near rest density the EOS cancels
+        // (k (rho^gamma - 1)) and this term dominates: seed 32965669391313
+        // has a cell at rho 1.0000063 whose densities are 2.2e-7 apart (two
+        // float ulps) with dp/drho = 5746, so pressures 1.26e-3 apart, over
+        // the relative term's 8.4e-4. The relative term covers the EOS's own
+        // float evaluation.
+        double slope = fmax(eos_slope(&g, rho[i]), eos_slope(&g, dens[2 * i]));
+        double dp_allowed = 1e-4 * (fabs(press[i]) + g.stiffness * 1e-2) + slope * dr;
         bool good = !test_not_finite(dens[2 * i]) && !test_not_finite(dens[2 * i + 1]) &&
-                    dr <= 1e-5 * fmax(1.0, rho[i]) && dp <= 1e-4 * (fabs(press[i]) + g.stiffness * 1e-2);
+                    dr <= 1e-5 * fmax(1.0, rho[i]) && dp <= dp_allowed;
         if (!good && bad++ == 0)
-            fprintf(stderr, "  density cell %u: gpu (%g, %g) ref (%g, %g)\n", i, dens[2 * i], dens[2 * i + 1], rho[i],
-                    press[i]);
+            fprintf(stderr, "  density cell %u: gpu (%.9g, %.9g) ref (%.9g, %.9g), pressure allowed %.3g (slope %.4g)\n",
+                    i, dens[2 * i], dens[2 * i + 1], rho[i], press[i], dp_allowed, slope);
     }
     CHECK(bad == 0, "%uD %ux%ux%u: density/pressure differ in %u cells", dim, nx, ny, nz, bad);
 
@@ -602,6 +622,24 @@ static void bench(cs_context *ctx, uint32_t dim, uint32_t size, uint32_t steps)
     cs_reint_destroy(r);
 }
 
+// One step of random parameters and contents on every grid size.
+static void check_random_steps(cs_context *ctx)
+{
+    // 2D sizes: one cell, thin strips, one below / at / above a 16x16
+    // workgroup, non-powers of two.
+    static const uint32_t sizes_2d[][2] = {{1, 1}, {1, 7}, {9, 1}, {15, 15}, {16, 16}, {17, 16}, {33, 31}, {50, 3}};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(sizes_2d); i++)
+        check_step(ctx, 2, sizes_2d[i][0], sizes_2d[i][1], 1, FILL_RANDOM);
+    // 3D: one cell, around the 8x8x4 workgroup, non-powers of two.
+    static const uint32_t sizes_3d[][3] = {{1, 1, 1}, {2, 1, 3}, {7, 7, 3}, {8, 8, 4}, {9, 8, 5}, {13, 6, 11}};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(sizes_3d); i++)
+        check_step(ctx, 3, sizes_3d[i][0], sizes_3d[i][1], sizes_3d[i][2], FILL_RANDOM);
+}
+
+// 32965669391313: 3D 13x6x11, pressure 1.26e-3 off at rho 1.0000063 (see
+// the pressure bound in check_step).
+static const uint64_t FIXED_SEEDS[] = {32965669391313ull};
+
 int main(void)
 {
     cs_context ctx;
@@ -615,15 +653,13 @@ int main(void)
         return test_finish(&ctx);
     }
 
-    // 2D sizes: one cell, thin strips, one below / at / above a 16x16
-    // workgroup, non-powers of two.
-    static const uint32_t sizes_2d[][2] = {{1, 1}, {1, 7}, {9, 1}, {15, 15}, {16, 16}, {17, 16}, {33, 31}, {50, 3}};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(sizes_2d); i++)
-        check_step(&ctx, 2, sizes_2d[i][0], sizes_2d[i][1], 1, FILL_RANDOM);
-    // 3D: one cell, around the 8x8x4 workgroup, non-powers of two.
-    static const uint32_t sizes_3d[][3] = {{1, 1, 1}, {2, 1, 3}, {7, 7, 3}, {8, 8, 4}, {9, 8, 5}, {13, 6, 11}};
-    for (size_t i = 0; i < CS_ARRAY_COUNT(sizes_3d); i++)
-        check_step(&ctx, 3, sizes_3d[i][0], sizes_3d[i][1], sizes_3d[i][2], FILL_RANDOM);
+    check_random_steps(&ctx);
+    // Seeds that once failed, replayed every run: their random steps again.
+    for (size_t i = 0; i < CS_ARRAY_COUNT(FIXED_SEEDS); i++) {
+        uint64_t resume = test_rand_begin_fixed(FIXED_SEEDS[i]);
+        check_random_steps(&ctx);
+        test_rand_resume(resume);
+    }
     check_step(&ctx, 2, 19, 13, 1, FILL_EMPTY);
     check_step(&ctx, 2, 19, 13, 1, FILL_ONE_CELL);
     check_step(&ctx, 3, 6, 5, 7, FILL_EMPTY);

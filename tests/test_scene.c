@@ -798,7 +798,12 @@ static void test_world_format(void)
         {"fluid not an object", WORLD2 "\"fluids\":[3]}", "bad.json: fluids[0]: must be an object"},
         {"no fluids", WORLD2 "\"fluids\":[]}", "bad.json: fluids: must hold at least 1 entry"},
         {"same names", WORLD2 "\"fluids\":[" BLOCK "," BLOCK "]}", "fluids[1].name: \"block\" is already"},
-        {"level is reserved", WORLD2 "\"fluids\":[" POOL "],\"level\":{}}", "bad.json: level: is reserved"},
+        {"level without file", WORLD2 "\"fluids\":[" POOL "],\"level\":{}}", "bad.json: level.file: missing"},
+        {"level not an object", WORLD2 "\"fluids\":[" POOL "],\"level\":\"x.phd\"}", "bad.json: level: must be an object"},
+        {"level unknown key", WORLD2 "\"fluids\":[" POOL "],\"level\":{\"file\":\"a.phd\",\"scale\":2}}",
+         "bad.json: level.scale: unknown key"},
+        {"level scale", WORLD2 "\"fluids\":[" POOL "],\"level\":{\"file\":\"a.phd\",\"units_per_metre\":0}}",
+         "bad.json: level.units_per_metre"},
         {"lights are reserved", WORLD2 "\"fluids\":[" POOL "],\"lights\":[]}", "bad.json: lights: is reserved"},
 #define BODY(x) WORLD2 "\"fluids\":[" POOL "],\"bodies\":[" x "]}"
         {"body without shape", BODY("{\"position\":[1,0.5],\"static\":true}"), "bad.json: bodies[0].shape: missing"},

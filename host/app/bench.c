@@ -41,7 +41,8 @@ typedef struct bench_result {
     // Physical sanity after the timed steps (see speed_bound): a fast but
     // exploding simulation is not a benchmark result.
     bool stable;
-    char unstable_reason[192];
+    bool failed;               // a step went wrong (NaN/Inf, a cell past capacity): the sweep stops
+    char unstable_reason[640];
     double dt;                       // simulated seconds per step (after scaling)
     uint32_t steps_per_frame;        // the scaled scene's substeps
 } bench_result;
@@ -53,7 +54,8 @@ bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err
     while (*p) {
         char *end;
         double v = strtod(p, &end);
-        if (end == p || v <= 0)
+        // !(v > 0) also refuses NaN, which must never reach the cast below.
+        if (end == p || !(v > 0))
             return cs_fail(err, "--particles: cannot read a count at \"%s\" (write e.g. 16k,64k,1M)", p);
         if (*end == 'k' || *end == 'K')
             v *= 1e3, end++;
@@ -61,8 +63,10 @@ bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err
             v *= 1e6, end++;
         if (*end != ',' && *end != 0)
             return cs_fail(err, "--particles: unexpected \"%s\" (write e.g. 16k,64k,1M)", end);
-        if (v > 4e9)
+        if (!(v <= 4e9))
             return cs_fail(err, "--particles: %.0f is more than cistern can index", v);
+        if (v != floor(v))
+            return cs_fail(err, "--particles: %g is not a whole count", v);
         if (opt->size_count == CS_BENCH_MAX_SIZES)
             return cs_fail(err, "--particles: at most %d sizes", CS_BENCH_MAX_SIZES);
         opt->sizes[opt->size_count++] = (uint32_t)v;
@@ -196,6 +200,21 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
             for (uint32_t q = 0; q < res->pass_count; q++)
                 per_pass[(size_t)q * steps + s] = CS_MAX(0.0, cs_recorder_pass_ms(&rec, res->passes[q].name));
             done++;
+        }
+        // A step that went wrong is not timed further: its figures would
+        // time garbage (NaN particles, a saturated cell).
+        cs_sim_stats step_stats[CS_MAX_FLUIDS], step_total;
+        cs_world_stats(&world, &step_total, step_stats);
+        char what[512];
+        if (!cs_world_check_stats(&world, step_stats, what, sizeof what)) {
+            res->failed = true;
+            done -= i >= opt->warmup; // its timing is not one of a sane step
+            snprintf(res->unstable_reason, sizeof res->unstable_reason, "step %u%s: %s", i,
+                     i < opt->warmup ? " (warm-up)" : "", what);
+            break;
+        }
+        if (i >= opt->warmup) {
+            uint32_t s = i - opt->warmup;
             if (totals[s] > opt->max_step_ms)
                 break; // one slow step is enough to know
         }
@@ -213,8 +232,10 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     double bound = 0.0;
     for (uint32_t i = 0; i < scene.fluid_count; i++)
         bound = fmax(bound, speed_bound(&scene.fluids[i]));
-    res->stable = true;
-    if (stats.non_finite > 0)
+    res->stable = !res->failed;
+    if (res->failed)
+        ; // unstable_reason says which step and what
+    else if (stats.non_finite > 0)
         snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles have NaN/Inf values",
                  stats.non_finite);
     else if (stats.outside_domain > 0)
@@ -224,7 +245,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         snprintf(res->unstable_reason, sizeof res->unstable_reason,
                  "max speed %.3g exceeds %.3g (3 x (sqrt(2 g H) + fastest start/emitter speed))", stats.max_speed,
                  bound);
-    res->stable = res->unstable_reason[0] == 0;
+    res->stable = !res->failed && res->unstable_reason[0] == 0;
     if (opt->cells) {
         // Grid pipelines: every cell is updated every step, filled or not.
         res->particles = 0;
@@ -312,32 +333,22 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
     return root;
 }
 
-static bool write_text(const char *path, const char *text, cs_error *err)
+static bool write_csv(const char *path, const bench_result *res, uint32_t n, cs_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cs_fail(err, "%s: cannot write", path);
-    fputs(text, f);
-    fclose(f);
-    return true;
-}
-
-static void write_csv(const char *path, const bench_result *res, uint32_t n)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fprintf(f, "particles,pass,median_ms,p90_ms\n");
+    cs_out_file f;
+    if (!cs_out_open(&f, path, true, err))
+        return false;
+    cs_out_printf(&f, "particles,pass,median_ms,p90_ms\n");
     for (uint32_t i = 0; i < n; i++) {
         if (res[i].skipped)
             continue;
-        fprintf(f, "%u,total,%.5f,%.5f\n", res[i].particles, res[i].median_ms, res[i].p90_ms);
-        fprintf(f, "%u,wall,%.5f,\n", res[i].particles, res[i].wall_median_ms);
+        cs_out_printf(&f, "%u,total,%.5f,%.5f\n", res[i].particles, res[i].median_ms, res[i].p90_ms);
+        cs_out_printf(&f, "%u,wall,%.5f,\n", res[i].particles, res[i].wall_median_ms);
         for (uint32_t q = 0; q < res[i].pass_count; q++)
-            fprintf(f, "%u,%s,%.5f,%.5f\n", res[i].particles, res[i].passes[q].name, res[i].passes[q].median_ms,
-                    res[i].passes[q].p90_ms);
+            cs_out_printf(&f, "%u,%s,%.5f,%.5f\n", res[i].particles, res[i].passes[q].name,
+                          res[i].passes[q].median_ms, res[i].passes[q].p90_ms);
     }
-    fclose(f);
+    return cs_out_close(&f, err);
 }
 
 // A log-log plot of ms/step against particles, one line per pass, as PNG and
@@ -350,63 +361,64 @@ bool cs_bench_have_gnuplot(void)
     return false;
 }
 
-void cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
-                   const char *const *series, const char *const *styles, uint32_t series_count)
+bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
+                   const char *const *series, const char *const *styles, uint32_t series_count, cs_error *err)
 {
     char data_path[600], script_path[600];
     snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
     snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
-    FILE *s = fopen(script_path, "w");
-    if (!s || series_count == 0) {
-        if (s)
-            fclose(s);
-        return;
-    }
+    if (series_count == 0)
+        return true;
+    cs_out_file out, *s = &out;
+    if (!cs_out_open(s, script_path, true, err))
+        return false;
     for (int fmt = 0; fmt < 2; fmt++) {
-        fprintf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
+        cs_out_printf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
                             : "set terminal svg size 1000,700\nset output '%s/plot.svg'\n",
                 dir);
-        fprintf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel '%s'\n"
+        cs_out_printf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel '%s'\n"
                    "set ylabel '%s'\nset key outside right noenhanced\nset grid\n",
                 title, xlabel, ylabel);
         for (uint32_t q = 0; q < series_count; q++) {
             const char *style = styles && styles[q] ? styles[q] : "";
             if (q == 0)
-                fprintf(s, "plot '%s' index 0 with linespoints %s title '%s'", data_path, style, series[q]);
+                cs_out_printf(s, "plot '%s' index 0 with linespoints %s title '%s'", data_path, style, series[q]);
             else
-                fprintf(s, ", '' index %u with linespoints %s title '%s'", q, style, series[q]);
+                cs_out_printf(s, ", '' index %u with linespoints %s title '%s'", q, style, series[q]);
         }
-        fprintf(s, "\n");
+        cs_out_printf(s, "\n");
     }
-    fclose(s);
+    if (!cs_out_close(s, err))
+        return false;
     char cmd[1400];
     snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null || gnuplot -e \"set terminal png\" '%s' 2>/dev/null",
              script_path, script_path);
     if (system(cmd) != 0)
         fprintf(stderr, "cistern: gnuplot failed; see %s\n", script_path);
+    return true;
 }
 
-static void write_plots(const char *dir, const char *title, const bench_result *res, uint32_t n)
+static bool write_plots(const char *dir, const char *title, const bench_result *res, uint32_t n, cs_error *err)
 {
     if (!cs_bench_have_gnuplot())
-        return;
+        return true;
     const bench_result *first = NULL;
     for (uint32_t i = 0; i < n && !first; i++)
         if (!res[i].skipped)
             first = &res[i];
     if (!first)
-        return;
+        return true;
     char data_path[600];
     snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
-    FILE *d = fopen(data_path, "w");
-    if (!d)
-        return;
+    cs_out_file out, *d = &out;
+    if (!cs_out_open(d, data_path, true, err))
+        return false;
     // One block per series (gnuplot "index"): total, then each pass.
     const char *series[1 + MAX_PASSES], *styles[1 + MAX_PASSES] = {"lw 3"};
     uint32_t series_count = 0;
     for (int q = -1; q < (int)first->pass_count; q++) {
         series[series_count++] = q < 0 ? "total" : first->passes[q].name;
-        fprintf(d, "# %s\n", q < 0 ? "total" : first->passes[q].name);
+        cs_out_printf(d, "# %s\n", q < 0 ? "total" : first->passes[q].name);
         for (uint32_t i = 0; i < n; i++) {
             if (res[i].skipped)
                 continue;
@@ -415,12 +427,12 @@ static void write_plots(const char *dir, const char *title, const bench_result *
                 if (strcmp(res[i].passes[k].name, first->passes[q].name) == 0)
                     ms = res[i].passes[k].median_ms;
             if (ms > 0)
-                fprintf(d, "%u %.6f\n", res[i].particles, ms);
+                cs_out_printf(d, "%u %.6f\n", res[i].particles, ms);
         }
-        fprintf(d, "\n\n");
+        cs_out_printf(d, "\n\n");
     }
-    fclose(d);
-    cs_bench_plot(dir, title, "particles", "GPU ms per step (median)", series, styles, series_count);
+    return cs_out_close(d, err) &&
+           cs_bench_plot(dir, title, "particles", "GPU ms per step (median)", series, styles, series_count, err);
 }
 
 static void print_baseline(const char *path, const bench_result *res, uint32_t n)
@@ -479,18 +491,26 @@ int cs_bench(const cs_bench_options *opt)
     cs_context_device_string(&ctx, device, sizeof device);
     bench_result res[CS_BENCH_MAX_SIZES];
     uint32_t n = 0;
-    bool stop = false;
+    bool stop = false, failed = false;
     for (uint32_t i = 0; i < opt->size_count; i++, n++) {
         if (stop) {
             res[i] = (bench_result){.requested = opt->sizes[i], .skipped = true};
-            snprintf(res[i].skip_reason, sizeof res[i].skip_reason,
-                     "not run: the previous size already took more than %.0f ms per step", opt->max_step_ms);
+            if (failed)
+                snprintf(res[i].skip_reason, sizeof res[i].skip_reason, "not run: a smaller size went wrong");
+            else
+                snprintf(res[i].skip_reason, sizeof res[i].skip_reason,
+                         "not run: the previous size already took more than %.0f ms per step", opt->max_step_ms);
             continue;
         }
         run_size(&ctx, opt, opt->sizes[i], &res[i]);
         if (res[i].skipped)
             fprintf(stderr, "cistern: skipped %u particles: %s\n", opt->sizes[i], res[i].skip_reason);
-        stop = !res[i].skipped && res[i].median_ms > opt->max_step_ms;
+        if (res[i].failed) {
+            fprintf(stderr, "cistern: bench %s, %u %s: stopped at %s\n", opt->scene, opt->sizes[i],
+                    opt->cells ? "cells" : "particles", res[i].unstable_reason);
+            failed = true;
+        }
+        stop = failed || (!res[i].skipped && res[i].median_ms > opt->max_step_ms);
     }
     double exponent = growth_exponent(res, n);
 
@@ -531,20 +551,24 @@ int cs_bench(const cs_bench_options *opt)
         char *text = cJSON_Print(json);
         char path[600];
         snprintf(path, sizeof path, "%s/results.json", dir);
-        if (!write_text(path, text, &err))
-            fprintf(stderr, "cistern: %s\n", err.msg);
+        bool ok = cs_write_whole_file(path, text, strlen(text), true, &err);
         free(text);
         cJSON_Delete(json);
         snprintf(path, sizeof path, "%s/results.csv", dir);
-        write_csv(path, res, n);
+        ok = ok && write_csv(path, res, n, &err);
         char title[700];
         snprintf(title, sizeof title, "cistern %s on %s", scene_name, ctx.props.deviceName);
-        write_plots(dir, title, res, n);
-        printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+        ok = ok && write_plots(dir, title, res, n, &err);
+        if (ok) {
+            printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+        } else {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            code = 1;
+        }
     }
     if (opt->baseline)
         print_baseline(opt->baseline, res, n);
     cs_context_destroy(&ctx);
     cs_shader_shutdown();
-    return code;
+    return failed ? 1 : code;
 }

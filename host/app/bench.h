@@ -48,6 +48,7 @@ bool cs_bench_have_gnuplot(void);
 // Writes DIR/plot.gp for DIR/plot.dat (the caller's data, one gnuplot
 // "index" block per series, in `series` order) and runs gnuplot for
 // DIR/plot.png and DIR/plot.svg, log-log. styles[q] (may be NULL) adds
-// gnuplot line options to series q ("lw 3", "dt 2").
-void cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
-                   const char *const *series, const char *const *styles, uint32_t series_count);
+// gnuplot line options to series q ("lw 3", "dt 2"). False (err) only when
+// plot.gp cannot be written; a failing gnuplot is a note on stderr.
+bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
+                   const char *const *series, const char *const *styles, uint32_t series_count, cs_error *err);

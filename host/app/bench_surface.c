@@ -437,46 +437,47 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
     return root;
 }
 
-static void write_csv(const char *path, const surf_result *res, uint32_t count)
+static bool write_csv(const char *path, const surf_result *res, uint32_t count, cs_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fprintf(f, "nodes_per_axis,field,what,median_ms,p90_ms\n");
+    cs_out_file out, *f = &out;
+    if (!cs_out_open(f, path, true, err))
+        return false;
+    cs_out_printf(f, "nodes_per_axis,field,what,median_ms,p90_ms\n");
     for (uint32_t i = 0; i < count; i++) {
         const surf_result *r = &res[i];
         if (r->skipped)
             continue;
         const char *k = field_keys[r->kind];
-        fprintf(f, "%u,%s,extract,%.5f,%.5f\n", r->n, k, r->extract_median_ms, r->extract_p90_ms);
-        fprintf(f, "%u,%s,extract wall,%.5f,\n", r->n, k, r->wall_median_ms);
+        cs_out_printf(f, "%u,%s,extract,%.5f,%.5f\n", r->n, k, r->extract_median_ms, r->extract_p90_ms);
+        cs_out_printf(f, "%u,%s,extract wall,%.5f,\n", r->n, k, r->wall_median_ms);
         if (r->kind != FIELD_SPHERE)
-            fprintf(f, "%u,%s,splat,%.5f,%.5f\n", r->n, k, r->splat_median_ms, r->splat_p90_ms);
+            cs_out_printf(f, "%u,%s,splat,%.5f,%.5f\n", r->n, k, r->splat_median_ms, r->splat_p90_ms);
         for (int q = r->kind == FIELD_SPHERE ? 2 : r->kind == FIELD_ISO ? 1 : 0; q < SURF_PASSES; q++)
-            fprintf(f, "%u,%s,%s,%.5f,%.5f\n", r->n, k, pass_names[q], r->pass_median_ms[q], r->pass_p90_ms[q]);
+            cs_out_printf(f, "%u,%s,%s,%.5f,%.5f\n", r->n, k, pass_names[q], r->pass_median_ms[q], r->pass_p90_ms[q]);
         if (!r->cpu_skipped)
-            fprintf(f, "%u,%s,cpu reference,%.5f,\n", r->n, k, r->cpu_ms);
+            cs_out_printf(f, "%u,%s,cpu reference,%.5f,\n", r->n, k, r->cpu_ms);
     }
-    fclose(f);
+    return cs_out_close(f, err);
 }
 
 // ms against nodes (log-log): extraction and splat per field, and the CPU
 // reference, through gnuplot (skipped with a note when it is missing).
-static void write_plots(const char *dir, const char *title, const surf_result *res, uint32_t count)
+static bool write_plots(const char *dir, const char *title, const surf_result *res, uint32_t count,
+                        cs_error *err)
 {
     if (!cs_bench_have_gnuplot())
-        return;
+        return true;
     char data_path[600];
     snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
-    FILE *d = fopen(data_path, "w");
-    if (!d)
-        return;
+    cs_out_file out, *d = &out;
+    if (!cs_out_open(d, data_path, true, err))
+        return false;
     static const char *series[] = {"extract: sphere", "extract: isotropic splat field",
                                    "extract: anisotropic splat field", "splat: isotropic", "splat: anisotropic",
                                    "CPU reference: sphere", "CPU reference: isotropic splat field",
                                    "CPU reference: anisotropic splat field"};
     for (int s = 0; s < 8; s++) {
-        fprintf(d, "# %s\n", series[s]);
+        cs_out_printf(d, "# %s\n", series[s]);
         for (uint32_t i = 0; i < count; i++) {
             const surf_result *r = &res[i];
             if (r->skipped)
@@ -489,13 +490,12 @@ static void write_plots(const char *dir, const char *title, const surf_result *r
             else if (s >= 5 && r->kind == s - 5 && !r->cpu_skipped)
                 ms = r->cpu_ms;
             if (ms > 0)
-                fprintf(d, "%.0f %.6f\n", (double)r->n * r->n * r->n, ms);
+                cs_out_printf(d, "%.0f %.6f\n", (double)r->n * r->n * r->n, ms);
         }
-        fprintf(d, "\n\n");
+        cs_out_printf(d, "\n\n");
     }
-    fclose(d);
     static const char *styles[8] = {"lw 2", NULL, NULL, NULL, NULL, "dt 2", "dt 2", "dt 2"};
-    cs_bench_plot(dir, title, "field nodes", "ms (median)", series, styles, 8);
+    return cs_out_close(d, err) && cs_bench_plot(dir, title, "field nodes", "ms (median)", series, styles, 8, err);
 }
 
 int cs_bench_surface(const cs_bench_options *opt)
@@ -573,22 +573,20 @@ int cs_bench_surface(const cs_bench_options *opt)
         char *text = cJSON_Print(json);
         char path[600];
         snprintf(path, sizeof path, "%s/results.json", dir);
-        FILE *f = fopen(path, "w");
-        if (f) {
-            fputs(text, f);
-            fclose(f);
-        } else {
-            fprintf(stderr, "cistern: %s: cannot write\n", path);
-            code = 1;
-        }
+        bool ok = cs_write_whole_file(path, text, strlen(text), true, &err);
         free(text);
         cJSON_Delete(json);
         snprintf(path, sizeof path, "%s/results.csv", dir);
-        write_csv(path, res, count);
+        ok = ok && write_csv(path, res, count, &err);
         char title[700];
         snprintf(title, sizeof title, "cistern surface extraction on %s", ctx.props.deviceName);
-        write_plots(dir, title, res, count);
-        printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+        ok = ok && write_plots(dir, title, res, count, &err);
+        if (ok) {
+            printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+        } else {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            code = 1;
+        }
     }
     free(res);
     free(parts.positions);

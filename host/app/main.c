@@ -2,17 +2,24 @@
 // bench or devices. Every bad option is an error that says what to write.
 #include "bench.h"
 #include "context.h"
+#include "file_io.h"
 #include "level_tr1.h"
+#include "view.h"
 #include "run.h"
 #include "scene.h"
 #include "sh_command.h"
 #include "shader.h"
 #include "sim.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <limits.h>
+#include <math.h>
 #include <unistd.h>
 
 #define DEFAULT_SCENE "dam_break_3d"
+#define CS_STR_(x) #x
+#define CS_STR(x) CS_STR_(x)
 
 static void usage(FILE *out)
 {
@@ -26,22 +33,27 @@ static void usage(FILE *out)
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
+        "  cistern view FILE.PHD [options]    fly through a Tomb Raider 1 level (headless: one image per room)\n"
         "  cistern scenes                     list the scenes in scenes/\n"
         "  cistern devices                    list Vulkan devices, drivers and limits\n"
         "  cistern help                       this text\n"
         "\n"
-        "SCENE is a name under scenes/ (dam_break_3d) or a path to a .json file.\n"
+        "SCENE is a name under scenes/ (dam_break_3d) or a path to a .json file. Scene and level files must\n"
+        "be regular files of at most " CS_STR(CS_INPUT_FILE_MAX_MIB) " MiB; larger ones, directories, devices and FIFOs are refused.\n"
         "\n"
         "run options:\n"
         "  --headless             no window, even when a display exists (default without one)\n"
-        "  --frames N             frames to simulate (headless default 120; window: until closed)\n"
-        "  --out DIR              where stats.csv, dumps and images go (default out/SCENE)\n"
-        "  --dump-every K         write particles_NNNNN.ply every K frames (default: never)\n"
+        "  --frames N             frames to simulate, at least 1 (headless default 120; window: until closed)\n"
+        "  --out DIR              where stats.csv, dumps and images go (default out/SCENE); it must be empty\n"
+        "                         or new, so that no earlier run's files mix with this run's\n"
+        "  --overwrite            use a non-empty --out: first delete cistern's own files there (stats.csv,\n"
+        "                         frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png), nothing else\n"
+        "  --dump-every K         write particles_NNNNN.ply every K frames (default and 0: never)\n"
         "  --mesh-every K         write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes\n"
-        "                         whose fluids have a \"surface\"; default: never)\n"
+        "                         whose fluids have a \"surface\"; default and 0: never)\n"
         "  --mesh-format F        ply (binary, default) | obj\n"
         "  --png-every K          write frame_NNNNN.png every K frames, headless (default 10; 0: never)\n"
-        "  --particles N          rescale the fluid blocks to about N particles (16k, 1M, ...)\n"
+        "  --particles N          rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)\n"
         "  --color MODE           material | speed | density\n"
         "  --size WxH             image or window size\n"
         "  --no-vsync             present as fast as possible (window)\n"
@@ -50,6 +62,8 @@ static void usage(FILE *out)
         "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
         "  --renderdoc            load librenderdoc.so ourselves instead of running under renderdoccmd\n"
         "  --quiet                no progress bar or summary\n"
+        "  A write that fails (disk full, file size limit) stops the run with the reason and exit code 1;\n"
+        "  the closing summary counts only the files that were written whole.\n"
         "\n"
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
@@ -58,11 +72,11 @@ static void usage(FILE *out)
         "bench options:\n"
         "  --particles LIST       sizes, e.g. 16k,64k,256k,1M (default 16k,64k)\n"
         "  --cells LIST           grid pipelines (reint): cells along x, e.g. 512,2048\n"
-        "  --steps N              timed steps per size (default 50)\n"
+        "  --steps N              timed steps per size, at least 1 (default 50)\n"
         "  --warmup N             untimed steps first (default 5)\n"
         "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
         "  --baseline FILE.json   print ratios against an earlier results.json\n"
-        "  --max-step-ms MS       stop the sweep once a step takes longer (default 10000)\n"
+        "  --max-step-ms MS       stop the sweep once a step takes longer, at least 1 (default 10000)\n"
         "\n"
         "sh options (IMAGE.hdr: a Radiance .hdr, lat-long of any shape, +z up = the top row):\n"
         "  --out DIR              irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv\n"
@@ -81,6 +95,18 @@ static void usage(FILE *out)
         "  --steps N, --warmup N  timed and untimed runs per field (default 5 and 1)\n"
         "  --out DIR              default bench/surface\n"
         "\n"
+        "view options (FILE.PHD: a Tomb Raider 1 level, e.g. levels/cistern_demo.phd):\n"
+        "  --headless             one image per room (camera in its middle, facing its first portal),\n"
+        "                         DIR/room_NNN.png, with the rooms the portal walk drew (default\n"
+        "                         without a display)\n"
+        "  --room N               headless: only room N\n"
+        "  --out DIR              default out/view/FILE\n"
+        "  --size WxH             image or window size (default 640x360 headless, 1280x720 window)\n"
+        "  --scale UNITS          level units per metre (default 512: a 1024-unit sector is 2 m)\n"
+        "  --no-fog               no depth cue\n"
+        "  --frames N             window: stop after N frames\n"
+        "  window keys: Tab next room, WASD/QE fly, drag to look, Esc quit\n"
+        "\n"
         "common options:\n"
         "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
         "  --validation           Vulkan validation + synchronization validation (slow)\n"
@@ -89,7 +115,10 @@ static void usage(FILE *out)
         "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n");
 }
 
-static bool parse_uint(const char *flag, const char *text, uint32_t *out)
+// A whole number with an optional k / M suffix (16k, 1.5M), from min to max.
+// Every comparison is written so that NaN fails it: strtod reads "nan", and
+// casting NaN to an integer is undefined behaviour.
+static bool parse_count(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out)
 {
     char *end;
     double v = strtod(text ? text : "", &end);
@@ -99,13 +128,31 @@ static bool parse_uint(const char *flag, const char *text, uint32_t *out)
         v *= 1e3, end++;
     else if (*end == 'M' || *end == 'm')
         v *= 1e6, end++;
-    if (*end || v < 0 || v > 4e9 || v != (double)(uint32_t)v)
+    if (*end || !(v >= 0 && v <= 4e9) || v != floor(v))
         goto bad;
+    if (v < min || v > max) {
+        if (max == UINT32_MAX)
+            fprintf(stderr, "cistern: %s must be at least %u (got \"%s\")\n", flag, min, text);
+        else
+            fprintf(stderr, "cistern: %s wants %u to %u (got \"%s\")\n", flag, min, max, text);
+        return false;
+    }
     *out = (uint32_t)v;
     return true;
 bad:
     fprintf(stderr, "cistern: %s wants a whole number (got \"%s\")\n", flag, text ? text : "nothing");
     return false;
+}
+
+static bool parse_uint(const char *flag, const char *text, uint32_t *out)
+{
+    return parse_count(flag, text, 0, UINT32_MAX, out);
+}
+
+// At least 1: for counts where 0 would silently mean something else.
+static bool parse_positive(const char *flag, const char *text, uint32_t *out)
+{
+    return parse_count(flag, text, 1, UINT32_MAX, out);
 }
 
 static int list_scenes(void)
@@ -160,6 +207,11 @@ static int common_option(int argc, char **argv, int *i, const char **device, boo
             return -1;
         }
         *device = argv[++*i];
+        if (!**device) {
+            fprintf(stderr, "cistern: --device wants an index or a name, not an empty string "
+                            "(see `cistern devices`)\n");
+            return -1;
+        }
         return 1;
     }
     if (strcmp(a, "--validation") == 0) {
@@ -189,7 +241,8 @@ static int cmd_run(int argc, char **argv)
         else if (strcmp(a, "--renderdoc") == 0) opt.load_renderdoc = true;
         else if (strcmp(a, "--watch") == 0) watch = 1;
         else if (strcmp(a, "--no-watch") == 0) watch = 0;
-        else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--frames") == 0) { if (!parse_positive(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
         else if (strcmp(a, "--dump-every") == 0) { if (!parse_uint(a, v, &opt.dump_every)) return 2; i++; }
         else if (strcmp(a, "--png-every") == 0) { if (!parse_uint(a, v, &opt.png_every)) return 2; i++; }
         else if (strcmp(a, "--mesh-every") == 0) { if (!parse_uint(a, v, &opt.mesh_every)) return 2; i++; }
@@ -201,9 +254,9 @@ static int cmd_run(int argc, char **argv)
             opt.mesh_obj = strcmp(v, "obj") == 0;
             i++;
         }
-        else if (strcmp(a, "--particles") == 0) { if (!parse_uint(a, v, &opt.particles)) return 2; i++; }
+        else if (strcmp(a, "--particles") == 0) { if (!parse_positive(a, v, &opt.particles)) return 2; i++; }
         else if (strcmp(a, "--capture-frame") == 0) {
-            if (!parse_uint(a, v, &n)) return 2;
+            if (!parse_count(a, v, 0, INT_MAX, &n)) return 2;
             opt.capture_frame = (int)n;
             i++;
         } else if (strcmp(a, "--out") == 0 || strcmp(a, "--capture-path") == 0) {
@@ -224,8 +277,10 @@ static int cmd_run(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--size") == 0) {
-            if (!v || sscanf(v, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width || !opt.height ||
-                opt.width > 16384 || opt.height > 16384) {
+            char rest = 0;
+            // %c catches anything after HEIGHT; a digit first refuses "-5x3", which %u would wrap.
+            if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%ux%u%c", &opt.width, &opt.height, &rest) != 2 ||
+                !opt.width || !opt.height || opt.width > 16384 || opt.height > 16384) {
                 fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
                 return 2;
             }
@@ -271,11 +326,7 @@ static int cmd_bench(int argc, char **argv)
         if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--surface") == 0) opt.surface = true;
         else if (strcmp(a, "--steps") == 0) {
-            if (!parse_uint(a, v, &opt.steps)) return 2;
-            if (opt.steps == 0) {
-                fprintf(stderr, "cistern: --steps must be at least 1\n");
-                return 2;
-            }
+            if (!parse_positive(a, v, &opt.steps)) return 2;
             steps_given = true;
             i++;
         } else if (strcmp(a, "--warmup") == 0) {
@@ -300,7 +351,7 @@ static int cmd_bench(int argc, char **argv)
             nodes_given = true;
             i++;
         }
-        else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_uint(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
+        else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_positive(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
         else if (strcmp(a, "--particles") == 0 || strcmp(a, "--cells") == 0) {
             opt.cells = strcmp(a, "--cells") == 0;
             particles_given = !opt.cells;
@@ -398,13 +449,13 @@ static int cmd_level(int argc, char **argv)
         size_t size = 0;
         bool ok = cs_tr1_write(&lvl, &data, &size);
         cs_tr1_free(&lvl);
-        FILE *f = ok ? fopen(argv[3], "wb") : NULL;
-        ok = f && fwrite(data, 1, size, f) == size;
-        if (f && fclose(f) != 0)
-            ok = false;
+        cs_error err;
+        if (!ok)
+            cs_fail(&err, "a count of the demo level does not fit its field");
+        ok = ok && cs_write_whole_file(argv[3], data, size, false, &err);
         free(data);
         if (!ok) {
-            fprintf(stderr, "cistern: level: cannot write %s\n", argv[3]);
+            fprintf(stderr, "cistern: level: %s\n", err.msg);
             return 1;
         }
         printf("wrote %s (%zu bytes)\n", argv[3], size);
@@ -417,15 +468,8 @@ static int cmd_level(int argc, char **argv)
     }
     cs_error err;
     size_t size = 0;
-    char *data = cs_read_file(argv[2], &size, &err);
-    if (!data) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     cs_tr1_level lvl;
-    bool ok = cs_tr1_read((const uint8_t *)data, size, argv[2], &lvl, &err);
-    free(data);
-    if (!ok) {
+    if (!cs_tr1_load(argv[2], &lvl, &size, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 1;
     }
@@ -445,6 +489,68 @@ static int cmd_level(int argc, char **argv)
     printf("  entities         %u\n", s.entities);
     cs_tr1_free(&lvl);
     return 0;
+}
+
+// `cistern view FILE.PHD`: the level drawn through its portals (view.c).
+static int cmd_view(int argc, char **argv)
+{
+    cs_view_options opt = {.room = -1};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        uint32_t n;
+        if (strcmp(a, "--headless") == 0) opt.headless = true;
+        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--no-fog") == 0) opt.no_fog = true;
+        else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--room") == 0) {
+            if (!parse_uint(a, v, &n) || n > 65535) return 2;
+            opt.room = (int)n;
+            i++;
+        } else if (strcmp(a, "--scale") == 0) {
+            char *end = NULL;
+            opt.units_per_metre = v ? strtod(v, &end) : 0;
+            if (!v || end == v || *end || !(opt.units_per_metre > 0) || opt.units_per_metre > 1e6) {
+                fprintf(stderr, "cistern: --scale wants level units per metre, a positive number (got \"%s\")\n",
+                        v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--out") == 0) {
+            if (!v) {
+                fprintf(stderr, "cistern: --out wants a path\n");
+                return 2;
+            }
+            opt.out_dir = v;
+            i++;
+        } else if (strcmp(a, "--size") == 0) {
+            if (!v || sscanf(v, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width || !opt.height ||
+                opt.width > 16384 || opt.height > 16384) {
+                fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cistern: view: unknown option %s; `cistern help` lists them\n", a);
+            return 2;
+        } else if (!opt.level) {
+            opt.level = a;
+        } else {
+            fprintf(stderr, "cistern: view: one level at a time (got \"%s\" and \"%s\")\n", opt.level, a);
+            return 2;
+        }
+    }
+    if (!opt.level) {
+        fprintf(stderr, "cistern: view wants a level: cistern view FILE.PHD (a Tomb Raider 1 level; "
+                        "levels/cistern_demo.phd is shipped)\n");
+        return 2;
+    }
+    return cs_view_command(&opt);
 }
 
 int main(int argc, char **argv)
@@ -471,6 +577,8 @@ int main(int argc, char **argv)
         return cmd_sh(argc, argv);
     if (strcmp(cmd, "level") == 0)
         return cmd_level(argc, argv);
+    if (strcmp(cmd, "view") == 0)
+        return cmd_view(argc, argv);
     if (strcmp(cmd, "scenes") == 0)
         return list_scenes();
     if (strcmp(cmd, "devices") == 0) {

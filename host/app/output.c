@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "output.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,16 +23,15 @@ typedef struct ply_vertex {
 bool cs_ply_write(const char *path, const char *comment, const float *positions4, const float *velocities4,
                   const float *densities, const uint32_t *materials, uint32_t count, cs_error *err)
 {
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return cs_fail(err, "%s: cannot write: %s", path, strerror(errno));
-    fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment %s\nelement vertex %u\n%send_header\n",
-            comment ? comment : "cistern", count, k_ply_properties);
+    // Atomic: a reader (or a crash) never sees half a dump.
+    cs_out_file out;
+    if (!cs_out_open(&out, path, true, err))
+        return false;
+    cs_out_printf(&out, "ply\nformat binary_little_endian 1.0\ncomment %s\nelement vertex %u\n%send_header\n",
+                  comment ? comment : "cistern", count, k_ply_properties);
     enum { CHUNK = 4096 };
     ply_vertex chunk[CHUNK];
-    for (uint32_t base = 0; base < count; base += CHUNK) {
+    for (uint32_t base = 0; base < count && !out.error; base += CHUNK) {
         uint32_t n = CS_MIN((uint32_t)CHUNK, count - base);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t i = base + k;
@@ -41,16 +42,9 @@ bool cs_ply_write(const char *path, const char *comment, const float *positions4
                 materials ? materials[i] : 0,
             };
         }
-        fwrite(chunk, sizeof chunk[0], n, f);
+        cs_out_write(&out, chunk, sizeof chunk[0] * n);
     }
-    bool failed = ferror(f) != 0;
-    failed |= fclose(f) != 0;
-    // Write then rename: a reader (or a crash) never sees half a dump.
-    if (failed || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return cs_fail(err, "%s: write failed (disk full?)", path);
-    }
-    return true;
+    return cs_out_close(&out, err);
 }
 
 bool cs_ply_read(const char *path, float **positions4, float **velocities4, float **densities,
@@ -91,23 +85,65 @@ bool cs_ply_read(const char *path, float **positions4, float **velocities4, floa
     return true;
 }
 
-bool cs_make_dirs(const char *path, cs_error *err)
+// NAME is PREFIX[FLUID_]DIGITS EXT, with at least min_digits digits, maybe
+// followed by ".tmp".
+static bool numbered_name(const char *name, const char *prefix, const char *ext, size_t min_digits, bool fluid)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        bool last = *p == 0;
-        if (*p == '/' || last) {
-            char saved = *p;
-            *p = 0;
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return cs_fail(err, "%s: cannot create directory: %s", buf, strerror(errno));
-            *p = saved;
+    size_t n = strlen(name), p = strlen(prefix), e = strlen(ext);
+    if (n > 4 && strcmp(name + n - 4, ".tmp") == 0)
+        n -= 4;
+    if (n < p + min_digits + e || strncmp(name, prefix, p) != 0 || strncmp(name + n - e, ext, e) != 0)
+        return false;
+    size_t end = n - e, d = end;
+    while (d > p && isdigit((unsigned char)name[d - 1]))
+        d--;
+    if (end - d < min_digits)
+        return false;
+    return d == p || (fluid && d - 1 > p && name[d - 1] == '_');
+}
+
+bool cs_is_run_output(const char *name)
+{
+    return strcmp(name, "stats.csv") == 0 || numbered_name(name, "frame_", ".png", 5, false) ||
+           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "mesh_", ".ply", 5, true) ||
+           numbered_name(name, "mesh_", ".obj", 5, true) || numbered_name(name, "screenshot_", ".png", 3, false);
+}
+
+bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
+{
+    if (!cs_make_dirs(dir, err))
+        return false;
+    DIR *d = opendir(dir);
+    if (!d)
+        return cs_fail(err, "%s: cannot read the output directory: %s", dir, strerror(errno));
+    uint32_t ours = 0, others = 0;
+    char example[256] = "";
+    bool ok = true;
+    struct dirent *e;
+    while (ok && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        // Only regular files are ours: a directory called frame_00000.png
+        // was made by someone else, and stays.
+        char path[800];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        bool own = cs_is_run_output(e->d_name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+        if (!*example || (own && !ours))
+            snprintf(example, sizeof example, "%s", e->d_name);
+        own ? ours++ : others++;
+        if (own && overwrite) {
+            if (unlink(path) != 0)
+                ok = cs_fail(err, "%s: cannot delete (--overwrite): %s", path, strerror(errno));
         }
-        if (last)
-            break;
     }
-    return true;
+    closedir(d);
+    if (!ok || overwrite || ours + others == 0)
+        return ok;
+    return cs_fail(err, "%s is not empty (%u entr%s, e.g. %s); an earlier run's files would mix with this "
+                        "run's: choose another --out, or add --overwrite to delete cistern's own files there "
+                        "(stats.csv, frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png; nothing else)",
+                   dir, ours + others, ours + others == 1 ? "y" : "ies", example);
 }
 
 void cs_progress_begin(cs_progress *p, uint32_t total)

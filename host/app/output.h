@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common.h"
+#include "file_io.h"
 
 // Binary little-endian PLY with x y z vx vy vz density material, readable by
 // MeshLab, ParaView and Blender. positions/velocities are vec4 arrays.
@@ -13,8 +14,17 @@ bool cs_ply_write(const char *path, const char *comment, const float *positions4
 bool cs_ply_read(const char *path, float **positions4, float **velocities4, float **densities,
                  uint32_t **materials, uint32_t *count, cs_error *err);
 
-// Creates a directory and its parents; fine if it exists.
-bool cs_make_dirs(const char *path, cs_error *err);
+// The folder of a run's outputs, made ready before anything runs: created
+// if missing; refused when it is not a directory, or when it holds anything
+// and overwrite is off (an earlier run's numbered frames would mix with this
+// run's). With overwrite, cistern's own files there (cs_is_run_output) are
+// deleted first and nothing else is touched.
+bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err);
+
+// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply,
+// particles_FLUID_NNNNN.ply, mesh_NNNNN.ply/.obj, mesh_FLUID_NNNNN.ply/.obj,
+// screenshot_NNN.png, and the NAME.tmp of an interrupted atomic write.
+bool cs_is_run_output(const char *name);
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal.
 typedef struct cs_progress {

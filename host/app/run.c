@@ -48,27 +48,28 @@ typedef struct run_state {
     cs_draw_mode draw;         // what fluids with a surface show
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
-    FILE *stats;
+    cs_out_file stats;
+    bool stats_open;
     char stat_passes[64][48];
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
-    uint32_t dumps_written, images_written, meshes_written, captures;
-    bool warned_non_finite;
+    uint32_t stats_rows, dumps_written, images_written, meshes_written, captures;
 } run_state;
 
 static bool open_stats(run_state *r, cs_error *err)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/stats.csv", r->out_dir);
-    r->stats = fopen(path, "w");
-    if (!r->stats)
-        return cs_fail(err, "%s: cannot write", path);
-    return true;
+    // Not atomic: the rows written so far stay readable when a run stops.
+    r->stats_open = cs_out_open(&r->stats, path, false, err);
+    return r->stats_open;
 }
 
 // The header is written after the first frame, when the pass names are known.
-static void write_stats_row(run_state *r, const cs_sim_stats *s)
+// Each row is flushed, so a full disk stops the run at the frame it happens.
+static bool write_stats_row(run_state *r, const cs_sim_stats *s, cs_error *err)
 {
+    cs_out_file *out = &r->stats;
     const cs_recorder *rec = &r->rec;
     if (r->stat_pass_count == 0) {
         for (uint32_t i = 0; i < rec->pass_count && r->stat_pass_count < 64; i++) {
@@ -78,21 +79,24 @@ static void write_stats_row(run_state *r, const cs_sim_stats *s)
             if (!seen)
                 memcpy(r->stat_passes[r->stat_pass_count++], rec->passes[i].name, 48);
         }
-        fprintf(r->stats, "frame,time_s,particles,mean_density_error,max_density_error,max_speed,kinetic_energy,"
+        cs_out_printf(out, "frame,time_s,particles,mean_density_error,max_density_error,max_speed,kinetic_energy,"
                           "total_mass,non_finite,outside_domain,gpu_total_ms,submit_wall_ms");
         for (uint32_t j = 0; j < r->stat_pass_count; j++)
-            fprintf(r->stats, ",gpu_ms:%s", r->stat_passes[j]);
-        fprintf(r->stats, "\n");
+            cs_out_printf(out, ",gpu_ms:%s", r->stat_passes[j]);
+        cs_out_printf(out, "\n");
     }
     uint32_t frame = r->sim_frames;
     double t = (double)(frame + 1) * r->scene.dt * r->scene.substeps;
-    fprintf(r->stats, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
+    cs_out_printf(out, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
             s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
             s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms);
     for (uint32_t j = 0; j < r->stat_pass_count; j++)
-        fprintf(r->stats, ",%.4f", CS_MAX(0.0, cs_recorder_pass_ms(rec, r->stat_passes[j])));
-    fprintf(r->stats, "\n");
-    fflush(r->stats);
+        cs_out_printf(out, ",%.4f", CS_MAX(0.0, cs_recorder_pass_ms(rec, r->stat_passes[j])));
+    cs_out_printf(out, "\n");
+    if (!cs_out_flush(out, err))
+        return false;
+    r->stats_rows++;
+    return true;
 }
 
 // One PLY per fluid that has particles: particles_NNNNN.ply for a world of
@@ -218,6 +222,7 @@ static void record_draw(run_state *r, const cs_render_target *target)
                                         .particle_view_count = view_count, .field = draw_field ? &field : NULL,
                                         .surfaces = surfaces, .surface_count = surface_count,
                                         .body_states = r->world.has_bodies ? &r->world.bodies.states : NULL,
+                                        .level = r->world.has_level ? &r->world.level : NULL,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
                                         .color_mode = r->color_mode});
 }
@@ -280,17 +285,33 @@ static bool create_world(run_state *r, cs_error *err)
     return r->world_alive;
 }
 
-// One simulated frame: stats row, dumps, warnings.
+// A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
+// the run: a last particle dump of it, then a message naming the frame, the
+// fluid's solver and what went wrong (README "When a run goes wrong").
+// stats.csv already holds its row.
+static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *err)
+{
+    char what[512];
+    if (cs_world_check_stats(&r->world, per_fluid, what, sizeof what))
+        return true;
+    uint32_t frame = r->sim_frames;
+    cs_error dump_err;
+    bool dumped = dump_particles(r, frame, &dump_err);
+    return cs_fail(err, "%s: frame %u (t = %.4g s): %s; stopped. %s/stats.csv has frames 0-%u%s%s",
+                   r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, r->out_dir,
+                   frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
+                   dumped ? "" : dump_err.msg);
+}
+
+// One simulated frame: stats row, dumps; false when it went wrong.
 static bool after_sim_frame(run_state *r, cs_error *err)
 {
-    cs_sim_stats stats = {0};
-    cs_world_stats(&r->world, &stats, NULL);
-    write_stats_row(r, &stats);
-    if (stats.non_finite && !r->warned_non_finite) {
-        fprintf(stderr, "\ncistern: warning: %u particles have NaN/Inf values at frame %u; the time step "
-                        "(dt) is probably too large for this scene\n", stats.non_finite, r->sim_frames);
-        r->warned_non_finite = true;
-    }
+    cs_sim_stats stats = {0}, per_fluid[CS_MAX_FLUIDS];
+    cs_world_stats(&r->world, &stats, per_fluid); // one read-back serves the row and the check
+    if (!write_stats_row(r, &stats, err))
+        return false;
+    if (!check_frame(r, per_fluid, err))
+        return false;
     uint32_t every = r->opt->dump_every;
     if (every && r->sim_frames % every == 0 && !dump_particles(r, r->sim_frames, err))
         return false;
@@ -468,6 +489,31 @@ static bool open_window(run_state *r, cs_error *err)
                             &r->window, err);
 }
 
+// The closing line: what is on disk now, counted as it was written (a file
+// whose write failed is not counted, and was removed).
+static void print_summary(const run_state *r, bool stats_whole, bool stopped)
+{
+    // Absolute, so the user can open it from wherever they are.
+    char where[PATH_MAX];
+    if (!realpath(r->out_dir, where))
+        snprintf(where, sizeof where, "%s", r->out_dir);
+    if (stopped)
+        fprintf(stderr, "cistern: stopped after %u frames of %s; wrote", r->sim_frames, r->scene.name);
+    else
+        fprintf(stderr, "cistern: %u frames of %s; wrote", r->sim_frames, r->scene.name);
+    const char *sep = " ";
+    if (stats_whole)
+        fprintf(stderr, "%s%s/stats.csv (%u rows)", sep, where, r->stats_rows), sep = ", ";
+    if (r->dumps_written)
+        fprintf(stderr, "%s%u PLY dumps (%s/particles_*.ply)", sep, r->dumps_written, where), sep = ", ";
+    if (r->images_written)
+        fprintf(stderr, "%s%u PNG images (%s/frame_*.png)", sep, r->images_written, where), sep = ", ";
+    if (r->meshes_written)
+        fprintf(stderr, "%s%u meshes (%s/mesh_*.%s)", sep, r->meshes_written, where,
+                r->opt->mesh_obj ? "obj" : "ply"), sep = ", ";
+    fprintf(stderr, "%s\n", *sep == ' ' ? " nothing" : "");
+}
+
 int cs_run(const cs_run_options *opt)
 {
     run_state r = {.opt = opt, .color_mode = opt->color_mode};
@@ -478,6 +524,17 @@ int cs_run(const cs_run_options *opt)
     }
     if (opt->particles)
         cs_scene_scale_world(&r.scene, opt->particles);
+    // The output folder is settled before Vulkan starts: a refusal costs
+    // nothing, and no run ends after minutes on a folder it cannot use.
+    if (opt->out_dir)
+        snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir);
+    else
+        snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
+    if (!cs_prepare_out_dir(r.out_dir, opt->overwrite, &err) || !open_stats(&r, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        cs_scene_free(&r.scene);
+        return 2;
+    }
     if (!opt->headless) {
         r.windowed = open_window(&r, &err);
         if (!r.windowed)
@@ -519,17 +576,11 @@ int cs_run(const cs_run_options *opt)
         code = 2;
         goto done;
     }
+    if (r.world.density_warnings[0])
+        fprintf(stderr, "cistern: %s\n", r.world.density_warnings);
     for (uint32_t i = 0; i < r.world.surface_count && !opt->quiet; i++)
         if (r.world.surfaces[i].note[0])
             fprintf(stderr, "cistern: %s\n", r.world.surfaces[i].note);
-    snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir ? opt->out_dir : "out");
-    if (!opt->out_dir)
-        snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
-    if (!cs_make_dirs(r.out_dir, &err) || !open_stats(&r, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        code = 1;
-        goto done;
-    }
     bool drawable = false;
     for (uint32_t i = 0; i < r.world.fluid_count; i++)
         drawable |= r.world.fluids[i].ops->particles || r.world.fluids[i].ops->field;
@@ -557,24 +608,21 @@ int cs_run(const cs_run_options *opt)
     }
     cs_recorder_create(&r.ctx, "frame", &r.rec);
     code = r.windowed ? run_window(&r) : run_headless(&r);
-    if (code == 0 && !opt->quiet) {
-        // Absolute, so the user can open it from wherever they are.
-        char where[PATH_MAX];
-        if (!realpath(r.out_dir, where))
-            snprintf(where, sizeof where, "%s", r.out_dir);
-        fprintf(stderr, "cistern: %u frames of %s; wrote %s/stats.csv", r.sim_frames, r.scene.name, where);
-        if (r.dumps_written)
-            fprintf(stderr, ", %u PLY dumps (%s/particles_*.ply)", r.dumps_written, where);
-        if (r.images_written)
-            fprintf(stderr, ", %u PNG images (%s/frame_*.png)", r.images_written, where);
-        if (r.meshes_written)
-            fprintf(stderr, ", %u meshes (%s/mesh_*.%s)", r.meshes_written, where, opt->mesh_obj ? "obj" : "ply");
-        fprintf(stderr, "\n");
-    }
+    // stats.csv counts only once it is closed whole; a failure that stopped
+    // the run was reported there already.
+    bool stats_failed_before = r.stats.error != 0;
+    bool stats_whole = cs_out_close(&r.stats, &err);
+    r.stats_open = false;
+    if (!stats_whole && !stats_failed_before)
+        fprintf(stderr, "cistern: %s\n", err.msg);
+    if (!stats_whole)
+        code = 1;
+    if (!opt->quiet)
+        print_summary(&r, stats_whole, code != 0);
     cs_recorder_destroy(&r.rec);
 done:
-    if (r.stats)
-        fclose(r.stats);
+    if (r.stats_open)
+        cs_out_abandon(&r.stats);
     if (r.watching)
         cs_watch_close(&r.watch);
     if (r.rendering)
@@ -588,6 +636,12 @@ done:
     cs_shader_shutdown();
     if (opt->validation && r.ctx.validation_errors) {
         fprintf(stderr, "cistern: %u Vulkan validation error(s) were reported\n", r.ctx.validation_errors);
+        if (code == 0)
+            code = 1;
+    }
+    if (r.ctx.shader_check_violations) { // CISTERN_CHECKED_SHADERS=1: each was printed after its submit
+        fprintf(stderr, "cistern: %u out-of-bounds shader access(es) were reported (checked shaders)\n",
+                r.ctx.shader_check_violations);
         if (code == 0)
             code = 1;
     }

@@ -9,6 +9,7 @@ typedef struct cs_run_options {
     bool headless;              // forced; also chosen when there is no display
     uint32_t frames;            // 0: until the window closes (headless: 120)
     const char *out_dir;        // default out/<scene name>
+    bool overwrite;             // a non-empty out_dir: delete cistern's own files there first
     uint32_t dump_every;        // PLY dump every K frames (0: none)
     uint32_t mesh_every;        // surface meshes every K frames (0: none)
     bool mesh_obj;              // meshes as OBJ instead of PLY

@@ -56,16 +56,16 @@ static void print_coefficients(FILE *out, const char *title, double c[CS_SH_COUN
 
 static bool write_csv(const char *path, double L[CS_SH_COUNT][3], double E[CS_SH_COUNT][3], cs_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cs_fail(err, "%s: cannot write: %s", path, strerror(errno));
-    fprintf(f, "l,m,L_r,L_g,L_b,E_r,E_g,E_b\n");
+    cs_out_file out;
+    if (!cs_out_open(&out, path, true, err))
+        return false;
+    cs_out_printf(&out, "l,m,L_r,L_g,L_b,E_r,E_g,E_b\n");
     for (int i = 0; i < CS_SH_COUNT; i++) {
         int l = cs_sh_band(i);
-        fprintf(f, "%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", l, i - l * (l + 1), L[i][0], L[i][1], L[i][2], E[i][0],
-                E[i][1], E[i][2]);
+        cs_out_printf(&out, "%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", l, i - l * (l + 1), L[i][0], L[i][1], L[i][2],
+                      E[i][0], E[i][1], E[i][2]);
     }
-    return fclose(f) == 0 || cs_fail(err, "%s: write error", path);
+    return cs_out_close(&out, err);
 }
 
 int cs_sh_command(const cs_sh_options *opt)

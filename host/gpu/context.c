@@ -238,6 +238,23 @@ static bool enumerate_devices(VkInstance instance, VkPhysicalDevice **out, uint3
     return *count > 0;
 }
 
+// The device used when none is asked for: the first usable one of the best
+// type (discrete GPU first); -1 when none is usable.
+static int default_device_index(VkPhysicalDevice *devices, uint32_t count)
+{
+    int best_rank = -1, chosen = -1;
+    for (uint32_t i = 0; i < count; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(devices[i], &p);
+        int rank = device_type_rank(p.deviceType);
+        if (!device_unsuitable_reason(devices[i]) && rank > best_rank) {
+            best_rank = rank;
+            chosen = (int)i;
+        }
+    }
+    return chosen;
+}
+
 static bool pick_device(const cs_context_desc *desc, cs_context *ctx, cs_error *err)
 {
     VkPhysicalDevice *devices;
@@ -269,16 +286,7 @@ static bool pick_device(const cs_context_desc *desc, cs_context *ctx, cs_error *
             return cs_fail(err, "--device %s: that device cannot run cistern: %s", sel, why);
         }
     } else {
-        int best_rank = -1;
-        for (uint32_t i = 0; i < count; i++) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(devices[i], &p);
-            int rank = device_type_rank(p.deviceType);
-            if (!device_unsuitable_reason(devices[i]) && rank > best_rank) {
-                best_rank = rank;
-                chosen = (int)i;
-            }
-        }
+        chosen = default_device_index(devices, count);
         if (chosen < 0) {
             free(devices);
             return cs_fail(err, "no device supports Vulkan 1.2 with synchronization2, dynamic "
@@ -408,6 +416,8 @@ bool cs_context_create(const cs_context_desc *desc, cs_context *ctx, cs_error *e
     memset(ctx, 0, sizeof *ctx);
     ctx->validation = desc->validation;
     ctx->wants_window = desc->instance_extension_count > 0;
+    const char *checked = getenv("CISTERN_CHECKED_SHADERS");
+    ctx->checked_shaders = checked && *checked && strcmp(checked, "0") != 0;
     if (!load_vulkan(err) || !create_instance(desc, ctx, err))
         return false;
     if (!pick_device(desc, ctx, err)) {
@@ -417,8 +427,8 @@ bool cs_context_create(const cs_context_desc *desc, cs_context *ctx, cs_error *e
     create_device(ctx);
     if (desc->verbose) {
         char buf[512];
-        fprintf(stderr, "cistern: device %s%s\n", cs_context_device_string(ctx, buf, sizeof buf),
-                desc->validation ? ", validation on" : "");
+        fprintf(stderr, "cistern: device %s%s%s\n", cs_context_device_string(ctx, buf, sizeof buf),
+                desc->validation ? ", validation on" : "", ctx->checked_shaders ? ", checked shaders" : "");
     }
     return true;
 }
@@ -437,9 +447,11 @@ void cs_context_destroy(cs_context *ctx)
     if (ctx->instance)
         vkDestroyInstance(ctx->instance, NULL);
     uint32_t errors = ctx->validation_errors, warnings = ctx->validation_warnings;
+    uint32_t violations = ctx->shader_check_violations;
     memset(ctx, 0, sizeof *ctx);
     ctx->validation_errors = errors;
     ctx->validation_warnings = warnings;
+    ctx->shader_check_violations = violations;
 }
 
 const char *cs_context_device_string(const cs_context *ctx, char *buf, size_t size)
@@ -467,6 +479,7 @@ bool cs_print_devices(FILE *out, cs_error *err)
     enumerate_devices(instance, &devices, &count);
     if (count == 0)
         fprintf(out, "no Vulkan devices found (apt-get install mesa-vulkan-drivers gives lavapipe)\n");
+    int default_index = default_device_index(devices, count);
     for (uint32_t i = 0; i < count; i++) {
         VkPhysicalDeviceMaintenance3Properties m3 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
         VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &m3};
@@ -498,7 +511,15 @@ bool cs_print_devices(FILE *out, cs_error *err)
                 p->limits.maxComputeWorkGroupCount[2], sg.subgroupSize);
         fprintf(out, "    timestamps: %s, period %.3g ns\n",
                 p->limits.timestampComputeAndGraphics ? "yes" : "no", p->limits.timestampPeriod);
-        fprintf(out, "    %s\n", why ? why : "usable by cistern");
+        // Exact figures, for scripts (tests/cli.sh derives the particle
+        // count this device must refuse from them).
+        uint64_t largest_heap = 0;
+        for (uint32_t h = 0; h < mem.memoryHeapCount; h++)
+            largest_heap = CS_MAX(largest_heap, mem.memoryHeaps[h].size);
+        fprintf(out, "    bytes: maxStorageBufferRange %u, largest heap %llu\n", p->limits.maxStorageBufferRange,
+                (unsigned long long)largest_heap);
+        fprintf(out, "    %s%s\n", why ? why : "usable by cistern",
+                (int)i == default_index ? "; the default device (when no --device is given)" : "");
     }
     free(devices);
     vkDestroyInstance(instance, NULL);

@@ -53,6 +53,14 @@ typedef struct cs_context {
 
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
 
+    // Checked shaders (shader_check.h): CISTERN_CHECKED_SHADERS=1 when the
+    // context was created. Every compute program is then built with its
+    // storage-buffer indices checked, and every out-of-bounds access found
+    // after a submit is printed and counted here; tests fail on any.
+    bool checked_shaders;
+    uint32_t shader_check_violations;
+    char last_shader_check_message[512];
+
     // The program registry (program.h): every pipeline built on this
     // device, compute and graphics, indexed by cs_program_id. Entries are
     // allocated one by one so they never move (they point into themselves).

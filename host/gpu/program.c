@@ -23,6 +23,13 @@ void cs_create_layout(cs_context *ctx, const cs_reflection *refl, VkShaderStageF
             .stageFlags = stages,
         };
     }
+    if (refl->checked)
+        bindings[count++] = (VkDescriptorSetLayoutBinding){
+            .binding = CS_CHECK_BINDING,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = stages,
+        };
     VkDescriptorSetLayoutCreateInfo set_info = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
@@ -52,6 +59,8 @@ typedef struct built {
     cs_reflection reflection;
     char (*deps)[256];
     uint32_t dep_count;
+    cs_check_site *check_sites;
+    uint32_t check_site_count;
 } built;
 
 static void built_destroy(cs_context *ctx, built *b)
@@ -63,6 +72,7 @@ static void built_destroy(cs_context *ctx, built *b)
     if (b->set_layout)
         vkDestroyDescriptorSetLayout(ctx->device, b->set_layout, NULL);
     free(b->deps);
+    free(b->check_sites);
     memset(b, 0, sizeof *b);
 }
 
@@ -108,10 +118,12 @@ static uint32_t define_count(const cs_program_desc *desc)
 }
 
 // Compiles one stage and reflects it; names the file on a reflection error.
-static bool compile_stage(const char *path, const cs_program_desc *desc, cs_spirv *spirv, cs_reflection *refl,
-                          cs_error *err)
+static bool compile_stage(const char *path, const cs_program_desc *desc, bool checked, cs_spirv *spirv,
+                          cs_reflection *refl, cs_error *err)
 {
-    if (!cs_shader_compile(path, desc->defines, define_count(desc), spirv, err))
+    bool compiled = checked ? cs_shader_compile_checked(path, desc->defines, define_count(desc), spirv, err)
+                            : cs_shader_compile(path, desc->defines, define_count(desc), spirv, err);
+    if (!compiled)
         return false;
     if (!cs_spirv_reflect(spirv->words, spirv->word_count, refl, err)) {
         char msg[sizeof err->msg];
@@ -132,12 +144,39 @@ static bool check_push_size(cs_context *ctx, const cs_reflection *refl, const ch
                    refl->push_constant_size, ctx->props.limits.maxPushConstantsSize);
 }
 
+// Checked shaders: the record binding the rewrite added leaves the caller's
+// interface (binding_mask) and marks the program checked; its sites move
+// into the build. A module whose checks were all optimised away is plain.
+static bool take_check_binding(cs_context *ctx, cs_spirv *spirv, built *out, const char *file, cs_error *err)
+{
+    cs_reflection *refl = &out->reflection;
+    uint32_t bit = 1u << CS_CHECK_BINDING;
+    if (!(refl->binding_mask & bit))
+        return true;
+    refl->binding_mask &= ~bit;
+    refl->binding_types[CS_CHECK_BINDING] = 0;
+    refl->binding_names[CS_CHECK_BINDING][0] = 0;
+    refl->checked = true;
+    uint32_t storage = 1;
+    for (uint32_t b = 0; b < CS_MAX_BINDINGS; b++)
+        storage += (refl->binding_mask >> b & 1) && refl->binding_types[b] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    if (storage > ctx->props.limits.maxPerStageDescriptorStorageBuffers)
+        return cs_fail(err, "%s/%s: checked, it binds %u storage buffers; the device allows %u per stage",
+                       cs_shader_dir(), file, storage, ctx->props.limits.maxPerStageDescriptorStorageBuffers);
+    out->check_sites = spirv->check_sites;
+    out->check_site_count = spirv->check_site_count;
+    spirv->check_sites = NULL;
+    spirv->check_site_count = 0;
+    return true;
+}
+
 static bool build_compute(cs_context *ctx, const cs_program_desc *desc, built *out, cs_error *err)
 {
     cs_spirv spirv;
-    if (!compile_stage(desc->path, desc, &spirv, &out->reflection, err))
+    if (!compile_stage(desc->path, desc, ctx->checked_shaders, &spirv, &out->reflection, err))
         return false;
-    if (!check_push_size(ctx, &out->reflection, desc->path, err)) {
+    if (!check_push_size(ctx, &out->reflection, desc->path, err) ||
+        (ctx->checked_shaders && !take_check_binding(ctx, &spirv, out, desc->path, err))) {
         cs_spirv_free(&spirv);
         return false;
     }
@@ -183,9 +222,9 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
 {
     cs_spirv vs, fs;
     cs_reflection rv, rf;
-    if (!compile_stage(desc->vert, desc, &vs, &rv, err))
+    if (!compile_stage(desc->vert, desc, false, &vs, &rv, err))
         return false;
-    if (!compile_stage(desc->frag, desc, &fs, &rf, err)) {
+    if (!compile_stage(desc->frag, desc, false, &fs, &rf, err)) {
         cs_spirv_free(&vs);
         return false;
     }
@@ -305,7 +344,8 @@ static bool build(cs_context *ctx, const cs_program *prog, built *out, cs_error 
 // Moves a successful build into the entry, releasing what it replaces.
 static void install(cs_context *ctx, cs_program *prog, built *b)
 {
-    built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
+    built old = {prog->pipeline,  prog->layout,    prog->set_layout,  prog->reflection,
+                 prog->deps,      prog->dep_count, prog->check_sites, prog->check_site_count};
     built_destroy(ctx, &old);
     prog->pipeline = b->pipeline;
     prog->layout = b->layout;
@@ -313,6 +353,8 @@ static void install(cs_context *ctx, cs_program *prog, built *b)
     prog->reflection = b->reflection;
     prog->deps = b->deps;
     prog->dep_count = b->dep_count;
+    prog->check_sites = b->check_sites;
+    prog->check_site_count = b->check_site_count;
     memset(b, 0, sizeof *b);
 }
 
@@ -414,7 +456,8 @@ void cs_program_destroy(cs_context *ctx, cs_program_id *id)
         return;
     cs_program *prog = slot_of(ctx, *id);
     CS_ASSERT(prog, "destroy of a stale program handle %#llx", (unsigned long long)id->value);
-    built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps, prog->dep_count};
+    built old = {prog->pipeline,  prog->layout,    prog->set_layout,  prog->reflection,
+                 prog->deps,      prog->dep_count, prog->check_sites, prog->check_site_count};
     built_destroy(ctx, &old);
     uint32_t generation = prog->generation;
     memset(prog, 0, sizeof *prog);
@@ -572,8 +615,8 @@ void cs_programs_shutdown(cs_context *ctx)
     for (uint32_t i = 0; i < ctx->program_slots; i++) {
         cs_program *prog = ctx->programs[i];
         if (prog->live) {
-            built old = {prog->pipeline, prog->layout, prog->set_layout, prog->reflection, prog->deps,
-                         prog->dep_count};
+            built old = {prog->pipeline,  prog->layout,    prog->set_layout,  prog->reflection,
+                         prog->deps,      prog->dep_count, prog->check_sites, prog->check_site_count};
             built_destroy(ctx, &old);
         }
         free(prog);

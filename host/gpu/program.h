@@ -57,6 +57,8 @@ typedef struct cs_program {
     char name[96];
     char (*deps)[256];         // the shader files and everything they include, canonical (realpath)
     uint32_t dep_count;
+    cs_check_site *check_sites; // checked shaders: what each site number in the module names
+    uint32_t check_site_count;
 } cs_program;
 
 // Compiles and builds a program; on failure nothing is registered and err

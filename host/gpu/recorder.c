@@ -25,6 +25,10 @@ void cs_recorder_destroy(cs_recorder *rec)
     if (!ctx)
         return;
     vkDestroyFence(ctx->device, rec->fence, NULL);
+    for (uint32_t i = 0; i < rec->check_page_count; i++)
+        cs_buffer_destroy(ctx, &rec->check_pages[i]);
+    free(rec->check_pages);
+    free(rec->check_dispatches);
     for (uint32_t i = 0; i < rec->pool_count; i++)
         vkDestroyQueryPool(ctx->device, rec->pools[i], NULL);
     free(rec->pools);
@@ -44,6 +48,7 @@ void cs_recorder_begin(cs_recorder *rec)
     VK_CHECK(vkBeginCommandBuffer(rec->cmd, &begin));
     rec->pass_count = 0;
     rec->pools_reset = 0;
+    rec->check_count = 0;
     rec->submit_wall_ms = 0;
     rec->recording = true;
 }
@@ -64,6 +69,97 @@ void cs_recorder_resume(cs_recorder *rec)
     rec->recording = true;
 }
 
+// ---------------------------------------------------------------------------
+// Checked shaders: one bounds-check record per checked dispatch
+
+static VkDeviceSize check_record_stride(const cs_context *ctx)
+{
+    VkDeviceSize align = CS_MAX(ctx->props.limits.minStorageBufferOffsetAlignment, (VkDeviceSize)1);
+    return CS_DIV_UP((VkDeviceSize)sizeof(cs_check_record), align) * align;
+}
+
+static cs_check_record *check_record(cs_recorder *rec, uint32_t k)
+{
+    cs_buffer *page = &rec->check_pages[k / CS_CHECK_RECORDS_PER_PAGE];
+    return (cs_check_record *)((char *)page->mapped +
+                               (k % CS_CHECK_RECORDS_PER_PAGE) * check_record_stride(rec->ctx));
+}
+
+// Takes the next record for a dispatch of `program` and says where it lies.
+static VkDescriptorBufferInfo take_check_record(cs_recorder *rec, cs_program_id program)
+{
+    cs_context *ctx = rec->ctx;
+    uint32_t k = rec->check_count;
+    if (k == rec->check_capacity) {
+        rec->check_capacity = rec->check_capacity ? 2 * rec->check_capacity : 256;
+        rec->check_dispatches = realloc(rec->check_dispatches, rec->check_capacity * sizeof *rec->check_dispatches);
+        CS_ASSERT(rec->check_dispatches, "out of memory for %u checked dispatches", rec->check_capacity);
+    }
+    VkDeviceSize stride = check_record_stride(ctx);
+    if (k / CS_CHECK_RECORDS_PER_PAGE == rec->check_page_count) {
+        cs_buffer *grown = realloc(rec->check_pages, (rec->check_page_count + 1) * sizeof *grown);
+        CS_ASSERT(grown, "out of memory for bounds-check records");
+        rec->check_pages = grown;
+        cs_buffer_desc desc = {.name = "bounds-check records", .size = CS_CHECK_RECORDS_PER_PAGE * stride,
+                               .host_visible = true};
+        cs_error err;
+        CS_ASSERT(cs_buffer_create(ctx, &desc, &rec->check_pages[rec->check_page_count], &err), "%s", err.msg);
+        memset(rec->check_pages[rec->check_page_count].mapped, 0, desc.size);
+        rec->check_page_count++;
+    }
+    rec->check_dispatches[k] = (cs_check_dispatch){program, rec->in_pass ? rec->pass_count : UINT32_MAX};
+    rec->check_count++;
+    return (VkDescriptorBufferInfo){
+        .buffer = rec->check_pages[k / CS_CHECK_RECORDS_PER_PAGE].buffer,
+        .offset = (k % CS_CHECK_RECORDS_PER_PAGE) * stride,
+        .range = sizeof(cs_check_record),
+    };
+}
+
+// Messages stop after this many violations (a broken loop would print one
+// per frame); the count goes on.
+#define CHECK_MESSAGES 20
+
+static void report_violation(cs_recorder *rec, const cs_check_dispatch *d, const cs_check_record *r)
+{
+    cs_context *ctx = rec->ctx;
+    const cs_program *prog = cs_program_get(ctx, d->program);
+    const char *pass = d->pass < rec->pass_count ? rec->passes[d->pass].name : "(outside any pass)";
+    const cs_check_site *site = r->site < prog->check_site_count ? &prog->check_sites[r->site] : NULL;
+    char index[24], bound[40];
+    if (r->negative) {
+        snprintf(index, sizeof index, "%d", (int32_t)r->index);
+        snprintf(bound, sizeof bound, "< 0 (length %u)", r->length);
+    } else {
+        snprintf(index, sizeof index, "%u", r->index);
+        snprintf(bound, sizeof bound, ">= length %u", r->length);
+    }
+    snprintf(ctx->last_shader_check_message, sizeof ctx->last_shader_check_message,
+             "checked shaders: %s (%s) binding %u index %s %s: %s[%s] at %s:%u (invocation %u,%u,%u); "
+             "%u out-of-bounds access(es) in this dispatch",
+             pass, prog->name, site ? site->binding : 0, index, bound, site ? site->array : "?", index,
+             site ? site->file : "?", site ? site->line : 0, r->invocation[0], r->invocation[1], r->invocation[2],
+             r->violations);
+    if (ctx->shader_check_violations < CHECK_MESSAGES)
+        fprintf(stderr, "%s\n", ctx->last_shader_check_message);
+    else if (ctx->shader_check_violations == CHECK_MESSAGES)
+        fprintf(stderr, "checked shaders: more violations; no more messages\n");
+    ctx->shader_check_violations++;
+}
+
+// After a submit: reports and clears every record the submit used.
+static void read_checks(cs_recorder *rec)
+{
+    for (uint32_t k = 0; k < rec->check_count; k++) {
+        cs_check_record *r = check_record(rec, k);
+        if (r->violations == 0)
+            continue;
+        report_violation(rec, &rec->check_dispatches[k], r);
+        memset(r, 0, sizeof *r);
+    }
+    rec->check_count = 0;
+}
+
 void cs_recorder_submit_wait(cs_recorder *rec)
 {
     CS_ASSERT(rec->recording && !rec->in_pass, "submit outside recording or inside a pass");
@@ -81,6 +177,7 @@ void cs_recorder_submit_wait(cs_recorder *rec)
     VK_CHECK(vkWaitForFences(ctx->device, 1, &rec->fence, VK_TRUE, UINT64_MAX));
     VK_CHECK(vkResetFences(ctx->device, 1, &rec->fence));
     rec->submit_wall_ms += (cs_now_seconds() - t0) * 1e3;
+    read_checks(rec);
     if (!rec->timestamps || rec->pass_count == 0)
         return;
     double ns_per_tick = ctx->props.limits.timestampPeriod;
@@ -284,12 +381,13 @@ static bool is_buffer_type(VkDescriptorType t)
 // (every used binding given, of the right kind; nothing else) and records
 // the push descriptors and push constants.
 static void bind_resources(cs_recorder *rec, const cs_program *prog, cs_buffer *const *buffers,
-                           const cs_image_binding *images, const void *push, uint32_t push_size)
+                           const cs_image_binding *images, const void *push, uint32_t push_size,
+                           const VkDescriptorBufferInfo *check)
 {
     const cs_reflection *refl = &prog->reflection;
     CS_ASSERT(push_size == refl->push_constant_size, "%s: push constants are %u bytes in the shader but %u given",
               prog->name, refl->push_constant_size, push_size);
-    VkWriteDescriptorSet writes[CS_MAX_BINDINGS];
+    VkWriteDescriptorSet writes[CS_MAX_BINDINGS + 1];
     VkDescriptorBufferInfo buffer_infos[CS_MAX_BINDINGS];
     VkDescriptorImageInfo image_infos[CS_MAX_BINDINGS];
     uint32_t write_count = 0;
@@ -330,6 +428,14 @@ static void bind_resources(cs_recorder *rec, const cs_program *prog, cs_buffer *
         }
         write_count++;
     }
+    if (check)
+        writes[write_count++] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = CS_CHECK_BINDING,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = check,
+        };
     if (write_count)
         vkCmdPushDescriptorSetKHR(rec->cmd, prog->bind_point, prog->layout, 0, write_count, writes);
     if (push_size)
@@ -359,7 +465,11 @@ void cs_dispatch(cs_recorder *rec, cs_program_id program, const cs_dispatch_desc
         groups[0] = CS_DIV_UP(total, groups[1]);
     }
     vkCmdBindPipeline(rec->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, prog->pipeline);
-    bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size);
+    VkDescriptorBufferInfo check;
+    if (prog->reflection.checked)
+        check = take_check_record(rec, program);
+    bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size,
+                   prog->reflection.checked ? &check : NULL);
     vkCmdDispatch(rec->cmd, groups[0], groups[1], groups[2]);
 }
 
@@ -388,7 +498,7 @@ void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc)
         return; // nothing to draw
     }
     vkCmdBindPipeline(rec->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, prog->pipeline);
-    bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size);
+    bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size, NULL);
     if (desc->indirect) {
         vkCmdDrawIndirect(rec->cmd, desc->indirect->buffer, desc->indirect_offset, 1, sizeof(VkDrawIndirectCommand));
     } else if (desc->indices) {

@@ -18,11 +18,19 @@
 #include "program.h"
 
 #define CS_PASSES_PER_POOL 512
+// Checked shaders: bounds-check records per buffer (one per checked dispatch).
+#define CS_CHECK_RECORDS_PER_PAGE 1024
 
 typedef struct cs_pass_timing {
     char name[48];
     double ms;
 } cs_pass_timing;
+
+// Checked shaders: which dispatch a bounds-check record belongs to.
+typedef struct cs_check_dispatch {
+    cs_program_id program;
+    uint32_t pass;            // index into passes, UINT32_MAX outside a pass
+} cs_check_dispatch;
 
 typedef struct cs_recorder {
     cs_context *ctx;
@@ -41,6 +49,16 @@ typedef struct cs_recorder {
     // Put in front of every pass name ("pool: grid: sort") while set: the
     // world names each fluid's passes when it has several.
     char pass_prefix[24];
+    // Checked shaders (ctx->checked_shaders): every checked dispatch gets
+    // its own record, CS_CHECK_RECORDS_PER_PAGE to a host-visible buffer
+    // (pages made when first needed, kept between recordings). After each
+    // submit the host reads the records used, reports and counts every
+    // violation (ctx->shader_check_violations) and clears them.
+    cs_buffer *check_pages;
+    uint32_t check_page_count;
+    uint32_t check_count;     // records used since the last submit
+    uint32_t check_capacity;
+    cs_check_dispatch *check_dispatches;
 } cs_recorder;
 
 void cs_recorder_create(cs_context *ctx, const char *name, cs_recorder *rec);
@@ -48,7 +66,8 @@ void cs_recorder_destroy(cs_recorder *rec);
 
 // Starts a new command buffer (waits for nothing: call after submit_wait).
 void cs_recorder_begin(cs_recorder *rec);
-// Ends, submits, waits on the fence and reads the timestamps.
+// Ends, submits, waits on the fence and reads the timestamps (and, with
+// checked shaders, the bounds-check records).
 void cs_recorder_submit_wait(cs_recorder *rec);
 // Starts a new command buffer that continues the same frame, after a
 // cs_recorder_submit_wait the host needed in the middle of it (a count read

@@ -203,6 +203,140 @@ static bool push_include(include_state *state, size_t depth, const char *path, c
     return true;
 }
 
+// ---------------------------------------------------------------------------
+// Sources that are not GLSL text. glslang takes a file with no #version as
+// desktop GLSL 110, and for a compute shader below 150 it fails to parse its
+// own built-ins and prints all of them (about 4500 lines) to stdout — what an
+// empty file, a half-saved edit or a binary file used to print during
+// `--watch`. So such files are refused here first, with file:line.
+
+// Line (1-based) of the first byte a GLSL source cannot hold (a control
+// character other than white space, e.g. NUL in a binary file); 0 if none.
+// Bytes >= 0x80 are allowed: UTF-8 in comments.
+static uint32_t first_control_byte_line(const char *text, size_t size, unsigned char *byte)
+{
+    uint32_t line = 1;
+    for (size_t i = 0; i < size; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n')
+            line++;
+        else if ((c < 0x20 && !strchr("\t\r\v\f", c)) || c == 0x7f) {
+            *byte = c;
+            return line;
+        }
+    }
+    return 0;
+}
+
+static bool check_text(const char *path, const char *text, size_t size, cs_error *err)
+{
+    unsigned char byte = 0;
+    uint32_t line = first_control_byte_line(text, size, &byte);
+    if (line)
+        return cs_fail(err, "%s:%u: error: not a GLSL text file (byte 0x%02x; a binary file?)", path, line, byte);
+    return true;
+}
+
+// The `#version N [profile]` directive: its line, number and whether the
+// profile is "es"; line 0 when the source has none.
+typedef struct glsl_version {
+    uint32_t line;
+    long number;
+    bool es;
+} glsl_version;
+
+static glsl_version find_version(const char *text, size_t size)
+{
+    glsl_version v = {0};
+    uint32_t line = 1;
+    for (size_t i = 0; i < size; line++) {
+        size_t end = i;
+        while (end < size && text[end] != '\n')
+            end++;
+        size_t p = i;
+        while (p < end && (text[p] == ' ' || text[p] == '\t'))
+            p++;
+        if (p < end && text[p] == '#') {
+            p++;
+            while (p < end && (text[p] == ' ' || text[p] == '\t'))
+                p++;
+            if (end - p > 7 && strncmp(text + p, "version", 7) == 0) {
+                char directive[64] = "";
+                memcpy(directive, text + p + 7, CS_MIN(end - p - 7, sizeof directive - 1));
+                char *rest;
+                v.line = line;
+                v.number = strtol(directive, &rest, 10);
+                v.es = strstr(rest, "es") != NULL;
+                return v;
+            }
+        }
+        i = end + 1;
+    }
+    return v;
+}
+
+// Refuses what glslang would answer with its built-ins dump: a binary file,
+// a source with no #version (an empty file), a compute shader below desktop
+// GLSL 420 (glslang refuses 150..410 anyway, and dumps for 110..140).
+static bool check_source(const char *path, const char *text, size_t size, shaderc_shader_kind kind, cs_error *err)
+{
+    if (!check_text(path, text, size, err))
+        return false;
+    glsl_version v = find_version(text, size);
+    if (v.line == 0) {
+        bool blank = true;
+        for (size_t i = 0; i < size && blank; i++)
+            blank = strchr(" \t\r\n\v\f", text[i]) != NULL;
+        return cs_fail(err, "%s:1: error: %s: no #version line (cistern's shaders start with \"#version 450\")",
+                       path, blank ? "the file is empty" : "not a GLSL shader");
+    }
+    if (kind == shaderc_compute_shader && !v.es && v.number < 420)
+        return cs_fail(err, "%s:%u: error: #version %ld: compute shaders need 420 or above (cistern's use 450)",
+                       path, v.line, v.number);
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// Compiler messages: a broken file can produce hundreds of errors, each
+// following from the first. Shown: the first MAX_SHOWN_ERRORS lines, each cut
+// at MAX_SHOWN_LINE bytes with control bytes (quoted from a binary file)
+// replaced by '?', then a count of the errors left out.
+#define MAX_SHOWN_ERRORS 10
+#define MAX_SHOWN_LINE 180
+
+static void summarize_errors(const char *log, cs_error *err)
+{
+    if (!err)
+        return;
+    size_t used = 0;
+    uint32_t shown = 0, hidden = 0;
+    err->msg[0] = 0;
+    for (const char *s = log; *s;) {
+        const char *end = strchr(s, '\n');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (len > 0 && shown < MAX_SHOWN_ERRORS) {
+            size_t keep = CS_MIN(len, (size_t)MAX_SHOWN_LINE);
+            if (used + keep + 8 < sizeof err->msg) {
+                if (used)
+                    err->msg[used++] = '\n';
+                for (size_t i = 0; i < keep; i++) {
+                    unsigned char c = (unsigned char)s[i];
+                    err->msg[used++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+                }
+                if (keep < len)
+                    used += (size_t)snprintf(err->msg + used, sizeof err->msg - used, "...");
+                err->msg[used] = 0;
+            }
+            shown++;
+        } else if (len > 0 && strstr(s, "error") && (size_t)(strstr(s, "error") - s) < len) {
+            hidden++;
+        }
+        s = end ? end + 1 : s + len;
+    }
+    if (hidden)
+        snprintf(err->msg + used, sizeof err->msg - used, "\n... and %u more error%s", hidden, hidden == 1 ? "" : "s");
+}
+
 static shaderc_include_result *resolve_include(void *user, const char *requested, int type,
                                                const char *requesting, size_t depth)
 {
@@ -218,9 +352,18 @@ static shaderc_include_result *resolve_include(void *user, const char *requested
     }
     if (ok) {
         cs_error err;
-        r->content = cs_read_file(r->path, NULL, &err);
+        size_t size = 0;
+        r->content = cs_read_file(r->path, &size, &err);
         if (!r->content) {
             snprintf(message, sizeof message, "%s", err.msg);
+            ok = false;
+        } else if (!check_text(r->path, r->content, size, &err)) {
+            // Named by cistern: glslang would report each byte as an error.
+            snprintf(message, sizeof message, "%s", err.msg);
+            if (!state->problem[0])
+                snprintf(state->problem, sizeof state->problem, "%s", message);
+            free(r->content);
+            r->content = NULL;
             ok = false;
         }
     }
@@ -256,8 +399,55 @@ static shaderc_shader_kind stage_from_path(const char *path)
     return shaderc_compute_shader;
 }
 
-bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
-                       cs_spirv *out, cs_error *err)
+static shaderc_compile_options_t base_options(void)
+{
+    shaderc_compile_options_t options = shaderc_compile_options_initialize();
+    // Vulkan 1.2 SPIR-V: 1.3 would emit LocalSizeId (needs maintenance4).
+    shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
+    shaderc_compile_options_set_generate_debug_info(options);
+    return options;
+}
+
+// A failed result's message in err: the first errors shaderc wrote
+// ("file:line: error: ...") and a count of the rest (summarize_errors),
+// unless an include problem cistern found explains it better.
+static bool compile_failure(shaderc_compilation_result_t result, const include_state *state, cs_error *err)
+{
+    if (state->problem[0])
+        return cs_fail(err, "%s", state->problem);
+    summarize_errors(shaderc_result_get_error_message(result), err);
+    return false;
+}
+
+// Checked mode's extra step: the preprocessed text, rewritten so every
+// storage-buffer index is checked (shader_check.h). Returns the text to
+// compile (malloc'd) or NULL with err filled.
+static char *checked_source(const char *source, size_t size, const char *full, shaderc_shader_kind kind,
+                            shaderc_compile_options_t options, const include_state *state, cs_spirv *out,
+                            cs_error *err)
+{
+    shaderc_compilation_result_t result =
+        shaderc_compile_into_preprocessed_text(g_compiler, source, size, kind, full, "main", options);
+    char *rewritten = NULL;
+    if (shaderc_result_get_compilation_status(result) != shaderc_compilation_status_success) {
+        compile_failure(result, state, err);
+    } else {
+        size_t length = shaderc_result_get_length(result);
+        char *text = malloc(length + 1);
+        CS_ASSERT(text, "out of memory for %zu bytes of shader text", length);
+        memcpy(text, shaderc_result_get_bytes(result), length);
+        text[length] = 0;
+        if (!cs_check_rewrite(text, cs_shader_dir(), &rewritten, &out->check_sites, &out->check_site_count, err))
+            rewritten = NULL;
+        free(text);
+    }
+    shaderc_result_release(result);
+    return rewritten;
+}
+
+static bool compile(const char *path, const cs_define *defines, uint32_t define_count, bool checked,
+                    cs_spirv *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
     char full[512];
@@ -266,39 +456,48 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
     char *source = cs_read_file(full, &size, err);
     if (!source)
         return false;
+    if (!check_source(full, source, size, stage_from_path(path), err)) {
+        free(source);
+        return false;
+    }
     include_state state = {.out = out};
     file_identity(full, &state.stack[0]);
     state.stack[0].dep = (uint32_t)add_dep(out, full); // the first dep: index 0
 
     if (!g_compiler)
         g_compiler = shaderc_compiler_initialize();
-    shaderc_compile_options_t options = shaderc_compile_options_initialize();
-    // Vulkan 1.2 SPIR-V: 1.3 would emit LocalSizeId (needs maintenance4).
-    shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
-    shaderc_compile_options_set_generate_debug_info(options);
+    shaderc_compile_options_t options = base_options();
     shaderc_compile_options_set_include_callbacks(options, resolve_include, release_include, &state);
     for (uint32_t i = 0; i < define_count && defines[i].name; i++) {
         const char *value = defines[i].value ? defines[i].value : "1";
         shaderc_compile_options_add_macro_definition(options, defines[i].name, strlen(defines[i].name),
                                                      value, strlen(value));
     }
-    shaderc_compilation_result_t result = shaderc_compile_into_spv(
-        g_compiler, source, size, stage_from_path(path), full, "main", options);
+    shaderc_shader_kind kind = stage_from_path(path);
+    if (checked) {
+        // The rewritten text is flat: no includes or macros left to give.
+        char *text = checked_source(source, size, full, kind, options, &state, out, err);
+        shaderc_compile_options_release(options);
+        free(source);
+        if (!text)
+            return false;
+        source = text;
+        size = strlen(text);
+        options = base_options();
+    }
+    shaderc_compilation_result_t result =
+        shaderc_compile_into_spv(g_compiler, source, size, kind, full, "main", options);
     bool ok = shaderc_result_get_compilation_status(result) == shaderc_compilation_status_success;
     if (ok) {
         size_t bytes = shaderc_result_get_length(result);
         out->words = malloc(bytes);
         memcpy(out->words, shaderc_result_get_bytes(result), bytes);
         out->word_count = bytes / 4;
-    } else if (state.problem[0]) {
-        cs_fail(err, "%s", state.problem);
     } else {
-        // shaderc already writes "file:line: error: ..."; trim the trailing newline.
-        cs_fail(err, "%s", shaderc_result_get_error_message(result));
-        size_t len = err ? strlen(err->msg) : 0;
-        while (len > 0 && err->msg[len - 1] == '\n')
-            err->msg[--len] = 0;
+        compile_failure(result, &state, err);
+        free(out->check_sites);
+        out->check_sites = NULL;
+        out->check_site_count = 0;
     }
     shaderc_result_release(result);
     shaderc_compile_options_release(options);
@@ -306,11 +505,27 @@ bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t defi
     return ok;
 }
 
+bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
+                       cs_spirv *out, cs_error *err)
+{
+    return compile(path, defines, define_count, false, out, err);
+}
+
+bool cs_shader_compile_checked(const char *path, const cs_define *defines, uint32_t define_count,
+                               cs_spirv *out, cs_error *err)
+{
+    CS_ASSERT(stage_from_path(path) == shaderc_compute_shader, "checked shaders are compute only: %s", path);
+    return compile(path, defines, define_count, true, out, err);
+}
+
 void cs_spirv_free(cs_spirv *spirv)
 {
     free(spirv->words);
+    free(spirv->check_sites);
     spirv->words = NULL;
     spirv->word_count = 0;
+    spirv->check_sites = NULL;
+    spirv->check_site_count = 0;
 }
 
 // ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "context.h"
+#include "shader_check.h"
 
 #define CS_MAX_BINDINGS 16
 #define CS_MAX_DEFINES 16
@@ -27,6 +28,10 @@ typedef struct cs_reflection {
     VkDescriptorType binding_types[CS_MAX_BINDINGS];
     char binding_names[CS_MAX_BINDINGS][32];
     uint32_t push_constant_size;          // bytes, 0 if none
+    // Checked shaders: the module reads and writes a bounds-check record at
+    // CS_CHECK_BINDING (shader_check.h). That binding is not in binding_mask:
+    // the recorder binds it, not the caller.
+    bool checked;
 } cs_reflection;
 
 typedef struct cs_spirv {
@@ -34,6 +39,10 @@ typedef struct cs_spirv {
     size_t word_count;
     char deps[CS_MAX_DEPS][256];          // resolved paths: the file and its includes
     uint32_t dep_count;
+    // Checked compiles only (cs_shader_compile_checked): the accesses the
+    // module checks, by the site number its check calls pass. NULL when none.
+    cs_check_site *check_sites;
+    uint32_t check_site_count;
 } cs_spirv;
 
 // Root of the shader tree: $CISTERN_SHADER_DIR, else the source tree's shaders/.
@@ -46,6 +55,11 @@ const char *cs_shader_dir(void);
 // need; glslang ignores #pragma once).
 bool cs_shader_compile(const char *path, const cs_define *defines, uint32_t define_count,
                        cs_spirv *out, cs_error *err);
+// The same with every storage-buffer index bounds-checked (shader_check.h):
+// compute shaders only. A module with no checked access comes out as
+// cs_shader_compile makes it, with no sites.
+bool cs_shader_compile_checked(const char *path, const cs_define *defines, uint32_t define_count,
+                               cs_spirv *out, cs_error *err);
 void cs_spirv_free(cs_spirv *spirv);
 
 bool cs_spirv_reflect(const uint32_t *words, size_t word_count, cs_reflection *out, cs_error *err);

@@ -45,7 +45,8 @@ typedef struct cs_render_feature {
 extern const cs_render_feature *const cs_render_features[];
 
 // A graphics program for the renderer's attachments (its colour and depth
-// formats), vertices pulled from storage buffers.
+// formats), vertices pulled from storage buffers; `cull` drops back faces
+// (fronts wind counter-clockwise in the framebuffer) or nothing.
 bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const char *frag,
                        VkPrimitiveTopology topology, bool depth_test, bool depth_write, VkCompareOp depth_compare,
-                       cs_program_id *out, cs_error *err);
+                       VkCullModeFlags cull, cs_program_id *out, cs_error *err);

@@ -11,7 +11,7 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     CS_ASSERT(b, "out of memory");
     *state = b;
     return cs_render_program(r, "render background", "render/background.vert", "render/background.frag",
-                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS, &b->program,
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS, VK_CULL_MODE_NONE, &b->program,
                              err);
 }
 

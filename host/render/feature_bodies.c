@@ -214,7 +214,7 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     CS_ASSERT(b, "out of memory");
     *state = b;
     return cs_render_program(r, "render bodies", "render/bodies.vert", "render/bodies.frag",
-                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, &b->program, err);
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE, &b->program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)

@@ -11,7 +11,7 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     CS_ASSERT(b, "out of memory");
     *state = b;
     return cs_render_program(r, "render box", "render/box.vert", "render/box.frag", VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
-                             true, true, VK_COMPARE_OP_LESS_OR_EQUAL, &b->program, err);
+                             true, true, VK_COMPARE_OP_LESS_OR_EQUAL, VK_CULL_MODE_NONE, &b->program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)

@@ -17,7 +17,7 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     // No depth: the field lies in the plane the box and the 2D particles are
     // drawn in, after it, and covers only the background.
     return cs_render_program(r, "render field", "render/field.vert", "render/field.frag",
-                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS, &f->program, err);
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS, VK_CULL_MODE_NONE, &f->program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)

@@ -14,7 +14,7 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     CS_ASSERT(p, "out of memory");
     *state = p;
     return cs_render_program(r, "render particles", "render/particles.vert", "render/particles.frag",
-                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, &p->program, err);
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE, &p->program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)

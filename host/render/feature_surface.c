@@ -15,7 +15,7 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     surface *s = calloc(1, sizeof *s);
     *state = s;
     return cs_render_program(r, "render surface", "render/surface.vert", "render/surface.frag",
-                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, &s->program, err);
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE, &s->program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)

@@ -1,5 +1,6 @@
 // render.c — see render.h.
 #include "feature.h"
+#include "file_io.h"
 
 #include <errno.h>
 #include <math.h>
@@ -50,7 +51,7 @@ static VkFormat pick_depth_format(cs_context *ctx)
 
 bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const char *frag,
                        VkPrimitiveTopology topology, bool depth_test, bool depth_write, VkCompareOp depth_compare,
-                       cs_program_id *out, cs_error *err)
+                       VkCullModeFlags cull, cs_program_id *out, cs_error *err)
 {
     cs_program_desc desc = {
         .name = name,
@@ -61,7 +62,7 @@ bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const
             .depth_test = depth_test,
             .depth_write = depth_write,
             .depth_compare = depth_compare,
-            .cull = VK_CULL_MODE_NONE,
+            .cull = cull,
             .color_format = r->color_format,
             .depth_format = r->depth_format,
         },
@@ -444,9 +445,14 @@ bool cs_write_png(const char *path, uint32_t width, uint32_t height, const uint8
 {
     if (!rgba || width == 0 || height == 0)
         return cs_fail(err, "%s: nothing to write (image %ux%u)", path, width, height);
-    errno = 0;
-    if (!stbi_write_png(path, (int)width, (int)height, 4, rgba, (int)width * 4))
-        return cs_fail(err, "%s: cannot write PNG: %s; check that the folder exists and is writable", path,
-                       errno ? strerror(errno) : "write failed");
-    return true;
+    // Encoded in memory, then written through the checked writer:
+    // stbi_write_png ignores fwrite and fclose failures (a full disk would
+    // leave a short PNG and report success).
+    int size = 0;
+    unsigned char *png = stbi_write_png_to_mem(rgba, (int)width * 4, (int)width, (int)height, 4, &size);
+    if (!png)
+        return cs_fail(err, "%s: out of memory encoding a %ux%u PNG", path, width, height);
+    bool ok = cs_write_whole_file(path, png, (size_t)size, true, err);
+    STBIW_FREE(png);
+    return ok;
 }

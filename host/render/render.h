@@ -24,6 +24,7 @@
 #pragma once
 
 #include "camera.h"
+#include "level_mesh.h"
 #include "recorder.h"
 #include "sim.h"
 
@@ -75,6 +76,7 @@ typedef struct cs_renderer {
     uint32_t material_count, material_used;
     uint32_t view_material_base[CS_MAX_FLUIDS], view_material_count[CS_MAX_FLUIDS];
     cs_buffer dummy;           // bound where a particle view lacks a buffer
+    uint32_t level_rooms_drawn; // rooms of the last frame's level drawn (portal traversal)
 } cs_renderer;
 
 // A fluid surface to draw: a marching-cubes mesh (pipelines/surface.h's
@@ -109,6 +111,9 @@ typedef struct cs_render_frame {
     // (cs_body_state per body, bodies.h), where the vertex shader reads each
     // pose, so a frame needs no read-back. NULL: no bodies drawn.
     cs_buffer *body_states;
+    // A level's rooms (level_mesh.h), drawn through portals from the room
+    // holding the camera. NULL: no level.
+    const cs_level_mesh *level;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

@@ -10,6 +10,7 @@
 #include "scene.h"
 
 #include "body_shape.h"
+#include "file_io.h"
 
 #include <float.h>
 #include <stddef.h>
@@ -1521,20 +1522,49 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
     return finish_draw(scene, root, err);
 }
 
+// "level": {"file", "units_per_metre"}: the file is resolved against the
+// scene file's directory; its content is read by the world.
+static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    const cJSON *level = cJSON_GetObjectItemCaseSensitive(root, "level");
+    if (!level)
+        return true;
+    if (!cJSON_IsObject(level))
+        return key_fail(scene, err, "", "level", "must be an object {\"file\": \"...phd\"} (got %s)",
+                        json_type_name(level));
+    static const char *const keys[] = {"file", "units_per_metre", NULL};
+    char file[512] = "";
+    double upm = 512.0;
+    if (!cs_json_check_keys(scene, level, "level", keys, err) || !require(scene, level, "level", "file", err) ||
+        !get_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
+        !get_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err))
+        return false;
+    if (!file[0])
+        return key_fail(scene, err, "level", "file", "is empty; give a .PHD path relative to the scene file");
+    const char *slash = strrchr(scene->path, '/');
+    if (file[0] == '/' || !slash)
+        snprintf(scene->level.file, sizeof scene->level.file, "%s", file);
+    else
+        snprintf(scene->level.file, sizeof scene->level.file, "%.*s/%s", (int)(slash - scene->path), scene->path, file);
+    scene->level.units_per_metre = upm;
+    scene->level.enabled = true;
+    return true;
+}
+
 // The world format: shared keys, then "fluids": [{...}, ...].
 static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", NULL};
     if (!cs_json_check_keys(scene, root, "", keys, err))
         return false;
-    static const char *const reserved[] = {"level", "lights"};
+    static const char *const reserved[] = {"lights"};
     for (uint32_t i = 0; i < CS_ARRAY_COUNT(reserved); i++) {
         if (cJSON_GetObjectItemCaseSensitive(root, reserved[i]))
             return key_fail(scene, err, "", reserved[i],
                             "is reserved for a part this cistern does not have yet (docs/scenes.md, \"Parts to "
                             "come\"); remove it");
     }
-    if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err))
+    if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err) || !parse_level(scene, root, err))
         return false;
     const cJSON *array;
     if (!get_array(scene, root, "fluids", 1, CS_MAX_FLUIDS, &array, &scene->fluid_count, err))
@@ -1616,6 +1646,35 @@ static void line_column(const char *text, size_t offset, uint32_t *line, uint32_
     }
 }
 
+// cJSON refuses arrays and objects nested deeper than CJSON_NESTING_LIMIT
+// and reports it as any other failure: true when an opening bracket at or
+// before `upto` (cJSON's failure offset) is one level too many; *at gets its
+// offset. Brackets inside strings do not count.
+static bool nesting_exceeded(const char *text, size_t upto, size_t *at)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; text[i] && i <= upto; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\' && text[i + 1])
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > CJSON_NESTING_LIMIT) {
+                *at = i;
+                return true;
+            }
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return false;
+}
+
 bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err)
 {
     *scene = (cs_scene){0};
@@ -1664,7 +1723,12 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
         for (size_t i = from; i < size && i < offset + 8 && copy[i] != '\n'; i++)
             near[n++] = (copy[i] >= 32 && copy[i] < 127) ? copy[i] : '?';
         near[n] = 0;
-        if (rest >= size)
+        size_t deep_at;
+        if (nesting_exceeded(copy, offset, &deep_at)) {
+            line_column(copy, deep_at, &line, &column);
+            cs_fail(err, "%s:%u:%u: JSON nested too deep: more than %d levels of [ ] and { }", scene->path, line,
+                    column, CJSON_NESTING_LIMIT);
+        } else if (rest >= size)
             cs_fail(err, "%s:%u:%u: JSON syntax error: unexpected end of file (is it truncated?)", scene->path, line,
                     column);
         else
@@ -1706,7 +1770,7 @@ bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err)
         }
     }
     size_t size = 0;
-    char *text = cs_read_file(resolved, &size, err);
+    char *text = cs_read_input_file(resolved, CS_INPUT_FILE_MAX, &size, err);
     if (!text) {
         *scene = (cs_scene){0};
         return false;

@@ -6,7 +6,7 @@
 // A file describes a world: keys every part shares (dim, domain, gravity, dt,
 // substeps, walls, bodies, camera, render) and a list "fluids", each with its
 // solver, resolution, materials, blocks, emitters and the solver's own block.
-// The keys "level" and "lights" are reserved for the parts to come.
+// The key "lights" is reserved for a part to come.
 // A file of the first format (one fluid's keys at the top level, "solver"
 // among them) is still read: it is a world of one fluid.
 //
@@ -154,6 +154,16 @@ typedef struct cs_surface_options {
     float radius;            // splat kernel support in particle spacings (particle fluids); default 2.5
 } cs_surface_options;
 
+// "level": {"file": "../levels/cistern_demo.phd", "units_per_metre": 512}:
+// a Tomb Raider 1 level drawn around the fluids (docs/levels.md). The file
+// is relative to the scene file. Drawn only: fluids do not collide with the
+// level's geometry yet, so a scene puts its domain box where a room is.
+typedef struct cs_level_ref {
+    bool enabled;
+    char file[1024];         // resolved path
+    double units_per_metre;  // default 512 (a sector is 2 m)
+} cs_level_ref;
+
 typedef struct cs_scene {
     char path[512];          // file it came from (for messages)
     char name[64];           // file name without .json
@@ -183,6 +193,7 @@ typedef struct cs_scene {
     uint32_t wall_count;
     cs_body bodies[CS_MAX_BODIES]; // the world's rigid bodies, seen by every fluid
     uint32_t body_count;
+    cs_level_ref level;      // the world's level (shared keys)
     cs_camera camera;
     cs_render_options render;
     cs_surface_options surface;

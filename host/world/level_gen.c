@@ -173,6 +173,15 @@ static void build_geometry(room_builder *b, int ri)
                     set3(q[2], c, bottom, at);
                     set3(q[3], a, bottom, at);
                 }
+                // Fronts wind counter-clockwise seen from inside the room
+                // (right-hand normal inward): the west (x = x0) and south
+                // (z = z1) walls list their corners the other way round.
+                if (side == 0 || side == 3) {
+                    int t[3];
+                    memcpy(t, q[1], sizeof t);
+                    memcpy(q[1], q[3], sizeof t);
+                    memcpy(q[3], t, sizeof t);
+                }
                 quad(b, (const int(*)[3])q, p ? 3 : 2);
             }
         }

@@ -8,6 +8,8 @@
 // kept as bytes, so writing what was read gives the same file back.
 #include "level_tr1.h"
 
+#include "file_io.h"
+
 #include <stdarg.h>
 
 // ---- sections after the rooms ---------------------------------------------
@@ -481,6 +483,20 @@ bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_leve
         return true;
     cs_tr1_free(out);
     return false;
+}
+
+bool cs_tr1_load(const char *path, cs_tr1_level *out, size_t *size_out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t size = 0;
+    char *data = cs_read_input_file(path, CS_INPUT_FILE_MAX, &size, err);
+    if (!data)
+        return false;
+    bool ok = cs_tr1_read((const uint8_t *)data, size, path, out, err);
+    free(data);
+    if (ok && size_out)
+        *size_out = size;
+    return ok;
 }
 
 void cs_tr1_free(cs_tr1_level *lvl)

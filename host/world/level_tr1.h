@@ -156,6 +156,10 @@ const char *cs_tr1_section_name(cs_tr1_section s);
 bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_level *out, cs_error *err);
 void cs_tr1_free(cs_tr1_level *level);
 
+// Reads the file at path (a regular file of at most CS_INPUT_FILE_MAX bytes,
+// file_io.h) with cs_tr1_read; *size_out (may be NULL) gets its size.
+bool cs_tr1_load(const char *path, cs_tr1_level *out, size_t *size_out, cs_error *err);
+
 // Writes the level as a .PHD file into a malloc'd buffer (free() it).
 // Returns false (and writes nothing) only if a count does not fit its field
 // or a raw section's size is not its count times its element size.

@@ -12,9 +12,27 @@ void cs_world_list_solvers(char *out, size_t size)
         used += (size_t)snprintf(out + used, size - used, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
 }
 
+// The scene's level: the strict reader, then the mesh the renderer draws.
+// Messages name the scene's "level.file" key and the level's byte offset.
+static bool load_level(const cs_scene *scene, cs_level_mesh *mesh, cs_error *err)
+{
+    cs_error inner;
+    cs_tr1_level level;
+    if (!cs_tr1_load(scene->level.file, &level, NULL, &inner))
+        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+    bool ok = cs_level_mesh_build(&level, scene->level.units_per_metre, mesh, &inner);
+    cs_tr1_free(&level);
+    return ok || cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
+}
+
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err)
 {
     *world = (cs_world){.ctx = ctx, .scene = scene};
+    if (scene->level.enabled) {
+        if (!load_level(scene, &world->level, err))
+            return false;
+        world->has_level = true;
+    }
     CS_ASSERT(scene->fluid_count <= CS_MAX_FLUIDS, "scene with %u fluids", scene->fluid_count);
     for (uint32_t i = 0; i < scene->fluid_count; i++) {
         const cs_scene *fs = &scene->fluids[i];
@@ -34,6 +52,12 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
             return false;
         }
         world->fluid_count = i + 1;
+    }
+    // After the solvers (an unknown one is the first thing to say), before
+    // anything runs.
+    if (!cs_world_check_rest_density(scene, world->density_warnings, sizeof world->density_warnings, err)) {
+        cs_world_destroy(world);
+        return false;
     }
     if (scene->body_count) {
         cs_body_link links[CS_MAX_FLUIDS];
@@ -68,6 +92,9 @@ static void body_links(cs_world *world, cs_body_link *links)
 
 void cs_world_destroy(cs_world *world)
 {
+    if (world->has_level)
+        cs_level_mesh_free(&world->level);
+    world->has_level = false;
     cs_world_destroy_surfaces(world);
     if (world->has_bodies)
         cs_bodies_destroy(&world->bodies);

@@ -28,6 +28,8 @@
 // run, bench and the window hold a cs_world, never a solver.
 #pragma once
 
+#include "level_mesh.h"
+
 #include "grid.h"
 #include "bodies.h"
 #include "sim.h"
@@ -77,8 +79,15 @@ typedef struct cs_world {
     cs_bodies bodies;
     bool has_bodies;
     uint64_t substep_index;    // substeps recorded so far
+    // Blocks that start off their rest density (cs_world_check_rest_density),
+    // one line each; "" when none. cistern run and bench print them.
+    char density_warnings[2048];
     cs_world_surface *surfaces; // one per fluid with "surface" enabled, in fluid order
     uint32_t surface_count;
+    // The scene's "level" (level_mesh.h), read and built when the world is
+    // made; the renderer draws it. Fluids do not collide with it yet.
+    cs_level_mesh level;
+    bool has_level;
 } cs_world;
 
 // Creates every part: the fluids, then their surfaces. An unknown solver
@@ -104,6 +113,21 @@ double cs_world_time(const cs_world *world);
 // weighted by particle count). `per_fluid` may be NULL, else holds
 // fluid_count entries.
 void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_fluid);
+
+// Whether the frame whose stats these are (per_fluid: cs_world_stats'
+// per-fluid figures) went right: false, with what went wrong in `what`
+// (the fluid, its solver, the count), when a fluid has NaN/Inf values or
+// cells past its fixed-point capacity. `cistern run` and `cistern bench`
+// stop there (README, "When a run goes wrong").
+bool cs_world_check_stats(const cs_world *world, const cs_sim_stats *per_fluid, char *what, size_t size);
+
+// Before anything runs (cs_world_create calls it): every block of every
+// particle fluid against its material's rest density, by the solver's own
+// density sum at an interior particle of the block's lattice
+// (cs_sim_ops.lattice_density). Refused (false, the file, block and
+// numbers in err) when the block starts more than 2x off rest; blocks more
+// than 5% off are listed in `warnings` ("" when none), one line each.
+bool cs_world_check_rest_density(const cs_scene *scene, char *warnings, size_t size, cs_error *err);
 
 // "pbf", "sph", ... the solvers this build has, comma separated, quoted.
 void cs_world_list_solvers(char *out, size_t size);

@@ -1,5 +1,11 @@
 #version 450
 // "grid: cell ids": key[i] = cell of particle i, order[i] = i (the sort payload).
+// A particle with a NaN or Inf coordinate gets the key cell_count, one past
+// the last cell: it sorts after every other particle and no cell's range
+// covers it, so no neighbour loop visits it. (Clamped into cell 0 instead,
+// an exploded fluid would put every particle in one cell and make each
+// neighbour pass O(N^2): the frame that reports the explosion would take
+// minutes.)
 #include "index.glsl"
 #include "grid_shared.h"
 #include "grid.glsl"
@@ -13,7 +19,9 @@ void main()
     uint i = cs_linear_index();
     if (i >= pc.dims.w)
         return;
-    ivec3 c = cs_grid_cell(positions[i].xyz, pc.origin.xyz, pc.origin.w, pc.dims.xyz);
-    keys[i] = cs_grid_cell_id(c, pc.dims.xyz);
+    vec3 x = positions[i].xyz;
+    bool finite = !any(isnan(x)) && !any(isinf(x));
+    ivec3 c = cs_grid_cell(x, pc.origin.xyz, pc.origin.w, pc.dims.xyz);
+    keys[i] = finite ? cs_grid_cell_id(c, pc.dims.xyz) : pc.dims.x * pc.dims.y * pc.dims.z;
     order[i] = i;
 }

@@ -83,6 +83,7 @@ void main()
     // they decide does not depend on timing, and the value is the same bits
     // every run.
     vec3 moved = x - nb_anchor[i].xyz;
-    if (!(dot(moved, moved) <= pc.post.w))
+    // (A non-finite particle's key is one past the last cell: no mark.)
+    if (!(dot(moved, moved) <= pc.post.w) && keys[i] < fp.grid_dims.w)
         atomicMin(nb_state[CS_NB_CELLS + keys[i]], pc.slot + 1u);
 }

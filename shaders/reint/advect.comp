@@ -37,6 +37,9 @@ layout(std430, binding = 2) readonly buffer Vel { VSTORE vel[]; };
 layout(std430, binding = 3) writeonly buffer MassOut { uint mass_out[]; };
 layout(std430, binding = 4) writeonly buffer PosOut { VSTORE pos_out[]; };
 layout(std430, binding = 5) writeonly buffer VelOut { VSTORE vel_out[]; };
+// x: cells whose gather overflowed a u32 (more than 4096 rest masses), summed
+// over every step; the host reads it with the stats (cs_reint_read_stats).
+layout(std430, binding = 6) buffer Overflow { uvec4 overflow; };
 
 // Length and centre of the overlap of [a0, a1] with [b0, b1] (length 0 if
 // they do not meet).
@@ -146,6 +149,7 @@ void main()
     int radius_z = DIM == 3 ? radius : 0;
 
     uint total = 0u;
+    bool overfull = false;
     VEC com = VEC(0.0);  // sum of deposit * overlap centre (this cell's frame)
     VEC mom = VEC(0.0);  // sum of deposit * velocity
     for (int oz = -radius_z; oz <= radius_z; oz++)
@@ -181,12 +185,20 @@ void main()
                 }
                 if (deposit == 0u)
                     continue;
-                total += deposit;
+                uint carry;
+                total = uaddCarry(total, deposit, carry);
+                overfull = overfull || carry != 0u;
                 com += float(deposit) * centre;
                 mom += float(deposit) * v_after;
             }
 
     uint ti = reint_index(t);
+    // Past the fixed-point capacity: saturate (the wrapped sum would look
+    // like a nearly empty cell) and count it; the run reports it and stops.
+    if (overfull) {
+        total = 0xffffffffu;
+        atomicAdd(overflow.x, 1u);
+    }
     mass_out[ti] = total;
     if (total > 0u) {
         // The mean of overlap centres inside this cell lies inside it; the

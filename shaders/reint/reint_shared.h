@@ -16,7 +16,9 @@
 // Mass is stored in fixed point: REINT_MASS_ONE units are one rest cell mass
 // (a cell at rest density). Integer mass makes the gather exact, so total
 // mass is conserved bit for bit. 2^20 leaves room for 4096 rest masses in a
-// cell before a u32 overflows, far beyond any compression the pressure allows.
+// cell before a u32 overflows, far beyond any compression the pressure allows
+// at sane settings; a gather that overflows anyway is saturated and counted
+// (advect.comp), and `cistern run` stops with a message.
 #define REINT_MASS_ONE 1048576u
 #define REINT_MASS_ONE_F 1048576.0
 // Overlap fractions per axis are quantised to REINT_WEIGHT_BITS fixed point

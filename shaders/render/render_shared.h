@@ -126,4 +126,16 @@ struct cs_render_background_push {
     uvec4 modes;                   // flags
 };
 
+// A level's rooms (level.vert/.frag, host/render/feature_level.c): one draw
+// per visible room, vertices pulled from the level's vertex buffer (three
+// vec4 per vertex, cs_level_vertex in host/world/level_mesh.h) from
+// first_vertex on; textures fetched nearest from RGBA8 textiles (TR1 has no
+// filtering); a depth cue to black from fog_start to fog_end (view depth).
+struct cs_render_level_push {
+    vec4 view_x, view_y, view_z;
+    vec4 proj;
+    vec4 params;                   // x: fog start, y: fog end (<= start: no fog), z: flags, w: first vertex
+    vec4 sprite_right;             // world direction of a sprite's right edge (the camera's, level)
+};
+
 #endif

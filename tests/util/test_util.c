@@ -21,28 +21,26 @@ uint64_t test_seed(void)
     return g_seed;
 }
 
-#define TEST_RAND_STEP 0x9e3779b97f4a7c15ull // splitmix64's state increment per number
-
 uint64_t test_rand_u64(void)
 {
     test_seed();
-    uint64_t z = (g_state += TEST_RAND_STEP);
+    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
-uint64_t test_rand_replay(uint64_t seed, uint64_t draws)
+uint64_t test_rand_begin_fixed(uint64_t seed)
 {
     test_seed();
-    uint64_t current = g_state;
-    g_state = seed + draws * TEST_RAND_STEP; // splitmix64's state is seed + count * step
-    return current;
+    uint64_t resume = g_state;
+    g_state = seed;
+    fprintf(stderr, "fixed case: random stream of seed %llu\n", (unsigned long long)seed);
+    return resume;
 }
 
-void test_rand_restore(uint64_t state)
+void test_rand_resume(uint64_t state)
 {
-    test_seed();
     g_state = state;
 }
 
@@ -73,9 +71,12 @@ int test_finish(cs_context *ctx)
     cs_shader_shutdown();
     if (ctx->validation_errors)
         fprintf(stderr, "FAIL: %u validation error(s) reported\n", ctx->validation_errors);
+    if (ctx->shader_check_violations)
+        fprintf(stderr, "FAIL: %u out-of-bounds shader access(es) found by checked shaders\n",
+                ctx->shader_check_violations);
     if (test_failures)
         fprintf(stderr, "FAIL: %d check(s) failed\n", test_failures);
-    bool ok = test_failures == 0 && ctx->validation_errors == 0;
+    bool ok = test_failures == 0 && ctx->validation_errors == 0 && ctx->shader_check_violations == 0;
     fprintf(stderr, "%s\n", ok ? "PASS" : "FAILED");
     return ok ? 0 : 1;
 }

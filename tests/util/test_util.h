@@ -30,7 +30,8 @@ extern int test_failures;
 // Creates the validated context or exits with a clear message.
 void test_context(cs_context *ctx);
 // Destroys the context; returns the process exit code (0 only if all checks
-// passed and the validation layer reported no error).
+// passed, the validation layer reported no error and, with checked shaders,
+// no shader indexed a storage buffer out of bounds).
 int test_finish(cs_context *ctx);
 
 // Compiles a compute program or fails the test loudly.
@@ -43,11 +44,12 @@ uint64_t test_seed(void);
 uint64_t test_rand_u64(void);
 uint32_t test_rand_u32(void);
 double test_rand_unit(void); // [0, 1)
-// Puts the generator where a run seeded with `seed` was after `draws`
-// numbers, to replay one case of that run as a fixed case; returns the
-// current state for test_rand_restore.
-uint64_t test_rand_replay(uint64_t seed, uint64_t draws);
-void test_rand_restore(uint64_t state);
+// A fixed regression case: the stream of `seed` (as CISTERN_TEST_SEED=seed
+// would start it) from here on; returns the state to hand to
+// test_rand_resume() afterwards, so the rest of the test still replays from
+// the process's own seed.
+uint64_t test_rand_begin_fixed(uint64_t seed);
+void test_rand_resume(uint64_t state);
 
 // True when the bits are a NaN or an infinity.
 bool test_not_finite(float f);

@@ -1,0 +1,248 @@
+// view.c — `cistern view` (see view.h). The level is drawn by the render
+// feature "level" (host/render/feature_level.c) like any other part of a
+// frame; this command only loads it, places the camera and loops.
+#include "view.h"
+
+#include "level_mesh.h"
+#include "output.h"
+#include "render.h"
+#include "window.h"
+
+#include <libgen.h>
+#include <math.h>
+
+typedef struct view_state {
+    const cs_view_options *opt;
+    cs_level_mesh mesh;
+    cs_scene scene;            // what the render core reads: domain, background, fog
+    cs_view_camera camera;
+    cs_context ctx;
+    cs_renderer renderer;
+    cs_recorder rec;
+    cs_window window;
+    char out_dir[512];
+} view_state;
+
+static bool load_level(const cs_view_options *opt, cs_level_mesh *mesh, cs_error *err)
+{
+    cs_tr1_level level;
+    if (!cs_tr1_load(opt->level, &level, NULL, err))
+        return false;
+    double upm = opt->units_per_metre > 0 ? opt->units_per_metre : CS_LEVEL_DEFAULT_UNITS_PER_METRE;
+    cs_error inner;
+    bool ok = cs_level_mesh_build(&level, upm, mesh, &inner);
+    cs_tr1_free(&level);
+    return ok || cs_fail(err, "%s: %s", opt->level, inner.msg);
+}
+
+// A scene with no fluid, so the render core has its domain (the level's
+// bounds: camera speeds and clip planes scale with it) and a black
+// background, as TR1's depth cue fades to black.
+static void make_scene(view_state *v)
+{
+    cs_scene *s = &v->scene;
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", "level");
+    s->dim = 3;
+    for (int a = 0; a < 3; a++) {
+        s->domain_min[a] = INFINITY;
+        s->domain_max[a] = -INFINITY;
+    }
+    for (uint32_t r = 0; r < v->mesh.room_count; r++)
+        for (int a = 0; a < 3; a++) {
+            s->domain_min[a] = fminf(s->domain_min[a], (float)v->mesh.rooms[r].min[a]);
+            s->domain_max[a] = fmaxf(s->domain_max[a], (float)v->mesh.rooms[r].max[a]);
+        }
+    if (v->mesh.room_count == 0)
+        for (int a = 0; a < 3; a++)
+            s->domain_min[a] = 0, s->domain_max[a] = 1;
+    s->gravity[1] = -9.81f;
+}
+
+// The camera in the middle of a room at 40% of its height, looking at the
+// middle of its first portal (so the walk has something to show), else
+// along -z (north).
+static void place_camera(view_state *v, uint32_t room)
+{
+    cs_view_camera *c = &v->camera;
+    cs_camera_from_scene(c, &v->scene);
+    const cs_level_room *r = &v->mesh.rooms[room];
+    double eye[3] = {0.5 * (r->min[0] + r->max[0]), r->min[1] + 0.4 * (r->max[1] - r->min[1]),
+                     0.5 * (r->min[2] + r->max[2])};
+    double target[3] = {eye[0], eye[1], eye[2] - 1};
+    if (r->portal_count) {
+        const cs_level_portal *p = &v->mesh.portals[r->first_portal];
+        for (int a = 0; a < 3; a++)
+            target[a] = 0.25 * (p->corners[0][a] + p->corners[1][a] + p->corners[2][a] + p->corners[3][a]);
+        if (fabs(target[0] - eye[0]) + fabs(target[2] - eye[2]) < 1e-6) // a floor or ceiling portal: look across
+            target[2] = eye[2] - 1, target[1] = eye[1];
+    }
+    memcpy(c->position, eye, sizeof eye);
+    memcpy(c->target, target, sizeof target);
+    c->up[0] = 0, c->up[1] = 1, c->up[2] = 0;
+    c->fov_degrees = 70;
+    c->near_plane = 0.05;
+    c->far_plane = 4 * v->mesh.fog_end;
+}
+
+static void record_frame(view_state *v, const cs_render_target *target)
+{
+    cs_render_record(&v->renderer, &v->rec,
+                     &(cs_render_frame){.target = target, .level = &v->mesh, .scene = &v->scene, .camera = &v->camera,
+                                        .color_mode = -1, .hide_box = true, .no_fog = v->opt->no_fog});
+}
+
+static int view_headless(view_state *v)
+{
+    const cs_view_options *opt = v->opt;
+    cs_error err;
+    uint32_t first = opt->room >= 0 ? (uint32_t)opt->room : 0;
+    uint32_t last = opt->room >= 0 ? (uint32_t)opt->room + 1 : v->mesh.room_count;
+    uint32_t written = 0;
+    for (uint32_t room = first; room < last; room++) {
+        place_camera(v, room);
+        cs_recorder_begin(&v->rec);
+        record_frame(v, NULL);
+        cs_render_record_readback(&v->renderer, &v->rec);
+        cs_recorder_submit_wait(&v->rec);
+        char path[700];
+        snprintf(path, sizeof path, "%s/room_%03u.png", v->out_dir, room);
+        if (!cs_write_png(path, v->renderer.width, v->renderer.height, cs_render_pixels(&v->renderer), &err)) {
+            fprintf(stderr, "cistern: view: %s\n", err.msg);
+            return 1;
+        }
+        written++;
+        if (!opt->quiet)
+            printf("room %3u: %u of %u rooms drawn through portals, draw %.2f ms GPU -> %s\n", room,
+                   v->renderer.level_rooms_drawn, v->mesh.room_count, cs_recorder_pass_ms(&v->rec, "draw"), path);
+    }
+    if (!opt->quiet)
+        printf("wrote %u image(s) of %s to %s/ (%u x %u; camera in each room's middle)\n", written, opt->level,
+               v->out_dir, v->renderer.width, v->renderer.height);
+    return 0;
+}
+
+static int view_window(view_state *v)
+{
+    const cs_view_options *opt = v->opt;
+    uint32_t room = 0, drawn = 0, frames_since_title = 0;
+    double last = cs_now_seconds(), title_time = last;
+    place_camera(v, room);
+    for (;;) {
+        cs_window_events ev;
+        cs_window_poll(&v->window, &ev);
+        if (ev.quit)
+            break;
+        double now = cs_now_seconds();
+        cs_camera_update(&v->camera, &ev.input, now - last);
+        last = now;
+        if (ev.next_room && v->mesh.room_count) {
+            room = (room + 1) % v->mesh.room_count;
+            place_camera(v, room);
+        }
+        cs_render_target target;
+        if (!cs_window_acquire(&v->window, &target))
+            continue;
+        cs_recorder_begin(&v->rec);
+        record_frame(v, &target);
+        cs_window_record_present(&v->window, &v->rec, false);
+        cs_recorder_submit_wait(&v->rec);
+        cs_window_present(&v->window);
+        drawn++;
+        frames_since_title++;
+        if (now - title_time > 0.5) {
+            int in = cs_level_room_at(&v->mesh, v->camera.position);
+            char title[256];
+            snprintf(title, sizeof title, "cistern view — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f ms GPU "
+                     "(Tab: next room)", opt->level, in, v->renderer.level_rooms_drawn, v->mesh.room_count,
+                     frames_since_title / (now - title_time), cs_recorder_pass_ms(&v->rec, "draw"));
+            cs_window_set_title(&v->window, title);
+            title_time = now;
+            frames_since_title = 0;
+        }
+        if (opt->frames && drawn >= opt->frames)
+            break;
+    }
+    return 0;
+}
+
+int cs_view_command(const cs_view_options *opt)
+{
+    view_state *v = calloc(1, sizeof *v);
+    CS_ASSERT(v, "out of memory");
+    v->opt = opt;
+    cs_error err;
+    int code = 1;
+    if (!load_level(opt, &v->mesh, &err)) {
+        fprintf(stderr, "cistern: view: %s\n", err.msg);
+        free(v);
+        return 1;
+    }
+    make_scene(v);
+    if (opt->room >= (int)v->mesh.room_count) {
+        fprintf(stderr, "cistern: view: --room %d: %s has rooms 0..%d\n", opt->room, opt->level,
+                (int)v->mesh.room_count - 1);
+        cs_level_mesh_free(&v->mesh);
+        free(v);
+        return 2;
+    }
+    bool windowed = !opt->headless && (getenv("DISPLAY") || getenv("WAYLAND_DISPLAY"));
+    if (windowed && !cs_window_create(&(cs_window_desc){.title = "cistern view", .width = opt->width,
+                                                        .height = opt->height, .vsync = true},
+                                      &v->window, &err)) {
+        fprintf(stderr, "cistern: view: %s; drawing headless instead\n", err.msg);
+        windowed = false;
+    }
+    if (!windowed) {
+        char name[256];
+        snprintf(name, sizeof name, "%s", opt->level);
+        char *base = basename(name), *dot = strrchr(base, '.');
+        if (dot && dot != base)
+            *dot = 0;
+        if (opt->out_dir)
+            snprintf(v->out_dir, sizeof v->out_dir, "%s", opt->out_dir);
+        else
+            snprintf(v->out_dir, sizeof v->out_dir, "out/view/%s", base);
+        if (!cs_make_dirs(v->out_dir, &err)) {
+            fprintf(stderr, "cistern: view: %s\n", err.msg);
+            cs_level_mesh_free(&v->mesh);
+            free(v);
+            return 1;
+        }
+    }
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .instance_extensions = windowed ? v->window.instance_extensions : NULL,
+                            .instance_extension_count = windowed ? v->window.instance_extension_count : 0};
+    if (!cs_context_create(&desc, &v->ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        if (windowed)
+            cs_window_destroy(&v->window);
+        cs_level_mesh_free(&v->mesh);
+        free(v);
+        return 1;
+    }
+    bool ok = !windowed || cs_window_attach(&v->window, &v->ctx, &err);
+    cs_renderer_desc rd = {.color_format = windowed ? v->window.format : 0,
+                           .width = windowed ? 0 : (opt->width ? opt->width : 640),
+                           .height = windowed ? 0 : (opt->height ? opt->height : 360)};
+    bool renderer_made = ok && cs_renderer_create(&v->ctx, &rd, &v->renderer, &err);
+    if (!renderer_made) {
+        fprintf(stderr, "cistern: view: %s\n", err.msg);
+    } else {
+        cs_recorder_create(&v->ctx, "view", &v->rec);
+        code = windowed ? view_window(v) : view_headless(v);
+        vkDeviceWaitIdle(v->ctx.device);
+        cs_recorder_destroy(&v->rec);
+        cs_renderer_destroy(&v->renderer);
+    }
+    if (windowed)
+        cs_window_destroy(&v->window);
+    if (v->ctx.validation_errors) {
+        fprintf(stderr, "cistern: %u Vulkan validation error(s) were reported\n", v->ctx.validation_errors);
+        code = 1;
+    }
+    cs_context_destroy(&v->ctx);
+    cs_level_mesh_free(&v->mesh);
+    free(v);
+    return code;
+}

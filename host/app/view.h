@@ -1,0 +1,22 @@
+// view.h — `cistern view FILE.PHD`: fly through a Tomb Raider 1 level in a
+// window (Tab jumps to the next room), or headless: one image per room,
+// seen from its middle, with the rooms the portal walk drew.
+#pragma once
+
+#include "common.h"
+
+typedef struct cs_view_options {
+    const char *level;         // .PHD path
+    const char *out_dir;       // headless images (default out/view/NAME)
+    const char *device;
+    bool validation;
+    bool headless;             // forced; also when no display exists
+    int room;                  // headless: only this room (-1: every room)
+    uint32_t width, height;    // 0: 640 x 360 headless, 1280 x 720 window
+    uint32_t frames;           // window: stop after N frames (0: until closed)
+    double units_per_metre;    // 0: CS_LEVEL_DEFAULT_UNITS_PER_METRE
+    bool no_fog;
+    bool quiet;
+} cs_view_options;
+
+int cs_view_command(const cs_view_options *opt);

@@ -1,0 +1,58 @@
+// file_io.h — the two ends of cistern's file traffic that a user controls:
+// input files (scenes, levels) read with a size limit, and every output file
+// (stats.csv, PNG frames, PLY/OBJ dumps, bench tables) written through one
+// checked writer, so a full disk or a file size limit stops the command with
+// the system's reason instead of leaving a silently short file.
+//
+// It lives in the scene layer, the lowest layer that reads user files, so
+// the pipelines (mesh export), the renderer (PNG) and the app share it.
+#pragma once
+
+#include "common.h"
+
+#include <stdarg.h>
+
+// Scene (.json) and level (.PHD) files larger than this are refused before
+// anything is read (the biggest Tomb Raider 1 level is under 3 MiB, the
+// scenes are a few KiB). Documented in `cistern help` and the README.
+#define CS_INPUT_FILE_MAX_MIB 64
+#define CS_INPUT_FILE_MAX ((size_t)CS_INPUT_FILE_MAX_MIB << 20)
+
+// Reads a regular file of at most max_bytes into a malloc'd, NUL-terminated
+// buffer. Directories, devices, FIFOs and sockets are refused with what they
+// are; a larger file is refused with its size and the limit; a failed
+// allocation or read is an error with the reason. NULL + err on failure.
+char *cs_read_input_file(const char *path, size_t max_bytes, size_t *size_out, cs_error *err);
+
+// A file being written. Every write is checked; the first failure is kept
+// (its errno) and reported by cs_out_close with the path and strerror.
+// With atomic, the bytes go to PATH.tmp and are renamed onto PATH only once
+// all of them are on disk, so a reader (or a crash) never sees half a file.
+typedef struct cs_out_file {
+    FILE *f;
+    char path[600];
+    char tmp[608];
+    bool atomic;
+    bool regular;       // a regular file (only those are removed after a failure)
+    int error;          // errno of the first failed call; 0 while all is well
+    const char *failed; // which call failed ("write", "flush", "close", "rename")
+} cs_out_file;
+
+bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err);
+// Appends bytes or formatted text; false once anything has failed.
+bool cs_out_write(cs_out_file *out, const void *data, size_t size);
+bool cs_out_printf(cs_out_file *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Pushes what is buffered to the file, so an error shows now (stats rows).
+bool cs_out_flush(cs_out_file *out, cs_error *err);
+// Flushes, closes and (atomic) renames; on any failure since open, removes
+// the partial file and fills err: "PATH: cannot write: No space left on device".
+bool cs_out_close(cs_out_file *out, cs_error *err);
+// Closes after a failure elsewhere; the partial file is removed.
+void cs_out_abandon(cs_out_file *out);
+
+// The whole file in one call: open, write, close (atomic: see cs_out_file).
+bool cs_write_whole_file(const char *path, const void *data, size_t size, bool atomic, cs_error *err);
+
+// Creates a directory and its parents; fine if it exists as a directory.
+// A path (or a parent) that is a regular file is an error with the reason.
+bool cs_make_dirs(const char *path, cs_error *err);

@@ -1,0 +1,302 @@
+// level_mesh.c — a TR1 level as world-space triangles, portals and texels
+// (see level_mesh.h for the conventions).
+#include "level_mesh.h"
+
+#include <math.h>
+
+static void to_world(double units_per_metre, double x, double y, double z, double out[3])
+{
+    out[0] = x / units_per_metre;
+    out[1] = -y / units_per_metre;
+    out[2] = -z / units_per_metre;
+}
+
+double cs_level_brightness(int lighting)
+{
+    // TR1 rooms store 0 (full light) .. 8191 (dark); the middle of the range
+    // is the texture as painted.
+    double b = (8191.0 - (double)lighting) / 4096.0;
+    return b < 0 ? 0 : b > 2 ? 2 : b;
+}
+
+// Texel coordinates of an object texture's corner: the pixel, plus one
+// when the fraction byte says "high side" (TR1 writes 1 or 255 there).
+static void corner_uv(const cs_tr1_object_texture *t, int k, float uv[2])
+{
+    uv[0] = (float)t->uv[k][1] + (t->uv[k][0] >= 128 ? 1.0f : 0.0f);
+    uv[1] = (float)t->uv[k][3] + (t->uv[k][2] >= 128 ? 1.0f : 0.0f);
+}
+
+typedef struct builder {
+    cs_level_mesh *mesh;
+    uint32_t capacity;
+    bool flip;         // reverse every face so that fronts wind counter-clockwise
+} builder;
+
+// Which way the level winds its faces. A room is seen from inside, so most
+// of a room's faces face its middle: if the right-hand normals of most
+// faces point away from their room's middle, the level winds its fronts
+// clockwise and every face is reversed. (The TR frame, x east, y down,
+// z north, is right-handed, like the world frame.)
+static bool fronts_wind_clockwise(const cs_tr1_level *level)
+{
+    double vote = 0;
+    for (uint32_t ri = 0; ri < level->room_count; ri++) {
+        const cs_tr1_room *room = &level->rooms[ri];
+        double mid[3] = {512.0 * room->x_sectors, 0.5 * ((double)room->y_top + room->y_bottom), 512.0 * room->z_sectors};
+        for (uint32_t f = 0; f < room->rect_count + room->tri_count; f++) {
+            const uint16_t *idx = f < room->rect_count ? room->rects[f].vertices : room->tris[f - room->rect_count].vertices;
+            double p[3][3];
+            bool valid = true;
+            for (int k = 0; k < 3; k++) {
+                valid = valid && idx[k] < room->vertex_count;
+                if (!valid)
+                    break;
+                const cs_tr1_vertex *v = &room->vertices[idx[k]];
+                p[k][0] = v->x, p[k][1] = v->y, p[k][2] = v->z;
+            }
+            if (!valid)
+                continue; // refused when the face is built
+            double a[3], b[3], to_mid[3];
+            for (int c = 0; c < 3; c++) {
+                a[c] = p[1][c] - p[0][c];
+                b[c] = p[2][c] - p[0][c];
+                to_mid[c] = mid[c] - (p[0][c] + p[1][c] + p[2][c]) / 3;
+            }
+            double n[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+            double d = n[0] * to_mid[0] + n[1] * to_mid[1] + n[2] * to_mid[2];
+            vote += d > 0 ? 1 : d < 0 ? -1 : 0;
+        }
+    }
+    return vote < 0;
+}
+
+static cs_level_vertex *push_vertex(builder *b)
+{
+    cs_level_mesh *m = b->mesh;
+    if (m->vertex_count == b->capacity) {
+        b->capacity = b->capacity ? 2 * b->capacity : 4096;
+        cs_level_vertex *grown = realloc(m->vertices, (size_t)b->capacity * sizeof *grown);
+        CS_ASSERT(grown, "out of memory building a level mesh (%u vertices)", b->capacity);
+        m->vertices = grown;
+    }
+    cs_level_vertex *v = &m->vertices[m->vertex_count++];
+    memset(v, 0, sizeof *v);
+    return v;
+}
+
+// One face (3 or 4 corners, fanned from corner 0) of room `ri`.
+static bool add_face(builder *b, const cs_tr1_level *level, uint32_t ri, const uint16_t *indices, int corners,
+                     uint16_t texture, const char *kind, uint32_t face, cs_error *err)
+{
+    const cs_tr1_room *room = &level->rooms[ri];
+    uint32_t ti = texture & 0x7fffu; // bit 15 is a flag in later games
+    if (ti >= level->object_texture_count)
+        return cs_fail(err, "rooms[%u].%s[%u].texture: object texture %u does not exist (%u)", ri, kind, face, ti,
+                       level->object_texture_count);
+    const cs_tr1_object_texture *t = &level->object_textures[ti];
+    uint32_t tile = t->tile & 0x7fffu;
+    if (tile >= level->textile_count)
+        return cs_fail(err, "object_textures[%u].tile: textile %u does not exist (%u)", ti, tile, level->textile_count);
+    for (int k = 0; k < corners; k++)
+        if (indices[k] >= room->vertex_count)
+            return cs_fail(err, "rooms[%u].%s[%u]: vertex %u does not exist (%u)", ri, kind, face, indices[k],
+                           room->vertex_count);
+    static const int fan[2][2][3] = {{{0, 1, 2}, {0, 2, 3}}, {{0, 2, 1}, {0, 3, 2}}};
+    for (int tri = 0; tri < corners - 2; tri++)
+        for (int c = 0; c < 3; c++) {
+            int k = fan[b->flip][tri][c];
+            const cs_tr1_vertex *tv = &room->vertices[indices[k]];
+            double p[3];
+            to_world(b->mesh->units_per_metre, room->x + tv->x, tv->y, room->z + tv->z, p);
+            cs_level_vertex *v = push_vertex(b);
+            for (int a = 0; a < 3; a++)
+                v->position[a] = (float)p[a];
+            v->light = (float)cs_level_brightness(tv->lighting);
+            corner_uv(t, k, v->uv);
+            v->tile = (float)tile;
+            v->flags = (float)(t->attribute != 0 ? CS_LEVEL_VERTEX_ALPHA_TEST : 0);
+        }
+    return true;
+}
+
+// A sprite as two camera-facing triangles: every corner sits on the
+// sprite's vertex and carries its offset; level.vert turns it to the camera.
+static bool add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint32_t si, cs_error *err)
+{
+    const cs_tr1_room *room = &level->rooms[ri];
+    const cs_tr1_sprite *s = &room->sprites[si];
+    if (s->vertex < 0 || (uint32_t)s->vertex >= room->vertex_count)
+        return cs_fail(err, "rooms[%u].sprites[%u].vertex: %d does not exist (%u)", ri, si, s->vertex,
+                       room->vertex_count);
+    if (s->texture < 0 || (uint32_t)s->texture >= level->sprite_texture_count)
+        return cs_fail(err, "rooms[%u].sprites[%u].texture: sprite texture %d does not exist (%u)", ri, si,
+                       s->texture, level->sprite_texture_count);
+    const cs_tr1_sprite_texture *t = &level->sprite_textures[s->texture];
+    if (t->tile >= level->textile_count)
+        return cs_fail(err, "sprite_textures[%d].tile: textile %u does not exist (%u)", s->texture, t->tile,
+                       level->textile_count);
+    const cs_tr1_vertex *tv = &room->vertices[s->vertex];
+    double p[3];
+    to_world(b->mesh->units_per_metre, room->x + tv->x, tv->y, room->z + tv->z, p);
+    // Width and height are stored as pixels * 256 + 255.
+    float w = (float)((t->width + 1) / 256), h = (float)((t->height + 1) / 256);
+    double upm = b->mesh->units_per_metre;
+    float left = (float)(t->left / upm), right = (float)(t->right / upm);
+    float top = (float)(-t->top / upm), bottom = (float)(-t->bottom / upm); // y down -> up
+    const float corner[4][4] = {
+        {left, bottom, 0, 1}, {right, bottom, 1, 1}, {right, top, 1, 0}, {left, top, 0, 0}};
+    static const int order[6] = {0, 1, 2, 0, 2, 3};
+    for (int c = 0; c < 6; c++) {
+        const float *q = corner[order[c]];
+        cs_level_vertex *v = push_vertex(b);
+        for (int a = 0; a < 3; a++)
+            v->position[a] = (float)p[a];
+        v->light = (float)cs_level_brightness(tv->lighting);
+        v->uv[0] = (float)t->x + q[2] * w;
+        v->uv[1] = (float)t->y + q[3] * h;
+        v->tile = (float)t->tile;
+        v->flags = (float)(CS_LEVEL_VERTEX_ALPHA_TEST | CS_LEVEL_VERTEX_SPRITE);
+        v->offset[0] = q[0];
+        v->offset[1] = q[1];
+    }
+    return true;
+}
+
+static void add_portal(cs_level_mesh *m, const cs_tr1_room *room, uint32_t ri, const cs_tr1_portal *p)
+{
+    cs_level_portal *out = &m->portals[m->portal_count++];
+    out->room = ri;
+    out->to = p->adjoining_room;
+    for (int k = 0; k < 4; k++)
+        to_world(m->units_per_metre, room->x + p->vertices[k][0], p->vertices[k][1], room->z + p->vertices[k][2],
+                 out->corners[k]);
+    // The normal is a direction: the same half turn, no scale.
+    double n[3] = {p->normal[0], -(double)p->normal[1], -(double)p->normal[2]};
+    double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int a = 0; a < 3; a++)
+        out->normal[a] = len > 0 ? n[a] / len : 0;
+}
+
+static void room_bounds(const cs_level_mesh *m, const cs_tr1_room *room, cs_level_room *out)
+{
+    double a[3], b[3];
+    to_world(m->units_per_metre, room->x, room->y_top, room->z, a);
+    to_world(m->units_per_metre, room->x + 1024.0 * room->x_sectors, room->y_bottom, room->z + 1024.0 * room->z_sectors,
+             b);
+    for (int k = 0; k < 3; k++) {
+        out->min[k] = fmin(a[k], b[k]);
+        out->max[k] = fmax(a[k], b[k]);
+    }
+}
+
+static void build_texels(const cs_tr1_level *level, cs_level_mesh *m)
+{
+    m->tile_count = level->textile_count;
+    size_t n = (size_t)m->tile_count * 65536u;
+    m->texels = malloc((n ? n : 1) * sizeof *m->texels);
+    CS_ASSERT(m->texels, "out of memory for %u textiles", m->tile_count);
+    uint32_t rgba[256];
+    for (int i = 0; i < 256; i++) {
+        // 6-bit palette components to 8 bits (63 -> 255).
+        uint32_t r = level->palette[i][0] * 255u / 63u, g = level->palette[i][1] * 255u / 63u;
+        uint32_t b = level->palette[i][2] * 255u / 63u;
+        rgba[i] = r | g << 8 | b << 16 | (i == 0 ? 0u : 255u) << 24;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->texels[i] = rgba[level->textiles[i]];
+}
+
+bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_level_mesh *out, cs_error *err)
+{
+    static uint64_t generations;
+    memset(out, 0, sizeof *out);
+    if (!(units_per_metre > 0) || !isfinite(units_per_metre))
+        return cs_fail(err, "level: units per metre must be a positive number (got %g)", units_per_metre);
+    out->units_per_metre = units_per_metre;
+    out->generation = ++generations;
+    // TR1's depth cue: the view fades to black from 8 to 20 sectors.
+    out->fog_start = 8 * 1024 / units_per_metre;
+    out->fog_end = 20 * 1024 / units_per_metre;
+    out->room_count = level->room_count;
+    out->rooms = calloc(level->room_count ? level->room_count : 1, sizeof *out->rooms);
+    uint32_t portals = 0;
+    for (uint32_t r = 0; r < level->room_count; r++)
+        portals += level->rooms[r].portal_count;
+    out->portals = calloc(portals ? portals : 1, sizeof *out->portals);
+    CS_ASSERT(out->rooms && out->portals, "out of memory building a level mesh");
+    builder b = {out, 0, fronts_wind_clockwise(level)};
+    out->flipped = b.flip;
+    for (uint32_t ri = 0; ri < level->room_count; ri++) {
+        const cs_tr1_room *room = &level->rooms[ri];
+        cs_level_room *dst = &out->rooms[ri];
+        dst->first_vertex = out->vertex_count;
+        for (uint32_t f = 0; f < room->rect_count; f++)
+            if (!add_face(&b, level, ri, room->rects[f].vertices, 4, room->rects[f].texture, "rects", f, err))
+                goto fail;
+        for (uint32_t f = 0; f < room->tri_count; f++)
+            if (!add_face(&b, level, ri, room->tris[f].vertices, 3, room->tris[f].texture, "tris", f, err))
+                goto fail;
+        for (uint32_t s = 0; s < room->sprite_count; s++)
+            if (!add_sprite(&b, level, ri, s, err))
+                goto fail;
+        dst->vertex_count = out->vertex_count - dst->first_vertex;
+        if (out->vertex_count >= 1u << 24) { // the draw passes first_vertex as a float
+            cs_fail(err, "rooms[%u]: the level has more than 2^24 vertices", ri);
+            goto fail;
+        }
+        room_bounds(out, room, dst);
+        dst->first_portal = out->portal_count;
+        for (uint32_t p = 0; p < room->portal_count; p++) {
+            if (room->portals[p].adjoining_room >= level->room_count) {
+                cs_fail(err, "rooms[%u].portals[%u].adjoining_room: room %u does not exist (%u rooms)", ri, p,
+                        room->portals[p].adjoining_room, level->room_count);
+                goto fail;
+            }
+            add_portal(out, room, ri, &room->portals[p]);
+        }
+        dst->portal_count = out->portal_count - dst->first_portal;
+    }
+    build_texels(level, out);
+    return true;
+fail:
+    cs_level_mesh_free(out);
+    return false;
+}
+
+void cs_level_mesh_free(cs_level_mesh *mesh)
+{
+    free(mesh->vertices);
+    free(mesh->rooms);
+    free(mesh->portals);
+    free(mesh->texels);
+    memset(mesh, 0, sizeof *mesh);
+}
+
+int cs_level_room_at(const cs_level_mesh *mesh, const double p[3])
+{
+    int best = -1;
+    double best_volume = INFINITY;
+    for (uint32_t r = 0; r < mesh->room_count; r++) {
+        const cs_level_room *room = &mesh->rooms[r];
+        bool inside = true;
+        double volume = 1;
+        for (int a = 0; a < 3; a++) {
+            inside = inside && p[a] >= room->min[a] && p[a] <= room->max[a];
+            volume *= room->max[a] - room->min[a];
+        }
+        if (inside && volume < best_volume) {
+            best = (int)r;
+            best_volume = volume;
+        }
+    }
+    return best;
+}
+
+uint32_t cs_level_texel(const cs_level_mesh *mesh, uint32_t tile, float u, float v)
+{
+    int x = (int)floorf(u), y = (int)floorf(v);
+    x = x < 0 ? 0 : x > 255 ? 255 : x;
+    y = y < 0 ? 0 : y > 255 ? 255 : y;
+    return mesh->texels[(size_t)tile * 65536u + (size_t)y * 256u + (size_t)x];
+}

@@ -1,0 +1,77 @@
+// level_mesh.h — a TR1 level turned into what the renderer draws: rooms in
+// world space (metres, +y up), textured triangles with baked vertex light,
+// sprites, the portals between rooms, and the textiles as RGBA8 texels.
+//
+// Coordinates: TR1 has x east, y down, z north, in units where a sector is
+// 1024 wide. World = (x, -y, -z) / units_per_metre: a half turn about x, so
+// +y is up, the level is not mirrored and face winding is unchanged (a flip
+// of y alone would mirror it). Default scale: 512 units per metre (a sector
+// is 2 m, a click of 256 units is 0.5 m).
+//
+// Faces are one-sided: fronts wind counter-clockwise in the world frame
+// (the builder detects which way the file winds them: see
+// fronts_wind_clockwise in level_mesh.c). Sprites face the camera.
+//
+// Built on the CPU once per level; owns only host memory. The render feature
+// (host/render/feature_level.c) uploads it and walks the portals per frame.
+#pragma once
+
+#include "level_tr1.h"
+
+#include "../../shaders/render/level_shared.h"
+
+#define CS_LEVEL_DEFAULT_UNITS_PER_METRE 512.0
+
+// Three vec4s per vertex, as the shaders read them (shaders/render/level.vert).
+typedef struct cs_level_vertex {
+    float position[3];
+    float light;       // brightness, 1 = the texture as drawn (TR1 0..8191 dark -> 2..0)
+    float uv[2];       // texel coordinates in the textile, 0..256
+    float tile;        // textile index
+    float flags;       // CS_LEVEL_VERTEX_* (level_shared.h)
+    float offset[2];   // sprites: right, up offset of this corner in metres
+    float pad[2];
+} cs_level_vertex;
+
+typedef struct cs_level_room {
+    uint32_t first_vertex, vertex_count; // its triangles (and sprites) in cs_level_mesh.vertices
+    double min[3], max[3];               // world bounds of the room's box
+    uint32_t first_portal, portal_count; // its portals in cs_level_mesh.portals
+} cs_level_room;
+
+typedef struct cs_level_portal {
+    uint32_t room, to;
+    double corners[4][3]; // world space
+    double normal[3];     // unit, pointing into `room`
+} cs_level_portal;
+
+typedef struct cs_level_mesh {
+    double units_per_metre;
+    uint32_t vertex_count;
+    cs_level_vertex *vertices;
+    uint32_t room_count;
+    cs_level_room *rooms;
+    uint32_t portal_count;
+    cs_level_portal *portals;
+    uint32_t tile_count;
+    uint32_t *texels;     // tile_count x 256 x 256 RGBA8 (sRGB, alpha 0 = transparent)
+    double fog_start, fog_end; // depth cue to black, metres (TR1 style)
+    bool flipped;         // the file wound its fronts clockwise: every face was reversed
+    uint64_t generation;  // changes whenever the mesh is rebuilt (uploads key on it)
+} cs_level_mesh;
+
+// Builds the mesh. Faces whose object texture index is out of range are
+// refused with the room and face named (the reader does not check them).
+bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_level_mesh *out, cs_error *err);
+void cs_level_mesh_free(cs_level_mesh *mesh);
+
+// The room whose box holds the point (the smallest, where boxes overlap),
+// or -1.
+int cs_level_room_at(const cs_level_mesh *mesh, const double p[3]);
+
+// TR1 room vertex lighting (0 bright .. 8191 dark) as a brightness factor.
+double cs_level_brightness(int lighting);
+
+// The RGBA8 texel an object texture's (u, v) in 0..256 lands on: nearest,
+// clamped to the textile, exactly as level.frag fetches it.
+uint32_t cs_level_texel(const cs_level_mesh *mesh, uint32_t tile, float u, float v);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs that go wrong say so (README "When a run goes wrong"), on lavapipe
+# with validation on. $1 is the cistern binary. Scenes: tests/loud/.
+#  - a WCSPH scene that blows up stops at the frame it does, with the frame,
+#    the solver and NaN/Inf in the message, exit 1, the stats rows so far
+#    and a particle dump of that frame, in seconds; `bench` stops too;
+#  - a reint scene whose cells overfill the fixed-point capacity stops the
+#    same way;
+#  - a WCSPH scene refined without scaling the mass (8x rest density) is
+#    refused with the implied density and the mass that fits; a moderate
+#    mismatch (10%) runs with a warning; shipped scenes run without one.
+set -uo pipefail
+cistern=${1:?usage: loud.sh path/to/cistern}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect CODE PATTERN -- command...: exit code and a pattern in stderr+stdout.
+expect() {
+  local code=$1 pattern=$2; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, wanted $code: $out"
+  grep -q -- "$pattern" <<<"$out" || fail "'$*' output lacks '$pattern': $out"
+  last_out=$out
+}
+
+# Blow-up: stops at frame 3 of 40, fast.
+start=$(date +%s)
+expect 1 "frame 3 (t = .*solver wcsph: [0-9]* of [0-9]* particles have NaN/Inf values" -- \
+  "$cistern" run "$here/loud/blowup_wcsph_2d.json" --headless --frames 40 --png-every 0 --out "$tmp/blowup" \
+  --validation --quiet
+elapsed=$(( $(date +%s) - start ))
+[ "$elapsed" -le 60 ] || fail "the blow-up took $elapsed s to stop (want seconds)"
+rows=$(($(wc -l < "$tmp/blowup/stats.csv") - 1))
+[ "$rows" -eq 4 ] || fail "stats.csv of the blow-up has $rows frames, want 4 (0-3)"
+tail -1 "$tmp/blowup/stats.csv" | awk -F, '$1 != 3 || $9 == 0 { exit 1 }' ||
+  fail "the last stats row is not frame 3 with a non-zero NaN count: $(tail -1 "$tmp/blowup/stats.csv")"
+[ -s "$tmp/blowup/particles_00003.ply" ] || fail "no particle dump of frame 3: $(ls "$tmp/blowup")"
+expect 1 "stopped at step [0-9]*: solver wcsph: .* NaN/Inf" -- \
+  "$cistern" bench "$here/loud/blowup_wcsph_2d.json" --particles 1000 --steps 40 --out "$tmp/bench" --quiet
+
+# Reint: the corner cell passes 4096 rest masses at frame 3.
+expect 1 "frame 3 (t = .*solver reint: .* overflowed the fixed-point mass capacity" -- \
+  "$cistern" run "$here/loud/reint_overfill_2d.json" --headless --frames 12 --png-every 0 --out "$tmp/reint" \
+  --validation --quiet
+rows=$(($(wc -l < "$tmp/reint/stats.csv") - 1))
+[ "$rows" -eq 4 ] || fail "stats.csv of the overfilled reint has $rows frames, want 4"
+
+# Rest density: 8x refused before anything runs, with the numbers; 10% warned.
+expect 2 'refined_mass_3d.json: fluids\[0\].blocks\[0\]: .*rho/rho0 = 8.01 .*"mass": 0.000999' -- \
+  "$cistern" run "$here/loud/refined_mass_3d.json" --headless --frames 1 --png-every 0 --out "$tmp/refined" --quiet
+[ ! -e "$tmp/refined/stats.csv" ] || fail "the refused scene ran (it wrote stats.csv)"
+expect 0 'warning: .*heavy_mass_3d.json: fluids\[0\].blocks\[0\]: .*rho/rho0 = 1.1 ' -- \
+  "$cistern" run "$here/loud/heavy_mass_3d.json" --headless --frames 1 --png-every 0 --out "$tmp/heavy" \
+  --particles 1000 --quiet
+# Every shipped scene starts at rest: no warning.
+for scene in "$here"/../scenes/*.json; do
+  expect 0 "" -- "$cistern" run "$scene" --headless --frames 1 --png-every 0 --out "$tmp/shipped" --overwrite --particles 1000 \
+    --quiet
+  if grep -q "warning" <<<"$last_out"; then fail "$(basename "$scene") warns: $last_out"; fi
+done
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "loud.sh: all checks passed"
