@@ -27,18 +27,27 @@ expect() {
   last_out=$out
 }
 
-# Blow-up: stops at frame 3 of 40, fast.
+# Blow-up: stops within the first frames of 40 (frame 2 on llvmpipe; which
+# one depends on the solver's details, e.g. frame 3 before the wall
+# collision margin), fast; the stats rows and the dump end at that frame.
 start=$(date +%s)
-expect 1 "frame 3 (t = .*solver wcsph: [0-9]* of [0-9]* particles have NaN/Inf values" -- \
+expect 1 "frame [0-9]* (t = .*solver wcsph: [0-9]* of [0-9]* particles have NaN/Inf values" -- \
   "$cistern" run "$here/loud/blowup_wcsph_2d.json" --headless --frames 40 --png-every 0 --out "$tmp/blowup" \
   --validation --quiet
 elapsed=$(( $(date +%s) - start ))
 [ "$elapsed" -le 60 ] || fail "the blow-up took $elapsed s to stop (want seconds)"
-rows=$(($(wc -l < "$tmp/blowup/stats.csv") - 1))
-[ "$rows" -eq 4 ] || fail "stats.csv of the blow-up has $rows frames, want 4 (0-3)"
-tail -1 "$tmp/blowup/stats.csv" | awk -F, '$1 != 3 || $9 == 0 { exit 1 }' ||
-  fail "the last stats row is not frame 3 with a non-zero NaN count: $(tail -1 "$tmp/blowup/stats.csv")"
-[ -s "$tmp/blowup/particles_00003.ply" ] || fail "no particle dump of frame 3: $(ls "$tmp/blowup")"
+frame=$(grep -o "frame [0-9]* (t = " <<<"$last_out" | head -1 | grep -o "[0-9]*")
+frame=${frame:-none}
+[[ "$frame" =~ ^[0-9]+$ && "$frame" -ge 1 && "$frame" -le 10 ]] ||
+  fail "the blow-up stopped at frame $frame, want one of the first (1-10)"
+if [[ "$frame" =~ ^[0-9]+$ ]]; then
+  rows=$(($(wc -l < "$tmp/blowup/stats.csv") - 1))
+  [ "$rows" -eq $((frame + 1)) ] || fail "stats.csv of the blow-up has $rows frames, want $((frame + 1)) (0-$frame)"
+  tail -1 "$tmp/blowup/stats.csv" | awk -F, -v f="$frame" '$1 != f || $9 == 0 { exit 1 }' ||
+    fail "the last stats row is not frame $frame with a non-zero NaN count: $(tail -1 "$tmp/blowup/stats.csv")"
+  dump=$(printf "particles_%05d.ply" "$frame")
+  [ -s "$tmp/blowup/$dump" ] || fail "no particle dump of frame $frame ($dump): $(ls "$tmp/blowup")"
+fi
 expect 1 "stopped at step [0-9]*: solver wcsph: .* NaN/Inf" -- \
   "$cistern" bench "$here/loud/blowup_wcsph_2d.json" --particles 1000 --steps 40 --out "$tmp/bench" --quiet
 
