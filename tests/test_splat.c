@@ -302,20 +302,23 @@ static void compare_set(const char *what, const float *sorted, uint32_t n, const
         const splat_ref_particle *r = &ref[i];
         const float *c = &o->centres[4 * i], *cv = &o->cov[8 * i], *m = &o->mats[8 * i];
         bool finite_in = isfinite(sorted[4 * i]) && isfinite(sorted[4 * i + 1]) && isfinite(sorted[4 * i + 2]);
-        uint32_t count = (uint32_t)cv[7];
-        bool ok = close_to(cv[7], count, 0) && count >= r->neighbours_lo && count <= r->neighbours_hi;
+        if (!finite_in) {
+            // A NaN particle has no cell (its grid key is one past the last
+            // cell, grid/cell_ids.comp), so it is nobody's neighbour and the
+            // pass leaves its slot alone: still poisoned, never read.
+            bool ok = poisoned(c, 4) && poisoned(cv, 8) && poisoned(m, 8);
+            if (!ok && bad++ < 4)
+                fprintf(stderr, "  %s: NaN particle %u: its slot was written (%g neighbours, weight %g)\n", what, i,
+                        cv[7], cv[6]);
+            continue;
+        }
+        bool ok = isfinite(cv[7]) && cv[7] >= 0 && cv[7] < 4e9f;
+        uint32_t count = ok ? (uint32_t)cv[7] : 0;
+        ok = ok && close_to(cv[7], count, 0) && count >= r->neighbours_lo && count <= r->neighbours_hi;
         if (!ok && bad++ < 4)
             fprintf(stderr, "  %s: particle %u has %g neighbours, reference %u (%u..%u)\n", what, i, cv[7],
                     r->neighbours, r->neighbours_lo, r->neighbours_hi);
         w.ambiguous += r->ambiguous;
-        if (!finite_in) {
-            // A NaN particle: nobody's neighbour, no weight of its own; its
-            // centre stays NaN and its ellipsoid holds no node.
-            ok = count == 0 && cv[6] == 0 && m[6] == 0;
-            if (!ok && bad++ < 4)
-                fprintf(stderr, "  %s: NaN particle %u: %g neighbours, weight %g\n", what, i, cv[7], cv[6]);
-            continue;
-        }
         most_reach = fmax(most_reach, r->extent + r->moved);
         if (r->anisotropic)
             w.anisotropic++;
