@@ -4,19 +4,7 @@
 # messages and non-zero exits. $1 is the cistern binary.
 set -uo pipefail
 cistern=${1:?usage: cli.sh path/to/cistern}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect CODE PATTERN -- command...: exit code and a pattern in stderr+stdout.
-expect() {
-  local code=$1 pattern=$2; shift 3
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, wanted $code: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "'$*' output lacks '$pattern': $out"
-}
+source "$(dirname "$0")/util/expect.sh"
 
 expect 0 "usage:" -- "$cistern" help
 expect 0 "cistern run" -- "$cistern" run --help

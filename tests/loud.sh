@@ -12,20 +12,7 @@
 set -uo pipefail
 cistern=${1:?usage: loud.sh path/to/cistern}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect CODE PATTERN -- command...: exit code and a pattern in stderr+stdout.
-expect() {
-  local code=$1 pattern=$2; shift 3
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, wanted $code: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "'$*' output lacks '$pattern': $out"
-  last_out=$out
-}
+source "$(dirname "$0")/util/expect.sh"
 
 # Blow-up: stops within the first frames of 40 (frame 2 on llvmpipe; which
 # one depends on the solver's details, e.g. frame 3 before the wall

@@ -196,6 +196,19 @@ static bool has_display(void)
     return (x && *x) || (w && *w);
 }
 
+// --size WIDTHxHEIGHT (run and view), each 1..16384.
+static bool parse_size(const char *v, uint32_t *width, uint32_t *height)
+{
+    char rest = 0;
+    // %c catches anything after HEIGHT; a digit first refuses "-5x3", which %u would wrap.
+    if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%ux%u%c", width, height, &rest) != 2 || !*width ||
+        !*height || *width > 16384 || *height > 16384) {
+        fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
+        return false;
+    }
+    return true;
+}
+
 // Options shared by run and bench; returns 1 if consumed (with value), 0 if
 // not ours, -1 on error.
 static int common_option(int argc, char **argv, int *i, const char **device, bool *validation)
@@ -277,13 +290,8 @@ static int cmd_run(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--size") == 0) {
-            char rest = 0;
-            // %c catches anything after HEIGHT; a digit first refuses "-5x3", which %u would wrap.
-            if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%ux%u%c", &opt.width, &opt.height, &rest) != 2 ||
-                !opt.width || !opt.height || opt.width > 16384 || opt.height > 16384) {
-                fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
+            if (!parse_size(v, &opt.width, &opt.height))
                 return 2;
-            }
             i++;
         } else if (a[0] == '-') {
             fprintf(stderr, "cistern: run: unknown option %s; `cistern help` lists them\n", a);
@@ -529,11 +537,8 @@ static int cmd_view(int argc, char **argv)
             opt.out_dir = v;
             i++;
         } else if (strcmp(a, "--size") == 0) {
-            if (!v || sscanf(v, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width || !opt.height ||
-                opt.width > 16384 || opt.height > 16384) {
-                fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
+            if (!parse_size(v, &opt.width, &opt.height))
                 return 2;
-            }
             i++;
         } else if (a[0] == '-') {
             fprintf(stderr, "cistern: view: unknown option %s; `cistern help` lists them\n", a);

@@ -23,18 +23,6 @@ typedef struct view_state {
     char out_dir[512];
 } view_state;
 
-static bool load_level(const cs_view_options *opt, cs_level_mesh *mesh, cs_error *err)
-{
-    cs_tr1_level level;
-    if (!cs_tr1_load(opt->level, &level, NULL, err))
-        return false;
-    double upm = opt->units_per_metre > 0 ? opt->units_per_metre : CS_LEVEL_DEFAULT_UNITS_PER_METRE;
-    cs_error inner;
-    bool ok = cs_level_mesh_build(&level, upm, mesh, &inner);
-    cs_tr1_free(&level);
-    return ok || cs_fail(err, "%s: %s", opt->level, inner.msg);
-}
-
 // A scene with no fluid, so the render core has its domain (the level's
 // bounds: camera speeds and clip planes scale with it) and a black
 // background, as TR1's depth cue fades to black.
@@ -173,7 +161,8 @@ int cs_view_command(const cs_view_options *opt)
     v->opt = opt;
     cs_error err;
     int code = 1;
-    if (!load_level(opt, &v->mesh, &err)) {
+    double upm = opt->units_per_metre > 0 ? opt->units_per_metre : CS_LEVEL_DEFAULT_UNITS_PER_METRE;
+    if (!cs_level_mesh_load(opt->level, upm, &v->mesh, &err)) {
         fprintf(stderr, "cistern: view: %s\n", err.msg);
         free(v);
         return 1;

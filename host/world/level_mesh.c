@@ -264,6 +264,17 @@ fail:
     return false;
 }
 
+bool cs_level_mesh_load(const char *path, double units_per_metre, cs_level_mesh *out, cs_error *err)
+{
+    cs_tr1_level level;
+    if (!cs_tr1_load(path, &level, NULL, err))
+        return false;
+    cs_error inner;
+    bool ok = cs_level_mesh_build(&level, units_per_metre, out, &inner);
+    cs_tr1_free(&level);
+    return ok || cs_fail(err, "%s: %s", path, inner.msg);
+}
+
 void cs_level_mesh_free(cs_level_mesh *mesh)
 {
     free(mesh->vertices);

@@ -65,6 +65,10 @@ typedef struct cs_level_mesh {
 bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_level_mesh *out, cs_error *err);
 void cs_level_mesh_free(cs_level_mesh *mesh);
 
+// Reads a .PHD file (cs_tr1_load: the bounded, strict reader) and builds
+// its mesh. Messages start with the path.
+bool cs_level_mesh_load(const char *path, double units_per_metre, cs_level_mesh *out, cs_error *err);
+
 // The room whose box holds the point (the smallest, where boxes overlap),
 // or -1.
 int cs_level_room_at(const cs_level_mesh *mesh, const double p[3]);

@@ -12,25 +12,13 @@ void cs_world_list_solvers(char *out, size_t size)
         used += (size_t)snprintf(out + used, size - used, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
 }
 
-// The scene's level: the strict reader, then the mesh the renderer draws.
-// Messages name the scene's "level.file" key and the level's byte offset.
-static bool load_level(const cs_scene *scene, cs_level_mesh *mesh, cs_error *err)
-{
-    cs_error inner;
-    cs_tr1_level level;
-    if (!cs_tr1_load(scene->level.file, &level, NULL, &inner))
-        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
-    bool ok = cs_level_mesh_build(&level, scene->level.units_per_metre, mesh, &inner);
-    cs_tr1_free(&level);
-    return ok || cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
-}
-
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err)
 {
     *world = (cs_world){.ctx = ctx, .scene = scene};
     if (scene->level.enabled) {
-        if (!load_level(scene, &world->level, err))
-            return false;
+        cs_error inner;
+        if (!cs_level_mesh_load(scene->level.file, scene->level.units_per_metre, &world->level, &inner))
+            return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
         world->has_level = true;
     }
     CS_ASSERT(scene->fluid_count <= CS_MAX_FLUIDS, "scene with %u fluids", scene->fluid_count);
