@@ -296,6 +296,8 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16 * sizeof(float)}, &f->stats_out, err);
     ok = ok && cs_grid_create(ctx, &gd, &f->grid, err);
     ok = ok && cs_reduce_create(ctx, CS_MAX(f->capacity, 1u), &f->reduce, err);
+    snprintf(name, sizeof name, "%s level field (none)", f->solver);
+    ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16}, &f->level_field, err);
     static const cs_define with_predicted[] = {{"HAS_PREDICTED", "1"}, {NULL, NULL}};
     static const cs_define with_velocity[] = {{"WITH_VELOCITY", "1"}, {NULL, NULL}};
     ok = ok && cs_fluid_program(f, "fluid/predict.comp", NULL, &f->predict, err);
@@ -386,6 +388,8 @@ void cs_fluid_destroy(cs_fluid *f)
         cs_buffer_destroy(ctx, &f->stats_out);
     if (f->body_impulses.buffer)
         cs_buffer_destroy(ctx, &f->body_impulses);
+    if (f->level_field.buffer)
+        cs_buffer_destroy(ctx, &f->level_field);
     memset(f, 0, sizeof *f);
 }
 
@@ -527,6 +531,7 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
     cs_pass_begin(rec, "collide");
     cs_dispatch_desc dd = {.buffers = {&f->params_buffer, positions, velocities},
                            .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
+    dd.buffers[CS_LEVEL_FIELD_BINDING] = &f->level_field;
     if (velocities && f->impulse_slots) {
         dd.buffers[3] = &f->body_impulses;
         dd.buffers[4] = cs_fluid_mat(f);
@@ -534,6 +539,31 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
     cs_dispatch(rec, velocities ? f->collide : f->collide_positions, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
+}
+
+bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err)
+{
+    const char *where = f->scene.path[0] ? f->scene.path : f->scene.name;
+    if (f->dim != 3)
+        return cs_fail(err, "%s: a level needs a 3D fluid (dim is %d)", where, f->dim);
+    VkDeviceSize size = (VkDeviceSize)field->dims[0] * field->dims[1] * field->dims[2] * sizeof(float);
+    char name[64];
+    snprintf(name, sizeof name, "%s level field", f->solver);
+    cs_error inner;
+    if (!cs_buffer_check_size(f->ctx, name, size, &inner))
+        return cs_fail(err, "%s: the level's distance field (%u x %u x %u nodes) does not fit: %s", where,
+                       field->dims[0], field->dims[1], field->dims[2], inner.msg);
+    cs_buffer buffer;
+    if (!cs_buffer_create(f->ctx, &(cs_buffer_desc){.name = name, .size = size}, &buffer, err))
+        return false;
+    cs_buffer_upload(f->ctx, &buffer, field->values, size, 0);
+    cs_buffer_destroy(f->ctx, &f->level_field);
+    f->level_field = buffer;
+    f->has_level = true;
+    f->params.level_origin = (vec4){field->origin[0], field->origin[1], field->origin[2], 1.0f / field->cell};
+    f->params.level_dims = (uvec4){field->dims[0], field->dims[1], field->dims[2], 1u};
+    cs_fluid_upload_params(f);
+    return true;
 }
 
 void cs_fluid_body_link(cs_fluid *f, cs_body_link *out)

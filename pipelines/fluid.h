@@ -111,6 +111,12 @@ typedef struct cs_fluid {
     cs_buffer body_impulses;
     uint32_t impulse_slots;
 
+    // The level's signed distance field (cs_fluid_set_level), bound at
+    // CS_LEVEL_FIELD_BINDING by every pass that collides; one placeholder
+    // float until a level is set.
+    cs_buffer level_field;
+    bool has_level;
+
     cs_program_id predict, reorder, collide, collide_positions, emit, stats;
     // Every program cs_fluid_program built (the base's and the solver's),
     // released by cs_fluid_destroy.
@@ -169,6 +175,10 @@ void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted);
 // velocity into a boundary is reflected and scaled by the scene's
 // boundary_restitution. `velocities` may be NULL (positions only).
 void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions, cs_buffer *velocities);
+// Takes a level's distance field (sim.h; 3D only): uploads it and turns on
+// the level collision of every collide pass (cs_collide in fluid.glsl). False
+// with a message when the device cannot hold it or the fluid is 2D.
+bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err);
 // What the bodies module needs from this fluid (sim.h cs_body_link).
 void cs_fluid_body_link(cs_fluid *f, cs_body_link *out);
 // Advances the simulated time by dt (emission schedule).

@@ -279,7 +279,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
         cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda,
                         cs_fluid_pred_alt(f), nb_starts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
-                        f->impulse_slots ? &f->body_impulses : NULL},
+                        f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_fluid_swap_pred(f);
@@ -290,7 +290,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
     cs_pass_begin(rec, "pbf: velocity");
     cs_dispatch(rec, pbf->velocity, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_pred(f), cs_fluid_vel(f),
-                    f->impulse_slots ? &f->body_impulses : NULL},
+                    f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
@@ -359,6 +359,11 @@ static bool pbf_lattice_density(const cs_scene *scene, uint32_t material, double
     return true;
 }
 
+static bool pbf_level(void *state, const cs_level_field *field, cs_error *err)
+{
+    return cs_fluid_set_level(&((cs_pbf *)state)->fluid, field, err);
+}
+
 const cs_sim_ops cs_pbf_ops = {
     .solver = "pbf",
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
@@ -369,6 +374,7 @@ const cs_sim_ops cs_pbf_ops = {
     .particles = pbf_particles,
     .lattice_density = pbf_lattice_density,
     .bodies = pbf_bodies,
+    .level = pbf_level,
 };
 
 // For tests: the fluid inside a PBF state, and one substep.

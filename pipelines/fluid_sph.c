@@ -214,6 +214,11 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     return true;
 }
 
+static bool ops_level(void *state, const cs_level_field *field, cs_error *err)
+{
+    return cs_fluid_set_level(&((cs_sph *)state)->fluid, field, err);
+}
+
 const cs_sim_ops cs_sph_ops = {
     .solver = "sph",
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
@@ -224,4 +229,5 @@ const cs_sim_ops cs_sph_ops = {
     .particles = ops_particles,
     .lattice_density = ops_lattice_density,
     .bodies = ops_bodies,
+    .level = ops_level,
 };

@@ -308,6 +308,11 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     return true;
 }
 
+static bool ops_level(void *state, const cs_level_field *field, cs_error *err)
+{
+    return cs_fluid_set_level(&((cs_wcsph *)state)->fluid, field, err);
+}
+
 const cs_sim_ops cs_wcsph_ops = {
     .solver = "wcsph",
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
@@ -318,4 +323,5 @@ const cs_sim_ops cs_wcsph_ops = {
     .particles = ops_particles,
     .lattice_density = ops_lattice_density,
     .bodies = ops_bodies,
+    .level = ops_level,
 };

@@ -80,6 +80,16 @@ typedef struct cs_body_link {
     uint32_t capacity;
 } cs_body_link;
 
+// A level's signed distance field on a regular grid (host/world/level_sdf.h
+// bakes it): > 0 in open space, < 0 in solid, metres. Node (x, y, z) is at
+// origin + cell (x, y, z) and holds values[(z dims[1] + y) dims[0] + x].
+typedef struct cs_level_field {
+    float origin[3];
+    float cell;
+    uint32_t dims[3];
+    const float *values;
+} cs_level_field;
+
 typedef struct cs_sim_ops {
     const char *solver;        // scene "solver" value
     const char *summary;       // one line for --help
@@ -110,6 +120,11 @@ typedef struct cs_sim_ops {
     // Optional: a pipeline whose particles collide with rigid bodies fills
     // this (NULL: the world refuses a scene with bodies for it).
     void (*bodies)(void *state, cs_body_link *out);
+    // Optional: a pipeline whose particles collide with a level takes its
+    // distance field here, after create and before the first substep (NULL:
+    // the world refuses a scene with a level for it). False when the device
+    // cannot hold the field.
+    bool (*level)(void *state, const cs_level_field *field, cs_error *err);
 } cs_sim_ops;
 
 // The registered pipelines, and lookup by scene solver name (NULL if none).

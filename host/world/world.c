@@ -41,6 +41,10 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
         world->fluid_count = i + 1;
     }
+    if (!cs_world_create_level_fields(world, err)) {
+        cs_world_destroy(world);
+        return false;
+    }
     // After the solvers (an unknown one is the first thing to say), before
     // anything runs.
     if (!cs_world_check_rest_density(scene, world->density_warnings, sizeof world->density_warnings, err)) {

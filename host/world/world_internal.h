@@ -9,3 +9,7 @@ bool cs_world_create_surfaces(cs_world *world, cs_error *err);
 void cs_world_destroy_surfaces(cs_world *world);
 // Names the passes of fluid i when the world has several ("pool: ...").
 void cs_world_set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i);
+// Bakes the scene's level into a distance field per fluid and hands it to
+// the fluid (world_level.c); nothing without a level. A solver without
+// level collisions, or a 2D fluid, is refused with the key named.
+bool cs_world_create_level_fields(cs_world *world, cs_error *err);

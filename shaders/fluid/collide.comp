@@ -14,6 +14,7 @@
 void cs_add_impulse(uint b, vec3 x, vec3 dv);
 #define CS_BODY_IMPULSE(b, x, dv) cs_add_impulse(b, x, dv)
 #endif
+#define CS_LEVEL_FIELD // binds the level at CS_LEVEL_FIELD_BINDING
 #include "fluid.glsl"
 layout(local_size_x = CS_FLUID_GROUP) in;
 layout(std430, binding = 1) buffer Positions { vec4 positions[]; };

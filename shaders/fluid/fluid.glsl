@@ -69,6 +69,88 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2)
 
 #define CS_WALL_MARGIN (fp.wall.x)
 
+#ifdef CS_LEVEL_FIELD
+// The level (docs/levels.md, "Fluid in a level"): a signed distance field
+// baked on the CPU (host/world/level_sdf.c), > 0 in the level's open space.
+// A pass that collides defines CS_LEVEL_FIELD before including this file
+// and binds the field; without a level a one-float placeholder is bound and
+// fp.level_dims.w is 0.
+layout(std430, binding = CS_LEVEL_FIELD_BINDING) readonly buffer LevelField { float level_field[]; };
+
+bool cs_level_enabled() { return fp.level_dims.w != 0u; }
+
+float cs_level_node(uvec3 c)
+{
+    uvec3 d = fp.level_dims.xyz;
+    return level_field[(c.z * d.y + c.y) * d.x + c.x];
+}
+
+// Trilinear between the eight nodes around x, x clamped to the grid (the
+// grid reaches a node past the domain box on every side). x must be finite.
+float cs_level_distance(vec3 x)
+{
+    vec3 top = vec3(fp.level_dims.xyz - 1u);
+    vec3 u = clamp((x - fp.level_origin.xyz) * fp.level_origin.w, vec3(0.0), top);
+    uvec3 i = uvec3(min(floor(u), top - 1.0));
+    vec3 t = u - vec3(i);
+    float x00 = mix(cs_level_node(i), cs_level_node(i + uvec3(1, 0, 0)), t.x);
+    float x10 = mix(cs_level_node(i + uvec3(0, 1, 0)), cs_level_node(i + uvec3(1, 1, 0)), t.x);
+    float x01 = mix(cs_level_node(i + uvec3(0, 0, 1)), cs_level_node(i + uvec3(1, 0, 1)), t.x);
+    float x11 = mix(cs_level_node(i + uvec3(0, 1, 1)), cs_level_node(i + uvec3(1, 1, 1)), t.x);
+    return mix(mix(x00, x10, t.y), mix(x01, x11, t.y), t.z);
+}
+
+// The direction away from the level's solid at x: central differences half
+// a cell wide (smoother across cell faces than the trilinear's own
+// gradient), normalised; zero where the field is flat (far from walls, or
+// exactly between two walls).
+vec3 cs_level_normal(vec3 x)
+{
+    float s = 0.5 / fp.level_origin.w;
+    vec3 g = vec3(cs_level_distance(x + vec3(s, 0, 0)) - cs_level_distance(x - vec3(s, 0, 0)),
+                  cs_level_distance(x + vec3(0, s, 0)) - cs_level_distance(x - vec3(0, s, 0)),
+                  cs_level_distance(x + vec3(0, 0, s)) - cs_level_distance(x - vec3(0, 0, s)));
+    float len = length(g);
+    return len > 1e-6 * s ? g / len : vec3(0.0);
+}
+
+// Keeps x `margin` inside the level's open space: where the distance is
+// below the margin, x moves along the normal by what is missing and the
+// normal velocity into the solid is reflected with e. Two rounds, so a
+// particle pushed out of one wall into a corner's other wall is pushed out
+// of that too. A particle deep in solid (past the field's band, where the
+// field is flat) has no direction and is left to the box.
+void cs_collide_level(inout vec3 x, inout vec3 v, float e, float margin)
+{
+    if (!cs_level_enabled() || any(isnan(x)) || any(isinf(x)))
+        return;
+    for (int k = 0; k < 2; k++) {
+        float d = cs_level_distance(x);
+        if (!(d < margin))
+            return;
+        vec3 n = cs_level_normal(x);
+        x += (margin - d) * n;
+        float vn = dot(v, n);
+        if (vn < 0.0)
+            v -= (1.0 + e) * vn * n;
+    }
+}
+
+// The velocity half: where x touches the level's margin (within `touch`)
+// and v points into the solid, reflect v with e.
+void cs_restitute_level(vec3 x, inout vec3 v, float e, float touch, float margin)
+{
+    if (!cs_level_enabled() || any(isnan(x)) || any(isinf(x)))
+        return;
+    if (!(cs_level_distance(x) - margin <= touch))
+        return;
+    vec3 n = cs_level_normal(x);
+    float vn = dot(v, n);
+    if (vn < 0.0)
+        v -= (1.0 + e) * vn * n;
+}
+#endif
+
 // One projection onto every half-space of the boundary set, keeping the
 // centre `margin` inside each plane: the walls first and the box faces last
 // (so no particle ever ends outside the box). A box face clamps its axis
@@ -98,7 +180,8 @@ void cs_collide_boundary(inout vec3 x, inout vec3 v, float e, float margin)
     }
 }
 
-// Keeps x inside the boundary set and out of every rigid body, reflecting
+// Keeps x inside the level's open space (passes that define CS_LEVEL_FIELD),
+// inside the boundary set and out of every rigid body, reflecting
 // the normal velocity into either with the restitution. A particle centre
 // stays CS_WALL_MARGIN (half the spacing) inside every box face and wall:
 // the particle's own extent keeps it off the wall, and the boundary density
@@ -120,6 +203,9 @@ void cs_collide_boundary(inout vec3 x, inout vec3 v, float e, float margin)
 void cs_collide(inout vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
+#ifdef CS_LEVEL_FIELD
+    cs_collide_level(x, v, e, CS_WALL_MARGIN); // first: the box's faces have the last word
+#endif
     cs_collide_boundary(x, v, e, CS_WALL_MARGIN);
     if (cs_body_count() > 0u) {
         cs_bodies_collide(x, v, e);
@@ -162,6 +248,11 @@ void cs_restitute(vec3 x, inout vec3 v)
 {
     float e = CS_RESTITUTION;
     float touch = 1e-5 * CS_H;
+#ifdef CS_LEVEL_FIELD
+    // A projection along the field's normal lands on the margin only as
+    // closely as the trilinear field is straight there: 2% of the margin.
+    cs_restitute_level(x, v, e, 0.02 * CS_WALL_MARGIN, CS_WALL_MARGIN);
+#endif
     cs_restitute_boundary(x, v, e, touch, CS_WALL_MARGIN);
     if (cs_body_count() > 0u) {
         cs_bodies_restitute(x, v, e, touch);

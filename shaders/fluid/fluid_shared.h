@@ -14,6 +14,7 @@
 #define CS_FLUID_GROUP 64            // local_size_x of the 1D fluid passes
 #define CS_FLUID_MAX_MATERIALS 8     // = CS_MAX_MATERIALS
 #define CS_FLUID_BOUNDARY_SAMPLES 129 // samples of the boundary integrals over d / h in [0, 1]
+#define CS_LEVEL_FIELD_BINDING 14    // the level's distance field, in every pass that collides
 
 // Stats terms, one planar float array each in the stats scratch buffer.
 #define CS_FLUID_STAT_DENSITY_ERROR 0 // |rho/rho0 - 1|      (0 for non-finite particles)
@@ -54,6 +55,13 @@ struct cs_fluid_params {
     // first row of a lattice sits there, and the boundary density above is
     // calibrated for that distance. yzw = 0.
     vec4 wall;
+    // The level's signed distance field (fluid.glsl cs_collide_level; the
+    // field itself is the storage buffer at CS_LEVEL_FIELD_BINDING of the
+    // passes that collide): xyz = the world position of node (0, 0, 0),
+    // w = 1 / cell size; level_dims xyz = nodes per axis, w = 1 when the
+    // fluid has a level (0: no level, the buffer bound is a placeholder).
+    vec4 level_origin;
+    uvec4 level_dims;
 };
 
 // Push constants of the base passes.

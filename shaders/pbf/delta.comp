@@ -10,6 +10,7 @@
 void cs_add_impulse(uint b, vec3 x, vec3 dv);
 #define CS_BODY_PUSH(b, x, dx) cs_add_impulse(b, x, (dx) / CS_BODY_DT)
 #endif
+#define CS_LEVEL_FIELD // binds the level at CS_LEVEL_FIELD_BINDING
 #include "../fluid/fluid.glsl"
 #include "../grid/grid.glsl"
 #include "pbf_shared.h"

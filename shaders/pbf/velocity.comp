@@ -7,6 +7,7 @@
 void cs_add_impulse(uint b, vec3 x, vec3 dv);
 #define CS_BODY_IMPULSE(b, x, dv) cs_add_impulse(b, x, dv)
 #endif
+#define CS_LEVEL_FIELD // binds the level at CS_LEVEL_FIELD_BINDING
 #include "../fluid/fluid.glsl"
 #include "pbf_shared.h"
 layout(local_size_x = CS_FLUID_GROUP) in;
