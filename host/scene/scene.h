@@ -156,8 +156,8 @@ typedef struct cs_surface_options {
 
 // "level": {"file": "../levels/cistern_demo.phd", "units_per_metre": 512}:
 // a Tomb Raider 1 level drawn around the fluids (docs/levels.md). The file
-// is relative to the scene file. Drawn only: fluids do not collide with the
-// level's geometry yet, so a scene puts its domain box where a room is.
+// is relative to the scene file. Drawn, and every particle fluid collides
+// with its rooms (host/world/world_level.c); the domain box stays the outer bound.
 typedef struct cs_level_ref {
     bool enabled;
     char file[1024];         // resolved path

@@ -85,7 +85,8 @@ typedef struct cs_world {
     cs_world_surface *surfaces; // one per fluid with "surface" enabled, in fluid order
     uint32_t surface_count;
     // The scene's "level" (level_mesh.h), read and built when the world is
-    // made; the renderer draws it. Fluids do not collide with it yet.
+    // made; the renderer draws it, and every particle fluid collides with
+    // it (a distance field baked per fluid at creation, world_level.c).
     cs_level_mesh level;
     bool has_level;
 } cs_world;
