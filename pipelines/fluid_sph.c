@@ -235,7 +235,13 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     return true;
 }
 
+static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t max)
+{
+    return cs_fluid_float_buffers(&((cs_sph *)state)->fluid, out, max);
+}
+
 const cs_sim_ops cs_sph_ops = {
+    .float_buffers = ops_float_buffers,
     .solver = "sph",
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
     .create = ops_create,
