@@ -828,6 +828,8 @@ static void check_block_errors(cs_context *ctx)
         {"{ \"kernel\": \"poly6\" }", "sph.kernel"},
         {"{ \"kernel\": 3 }", "sph.kernel"},
         {"{ \"iterations\": 3 }", "iterations"},
+        {"{ \"seed_compatible\": true, \"wall_mirror\": true }", "sph.wall_mirror"},
+        {"{ \"seed_compatible\": 1 }", "seed_compatible"},
     };
     for (size_t c = 0; c < CS_ARRAY_COUNT(cases); c++) {
         char json[1024];
