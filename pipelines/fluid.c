@@ -682,3 +682,25 @@ void cs_fluid_download_by_id(cs_fluid *f, float *positions4, float *velocities4,
     free(ids);
     free(tmp);
 }
+
+uint32_t cs_fluid_float_buffers(cs_fluid *f, cs_float_buffer *out, uint32_t max)
+{
+    const struct {
+        const char *name;
+        cs_buffer *buffer;
+        uint32_t per_particle;
+    } all[] = {
+        {"positions[0]", &f->positions[0], 4},  {"positions[1]", &f->positions[1], 4},
+        {"velocities[0]", &f->velocities[0], 4}, {"velocities[1]", &f->velocities[1], 4},
+        {"predicted[0]", &f->predicted[0], 4},  {"predicted[1]", &f->predicted[1], 4},
+        {"densities", &f->densities, 1},
+    };
+    uint32_t n = 0;
+    for (size_t k = 0; k < CS_ARRAY_COUNT(all) && n < max; k++) {
+        // Buffers a solver does not use (predicted, for some) are never made.
+        if (!all[k].buffer->buffer || f->count == 0)
+            continue;
+        out[n++] = (cs_float_buffer){all[k].name, all[k].buffer, f->count * all[k].per_particle};
+    }
+    return n;
+}

@@ -195,5 +195,9 @@ void cs_fluid_particles(cs_fluid *f, cs_particle_view *out);
 // Downloads current state, indexed by particle id (so two runs compare
 // element by element). Any pointer may be NULL. Arrays hold f->count
 // elements (vec4 for positions / velocities).
+// The base's float state (positions, velocities, predicted positions, both
+// of each pair, and densities) as sim.h's float_buffers op lists it.
+uint32_t cs_fluid_float_buffers(cs_fluid *f, cs_float_buffer *out, uint32_t max);
+
 void cs_fluid_download_by_id(cs_fluid *f, float *positions4, float *velocities4, float *densities,
                              uint32_t *materials);

@@ -364,7 +364,13 @@ static bool pbf_level(void *state, const cs_level_field *field, cs_error *err)
     return cs_fluid_set_level(&((cs_pbf *)state)->fluid, field, err);
 }
 
+static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t max)
+{
+    return cs_fluid_float_buffers(&((cs_pbf *)state)->fluid, out, max);
+}
+
 const cs_sim_ops cs_pbf_ops = {
+    .float_buffers = ops_float_buffers,
     .solver = "pbf",
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
     .create = pbf_create,

@@ -15,23 +15,42 @@ double cs_sph_kernel_norm(int dim, int n, double h)
     return (double)((n + 1) * (n + 2) * (n + 3)) / (8.0 * M_PI * h * h * h);
 }
 
+// seed_compatible: seed 000's own viscosity and walls (fluid_sph.h). Its
+// walls replace the mirrors and the base's collide pass, which is also the
+// only thing that pushes fluid out of bodies: so no bodies, no mirrors.
+static bool parse_seed_compatible(const cs_scene *scene, const cJSON *block, cs_sph *s, cs_error *err)
+{
+    if (cJSON_GetObjectItemCaseSensitive(block, "wall_mirror") && s->wall_mirror)
+        return cs_fail(err, "%s: sph.wall_mirror: seed_compatible walls are seed 000's velocity push, not mirrors "
+                            "(leave wall_mirror out or false)", scene->path);
+    if (scene->body_count)
+        return cs_fail(err, "%s: sph.seed_compatible: seed 000's walls do not see bodies (the scene has %u)",
+                       scene->path, scene->body_count);
+    s->wall_mirror = false;
+    return true;
+}
+
 // The "sph" block: which kernel pair ("seed" is seed 000's (1-q)^3 / (1-q)^4,
 // which it found less compressible at the same time step than Clavet's
 // (1-q)^2 / (1-q)^3; the scenes' stiffnesses are tuned for it) and whether
 // walls push back through mirror particles.
 static bool parse_block(const cs_scene *scene, cs_sph *s, cs_error *err)
 {
-    static const char *const keys[] = {"kernel", "wall_mirror", "split", NULL};
+    static const char *const keys[] = {"kernel", "wall_mirror", "split", "seed_compatible", NULL};
     const cJSON *block = scene->solver_params;
     int *exponent = &s->exponent;
     *exponent = 3;
     s->wall_mirror = true;
     s->split = 1;
+    s->seed_compatible = false;
     if (!block)
         return true;
     if (!cs_json_check_keys(scene, block, "sph", keys, err) ||
+        !cs_json_bool(scene, block, "sph", "seed_compatible", &s->seed_compatible, err) ||
         !cs_json_bool(scene, block, "sph", "wall_mirror", &s->wall_mirror, err) ||
         !cs_json_uint(scene, block, "sph", "split", 1, 64, &s->split, err))
+        return false;
+    if (s->seed_compatible && !parse_seed_compatible(scene, block, s, err))
         return false;
     const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(block, "kernel");
     if (kernel) {
@@ -58,7 +77,7 @@ static void fill_params(cs_sph *s)
     p->kernel = (vec4){(float)cs_sph_kernel_norm(sc->dim, s->exponent, h),
                        (float)cs_sph_kernel_norm(sc->dim, s->exponent + 1, h), (float)(1e-6 * h),
                        (float)(dt * dt)};
-    p->options = (uvec4){s->wall_mirror ? 1u : 0u, 0, 0, 0};
+    p->options = (uvec4){s->wall_mirror ? 1u : 0u, s->seed_compatible ? 1u : 0u, 0, 0};
     for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
         const cs_material *mat = &sc->materials[m];
         p->materials[m] = (cs_sph_material){
@@ -151,7 +170,9 @@ void cs_sph_record_substep(cs_sph *s, cs_recorder *rec)
         cs_fluid_record_grid(f, rec, true);
         cs_sph_record_density(s, rec);
         cs_sph_record_relax(s, rec);
-        cs_fluid_record_collide(f, rec, cs_fluid_pos(f), cs_fluid_vel(f));
+        // Seed walls act in "sph: relax" (a velocity push): no clamp here.
+        if (!s->seed_compatible)
+            cs_fluid_record_collide(f, rec, cs_fluid_pos(f), cs_fluid_vel(f));
     }
     cs_fluid_end_substep(f);
 }
@@ -219,7 +240,13 @@ static bool ops_level(void *state, const cs_level_field *field, cs_error *err)
     return cs_fluid_set_level(&((cs_sph *)state)->fluid, field, err);
 }
 
+static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t max)
+{
+    return cs_fluid_float_buffers(&((cs_sph *)state)->fluid, out, max);
+}
+
 const cs_sim_ops cs_sph_ops = {
+    .float_buffers = ops_float_buffers,
     .solver = "sph",
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
     .create = ops_create,

@@ -41,7 +41,12 @@
 // of dt/N (seed 000's cohesion, a displacement per substep, is divided by N
 // so the fluid looks the same per second).
 //
-// Scene block "sph": { "kernel": "seed" | "clavet", "wall_mirror": true, "split": 1 }
+// seed_compatible: seed 000's walls (a velocity push in "sph: relax", no
+// mirrors, no collide pass) and its viscosity (r/2 of Clavet's impulse);
+// docs/scenes.md, "Seed 000's two-fluid scene", has why and the figures.
+//
+// Scene block "sph": { "kernel": "seed" | "clavet", "wall_mirror": true, "split": 1,
+//                      "seed_compatible": false }
 // (docs/scenes.md).
 #pragma once
 
@@ -54,6 +59,7 @@ typedef struct cs_sph {
     cs_fluid fluid;
     int exponent;             // density kernel (1 - q)^n: 2 Clavet, 3 seed 000
     bool wall_mirror;         // walls push back through mirror particles
+    bool seed_compatible;     // seed 000's viscosity and velocity-push walls (no collide pass)
     uint32_t split;           // each scene substep runs as `split` solver substeps (fluid.scene holds the split dt)
     cs_sph_params params;     // host copy of params_buffer
     cs_buffer params_buffer;

@@ -313,7 +313,13 @@ static bool ops_level(void *state, const cs_level_field *field, cs_error *err)
     return cs_fluid_set_level(&((cs_wcsph *)state)->fluid, field, err);
 }
 
+static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t max)
+{
+    return cs_fluid_float_buffers(&((cs_wcsph *)state)->fluid, out, max);
+}
+
 const cs_sim_ops cs_wcsph_ops = {
+    .float_buffers = ops_float_buffers,
     .solver = "wcsph",
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
     .create = ops_create,

@@ -14,6 +14,12 @@
 
 // Particle data as the renderer and the PLY dumps read it. Arrays are in the
 // solver's current order (which may change every step: sorted by cell).
+typedef struct cs_float_buffer {
+    const char *name;
+    cs_buffer *buffer;
+    uint32_t floats;
+} cs_float_buffer;
+
 typedef struct cs_particle_view {
     cs_buffer *positions;    // vec4: xyz, w unused
     cs_buffer *velocities;   // vec4: xyz, w unused
@@ -125,6 +131,10 @@ typedef struct cs_sim_ops {
     // the world refuses a scene with a level for it). False when the device
     // cannot hold the field.
     bool (*level)(void *state, const cs_level_field *field, cs_error *err);
+    // Optional: the float buffers the solver's passes write (name, buffer,
+    // floats in use), at most `max`; returns how many. Read only when a run
+    // went non-finite, to name the first pass that did (world_first_nan.c).
+    uint32_t (*float_buffers)(void *state, cs_float_buffer *out, uint32_t max);
 } cs_sim_ops;
 
 // The registered pipelines, and lookup by scene solver name (NULL if none).

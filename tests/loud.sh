@@ -2,7 +2,7 @@
 # Runs that go wrong say so (README "When a run goes wrong"), on lavapipe
 # with validation on. $1 is the cistern binary. Scenes: tests/loud/.
 #  - a WCSPH scene that blows up stops at the frame it does, with the frame,
-#    the solver and NaN/Inf in the message, exit 1, the stats rows so far
+#    the solver, NaN/Inf and the first pass that wrote them in the message, exit 1, the stats rows so far
 #    and a particle dump of that frame, in seconds; `bench` stops too;
 #  - a reint scene whose cells overfill the fixed-point capacity stops the
 #    same way;
@@ -22,6 +22,10 @@ expect 1 "frame [0-9]* (t = .*solver wcsph: [0-9]* of [0-9]* particles have NaN/
   "$cistern" run "$here/loud/blowup_wcsph_2d.json" --headless --frames 40 --png-every 0 --out "$tmp/blowup" \
   --validation --quiet
 elapsed=$(( $(date +%s) - start ))
+# ... and names the first pass whose output went non-finite (a solver pass
+# of wcsph, not emit/predict/grid, whose inputs were finite) and the buffer.
+grep -Eq 'first non-finite output: pass "wcsph: [a-z]+" \(wcsph \(wcsph\): [0-9]+ NaN/Inf values? in [a-z]+(\[[01]\])?\)' \
+  <<<"$last_out" || fail "the blow-up does not name the first non-finite pass: $last_out"
 [ "$elapsed" -le 60 ] || fail "the blow-up took $elapsed s to stop (want seconds)"
 frame=$(grep -o "frame [0-9]* (t = " <<<"$last_out" | head -1 | grep -o "[0-9]*")
 frame=${frame:-none}

@@ -297,9 +297,14 @@ static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *e
     uint32_t frame = r->sim_frames;
     cs_error dump_err;
     bool dumped = dump_particles(r, frame, &dump_err);
-    return cs_fail(err, "%s: frame %u (t = %.4g s): %s; stopped. %s/stats.csv has frames 0-%u%s%s",
-                   r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, r->out_dir,
-                   frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
+    // Which pass did it: the frame again, read back after every pass.
+    char first_pass[400] = "", culprit[320];
+    cs_error hunt_err;
+    if (cs_world_find_first_non_finite(&r->ctx, &r->scene, frame, culprit, sizeof culprit, &hunt_err))
+        snprintf(first_pass, sizeof first_pass, "; first non-finite output: %s", culprit);
+    return cs_fail(err, "%s: frame %u (t = %.4g s): %s%s; stopped. %s/stats.csv has frames 0-%u%s%s",
+                   r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, first_pass,
+                   r->out_dir, frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
                    dumped ? "" : dump_err.msg);
 }
 

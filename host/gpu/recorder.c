@@ -263,6 +263,8 @@ void cs_pass_end(cs_recorder *rec)
     vkCmdEndDebugUtilsLabelEXT(rec->cmd);
     rec->pass_count++;
     rec->in_pass = false;
+    if (rec->after_pass)
+        rec->after_pass(rec, rec->passes[rec->pass_count - 1].name, rec->after_pass_user);
 }
 
 void cs_label_begin(cs_recorder *rec, const char *name)

@@ -59,6 +59,11 @@ typedef struct cs_recorder {
     uint32_t check_count;     // records used since the last submit
     uint32_t check_capacity;
     cs_check_dispatch *check_dispatches;
+    // Optional: called right after every cs_pass_end with the pass's name
+    // (prefix included). It may submit and resume the recording. The world
+    // uses it to find the first pass that wrote NaN/Inf (world_first_nan.c).
+    void (*after_pass)(struct cs_recorder *rec, const char *pass_name, void *user);
+    void *after_pass_user;
 } cs_recorder;
 
 void cs_recorder_create(cs_context *ctx, const char *name, cs_recorder *rec);

@@ -122,6 +122,16 @@ void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_flui
 // stop there (README, "When a run goes wrong").
 bool cs_world_check_stats(const cs_world *world, const cs_sim_stats *per_fluid, char *what, size_t size);
 
+// After a frame's check found NaN/Inf: runs a fresh world of `scene` to the
+// start of `frame` (the world is bit-deterministic, so that is the failed
+// run's state), then that frame with a read-back after every pass, and
+// writes the first pass whose output went non-finite into `out`
+// ("pass \"sph: relax\" (sph (sph): 6 NaN/Inf values in positions[1])").
+// False when none was found (or the world could not be made: err).
+// world_first_nan.c.
+bool cs_world_find_first_non_finite(cs_context *ctx, const cs_scene *scene, uint32_t frame, char *out, size_t size,
+                                    cs_error *err);
+
 // Before anything runs (cs_world_create calls it): every block of every
 // particle fluid against its material's rest density, by the solver's own
 // density sum at an interior particle of the block's lattice

@@ -54,7 +54,10 @@ void main()
                 vec4 pvj = sp.materials[mj].viscosity;
                 float sigma = 0.5 * (pvi.x + pvj.x);
                 float beta = 0.5 * (pvi.y + pvj.y);
-                dv -= (dt * a * (sigma * u + beta * u * u) * massj / (massi + massj)) * n;
+                // Seed 000 moves by I dt (x_j - x_i), not I dt r_hat, and
+                // halves I whatever the masses: its viscosity is r/2 of this.
+                float share = sp.options.y != 0u ? 0.5 * r : massj / (massi + massj);
+                dv -= (dt * a * (sigma * u + beta * u * u) * share) * n;
             }
         }
     }

@@ -73,6 +73,21 @@ void main()
     dx.z = 0.0;
 #endif
     vec3 x = pred_visc[i].xyz + dx;
+    vec3 v = (x - positions[i].xyz) / CS_DT;
+    // Seed 000's walls: a particle closer to a plane than its radius (the
+    // collision margin) gets the velocity that carries it back to that
+    // distance in one step; its position stays, possibly past the plane.
+    if (sp.options.y != 0u) {
+        float radius = fp.wall.x;
+        for (uint w = 0u; w < cs_boundary_count(); w++) {
+            float dis = cs_boundary_distance(w, x);
+            if (dis < radius)
+                v += ((radius - max(dis, 0.0)) / CS_DT) * cs_boundary_plane(w).xyz;
+        }
+    }
+#if DIM == 2
+    v.z = 0.0;
+#endif
     pos_out[i] = vec4(x, 0.0);
-    vel_out[i] = vec4((x - positions[i].xyz) / CS_DT, 0.0);
+    vel_out[i] = vec4(v, 0.0);
 }

@@ -21,7 +21,7 @@ typedef struct cs_sph_material cs_sph_material;
 struct cs_sph_params {
     vec4 kernel;     // x = N_n (density kernel norm), y = N_n+1 (near), z = epsilon (pair distance
                      // below which a pair has no direction), w = dt^2
-    uvec4 options;   // x = wall mirrors (0/1)
+    uvec4 options;   // x = wall mirrors (0/1), y = seed 000 compatible viscosity and walls (0/1)
     cs_sph_material materials[8];
 };
 
