@@ -237,7 +237,12 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
 
 static bool ops_level(void *state, const cs_level_field *field, cs_error *err)
 {
-    return cs_fluid_set_level(&((cs_sph *)state)->fluid, field, err);
+    cs_sph *s = state;
+    // The level collides in the base's collide pass, which seed_compatible
+    // walls replace.
+    if (s->seed_compatible)
+        return cs_fail(err, "sph.seed_compatible: seed 000's walls do not see a level (leave seed_compatible out)");
+    return cs_fluid_set_level(&s->fluid, field, err);
 }
 
 static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t max)
