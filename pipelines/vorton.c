@@ -24,6 +24,7 @@ void cs_vorton_destroy(cs_vorton *v)
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         cs_program_destroy(v->ctx, programs[i]);
     vorton_destroy_buffers(v);
+    cs_vorton_grid_destroy(&v->grid);
     free(v);
 }
 
@@ -67,10 +68,10 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
 {
     *out = NULL;
     if (!(p->dt > 0.0f) || p->stretching > VORTON_STRETCH_NONE || !(p->viscosity >= 0.0f) ||
-        !(p->diffusivity >= 0.0f))
+        !(p->diffusivity >= 0.0f) || p->velocity > VORTON_VELOCITY_GRID)
         return cs_fail(err, "vorton: parameters out of range (dt %g > 0, stretching %u, viscosity %g >= 0, "
-                            "diffusivity %g >= 0)",
-                       p->dt, p->stretching, p->viscosity, p->diffusivity);
+                            "diffusivity %g >= 0, velocity method %u)",
+                       p->dt, p->stretching, p->viscosity, p->diffusivity, p->velocity);
     uint32_t most = CS_MAX(capacity, tracer_capacity);
     uint32_t limit = ctx->props.limits.maxComputeWorkGroupCount[0];
     if (CS_DIV_UP(most, VORTON_WG) > limit)
@@ -94,6 +95,17 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         {&v->integrate, "vorton/integrate.comp", "vorton integrate", NULL},
         {&v->integrate_tracers, "vorton/integrate.comp", "vorton integrate tracers", "TRACERS"},
     };
+    if (p->velocity == VORTON_VELOCITY_GRID) {
+        cs_vorton_grid_desc gd = {.origin = {p->grid_origin[0], p->grid_origin[1], p->grid_origin[2]},
+                                  .size = p->grid_size,
+                                  .cells = p->grid_cells,
+                                  .cycles = p->grid_cycles,
+                                  .capacity = capacity};
+        if (!cs_vorton_grid_create(ctx, &gd, &v->grid, err)) {
+            cs_vorton_destroy(v);
+            return false;
+        }
+    }
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
         cs_program_desc desc = {.path = programs[i].path, .name = programs[i].name};
         if (programs[i].define)
@@ -183,9 +195,38 @@ static void dispatch(cs_recorder *rec, cs_program_id prog, const vorton_push *pu
     cs_dispatch(rec, prog, &desc);
 }
 
+// The grid method: the solve, then the local terms of rates.comp (PSE,
+// heat, buoyancy: still the direct pair loop, skipped when all are off),
+// then velocity and stretching from the grid at the vortons and tracers.
+static void record_grid_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos, cs_buffer *vort, cs_buffer *tracers)
+{
+    const cs_vorton_params *p = &v->params;
+    bool local = p->viscosity > 0.0f || p->diffusivity > 0.0f || p->expansion != 0.0f;
+    cs_vorton_grid_record_solve(rec, &v->grid, pos, vort, v->count);
+    cs_pass_begin(rec, "vorton: rates");
+    if (local) {
+        vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
+        push.counts.z = VORTON_STRETCH_NONE; // the grid's stretching is added below
+        dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+        cs_barrier_compute(rec);
+    }
+    cs_vorton_grid_record_interp(rec, &v->grid, pos, vort, &v->vel, &v->rate, v->count, p->stretching, local);
+    cs_pass_end(rec);
+    if (tracers && v->tracer_count) {
+        cs_pass_begin(rec, "vorton: tracers");
+        cs_vorton_grid_record_interp(rec, &v->grid, tracers, NULL, &v->tracer_vel, NULL, v->tracer_count, 0, false);
+        cs_pass_end(rec);
+    }
+    cs_barrier_compute(rec);
+}
+
 // Rates at the vortons of (pos, vort) and velocity at the tracers `tracers`.
 static void record_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos, cs_buffer *vort, cs_buffer *tracers)
 {
+    if (v->params.velocity == VORTON_VELOCITY_GRID) {
+        record_grid_rates_of(v, rec, pos, vort, tracers);
+        return;
+    }
     vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
     cs_pass_begin(rec, "vorton: rates");
     dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
@@ -235,6 +276,14 @@ void cs_vorton_record_rates(cs_vorton *v, cs_recorder *rec)
 
 void cs_vorton_record_velocity_at(cs_vorton *v, cs_recorder *rec, cs_buffer *points, cs_buffer *out, uint32_t count)
 {
+    if (v->params.velocity == VORTON_VELOCITY_GRID) {
+        cs_vorton_grid_record_solve(rec, &v->grid, &v->pos[v->current], &v->vort[v->current], v->count);
+        cs_pass_begin(rec, "vorton: velocity at points");
+        cs_vorton_grid_record_interp(rec, &v->grid, points, NULL, out, NULL, count, 0, false);
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+        return;
+    }
     vorton_push push = make_push(v, count, VORTON_TARGET_POINTS, 0.0f);
     cs_pass_begin(rec, "vorton: velocity at points");
     dispatch(rec, v->rates_points, &push,

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "sim.h"
+#include "vorton_grid.h"
 
 #include "../shaders/vorton/vorton_shared.h"
 
@@ -31,6 +32,13 @@ typedef struct cs_vorton_params {
     float expansion;            // beta, 1/K: density falls by beta (T - T0) rho0
     float ambient_temperature;  // T0, K
     float gravity[3];           // m/s^2
+    uint32_t velocity;          // VORTON_VELOCITY_*
+    // The grid of VORTON_VELOCITY_GRID (vorton_grid.h): a cube from
+    // grid_origin with edge grid_size, grid_cells per axis, grid_cycles
+    // V-cycles per solve.
+    float grid_origin[3];
+    float grid_size;
+    uint32_t grid_cells, grid_cycles;
 } cs_vorton_params;
 
 // A vortex ring: a circle of radius `radius` about `axis` through `centre`
@@ -63,6 +71,7 @@ typedef struct cs_vorton {
     cs_buffer vel, rate;                      // rates of the last "vorton: rates"
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
+    cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
     uint32_t current;
     uint64_t steps;
 } cs_vorton;

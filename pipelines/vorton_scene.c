@@ -32,6 +32,46 @@ static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t
                          "must be \"transpose\" (conserves total vorticity), \"classical\" or \"none\"");
 }
 
+static bool parse_velocity(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "velocity");
+    if (!item)
+        return true;
+    static const char *const names[] = {"direct", "grid"};
+    for (uint32_t k = 0; k < CS_ARRAY_COUNT(names); k++)
+        if (cJSON_IsString(item) && strcmp(item->valuestring, names[k]) == 0) {
+            *out = k; // VORTON_VELOCITY_* in this order
+            return true;
+        }
+    return cs_scene_fail(scene, err, "vorton", "velocity",
+                         "must be \"direct\" (the O(N^2) Biot-Savart sum) or \"grid\" (vortex-in-cell multigrid)");
+}
+
+// The grid is the cube around the scene's domain box (same centre, edge =
+// its longest side); "grid": {"cells": 64, "cycles": 4}.
+static bool parse_grid(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
+{
+    static const char *const keys[] = {"cells", "cycles", NULL};
+    p->grid_cells = 64;
+    p->grid_cycles = 4;
+    float edge = 0.0f;
+    for (int a = 0; a < 3; a++)
+        edge = fmaxf(edge, scene->domain_max[a] - scene->domain_min[a]);
+    p->grid_size = edge;
+    for (int a = 0; a < 3; a++)
+        p->grid_origin[a] = 0.5f * (scene->domain_min[a] + scene->domain_max[a]) - 0.5f * edge;
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(block, "grid");
+    if (!grid)
+        return true;
+    if (!cs_json_check_keys(scene, grid, "vorton.grid", keys, err) ||
+        !cs_json_uint(scene, grid, "vorton.grid", "cells", 4, 512, &p->grid_cells, err) ||
+        !cs_json_uint(scene, grid, "vorton.grid", "cycles", 1, 64, &p->grid_cycles, err))
+        return false;
+    if (p->grid_cells & (p->grid_cells - 1))
+        return cs_scene_fail(scene, err, "vorton.grid", "cells", "must be a power of two (the multigrid halves it)");
+    return true;
+}
+
 static bool parse_rings(const cs_scene *scene, const cJSON *block, vorton_setup *s, cs_error *err)
 {
     static const char *const keys[] = {"centre", "axis", "radius", "core", "circulation", NULL};
@@ -85,7 +125,7 @@ static bool parse_heats(const cs_scene *scene, const cJSON *block, vorton_setup 
 static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
 {
     static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
-                                       "ambient_temperature", "rings", "heat", NULL};
+                                       "ambient_temperature", "rings", "heat", "velocity", "grid", NULL};
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
         .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f},
@@ -107,6 +147,7 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
            cs_json_float(scene, block, "vorton", "expansion", 0.0f, 1.0f, &s->params.expansion, err) &&
            cs_json_float(scene, block, "vorton", "ambient_temperature", 1.0f, 1e5f, &s->params.ambient_temperature,
                          err) &&
+           parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
            parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err);
 }
 

@@ -27,6 +27,10 @@
 #define VORTON_STRETCH_CLASSICAL 1u
 #define VORTON_STRETCH_NONE 2u
 
+// How the velocity (and the stretching) comes from the vorticity.
+#define VORTON_VELOCITY_DIRECT 0u // the O(N^2) regularised Biot-Savart sum (rates.comp)
+#define VORTON_VELOCITY_GRID 1u   // vortex-in-cell: multigrid Poisson solve on a grid (vic_*.comp)
+
 // What a rates dispatch computes for its targets.
 #define VORTON_TARGET_VORTONS 0u // velocity + d(omega)/dt + dT/dt
 #define VORTON_TARGET_POINTS 1u  // velocity only (tracers, probe points)
