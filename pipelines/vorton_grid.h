@@ -10,7 +10,7 @@
 //                            with trilinear weights (vic_splat.comp)
 //   "vorton: grid boundary"  Dirichlet psi on the boundary nodes from the
 //                            free-space sum of the node vorticity, by blocks
-//                            of 4^3 nodes to dipole order
+//                            of VIC_BLOCK^3 (8^3) nodes to dipole order
 //   "vorton: grid solve"     `cycles` multigrid V(2,2) cycles of
 //                            -lap(psi) = f (red-black Gauss-Seidel), all
 //                            three components together

@@ -178,11 +178,129 @@ static void test_random_set(cs_context *ctx)
     free(vort);
 }
 
+static void run_steps(cs_vorton *v, uint32_t steps)
+{
+    cs_recorder rec;
+    cs_recorder_create(v->ctx, "vorton grid steps", &rec);
+    for (uint32_t done = 0; done < steps;) {
+        cs_recorder_begin(&rec);
+        for (uint32_t k = 0; k < 10 && done < steps; k++, done++)
+            cs_vorton_record_step(v, &rec);
+        cs_recorder_submit_wait(&rec);
+    }
+    cs_recorder_destroy(&rec);
+}
+
+// Axial position of the ring: the |alpha|-weighted mean along the axis (y).
+static double ring_axial_position(const float *pos4, const float *vort4, uint32_t n)
+{
+    double sw = 0.0, sy = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        double s = pos4[i * 4 + 3], vol = s * s * s;
+        double w = vol * sqrt(vort4[i * 4] * vort4[i * 4] + vort4[i * 4 + 1] * vort4[i * 4 + 1] +
+                              vort4[i * 4 + 2] * vort4[i * 4 + 2]);
+        sw += w;
+        sy += w * pos4[i * 4 + 1];
+    }
+    return sy / sw;
+}
+
+// The ring of test_vorton.c (R = 1, a = 0.15, Gamma = 1, sigma = 0.05) in a
+// cube of edge 3 (h = 3/64 = 0.047, about sigma), timed over 20 steps of
+// 0.02 s after 5 to settle.
+static void test_kelvin_ring(cs_context *ctx)
+{
+    const cs_vorton_ring ring = {.centre = {0, 0, 0}, .axis = {0, 1, 0}, .radius = 1.0f, .core = 0.15f,
+                                 .circulation = 1.0f};
+    const float spacing = 0.05f;
+    uint32_t n = cs_vorton_ring_fill(&ring, spacing, NULL, NULL, 0);
+    float *pos = calloc(n, 16), *vort = calloc(n, 16);
+    CHECK(cs_vorton_ring_fill(&ring, spacing, pos, vort, n) == n, "ring fill");
+    const float origin[3] = {-1.5f, -1.3f, -1.5f};
+    cs_vorton_params p = grid_params(64, origin, 3.0f);
+    p.dt = 0.02f;
+    cs_vorton *v = make_vorton(ctx, &p, n, 0);
+    cs_vorton_upload(v, pos, vort, n);
+    const uint32_t settle = 5, timed = 20;
+    run_steps(v, settle);
+    cs_vorton_download(v, pos, vort);
+    double y0 = ring_axial_position(pos, vort, n);
+    run_steps(v, timed);
+    cs_vorton_download(v, pos, vort);
+    double y1 = ring_axial_position(pos, vort, n);
+    double measured = (y1 - y0) / (timed * p.dt);
+    double R = ring.radius, a = ring.core, gamma = ring.circulation;
+    double kelvin = gamma / (4.0 * VORTON_PI * R) * (log(8.0 * R / a) - 0.25);
+    double rel = (measured - kelvin) / kelvin;
+    printf("grid ring R %.2f core %.2f Gamma %.1f, %u vortons, 64 cells of %.4f: speed %.5f, Kelvin %.5f (%+.2f%%)\n",
+           R, a, gamma, n, 3.0 / 64, measured, kelvin, 100.0 * rel);
+    CHECK(fabs(rel) < 0.10, "grid ring speed %.5f vs Kelvin %.5f: %+.1f%%", measured, kelvin, 100.0 * rel);
+    cs_vorton_destroy(v);
+    free(pos);
+    free(vort);
+}
+
+// 500 random vortons and 700 tracers in the unit cube, viscosity, heat and
+// buoyancy on (the local pair terms plus the grid), 20 steps, twice.
+static void run_for_bytes(cs_context *ctx, const float *pos0, const float *vort0, uint32_t n, const float *tracers0,
+                          uint32_t t, float *out[3])
+{
+    const float origin[3] = {-0.5f, -0.5f, -0.5f};
+    cs_vorton_params p = grid_params(32, origin, 2.0f);
+    p.viscosity = 0.001f;
+    p.diffusivity = 0.001f;
+    p.expansion = 0.003f;
+    p.gravity[1] = -9.81f;
+    p.dt = 0.002f;
+    cs_vorton *v = make_vorton(ctx, &p, n, t);
+    cs_vorton_upload(v, pos0, vort0, n);
+    cs_vorton_upload_tracers(v, tracers0, t);
+    run_steps(v, 20);
+    cs_vorton_download(v, out[0], out[1]);
+    cs_vorton_download_tracers(v, out[2]);
+    cs_vorton_destroy(v);
+}
+
+static void test_determinism(cs_context *ctx)
+{
+    const uint32_t n = 500, t = 700;
+    float *pos0 = calloc(n, 16), *vort0 = calloc(n, 16), *tr0 = calloc(t, 16);
+    for (uint32_t i = 0; i < n; i++) {
+        for (int d = 0; d < 3; d++) {
+            pos0[i * 4 + d] = (float)uniform(0.0, 1.0);
+            vort0[i * 4 + d] = (float)uniform(-2.0, 2.0);
+        }
+        pos0[i * 4 + 3] = (float)uniform(0.08, 0.12);
+        vort0[i * 4 + 3] = (float)(300.0 + uniform(0.0, 10.0));
+    }
+    for (uint32_t i = 0; i < t * 4; i++)
+        tr0[i] = (float)uniform(0.0, 1.0);
+    float *a[3] = {calloc(n, 16), calloc(n, 16), calloc(t, 16)};
+    float *b[3] = {calloc(n, 16), calloc(n, 16), calloc(t, 16)};
+    run_for_bytes(ctx, pos0, vort0, n, tr0, t, a);
+    run_for_bytes(ctx, pos0, vort0, n, tr0, t, b);
+    bool same = memcmp(a[0], b[0], n * 16) == 0 && memcmp(a[1], b[1], n * 16) == 0 && memcmp(a[2], b[2], t * 16) == 0;
+    bool moved = memcmp(a[2], tr0, t * 16) != 0;
+    printf("grid determinism: two runs of %u vortons + %u tracers, 20 steps: %s\n", n, t,
+           same ? "identical" : "DIFFER");
+    CHECK(same, "two grid runs differ");
+    CHECK(moved, "the tracers did not move");
+    for (int k = 0; k < 3; k++) {
+        free(a[k]);
+        free(b[k]);
+    }
+    free(pos0);
+    free(vort0);
+    free(tr0);
+}
+
 int main(void)
 {
     cs_context ctx;
     test_context(&ctx);
     test_one_vorton(&ctx);
     test_random_set(&ctx);
+    test_kelvin_ring(&ctx);
+    test_determinism(&ctx);
     return test_finish(&ctx);
 }
