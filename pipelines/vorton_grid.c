@@ -130,12 +130,12 @@ static vic_push level_push(const cs_vorton_grid *g, uint32_t level, uint32_t oth
     };
 }
 
-static void run(cs_recorder *rec, cs_program_id prog, const vic_push *push, cs_buffer *const buffers[5])
+static void run(cs_recorder *rec, cs_program_id prog, const vic_push *push, cs_buffer *const buffers[6])
 {
     if (!push->size.w)
         return;
     cs_dispatch_desc desc = {.push = push, .push_size = sizeof *push, .threads = {push->size.w}};
-    for (int b = 0; b < 5; b++)
+    for (int b = 0; b < 6; b++)
         desc.buffers[b] = buffers[b];
     cs_dispatch(rec, prog, &desc);
     cs_barrier_compute(rec);
@@ -147,7 +147,7 @@ static void smooth(cs_recorder *rec, cs_vorton_grid *g, uint32_t level, uint32_t
     for (uint32_t s = 0; s < sweeps; s++)
         for (uint32_t parity = 0; parity < 2; parity++) {
             vic_push push = level_push(g, level, 0, parity, level_node_count(g, level));
-            run(rec, g->smooth, &push, (cs_buffer *const[5]){&g->f[level], &g->psi[level]});
+            run(rec, g->smooth, &push, (cs_buffer *const[6]){&g->f[level], &g->psi[level]});
         }
 }
 
@@ -161,12 +161,12 @@ static void v_cycle(cs_recorder *rec, cs_vorton_grid *g, uint32_t level)
     }
     smooth(rec, g, level, 2);
     vic_push push = level_push(g, level, 0, 0, level_node_count(g, level));
-    run(rec, g->residual, &push, (cs_buffer *const[5]){&g->f[level], &g->psi[level], &g->res[level]});
+    run(rec, g->residual, &push, (cs_buffer *const[6]){&g->f[level], &g->psi[level], &g->res[level]});
     push = level_push(g, level + 1, level_nodes(g, level), 0, level_node_count(g, level + 1));
-    run(rec, g->restrict_prog, &push, (cs_buffer *const[5]){&g->res[level], &g->f[level + 1], &g->psi[level + 1]});
+    run(rec, g->restrict_prog, &push, (cs_buffer *const[6]){&g->res[level], &g->f[level + 1], &g->psi[level + 1]});
     v_cycle(rec, g, level + 1);
     push = level_push(g, level, level_nodes(g, level + 1), 0, level_node_count(g, level));
-    run(rec, g->prolong, &push, (cs_buffer *const[5]){&g->psi[level + 1], &g->psi[level]});
+    run(rec, g->prolong, &push, (cs_buffer *const[6]){&g->psi[level + 1], &g->psi[level]});
     smooth(rec, g, level, 2);
 }
 
@@ -180,14 +180,16 @@ void cs_vorton_grid_record_solve(cs_recorder *rec, cs_vorton_grid *g, cs_buffer 
 
     cs_pass_begin(rec, "vorton: grid splat");
     vic_push push = level_push(g, 0, 0, 0, nodes);
-    run(rec, g->splat, &push, (cs_buffer *const[5]){pos, vort, &g->bins.order, &g->bins.ranges, &g->f[0]});
+    run(rec, g->splat, &push,
+        (cs_buffer *const[6]){pos, vort, &g->bins.order, &g->bins.ranges, &g->f[0], &g->psi[0]});
     cs_pass_end(rec);
 
     cs_pass_begin(rec, "vorton: grid boundary");
     push = level_push(g, 0, 0, g->blocks, g->blocks * g->blocks * g->blocks);
-    run(rec, g->moments_prog, &push, (cs_buffer *const[5]){&g->f[0], &g->moments});
-    push = level_push(g, 0, 0, g->blocks, nodes);
-    run(rec, g->boundary, &push, (cs_buffer *const[5]){&g->moments, &g->psi[0]});
+    run(rec, g->moments_prog, &push, (cs_buffer *const[6]){&g->f[0], &g->moments});
+    uint32_t side = level_nodes(g, 0);
+    push = level_push(g, 0, 0, g->blocks, 6u * side * side); // one invocation per face node
+    run(rec, g->boundary, &push, (cs_buffer *const[6]){&g->moments, &g->psi[0]});
     cs_pass_end(rec);
 
     cs_pass_begin(rec, "vorton: grid solve");
@@ -197,7 +199,7 @@ void cs_vorton_grid_record_solve(cs_recorder *rec, cs_vorton_grid *g, cs_buffer 
 
     cs_pass_begin(rec, "vorton: grid curl");
     push = level_push(g, 0, 0, 0, nodes);
-    run(rec, g->curl, &push, (cs_buffer *const[5]){&g->psi[0], &g->vel});
+    run(rec, g->curl, &push, (cs_buffer *const[6]){&g->psi[0], &g->vel});
     cs_pass_end(rec);
 }
 

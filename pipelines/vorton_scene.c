@@ -129,7 +129,9 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
         .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f},
-        .spacing = 0.05f,
+        // Absent: the fluid's particle_spacing, so `cistern bench` (which
+        // scales particle_spacing) scales the vortons with the tracers.
+        .spacing = scene->particle_spacing,
     };
     for (int a = 0; a < 3; a++)
         s->params.gravity[a] = scene->gravity[a];

@@ -19,6 +19,8 @@ layout(std430, binding = 1) readonly buffer Vort { vec4 vort[]; };
 layout(std430, binding = 2) readonly buffer Order { uint order[]; };
 layout(std430, binding = 3) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 4) writeonly buffer Field { vec4 field[]; };
+// psi = 0: the V-cycles' first guess (vic_boundary.comp then sets the faces).
+layout(std430, binding = 5) writeonly buffer Psi { vec4 psi[]; };
 
 void main()
 {
@@ -49,4 +51,5 @@ void main()
             }
         }
     field[id] = vec4(sum / (h * h * h), 0.0);
+    psi[id] = vec4(0.0);
 }
