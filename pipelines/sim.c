@@ -6,12 +6,14 @@ extern const cs_sim_ops cs_pbf_ops;   // fluid_pbf.c
 extern const cs_sim_ops cs_sph_ops;   // fluid_sph.c (Clavet double-density relaxation)
 extern const cs_sim_ops cs_wcsph_ops; // fluid_wcsph.c
 extern const cs_sim_ops cs_reint_ops; // reint.c
+extern const cs_sim_ops cs_vorton_ops; // vorton_scene.c
 
 const cs_sim_ops *const cs_sim_registry[] = {
     &cs_pbf_ops,
     &cs_sph_ops,
     &cs_wcsph_ops,
     &cs_reint_ops,
+    &cs_vorton_ops,
     NULL,
 };
 

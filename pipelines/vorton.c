@@ -1,0 +1,396 @@
+// vorton.c — vortex particles; see vorton.h and docs/vortons.md.
+#include "vorton.h"
+
+#include <math.h>
+
+// ---- create / destroy ------------------------------------------------------
+
+static void vorton_destroy_buffers(cs_vorton *v)
+{
+    cs_buffer *buffers[] = {&v->pos[0],        &v->pos[1],          &v->vort[0],      &v->vort[1],
+                            &v->mid_pos,       &v->mid_vort,        &v->vel,          &v->rate,
+                            &v->tracer_pos[0], &v->tracer_pos[1],   &v->tracer_mid,   &v->tracer_vel,
+                            &v->tracer_temp,   &v->tracer_material};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
+        if (buffers[i]->buffer)
+            cs_buffer_destroy(v->ctx, buffers[i]);
+}
+
+void cs_vorton_destroy(cs_vorton *v)
+{
+    if (!v)
+        return;
+    cs_program_id *programs[] = {&v->rates, &v->rates_points, &v->integrate, &v->integrate_tracers};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
+        cs_program_destroy(v->ctx, programs[i]);
+    vorton_destroy_buffers(v);
+    cs_vorton_grid_destroy(&v->grid);
+    free(v);
+}
+
+static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
+{
+    VkDeviceSize n = v->capacity, t = v->tracer_capacity;
+    struct {
+        cs_buffer *buf;
+        const char *name;
+        VkDeviceSize size;
+    } buffers[] = {
+        {&v->pos[0], "vorton positions 0", n * 16},
+        {&v->pos[1], "vorton positions 1", n * 16},
+        {&v->vort[0], "vorton vorticity 0", n * 16},
+        {&v->vort[1], "vorton vorticity 1", n * 16},
+        {&v->mid_pos, "vorton midpoint positions", n * 16},
+        {&v->mid_vort, "vorton midpoint vorticity", n * 16},
+        {&v->vel, "vorton velocity", n * 16},
+        {&v->rate, "vorton rates", n * 16},
+        {&v->tracer_pos[0], "vorton tracers 0", t * 16},
+        {&v->tracer_pos[1], "vorton tracers 1", t * 16},
+        {&v->tracer_mid, "vorton tracer midpoints", t * 16},
+        {&v->tracer_vel, "vorton tracer velocity", t * 16},
+        {&v->tracer_temp, "vorton tracer temperature", t * 4},
+        {&v->tracer_material, "vorton tracer material", t * 4},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
+        if (!cs_buffer_check_size(v->ctx, buffers[i].name, buffers[i].size, err))
+            return false;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
+        if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
+                              buffers[i].buf, err))
+            return false;
+        cs_buffer_fill(v->ctx, buffers[i].buf, 0);
+    }
+    return true;
+}
+
+bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capacity, uint32_t tracer_capacity,
+                      cs_vorton **out, cs_error *err)
+{
+    *out = NULL;
+    if (!(p->dt > 0.0f) || p->stretching > VORTON_STRETCH_NONE || !(p->viscosity >= 0.0f) ||
+        !(p->diffusivity >= 0.0f) || p->velocity > VORTON_VELOCITY_GRID)
+        return cs_fail(err, "vorton: parameters out of range (dt %g > 0, stretching %u, viscosity %g >= 0, "
+                            "diffusivity %g >= 0, velocity method %u)",
+                       p->dt, p->stretching, p->viscosity, p->diffusivity, p->velocity);
+    uint32_t most = CS_MAX(capacity, tracer_capacity);
+    uint32_t limit = ctx->props.limits.maxComputeWorkGroupCount[0];
+    if (CS_DIV_UP(most, VORTON_WG) > limit)
+        return cs_fail(err, "vorton: %u particles need more workgroups than %s allows (%u of %u)", most,
+                       ctx->props.deviceName, limit, VORTON_WG);
+    cs_vorton *v = calloc(1, sizeof *v);
+    v->ctx = ctx;
+    v->params = *p;
+    v->capacity = capacity;
+    v->tracer_capacity = tracer_capacity;
+    if (!vorton_create_buffers(v, err)) {
+        cs_vorton_destroy(v);
+        return false;
+    }
+    struct {
+        cs_program_id *prog;
+        const char *path, *name, *define;
+    } programs[] = {
+        {&v->rates, "vorton/rates.comp", "vorton rates", NULL},
+        {&v->rates_points, "vorton/rates.comp", "vorton velocity at points", "TARGET_POINTS"},
+        {&v->integrate, "vorton/integrate.comp", "vorton integrate", NULL},
+        {&v->integrate_tracers, "vorton/integrate.comp", "vorton integrate tracers", "TRACERS"},
+    };
+    if (p->velocity == VORTON_VELOCITY_GRID) {
+        cs_vorton_grid_desc gd = {.origin = {p->grid_origin[0], p->grid_origin[1], p->grid_origin[2]},
+                                  .size = p->grid_size,
+                                  .cells = p->grid_cells,
+                                  .cycles = p->grid_cycles,
+                                  .capacity = capacity};
+        if (!cs_vorton_grid_create(ctx, &gd, &v->grid, err)) {
+            cs_vorton_destroy(v);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++) {
+        cs_program_desc desc = {.path = programs[i].path, .name = programs[i].name};
+        if (programs[i].define)
+            desc.defines[0] = (cs_define){programs[i].define, "1"};
+        if (!cs_program_create(ctx, &desc, programs[i].prog, err)) {
+            cs_vorton_destroy(v);
+            return false;
+        }
+    }
+    *out = v;
+    return true;
+}
+
+// ---- host copies ---------------------------------------------------------------
+
+void cs_vorton_upload(cs_vorton *v, const float *pos4, const float *vort4, uint32_t count)
+{
+    CS_ASSERT(count <= v->capacity, "vorton upload: %u > capacity %u", count, v->capacity);
+    v->count = count;
+    if (!count)
+        return;
+    cs_buffer_upload(v->ctx, &v->pos[v->current], pos4, (VkDeviceSize)count * 16, 0);
+    cs_buffer_upload(v->ctx, &v->vort[v->current], vort4, (VkDeviceSize)count * 16, 0);
+}
+
+void cs_vorton_download(cs_vorton *v, float *pos4, float *vort4)
+{
+    if (!v->count)
+        return;
+    if (pos4)
+        cs_buffer_download(v->ctx, &v->pos[v->current], pos4, (VkDeviceSize)v->count * 16, 0);
+    if (vort4)
+        cs_buffer_download(v->ctx, &v->vort[v->current], vort4, (VkDeviceSize)v->count * 16, 0);
+}
+
+void cs_vorton_upload_tracers(cs_vorton *v, const float *pos4, uint32_t count)
+{
+    CS_ASSERT(count <= v->tracer_capacity, "vorton tracers: %u > capacity %u", count, v->tracer_capacity);
+    v->tracer_count = count;
+    if (!count)
+        return;
+    cs_buffer_upload(v->ctx, &v->tracer_pos[v->current], pos4, (VkDeviceSize)count * 16, 0);
+    // The view's "density" is the tracer's temperature (it never changes:
+    // tracers are passive), read once here.
+    float *temps = malloc((size_t)count * 4);
+    for (uint32_t i = 0; i < count; i++)
+        temps[i] = pos4[i * 4 + 3];
+    cs_buffer_upload(v->ctx, &v->tracer_temp, temps, (VkDeviceSize)count * 4, 0);
+    free(temps);
+}
+
+void cs_vorton_download_tracers(cs_vorton *v, float *pos4)
+{
+    if (v->tracer_count)
+        cs_buffer_download(v->ctx, &v->tracer_pos[v->current], pos4, (VkDeviceSize)v->tracer_count * 16, 0);
+}
+
+void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4)
+{
+    if (!v->count)
+        return;
+    if (vel4)
+        cs_buffer_download(v->ctx, &v->vel, vel4, (VkDeviceSize)v->count * 16, 0);
+    if (rate4)
+        cs_buffer_download(v->ctx, &v->rate, rate4, (VkDeviceSize)v->count * 16, 0);
+}
+
+// ---- recording -------------------------------------------------------------------
+
+static vorton_push make_push(const cs_vorton *v, uint32_t targets, uint32_t kind, float h)
+{
+    const cs_vorton_params *p = &v->params;
+    return (vorton_push){
+        .counts = {v->count, targets, p->stretching, kind},
+        .physics = {p->viscosity, p->diffusivity, p->expansion, p->ambient_temperature},
+        .gravity_dt = {p->gravity[0], p->gravity[1], p->gravity[2], h},
+    };
+}
+
+static void dispatch(cs_recorder *rec, cs_program_id prog, const vorton_push *push, cs_buffer *const buffers[6])
+{
+    if (!push->counts.y)
+        return;
+    cs_dispatch_desc desc = {.push = push, .push_size = sizeof *push, .threads = {push->counts.y}};
+    for (int b = 0; b < 6; b++)
+        desc.buffers[b] = buffers[b];
+    cs_dispatch(rec, prog, &desc);
+}
+
+// The grid method: the solve, then the local terms of rates.comp (PSE,
+// heat, buoyancy: still the direct pair loop, skipped when all are off),
+// then velocity and stretching from the grid at the vortons and tracers.
+static void record_grid_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos, cs_buffer *vort, cs_buffer *tracers)
+{
+    const cs_vorton_params *p = &v->params;
+    bool local = p->viscosity > 0.0f || p->diffusivity > 0.0f || p->expansion != 0.0f;
+    cs_vorton_grid_record_solve(rec, &v->grid, pos, vort, v->count);
+    cs_pass_begin(rec, "vorton: rates");
+    if (local) {
+        vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
+        push.counts.z = VORTON_STRETCH_NONE; // the grid's stretching is added below
+        dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+        cs_barrier_compute(rec);
+    }
+    cs_vorton_grid_record_interp(rec, &v->grid, pos, vort, &v->vel, &v->rate, v->count, p->stretching, local);
+    cs_pass_end(rec);
+    if (tracers && v->tracer_count) {
+        cs_pass_begin(rec, "vorton: tracers");
+        cs_vorton_grid_record_interp(rec, &v->grid, tracers, NULL, &v->tracer_vel, NULL, v->tracer_count, 0, false);
+        cs_pass_end(rec);
+    }
+    cs_barrier_compute(rec);
+}
+
+// Rates at the vortons of (pos, vort) and velocity at the tracers `tracers`.
+static void record_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos, cs_buffer *vort, cs_buffer *tracers)
+{
+    if (v->params.velocity == VORTON_VELOCITY_GRID) {
+        record_grid_rates_of(v, rec, pos, vort, tracers);
+        return;
+    }
+    vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
+    cs_pass_begin(rec, "vorton: rates");
+    dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+    cs_pass_end(rec);
+    if (tracers && v->tracer_count) {
+        push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, 0.0f);
+        cs_pass_begin(rec, "vorton: tracers");
+        dispatch(rec, v->rates_points, &push, (cs_buffer *const[6]){pos, vort, tracers, NULL, &v->tracer_vel, NULL});
+        cs_pass_end(rec);
+    }
+    cs_barrier_compute(rec);
+}
+
+// out = base + h * rates, for the vortons and the tracers.
+static void record_update(cs_vorton *v, cs_recorder *rec, const char *name, float h, uint32_t base, bool to_mid)
+{
+    cs_buffer *out_pos = to_mid ? &v->mid_pos : &v->pos[base ^ 1u];
+    cs_buffer *out_vort = to_mid ? &v->mid_vort : &v->vort[base ^ 1u];
+    cs_buffer *out_tracers = to_mid ? &v->tracer_mid : &v->tracer_pos[base ^ 1u];
+    cs_pass_begin(rec, name);
+    vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, h);
+    dispatch(rec, v->integrate, &push,
+             (cs_buffer *const[6]){&v->pos[base], &v->vort[base], &v->vel, &v->rate, out_pos, out_vort});
+    push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, h);
+    dispatch(rec, v->integrate_tracers, &push,
+             (cs_buffer *const[6]){&v->tracer_pos[base], NULL, &v->tracer_vel, NULL, out_tracers, NULL});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
+void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec)
+{
+    uint32_t cur = v->current;
+    float dt = v->params.dt;
+    record_rates_of(v, rec, &v->pos[cur], &v->vort[cur], &v->tracer_pos[cur]);
+    record_update(v, rec, "vorton: half", 0.5f * dt, cur, true);
+    record_rates_of(v, rec, &v->mid_pos, &v->mid_vort, &v->tracer_mid);
+    record_update(v, rec, "vorton: advance", dt, cur, false);
+    v->current = cur ^ 1u;
+    v->steps++;
+}
+
+void cs_vorton_record_rates(cs_vorton *v, cs_recorder *rec)
+{
+    record_rates_of(v, rec, &v->pos[v->current], &v->vort[v->current], NULL);
+}
+
+void cs_vorton_record_velocity_at(cs_vorton *v, cs_recorder *rec, cs_buffer *points, cs_buffer *out, uint32_t count)
+{
+    if (v->params.velocity == VORTON_VELOCITY_GRID) {
+        cs_vorton_grid_record_solve(rec, &v->grid, &v->pos[v->current], &v->vort[v->current], v->count);
+        cs_pass_begin(rec, "vorton: velocity at points");
+        cs_vorton_grid_record_interp(rec, &v->grid, points, NULL, out, NULL, count, 0, false);
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+        return;
+    }
+    vorton_push push = make_push(v, count, VORTON_TARGET_POINTS, 0.0f);
+    cs_pass_begin(rec, "vorton: velocity at points");
+    dispatch(rec, v->rates_points, &push,
+             (cs_buffer *const[6]){&v->pos[v->current], &v->vort[v->current], points, NULL, out, NULL});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
+// ---- seeding ---------------------------------------------------------------------
+
+static void normalise3(double v[3])
+{
+    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int a = 0; a < 3; a++)
+        v[a] /= len;
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// Two unit vectors e1, e2 with (e1, e2, axis) right-handed.
+static void ring_basis(const double axis[3], double e1[3], double e2[3])
+{
+    double helper[3] = {1.0, 0.0, 0.0};
+    if (fabs(axis[0]) > 0.9)
+        helper[0] = 0.0, helper[1] = 1.0;
+    cross3(axis, helper, e1);
+    normalise3(e1);
+    cross3(axis, e1, e2);
+}
+
+// The core is a square lattice of spacing h in the ring's cross-section
+// (radial offset, axial offset), the points within `core` of the centre line;
+// around the ring, N = round(2 pi R / h) copies. Each core point carries an
+// equal share of the circulation, Gamma / points, along the arc it stands for
+// (2 pi (R + radial offset) / N), so the circulation is exact and the
+// vorticity uniform over the core (the Kelvin ring's assumption).
+uint32_t cs_vorton_ring_fill(const cs_vorton_ring *ring, float spacing, float *pos4, float *vort4,
+                             uint32_t capacity)
+{
+    double h = spacing, R = ring->radius, a = ring->core;
+    int reach = (int)floor(a / h);
+    uint32_t core_points = 0;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            core_points += (double)(i * i + j * j) * h * h <= a * a * (1.0 + 1e-9);
+    uint32_t around = (uint32_t)fmax(3.0, floor(2.0 * VORTON_PI * R / h + 0.5));
+    uint32_t needed = core_points * around;
+    if (!pos4 || !vort4 || needed > capacity)
+        return needed;
+    double axis[3] = {ring->axis[0], ring->axis[1], ring->axis[2]}, e1[3], e2[3];
+    normalise3(axis);
+    ring_basis(axis, e1, e2);
+    double share = (double)ring->circulation / core_points;
+    double volume = h * h * h;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < around; k++) {
+        double phi = 2.0 * VORTON_PI * k / around, c = cos(phi), s = sin(phi);
+        double radial[3], tangent[3];
+        for (int d = 0; d < 3; d++) {
+            radial[d] = c * e1[d] + s * e2[d];
+            tangent[d] = -s * e1[d] + c * e2[d];
+        }
+        for (int i = -reach; i <= reach; i++)
+            for (int j = -reach; j <= reach; j++) {
+                if ((double)(i * i + j * j) * h * h > a * a * (1.0 + 1e-9))
+                    continue;
+                double rr = R + i * h, arc = 2.0 * VORTON_PI * rr / around;
+                double omega = share * arc / volume;
+                for (int d = 0; d < 3; d++) {
+                    pos4[n * 4 + d] = (float)(ring->centre[d] + rr * radial[d] + j * h * axis[d]);
+                    vort4[n * 4 + d] = (float)(omega * tangent[d]);
+                }
+                pos4[n * 4 + 3] = spacing;
+                vort4[n * 4 + 3] = 0.0f; // temperature: set by the caller (ambient)
+                n++;
+            }
+    }
+    return n;
+}
+
+// A cubic lattice of spacing h filling the ball; no vorticity.
+uint32_t cs_vorton_heat_fill(const cs_vorton_heat *heat, float spacing, float *pos4, float *vort4,
+                             uint32_t capacity)
+{
+    double h = spacing, r = heat->radius;
+    int reach = (int)floor(r / h);
+    uint32_t n = 0;
+    for (int k = -reach; k <= reach; k++)
+        for (int j = -reach; j <= reach; j++)
+            for (int i = -reach; i <= reach; i++) {
+                if ((double)(i * i + j * j + k * k) * h * h > r * r * (1.0 + 1e-9))
+                    continue;
+                if (pos4 && vort4 && n < capacity) {
+                    int idx[3] = {i, j, k};
+                    for (int d = 0; d < 3; d++) {
+                        pos4[n * 4 + d] = (float)(heat->centre[d] + idx[d] * h);
+                        vort4[n * 4 + d] = 0.0f;
+                    }
+                    pos4[n * 4 + 3] = spacing;
+                    vort4[n * 4 + 3] = heat->temperature;
+                }
+                n++;
+            }
+    return n;
+}

@@ -1,0 +1,109 @@
+// vorton.h — vortex particles ("vortons"), a 3D solver of the vorticity
+// equation (issue 15; docs/vortons.md has the equations and what is done).
+//
+// Owns: the vortons (position + radius, vorticity + temperature) in two
+// ping-pong copies and a midpoint copy, their rates (velocity, d omega/dt,
+// dT/dt), the passive tracers (position + temperature) the renderer draws,
+// and the four programs (rates at vortons, velocity at points, and the two
+// integrators).
+//
+// One substep is an RK2 (midpoint) step, each its own label and timestamp:
+//   "vorton: rates"     direct Biot-Savart sum at every vorton + stretching,
+//                       diffusion (PSE), heat diffusion, buoyancy
+//   "vorton: tracers"   velocity at every tracer (same sum, points only)
+//   "vorton: half"      vortons and tracers to the midpoint (dt / 2)
+//   "vorton: rates", "vorton: tracers" again, at the midpoint
+//   "vorton: advance"   the whole step from the midpoint rates (dt)
+// Free space: no walls, the domain box does not hold vortons (the velocity
+// decays as 1/r^3 far from them); a tracer that leaves the box is counted
+// as outside but still moves and is drawn.
+#pragma once
+
+#include "sim.h"
+#include "vorton_grid.h"
+
+#include "../shaders/vorton/vorton_shared.h"
+
+typedef struct cs_vorton_params {
+    float dt;                   // seconds per substep
+    uint32_t stretching;        // VORTON_STRETCH_*
+    float viscosity;            // nu, m^2/s (0: inviscid)
+    float diffusivity;          // kappa, m^2/s (heat)
+    float expansion;            // beta, 1/K: density falls by beta (T - T0) rho0
+    float ambient_temperature;  // T0, K
+    float gravity[3];           // m/s^2
+    uint32_t velocity;          // VORTON_VELOCITY_*
+    // The grid of VORTON_VELOCITY_GRID (vorton_grid.h): a cube from
+    // grid_origin with edge grid_size, grid_cells per axis, grid_cycles
+    // V-cycles per solve.
+    float grid_origin[3];
+    float grid_size;
+    uint32_t grid_cells, grid_cycles;
+} cs_vorton_params;
+
+// A vortex ring: a circle of radius `radius` about `axis` through `centre`
+// with a core of radius `core` of uniform vorticity, total circulation
+// `circulation` (m^2/s; positive: the ring travels along +axis).
+typedef struct cs_vorton_ring {
+    float centre[3];
+    float axis[3];
+    float radius;
+    float core;
+    float circulation;
+} cs_vorton_ring;
+
+// A hot (or cold) ball of still fluid: vortons with no vorticity at
+// `temperature`, so buoyancy makes the vorticity (the plume).
+typedef struct cs_vorton_heat {
+    float centre[3];
+    float radius;
+    float temperature;
+} cs_vorton_heat;
+
+typedef struct cs_vorton {
+    cs_context *ctx;
+    cs_vorton_params params;
+    uint32_t count, capacity;                 // vortons
+    uint32_t tracer_count, tracer_capacity;
+    cs_program_id rates, rates_points, integrate, integrate_tracers;
+    cs_buffer pos[2], vort[2];                // vortons; [current] holds the latest
+    cs_buffer mid_pos, mid_vort;              // the midpoint state
+    cs_buffer vel, rate;                      // rates of the last "vorton: rates"
+    cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
+    cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
+    cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
+    uint32_t current;
+    uint64_t steps;
+} cs_vorton;
+
+// Capacities are fixed at creation (0 is allowed); checked against the device.
+bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capacity, uint32_t tracer_capacity,
+                      cs_vorton **out, cs_error *err);
+void cs_vorton_destroy(cs_vorton *v);
+
+// Host copies of the state, 4 floats a vorton (layout in vorton_shared.h).
+void cs_vorton_upload(cs_vorton *v, const float *pos4, const float *vort4, uint32_t count);
+void cs_vorton_download(cs_vorton *v, float *pos4, float *vort4);
+// Tracers: positions (xyz, w = temperature shown).
+void cs_vorton_upload_tracers(cs_vorton *v, const float *pos4, uint32_t count);
+void cs_vorton_download_tracers(cs_vorton *v, float *pos4);
+// The rates of the last "vorton: rates" pass (velocity vec4, rate vec4).
+void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4);
+
+// Records one RK2 substep.
+void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec);
+// Records "vorton: rates" of the current state only (tests).
+void cs_vorton_record_rates(cs_vorton *v, cs_recorder *rec);
+// Records the velocity the current vortons induce at `count` points
+// (vec4 xyz) into `out` (vec4), the same sum as the tracers' (tests, probes).
+void cs_vorton_record_velocity_at(cs_vorton *v, cs_recorder *rec, cs_buffer *points, cs_buffer *out,
+                                  uint32_t count);
+
+// Seeding (CPU). Each writes at most `capacity` vortons of radius `spacing`
+// (pos4, vort4 may be NULL to count) and returns how many it needs.
+uint32_t cs_vorton_ring_fill(const cs_vorton_ring *ring, float spacing, float *pos4, float *vort4,
+                             uint32_t capacity);
+uint32_t cs_vorton_heat_fill(const cs_vorton_heat *heat, float spacing, float *pos4, float *vort4,
+                             uint32_t capacity);
+
+extern const cs_sim_ops cs_vorton_ops;

@@ -1,0 +1,277 @@
+// vorton_scene.c — the "vorton" scene block and the solver's cs_sim_ops
+// (registered as "vorton" in sim.c). Schema in docs/scenes.md and
+// docs/vortons.md. The fluid's blocks become the passive tracers.
+#include "vorton.h"
+
+#include <math.h>
+
+#define VORTON_MAX_RINGS 8
+#define VORTON_MAX_HEATS 8
+
+typedef struct vorton_setup {
+    cs_vorton_params params;
+    float spacing;
+    cs_vorton_ring rings[VORTON_MAX_RINGS];
+    uint32_t ring_count;
+    cs_vorton_heat heats[VORTON_MAX_HEATS];
+    uint32_t heat_count;
+} vorton_setup;
+
+static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "stretching");
+    if (!item)
+        return true;
+    static const char *const names[] = {"transpose", "classical", "none"};
+    for (uint32_t k = 0; k < CS_ARRAY_COUNT(names); k++)
+        if (cJSON_IsString(item) && strcmp(item->valuestring, names[k]) == 0) {
+            *out = k; // VORTON_STRETCH_* in this order
+            return true;
+        }
+    return cs_scene_fail(scene, err, "vorton", "stretching",
+                         "must be \"transpose\" (conserves total vorticity), \"classical\" or \"none\"");
+}
+
+static bool parse_velocity(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "velocity");
+    if (!item)
+        return true;
+    static const char *const names[] = {"direct", "grid"};
+    for (uint32_t k = 0; k < CS_ARRAY_COUNT(names); k++)
+        if (cJSON_IsString(item) && strcmp(item->valuestring, names[k]) == 0) {
+            *out = k; // VORTON_VELOCITY_* in this order
+            return true;
+        }
+    return cs_scene_fail(scene, err, "vorton", "velocity",
+                         "must be \"direct\" (the O(N^2) Biot-Savart sum) or \"grid\" (vortex-in-cell multigrid)");
+}
+
+// The grid is the cube around the scene's domain box (same centre, edge =
+// its longest side); "grid": {"cells": 64, "cycles": 4}.
+static bool parse_grid(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
+{
+    static const char *const keys[] = {"cells", "cycles", NULL};
+    p->grid_cells = 64;
+    p->grid_cycles = 4;
+    float edge = 0.0f;
+    for (int a = 0; a < 3; a++)
+        edge = fmaxf(edge, scene->domain_max[a] - scene->domain_min[a]);
+    p->grid_size = edge;
+    for (int a = 0; a < 3; a++)
+        p->grid_origin[a] = 0.5f * (scene->domain_min[a] + scene->domain_max[a]) - 0.5f * edge;
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(block, "grid");
+    if (!grid)
+        return true;
+    if (!cs_json_check_keys(scene, grid, "vorton.grid", keys, err) ||
+        !cs_json_uint(scene, grid, "vorton.grid", "cells", 4, 512, &p->grid_cells, err) ||
+        !cs_json_uint(scene, grid, "vorton.grid", "cycles", 1, 64, &p->grid_cycles, err))
+        return false;
+    if (p->grid_cells & (p->grid_cells - 1))
+        return cs_scene_fail(scene, err, "vorton.grid", "cells", "must be a power of two (the multigrid halves it)");
+    return true;
+}
+
+static bool parse_rings(const cs_scene *scene, const cJSON *block, vorton_setup *s, cs_error *err)
+{
+    static const char *const keys[] = {"centre", "axis", "radius", "core", "circulation", NULL};
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(block, "rings");
+    if (!array)
+        return true;
+    if (!cJSON_IsArray(array) || cJSON_GetArraySize(array) > VORTON_MAX_RINGS)
+        return cs_scene_fail(scene, err, "vorton", "rings", "must be an array of at most %d rings", VORTON_MAX_RINGS);
+    for (const cJSON *e = array->child; e; e = e->next) {
+        char path[48];
+        snprintf(path, sizeof path, "vorton.rings[%u]", s->ring_count);
+        cs_vorton_ring *r = &s->rings[s->ring_count++];
+        *r = (cs_vorton_ring){.axis = {0, 1, 0}, .radius = 0.5f, .core = 0.1f, .circulation = 1.0f};
+        if (!cs_json_check_keys(scene, e, path, keys, err) ||
+            !cs_json_vec(scene, e, path, "centre", 3, r->centre, err) ||
+            !cs_json_vec(scene, e, path, "axis", 3, r->axis, err) ||
+            !cs_json_float(scene, e, path, "radius", 1e-4f, 1e4f, &r->radius, err) ||
+            !cs_json_float(scene, e, path, "core", 1e-5f, 1e4f, &r->core, err) ||
+            !cs_json_float(scene, e, path, "circulation", -1e6f, 1e6f, &r->circulation, err))
+            return false;
+        if (!(r->core < r->radius))
+            return cs_scene_fail(scene, err, path, "core", "must be smaller than the ring's radius");
+        if (!(fabsf(r->axis[0]) + fabsf(r->axis[1]) + fabsf(r->axis[2]) > 0.0f))
+            return cs_scene_fail(scene, err, path, "axis", "must not be zero");
+    }
+    return true;
+}
+
+static bool parse_heats(const cs_scene *scene, const cJSON *block, vorton_setup *s, cs_error *err)
+{
+    static const char *const keys[] = {"centre", "radius", "temperature", NULL};
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(block, "heat");
+    if (!array)
+        return true;
+    if (!cJSON_IsArray(array) || cJSON_GetArraySize(array) > VORTON_MAX_HEATS)
+        return cs_scene_fail(scene, err, "vorton", "heat", "must be an array of at most %d balls", VORTON_MAX_HEATS);
+    for (const cJSON *e = array->child; e; e = e->next) {
+        char path[48];
+        snprintf(path, sizeof path, "vorton.heat[%u]", s->heat_count);
+        cs_vorton_heat *h = &s->heats[s->heat_count++];
+        *h = (cs_vorton_heat){.radius = 0.2f, .temperature = s->params.ambient_temperature};
+        if (!cs_json_check_keys(scene, e, path, keys, err) ||
+            !cs_json_vec(scene, e, path, "centre", 3, h->centre, err) ||
+            !cs_json_float(scene, e, path, "radius", 1e-4f, 1e4f, &h->radius, err) ||
+            !cs_json_float(scene, e, path, "temperature", 0.0f, 1e5f, &h->temperature, err))
+            return false;
+    }
+    return true;
+}
+
+static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
+{
+    static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
+                                       "ambient_temperature", "rings", "heat", "velocity", "grid", NULL};
+    const cJSON *block = scene->solver_params;
+    *s = (vorton_setup){
+        .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f},
+        // Absent: the fluid's particle_spacing, so `cistern bench` (which
+        // scales particle_spacing) scales the vortons with the tracers.
+        .spacing = scene->particle_spacing,
+    };
+    for (int a = 0; a < 3; a++)
+        s->params.gravity[a] = scene->gravity[a];
+    if (scene->dim != 3)
+        return cs_scene_fail(scene, err, "", "dim", "the vorton solver is 3D only (vortex stretching needs a third "
+                                                    "axis)");
+    if (scene->wall_count || scene->body_count || scene->emitter_count)
+        return cs_scene_fail(scene, err, "", scene->wall_count ? "walls" : scene->body_count ? "bodies" : "emitters",
+                             "the vorton solver runs in free space with tracers from blocks only; remove them");
+    return cs_json_check_keys(scene, block, "vorton", keys, err) &&
+           cs_json_float(scene, block, "vorton", "spacing", 1e-4f, 1e4f, &s->spacing, err) &&
+           parse_stretching(scene, block, &s->params.stretching, err) &&
+           cs_json_float(scene, block, "vorton", "viscosity", 0.0f, 1e3f, &s->params.viscosity, err) &&
+           cs_json_float(scene, block, "vorton", "diffusivity", 0.0f, 1e3f, &s->params.diffusivity, err) &&
+           cs_json_float(scene, block, "vorton", "expansion", 0.0f, 1.0f, &s->params.expansion, err) &&
+           cs_json_float(scene, block, "vorton", "ambient_temperature", 1.0f, 1e5f, &s->params.ambient_temperature,
+                         err) &&
+           parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
+           parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err);
+}
+
+// Every ring, then every heat ball, in file order.
+static uint32_t setup_fill(const vorton_setup *s, float *pos4, float *vort4, uint32_t capacity)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < s->ring_count; r++) {
+        uint32_t room = capacity - CS_MIN(n, capacity);
+        uint32_t k = cs_vorton_ring_fill(&s->rings[r], s->spacing, pos4 ? pos4 + 4 * n : NULL,
+                                         vort4 ? vort4 + 4 * n : NULL, room);
+        for (uint32_t i = 0; vort4 && k <= room && i < k; i++)
+            vort4[(n + i) * 4 + 3] = s->params.ambient_temperature;
+        n += k;
+    }
+    for (uint32_t h = 0; h < s->heat_count; h++) {
+        uint32_t room = capacity - CS_MIN(n, capacity);
+        n += cs_vorton_heat_fill(&s->heats[h], s->spacing, pos4 ? pos4 + 4 * n : NULL, vort4 ? vort4 + 4 * n : NULL,
+                                 room);
+    }
+    return n;
+}
+
+// A tracer shows the temperature of the first heat ball it starts in, else
+// the ambient one.
+static float tracer_temperature(const vorton_setup *s, const float *p)
+{
+    for (uint32_t h = 0; h < s->heat_count; h++) {
+        const cs_vorton_heat *b = &s->heats[h];
+        float d2 = 0.0f;
+        for (int a = 0; a < 3; a++)
+            d2 += (p[a] - b->centre[a]) * (p[a] - b->centre[a]);
+        if (d2 <= b->radius * b->radius)
+            return b->temperature;
+    }
+    return s->params.ambient_temperature;
+}
+
+static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
+{
+    vorton_setup s;
+    if (!setup_from_scene(scene, &s, err))
+        return false;
+    uint32_t count = setup_fill(&s, NULL, NULL, 0);
+    uint32_t tracers = cs_scene_block_particles(scene);
+    cs_vorton *v;
+    if (!cs_vorton_create(ctx, &s.params, count, tracers, &v, err))
+        return false;
+    float *pos = calloc((size_t)CS_MAX(count, tracers) + 1, 16);
+    float *vort = calloc((size_t)count + 1, 16);
+    setup_fill(&s, pos, vort, count);
+    cs_vorton_upload(v, pos, vort, count);
+    float *vel = calloc((size_t)tracers + 1, 16);
+    uint32_t *mat = calloc((size_t)tracers + 1, 4);
+    uint32_t written = cs_scene_fill_blocks(scene, pos, vel, mat, tracers);
+    for (uint32_t i = 0; i < written; i++)
+        pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
+    cs_vorton_upload_tracers(v, pos, written);
+    cs_buffer_upload(ctx, &v->tracer_material, mat, (VkDeviceSize)written * 4, 0);
+    free(pos);
+    free(vort);
+    free(vel);
+    free(mat);
+    *state = v;
+    return true;
+}
+
+static void ops_destroy(void *state) { cs_vorton_destroy(state); }
+
+static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *step)
+{
+    (void)step; // dt is baked into the parameters (the world keeps one clock)
+    cs_vorton_record_step(state, rec);
+}
+
+static bool not_finite4(const float *p)
+{
+    return !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || !isfinite(p[3]);
+}
+
+// Read back whole arrays and summed on the host in a fixed order (double):
+// deterministic and simple; it costs a download a frame (docs/vortons.md).
+static void ops_stats(void *state, cs_sim_stats *out)
+{
+    cs_vorton *v = state;
+    *out = (cs_sim_stats){.particles = v->count};
+    size_t n = CS_MAX(v->count, v->tracer_count) + 1;
+    float *a = malloc(n * 16), *b = malloc(n * 16);
+    cs_vorton_download(v, a, b);
+    cs_vorton_download_rates(v, b, NULL);
+    for (uint32_t i = 0; i < v->count; i++) {
+        out->non_finite += not_finite4(&a[i * 4]) || not_finite4(&b[i * 4]);
+        double s2 = 0.0;
+        for (int d = 0; d < 3; d++)
+            s2 += (double)b[i * 4 + d] * b[i * 4 + d];
+        out->max_speed = fmax(out->max_speed, sqrt(s2));
+    }
+    cs_vorton_download_tracers(v, a);
+    for (uint32_t i = 0; i < v->tracer_count; i++)
+        out->non_finite += not_finite4(&a[i * 4]);
+    free(a);
+    free(b);
+}
+
+static void ops_particles(void *state, cs_particle_view *out)
+{
+    cs_vorton *v = state;
+    *out = (cs_particle_view){
+        .positions = &v->tracer_pos[v->current],
+        .velocities = &v->tracer_vel,
+        .densities = &v->tracer_temp,
+        .materials = &v->tracer_material,
+        .count = v->tracer_count,
+    };
+}
+
+const cs_sim_ops cs_vorton_ops = {
+    .solver = "vorton",
+    .summary = "vortex particles (issue 15): vorticity carriers, direct Biot-Savart velocity, tracers, 3D",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .record_substep = ops_record_substep,
+    .stats = ops_stats,
+    .particles = ops_particles,
+};

@@ -1,0 +1,56 @@
+// vorton_shared.h — what the vortex-particle solver's host code
+// (pipelines/vorton.c), its shaders (shaders/vorton/) and its CPU reference
+// (tests/ref/vorton_ref.h) share. docs/vortons.md has the equations.
+//
+// A vorton i is stored as two vec4s:
+//   pos[i]  = (x, y, z, sigma)      sigma: its radius
+//   vort[i] = (omega_x, omega_y, omega_z, T)   vorticity and temperature
+// It stands for the volume V = sigma^3 (a lattice of spacing sigma), so its
+// strength is alpha = omega V; sigma is also its core: the velocity kernel
+// is regularised over sigma (Rosenhead-Moore, below), so cores of
+// neighbours on such a lattice overlap, as a regularised sum needs.
+#ifndef VORTON_SHARED_H
+#define VORTON_SHARED_H
+
+#include "cs_shared.h"
+
+// One invocation per target; the direct sum walks the sources in tiles of
+// VORTON_TILE vortons held in shared memory (one load per invocation).
+#define VORTON_WG 64
+#define VORTON_TILE 64
+
+// How the stretching/tilting term (alpha . grad) u is evaluated.
+// Transpose: (grad u)^T alpha, whose pairwise terms are antisymmetric, so
+// the total vorticity sum(alpha) is conserved exactly (up to round-off);
+// classical: (alpha . grad) u, the textbook form, which is not.
+#define VORTON_STRETCH_TRANSPOSE 0u
+#define VORTON_STRETCH_CLASSICAL 1u
+#define VORTON_STRETCH_NONE 2u
+
+// How the velocity (and the stretching) comes from the vorticity.
+#define VORTON_VELOCITY_DIRECT 0u // the O(N^2) regularised Biot-Savart sum (rates.comp)
+#define VORTON_VELOCITY_GRID 1u   // vortex-in-cell: multigrid Poisson solve on a grid (vic_*.comp)
+
+// What a rates dispatch computes for its targets.
+#define VORTON_TARGET_VORTONS 0u // velocity + d(omega)/dt + dT/dt
+#define VORTON_TARGET_POINTS 1u  // velocity only (tracers, probe points)
+
+#define VORTON_PI 3.14159265358979323846
+
+// Push constants of every vorton shader.
+struct vorton_push {
+    // x: vortons (sources); y: targets of this dispatch; z: stretching
+    // scheme (VORTON_STRETCH_*); w: target kind (VORTON_TARGET_*)
+    uvec4 counts;
+    // x: kinematic viscosity nu (m^2/s); y: thermal diffusivity kappa
+    // (m^2/s); z: thermal expansion beta (1/K); w: ambient temperature (K)
+    vec4 physics;
+    // xyz: gravity (m/s^2); w: the step this dispatch takes (s, integrate)
+    vec4 gravity_dt;
+};
+
+#ifndef CS_GLSL
+typedef struct vorton_push vorton_push;
+#endif
+
+#endif
