@@ -56,6 +56,10 @@ typedef struct cs_body_props {
 // Mass properties and local geometry of scene body i.
 void cs_body_props_compute(const cs_scene *scene, uint32_t i, cs_body_props *out);
 
+// Where a kinematic body's frame origin is at time t, and its velocity
+// (scene.h cs_body path: straight segments, held at the end or looped).
+void cs_body_path_at(const cs_body *body, double t, double pos[3], double vel[3]);
+
 // The bodies of a scene in world space at their initial pose (what a fluid
 // starts with in its constants). False, with a message naming the scene,
 // when they exceed the set (planes, bodies).
@@ -63,7 +67,7 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
 
 typedef struct cs_bodies {
     cs_context *ctx;
-    uint32_t count, dynamic, fluids;
+    uint32_t count, dynamic, kinematic, fluids; // dynamic: pushed by the fluids; kinematic: on a path
     cs_bodies_params params;
     cs_buffer params_buffer;       // cs_bodies_params
     cs_buffer states;              // cs_body_state[count]
