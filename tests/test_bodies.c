@@ -452,7 +452,7 @@ static void test_momentum(cs_context *ctx, const char *what, const char *text, d
     "\"fluids\":[{\"solver\":\"wcsph\",\"wcsph\":{},\"particle_spacing\":0.03,\"smoothing_radius\":0.06," \
     "\"materials\":[{\"rest_density\":1000,\"mass\":0.027}],\"blocks\":[{\"min\":[0,0,0],\"max\":[0.48,0.24,0.48]}]}]}"
 
-static double tank(cs_context *ctx, double density, uint32_t frames, double *bottom_gap)
+static double tank(cs_context *ctx, double density, uint32_t frames, double *bottom_gap, double *tilt)
 {
     char text[1400];
     snprintf(text, sizeof text, TANK, density, 0.24 + 0.06 + 0.005);
@@ -506,6 +506,14 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
         double level = n ? sum / n + 0.5 * s : NAN;
         fraction = (level - lowest) / size_y;
         *bottom_gap = lowest;
+        // Tilt: the angle between the vertical and the body axis nearest it.
+        double upright = 0.0;
+        for (int a = 0; a < 3; a++) {
+            double e[3] = {a == 0, a == 1, a == 2}, w[3];
+            quat_rotate(&st.orientation, e, w);
+            upright = fmax(upright, fabs(w[1]));
+        }
+        *tilt = acos(fmin(upright, 1.0)) * 180.0 / 3.14159265358979323846;
         if (getenv("CS_TEST_VERBOSE"))
             printf("  density %g frame %u: level %.4f, box bottom %.4f, submerged %.3f\n", density, f, level, lowest,
                    fraction);
@@ -519,12 +527,12 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
 
 static void test_archimedes(cs_context *ctx)
 {
-    double gap_light, gap_heavy;
-    double light = tank(ctx, 500.0, 60, &gap_light);
-    double heavy = tank(ctx, 2000.0, 100, &gap_heavy);
+    double gap_light, gap_heavy, tilt_light, tilt_heavy;
+    double light = tank(ctx, 500.0, 60, &gap_light, &tilt_light);
+    double heavy = tank(ctx, 2000.0, 100, &gap_heavy, &tilt_heavy);
     printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 1.2 s (ideal 0.5), %.4f m above the floor; one of "
-           "2 rho0 is %.3f submerged, %.4f m above the floor after 2 s\n",
-           light, gap_light, heavy, gap_heavy);
+           "2 rho0 is %.3f submerged, %.4f m above the floor, tilted %.2f degrees after 2 s\n",
+           light, gap_light, heavy, gap_heavy, tilt_heavy);
     // The WCSPH density and pressure see the bodies (each body's nearest
     // face as a wall, its pressure handed back to the body), so the box of
     // 0.5 rho0 floats: it bobs and settles at 0.30-0.40 of its height
@@ -546,6 +554,10 @@ static void test_archimedes(cs_context *ctx)
     // could sink into the floor and the box rested on it 0.004 m up for good
     // (0.0041 m at 0.6 s, 0.0037 m at 2 s): this checked 0.01 m at 0.6 s.
     CHECK(gap_heavy < 1e-3, "a box of 2 rho0 stays %.4f m above the floor after 2 s", gap_heavy);
+    // The floor's contact impulses act at the box's corners and edge points
+    // (integrate.comp), so their torque lays it flat. Before (translation
+    // only) it stayed on one edge, tilted 14 degrees over a wedge of fluid.
+    CHECK(tilt_heavy < 2.0, "a box of 2 rho0 rests %.2f degrees off level after 2 s", tilt_heavy);
 }
 
 // ---- 6. A 2D world ---------------------------------------------------------------
