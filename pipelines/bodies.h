@@ -21,13 +21,20 @@
 // Euler: the new momenta move the body), v = P / m,
 // omega = R I^-1 R^T L, x += v dt, q += dt/2 (omega, 0) q, q renormalised.
 // 2D: only L_z, omega_z, and x, v in the plane.
-// Domain box contact (simple and stable, not a rigid contact solver): for
-// each face, the deepest vertex (sphere: the centre +- r) past it moves the
-// body back by that depth (translation only), the momentum into the face is
-// reflected with the body's restitution, and while touching, the tangential
-// momentum loses 1% and the angular momentum 5% per substep (a stand-in for
-// wall friction; it applies no torque).
-//
+// Contacts (integrate.comp, one invocation for all bodies, so the order is
+// fixed and runs give the same bytes): sequential impulses at contact
+// points, the body's vertices and three points on every edge (the edge
+// points catch boxes crossed edge on edge). A point of a moving body past
+// a domain face, or inside another body (the other's largest signed plane
+// distance; spheres radially), gets a normal impulse at that point,
+// accumulated over 8 sweeps and kept >= 0 (restitution only above the
+// speed gravity gives in two substeps), and Coulomb friction
+// (CS_BODY_CONTACT_FRICTION). The impulse at an off-centre point turns the
+// body, which lays a tilted box flat. Then positions: each pair's deepest
+// penetration is taken out along its normal, split by inverse mass, and
+// each body's deepest point past a face is moved back onto it (translation
+// only). Kinematic bodies (scene "path") follow their keys exactly and are
+// pushed by nothing; static ones never move.
 // Mass properties (cs_body_props_compute): box and sphere exact; a polytope
 // by sampling its vertex bounding box on a 64^3 lattice (2D: 256^2) of cell
 // centres: volume, centre of mass and inertia tensor to about 1% (exact for

@@ -282,6 +282,8 @@ void wall_contacts(uint b)
             vec3 n = vec3(0.0);
             n[a] = side == 0u ? 1.0 : -1.0; // into the domain
             float face = side == 0u ? bp.domain_min[a] : bp.domain_max[a];
+            if (n[a] * (face - xs[b][a]) + states[b].extent.x <= 0.0)
+                continue; // broad phase: the bounding sphere does not reach the face
             if (radius > 0.0) {
                 vec3 x = xs[b] - radius * n;
                 if (n[a] * (face - x[a]) > 0.0)
