@@ -464,7 +464,7 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
     cs_recorder_create(ctx, "tank", &rec);
     cs_particle_view v;
     double fraction = NAN;
-    const double size_y = 0.12, s = 0.03, h = 0.06;
+    const double size_y = 0.12, s = 0.03;
     for (uint32_t f = 1; f <= frames; f++) {
         cs_recorder_begin(&rec);
         cs_world_record_frame(&world, &rec);
@@ -484,25 +484,28 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
             quat_rotate(&st.orientation, p.vertices[k], w);
             lowest = fmin(lowest, w[1] + st.position.y);
         }
-        // The top layer away from the box: per column of the lattice, the
-        // highest particle; the level is their mean + half a spacing.
+        // The level: per lattice column, the highest particle (+ half a
+        // spacing), averaged over the columns clear of the box by a spacing
+        // and not against a domain wall (there the wall layers hold the
+        // top particle ~0.004 m lower: measuring there read 0.04 less).
         double top[16][16];
         for (int a = 0; a < 16; a++)
             for (int b = 0; b < 16; b++)
                 top[a][b] = -1.0;
         for (uint32_t j = 0; j < v.count; j++) {
-            double x = pos[4 * j], y = pos[4 * j + 1], z = pos[4 * j + 2];
-            if (fabs(x - st.position.x) < 0.09 + 2 * h && fabs(z - st.position.z) < 0.09 + 2 * h)
-                continue;
-            int a = CS_MIN((int)(x / s), 15), b = CS_MIN((int)(z / s), 15);
-            top[a][b] = fmax(top[a][b], y);
+            int a = CS_MIN((int)(pos[4 * j] / s), 15), b = CS_MIN((int)(pos[4 * j + 2] / s), 15);
+            top[a][b] = fmax(top[a][b], pos[4 * j + 1]);
         }
         double sum = 0.0;
         int n = 0;
-        for (int a = 0; a < 16; a++)
-            for (int b = 0; b < 16; b++)
+        for (int a = 1; a < 15; a++)
+            for (int b = 1; b < 15; b++) {
+                double x = (a + 0.5) * s, z = (b + 0.5) * s;
+                if (fabs(x - st.position.x) < 0.09 + s && fabs(z - st.position.z) < 0.09 + s)
+                    continue;
                 if (top[a][b] >= 0.0)
                     sum += top[a][b], n++;
+            }
         double level = n ? sum / n + 0.5 * s : NAN;
         fraction = (level - lowest) / size_y;
         *bottom_gap = lowest;
@@ -515,8 +518,8 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
         }
         *tilt = acos(fmin(upright, 1.0)) * 180.0 / 3.14159265358979323846;
         if (getenv("CS_TEST_VERBOSE"))
-            printf("  density %g frame %u: level %.4f, box bottom %.4f, submerged %.3f\n", density, f, level, lowest,
-                   fraction);
+            printf("  density %g frame %u: level %.4f, box bottom %.4f, submerged %.3f, tilt %.2f\n", density, f,
+                   level, lowest, fraction, *tilt);
         free(pos);
     }
     cs_recorder_destroy(&rec);
@@ -528,19 +531,20 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
 static void test_archimedes(cs_context *ctx)
 {
     double gap_light, gap_heavy, tilt_light, tilt_heavy;
-    double light = tank(ctx, 500.0, 60, &gap_light, &tilt_light);
+    double light = tank(ctx, 500.0, 100, &gap_light, &tilt_light);
     double heavy = tank(ctx, 2000.0, 100, &gap_heavy, &tilt_heavy);
-    printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 1.2 s (ideal 0.5), %.4f m above the floor; one of "
+    printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 2 s (ideal 0.5), %.4f m above the floor; one of "
            "2 rho0 is %.3f submerged, %.4f m above the floor, tilted %.2f degrees after 2 s\n",
            light, gap_light, heavy, gap_heavy, tilt_heavy);
     // The WCSPH density and pressure see the bodies (each body's nearest
-    // face as a wall, its pressure handed back to the body), so the box of
-    // 0.5 rho0 floats: it bobs and settles at 0.30-0.40 of its height
-    // submerged (measured: 0.399 at 1.2 s; 0.363 before the collision
-    // margin), not yet Archimedes' 0.5 +- 0.05 (the faces' wall layers lift
-    // it too much).
-    // Before (collisions only) it sank: 0.74 at 0.6 s, 1.01 at 1.2 s.
-    CHECK(light > 0.3 && light < 0.5, "a box of 0.5 rho0 is %.3f submerged after 1.2 s", light);
+    // face as a wall, its pressure handed back to the body). The box of
+    // 0.5 rho0 bobs and settles by 1.2 s; from 1.2 to 2.4 s it reads
+    // 0.453-0.464 (0.459 at 2 s), 8% short of Archimedes' 0.5: not yet the
+    // 5% asked. It was 0.41-0.44 on this level before the faces' wall term
+    // stopped at their edges (bodies.glsl cs_body_feature_face,
+    // wcsph.glsl wcsph_body_cover) and particles kept the collision margin
+    // off body faces too (0.406 with the old level, next to the walls).
+    CHECK(fabs(light - 0.5) <= 0.05, "a box of 0.5 rho0 is %.3f submerged after 2 s (0.5 +- 0.05)", light);
     CHECK(gap_light > 0.1, "a box of 0.5 rho0 is only %.4f m above the floor after 1.2 s", gap_light);
     // The box of 2 rho0 sinks at about g/2 and lands on the last layer of
     // fluid, one row (0.03 m) thick: at 0.6 s its bottom is 0.0295 m up with
@@ -651,6 +655,11 @@ int main(void)
     cs_context ctx;
     test_context(&ctx);
     test_seed();
+    if (getenv("CS_TANK_DENSITY")) {
+        double g, tl;
+        tank(&ctx, atof(getenv("CS_TANK_DENSITY")), (uint32_t)atoi(getenv("CS_TANK_FRAMES")), &g, &tl);
+        return 0;
+    }
     test_contact(&ctx);
     test_fall_and_determinism(&ctx);
     test_momentum(&ctx, "wcsph", THROW, 1e-4);

@@ -122,7 +122,7 @@ void cs_collide(inout vec3 x, inout vec3 v)
     float e = CS_RESTITUTION;
     cs_collide_boundary(x, v, e, CS_WALL_MARGIN);
     if (cs_body_count() > 0u) {
-        cs_bodies_collide(x, v, e);
+        cs_bodies_collide(x, v, e, CS_WALL_MARGIN);
         cs_collide_boundary(x, v, e, 0.0);
     }
 #if DIM == 2
@@ -164,7 +164,7 @@ void cs_restitute(vec3 x, inout vec3 v)
     float touch = 1e-5 * CS_H;
     cs_restitute_boundary(x, v, e, touch, CS_WALL_MARGIN);
     if (cs_body_count() > 0u) {
-        cs_bodies_restitute(x, v, e, touch);
+        cs_bodies_restitute(x, v, e, touch, CS_WALL_MARGIN);
         cs_restitute_boundary(x, v, e, touch, 0.0);
     }
 }
