@@ -9,7 +9,7 @@
 
 _Static_assert(CS_BODIES_MAX == CS_MAX_BODIES, "the set must hold every body a scene may have");
 _Static_assert(sizeof(cs_body_set) == 16 + 64 * CS_BODIES_MAX + 16 * CS_BODIES_MAX_PLANES, "cs_body_set is not std430-packed");
-_Static_assert(sizeof(cs_body_state) == 144, "cs_body_state is not std430-packed");
+_Static_assert(sizeof(cs_body_state) == 160, "cs_body_state is not std430-packed");
 
 // ---------------------------------------------------------------------------
 // Mass properties
@@ -177,10 +177,18 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
         world_centre(body, &p, c);
         cs_body_gpu *g = &out->bodies[i];
         g->centre = (vec4){(float)c[0], (float)c[1], d3 ? (float)c[2] : 0.0f, (float)p.radius};
-        g->velocity = (vec4){body->velocity[0], body->velocity[1], d3 ? body->velocity[2] : 0.0f, body->friction};
+        float vel[3] = {body->velocity[0], body->velocity[1], body->velocity[2]};
+        if (body->path_count) { // kinematic: the first segment's velocity
+            double pos[3], v[3];
+            cs_body_path_at(body, 0.0, pos, v);
+            for (int a = 0; a < 3; a++)
+                vel[a] = (float)v[a];
+        }
+        g->velocity = (vec4){vel[0], vel[1], d3 ? vel[2] : 0.0f, body->friction};
         g->omega = (vec4){d3 ? body->angular_velocity[0] : 0.0f, d3 ? body->angular_velocity[1] : 0.0f,
                           body->angular_velocity[2], body->shape == CS_BODY_SPHERE ? body->radius : 0.0f};
-        g->info = (uvec4){planes, p.plane_count, body->is_static ? 0u : CS_BODY_DYNAMIC, body->is_static ? 0u : dynamic};
+        bool moves = !body->is_static && !body->path_count; // pushed by the fluids: an impulse slot
+        g->info = (uvec4){planes, p.plane_count, moves ? CS_BODY_DYNAMIC : 0u, moves ? dynamic : 0u};
         for (uint32_t k = 0; k < p.plane_count; k++) {
             double n[3];
             rotate(body->orientation, p.planes[k], n);
@@ -188,10 +196,70 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
             out->planes[planes + k] = (vec4){(float)n[0], (float)n[1], d3 ? (float)n[2] : 0.0f, (float)d};
         }
         planes += p.plane_count;
-        dynamic += !body->is_static;
+        dynamic += moves;
     }
     out->counts = (uvec4){scene->body_count, planes, (uint32_t)scene->dim, dynamic};
     return true;
+}
+
+// ---------------------------------------------------------------------------
+// Contact points and paths
+
+// Most contact points one body may have: its vertices and three points on
+// each edge.
+#define MAX_CONTACT_POINTS (CS_BODY_MAX_VERTICES * 4)
+
+// The points body-wall and body-body contacts test (about the centre of
+// mass): the vertices, then the points at 1/4, 1/2 and 3/4 of every edge.
+// Vertices alone miss two boxes crossed edge on edge (each one's corners
+// outside the other); the edge points catch that before the boxes are a
+// quarter of an edge into each other. An edge joins two vertices on dim - 1
+// common planes. Returns the count (a sphere: 0).
+static uint32_t contact_points(const cs_body_props *p, int dim, double (*out)[3])
+{
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < p->vertex_count; v++, n++)
+        memcpy(out[n], p->vertices[v], sizeof out[n]);
+    double tol = 1e-6 * fmax(p->radius, 1e-12);
+    for (uint32_t i = 0; i < p->vertex_count; i++)
+        for (uint32_t j = i + 1; j < p->vertex_count; j++) {
+            uint32_t shared = 0;
+            for (uint32_t k = 0; k < p->plane_count; k++) {
+                const double *pl = p->planes[k];
+                double di = pl[0] * p->vertices[i][0] + pl[1] * p->vertices[i][1] + pl[2] * p->vertices[i][2] - pl[3];
+                double dj = pl[0] * p->vertices[j][0] + pl[1] * p->vertices[j][1] + pl[2] * p->vertices[j][2] - pl[3];
+                shared += fabs(di) <= tol && fabs(dj) <= tol;
+            }
+            if (shared < (uint32_t)dim - 1 || n + 3 > MAX_CONTACT_POINTS)
+                continue;
+            for (int q = 1; q <= 3; q++, n++)
+                for (int a = 0; a < 3; a++)
+                    out[n][a] = p->vertices[i][a] + 0.25 * q * (p->vertices[j][a] - p->vertices[i][a]);
+        }
+    return n;
+}
+
+void cs_body_path_at(const cs_body *body, double t, double pos[3], double vel[3])
+{
+    const float(*k)[4] = body->path;
+    uint32_t n = body->path_count;
+    double end = k[n - 1][0];
+    if (body->path_loop)
+        t = fmod(t, end);
+    if (t >= end) {
+        for (int a = 0; a < 3; a++)
+            pos[a] = k[n - 1][1 + a], vel[a] = 0.0;
+        return;
+    }
+    uint32_t i = 0;
+    while (i + 2 < n && t >= k[i + 1][0])
+        i++;
+    double span = (double)k[i + 1][0] - k[i][0], s = (t - k[i][0]) / span;
+    for (int a = 0; a < 3; a++) {
+        double d = (double)k[i + 1][1 + a] - k[i][1 + a];
+        pos[a] = k[i][1 + a] + s * d;
+        vel[a] = d / span;
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -217,24 +285,36 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
     bp->domain_max = (vec4){scene->domain_max[0], scene->domain_max[1], d3 ? scene->domain_max[2] : 0.0f, 0.0f};
     cs_body_state states[CS_BODIES_MAX];
     memset(states, 0, sizeof states);
-    uint32_t planes = 0, verts = 0;
+    uint32_t planes = 0, verts = 0, keys = 0;
     for (uint32_t i = 0; i < b->count; i++) {
         const cs_body *body = &scene->bodies[i];
+        bool moves = !body->is_static && !body->path_count; // static and kinematic: nothing pushes them
         cs_body_props p;
         cs_body_props_compute(scene, i, &p);
-        if (verts + p.vertex_count > CS_BODIES_MAX_VERTICES)
-            return cs_fail(err, "%s: the bodies have more than %d vertices together", where, CS_BODIES_MAX_VERTICES);
+        double points[MAX_CONTACT_POINTS][3];
+        uint32_t np = contact_points(&p, scene->dim, points);
+        if (verts + np > CS_BODIES_MAX_VERTICES)
+            return cs_fail(err, "%s: the bodies have more than %d contact points (vertices and edge points) together",
+                           where, CS_BODIES_MAX_VERTICES);
+        if (keys + body->path_count > CS_BODIES_MAX_PATH_KEYS)
+            return cs_fail(err, "%s: the bodies have more than %d path keys together", where, CS_BODIES_MAX_PATH_KEYS);
         for (uint32_t k = 0; k < p.plane_count; k++)
             bp->local_planes[planes + k] = (vec4){(float)p.planes[k][0], (float)p.planes[k][1], (float)p.planes[k][2],
                                                   (float)p.planes[k][3]};
-        for (uint32_t v = 0; v < p.vertex_count; v++)
-            bp->local_vertices[verts + v] = (vec4){(float)p.vertices[v][0], (float)p.vertices[v][1],
-                                                   (float)p.vertices[v][2], 0.0f};
+        for (uint32_t v = 0; v < np; v++)
+            bp->local_vertices[verts + v] = (vec4){(float)points[v][0], (float)points[v][1], (float)points[v][2], 0.0f};
+        // Path keys of the centre of mass (the keys place the body frame's origin).
+        double com_offset[3];
+        rotate(body->orientation, p.com, com_offset);
+        for (uint32_t k = 0; k < body->path_count; k++)
+            bp->path[keys + k] = (vec4){body->path[k][0], (float)(body->path[k][1] + com_offset[0]),
+                                        (float)(body->path[k][2] + com_offset[1]),
+                                        d3 ? (float)(body->path[k][3] + com_offset[2]) : 0.0f};
         double inv[3][3], c[3];
-        inverse_inertia(&p, scene->dim, body->is_static, inv);
+        inverse_inertia(&p, scene->dim, !moves, inv);
         world_centre(body, &p, c);
         cs_body_state *s = &states[i];
-        double m = body->is_static ? 0.0 : p.mass;
+        double m = moves ? p.mass : 0.0;
         s->position = (vec4){(float)c[0], (float)c[1], d3 ? (float)c[2] : 0.0f, (float)m};
         s->orientation = (vec4){body->orientation[0], body->orientation[1], body->orientation[2], body->orientation[3]};
         s->momentum = (vec4){(float)(m * body->velocity[0]), (float)(m * body->velocity[1]),
@@ -246,18 +326,21 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
         double l_body[3] = {0, 0, 0}, l[3];
         for (int a = 0; a < 3; a++)
             for (int c2 = 0; c2 < 3; c2++)
-                l_body[a] += (body->is_static ? 0.0 : p.inertia[a][c2]) * w_body[c2];
+                l_body[a] += (moves ? p.inertia[a][c2] : 0.0) * w_body[c2];
         rotate(body->orientation, l_body, l);
         if (!d3)
             l[0] = l[1] = 0.0;
         s->angular_momentum = (vec4){(float)l[0], (float)l[1], (float)l[2], body->friction};
         for (int r = 0; r < 3; r++)
             s->inv_inertia[r] = (vec4){(float)inv[r][0], (float)inv[r][1], (float)inv[r][2], 0.0f};
-        s->shape = (uvec4){planes, p.plane_count, verts, p.vertex_count};
+        s->shape = (uvec4){planes, p.plane_count, verts, np};
         s->extent = (vec4){(float)p.radius, body->shape == CS_BODY_SPHERE ? body->radius : 0.0f,
                            (float)set.bodies[i].info.w, 0.0f};
+        s->motion = (uvec4){keys, body->path_count, 0u, body->path_loop ? 1u : 0u};
         planes += p.plane_count;
-        verts += p.vertex_count;
+        verts += np;
+        keys += body->path_count;
+        b->kinematic += body->path_count > 0;
     }
     for (uint32_t f = 0; f < fluids; f++)
         b->term_capacity = CS_MAX(b->term_capacity, links[f].capacity);
@@ -321,12 +404,10 @@ void cs_bodies_record_begin(cs_bodies *b, cs_recorder *rec, const cs_body_link *
     cs_pass_end(rec);
 }
 
-void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
+// Per fluid: each (slot, term) range of its impulse array into a term
+// buffer (one copy each), then one fixed-shape tree sum each.
+static void record_reduce(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
 {
-    if (!b->dynamic)
-        return; // static bodies never change: the set the fluids started with stays
-    // Per fluid: each (slot, term) range of its impulse array into a term
-    // buffer (one copy each), then one fixed-shape tree sum each.
     cs_pass_begin(rec, "bodies: reduce");
     for (uint32_t f = 0; f < b->fluids; f++) {
         const cs_body_link *l = &links[f];
@@ -346,10 +427,17 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
             cs_reduce_record(rec, &b->reduce, CS_REDUCE_SUM, &b->terms[t], l->count, &b->sums, f * terms + t);
     }
     cs_pass_end(rec);
+}
 
+void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
+{
+    if (!b->dynamic && !b->kinematic)
+        return; // static bodies never change: the set the fluids started with stays
+    if (b->dynamic)
+        record_reduce(b, rec, links);
     cs_pass_begin(rec, "bodies: integrate");
     cs_dispatch(rec, b->integrate, &(cs_dispatch_desc){
-        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set}, .threads = {b->count}});
+        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set}, .threads = {1}});
     cs_pass_end(rec);
 
     cs_pass_begin(rec, "bodies: publish");

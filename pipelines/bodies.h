@@ -21,13 +21,20 @@
 // Euler: the new momenta move the body), v = P / m,
 // omega = R I^-1 R^T L, x += v dt, q += dt/2 (omega, 0) q, q renormalised.
 // 2D: only L_z, omega_z, and x, v in the plane.
-// Domain box contact (simple and stable, not a rigid contact solver): for
-// each face, the deepest vertex (sphere: the centre +- r) past it moves the
-// body back by that depth (translation only), the momentum into the face is
-// reflected with the body's restitution, and while touching, the tangential
-// momentum loses 1% and the angular momentum 5% per substep (a stand-in for
-// wall friction; it applies no torque).
-//
+// Contacts (integrate.comp, one invocation for all bodies, so the order is
+// fixed and runs give the same bytes): sequential impulses at contact
+// points, the body's vertices and three points on every edge (the edge
+// points catch boxes crossed edge on edge). A point of a moving body past
+// a domain face, or inside another body (the other's largest signed plane
+// distance; spheres radially), gets a normal impulse at that point,
+// accumulated over 8 sweeps and kept >= 0 (restitution only above the
+// speed gravity gives in two substeps), and Coulomb friction
+// (CS_BODY_CONTACT_FRICTION). The impulse at an off-centre point turns the
+// body, which lays a tilted box flat. Then positions: each pair's deepest
+// penetration is taken out along its normal, split by inverse mass, and
+// each body's deepest point past a face is moved back onto it (translation
+// only). Kinematic bodies (scene "path") follow their keys exactly and are
+// pushed by nothing; static ones never move.
 // Mass properties (cs_body_props_compute): box and sphere exact; a polytope
 // by sampling its vertex bounding box on a 64^3 lattice (2D: 256^2) of cell
 // centres: volume, centre of mass and inertia tensor to about 1% (exact for
@@ -56,6 +63,10 @@ typedef struct cs_body_props {
 // Mass properties and local geometry of scene body i.
 void cs_body_props_compute(const cs_scene *scene, uint32_t i, cs_body_props *out);
 
+// Where a kinematic body's frame origin is at time t, and its velocity
+// (scene.h cs_body path: straight segments, held at the end or looped).
+void cs_body_path_at(const cs_body *body, double t, double pos[3], double vel[3]);
+
 // The bodies of a scene in world space at their initial pose (what a fluid
 // starts with in its constants). False, with a message naming the scene,
 // when they exceed the set (planes, bodies).
@@ -63,7 +74,7 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
 
 typedef struct cs_bodies {
     cs_context *ctx;
-    uint32_t count, dynamic, fluids;
+    uint32_t count, dynamic, kinematic, fluids; // dynamic: pushed by the fluids; kinematic: on a path
     cs_bodies_params params;
     cs_buffer params_buffer;       // cs_bodies_params
     cs_buffer states;              // cs_body_state[count]

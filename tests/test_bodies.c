@@ -452,7 +452,7 @@ static void test_momentum(cs_context *ctx, const char *what, const char *text, d
     "\"fluids\":[{\"solver\":\"wcsph\",\"wcsph\":{},\"particle_spacing\":0.03,\"smoothing_radius\":0.06," \
     "\"materials\":[{\"rest_density\":1000,\"mass\":0.027}],\"blocks\":[{\"min\":[0,0,0],\"max\":[0.48,0.24,0.48]}]}]}"
 
-static double tank(cs_context *ctx, double density, uint32_t frames, double *bottom_gap)
+static double tank(cs_context *ctx, double density, uint32_t frames, double *bottom_gap, double *tilt)
 {
     char text[1400];
     snprintf(text, sizeof text, TANK, density, 0.24 + 0.06 + 0.005);
@@ -464,7 +464,7 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
     cs_recorder_create(ctx, "tank", &rec);
     cs_particle_view v;
     double fraction = NAN;
-    const double size_y = 0.12, s = 0.03, h = 0.06;
+    const double size_y = 0.12, s = 0.03;
     for (uint32_t f = 1; f <= frames; f++) {
         cs_recorder_begin(&rec);
         cs_world_record_frame(&world, &rec);
@@ -484,31 +484,42 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
             quat_rotate(&st.orientation, p.vertices[k], w);
             lowest = fmin(lowest, w[1] + st.position.y);
         }
-        // The top layer away from the box: per column of the lattice, the
-        // highest particle; the level is their mean + half a spacing.
+        // The level: per lattice column, the highest particle (+ half a
+        // spacing), averaged over the columns clear of the box by a spacing
+        // and not against a domain wall (there the wall layers hold the
+        // top particle ~0.004 m lower: measuring there read 0.04 less).
         double top[16][16];
         for (int a = 0; a < 16; a++)
             for (int b = 0; b < 16; b++)
                 top[a][b] = -1.0;
         for (uint32_t j = 0; j < v.count; j++) {
-            double x = pos[4 * j], y = pos[4 * j + 1], z = pos[4 * j + 2];
-            if (fabs(x - st.position.x) < 0.09 + 2 * h && fabs(z - st.position.z) < 0.09 + 2 * h)
-                continue;
-            int a = CS_MIN((int)(x / s), 15), b = CS_MIN((int)(z / s), 15);
-            top[a][b] = fmax(top[a][b], y);
+            int a = CS_MIN((int)(pos[4 * j] / s), 15), b = CS_MIN((int)(pos[4 * j + 2] / s), 15);
+            top[a][b] = fmax(top[a][b], pos[4 * j + 1]);
         }
         double sum = 0.0;
         int n = 0;
-        for (int a = 0; a < 16; a++)
-            for (int b = 0; b < 16; b++)
+        for (int a = 1; a < 15; a++)
+            for (int b = 1; b < 15; b++) {
+                double x = (a + 0.5) * s, z = (b + 0.5) * s;
+                if (fabs(x - st.position.x) < 0.09 + s && fabs(z - st.position.z) < 0.09 + s)
+                    continue;
                 if (top[a][b] >= 0.0)
                     sum += top[a][b], n++;
+            }
         double level = n ? sum / n + 0.5 * s : NAN;
         fraction = (level - lowest) / size_y;
         *bottom_gap = lowest;
+        // Tilt: the angle between the vertical and the body axis nearest it.
+        double upright = 0.0;
+        for (int a = 0; a < 3; a++) {
+            double e[3] = {a == 0, a == 1, a == 2}, w[3];
+            quat_rotate(&st.orientation, e, w);
+            upright = fmax(upright, fabs(w[1]));
+        }
+        *tilt = acos(fmin(upright, 1.0)) * 180.0 / 3.14159265358979323846;
         if (getenv("CS_TEST_VERBOSE"))
-            printf("  density %g frame %u: level %.4f, box bottom %.4f, submerged %.3f\n", density, f, level, lowest,
-                   fraction);
+            printf("  density %g frame %u: level %.4f, box bottom %.4f, submerged %.3f, tilt %.2f\n", density, f,
+                   level, lowest, fraction, *tilt);
         free(pos);
     }
     cs_recorder_destroy(&rec);
@@ -519,20 +530,23 @@ static double tank(cs_context *ctx, double density, uint32_t frames, double *bot
 
 static void test_archimedes(cs_context *ctx)
 {
-    double gap_light, gap_heavy;
-    double light = tank(ctx, 500.0, 60, &gap_light);
-    double heavy = tank(ctx, 2000.0, 100, &gap_heavy);
-    printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 1.2 s (ideal 0.5), %.4f m above the floor; one of "
-           "2 rho0 is %.3f submerged, %.4f m above the floor after 2 s\n",
-           light, gap_light, heavy, gap_heavy);
+    double gap_light, gap_heavy, tilt_light, tilt_heavy;
+    double light = tank(ctx, 500.0, 100, &gap_light, &tilt_light);
+    double heavy = tank(ctx, 2000.0, 100, &gap_heavy, &tilt_heavy);
+    printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 2 s (ideal 0.5), %.4f m above the floor; one of "
+           "2 rho0 is %.3f submerged, %.4f m above the floor, tilted %.2f degrees after 2 s\n",
+           light, gap_light, heavy, gap_heavy, tilt_heavy);
     // The WCSPH density and pressure see the bodies (each body's nearest
-    // face as a wall, its pressure handed back to the body), so the box of
-    // 0.5 rho0 floats: it bobs and settles at 0.30-0.40 of its height
-    // submerged (measured: 0.399 at 1.2 s; 0.363 before the collision
-    // margin), not yet Archimedes' 0.5 +- 0.05 (the faces' wall layers lift
-    // it too much).
-    // Before (collisions only) it sank: 0.74 at 0.6 s, 1.01 at 1.2 s.
-    CHECK(light > 0.3 && light < 0.5, "a box of 0.5 rho0 is %.3f submerged after 1.2 s", light);
+    // face as a wall, its pressure handed back to the body). The box of
+    // 0.5 rho0 bobs and settles by 1.2 s; from 1.2 to 2.4 s it reads
+    // 0.453-0.464 (0.459 at 2 s), 8% short of Archimedes' 0.5: not yet the
+    // 5% asked. Most of the old gap (0.406) was the measurement: the level
+    // was read next to the domain walls, ~0.004 m low. With this level the
+    // shaders before the faces' wall term stopped at their edges
+    // (bodies.glsl cs_body_feature_face, wcsph.glsl wcsph_body_cover) and
+    // before the collision margin applied to bodies read 0.452 at 2 s, so
+    // this check passes there too: it guards the float, not that change.
+    CHECK(fabs(light - 0.5) <= 0.05, "a box of 0.5 rho0 is %.3f submerged after 2 s (0.5 +- 0.05)", light);
     CHECK(gap_light > 0.1, "a box of 0.5 rho0 is only %.4f m above the floor after 1.2 s", gap_light);
     // The box of 2 rho0 sinks at about g/2 and lands on the last layer of
     // fluid, one row (0.03 m) thick: at 0.6 s its bottom is 0.0295 m up with
@@ -546,6 +560,10 @@ static void test_archimedes(cs_context *ctx)
     // could sink into the floor and the box rested on it 0.004 m up for good
     // (0.0041 m at 0.6 s, 0.0037 m at 2 s): this checked 0.01 m at 0.6 s.
     CHECK(gap_heavy < 1e-3, "a box of 2 rho0 stays %.4f m above the floor after 2 s", gap_heavy);
+    // Tilt, printed, not checked: the floor's contact impulses now turn the
+    // box (dry, it lies flat: test_body_contact), but here it still rests on
+    // one edge over a wedge of trapped fluid, whose face pressure holds it:
+    // 10.6 degrees after 2 s (14 before the contacts had a torque).
 }
 
 // ---- 6. A 2D world ---------------------------------------------------------------
@@ -639,6 +657,11 @@ int main(void)
     cs_context ctx;
     test_context(&ctx);
     test_seed();
+    if (getenv("CS_TANK_DENSITY")) {
+        double g, tl;
+        tank(&ctx, atof(getenv("CS_TANK_DENSITY")), (uint32_t)atoi(getenv("CS_TANK_FRAMES")), &g, &tl);
+        return 0;
+    }
     test_contact(&ctx);
     test_fall_and_determinism(&ctx);
     test_momentum(&ctx, "wcsph", THROW, 1e-4);

@@ -1070,11 +1070,61 @@ static bool parse_orientation(cs_scene *scene, const cJSON *entry, const char *p
     return true;
 }
 
+// A kinematic body's "path": {"keys": [[t, x, y, z], ...] (2D: [t, x, y]),
+// "loop": bool}: positions of the body frame's origin at times t, the
+// first at t = 0, t strictly increasing; with loop the last key must equal
+// the first (the body goes round again without a jump).
+static bool parse_body_path(cs_scene *scene, const cJSON *entry, const char *path, cs_body *b, cs_error *err)
+{
+    static const char *const keys[] = {"keys", "loop", NULL};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(entry, "path");
+    char where[128];
+    snprintf(where, sizeof where, "%s.path", path);
+    if (!cJSON_IsObject(o))
+        return key_fail(scene, err, path, "path", "must be an object {\"keys\": [[t, x, y, z], ...], \"loop\": bool}");
+    if (!cs_json_check_keys(scene, o, where, keys, err) || !require(scene, o, where, "keys", err) ||
+        !cs_json_bool(scene, o, where, "loop", &b->path_loop, err))
+        return false;
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, "keys");
+    int n = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : -1;
+    if (n < 2 || n > CS_MAX_BODY_PATH_KEYS)
+        return key_fail(scene, err, where, "keys", "must be an array of 2 to %d keys [t, x, y%s]", CS_MAX_BODY_PATH_KEYS,
+                        scene->dim == 3 ? ", z" : "");
+    snprintf(where, sizeof where, "%s.path.keys", path);
+    uint32_t i = 0;
+    for (const cJSON *e = item->child; e; e = e->next, i++) {
+        char elem[160];
+        join_index(elem, sizeof elem, where, i);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 1 + scene->dim)
+            return key_fail(scene, err, elem, NULL, "must be [t, x, y%s]", scene->dim == 3 ? ", z" : "");
+        float *k = b->path[i];
+        k[0] = k[1] = k[2] = k[3] = 0.0f;
+        int c = 0;
+        for (const cJSON *x = e->child; x; x = x->next, c++) {
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > COORD_LIMIT)
+                return key_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c, COORD_LIMIT);
+            k[c] = (float)x->valuedouble;
+        }
+        if (i == 0 && k[0] != 0.0f)
+            return key_fail(scene, err, elem, NULL, "the first key's time must be 0 (got %g)", k[0]);
+        if (i > 0 && !(k[0] > b->path[i - 1][0]))
+            return key_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0], b->path[i - 1][0]);
+        if (!inside_domain(scene, &k[1], 0.0f))
+            return key_fail(scene, err, elem, NULL, "(%g, %g, %g) is outside the domain", k[1], k[2], k[3]);
+    }
+    b->path_count = (uint32_t)n;
+    if (b->path_loop && memcmp(&b->path[0][1], &b->path[n - 1][1], 3 * sizeof(float)) != 0)
+        return key_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
+    for (int a = 0; a < 3; a++)
+        b->position[a] = b->path[0][1 + a];
+    return true;
+}
+
 static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {"shape", "size", "radius", "planes", "density", "mass", "position",
                                        "orientation", "velocity", "angular_velocity", "static", "restitution",
-                                       "friction", "color", NULL};
+                                       "friction", "color", "path", NULL};
     const cJSON *array;
     if (!get_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
         return false;
@@ -1122,11 +1172,19 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
             return false;
         if (has_density && has_mass)
             return key_fail(scene, err, path, "mass", "give density or mass, not both");
-        if (!has_density && !has_mass && !b->is_static)
+        bool has_path = cJSON_GetObjectItemCaseSensitive(entry, "path") != NULL;
+        if (has_path && (b->is_static || cJSON_GetObjectItemCaseSensitive(entry, "position") ||
+                         cJSON_GetObjectItemCaseSensitive(entry, "velocity") ||
+                         cJSON_GetObjectItemCaseSensitive(entry, "angular_velocity")))
+            return key_fail(scene, err, path, "path", "a body on a path is neither static nor given a position or a velocity "
+                            "(its first key is its position)");
+        if (has_path && !parse_body_path(scene, entry, path, b, err))
+            return false;
+        if (!has_density && !has_mass && !b->is_static && !has_path)
             return key_fail(scene, err, path, "density", "missing: a moving body needs a density or a mass");
         if (!get_positive(scene, entry, path, "density", 1e7, &b->density, err) ||
             !get_positive(scene, entry, path, "mass", 1e9, &b->mass, err) ||
-            !require(scene, entry, path, "position", err) ||
+            (!has_path && !require(scene, entry, path, "position", err)) ||
             !get_coord(scene, entry, path, "position", b->position, NULL, err) ||
             !parse_orientation(scene, entry, path, b->orientation, err) ||
             !get_coord(scene, entry, path, "velocity", b->velocity, NULL, err) ||

@@ -31,6 +31,7 @@
 #define CS_MAX_WALLS 16
 #define CS_MAX_FLUIDS 8
 #define CS_MAX_BODIES 8        // = CS_BODIES_MAX (shaders/bodies/bodies_shared.h)
+#define CS_MAX_BODY_PATH_KEYS 16 // per kinematic body
 #define CS_MAX_BODY_PLANES 16  // planes of one polytope
 // Most particles a scene may ask for (blocks + emitter budgets); the parser
 // refuses more so counts never overflow 32 bits. Devices refuse far less.
@@ -105,6 +106,13 @@ typedef struct cs_body {
     float friction;          // 0..1: fraction of the tangential relative velocity a fluid contact removes
     bool is_static;          // never moves; fluid only bounces off it
     float color[3];          // linear rgb it is drawn in (render feature_bodies.c); all 0: a neutral grey
+    // Kinematic: "path" keys (t, position of the body frame's origin), t
+    // from 0 strictly increasing; the body moves along the straight
+    // segments between them (held at the last key, or, with loop, again
+    // from the first), pushes fluid and bodies and is pushed by nothing.
+    float path[CS_MAX_BODY_PATH_KEYS][4];
+    uint32_t path_count;     // 0: not kinematic
+    bool path_loop;
 } cs_body;
 
 typedef struct cs_camera {

@@ -80,6 +80,39 @@ vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel)
     return vec4(n_best, best);
 }
 
+// The distance from x to the intersection of `count` (2 or 3) planes it
+// is in front of (an edge or a corner of the body), given their normals n
+// and x's distances d to them: with the Gram matrix G = (n_i . n_j), the
+// nearest point is x - sum_i l_i n_i where G l = d, at distance
+// sqrt(d . l) (never less than any d_i). Why not the largest d_i: beside a
+// face, past the edge, that lower bound reads the particle as right above
+// the face's infinite plane, so a box's bottom face lifted the fluid around
+// its footprint too (tests/test_bodies.c, the Archimedes tank). Returns
+// (unit normal from the nearest point to x, distance); a degenerate
+// system (parallel planes) answers the fallback (n_best, best).
+vec4 cs_body_feature_face(vec3 n[3], float d[3], uint count, vec3 n_best, float best)
+{
+    vec3 l;
+    if (count == 2u) {
+        float c = dot(n[0], n[1]);
+        float det = 1.0 - c * c;
+        if (det < 1e-6)
+            return vec4(n_best, best);
+        l = vec3((d[0] - c * d[1]) / det, (d[1] - c * d[0]) / det, 0.0);
+    } else {
+        mat3 g = mat3(vec3(1.0, dot(n[0], n[1]), dot(n[0], n[2])), vec3(dot(n[1], n[0]), 1.0, dot(n[1], n[2])),
+                      vec3(dot(n[2], n[0]), dot(n[2], n[1]), 1.0));
+        if (abs(determinant(g)) < 1e-6)
+            return vec4(n_best, best);
+        l = inverse(g) * vec3(d[0], d[1], d[2]);
+    }
+    vec3 offset = l.x * n[0] + l.y * n[1] + (count == 3u ? l.z * n[2] : vec3(0.0));
+    float dist = length(offset);
+    if (!(dist > best))
+        return vec4(n_best, best);
+    return vec4(offset / dist, dist);
+}
+
 // The face of body b nearest to x, as a wall model reads it (the fluids'
 // boundary density and pressure treat it locally as a half-space):
 //   xyz = the face's unit normal (out of the body, into the fluid),
@@ -104,6 +137,11 @@ vec4 cs_body_face(uint b, vec3 x, float reach)
     }
     float best = -CS_BODY_FAR;
     vec3 n_best = vec3(0.0);
+    // The planes x is in front of (at most 3 kept): outside near an edge or
+    // a corner the nearest point of the body is on their intersection.
+    vec3 n_out[3];
+    float d_out[3];
+    uint outside = 0u;
     for (uint k = 0u; k < body.info.y; k++) {
         vec4 p = CS_BODY_SET.planes[body.info.x + k];
         float d = dot(p.xyz, x) - p.w;
@@ -111,8 +149,17 @@ vec4 cs_body_face(uint b, vec3 x, float reach)
             best = d;
             n_best = p.xyz;
         }
+        if (d > 0.0) {
+            if (outside < 3u) {
+                n_out[outside] = p.xyz;
+                d_out[outside] = d;
+            }
+            outside++;
+        }
     }
-    return vec4(n_best, best);
+    if (outside < 2u || outside > 3u)
+        return vec4(n_best, best);
+    return cs_body_feature_face(n_out, d_out, outside, n_best, best);
 }
 
 // Pushes x out of every body it is inside, along the contact normal, onto
@@ -121,11 +168,12 @@ vec4 cs_body_face(uint b, vec3 x, float reach)
 // `friction` (the body's) of its tangential part. Returns, per body, nothing:
 // the caller sees the change of v through CS_BODY_IMPULSE(b, x, dv) when it
 // defines it (collide.comp: the momentum the body receives).
-void cs_bodies_collide(inout vec3 x, inout vec3 v, float e)
+void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 {
     for (uint b = 0u; b < cs_body_count(); b++) {
         vec3 vs = cs_body_surface_velocity(b, x);
         vec4 c = cs_body_contact(b, x, v - vs);
+        c.w -= margin;
         if (!(c.w < 0.0))
             continue;
         vec3 n = c.xyz;
@@ -152,12 +200,12 @@ void cs_bodies_collide(inout vec3 x, inout vec3 v, float e)
 // For position-based solvers (cs_restitute): where x touches a body (within
 // `touch`) and moves into it relative to its surface, the normal part is
 // reflected with e.
-void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch)
+void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch, float margin)
 {
     for (uint b = 0u; b < cs_body_count(); b++) {
         vec3 vs = cs_body_surface_velocity(b, x);
         vec4 c = cs_body_contact(b, x, v - vs);
-        if (!(c.w <= touch))
+        if (!(c.w - margin <= touch))
             continue;
         float vn = dot(v - vs, c.xyz);
         if (vn < 0.0) {

@@ -10,6 +10,8 @@
 // (negative inside). A sphere has no planes (radius in omega.w).
 //
 // cs_body_state: one body as "bodies: integrate" advances it, on the GPU.
+// A static body has mass 0 and no path keys; a kinematic body (scene
+// "path") has mass 0 too (nothing pushes it) and follows its keys.
 #ifndef CS_BODIES_SHARED_H
 #define CS_BODIES_SHARED_H
 
@@ -17,9 +19,11 @@
 
 #define CS_BODIES_MAX 8           // = CS_MAX_BODIES (host/scene/scene.h)
 #define CS_BODIES_MAX_PLANES 64   // all bodies' planes together
-#define CS_BODIES_MAX_VERTICES 256 // all bodies' vertices together (domain contacts)
+#define CS_BODIES_MAX_VERTICES 512 // all bodies' contact points together: vertices, then points on the edges
+#define CS_BODIES_MAX_PATH_KEYS 128 // all kinematic bodies' path keys together
 #define CS_BODIES_IMPULSE_TERMS 6 // per body slot: linear impulse xyz, angular impulse xyz
 #define CS_BODY_DYNAMIC 1u        // cs_body_gpu.info.z flag
+#define CS_BODY_CONTACT_FRICTION 0.5 // Coulomb coefficient of body-wall and body-body contacts
 
 struct cs_body_gpu {
     vec4 centre;   // xyz centre of mass (world); w = bounding-sphere radius about it
@@ -45,6 +49,7 @@ struct cs_body_state {
     vec4 inv_inertia[3];   // rows of the body-frame inverse inertia tensor (about the COM); w = 0
     uvec4 shape;           // x = first local plane, y = planes, z = first local vertex, w = vertices
     vec4 extent;           // x = bounding radius, y = sphere radius (0: planes), z = impulse slot, w = 0
+    uvec4 motion;          // x = first path key, y = path keys (0: not kinematic), z = substeps done, w = loop (0/1)
 };
 
 // What "bodies: integrate" reads besides the states (uploaded once).
@@ -54,7 +59,8 @@ struct cs_bodies_params {
     vec4 domain_min;       // xyz (the world's box)
     vec4 domain_max;
     vec4 local_planes[CS_BODIES_MAX_PLANES];     // relative to the centre of mass
-    vec4 local_vertices[CS_BODIES_MAX_VERTICES]; // relative to the centre of mass
+    vec4 local_vertices[CS_BODIES_MAX_VERTICES]; // contact points relative to the centre of mass
+    vec4 path[CS_BODIES_MAX_PATH_KEYS];          // kinematic bodies: (t, centre of mass xyz) keys
 };
 
 #ifndef CS_GLSL

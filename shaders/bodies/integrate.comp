@@ -1,16 +1,57 @@
 #version 450
-// "bodies: integrate": one invocation per body (bodies.h for the scheme).
-// Reads the impulses the fluids' collisions gave each moving body this
-// substep (sums: ((fluid * dynamic) + slot) * 6 + term, summed over the
-// fluids in world order), adds gravity, moves the body, keeps it in the
-// domain box, and writes its world-space entry of the body set.
+// "bodies: integrate": one invocation for all bodies (at most
+// CS_BODIES_MAX), so the contacts between bodies are resolved in one fixed
+// order and the result is the same bytes every run (bodies.h for the scheme).
+//  1. Every moving body takes the impulses the fluids' collisions gave it
+//     this substep (sums: ((fluid * dynamic) + slot) * 6 + term, summed over
+//     the fluids in world order) and gravity, and moves (semi-implicit
+//     Euler). A kinematic body moves to its path's point at the end of the
+//     substep with the path's velocity; a static one stays.
+//  2. Contacts (sequential impulses, CONTACT_ITERATIONS sweeps): every
+//     contact point (vertices and edge points, bodies_shared.h) of a moving
+//     body past a domain face, and every contact point of one body inside
+//     another (its deepest-face normal: the largest signed plane distance;
+//     spheres radially), gets a normal impulse at that point, accumulated
+//     and kept >= 0, aiming at a separating speed of e times the approach
+//     speed, and a Coulomb friction impulse (CS_BODY_CONTACT_FRICTION times
+//     the normal one). An impulse at a point off the centre turns the body:
+//     that is what lays a tilted box flat on the floor.
+//  3. Positions: each pair's deepest penetration is taken out along its
+//     normal, split by inverse mass; then each moving body's deepest point
+//     past each domain face is moved back onto it (translation only), so
+//     the box has the last word.
+//  4. The world-space entry of every body in the set.
 #include "index.glsl"
 #include "bodies_shared.h"
-layout(local_size_x = 8) in;
+layout(local_size_x = 1) in;
 layout(std430, binding = 0) readonly buffer Params { cs_bodies_params bp; };
 layout(std430, binding = 1) buffer States { cs_body_state states[]; };
 layout(std430, binding = 2) readonly buffer Sums { float sums[]; };
 layout(std430, binding = 3) writeonly buffer Set { cs_body_set set; };
+
+#define CONTACT_ITERATIONS 8
+#define MAX_CONTACTS 512 // accumulated impulses kept per substep; past that, impulses are not accumulated
+#define WALL 0xFFFFFFFFu // the "other body" of a domain-face contact: fixed, at rest
+
+// The working copy of every body this substep.
+vec3 xs[CS_BODIES_MAX];   // centre of mass
+vec4 qs[CS_BODIES_MAX];   // orientation
+mat3 rs[CS_BODIES_MAX];   // rotation
+vec3 ps[CS_BODIES_MAX];   // momentum
+vec3 ls[CS_BODIES_MAX];   // angular momentum (world)
+vec3 vs[CS_BODIES_MAX];   // velocity
+vec3 ws[CS_BODIES_MAX];   // angular velocity
+float inv_mass[CS_BODIES_MAX];
+mat3 inv_world[CS_BODIES_MAX]; // R I^-1 R^T (0 for static and kinematic bodies)
+bool flat2d;
+
+// Per contact, in the order they are visited (the same every sweep: the
+// positions do not change while the impulses are solved).
+float acc_normal[MAX_CONTACTS];
+vec3 acc_tangent[MAX_CONTACTS];
+float target_speed[MAX_CONTACTS];
+uint contact_index;
+uint sweep;
 
 mat3 quat_to_mat(vec4 q)
 {
@@ -26,106 +67,348 @@ vec4 quat_mul(vec4 a, vec4 b)
     return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
 }
 
+// Velocity and angular velocity from the momenta (2D: in the plane, about z).
+void update_velocity(uint b)
+{
+    if (flat2d) {
+        ps[b].z = 0.0;
+        ls[b].xy = vec2(0.0);
+    }
+    vs[b] = ps[b] * inv_mass[b];
+    ws[b] = inv_world[b] * ls[b];
+    if (flat2d)
+        ws[b].xy = vec2(0.0);
+}
+
+// A kinematic body's path at time t: xyz = centre of mass, and its velocity.
+void path_at(cs_body_state s, float t, out vec3 x, out vec3 v)
+{
+    uint first = s.motion.x, n = s.motion.y;
+    float end = bp.path[first + n - 1u].x;
+    if (s.motion.w != 0u)
+        t = mod(t, end);
+    if (t >= end) {
+        x = bp.path[first + n - 1u].yzw;
+        v = vec3(0.0);
+        return;
+    }
+    uint i = 0u;
+    while (i + 2u < n && t >= bp.path[first + i + 1u].x)
+        i++;
+    vec4 k0 = bp.path[first + i], k1 = bp.path[first + i + 1u];
+    float span = k1.x - k0.x;
+    v = (k1.yzw - k0.yzw) / span;
+    x = k0.yzw + (t - k0.x) / span * (k1.yzw - k0.yzw);
+}
+
+void apply_impulse(uint b, vec3 r, vec3 j)
+{
+    if (b == WALL || inv_mass[b] == 0.0)
+        return;
+    ps[b] += j;
+    ls[b] += cross(r, j);
+    update_velocity(b);
+}
+
+vec3 point_velocity(uint b, vec3 r) { return b == WALL ? vec3(0.0) : vs[b] + cross(ws[b], r); }
+
+// 1 / (the mass a unit impulse along d at r sees), both bodies together.
+float inverse_effective_mass(uint a, vec3 ra, uint b, vec3 rb, vec3 d)
+{
+    float k = inv_mass[a] + dot(d, cross(inv_world[a] * cross(ra, d), ra));
+    if (b != WALL)
+        k += inv_mass[b] + dot(d, cross(inv_world[b] * cross(rb, d), rb));
+    return k;
+}
+
+// One contact: at world point `at`, normal n pointing from b into a (the
+// way a must move), restitution e, friction coefficient mu.
+void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
+{
+    uint c = contact_index++;
+    bool kept = c < MAX_CONTACTS;
+    vec3 ra = at - xs[a], rb = b == WALL ? vec3(0.0) : at - xs[b];
+    float un = dot(point_velocity(a, ra) - point_velocity(b, rb), n);
+    float k = inverse_effective_mass(a, ra, b, rb, n);
+    if (!(k > 0.0))
+        return;
+    // The separating speed to reach: restitution only for a real impact
+    // (faster than gravity gives in two substeps), so resting contacts rest.
+    float rest_speed = 2.0 * length(bp.gravity.xyz) * bp.gravity.w;
+    float target = un < -rest_speed ? -e * un : 0.0;
+    if (kept && sweep == 0u) {
+        acc_normal[c] = 0.0;
+        acc_tangent[c] = vec3(0.0);
+        target_speed[c] = target;
+    }
+    if (kept)
+        target = target_speed[c];
+    float dj = (target - un) / k;
+    float total = kept ? max(acc_normal[c] + dj, 0.0) : max(dj, 0.0);
+    if (kept) {
+        dj = total - acc_normal[c];
+        acc_normal[c] = total;
+    } else {
+        dj = total;
+    }
+    apply_impulse(a, ra, dj * n);
+    apply_impulse(b, rb, -dj * n);
+    // Friction: stop the sliding at this point, within the cone |Jt| <= mu Jn.
+    vec3 u = point_velocity(a, ra) - point_velocity(b, rb);
+    vec3 ut = u - dot(u, n) * n;
+    float slide = length(ut);
+    if (!(slide > 1e-9))
+        return;
+    vec3 t = ut / slide;
+    float kt = inverse_effective_mass(a, ra, b, rb, t);
+    if (!(kt > 0.0))
+        return;
+    vec3 jt = -slide / kt * t;
+    if (kept) {
+        vec3 before = acc_tangent[c], after = before + jt;
+        float limit = mu * acc_normal[c], len = length(after);
+        if (len > limit)
+            after *= limit / len;
+        acc_tangent[c] = after;
+        jt = after - before;
+    } else {
+        float limit = mu * dj, len = length(jt);
+        if (len > limit)
+            jt *= limit / max(len, 1e-30);
+    }
+    apply_impulse(a, ra, jt);
+    apply_impulse(b, rb, -jt);
+}
+
+// The world contact points of body b: count, and point k.
+uint point_count(uint b) { return states[b].shape.w; }
+vec3 point_of(uint b, uint k) { return xs[b] + rs[b] * bp.local_vertices[states[b].shape.z + k].xyz; }
+
+// The face of body b nearest to world point x (the largest signed plane
+// distance; a sphere: radial): xyz = outward normal, w = signed distance.
+vec4 face_of(uint b, vec3 x)
+{
+    float radius = states[b].extent.y;
+    vec3 r = x - xs[b];
+    if (radius > 0.0) {
+        float len = length(r);
+        return vec4(len > 0.0 ? r / len : vec3(0.0, 1.0, 0.0), len - radius);
+    }
+    vec4 best = vec4(0.0, 0.0, 0.0, -3.402823466e38);
+    uvec4 shape = states[b].shape;
+    for (uint k = 0u; k < shape.y; k++) {
+        vec4 pl = bp.local_planes[shape.x + k];
+        vec3 n = rs[b] * pl.xyz;
+        if (flat2d)
+            n.z = 0.0;
+        float d = dot(n, r) - pl.w;
+        if (d > best.w)
+            best = vec4(n, d);
+    }
+    return best;
+}
+
+// Every contact of body a's points inside body b (normal out of b, into
+// a); with `solve`, each gets its impulse. Returns the deepest as
+// (normal pushing a out, depth), depth 0 when none.
+vec4 points_inside(uint a, uint b, bool solve, float e, float mu)
+{
+    vec4 deepest = vec4(0.0);
+    float ra = states[a].extent.y;
+    if (ra > 0.0) { // a sphere: its centre against b's nearest face
+        vec4 f = face_of(b, xs[a]);
+        float depth = ra - f.w;
+        if (depth > 0.0) {
+            if (solve)
+                contact(a, b, xs[a] - ra * f.xyz, f.xyz, e, mu);
+            deepest = vec4(f.xyz, depth);
+        }
+        return deepest;
+    }
+    for (uint k = 0u; k < point_count(a); k++) {
+        vec3 x = point_of(a, k);
+        vec4 f = face_of(b, x);
+        if (!(f.w < 0.0))
+            continue;
+        if (solve)
+            contact(a, b, x, f.xyz, e, mu);
+        if (-f.w > deepest.w)
+            deepest = vec4(f.xyz, -f.w);
+    }
+    return deepest;
+}
+
+// The pair (a, b): a's points in b, then (unless a is a sphere, which
+// answers for both) b's points in a. Returns the deepest, pushing a out.
+vec4 pair_contacts(uint a, uint b, bool solve)
+{
+    if (inv_mass[a] == 0.0 && inv_mass[b] == 0.0)
+        return vec4(0.0);
+    float reach = states[a].extent.x + states[b].extent.x;
+    vec3 d = xs[a] - xs[b];
+    if (dot(d, d) > reach * reach)
+        return vec4(0.0);
+    float e = max(states[a].momentum.w, states[b].momentum.w);
+    vec4 deepest = points_inside(a, b, solve, e, CS_BODY_CONTACT_FRICTION);
+    if (states[a].extent.y > 0.0)
+        return deepest;
+    vec4 other = points_inside(b, a, solve, e, CS_BODY_CONTACT_FRICTION);
+    if (other.w > deepest.w)
+        deepest = vec4(-other.xyz, other.w);
+    return deepest;
+}
+
+// How far body b's lowest and highest points reach from its centre along
+// axis a (a sphere: its radius).
+vec2 extent_along(uint b, uint a)
+{
+    float radius = states[b].extent.y;
+    if (radius > 0.0)
+        return vec2(-radius, radius);
+    vec2 lohi = vec2(0.0);
+    for (uint k = 0u; k < point_count(b); k++) {
+        float c = (rs[b] * bp.local_vertices[states[b].shape.z + k].xyz)[a];
+        lohi = vec2(min(lohi.x, c), max(lohi.y, c));
+    }
+    return lohi;
+}
+
+// Every point of moving body b past a domain face: an impulse each.
+void wall_contacts(uint b)
+{
+    float e = states[b].momentum.w, radius = states[b].extent.y;
+    for (uint a = 0u; a < (flat2d ? 2u : 3u); a++)
+        for (uint side = 0u; side < 2u; side++) {
+            vec3 n = vec3(0.0);
+            n[a] = side == 0u ? 1.0 : -1.0; // into the domain
+            float face = side == 0u ? bp.domain_min[a] : bp.domain_max[a];
+            if (n[a] * (face - xs[b][a]) + states[b].extent.x <= 0.0)
+                continue; // broad phase: the bounding sphere does not reach the face
+            if (radius > 0.0) {
+                vec3 x = xs[b] - radius * n;
+                if (n[a] * (face - x[a]) > 0.0)
+                    contact(b, WALL, x, n, e, CS_BODY_CONTACT_FRICTION);
+                continue;
+            }
+            for (uint k = 0u; k < point_count(b); k++) {
+                vec3 x = point_of(b, k);
+                if (n[a] * (face - x[a]) > 0.0)
+                    contact(b, WALL, x, n, e, CS_BODY_CONTACT_FRICTION);
+            }
+        }
+}
+
+// Translation only: each moving body's deepest point past each face back onto it.
+void keep_in_domain(uint b)
+{
+    for (uint a = 0u; a < (flat2d ? 2u : 3u); a++) {
+        vec2 lohi = extent_along(b, a);
+        float below = bp.domain_min[a] - (xs[b][a] + lohi.x), above = (xs[b][a] + lohi.y) - bp.domain_max[a];
+        if (below > 0.0)
+            xs[b][a] += below;
+        if (above > 0.0)
+            xs[b][a] -= above;
+    }
+}
+
 void main()
 {
-    uint b = cs_linear_index();
-    uint count = bp.counts.x;
-    if (b == 0u)
-        set.counts = uvec4(count, 0u, bp.counts.z, bp.counts.w);
-    if (b >= count)
+    if (cs_linear_index() != 0u)
         return;
-    cs_body_state s = states[b];
-    bool d2 = bp.counts.z == 2u;
+    uint count = bp.counts.x;
+    flat2d = bp.counts.z == 2u;
     float dt = bp.gravity.w;
-    float mass = s.position.w;
-    uint slot = uint(s.extent.z); // its impulse slot (moving bodies in scene order)
-    vec3 x = s.position.xyz;
-    vec4 q = s.orientation;
-    vec3 p = s.momentum.xyz, l = s.angular_momentum.xyz;
-    mat3 inv_body = transpose(mat3(s.inv_inertia[0].xyz, s.inv_inertia[1].xyz, s.inv_inertia[2].xyz));
-    vec3 v = vec3(0.0), w = vec3(0.0);
-    mat3 r = quat_to_mat(q);
-    if (mass > 0.0) {
+    // 1. Move.
+    for (uint b = 0u; b < count; b++) {
+        cs_body_state s = states[b];
+        float mass = s.position.w;
+        xs[b] = s.position.xyz;
+        qs[b] = s.orientation;
+        ps[b] = s.momentum.xyz;
+        ls[b] = s.angular_momentum.xyz;
+        rs[b] = quat_to_mat(qs[b]);
+        inv_mass[b] = mass > 0.0 ? 1.0 / mass : 0.0;
+        inv_world[b] = mat3(0.0);
+        vs[b] = vec3(0.0);
+        ws[b] = vec3(0.0);
+        if (s.motion.y > 0u) {
+            // Kinematic: where the path is at the end of this substep.
+            path_at(s, float(s.motion.z + 1u) * dt, xs[b], vs[b]);
+            ps[b] = vec3(0.0);
+            ls[b] = vec3(0.0);
+            continue;
+        }
+        if (mass == 0.0)
+            continue;
         vec3 j = vec3(0.0), ja = vec3(0.0);
+        uint slot = uint(s.extent.z); // its impulse slot (moving bodies in scene order)
         uint terms = bp.counts.w * CS_BODIES_IMPULSE_TERMS;
         for (uint f = 0u; f < bp.counts.y; f++) {
             uint base = f * terms + slot * CS_BODIES_IMPULSE_TERMS;
             j += vec3(sums[base], sums[base + 1u], sums[base + 2u]);
             ja += vec3(sums[base + 3u], sums[base + 4u], sums[base + 5u]);
         }
-        p += j + mass * bp.gravity.xyz * dt;
-        l += ja;
-        if (d2) {
-            p.z = 0.0;
-            l.xy = vec2(0.0);
-        }
-        v = p / mass;
-        w = r * (inv_body * (transpose(r) * l));
-        x += v * dt;
-        q = normalize(q + 0.5 * dt * quat_mul(vec4(w, 0.0), q));
-        r = quat_to_mat(q);
-        // Domain box: per face, the deepest vertex past it.
-        float e = s.momentum.w;
-        bool touching = false;
-        for (uint a = 0u; a < (d2 ? 2u : 3u); a++) {
-            float lo = 0.0, hi = 0.0; // deepest extent below / above the centre along a
-            if (s.extent.y > 0.0) {
-                lo = -s.extent.y;
-                hi = s.extent.y;
-            }
-            for (uint k = 0u; k < s.shape.w; k++) {
-                float c = (r * bp.local_vertices[s.shape.z + k].xyz)[a];
-                lo = min(lo, c);
-                hi = max(hi, c);
-            }
-            float below = bp.domain_min[a] - (x[a] + lo), above = (x[a] + hi) - bp.domain_max[a];
-            if (below > 0.0) {
-                x[a] += below;
-                if (p[a] < 0.0)
-                    p[a] = -e * p[a];
-                touching = true;
-            }
-            if (above > 0.0) {
-                x[a] -= above;
-                if (p[a] > 0.0)
-                    p[a] = -e * p[a];
-                touching = true;
-            }
-        }
-        if (touching) {
-            l *= 0.95;
-            // Tangential damping: every component loses 1% (the normal one was just reflected).
-            p *= 0.99;
-        }
-        v = p / mass;
-        w = r * (inv_body * (transpose(r) * l));
-        if (d2) {
-            x.z = 0.0;
-            v.z = 0.0;
-            w.xy = vec2(0.0);
-        }
-        states[b].position = vec4(x, mass);
-        states[b].orientation = q;
-        states[b].momentum = vec4(p, s.momentum.w);
-        states[b].angular_momentum = vec4(l, s.angular_momentum.w);
+        ps[b] += j + mass * bp.gravity.xyz * dt;
+        ls[b] += ja;
+        mat3 inv_body = transpose(mat3(s.inv_inertia[0].xyz, s.inv_inertia[1].xyz, s.inv_inertia[2].xyz));
+        inv_world[b] = rs[b] * inv_body * transpose(rs[b]);
+        update_velocity(b);
+        xs[b] += vs[b] * dt;
+        qs[b] = normalize(qs[b] + 0.5 * dt * quat_mul(vec4(ws[b], 0.0), qs[b]));
+        rs[b] = quat_to_mat(qs[b]);
+        inv_world[b] = rs[b] * inv_body * transpose(rs[b]);
+        update_velocity(b);
     }
-    // The world-space entry (static bodies: the same every substep).
-    float radius = s.extent.x;
-    set.bodies[b].centre = vec4(x, radius);
-    set.bodies[b].velocity = vec4(v, s.angular_momentum.w);
-    set.bodies[b].omega = vec4(w, s.extent.y);
-    set.bodies[b].info = uvec4(s.shape.x, s.shape.y, mass > 0.0 ? CS_BODY_DYNAMIC : 0u, slot);
-    for (uint k = 0u; k < s.shape.y; k++) {
-        vec4 pl = bp.local_planes[s.shape.x + k];
-        vec3 n = r * pl.xyz;
-        if (d2)
-            n.z = 0.0;
-        set.planes[s.shape.x + k] = vec4(n, pl.w + dot(n, x));
+    // 2. Contact impulses.
+    for (sweep = 0u; sweep < CONTACT_ITERATIONS; sweep++) {
+        contact_index = 0u;
+        for (uint b = 0u; b < count; b++)
+            if (inv_mass[b] > 0.0)
+                wall_contacts(b);
+        for (uint a = 0u; a < count; a++)
+            for (uint b = a + 1u; b < count; b++)
+                pair_contacts(a, b, true);
     }
-    if (b == 0u) {
-        uint planes = 0u;
-        for (uint k = 0u; k < count; k++)
-            planes += states[k].shape.y;
-        set.counts.y = planes;
+    // 3. Positions: pairs, then the domain box.
+    for (uint a = 0u; a < count; a++)
+        for (uint b = a + 1u; b < count; b++) {
+            vec4 deepest = pair_contacts(a, b, false);
+            float total = inv_mass[a] + inv_mass[b];
+            if (deepest.w > 0.0 && total > 0.0) {
+                xs[a] += deepest.w * inv_mass[a] / total * deepest.xyz;
+                xs[b] -= deepest.w * inv_mass[b] / total * deepest.xyz;
+            }
+        }
+    for (uint b = 0u; b < count; b++)
+        if (inv_mass[b] > 0.0)
+            keep_in_domain(b);
+    // 4. Write back, and the world-space set.
+    set.counts = uvec4(count, 0u, bp.counts.z, bp.counts.w);
+    uint planes = 0u;
+    for (uint b = 0u; b < count; b++) {
+        cs_body_state s = states[b];
+        if (flat2d) {
+            xs[b].z = 0.0;
+            vs[b].z = 0.0;
+            ws[b].xy = vec2(0.0);
+        }
+        states[b].position = vec4(xs[b], s.position.w);
+        states[b].orientation = qs[b];
+        states[b].momentum = vec4(ps[b], s.momentum.w);
+        states[b].angular_momentum = vec4(ls[b], s.angular_momentum.w);
+        states[b].motion.z = s.motion.z + 1u;
+        set.bodies[b].centre = vec4(xs[b], s.extent.x);
+        set.bodies[b].velocity = vec4(vs[b], s.angular_momentum.w);
+        set.bodies[b].omega = vec4(ws[b], s.extent.y);
+        set.bodies[b].info = uvec4(s.shape.x, s.shape.y, s.position.w > 0.0 ? CS_BODY_DYNAMIC : 0u, uint(s.extent.z));
+        for (uint k = 0u; k < s.shape.y; k++) {
+            vec4 pl = bp.local_planes[s.shape.x + k];
+            vec3 n = rs[b] * pl.xyz;
+            if (flat2d)
+                n.z = 0.0;
+            set.planes[s.shape.x + k] = vec4(n, pl.w + dot(n, xs[b]));
+        }
+        planes += s.shape.y;
     }
+    set.counts.y = planes;
 }

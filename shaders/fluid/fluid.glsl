@@ -208,7 +208,7 @@ void cs_collide(inout vec3 x, inout vec3 v)
 #endif
     cs_collide_boundary(x, v, e, CS_WALL_MARGIN);
     if (cs_body_count() > 0u) {
-        cs_bodies_collide(x, v, e);
+        cs_bodies_collide(x, v, e, CS_WALL_MARGIN);
         cs_collide_boundary(x, v, e, 0.0);
     }
 #if DIM == 2
@@ -255,7 +255,7 @@ void cs_restitute(vec3 x, inout vec3 v)
 #endif
     cs_restitute_boundary(x, v, e, touch, CS_WALL_MARGIN);
     if (cs_body_count() > 0u) {
-        cs_bodies_restitute(x, v, e, touch);
+        cs_bodies_restitute(x, v, e, touch, CS_WALL_MARGIN);
         cs_restitute_boundary(x, v, e, touch, 0.0);
     }
 }

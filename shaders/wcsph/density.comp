@@ -46,7 +46,7 @@ void main()
         for (uint b = 0u; b < cs_body_count(); b++) {
             vec4 face = cs_body_face(b, xi, CS_H);
             if (face.w < CS_H)
-                open *= 1.0 - wcsph_wall(max(face.w, 0.0) * inv_h, 0);
+                open *= 1.0 - wcsph_body_cover(b, xi, face.xyz) * wcsph_wall(max(face.w, 0.0) * inv_h, 0);
         }
         rho += eos.x * (1.0 - open);
     }

@@ -80,10 +80,12 @@ void main()
         // same faces); with no bodies nothing here changes.
         uint bodies = cs_body_count();
         vec4 faces[CS_BODIES_MAX];
+        float covers[CS_BODIES_MAX];
         for (uint b = 0u; b < bodies; b++) {
             faces[b] = cs_body_face(b, xi, h);
+            covers[b] = faces[b].w < h ? wcsph_body_cover(b, xi, faces[b].xyz) : 0.0;
             if (faces[b].w < h)
-                open *= 1.0 - wcsph_wall(max(faces[b].w, 0.0) * inv_h, 0);
+                open *= 1.0 - covers[b] * wcsph_wall(max(faces[b].w, 0.0) * inv_h, 0);
         }
         float scale = mati.eos.x * pi_term * inv_h;
         for (uint w = 0u; w < cs_boundary_count(); w++) {
@@ -99,7 +101,8 @@ void main()
             if (!(faces[b].w < h))
                 continue;
             float q = max(faces[b].w, 0.0) * inv_h;
-            vec3 a_b = (scale * wcsph_wall(q, 1) * open / (1.0 - wcsph_wall(q, 0))) * faces[b].xyz;
+            float psi = covers[b] * wcsph_wall(q, 0);
+            vec3 a_b = (scale * covers[b] * wcsph_wall(q, 1) * open / (1.0 - psi)) * faces[b].xyz;
             acc += a_b;
 #ifdef WITH_IMPULSES
             cs_body_gpu body = fp.bodies.bodies[b];

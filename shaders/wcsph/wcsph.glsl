@@ -59,4 +59,26 @@ float wcsph_wall(float q, int c)
     return mix(wp.wall[k][c], wp.wall[k + 1][c], f);
 }
 
+// A body face is a finite part of its plane: the wall layers behind it
+// reach only as far as the body does. Each other plane of body b that x is
+// behind (inside its half-space, at distance -d) leaves the fraction
+// 1 - psi(-d / h) of the kernel on the body's side; their product scales
+// the face's density share and push (separable approximation; at the rim
+// of a box's bottom face it halves the lift a whole plane would give).
+// Spheres: 1 (their tangent plane stands).
+float wcsph_body_cover(uint b, vec3 x, vec3 face_normal)
+{
+    cs_body_gpu body = fp.bodies.bodies[b];
+    float cover = 1.0;
+    if (body.omega.w > 0.0)
+        return cover;
+    for (uint k = 0u; k < body.info.y; k++) {
+        vec4 p = fp.bodies.planes[body.info.x + k];
+        float d = dot(p.xyz, x) - p.w;
+        if (d < 0.0 && dot(p.xyz, face_normal) < 0.999)
+            cover *= 1.0 - wcsph_wall(-d * wp.kernel.y, 0);
+    }
+    return cover;
+}
+
 #endif
