@@ -95,7 +95,15 @@ static vec3d light_sample(const cs_bvh *bvh, const struct cs_pt_light *lights, c
     if (!cs_bvh_unoccluded(bvh, origin, d, 0.0, 1.0 - 1e-4))
         return v3(0, 0, 0);
     vec3d radiance = scale(v4xyz(lt->emission), 1.0 / PI);
-    return scale(mul(scale(albedo, 1.0 / PI), radiance), cos_x * cos_l / dist2 * pc->light_area);
+    double p_light = dist2 / (cos_l * pc->light_area), p_bounce = cos_x / PI;
+    return scale(mul(scale(albedo, 1.0 / PI), radiance), cos_x / (p_light + p_bounce));
+}
+
+static double bounce_weight(const struct cs_pt_push *pc, vec3d from, double p_bounce, vec3d p, vec3d n, vec3d d)
+{
+    vec3d to = sub(p, from);
+    double p_light = dot(to, to) / (fmax(-dot(n, d), 0.0) * pc->light_area);
+    return p_bounce / (p_bounce + p_light);
 }
 
 void cs_pt_ref_pixel(const cs_bvh *bvh, const struct cs_pt_light *lights, const struct cs_pt_push *pc,
@@ -109,6 +117,7 @@ void cs_pt_ref_pixel(const cs_bvh *bvh, const struct cs_pt_light *lights, const 
     vec3d radiance = v3(0, 0, 0), beta = v3(1, 1, 1);
     bool nee = (pc->flags & CS_PT_NEE) != 0 && pc->light_count > 0;
     info[0] = CS_PT_NO_HIT, info[1] = 0, info[2] = 0;
+    double p_bounce = 0.0;
     for (uint32_t bounce = 0; bounce <= pc->max_bounces; bounce++) {
         const double origin[3] = {o.x, o.y, o.z}, dir[3] = {d.x, d.y, d.z};
         cs_ray_hit hit = cs_bvh_cast(bvh, origin, dir, 0.0, 3.0e38);
@@ -124,8 +133,10 @@ void cs_pt_ref_pixel(const cs_bvh *bvh, const struct cs_pt_light *lights, const 
         info[1]++;
         vec3d n = tri_normal(t);
         bool front = dot(n, d) < 0.0;
-        if (front && (bounce == 0 || !nee))
-            radiance = add(radiance, mul(beta, scale(v4xyz(t->emission), 1.0 / PI)));
+        if (front) {
+            double w = bounce == 0 || !nee ? 1.0 : bounce_weight(pc, o, p_bounce, p, n, d);
+            radiance = add(radiance, mul(beta, scale(v4xyz(t->emission), w / PI)));
+        }
         if (bounce == pc->max_bounces)
             break;
         vec3d ns = front ? n : scale(n, -1.0);
@@ -141,6 +152,7 @@ void cs_pt_ref_pixel(const cs_bvh *bvh, const struct cs_pt_light *lights, const 
         }
         d = cosine_direction(ns, pt_random(pc, pixel, s, bounce, CS_PT_DIM_DIR_U),
                              pt_random(pc, pixel, s, bounce, CS_PT_DIM_DIR_V));
+        p_bounce = fmax(dot(ns, d), 0.0) / PI;
         o = add(p, scale(ns, pc->origin.w));
     }
     out[0] = radiance.x, out[1] = radiance.y, out[2] = radiance.z;

@@ -169,7 +169,20 @@ vec3 pt_light_sample(uint key, uint s, uint bounce, vec3 p, vec3 ns, vec3 albedo
     if (pt_cast(o, to, 0.0, 1.0 - 1e-4, true, unused) != CS_PT_NO_HIT)
         return vec3(0.0);
     vec3 radiance = tris[l].emission.rgb / CS_PT_PI;
-    return albedo / CS_PT_PI * radiance * (cos_x * cos_l / dist2 * pc.light_area);
+    // Balance heuristic against the cosine-sampled bounce: f_r L_e cos_x /
+    // (p_light + p_bounce), both pdfs per solid angle. Bounded (by pi L_e
+    // f_r), where the plain light-sample weight cos_l / r^2 is not.
+    float p_light = dist2 / (cos_l * pc.light_area), p_bounce = cos_x / CS_PT_PI;
+    return albedo / CS_PT_PI * radiance * (cos_x / (p_light + p_bounce));
+}
+
+// The balance-heuristic weight of emission met by a bounce ray from `from`
+// (cosine pdf p_bounce per solid angle) at p on emitter normal n.
+float pt_bounce_weight(vec3 from, float p_bounce, vec3 p, vec3 n, vec3 d)
+{
+    vec3 to = p - from;
+    float p_light = dot(to, to) / (max(-dot(n, d), 0.0) * pc.light_area);
+    return p_bounce / (p_bounce + p_light);
 }
 
 // One path. Camera paths (probe_tri == CS_PT_NO_HIT) start at o along d;
@@ -180,6 +193,7 @@ vec3 pt_trace(uint key, uint s, vec3 o, vec3 d, uint probe_tri, vec3 probe_p, ou
     vec3 radiance = vec3(0.0), beta = vec3(1.0);
     bool nee = (pc.flags & CS_PT_NEE) != 0u && pc.light_count > 0u;
     info = uvec3(CS_PT_NO_HIT, 0u, 0u);
+    float p_bounce = 0.0; // pdf of the ray that led to this vertex
     for (uint bounce = 0u; bounce <= pc.max_bounces; bounce++) {
         uint tri;
         vec3 p;
@@ -201,10 +215,12 @@ vec3 pt_trace(uint key, uint s, vec3 o, vec3 d, uint probe_tri, vec3 probe_p, ou
         info.y++;
         vec3 n = pt_tri_normal(tri);
         bool front = dot(n, d) < 0.0;
-        // With NEE, emission met by a bounce ray was already counted by the
-        // light sample of the vertex before.
-        if (front && (bounce == 0u || !nee))
-            radiance += beta * tris[tri].emission.rgb / CS_PT_PI;
+        // With NEE, emission met by a bounce ray shares the vertex before's
+        // light sample's due (multiple importance sampling).
+        if (front) {
+            float w = bounce == 0u || !nee ? 1.0 : pt_bounce_weight(o, p_bounce, p, n, d);
+            radiance += beta * tris[tri].emission.rgb * (w / CS_PT_PI);
+        }
         if (bounce == pc.max_bounces)
             break;
         vec3 ns = front ? n : -n;
@@ -219,6 +235,7 @@ vec3 pt_trace(uint key, uint s, vec3 o, vec3 d, uint probe_tri, vec3 probe_p, ou
             beta /= survive;
         }
         d = pt_cosine_direction(ns, pt_random(key, s, bounce, CS_PT_DIM_DIR_U), pt_random(key, s, bounce, CS_PT_DIM_DIR_V));
+        p_bounce = max(dot(ns, d), 0.0) / CS_PT_PI;
         o = p + ns * pc.origin.w;
     }
     return radiance;
