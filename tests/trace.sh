@@ -9,7 +9,8 @@
 #    per triangle (38) with a finite, positive B on the light;
 #  - a non-empty --out is refused, --overwrite replaces cistern's files and
 #    keeps the others;
-#  - bad arguments are refused with a message that says what to write.
+#  - bad arguments are refused with a message that says what to write;
+#  - --radiosity writes radiosity.png and compare.png (both side by side).
 set -uo pipefail
 cistern=${1:?usage: trace.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"
@@ -74,6 +75,14 @@ expect 0 "cistern trace SCENE" -- "$cistern" help
 # The variance pass runs (and writes the same files).
 expect 0 "variance pass" -- "$cistern" trace cornell_box --size 16x16 --spp 4 --variance 20,8 --out "$tmp/var"
 [ -s "$tmp/var/trace.pfm" ] || fail "trace --variance wrote no trace.pfm"
+
+# --radiosity: the radiosity solution beside the path tracer, 16 + 4 + 16 wide.
+expect 0 "radiosity: patches of 0.28 m" -- "$cistern" trace cornell_box --size 16x16 --spp 2 --radiosity 0.28 \
+  --out "$tmp/rad"
+[ -s "$tmp/rad/radiosity.png" ] || fail "trace --radiosity wrote no radiosity.png"
+width=$(od -An -j16 -N4 -tu1 "$tmp/rad/compare.png" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+[ "$width" = 36 ] || fail "compare.png is $width pixels wide, want 36 (16 | 4 | 16)"
+expect 2 "\-\-radiosity wants a patch size" -- "$cistern" trace cornell_box --radiosity big
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "trace.sh: all checks passed"

@@ -106,6 +106,8 @@ static void usage(FILE *out)
         "  --variance N,K         then K more paths for each of the N pixels of highest variance (biased)\n"
         "  --probes               patches.csv: every triangle's radiosity B = pi L and its standard error\n"
         "  --probe-paths N        paths a triangle for --probes (default 4096; rounded up to a multiple of 64)\n"
+        "  --radiosity S          also radiosity.png (the radiosity solution, patches of S metres, through\n"
+        "                         the same camera and exposure) and compare.png (path tracer | radiosity)\n"
         "  --seed N               random seed (default 1)\n"
         "  --quiet                no device line, progress or summary\n"
         "  The scene's \"camera\" is used when it has one; else a 45 degree view that frames the geometry.\n"
@@ -492,7 +494,16 @@ static int cmd_trace(int argc, char **argv)
         else if (strcmp(a, "--probe-paths") == 0) { if (!parse_count(a, v, 1, 100000000, &opt.probe_paths)) return 2; i++; }
         else if (strcmp(a, "--seed") == 0) { if (!parse_uint(a, v, &opt.seed)) return 2; i++; }
         else if (strcmp(a, "--size") == 0) { if (!parse_size(v, &opt.width, &opt.height)) return 2; i++; }
-        else if (strcmp(a, "--variance") == 0) {
+        else if (strcmp(a, "--radiosity") == 0) {
+            char *end = NULL;
+            opt.radiosity_patch = v ? strtod(v, &end) : 0.0;
+            if (!v || end == v || *end || !(opt.radiosity_patch >= 0.01 && opt.radiosity_patch <= 100.0)) {
+                fprintf(stderr, "cistern: --radiosity wants a patch size in metres, 0.01 to 100, e.g. 0.07 "
+                                "(got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--variance") == 0) {
             if (!parse_variance(v, &opt.variance_pixels, &opt.variance_spp)) return 2;
             i++;
         } else if (strcmp(a, "--out") == 0) {

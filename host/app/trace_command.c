@@ -7,6 +7,7 @@
 #include "pathtrace.h"
 #include "render.h"
 #include "scene.h"
+#include "trace_radiosity.h"
 
 #include <math.h>
 
@@ -240,6 +241,41 @@ static double mean_vertices(const uint32_t *info, uint32_t pixels)
     return pixels ? v / pixels : 0.0;
 }
 
+// radiosity.png (same camera, same exposure as trace.png) and compare.png:
+// the path tracer on the left, radiosity on the right, 4 white pixels apart.
+static bool write_radiosity(trace_run *r, const cs_scene *scene, const cs_bvh *bvh, const char *out_dir,
+                            const float *traced, double exposure, cs_error *err)
+{
+    const uint32_t w = r->opt->width, h = r->opt->height, pixels = w * h, gap = 4, wide = 2 * w + gap;
+    float *rgb = malloc((size_t)pixels * 12);
+    uint8_t *single = malloc((size_t)pixels * 4), *both = malloc((size_t)wide * h * 4);
+    CS_ASSERT(rgb && single && both, "out of host memory");
+    cs_trace_radiosity_info info;
+    bool ok = cs_trace_radiosity_image(scene->geometry->tris, scene->geometry->tri_count, bvh, &r->pt.push,
+                                       r->opt->radiosity_patch, rgb, &info, err);
+    char path[700];
+    if (ok) {
+        if (!r->opt->quiet)
+            printf("radiosity: patches of %g m: %u patches, %u links, compiled in %.2f s, solved in %.2f s\n",
+                   r->opt->radiosity_patch, info.patches, info.links, info.compile_seconds, info.solve_seconds);
+        memset(both, 255, (size_t)wide * h * 4);
+        tone_map(traced, pixels, exposure, single);
+        for (uint32_t y = 0; y < h; y++)
+            memcpy(&both[4 * (size_t)y * wide], &single[4 * (size_t)y * w], 4 * (size_t)w);
+        tone_map(rgb, pixels, exposure, single);
+        for (uint32_t y = 0; y < h; y++)
+            memcpy(&both[4 * ((size_t)y * wide + w + gap)], &single[4 * (size_t)y * w], 4 * (size_t)w);
+        snprintf(path, sizeof path, "%s/radiosity.png", out_dir);
+        ok = cs_write_png(path, w, h, single, err);
+        snprintf(path, sizeof path, "%s/compare.png", out_dir);
+        ok = ok && cs_write_png(path, wide, h, both, err);
+    }
+    free(rgb);
+    free(single);
+    free(both);
+    return ok;
+}
+
 static bool write_outputs(trace_run *r, const cs_scene *scene, const cs_bvh *bvh, const char *out_dir,
                           cs_error *err)
 {
@@ -267,10 +303,13 @@ static bool write_outputs(trace_run *r, const cs_scene *scene, const cs_bvh *bvh
         ok = write_patches(path, scene, bvh, probes, err);
         free(probes);
     }
+    if (ok && opt->radiosity_patch > 0.0)
+        ok = write_radiosity(r, scene, bvh, out_dir, rgb, exposure, err);
     if (ok && !opt->quiet)
         printf("mean radiance %.6g W/m^2/sr (luminance); wrote %s/: trace.png (exposure 1 / mean luminance, "
-               "x / (1 + x), sRGB), trace.pfm (mean radiance, float RGB)%s\n",
-               lum, out_dir, opt->probes ? ", patches.csv (per triangle B = pi L and its standard error)" : "");
+               "x / (1 + x), sRGB), trace.pfm (mean radiance, float RGB)%s%s\n",
+               lum, out_dir, opt->probes ? ", patches.csv (per triangle B = pi L and its standard error)" : "",
+               opt->radiosity_patch > 0.0 ? ", radiosity.png, compare.png (path tracer | radiosity)" : "");
     free(sum);
     free(rgb);
     free(info);

@@ -4,6 +4,9 @@
 //   trace.pfm    the mean radiance per pixel, float RGB (bottom row first)
 //   patches.csv  with --probes: every triangle's radiosity B = pi L and its
 //                standard error, from paths that start on the triangle
+//   radiosity.png, compare.png  with --radiosity S: the radiosity solution
+//                (patches of S m) through the same camera and exposure, and
+//                path tracer | radiosity side by side
 // Samples go in batches of at most CS_TRACE_BATCH paths a pixel per
 // dispatch (lavapipe lost work in longer ones: docs/light.md).
 #pragma once
@@ -23,6 +26,7 @@ typedef struct cs_trace_options {
     bool probes;                // write patches.csv
     uint32_t probe_paths;       // paths a triangle (rounded up to 64 lanes x batches)
     uint32_t seed;
+    double radiosity_patch;     // --radiosity S: also radiosity.png and compare.png (0: no)
     const char *device;
     bool validation;
     bool quiet;
