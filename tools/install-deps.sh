@@ -7,7 +7,7 @@ build_packages=(
   build-essential cmake ninja-build pkg-config git
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
   libshaderc-dev glslang-dev spirv-tools glslc
-  libglfw3-dev libcglm-dev libstb-dev libcjson-dev
+  libglfw3-dev libcglm-dev libstb-dev libcjson-dev libassimp-dev
   xvfb xauth gnuplot valgrind
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev

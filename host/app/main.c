@@ -10,6 +10,7 @@
 #include "sh_command.h"
 #include "shader.h"
 #include "sim.h"
+#include "trace_command.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -31,6 +32,7 @@ static void usage(FILE *out)
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
+        "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
         "  cistern view FILE.PHD [options]    fly through a Tomb Raider 1 level (headless: one image per room)\n"
@@ -94,6 +96,21 @@ static void usage(FILE *out)
         "  --cpu-runs N           CPU reference runs per field (default 3; 0: none)\n"
         "  --steps N, --warmup N  timed and untimed runs per field (default 5 and 1)\n"
         "  --out DIR              default bench/surface\n"
+        "\n"
+        "trace options (SCENE: one with \"geometry\", e.g. cornell_box; docs/light.md \"Path tracer\"):\n"
+        "  --spp N                paths a pixel, at least 1 (default 64; dispatched 64 at a time)\n"
+        "  --size WxH             image size (default 256x256)\n"
+        "  --out DIR              trace.png (exposure 1 / mean luminance, x / (1 + x), sRGB), trace.pfm (mean\n"
+        "                         radiance W/m^2/sr, float RGB), patches.csv (default out/trace/SCENE); it must\n"
+        "                         be empty or new, or add --overwrite (deletes only cistern's own files there)\n"
+        "  --variance N,K         then K more paths for each of the N pixels of highest variance (biased)\n"
+        "  --probes               patches.csv: every triangle's radiosity B = pi L and its standard error\n"
+        "  --probe-paths N        paths a triangle for --probes (default 4096; rounded up to a multiple of 64)\n"
+        "  --radiosity S          also radiosity.png (the radiosity solution, patches of S metres, through\n"
+        "                         the same camera and exposure) and compare.png (path tracer | radiosity)\n"
+        "  --seed N               random seed (default 1)\n"
+        "  --quiet                no device line, progress or summary\n"
+        "  The scene's \"camera\" is used when it has one; else a 45 degree view that frames the geometry.\n"
         "\n"
         "view options (FILE.PHD: a Tomb Raider 1 level, e.g. levels/cistern_demo.phd):\n"
         "  --headless             one image per room (camera in its middle, facing its first portal),\n"
@@ -446,6 +463,74 @@ static int cmd_sh(int argc, char **argv)
     return cs_sh_command(&opt);
 }
 
+// --variance N,K: N pixels (at least 1), K paths each (at least 1).
+static bool parse_variance(const char *v, uint32_t *pixels, uint32_t *spp)
+{
+    char rest = 0;
+    if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%u,%u%c", pixels, spp, &rest) != 2 || !*pixels ||
+        !*spp || *spp > 1000000) {
+        fprintf(stderr, "cistern: --variance wants N,K: K more paths (1 to 1000000) for each of the N noisiest "
+                        "pixels, e.g. 1000,256 (got \"%s\")\n", v ? v : "");
+        return false;
+    }
+    return true;
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+    cs_trace_options opt = {.spp = 64, .width = 256, .height = 256, .probe_paths = 4096, .seed = 1};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        if (strcmp(a, "--quiet") == 0) opt.quiet = true;
+        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
+        else if (strcmp(a, "--probes") == 0) opt.probes = true;
+        else if (strcmp(a, "--spp") == 0) { if (!parse_count(a, v, 1, 1000000, &opt.spp)) return 2; i++; }
+        else if (strcmp(a, "--probe-paths") == 0) { if (!parse_count(a, v, 1, 100000000, &opt.probe_paths)) return 2; i++; }
+        else if (strcmp(a, "--seed") == 0) { if (!parse_uint(a, v, &opt.seed)) return 2; i++; }
+        else if (strcmp(a, "--size") == 0) { if (!parse_size(v, &opt.width, &opt.height)) return 2; i++; }
+        else if (strcmp(a, "--radiosity") == 0) {
+            char *end = NULL;
+            opt.radiosity_patch = v ? strtod(v, &end) : 0.0;
+            if (!v || end == v || *end || !(opt.radiosity_patch >= 0.01 && opt.radiosity_patch <= 100.0)) {
+                fprintf(stderr, "cistern: --radiosity wants a patch size in metres, 0.01 to 100, e.g. 0.07 "
+                                "(got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--variance") == 0) {
+            if (!parse_variance(v, &opt.variance_pixels, &opt.variance_spp)) return 2;
+            i++;
+        } else if (strcmp(a, "--out") == 0) {
+            if (!v) {
+                fprintf(stderr, "cistern: --out wants a path\n");
+                return 2;
+            }
+            opt.out_dir = v;
+            i++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cistern: trace: unknown option %s; `cistern help` lists them\n", a);
+            return 2;
+        } else if (!opt.scene) {
+            opt.scene = a;
+        } else {
+            fprintf(stderr, "cistern: trace: one scene at a time (got \"%s\" and \"%s\")\n", opt.scene, a);
+            return 2;
+        }
+    }
+    if (!opt.scene) {
+        fprintf(stderr, "cistern: trace wants a scene with \"geometry\": cistern trace SCENE [--spp N] "
+                        "[--size WxH] [--out DIR] (e.g. cistern trace cornell_box)\n");
+        return 2;
+    }
+    return cs_trace_command(&opt);
+}
+
 // `cistern level FILE.PHD`: reads the whole file with the strict reader
 // (docs/levels.md) and prints what it holds, or the first thing wrong with it.
 static int cmd_level(int argc, char **argv)
@@ -580,6 +665,8 @@ int main(int argc, char **argv)
         return cmd_bench(argc, argv);
     if (strcmp(cmd, "sh") == 0)
         return cmd_sh(argc, argv);
+    if (strcmp(cmd, "trace") == 0)
+        return cmd_trace(argc, argv);
     if (strcmp(cmd, "level") == 0)
         return cmd_level(argc, argv);
     if (strcmp(cmd, "view") == 0)

@@ -104,7 +104,10 @@ static bool numbered_name(const char *name, const char *prefix, const char *ext,
 
 bool cs_is_run_output(const char *name)
 {
-    return strcmp(name, "stats.csv") == 0 || numbered_name(name, "frame_", ".png", 5, false) ||
+    // trace.png, trace.pfm, patches.csv, radiosity.png, compare.png: `cistern trace`.
+    return strcmp(name, "stats.csv") == 0 || strcmp(name, "trace.png") == 0 || strcmp(name, "trace.pfm") == 0 ||
+           strcmp(name, "patches.csv") == 0 || strcmp(name, "radiosity.png") == 0 ||
+           strcmp(name, "compare.png") == 0 || numbered_name(name, "frame_", ".png", 5, false) ||
            numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "mesh_", ".ply", 5, true) ||
            numbered_name(name, "mesh_", ".obj", 5, true) || numbered_name(name, "screenshot_", ".png", 3, false);
 }
@@ -142,7 +145,8 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
         return ok;
     return cs_fail(err, "%s is not empty (%u entr%s, e.g. %s); an earlier run's files would mix with this "
                         "run's: choose another --out, or add --overwrite to delete cistern's own files there "
-                        "(stats.csv, frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png; nothing else)",
+                        "(stats.csv, frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png, trace.png/pfm, "
+                        "patches.csv, radiosity.png, compare.png; nothing else)",
                    dir, ours + others, ours + others == 1 ? "y" : "ies", example);
 }
 

@@ -23,7 +23,9 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err);
 
 // A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply,
 // particles_FLUID_NNNNN.ply, mesh_NNNNN.ply/.obj, mesh_FLUID_NNNNN.ply/.obj,
-// screenshot_NNN.png, and the NAME.tmp of an interrupted atomic write.
+// screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
+// compare.png (`cistern trace`),
+// and the NAME.tmp of an interrupted atomic write.
 bool cs_is_run_output(const char *name);
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal.

@@ -11,6 +11,7 @@
 
 #include "body_shape.h"
 #include "file_io.h"
+#include "geometry.h"
 
 #include <float.h>
 #include <stddef.h>
@@ -1609,10 +1610,24 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
+// "geometry": [...] (geometry.h), read after the fluids were copied so that
+// only the file's cs_scene holds it.
+static bool parse_geometry(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(root, "geometry");
+    if (!array)
+        return true;
+    scene->geometry = calloc(1, sizeof *scene->geometry);
+    if (!scene->geometry)
+        return cs_fail(err, "%s: out of memory", scene->path);
+    return cs_geometry_parse(scene, array, scene->geometry, err);
+}
+
 // The world format: shared keys, then "fluids": [{...}, ...].
 static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", NULL};
+    static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", "geometry", "radiosity",
+                                       NULL};
     if (!cs_json_check_keys(scene, root, "", keys, err))
         return false;
     static const char *const reserved[] = {"lights"};
@@ -1674,7 +1689,7 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
                                 f->fluid_name, j);
         }
     }
-    return finish_draw(scene, root, err);
+    return parse_geometry(scene, root, err) && finish_draw(scene, root, err);
 }
 
 // Everything after the JSON syntax: fills *scene from the object tree.
@@ -1799,6 +1814,8 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
     if (!parse_root(scene, root, err)) {
         cJSON_Delete(root);
         free(scene->fluids);
+        cs_geometry_free(scene->geometry);
+        free(scene->geometry);
         char keep[sizeof scene->path];
         memcpy(keep, scene->path, sizeof keep);
         *scene = (cs_scene){0};
@@ -1848,4 +1865,7 @@ void cs_scene_free(cs_scene *scene)
     free(scene->fluids);
     scene->fluids = NULL;
     scene->fluid_count = 0;
+    cs_geometry_free(scene->geometry);
+    free(scene->geometry);
+    scene->geometry = NULL;
 }

@@ -172,6 +172,8 @@ typedef struct cs_level_ref {
     double units_per_metre;  // default 512 (a sector is 2 m)
 } cs_level_ref;
 
+struct cs_geometry; // geometry.h
+
 typedef struct cs_scene {
     char path[512];          // file it came from (for messages)
     char name[64];           // file name without .json
@@ -202,6 +204,9 @@ typedef struct cs_scene {
     cs_body bodies[CS_MAX_BODIES]; // the world's rigid bodies, seen by every fluid
     uint32_t body_count;
     cs_level_ref level;      // the world's level (shared keys)
+    // "geometry": static triangles with albedo and emission (geometry.h);
+    // NULL without the key. Owned by the file's cs_scene (NULL in a fluid's).
+    struct cs_geometry *geometry;
     cs_camera camera;
     cs_render_options render;
     cs_surface_options surface;

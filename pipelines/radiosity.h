@@ -1,0 +1,51 @@
+// radiosity.h — diffuse radiosity on a scene's static geometry: the
+// compilation on the CPU (patches, form factors with visibility) and a
+// double-precision solver that is the reference for the GPU passes.
+// docs/light.md, "Radiosity", has the equations and the rules.
+//
+// Form factor from patch i to patch j (Wallace 1989, the receiver seen as a
+// disc of the emitter's area, so adjacent patches stay finite):
+//     F_ij = A_j cos(theta_i) cos(theta_j) / (pi r^2 + A_j)
+// with r the distance between the patches' points. Pairs closer than
+// CS_RADIOSITY_NEAR times the larger patch's size (sqrt of its area) are
+// split into 4 sub-triangles each, up to CS_RADIOSITY_NEAR_DEPTH times, and
+// the formula is summed over the pieces of j and averaged over those of i.
+// Visibility: one ray between the two centres, on the BVH.
+#pragma once
+
+#include "common.h"
+
+#include "bvh.h"
+
+#include "../shaders/radiosity/radiosity_shared.h"
+
+#define CS_RADIOSITY_NEAR 3.0
+#define CS_RADIOSITY_NEAR_DEPTH 6
+
+typedef struct cs_radiosity_compiled {
+    cs_patch *patches;
+    float (*corners)[3][3];  // each patch's triangle (for refinement and drawing)
+    uint32_t *patch_tri;     // the scene triangle each patch came from
+    uint32_t patch_count;
+    uint32_t *link_start;    // patch_count + 1
+    cs_link *links;
+    uint32_t link_count;
+    double compile_seconds;
+} cs_radiosity_compiled;
+
+// Splits every triangle into n^2 equal triangles, n = ceil(longest edge /
+// patch_size), then links every pair of patches that face each other and
+// see each other (bvh: the same triangles; NULL: no occlusion test).
+bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
+                          cs_radiosity_compiled *out, cs_error *err);
+void cs_radiosity_free(cs_radiosity_compiled *compiled);
+
+// F_ij of two patch triangles (corners counter-clockwise about the front),
+// without visibility, with the near-field refinement above.
+double cs_form_factor(const float from[3][3], const float to[3][3]);
+
+// The bounces in double: B0 = E + rho H, B(k+1) = E + rho (H + sum_j F_ij
+// B(k)_j) for k < bounces, with H the direct irradiance (3 per patch, may
+// be NULL: none). radiosity gets 3 per patch.
+void cs_radiosity_solve(const cs_radiosity_compiled *compiled, const double *direct, uint32_t bounces,
+                        double *radiosity);

@@ -1,0 +1,244 @@
+// pathtrace.glsl — the path tracer's estimator (docs/light.md, "Path
+// tracer"), shared by trace.comp (camera paths) and probe.comp (paths that
+// start on a triangle). The binding layout is the includer's: nodes, tris,
+// lights. pipelines/pathtrace_ref.c is the same algorithm in double.
+#ifndef CS_PATHTRACE_GLSL
+#define CS_PATHTRACE_GLSL
+
+#include "pathtrace_shared.h"
+#include "../geometry/geometry_shared.h"
+
+const float CS_PT_PI = 3.14159265358979324;
+
+// PCG hash (Jarzynski & Olano 2020): one 32-bit word in, one out.
+uint pt_hash(uint v)
+{
+    uint state = v * 747796405u + 2891336453u;
+    uint word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+// The random number of (key, sample, bounce, dim) in [0, 1): 24 bits, so a
+// float holds it exactly and the CPU twin reads the same value.
+float pt_random(uint key, uint sample_index, uint bounce, uint dim)
+{
+    uint h = pt_hash(pc.seed);
+    h = pt_hash(bounce * CS_PT_DIMS + dim + h);
+    h = pt_hash(sample_index + h);
+    h = pt_hash(key + h);
+    return float(h >> 8u) * (1.0 / 16777216.0);
+}
+
+// Slab test against a node box, as pipelines/bvh.c's ray_box.
+bool pt_ray_box(uint node, vec3 o, vec3 inv_dir, float t_min, float t_max)
+{
+    vec3 t0 = (nodes[node].lo.xyz - o) * inv_dir;
+    vec3 t1 = (nodes[node].hi.xyz - o) * inv_dir;
+    vec3 near_t = min(t0, t1), far_t = max(t0, t1);
+    for (int k = 0; k < 3; k++) {
+        // A NaN (0 * inf) keeps the bound, as on the CPU.
+        if (near_t[k] > t_min)
+            t_min = near_t[k];
+        if (far_t[k] < t_max)
+            t_max = far_t[k];
+    }
+    return t_min <= t_max;
+}
+
+// Moller-Trumbore, both faces; writes t, u, v when the ray meets triangle i
+// at t in (t_min, t_max).
+bool pt_ray_triangle(uint i, vec3 o, vec3 d, float t_min, float t_max, out vec3 tuv)
+{
+    vec3 p0 = tris[i].v0.xyz;
+    vec3 e1 = tris[i].v1.xyz - p0, e2 = tris[i].v2.xyz - p0;
+    vec3 p = cross(d, e2);
+    float det = dot(e1, p);
+    tuv = vec3(0.0);
+    if (det == 0.0)
+        return false;
+    float inv = 1.0 / det;
+    vec3 s = o - p0;
+    float u = dot(s, p) * inv;
+    if (u < 0.0 || u > 1.0)
+        return false;
+    vec3 q = cross(s, e1);
+    float v = dot(d, q) * inv;
+    if (v < 0.0 || u + v > 1.0)
+        return false;
+    float t = dot(e2, q) * inv;
+    if (!(t > t_min && t < t_max))
+        return false;
+    tuv = vec3(t, u, v);
+    return true;
+}
+
+// Nearest hit for t in (t_min, t_max) (any hit with `any_hit`): the
+// triangle index or CS_PT_NO_HIT, and (t, u, v). The walk of pipelines/bvh.c.
+uint pt_cast(vec3 o, vec3 d, float t_min, float t_max, bool any_hit, out vec3 best)
+{
+    // Indices are masked (the stack size is a power of two) so that the
+    // compiler sees every access in bounds: lavapipe drops the whole walk
+    // when it cannot prove that.
+    const uint mask = CS_BVH_STACK - 1u;
+    uint stack[CS_BVH_STACK];
+    uint top = 0u;
+    stack[0] = 0u;
+    top = 1u;
+    vec3 inv_dir = 1.0 / d;
+    uint hit = CS_PT_NO_HIT;
+    best = vec3(t_max, 0.0, 0.0);
+    while (top > 0u) {
+        top--;
+        uint node = stack[top & mask];
+        if (!pt_ray_box(node, o, inv_dir, t_min, best.x))
+            continue;
+        uvec4 link = nodes[node].link;
+        if (link.y == 0u && link.x != 0u) {
+            if (top + 2u > CS_BVH_STACK)
+                break; // cannot happen for the builder's balanced trees
+            stack[top & mask] = link.x + 1u;
+            stack[(top + 1u) & mask] = link.x;
+            top += 2u;
+            continue;
+        }
+        for (uint i = link.x; i < link.x + link.y; i++) {
+            vec3 tuv;
+            if (pt_ray_triangle(i, o, d, t_min, best.x, tuv)) {
+                hit = i;
+                best = tuv;
+                if (any_hit)
+                    return hit;
+            }
+        }
+    }
+    return hit;
+}
+
+vec3 pt_tri_normal(uint i)
+{
+    return normalize(cross(tris[i].v1.xyz - tris[i].v0.xyz, tris[i].v2.xyz - tris[i].v0.xyz));
+}
+
+// Uniform point on triangle i from two numbers in [0, 1).
+vec3 pt_tri_point(uint i, float a, float b)
+{
+    float s = sqrt(a);
+    return tris[i].v0.xyz * (1.0 - s) + tris[i].v1.xyz * (s * (1.0 - b)) + tris[i].v2.xyz * (s * b);
+}
+
+// Cosine-weighted direction around unit n (Duff et al. 2017 basis).
+vec3 pt_cosine_direction(vec3 n, float a, float b)
+{
+    float sgn = n.z >= 0.0 ? 1.0 : -1.0;
+    float c = -1.0 / (sgn + n.z);
+    float m = n.x * n.y * c;
+    vec3 t = vec3(1.0 + sgn * n.x * n.x * c, sgn * m, -sgn * n.x);
+    vec3 bt = vec3(m, sgn + n.y * n.y * c, -n.y);
+    float r = sqrt(a), phi = 2.0 * CS_PT_PI * b;
+    return t * (r * cos(phi)) + bt * (r * sin(phi)) + n * sqrt(max(1.0 - a, 0.0));
+}
+
+// The emissive triangle that u in [0, 1) picks (binary search of the CDF).
+uint pt_pick_light(float u)
+{
+    uint lo = 0u, hi = pc.light_count - 1u;
+    while (lo < hi) {
+        uint mid = (lo + hi) / 2u;
+        if (u < lights[mid].cdf.x)
+            hi = mid;
+        else
+            lo = mid + 1u;
+    }
+    return lights[lo].tri.x;
+}
+
+// Next-event estimate at p (facing normal ns, albedo a): one point on one
+// emissive triangle, f_r L_e cos_x cos_l / r^2 / pdf_area.
+vec3 pt_light_sample(uint key, uint s, uint bounce, vec3 p, vec3 ns, vec3 albedo)
+{
+    uint l = pt_pick_light(pt_random(key, s, bounce, CS_PT_DIM_LIGHT));
+    vec3 q = pt_tri_point(l, pt_random(key, s, bounce, CS_PT_DIM_LIGHT_U), pt_random(key, s, bounce, CS_PT_DIM_LIGHT_V));
+    vec3 o = p + ns * pc.origin.w;
+    vec3 to = q - o;
+    float dist2 = dot(to, to);
+    vec3 dir = to * inversesqrt(dist2);
+    float cos_x = dot(ns, dir), cos_l = -dot(pt_tri_normal(l), dir);
+    if (!(cos_x > 0.0 && cos_l > 0.0))
+        return vec3(0.0);
+    vec3 unused;
+    if (pt_cast(o, to, 0.0, 1.0 - 1e-4, true, unused) != CS_PT_NO_HIT)
+        return vec3(0.0);
+    vec3 radiance = tris[l].emission.rgb / CS_PT_PI;
+    // Balance heuristic against the cosine-sampled bounce: f_r L_e cos_x /
+    // (p_light + p_bounce), both pdfs per solid angle. Bounded (by pi L_e
+    // f_r), where the plain light-sample weight cos_l / r^2 is not.
+    float p_light = dist2 / (cos_l * pc.light_area), p_bounce = cos_x / CS_PT_PI;
+    return albedo / CS_PT_PI * radiance * (cos_x / (p_light + p_bounce));
+}
+
+// The balance-heuristic weight of emission met by a bounce ray from `from`
+// (cosine pdf p_bounce per solid angle) at p on emitter normal n.
+float pt_bounce_weight(vec3 from, float p_bounce, vec3 p, vec3 n, vec3 d)
+{
+    vec3 to = p - from;
+    float p_light = dot(to, to) / (max(-dot(n, d), 0.0) * pc.light_area);
+    return p_bounce / (p_bounce + p_light);
+}
+
+// One path. Camera paths (probe_tri == CS_PT_NO_HIT) start at o along d;
+// probe paths start on the front of probe_tri at probe_p. info: (first
+// triangle, vertices hit, a hash of every triangle hit in order).
+vec3 pt_trace(uint key, uint s, vec3 o, vec3 d, uint probe_tri, vec3 probe_p, out uvec3 info)
+{
+    vec3 radiance = vec3(0.0), beta = vec3(1.0);
+    bool nee = (pc.flags & CS_PT_NEE) != 0u && pc.light_count > 0u;
+    info = uvec3(CS_PT_NO_HIT, 0u, 0u);
+    float p_bounce = 0.0; // pdf of the ray that led to this vertex
+    for (uint bounce = 0u; bounce <= pc.max_bounces; bounce++) {
+        uint tri;
+        vec3 p;
+        if (bounce == 0u && probe_tri != CS_PT_NO_HIT) {
+            tri = probe_tri;
+            p = probe_p;
+            d = -pt_tri_normal(tri); // seen from the front
+        } else {
+            vec3 tuv;
+            tri = pt_cast(o, d, 0.0, 3.0e38, false, tuv);
+            info.z = pt_hash(info.z + tri);
+            if (tri == CS_PT_NO_HIT)
+                break; // nothing out there emits
+            vec3 v0 = tris[tri].v0.xyz;
+            p = v0 + (tris[tri].v1.xyz - v0) * tuv.y + (tris[tri].v2.xyz - v0) * tuv.z;
+        }
+        if (bounce == 0u)
+            info.x = tri;
+        info.y++;
+        vec3 n = pt_tri_normal(tri);
+        bool front = dot(n, d) < 0.0;
+        // With NEE, emission met by a bounce ray shares the vertex before's
+        // light sample's due (multiple importance sampling).
+        if (front) {
+            float w = bounce == 0u || !nee ? 1.0 : pt_bounce_weight(o, p_bounce, p, n, d);
+            radiance += beta * tris[tri].emission.rgb * (w / CS_PT_PI);
+        }
+        if (bounce == pc.max_bounces)
+            break;
+        vec3 ns = front ? n : -n;
+        vec3 albedo = tris[tri].albedo.rgb;
+        if (nee)
+            radiance += beta * pt_light_sample(key, s, bounce, p, ns, albedo);
+        beta *= albedo; // f_r cos / pdf = (albedo / pi) cos / (cos / pi)
+        if ((pc.flags & CS_PT_ROULETTE) != 0u && bounce >= pc.rr_start) {
+            float survive = min(max(beta.r, max(beta.g, beta.b)), 0.95);
+            if (!(pt_random(key, s, bounce, CS_PT_DIM_ROULETTE) < survive))
+                break;
+            beta /= survive;
+        }
+        d = pt_cosine_direction(ns, pt_random(key, s, bounce, CS_PT_DIM_DIR_U), pt_random(key, s, bounce, CS_PT_DIM_DIR_V));
+        p_bounce = max(dot(ns, d), 0.0) / CS_PT_PI;
+        o = p + ns * pc.origin.w;
+    }
+    return radiance;
+}
+
+#endif

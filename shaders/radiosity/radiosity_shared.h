@@ -1,0 +1,38 @@
+// radiosity_shared.h — patches and their links as C (pipelines/radiosity.c)
+// and GLSL (shaders/radiosity/*.comp) read them. docs/light.md, "Radiosity".
+#ifndef RADIOSITY_SHARED_H
+#define RADIOSITY_SHARED_H
+
+#include "cs_shared.h"
+
+// One patch: a piece of a scene triangle of about the scene's patch area.
+struct cs_patch {
+    vec4 center_area;   // xyz centroid, w area (m^2)
+    vec4 normal;        // xyz unit front normal; w 0
+    vec4 albedo;        // rgb diffuse reflectance; w 0
+    vec4 emission;      // rgb emitted radiosity; w 0
+};
+
+// The links of patch i are links[link_start[i] .. link_start[i + 1]):
+// (j, F_ij as float bits) pairs, F_ij the form factor from i to j with
+// visibility folded in. A gather pass sums F_ij B_j over them.
+struct cs_link {
+    uint target;
+    float factor;
+};
+
+// Push constants of the gather pass.
+struct cs_gather_push {
+    uint patch_count;
+    uint pad0, pad1, pad2;
+};
+
+#define CS_RADIOSITY_GROUP 64u
+
+#ifndef CS_GLSL
+typedef struct cs_patch cs_patch;
+typedef struct cs_link cs_link;
+typedef struct cs_gather_push cs_gather_push;
+#endif
+
+#endif
