@@ -2,6 +2,7 @@
 #include "radiosity_gpu.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 // Rays per dispatch: 32 MiB of rays and 16 MiB of hits, whatever the link count.
 #define VISIBILITY_BATCH (1u << 20)
@@ -69,4 +70,119 @@ bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_
         return false;
     }
     return true;
+}
+
+static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
+{
+    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size > 0 ? size : 16}, buf, err);
+}
+
+bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh,
+                             uint32_t light_capacity, uint32_t area_capacity, cs_radiosity_gpu *gpu, cs_error *err)
+{
+    memset(gpu, 0, sizeof *gpu);
+    gpu->patch_count = c->patch_count;
+    gpu->light_capacity = light_capacity;
+    gpu->area_capacity = area_capacity;
+    VkDeviceSize n = c->patch_count;
+    bool ok =
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
+        make_buffer(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &gpu->nodes,
+                    err) &&
+        make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
+        make_buffer(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
+        make_buffer(ctx, "radiosity link starts", (n + 1) * 4, &gpu->link_start, err) &&
+        make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
+        make_buffer(ctx, "radiosity lights", (VkDeviceSize)light_capacity * sizeof(cs_light), &gpu->lights, err) &&
+        make_buffer(ctx, "radiosity area lights", (VkDeviceSize)area_capacity * sizeof(cs_area_light),
+                    &gpu->area_lights, err) &&
+        make_buffer(ctx, "radiosity direct", n * 16, &gpu->direct, err) &&
+        make_buffer(ctx, "radiosity 0", n * 16, &gpu->radiosity[0], err) &&
+        make_buffer(ctx, "radiosity 1", n * 16, &gpu->radiosity[1], err);
+    if (!ok) {
+        cs_radiosity_gpu_destroy(ctx, gpu);
+        return false;
+    }
+    cs_buffer_upload(ctx, &gpu->nodes, bvh->nodes, (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), 0);
+    if (bvh->tri_count > 0)
+        cs_buffer_upload(ctx, &gpu->tris, bvh->tris, (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), 0);
+    if (n > 0) {
+        cs_buffer_upload(ctx, &gpu->patches, c->patches, n * sizeof(cs_patch), 0);
+        cs_buffer_upload(ctx, &gpu->link_start, c->link_start, (n + 1) * 4, 0);
+    }
+    if (c->link_count > 0)
+        cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
+    cs_buffer *cleared[] = {&gpu->lights, &gpu->area_lights, &gpu->direct, &gpu->radiosity[0], &gpu->radiosity[1]};
+    for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
+        cs_buffer_fill(ctx, cleared[i], 0u);
+    gpu->direct_push = (cs_direct_push){.patch_count = c->patch_count, .area_samples = 1};
+    return true;
+}
+
+void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
+{
+    cs_program_destroy(ctx, &gpu->direct_program);
+    cs_program_destroy(ctx, &gpu->gather_program);
+    cs_buffer *buffers[] = {&gpu->nodes,  &gpu->tris,        &gpu->patches, &gpu->link_start,   &gpu->links,
+                            &gpu->lights, &gpu->area_lights, &gpu->direct,  &gpu->radiosity[0], &gpu->radiosity[1]};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+        cs_buffer_destroy(ctx, buffers[i]);
+    memset(gpu, 0, sizeof *gpu);
+}
+
+void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
+                                 const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples)
+{
+    CS_ASSERT(count <= gpu->light_capacity && area_count <= gpu->area_capacity && area_samples > 0,
+              "radiosity: %u lights, %u area lights (room for %u, %u), %u samples", count, area_count,
+              gpu->light_capacity, gpu->area_capacity, area_samples);
+    if (count > 0)
+        cs_buffer_upload(ctx, &gpu->lights, lights, (VkDeviceSize)count * sizeof(cs_light), 0);
+    if (area_count > 0)
+        cs_buffer_upload(ctx, &gpu->area_lights, area_lights, (VkDeviceSize)area_count * sizeof(cs_area_light), 0);
+    gpu->direct_push.light_count = count;
+    gpu->direct_push.area_count = area_count;
+    gpu->direct_push.area_samples = area_samples;
+}
+
+void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *c)
+{
+    if (c->patch_count > 0)
+        cs_buffer_upload(ctx, &gpu->patches, c->patches, (VkDeviceSize)c->patch_count * sizeof(cs_patch), 0);
+}
+
+void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces)
+{
+    uint32_t n = gpu->patch_count;
+    cs_pass_begin(rec, "radiosity: direct");
+    cs_dispatch(rec, gpu->direct_program,
+                &(cs_dispatch_desc){.buffers = {&gpu->nodes, &gpu->tris, &gpu->patches, &gpu->lights,
+                                                &gpu->area_lights, &gpu->direct},
+                                    .push = &gpu->direct_push, .push_size = sizeof gpu->direct_push,
+                                    .threads = {n}});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+    // B0 = E + rho H is a gather over an all-zero previous radiosity (the
+    // previous frame's gathers may still read it).
+    cs_barrier_compute_to_transfer(rec);
+    cs_cmd_fill(rec, &gpu->radiosity[1], 0u);
+    cs_barrier_transfer_to_compute(rec);
+    cs_gather_push push = {.patch_count = n};
+    for (uint32_t pass = 0; pass <= bounces; pass++) {
+        cs_buffer *from = &gpu->radiosity[(pass + 1) % 2], *to = &gpu->radiosity[pass % 2];
+        cs_pass_begin(rec, "radiosity: gather");
+        cs_dispatch(rec, gpu->gather_program,
+                    &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct,
+                                                    from, to},
+                                        .push = &push, .push_size = sizeof push, .threads = {n}});
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+    }
+    gpu->last_bounces = bounces;
+}
+
+cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu)
+{
+    return &gpu->radiosity[gpu->last_bounces % 2];
 }
