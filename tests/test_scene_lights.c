@@ -44,7 +44,7 @@ static void test_cornell(void)
     if (!ok)
         return;
     const cs_scene_lighting *l = &scene.geometry->lighting;
-    CHECK(l->radiosity_given && near(l->patch_size, 0.03) && l->bounces == 2, "cornell radiosity: %g, %u",
+    CHECK(l->radiosity_given && near(l->patch_size, 0.07) && l->bounces == 3, "cornell radiosity: %g, %u",
           l->patch_size, l->bounces);
     cs_scene_free(&scene);
 }

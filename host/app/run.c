@@ -223,6 +223,7 @@ static void record_draw(run_state *r, const cs_render_target *target)
                                         .surfaces = surfaces, .surface_count = surface_count,
                                         .body_states = r->world.has_bodies ? &r->world.bodies.states : NULL,
                                         .level = r->world.has_level ? &r->world.level : NULL,
+                                        .radiosity = r->world.radiosity,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
                                         .color_mode = r->color_mode});
 }
