@@ -396,6 +396,10 @@ static int run_window(run_state *r)
             int mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode;
             r->color_mode = (mode + 1) % 3;
         }
+        if (ev.cycle_albedo && r->world.radiosity) {
+            vkDeviceWaitIdle(r->ctx.device); // the patches buffer is overwritten
+            cs_world_radiosity_cycle_albedo(&r->ctx, r->world.radiosity);
+        }
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);
