@@ -31,6 +31,7 @@ static void usage(FILE *out)
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
+        "  cistern bench --radiosity [SCENE] time radiosity compile and passes (default cornell_box)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
         "  cistern view FILE.PHD [options]    fly through a Tomb Raider 1 level (headless: one image per room)\n"
@@ -333,6 +334,7 @@ static int cmd_bench(int argc, char **argv)
         uint32_t n;
         if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--surface") == 0) opt.surface = true;
+        else if (strcmp(a, "--radiosity") == 0) opt.radiosity = true;
         else if (strcmp(a, "--steps") == 0) {
             if (!parse_positive(a, v, &opt.steps)) return 2;
             steps_given = true;
@@ -386,6 +388,8 @@ static int cmd_bench(int argc, char **argv)
             return 2;
         }
     }
+    if (opt.radiosity)
+        return cs_bench_radiosity(&opt);
     if (!opt.surface) {
         if (nodes_given) {
             fprintf(stderr, "cistern: --nodes is a `bench --surface` option\n");
