@@ -186,19 +186,27 @@ static bool make_patches(const cs_tri *tris, uint32_t tri_count, double patch_si
     return true;
 }
 
-// Can the centres of patches i and j see each other? The ray leaves each
-// surface a little along its normal so it does not hit its own triangle.
+void cs_radiosity_link_ray(const cs_radiosity_compiled *c, uint32_t i, uint32_t j, double origin[3], double dir[3])
+{
+    const cs_patch *pi = &c->patches[i], *pj = &c->patches[j];
+    double lift = 1e-4 * sqrt(fmax(pi->center_area.w, pj->center_area.w));
+    double e[3] = {pj->center_area.x + lift * pj->normal.x, pj->center_area.y + lift * pj->normal.y,
+                   pj->center_area.z + lift * pj->normal.z};
+    origin[0] = pi->center_area.x + lift * pi->normal.x;
+    origin[1] = pi->center_area.y + lift * pi->normal.y;
+    origin[2] = pi->center_area.z + lift * pi->normal.z;
+    for (int k = 0; k < 3; k++)
+        dir[k] = e[k] - origin[k];
+}
+
+// Can the centres of patches i and j see each other? (On the CPU; the GPU
+// casts the same rays in pipelines/radiosity_gpu.c.)
 static bool patches_see(const cs_radiosity_compiled *c, const cs_bvh *bvh, uint32_t i, uint32_t j)
 {
     if (!bvh)
         return true;
-    const cs_patch *pi = &c->patches[i], *pj = &c->patches[j];
-    double lift = 1e-4 * sqrt(fmax(pi->center_area.w, pj->center_area.w));
-    double o[3] = {pi->center_area.x + lift * pi->normal.x, pi->center_area.y + lift * pi->normal.y,
-                   pi->center_area.z + lift * pi->normal.z};
-    double e[3] = {pj->center_area.x + lift * pj->normal.x, pj->center_area.y + lift * pj->normal.y,
-                   pj->center_area.z + lift * pj->normal.z};
-    double d[3] = {e[0] - o[0], e[1] - o[1], e[2] - o[2]};
+    double o[3], d[3];
+    cs_radiosity_link_ray(c, i, j, o, d);
     return cs_bvh_unoccluded(bvh, o, d, 0.0, 1.0);
 }
 

@@ -40,6 +40,12 @@ bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_s
                           cs_radiosity_compiled *out, cs_error *err);
 void cs_radiosity_free(cs_radiosity_compiled *compiled);
 
+// The visibility ray of link i -> j: origin + t dir for t in (0, 1), from
+// i's centre to j's, each lifted 1e-4 sqrt(larger area) along its normal
+// so that the ray does not meet its own triangle.
+void cs_radiosity_link_ray(const cs_radiosity_compiled *compiled, uint32_t i, uint32_t j, double origin[3],
+                           double dir[3]);
+
 // F_ij of two patch triangles (corners counter-clockwise about the front),
 // without visibility, with the near-field refinement above.
 double cs_form_factor(const float from[3][3], const float to[3][3]);

@@ -804,7 +804,7 @@ static void test_world_format(void)
          "bad.json: level.scale: unknown key"},
         {"level scale", WORLD2 "\"fluids\":[" POOL "],\"level\":{\"file\":\"a.phd\",\"units_per_metre\":0}}",
          "bad.json: level.units_per_metre"},
-        {"lights are reserved", WORLD2 "\"fluids\":[" POOL "],\"lights\":[]}", "bad.json: lights: is reserved"},
+        {"lights need geometry", WORLD2 "\"fluids\":[" POOL "],\"lights\":[]}", "bad.json: lights: needs \"geometry\""},
 #define BODY(x) WORLD2 "\"fluids\":[" POOL "],\"bodies\":[" x "]}"
         {"body without shape", BODY("{\"position\":[1,0.5],\"static\":true}"), "bad.json: bodies[0].shape: missing"},
         {"body shape unknown", BODY("{\"shape\":\"cone\",\"position\":[1,0.5]}"), "bodies[0].shape: must be \"box\""},

@@ -24,6 +24,7 @@ typedef struct cs_bench_options {
     // surface_particles when not 0) splatted with both kernels; the CPU
     // reference runs cpu_runs times per field.
     bool surface;
+    bool radiosity;          // --radiosity (bench_radiosity.c): compile and per-pass times at a few patch sizes
     uint32_t nodes[CS_BENCH_MAX_SIZES];
     uint32_t node_count;
     uint32_t frames;
@@ -38,6 +39,8 @@ bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err
 int cs_bench(const cs_bench_options *opt);
 // `cistern bench --surface`: see bench_surface.c and docs/benchmarks.md.
 int cs_bench_surface(const cs_bench_options *opt);
+// `cistern bench --radiosity`: see bench_radiosity.c and docs/benchmarks.md.
+int cs_bench_radiosity(const cs_bench_options *opt);
 
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.

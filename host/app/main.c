@@ -32,6 +32,7 @@ static void usage(FILE *out)
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
+        "  cistern bench --radiosity [SCENE] time radiosity compile and passes (default cornell_box)\n"
         "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
@@ -69,7 +70,8 @@ static void usage(FILE *out)
         "\n"
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
-        "  F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look / orbit / pan\n"
+        "  G radiosity wall colours, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly,\n"
+        "  drag to look / orbit / pan\n"
         "\n"
         "bench options:\n"
         "  --particles LIST       sizes, e.g. 16k,64k,256k,1M (default 16k,64k)\n"
@@ -350,6 +352,7 @@ static int cmd_bench(int argc, char **argv)
         uint32_t n;
         if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--surface") == 0) opt.surface = true;
+        else if (strcmp(a, "--radiosity") == 0) opt.radiosity = true;
         else if (strcmp(a, "--steps") == 0) {
             if (!parse_positive(a, v, &opt.steps)) return 2;
             steps_given = true;
@@ -403,6 +406,8 @@ static int cmd_bench(int argc, char **argv)
             return 2;
         }
     }
+    if (opt.radiosity)
+        return cs_bench_radiosity(&opt);
     if (!opt.surface) {
         if (nodes_given) {
             fprintf(stderr, "cistern: --nodes is a `bench --surface` option\n");

@@ -223,6 +223,7 @@ static void record_draw(run_state *r, const cs_render_target *target)
                                         .surfaces = surfaces, .surface_count = surface_count,
                                         .body_states = r->world.has_bodies ? &r->world.bodies.states : NULL,
                                         .level = r->world.has_level ? &r->world.level : NULL,
+                                        .radiosity = r->world.radiosity,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
                                         .color_mode = r->color_mode});
 }
@@ -399,6 +400,10 @@ static int run_window(run_state *r)
         if (ev.cycle_color_mode) {
             int mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode;
             r->color_mode = (mode + 1) % 3;
+        }
+        if (ev.cycle_albedo && r->world.radiosity) {
+            vkDeviceWaitIdle(r->ctx.device); // the patches buffer is overwritten
+            cs_world_radiosity_cycle_albedo(&r->ctx, r->world.radiosity);
         }
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)

@@ -114,6 +114,9 @@ typedef struct cs_render_frame {
     // A level's rooms (level_mesh.h), drawn through portals from the room
     // holding the camera. NULL: no level.
     const cs_level_mesh *level;
+    // The world's radiosity part (world_radiosity.h): the geometry drawn lit
+    // by its last recorded frame. NULL: no geometry drawn.
+    struct cs_world_radiosity *radiosity;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

@@ -61,6 +61,7 @@ typedef struct cs_window_events {
     bool restart;              // R
     bool cycle_color_mode;     // C: material -> speed -> density
     bool cycle_draw_mode;      // V: particles -> surface -> both (fluids with a surface)
+    bool cycle_albedo;         // G: the radiosity geometry's coloured walls rotate their rgb
     bool next_room;            // Tab: jump to the next room of a level
     bool capture;              // F12: screenshot (and RenderDoc capture, if the loop wants)
     bool resized;              // the framebuffer changed size

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "scene.h"
+#include "scene_lights.h"
 
 #include "../../shaders/geometry/geometry_shared.h"
 
@@ -34,6 +35,7 @@ typedef struct cs_geometry {
     cs_tri *tris;            // tri_count triangles, in element order
     uint32_t tri_count;
     uint32_t element_count;  // entries of "geometry"
+    cs_scene_lighting lighting; // "radiosity" and "lights" (scene_lights.h)
 } cs_geometry;
 
 // Reads `array` (the scene's "geometry" value); messages name

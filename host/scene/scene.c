@@ -1610,17 +1610,21 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
-// "geometry": [...] (geometry.h), read after the fluids were copied so that
+// "geometry": [...] (geometry.h) with its "radiosity" and "lights"
+// (scene_lights.h), read after the fluids were copied so that
 // only the file's cs_scene holds it.
 static bool parse_geometry(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     const cJSON *array = cJSON_GetObjectItemCaseSensitive(root, "geometry");
-    if (!array)
-        return true;
+    if (!array) {
+        cs_scene_lighting none; // only to refuse "lights" and "radiosity" without geometry
+        return cs_scene_lighting_parse(scene, root, false, &none, err);
+    }
     scene->geometry = calloc(1, sizeof *scene->geometry);
     if (!scene->geometry)
         return cs_fail(err, "%s: out of memory", scene->path);
-    return cs_geometry_parse(scene, array, scene->geometry, err);
+    return cs_geometry_parse(scene, array, scene->geometry, err) &&
+           cs_scene_lighting_parse(scene, root, true, &scene->geometry->lighting, err);
 }
 
 // The world format: shared keys, then "fluids": [{...}, ...].
@@ -1630,13 +1634,6 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
                                        NULL};
     if (!cs_json_check_keys(scene, root, "", keys, err))
         return false;
-    static const char *const reserved[] = {"lights"};
-    for (uint32_t i = 0; i < CS_ARRAY_COUNT(reserved); i++) {
-        if (cJSON_GetObjectItemCaseSensitive(root, reserved[i]))
-            return key_fail(scene, err, "", reserved[i],
-                            "is reserved for a part this cistern does not have yet (docs/scenes.md, \"Parts to "
-                            "come\"); remove it");
-    }
     if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err) || !parse_level(scene, root, err))
         return false;
     const cJSON *array;

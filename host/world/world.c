@@ -3,6 +3,7 @@
 #include "world_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void cs_world_list_solvers(char *out, size_t size)
 {
@@ -72,6 +73,16 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         cs_world_destroy(world);
         return false;
     }
+    if (scene->geometry) {
+        world->radiosity = calloc(1, sizeof *world->radiosity);
+        CS_ASSERT(world->radiosity, "out of memory");
+        if (!cs_world_radiosity_create(ctx, scene, world->radiosity, err)) {
+            free(world->radiosity);
+            world->radiosity = NULL;
+            cs_world_destroy(world);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -87,6 +98,11 @@ void cs_world_destroy(cs_world *world)
     if (world->has_level)
         cs_level_mesh_free(&world->level);
     world->has_level = false;
+    if (world->radiosity) {
+        cs_world_radiosity_destroy(world->ctx, world->radiosity);
+        free(world->radiosity);
+        world->radiosity = NULL;
+    }
     cs_world_destroy_surfaces(world);
     if (world->has_bodies)
         cs_bodies_destroy(&world->bodies);
@@ -149,6 +165,9 @@ void cs_world_record_frame_end(cs_world *world, cs_recorder *rec)
         f->ops->record_frame_end(f->state, rec);
     }
     clear_prefix(rec);
+    // The geometry's light as of the frame's end (its lights' paths at that time).
+    if (world->radiosity)
+        cs_world_radiosity_record(world->ctx, world->radiosity, rec, cs_world_time(world));
 }
 
 void cs_world_record_frame(cs_world *world, cs_recorder *rec)

@@ -29,6 +29,7 @@
 #pragma once
 
 #include "level_mesh.h"
+#include "world_radiosity.h"
 
 #include "grid.h"
 #include "bodies.h"
@@ -89,6 +90,9 @@ typedef struct cs_world {
     // it (a distance field baked per fluid at creation, world_level.c).
     cs_level_mesh level;
     bool has_level;
+    // The scene's "geometry" lit by radiosity (world_radiosity.h): compiled
+    // at creation, recorded at every frame's end; NULL without geometry.
+    cs_world_radiosity *radiosity;
 } cs_world;
 
 // Creates every part: the fluids, then their surfaces. An unknown solver

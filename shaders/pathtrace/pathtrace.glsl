@@ -7,6 +7,7 @@
 
 #include "pathtrace_shared.h"
 #include "../geometry/geometry_shared.h"
+#include "../geometry/bvh.glsl"
 
 const float CS_PT_PI = 3.14159265358979324;
 
@@ -27,91 +28,6 @@ float pt_random(uint key, uint sample_index, uint bounce, uint dim)
     h = pt_hash(sample_index + h);
     h = pt_hash(key + h);
     return float(h >> 8u) * (1.0 / 16777216.0);
-}
-
-// Slab test against a node box, as pipelines/bvh.c's ray_box.
-bool pt_ray_box(uint node, vec3 o, vec3 inv_dir, float t_min, float t_max)
-{
-    vec3 t0 = (nodes[node].lo.xyz - o) * inv_dir;
-    vec3 t1 = (nodes[node].hi.xyz - o) * inv_dir;
-    vec3 near_t = min(t0, t1), far_t = max(t0, t1);
-    for (int k = 0; k < 3; k++) {
-        // A NaN (0 * inf) keeps the bound, as on the CPU.
-        if (near_t[k] > t_min)
-            t_min = near_t[k];
-        if (far_t[k] < t_max)
-            t_max = far_t[k];
-    }
-    return t_min <= t_max;
-}
-
-// Moller-Trumbore, both faces; writes t, u, v when the ray meets triangle i
-// at t in (t_min, t_max).
-bool pt_ray_triangle(uint i, vec3 o, vec3 d, float t_min, float t_max, out vec3 tuv)
-{
-    vec3 p0 = tris[i].v0.xyz;
-    vec3 e1 = tris[i].v1.xyz - p0, e2 = tris[i].v2.xyz - p0;
-    vec3 p = cross(d, e2);
-    float det = dot(e1, p);
-    tuv = vec3(0.0);
-    if (det == 0.0)
-        return false;
-    float inv = 1.0 / det;
-    vec3 s = o - p0;
-    float u = dot(s, p) * inv;
-    if (u < 0.0 || u > 1.0)
-        return false;
-    vec3 q = cross(s, e1);
-    float v = dot(d, q) * inv;
-    if (v < 0.0 || u + v > 1.0)
-        return false;
-    float t = dot(e2, q) * inv;
-    if (!(t > t_min && t < t_max))
-        return false;
-    tuv = vec3(t, u, v);
-    return true;
-}
-
-// Nearest hit for t in (t_min, t_max) (any hit with `any_hit`): the
-// triangle index or CS_PT_NO_HIT, and (t, u, v). The walk of pipelines/bvh.c.
-uint pt_cast(vec3 o, vec3 d, float t_min, float t_max, bool any_hit, out vec3 best)
-{
-    // Indices are masked (the stack size is a power of two) so that the
-    // compiler sees every access in bounds: lavapipe drops the whole walk
-    // when it cannot prove that.
-    const uint mask = CS_BVH_STACK - 1u;
-    uint stack[CS_BVH_STACK];
-    uint top = 0u;
-    stack[0] = 0u;
-    top = 1u;
-    vec3 inv_dir = 1.0 / d;
-    uint hit = CS_PT_NO_HIT;
-    best = vec3(t_max, 0.0, 0.0);
-    while (top > 0u) {
-        top--;
-        uint node = stack[top & mask];
-        if (!pt_ray_box(node, o, inv_dir, t_min, best.x))
-            continue;
-        uvec4 link = nodes[node].link;
-        if (link.y == 0u && link.x != 0u) {
-            if (top + 2u > CS_BVH_STACK)
-                break; // cannot happen for the builder's balanced trees
-            stack[top & mask] = link.x + 1u;
-            stack[(top + 1u) & mask] = link.x;
-            top += 2u;
-            continue;
-        }
-        for (uint i = link.x; i < link.x + link.y; i++) {
-            vec3 tuv;
-            if (pt_ray_triangle(i, o, d, t_min, best.x, tuv)) {
-                hit = i;
-                best = tuv;
-                if (any_hit)
-                    return hit;
-            }
-        }
-    }
-    return hit;
 }
 
 vec3 pt_tri_normal(uint i)
@@ -166,7 +82,7 @@ vec3 pt_light_sample(uint key, uint s, uint bounce, vec3 p, vec3 ns, vec3 albedo
     if (!(cos_x > 0.0 && cos_l > 0.0))
         return vec3(0.0);
     vec3 unused;
-    if (pt_cast(o, to, 0.0, 1.0 - 1e-4, true, unused) != CS_PT_NO_HIT)
+    if (bvh_cast(o, to, 0.0, 1.0 - 1e-4, true, unused) != CS_PT_NO_HIT)
         return vec3(0.0);
     vec3 radiance = tris[l].emission.rgb / CS_PT_PI;
     // Balance heuristic against the cosine-sampled bounce: f_r L_e cos_x /
@@ -203,7 +119,7 @@ vec3 pt_trace(uint key, uint s, vec3 o, vec3 d, uint probe_tri, vec3 probe_p, ou
             d = -pt_tri_normal(tri); // seen from the front
         } else {
             vec3 tuv;
-            tri = pt_cast(o, d, 0.0, 3.0e38, false, tuv);
+            tri = bvh_cast(o, d, 0.0, 3.0e38, false, tuv);
             info.z = pt_hash(info.z + tri);
             if (tri == CS_PT_NO_HIT)
                 break; // nothing out there emits

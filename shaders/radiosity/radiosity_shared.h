@@ -27,12 +27,33 @@ struct cs_gather_push {
     uint pad0, pad1, pad2;
 };
 
+// A one-sided quad area light: the points corner + a edge_u + b edge_v, a
+// and b in [0, 1], emitting radiant exitance `exitance` (W/m^2 per
+// channel, Lambertian) towards edge_u x edge_v. It is not geometry: it
+// casts no shadow and receives no light.
+struct cs_area_light {
+    vec4 corner;        // xyz; w 0
+    vec4 edge_u;        // xyz; w 0
+    vec4 edge_v;        // xyz; w 0
+    vec4 exitance;      // rgb; w 0
+};
+
+// Push constants of the direct-light pass (shaders/radiosity/direct.comp).
+struct cs_direct_push {
+    uint patch_count;
+    uint light_count;       // punctual and spherical lights (cs_light)
+    uint area_count;        // quad area lights (cs_area_light)
+    uint area_samples;      // an area light is sampled on an area_samples^2 grid of cell centres
+};
+
 #define CS_RADIOSITY_GROUP 64u
 
 #ifndef CS_GLSL
 typedef struct cs_patch cs_patch;
 typedef struct cs_link cs_link;
 typedef struct cs_gather_push cs_gather_push;
+typedef struct cs_area_light cs_area_light;
+typedef struct cs_direct_push cs_direct_push;
 #endif
 
 #endif

@@ -1,0 +1,97 @@
+// world_radiosity.c — see world_radiosity.h.
+#include "world_radiosity.h"
+
+#include "light.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err)
+{
+    *part = (cs_world_radiosity){.geometry = scene->geometry, .lighting = &scene->geometry->lighting};
+    const cs_geometry *g = scene->geometry;
+    cs_error inner;
+    if (!cs_bvh_build(g->tris, g->tri_count, &part->bvh, &inner))
+        return cs_scene_fail(scene, err, "", "geometry", "%s", inner.msg);
+    if (!cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size, &part->bvh,
+                                  &part->compiled, &inner)) {
+        cs_bvh_free(&part->bvh);
+        return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
+    }
+    uint32_t n = part->compiled.patch_count;
+    part->scene_albedo = malloc((size_t)CS_MAX(n, 1u) * sizeof *part->scene_albedo);
+    CS_ASSERT(part->scene_albedo, "out of memory for %u patches", n);
+    for (uint32_t i = 0; i < n; i++)
+        memcpy(part->scene_albedo[i], &part->compiled.patches[i].albedo, sizeof part->scene_albedo[i]);
+    if (!cs_radiosity_gpu_create(ctx, &part->compiled, &part->bvh, CS_MAX_SCENE_LIGHTS, CS_MAX_SCENE_LIGHTS,
+                                 &part->gpu, &inner)) {
+        cs_world_radiosity_destroy(ctx, part);
+        return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
+    }
+    part->gpu_made = true;
+    return true;
+}
+
+void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part)
+{
+    if (part->gpu_made)
+        cs_radiosity_gpu_destroy(ctx, &part->gpu);
+    cs_radiosity_free(&part->compiled);
+    cs_bvh_free(&part->bvh);
+    free(part->scene_albedo);
+    *part = (cs_world_radiosity){0};
+}
+
+void cs_world_radiosity_lights_at(const cs_scene_lighting *lighting, double t, cs_light *lights, uint32_t *count,
+                                  cs_area_light *areas, uint32_t *area_count)
+{
+    *count = *area_count = 0;
+    for (uint32_t i = 0; i < lighting->light_count; i++) {
+        const cs_scene_light *l = &lighting->lights[i];
+        float at[3];
+        cs_scene_light_position_at(l, t, at);
+        switch (l->type) {
+        case CS_SCENE_LIGHT_POINT:
+            lights[(*count)++] = cs_light_point(at, l->radius, l->color, l->range, CS_WINDOW_DEFAULT);
+            break;
+        case CS_SCENE_LIGHT_SPHERE:
+            lights[(*count)++] = cs_light_sphere(at, l->radius, l->color, l->range, CS_WINDOW_DEFAULT);
+            break;
+        case CS_SCENE_LIGHT_SPOT:
+            lights[(*count)++] = cs_light_spot(at, l->direction, l->inner_radians, l->outer_radians, l->radius,
+                                               l->color, l->range, CS_WINDOW_DEFAULT);
+            break;
+        case CS_SCENE_LIGHT_AREA:
+            areas[(*area_count)++] = (cs_area_light){
+                .corner = {at[0], at[1], at[2], 0.0f},
+                .edge_u = {l->edge_u[0], l->edge_u[1], l->edge_u[2], 0.0f},
+                .edge_v = {l->edge_v[0], l->edge_v[1], l->edge_v[2], 0.0f},
+                .exitance = {l->color[0], l->color[1], l->color[2], 0.0f},
+            };
+            break;
+        }
+    }
+}
+
+void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_recorder *rec, double t)
+{
+    cs_light lights[CS_MAX_SCENE_LIGHTS];
+    cs_area_light areas[CS_MAX_SCENE_LIGHTS];
+    uint32_t count, area_count;
+    cs_world_radiosity_lights_at(part->lighting, t, lights, &count, areas, &area_count);
+    cs_radiosity_gpu_set_lights(ctx, &part->gpu, lights, count, areas, area_count, part->lighting->area_samples);
+    cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
+    part->frames++;
+}
+
+void cs_world_radiosity_cycle_albedo(cs_context *ctx, cs_world_radiosity *part)
+{
+    part->albedo_cycle = (part->albedo_cycle + 1) % 3;
+    for (uint32_t i = 0; i < part->compiled.patch_count; i++) {
+        const float *a = part->scene_albedo[i];
+        float *out = &part->compiled.patches[i].albedo.x;
+        for (uint32_t c = 0; c < 3; c++)
+            out[c] = a[(c + part->albedo_cycle) % 3];
+    }
+    cs_radiosity_gpu_set_albedo(ctx, &part->gpu, &part->compiled);
+}

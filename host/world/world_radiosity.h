@@ -1,0 +1,42 @@
+// world_radiosity.h — the world's radiosity part: when the scene has
+// "geometry", the world compiles its patches and links once (the BVH, then
+// cs_radiosity_compile_gpu: form factors on the CPU, visibility rays on the
+// GPU) and, every frame, moves the scene's "lights" along their paths to
+// the frame's time and records the direct light and the gathers
+// (pipelines/radiosity_gpu.h). The renderer draws the geometry lit by the
+// result (host/render/feature_geometry.c). docs/light.md, "Radiosity".
+#pragma once
+
+#include "geometry.h"
+#include "radiosity_gpu.h"
+
+typedef struct cs_world_radiosity {
+    const cs_geometry *geometry;       // the scene's triangles (patch_tri indexes them)
+    const cs_scene_lighting *lighting; // the scene's "radiosity" and "lights"
+    cs_bvh bvh;
+    cs_radiosity_compiled compiled;
+    cs_radiosity_gpu gpu;
+    bool gpu_made;
+    float (*scene_albedo)[3];  // per patch, as the scene gave it
+    uint32_t albedo_cycle;     // 0: the scene's colours; k: coloured patches' rgb rotated k times
+    uint64_t frames;           // frames recorded
+} cs_world_radiosity;
+
+// Compiles the scene's geometry at its radiosity.patch_size and uploads
+// it; false with a message (the scene's radiosity key) when it cannot.
+bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err);
+void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part);
+
+// The scene's lights at time t (seconds; paths followed), as the GPU pass
+// takes them: punctual ones into `lights`, quads into `areas` (each room for
+// CS_MAX_SCENE_LIGHTS); the counts come back.
+void cs_world_radiosity_lights_at(const cs_scene_lighting *lighting, double t, cs_light *lights, uint32_t *count,
+                                  cs_area_light *areas, uint32_t *area_count);
+
+// Uploads the lights at time t, then records "radiosity: direct" and the
+// gathers. Outside a pass; the previous frame must have completed.
+void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_recorder *rec, double t);
+
+// The walls' colours cycled (the window's G key): every patch whose albedo
+// is not grey gets its rgb rotated once more (three steps round).
+void cs_world_radiosity_cycle_albedo(cs_context *ctx, cs_world_radiosity *part);

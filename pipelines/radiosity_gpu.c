@@ -1,0 +1,188 @@
+// radiosity_gpu.c — link visibility on the GPU (see radiosity_gpu.h).
+#include "radiosity_gpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Rays per dispatch: 32 MiB of rays and 16 MiB of hits, whatever the link count.
+#define VISIBILITY_BATCH (1u << 20)
+
+static cs_ray link_ray(const cs_radiosity_compiled *c, uint32_t i, uint32_t j)
+{
+    double o[3], d[3];
+    cs_radiosity_link_ray(c, i, j, o, d);
+    return (cs_ray){.origin_tmin = {(float)o[0], (float)o[1], (float)o[2], 0.0f},
+                    .dir_tmax = {(float)d[0], (float)d[1], (float)d[2], 1.0f}};
+}
+
+bool cs_radiosity_cull_hidden_gpu(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compiled *c, cs_error *err)
+{
+    double start = cs_now_seconds();
+    uint32_t batch = c->link_count < VISIBILITY_BATCH ? (c->link_count > 0 ? c->link_count : 1) : VISIBILITY_BATCH;
+    cs_raycaster rc;
+    if (!cs_raycaster_create(ctx, bvh, batch, &rc, err))
+        return false;
+    cs_ray *rays = malloc((size_t)batch * sizeof *rays);
+    cs_cast_hit *hits = malloc((size_t)batch * sizeof *hits);
+    bool *visible = malloc((size_t)(c->link_count > 0 ? c->link_count : 1) * sizeof *visible);
+    if (!rays || !hits || !visible) {
+        free(rays), free(hits), free(visible);
+        cs_raycaster_destroy(ctx, &rc);
+        return cs_fail(err, "radiosity: out of memory for %u visibility rays", c->link_count);
+    }
+    // Links are stored patch by patch: walk the owners alongside.
+    uint32_t owner = 0;
+    for (uint32_t first = 0; first < c->link_count; first += batch) {
+        uint32_t n = c->link_count - first < batch ? c->link_count - first : batch;
+        for (uint32_t k = 0; k < n; k++) {
+            while (c->link_start[owner + 1] <= first + k)
+                owner++;
+            rays[k] = link_ray(c, owner, c->links[first + k].target);
+        }
+        cs_raycaster_cast(ctx, &rc, rays, n, true, hits);
+        for (uint32_t k = 0; k < n; k++)
+            visible[first + k] = hits[k].tri == CS_CAST_NO_HIT;
+    }
+    // Compact in place, patch by patch, keeping the order.
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < c->patch_count; i++) {
+        uint32_t begin = c->link_start[i], end = c->link_start[i + 1];
+        c->link_start[i] = kept;
+        for (uint32_t l = begin; l < end; l++)
+            if (visible[l])
+                c->links[kept++] = c->links[l];
+    }
+    c->link_start[c->patch_count] = kept;
+    c->link_count = kept;
+    free(rays), free(hits), free(visible);
+    cs_raycaster_destroy(ctx, &rc);
+    c->compile_seconds += cs_now_seconds() - start;
+    return true;
+}
+
+bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_count, double patch_size,
+                              const cs_bvh *bvh, cs_radiosity_compiled *out, cs_error *err)
+{
+    if (!cs_radiosity_compile(tris, tri_count, patch_size, NULL, out, err))
+        return false;
+    if (!cs_radiosity_cull_hidden_gpu(ctx, bvh, out, err)) {
+        cs_radiosity_free(out);
+        return false;
+    }
+    return true;
+}
+
+static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
+{
+    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size > 0 ? size : 16}, buf, err);
+}
+
+bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh,
+                             uint32_t light_capacity, uint32_t area_capacity, cs_radiosity_gpu *gpu, cs_error *err)
+{
+    memset(gpu, 0, sizeof *gpu);
+    gpu->patch_count = c->patch_count;
+    gpu->light_capacity = light_capacity;
+    gpu->area_capacity = area_capacity;
+    VkDeviceSize n = c->patch_count;
+    bool ok =
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
+        make_buffer(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &gpu->nodes,
+                    err) &&
+        make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
+        make_buffer(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
+        make_buffer(ctx, "radiosity link starts", (n + 1) * 4, &gpu->link_start, err) &&
+        make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
+        make_buffer(ctx, "radiosity lights", (VkDeviceSize)light_capacity * sizeof(cs_light), &gpu->lights, err) &&
+        make_buffer(ctx, "radiosity area lights", (VkDeviceSize)area_capacity * sizeof(cs_area_light),
+                    &gpu->area_lights, err) &&
+        make_buffer(ctx, "radiosity direct", n * 16, &gpu->direct, err) &&
+        make_buffer(ctx, "radiosity 0", n * 16, &gpu->radiosity[0], err) &&
+        make_buffer(ctx, "radiosity 1", n * 16, &gpu->radiosity[1], err);
+    if (!ok) {
+        cs_radiosity_gpu_destroy(ctx, gpu);
+        return false;
+    }
+    cs_buffer_upload(ctx, &gpu->nodes, bvh->nodes, (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), 0);
+    if (bvh->tri_count > 0)
+        cs_buffer_upload(ctx, &gpu->tris, bvh->tris, (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), 0);
+    if (n > 0) {
+        cs_buffer_upload(ctx, &gpu->patches, c->patches, n * sizeof(cs_patch), 0);
+        cs_buffer_upload(ctx, &gpu->link_start, c->link_start, (n + 1) * 4, 0);
+    }
+    if (c->link_count > 0)
+        cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
+    cs_buffer *cleared[] = {&gpu->lights, &gpu->area_lights, &gpu->direct, &gpu->radiosity[0], &gpu->radiosity[1]};
+    for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
+        cs_buffer_fill(ctx, cleared[i], 0u);
+    gpu->direct_push = (cs_direct_push){.patch_count = c->patch_count, .area_samples = 1};
+    return true;
+}
+
+void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
+{
+    cs_program_destroy(ctx, &gpu->direct_program);
+    cs_program_destroy(ctx, &gpu->gather_program);
+    cs_buffer *buffers[] = {&gpu->nodes,  &gpu->tris,        &gpu->patches, &gpu->link_start,   &gpu->links,
+                            &gpu->lights, &gpu->area_lights, &gpu->direct,  &gpu->radiosity[0], &gpu->radiosity[1]};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+        cs_buffer_destroy(ctx, buffers[i]);
+    memset(gpu, 0, sizeof *gpu);
+}
+
+void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
+                                 const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples)
+{
+    CS_ASSERT(count <= gpu->light_capacity && area_count <= gpu->area_capacity && area_samples > 0,
+              "radiosity: %u lights, %u area lights (room for %u, %u), %u samples", count, area_count,
+              gpu->light_capacity, gpu->area_capacity, area_samples);
+    if (count > 0)
+        cs_buffer_upload(ctx, &gpu->lights, lights, (VkDeviceSize)count * sizeof(cs_light), 0);
+    if (area_count > 0)
+        cs_buffer_upload(ctx, &gpu->area_lights, area_lights, (VkDeviceSize)area_count * sizeof(cs_area_light), 0);
+    gpu->direct_push.light_count = count;
+    gpu->direct_push.area_count = area_count;
+    gpu->direct_push.area_samples = area_samples;
+}
+
+void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *c)
+{
+    if (c->patch_count > 0)
+        cs_buffer_upload(ctx, &gpu->patches, c->patches, (VkDeviceSize)c->patch_count * sizeof(cs_patch), 0);
+}
+
+void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces)
+{
+    uint32_t n = gpu->patch_count;
+    cs_pass_begin(rec, "radiosity: direct");
+    cs_dispatch(rec, gpu->direct_program,
+                &(cs_dispatch_desc){.buffers = {&gpu->nodes, &gpu->tris, &gpu->patches, &gpu->lights,
+                                                &gpu->area_lights, &gpu->direct},
+                                    .push = &gpu->direct_push, .push_size = sizeof gpu->direct_push,
+                                    .threads = {n}});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+    // B0 = E + rho H is a gather over an all-zero previous radiosity (the
+    // previous frame's gathers may still read it).
+    cs_barrier_compute_to_transfer(rec);
+    cs_cmd_fill(rec, &gpu->radiosity[1], 0u);
+    cs_barrier_transfer_to_compute(rec);
+    cs_gather_push push = {.patch_count = n};
+    for (uint32_t pass = 0; pass <= bounces; pass++) {
+        cs_buffer *from = &gpu->radiosity[(pass + 1) % 2], *to = &gpu->radiosity[pass % 2];
+        cs_pass_begin(rec, "radiosity: gather");
+        cs_dispatch(rec, gpu->gather_program,
+                    &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct,
+                                                    from, to},
+                                        .push = &push, .push_size = sizeof push, .threads = {n}});
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+    }
+    gpu->last_bounces = bounces;
+}
+
+cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu)
+{
+    return &gpu->radiosity[gpu->last_bounces % 2];
+}

@@ -1,0 +1,61 @@
+// radiosity_gpu.h — the GPU side of radiosity's compilation: visibility
+// of the links by rays cast on the GPU against the BVH (pipelines/raycast.h)
+// instead of pipelines/bvh.c's CPU walk. docs/light.md, "Radiosity".
+#pragma once
+
+#include "radiosity.h"
+#include "raycast.h"
+
+#include "../shaders/light/light_shared.h"
+
+// H, the direct irradiance on every patch (3 doubles each), in double: the
+// reference for shaders/radiosity/direct.comp. The same rays: from the
+// centre lifted 1e-4 sqrt(area) along the normal, to the light's centre
+// (a sphere's surface) or to each of an area light's samples^2 cell
+// centres, stopping 1e-4 short.
+void cs_radiosity_direct_cpu(const cs_radiosity_compiled *compiled, const cs_bvh *bvh, const cs_light *lights,
+                             uint32_t light_count, const cs_area_light *area_lights, uint32_t area_count,
+                             uint32_t samples, double *direct);
+
+// Removes every link of `compiled` whose ray (cs_radiosity_link_ray) meets
+// a triangle, casting them on the GPU in batches; keeps the others in
+// order and adds the time taken to compile_seconds.
+bool cs_radiosity_cull_hidden_gpu(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compiled *compiled,
+                                  cs_error *err);
+
+// cs_radiosity_compile without occlusion, then the GPU visibility above.
+bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_count, double patch_size,
+                              const cs_bvh *bvh, cs_radiosity_compiled *out, cs_error *err);
+
+// Radiosity at run time on the GPU, every frame: direct light on every
+// patch from the lights with shadow rays (shaders/radiosity/direct.comp),
+// then `bounces` gathers (gather.comp). Lights and albedos may change
+// between frames without compiling again.
+typedef struct cs_radiosity_gpu {
+    cs_program_id direct_program, gather_program;
+    cs_buffer nodes, tris, patches, link_start, links;
+    cs_buffer lights, area_lights, direct;
+    cs_buffer radiosity[2];      // per patch vec4 (rgb); the frame's result is cs_radiosity_gpu_result's
+    uint32_t patch_count, light_capacity, area_capacity;
+    cs_direct_push direct_push;
+    uint32_t last_bounces;
+} cs_radiosity_gpu;
+
+// Uploads the compiled patches and links and the BVH; room for up to
+// light_capacity punctual and area_capacity area lights (0 is fine).
+bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *compiled, const cs_bvh *bvh,
+                             uint32_t light_capacity, uint32_t area_capacity, cs_radiosity_gpu *gpu, cs_error *err);
+void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu);
+
+// The lights of the next frames (counts within the capacities) and the
+// area lights' sample grid side (at least 1).
+void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
+                                 const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples);
+// New albedos (3 floats per patch), e.g. the walls' colours cycled.
+void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *compiled);
+
+// Records one frame: the passes "radiosity: direct" and "radiosity:
+// gather" (bounces + 1 times: B0 = E + rho H, then the bounces).
+void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces);
+// The buffer holding the last recorded frame's radiosity (vec4 per patch).
+cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu);
