@@ -19,6 +19,7 @@
 // as outside but still moves and is drawn.
 #pragma once
 
+#include "prim.h"
 #include "sim.h"
 #include "vorton_grid.h"
 
@@ -72,6 +73,11 @@ typedef struct cs_vorton {
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
+    // Stats (stats.comp): per-particle terms reduced on the GPU to stats_out.
+    cs_program_id stats;
+    cs_buffer stats_speed, stats_non_finite, stats_out;
+    cs_reduce reduce;
+    cs_recorder stats_rec;
     uint32_t current;
     uint64_t steps;
 } cs_vorton;
@@ -89,6 +95,11 @@ void cs_vorton_upload_tracers(cs_vorton *v, const float *pos4, uint32_t count);
 void cs_vorton_download_tracers(cs_vorton *v, float *pos4);
 // The rates of the last "vorton: rates" pass (velocity vec4, rate vec4).
 void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4);
+
+// Max vorton speed (of the last "vorton: rates") and the particles with a
+// NaN/Inf, reduced on the GPU (deterministic: fixed-shape trees); submits
+// and waits, reads back two floats.
+void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out);
 
 // Records one RK2 substep.
 void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec);

@@ -225,34 +225,8 @@ static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *
     cs_vorton_record_step(state, rec);
 }
 
-static bool not_finite4(const float *p)
-{
-    return !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || !isfinite(p[3]);
-}
-
-// Read back whole arrays and summed on the host in a fixed order (double):
-// deterministic and simple; it costs a download a frame (docs/vortons.md).
-static void ops_stats(void *state, cs_sim_stats *out)
-{
-    cs_vorton *v = state;
-    *out = (cs_sim_stats){.particles = v->count};
-    size_t n = CS_MAX(v->count, v->tracer_count) + 1;
-    float *a = malloc(n * 16), *b = malloc(n * 16);
-    cs_vorton_download(v, a, b);
-    cs_vorton_download_rates(v, b, NULL);
-    for (uint32_t i = 0; i < v->count; i++) {
-        out->non_finite += not_finite4(&a[i * 4]) || not_finite4(&b[i * 4]);
-        double s2 = 0.0;
-        for (int d = 0; d < 3; d++)
-            s2 += (double)b[i * 4 + d] * b[i * 4 + d];
-        out->max_speed = fmax(out->max_speed, sqrt(s2));
-    }
-    cs_vorton_download_tracers(v, a);
-    for (uint32_t i = 0; i < v->tracer_count; i++)
-        out->non_finite += not_finite4(&a[i * 4]);
-    free(a);
-    free(b);
-}
+// Reduced on the GPU (vorton.c, cs_vorton_stats): two floats come back.
+static void ops_stats(void *state, cs_sim_stats *out) { cs_vorton_stats(state, out); }
 
 static void ops_particles(void *state, cs_particle_view *out)
 {
