@@ -10,7 +10,8 @@ static void vorton_destroy_buffers(cs_vorton *v)
     cs_buffer *buffers[] = {&v->pos[0],        &v->pos[1],          &v->vort[0],      &v->vort[1],
                             &v->mid_pos,       &v->mid_vort,        &v->vel,          &v->rate,
                             &v->tracer_pos[0], &v->tracer_pos[1],   &v->tracer_mid,   &v->tracer_vel,
-                            &v->tracer_temp,   &v->tracer_material};
+                            &v->tracer_temp,   &v->tracer_material,     &v->stats_speed,
+                            &v->stats_non_finite, &v->stats_out, &v->bodies};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(v->ctx, buffers[i]);
@@ -20,17 +21,21 @@ void cs_vorton_destroy(cs_vorton *v)
 {
     if (!v)
         return;
-    cs_program_id *programs[] = {&v->rates, &v->rates_points, &v->integrate, &v->integrate_tracers};
+    cs_program_id *programs[] = {&v->rates, &v->rates_points, &v->integrate, &v->integrate_tracers, &v->stats,
+                                 &v->collide, &v->collide_tracers};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         cs_program_destroy(v->ctx, programs[i]);
     vorton_destroy_buffers(v);
     cs_vorton_grid_destroy(&v->grid);
+    cs_reduce_destroy(v->ctx, &v->reduce);
+    if (v->stats_rec.ctx)
+        cs_recorder_destroy(&v->stats_rec);
     free(v);
 }
 
 static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
 {
-    VkDeviceSize n = v->capacity, t = v->tracer_capacity;
+    VkDeviceSize n = v->capacity, t = v->tracer_capacity, most = CS_MAX(n, t);
     struct {
         cs_buffer *buf;
         const char *name;
@@ -50,6 +55,10 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->tracer_vel, "vorton tracer velocity", t * 16},
         {&v->tracer_temp, "vorton tracer temperature", t * 4},
         {&v->tracer_material, "vorton tracer material", t * 4},
+        {&v->stats_speed, "vorton stats speed", most * 4},
+        {&v->stats_non_finite, "vorton stats non-finite", most * 4},
+        {&v->stats_out, "vorton stats", 4 * 4},
+        {&v->bodies, "vorton bodies", sizeof(cs_body_set) + 16 * CS_BODIES_MAX},
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (!cs_buffer_check_size(v->ctx, buffers[i].name, buffers[i].size, err))
@@ -94,6 +103,9 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         {&v->rates_points, "vorton/rates.comp", "vorton velocity at points", "TARGET_POINTS"},
         {&v->integrate, "vorton/integrate.comp", "vorton integrate", NULL},
         {&v->integrate_tracers, "vorton/integrate.comp", "vorton integrate tracers", "TRACERS"},
+        {&v->stats, "vorton/stats.comp", "vorton stats", NULL},
+        {&v->collide, "vorton/collide.comp", "vorton collide", NULL},
+        {&v->collide_tracers, "vorton/collide.comp", "vorton collide tracers", "TRACERS"},
     };
     if (p->velocity == VORTON_VELOCITY_GRID) {
         cs_vorton_grid_desc gd = {.origin = {p->grid_origin[0], p->grid_origin[1], p->grid_origin[2]},
@@ -115,6 +127,11 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
             return false;
         }
     }
+    if (!cs_reduce_create(ctx, CS_MAX(most, 1u), &v->reduce, err)) {
+        cs_vorton_destroy(v);
+        return false;
+    }
+    cs_recorder_create(ctx, "vorton stats", &v->stats_rec);
     *out = v;
     return true;
 }
@@ -171,6 +188,47 @@ void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4)
         cs_buffer_download(v->ctx, &v->vel, vel4, (VkDeviceSize)v->count * 16, 0);
     if (rate4)
         cs_buffer_download(v->ctx, &v->rate, rate4, (VkDeviceSize)v->count * 16, 0);
+}
+
+void cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set)
+{
+    v->body_count = set->counts.x;
+    float thermal[CS_BODIES_MAX][4] = {{0}};
+    for (uint32_t b = 0; b < CS_BODIES_MAX; b++)
+        thermal[b][0] = v->params.body_temperature[b];
+    cs_buffer_upload(v->ctx, &v->bodies, set, sizeof *set, 0);
+    cs_buffer_upload(v->ctx, &v->bodies, thermal, sizeof thermal, sizeof *set);
+}
+
+// ---- stats -------------------------------------------------------------------------
+
+enum { STATS_OUT_SPEED_MAX, STATS_OUT_NON_FINITE_SUM, STATS_OUT_COUNT };
+
+void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out)
+{
+    *out = (cs_sim_stats){.particles = v->count};
+    uint32_t threads = CS_MAX(v->count, v->tracer_count);
+    if (!threads)
+        return;
+    cs_recorder *rec = &v->stats_rec;
+    cs_recorder_begin(rec);
+    cs_pass_begin(rec, "vorton: stats");
+    vorton_push push = {.counts = {v->count, threads, v->tracer_count, 0}};
+    cs_dispatch(rec, v->stats,
+                &(cs_dispatch_desc){.buffers = {&v->pos[v->current], &v->vort[v->current], &v->vel,
+                                                &v->tracer_pos[v->current], &v->stats_speed, &v->stats_non_finite},
+                                    .push = &push, .push_size = sizeof push, .threads = {threads}});
+    cs_barrier_compute(rec);
+    cs_reduce_record(rec, &v->reduce, CS_REDUCE_MAX, &v->stats_speed, threads, &v->stats_out, STATS_OUT_SPEED_MAX);
+    cs_reduce_record(rec, &v->reduce, CS_REDUCE_SUM, &v->stats_non_finite, threads, &v->stats_out,
+                     STATS_OUT_NON_FINITE_SUM);
+    cs_pass_end(rec);
+    cs_recorder_submit_wait(rec);
+    float result[STATS_OUT_COUNT];
+    cs_buffer_download(v->ctx, &v->stats_out, result, sizeof result, 0);
+    out->max_speed = result[STATS_OUT_SPEED_MAX];
+    // A sum of 0/1/2 flags is exact in float up to 2^24 particles.
+    out->non_finite = (uint32_t)result[STATS_OUT_NON_FINITE_SUM];
 }
 
 // ---- recording -------------------------------------------------------------------
@@ -257,6 +315,21 @@ static void record_update(cs_vorton *v, cs_recorder *rec, const char *name, floa
     cs_barrier_compute(rec);
 }
 
+// "vorton: bodies": the new state against the bodies, with the velocity of
+// the midpoint rates (the one the step moved with).
+static void record_bodies(cs_vorton *v, cs_recorder *rec, uint32_t state)
+{
+    cs_pass_begin(rec, "vorton: bodies");
+    vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
+    dispatch(rec, v->collide, &push,
+             (cs_buffer *const[6]){&v->pos[state], &v->vort[state], &v->vel, &v->bodies, NULL, NULL});
+    push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, v->params.dt);
+    dispatch(rec, v->collide_tracers, &push,
+             (cs_buffer *const[6]){&v->tracer_pos[state], NULL, &v->tracer_vel, &v->bodies, NULL, NULL});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
 void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec)
 {
     uint32_t cur = v->current;
@@ -265,6 +338,8 @@ void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec)
     record_update(v, rec, "vorton: half", 0.5f * dt, cur, true);
     record_rates_of(v, rec, &v->mid_pos, &v->mid_vort, &v->tracer_mid);
     record_update(v, rec, "vorton: advance", dt, cur, false);
+    if (v->body_count)
+        record_bodies(v, rec, cur ^ 1u);
     v->current = cur ^ 1u;
     v->steps++;
 }

@@ -19,6 +19,8 @@
 // as outside but still moves and is drawn.
 #pragma once
 
+#include "bodies.h"
+#include "prim.h"
 #include "sim.h"
 #include "vorton_grid.h"
 
@@ -39,6 +41,11 @@ typedef struct cs_vorton_params {
     float grid_origin[3];
     float grid_size;
     uint32_t grid_cells, grid_cycles;
+    // Rigid bodies (docs/vortons.md "Bodies"): a temperature per scene body
+    // (K; 0: adiabatic). The bodies themselves come as a cs_body_set
+    // (cs_vorton_set_bodies), which the world's bodies module republishes
+    // when they move.
+    float body_temperature[CS_BODIES_MAX];
 } cs_vorton_params;
 
 // A vortex ring: a circle of radius `radius` about `axis` through `centre`
@@ -72,6 +79,17 @@ typedef struct cs_vorton {
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
+    // Stats (stats.comp): per-particle terms reduced on the GPU to stats_out.
+    cs_program_id stats;
+    cs_buffer stats_speed, stats_non_finite, stats_out;
+    cs_reduce reduce;
+    cs_recorder stats_rec;
+    // Bodies: a cs_body_set then a vec4 per body (x = temperature), what
+    // collide.comp reads; "vorton: bodies" runs after each step when
+    // body_count > 0.
+    cs_program_id collide, collide_tracers;
+    cs_buffer bodies;
+    uint32_t body_count;
     uint32_t current;
     uint64_t steps;
 } cs_vorton;
@@ -89,6 +107,15 @@ void cs_vorton_upload_tracers(cs_vorton *v, const float *pos4, uint32_t count);
 void cs_vorton_download_tracers(cs_vorton *v, float *pos4);
 // The rates of the last "vorton: rates" pass (velocity vec4, rate vec4).
 void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4);
+
+// The bodies vortons and tracers collide with (world space; counts.x = 0:
+// none). Uploads the set and the params' body temperatures.
+void cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set);
+
+// Max vorton speed (of the last "vorton: rates") and the particles with a
+// NaN/Inf, reduced on the GPU (deterministic: fixed-shape trees); submits
+// and waits, reads back two floats.
+void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out);
 
 // Records one RK2 substep.
 void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec);

@@ -4,6 +4,7 @@
 #include "vorton.h"
 
 #include <math.h>
+#include <string.h>
 
 #define VORTON_MAX_RINGS 8
 #define VORTON_MAX_HEATS 8
@@ -122,10 +123,31 @@ static bool parse_heats(const cs_scene *scene, const cJSON *block, vorton_setup 
     return true;
 }
 
+// "body_temperature": [T per scene body, in body order] (K; 0: adiabatic,
+// the default for bodies not listed).
+static bool parse_body_temperature(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
+{
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(block, "body_temperature");
+    if (!array)
+        return true;
+    if (!cJSON_IsArray(array) || (uint32_t)cJSON_GetArraySize(array) > scene->body_count)
+        return cs_scene_fail(scene, err, "vorton", "body_temperature",
+                             "must be an array of at most one temperature per body (%u bodies)", scene->body_count);
+    uint32_t b = 0;
+    for (const cJSON *e = array->child; e; e = e->next, b++) {
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0.0 && e->valuedouble <= 1e5))
+            return cs_scene_fail(scene, err, "vorton", "body_temperature",
+                                 "entry %u must be a temperature in K (0: adiabatic), at most 1e5", b);
+        p->body_temperature[b] = (float)e->valuedouble;
+    }
+    return true;
+}
+
 static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
 {
     static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
-                                       "ambient_temperature", "rings", "heat", "velocity", "grid", NULL};
+                                       "ambient_temperature", "rings", "heat", "velocity", "grid",
+                                       "body_temperature", NULL};
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
         .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f},
@@ -138,9 +160,10 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
     if (scene->dim != 3)
         return cs_scene_fail(scene, err, "", "dim", "the vorton solver is 3D only (vortex stretching needs a third "
                                                     "axis)");
-    if (scene->wall_count || scene->body_count || scene->emitter_count)
-        return cs_scene_fail(scene, err, "", scene->wall_count ? "walls" : scene->body_count ? "bodies" : "emitters",
-                             "the vorton solver runs in free space with tracers from blocks only; remove them");
+    if (scene->wall_count || scene->emitter_count)
+        return cs_scene_fail(scene, err, "", scene->wall_count ? "walls" : "emitters",
+                             "the vorton solver runs in free space (bodies allowed) with tracers from blocks only; "
+                             "remove them");
     return cs_json_check_keys(scene, block, "vorton", keys, err) &&
            cs_json_float(scene, block, "vorton", "spacing", 1e-4f, 1e4f, &s->spacing, err) &&
            parse_stretching(scene, block, &s->params.stretching, err) &&
@@ -150,7 +173,8 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
            cs_json_float(scene, block, "vorton", "ambient_temperature", 1.0f, 1e5f, &s->params.ambient_temperature,
                          err) &&
            parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
-           parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err);
+           parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err) &&
+           parse_body_temperature(scene, block, &s->params, err);
 }
 
 // Every ring, then every heat ball, in file order.
@@ -188,33 +212,78 @@ static float tracer_temperature(const vorton_setup *s, const float *p)
     return s->params.ambient_temperature;
 }
 
+// True when p is inside body b of the set (a sphere: within its radius; a
+// polytope: behind every plane).
+static bool inside_body(const cs_body_set *set, uint32_t b, const float *p)
+{
+    const cs_body_gpu *body = &set->bodies[b];
+    if (body->omega.w > 0.0f) {
+        float dx = p[0] - body->centre.x, dy = p[1] - body->centre.y, dz = p[2] - body->centre.z;
+        return dx * dx + dy * dy + dz * dz < body->omega.w * body->omega.w;
+    }
+    for (uint32_t k = 0; k < body->info.y; k++) {
+        const vec4 *plane = &set->planes[body->info.x + k];
+        if (plane->x * p[0] + plane->y * p[1] + plane->z * p[2] - plane->w >= 0.0f)
+            return false;
+    }
+    return true;
+}
+
+// Drops the particles (vec4s, and their companions in `other` when not
+// NULL) that start inside a body, keeping the order of the rest; returns
+// how many are left. Seeded vortons inside a body would all be ejected
+// onto its surface in the first step.
+static uint32_t remove_embedded(const cs_body_set *set, float *pos4, float *other4, uint32_t *other1, uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool inside = false;
+        for (uint32_t b = 0; b < set->counts.x && !inside; b++)
+            inside = inside_body(set, b, &pos4[i * 4]);
+        if (inside)
+            continue;
+        memmove(&pos4[kept * 4], &pos4[i * 4], 16);
+        if (other4)
+            memmove(&other4[kept * 4], &other4[i * 4], 16);
+        if (other1)
+            other1[kept] = other1[i];
+        kept++;
+    }
+    return kept;
+}
+
 static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     vorton_setup s;
-    if (!setup_from_scene(scene, &s, err))
+    cs_body_set set;
+    if (!setup_from_scene(scene, &s, err) || !cs_bodies_set_build(scene, &set, err))
         return false;
     uint32_t count = setup_fill(&s, NULL, NULL, 0);
     uint32_t tracers = cs_scene_block_particles(scene);
-    cs_vorton *v;
-    if (!cs_vorton_create(ctx, &s.params, count, tracers, &v, err))
-        return false;
     float *pos = calloc((size_t)CS_MAX(count, tracers) + 1, 16);
     float *vort = calloc((size_t)count + 1, 16);
-    setup_fill(&s, pos, vort, count);
-    cs_vorton_upload(v, pos, vort, count);
     float *vel = calloc((size_t)tracers + 1, 16);
     uint32_t *mat = calloc((size_t)tracers + 1, 4);
-    uint32_t written = cs_scene_fill_blocks(scene, pos, vel, mat, tracers);
-    for (uint32_t i = 0; i < written; i++)
-        pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
-    cs_vorton_upload_tracers(v, pos, written);
-    cs_buffer_upload(ctx, &v->tracer_material, mat, (VkDeviceSize)written * 4, 0);
+    setup_fill(&s, pos, vort, count);
+    uint32_t kept = remove_embedded(&set, pos, vort, NULL, count);
+    cs_vorton *v;
+    bool ok = cs_vorton_create(ctx, &s.params, count, tracers, &v, err);
+    if (ok) {
+        cs_vorton_upload(v, pos, vort, kept);
+        cs_vorton_set_bodies(v, &set);
+        uint32_t written = cs_scene_fill_blocks(scene, pos, vel, mat, tracers);
+        written = remove_embedded(&set, pos, NULL, mat, written);
+        for (uint32_t i = 0; i < written; i++)
+            pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
+        cs_vorton_upload_tracers(v, pos, written);
+        cs_buffer_upload(ctx, &v->tracer_material, mat, (VkDeviceSize)written * 4, 0);
+        *state = v;
+    }
     free(pos);
     free(vort);
     free(vel);
     free(mat);
-    *state = v;
-    return true;
+    return ok;
 }
 
 static void ops_destroy(void *state) { cs_vorton_destroy(state); }
@@ -225,34 +294,8 @@ static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *
     cs_vorton_record_step(state, rec);
 }
 
-static bool not_finite4(const float *p)
-{
-    return !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || !isfinite(p[3]);
-}
-
-// Read back whole arrays and summed on the host in a fixed order (double):
-// deterministic and simple; it costs a download a frame (docs/vortons.md).
-static void ops_stats(void *state, cs_sim_stats *out)
-{
-    cs_vorton *v = state;
-    *out = (cs_sim_stats){.particles = v->count};
-    size_t n = CS_MAX(v->count, v->tracer_count) + 1;
-    float *a = malloc(n * 16), *b = malloc(n * 16);
-    cs_vorton_download(v, a, b);
-    cs_vorton_download_rates(v, b, NULL);
-    for (uint32_t i = 0; i < v->count; i++) {
-        out->non_finite += not_finite4(&a[i * 4]) || not_finite4(&b[i * 4]);
-        double s2 = 0.0;
-        for (int d = 0; d < 3; d++)
-            s2 += (double)b[i * 4 + d] * b[i * 4 + d];
-        out->max_speed = fmax(out->max_speed, sqrt(s2));
-    }
-    cs_vorton_download_tracers(v, a);
-    for (uint32_t i = 0; i < v->tracer_count; i++)
-        out->non_finite += not_finite4(&a[i * 4]);
-    free(a);
-    free(b);
-}
+// Reduced on the GPU (vorton.c, cs_vorton_stats): two floats come back.
+static void ops_stats(void *state, cs_sim_stats *out) { cs_vorton_stats(state, out); }
 
 static void ops_particles(void *state, cs_particle_view *out)
 {
@@ -266,6 +309,14 @@ static void ops_particles(void *state, cs_particle_view *out)
     };
 }
 
+// The world's bodies module republishes the set into v->bodies when bodies
+// move. Vortons give bodies no impulses yet (docs/vortons.md "Bodies").
+static void ops_bodies(void *state, cs_body_link *out)
+{
+    cs_vorton *v = state;
+    *out = (cs_body_link){.params = &v->bodies, .set_offset = 0, .count = v->count, .capacity = v->capacity};
+}
+
 const cs_sim_ops cs_vorton_ops = {
     .solver = "vorton",
     .summary = "vortex particles (issue 15): vorticity carriers, direct Biot-Savart velocity, tracers, 3D",
@@ -274,4 +325,5 @@ const cs_sim_ops cs_vorton_ops = {
     .record_substep = ops_record_substep,
     .stats = ops_stats,
     .particles = ops_particles,
+    .bodies = ops_bodies,
 };
