@@ -32,7 +32,7 @@ static void usage(FILE *out)
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
-        "  cistern bench --radiosity [SCENE] time radiosity compile and passes (default cornell_box)\n"
+        "  cistern bench --radiosity [SCENE]  time radiosity compile and passes (default cornell_box)\n"
         "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
