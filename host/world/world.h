@@ -89,6 +89,10 @@ typedef struct cs_world {
     // it (a distance field baked per fluid at creation, world_level.c).
     cs_level_mesh level;
     bool has_level;
+    // The fluids' scenes with "room"-relative blocks and emitters moved into
+    // world coordinates (world_rooms.c), one per fluid, owned here; NULL when
+    // no block or emitter names a room (the fluids then use the file's).
+    cs_scene *placed_fluids;
 } cs_world;
 
 // Creates every part: the fluids, then their surfaces. An unknown solver
