@@ -54,15 +54,15 @@ static void scene_json(bool with_level, uint32_t room, const double lo[3], const
 {
     char level[512] = "";
     if (with_level)
-        snprintf(level, sizeof level, "\"level\": {\"file\": \"%s\", \"units_per_metre\": %g},", DEMO_PATH,
+        snprintf(level, sizeof level, "\"level\": {\"file\": \"%s\", \"units_per_metre\": %.9g},", DEMO_PATH,
                  UNITS_PER_METRE);
     snprintf(out, size,
-             "{ \"dim\": 3, \"domain\": {\"min\": [%g, %g, %g], \"max\": [%g, %g, %g]}, %s"
-             "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %g, \"smoothing_radius\": %g,"
+             "{ \"dim\": 3, \"domain\": {\"min\": [%.9g, %.9g, %.9g], \"max\": [%.9g, %.9g, %.9g]}, %s"
+             "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %.9g, \"smoothing_radius\": %.9g,"
              "    \"materials\": [{\"name\": \"water\", \"mass\": 15.625, \"rest_density\": 1000}],"
-             "    \"blocks\": [{\"room\": %u, \"min\": [%g, %g, %g], \"max\": [%g, %g, %g]},"
-             "                 {\"min\": [%g, %g, %g], \"max\": [%g, %g, %g]}],"
-             "    \"emitters\": [{\"room\": %u, \"position\": [%g, %g, %g], \"direction\": [0, -1, 0],"
+             "    \"blocks\": [{\"room\": %u, \"min\": [%.9g, %.9g, %.9g], \"max\": [%.9g, %.9g, %.9g]},"
+             "                 {\"min\": [%.9g, %.9g, %.9g], \"max\": [%.9g, %.9g, %.9g]}],"
+             "    \"emitters\": [{\"room\": %u, \"position\": [%.9g, %.9g, %.9g], \"direction\": [0, -1, 0],"
              "                   \"budget\": 10}],"
              "    \"pbf\": {} }] }",
              lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], level, SPACING, 2 * SPACING, room, off[0], off[1], off[2],
@@ -90,7 +90,10 @@ static void check_placement(cs_context *ctx, const cs_tr1_level *level, const do
     double origin[3];
     expected_origin(r, origin);
     // Offsets inside the room's footprint: one sector in, a little above the floor.
-    double off[3] = {1.0 + 0.5 * test_rand_unit(), 0.25 + 0.25 * test_rand_unit(), 1.0 + 0.5 * test_rand_unit()};
+    // On a 1/64 m grid (and %.9g in the JSON), so coordinates are written
+    // exactly: a box's extent rounded just under two spacings holds a particle less.
+    double off[3] = {1.0 + floor(32 * test_rand_unit()) / 64, 0.25 + floor(16 * test_rand_unit()) / 64,
+                     1.0 + floor(32 * test_rand_unit()) / 64};
     // Beside the room block (x + 3 spacings), written in world coordinates.
     double world_block[3] = {origin[0] + off[0] + 3 * SPACING, origin[1] + off[1], origin[2] + off[2]};
     char json[4096];
