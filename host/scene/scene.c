@@ -830,9 +830,29 @@ static float scene_resolution(const cs_scene *scene)
     return fmaxf((float)SPACING_MIN, largest * (float)FLOAT_RESOLUTION);
 }
 
+// "room": N on a block or an emitter: its coordinates are relative to room
+// N's origin in the scene's level. Only the level's reader knows the rooms,
+// so the range and the move into world coordinates wait for the world
+// (host/world/world_rooms.c); here: a level is required.
+static bool parse_room(const cs_scene *scene, const cJSON *entry, const char *path, bool *in_room, uint32_t *room,
+                       cs_error *err)
+{
+    *in_room = cJSON_GetObjectItemCaseSensitive(entry, "room") != NULL;
+    if (!*in_room)
+        return true;
+    uint32_t n = 0;
+    if (!cs_json_uint(scene, entry, path, "room", 0, UINT16_MAX, &n, err))
+        return false;
+    if (!scene->level.enabled)
+        return key_fail(scene, err, path, "room", "needs a \"level\" in the scene (room %u of what?); remove "
+                        "\"room\" or add \"level\"", n);
+    *room = n;
+    return true;
+}
+
 static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles, cs_error *err)
 {
-    static const char *const keys[] = {"min", "max", "spacing", "velocity", "material", "jitter", NULL};
+    static const char *const keys[] = {"min", "max", "spacing", "velocity", "material", "jitter", "room", NULL};
     const cJSON *array;
     if (!get_array(scene, root, "blocks", 0, CS_MAX_BLOCKS, &array, &scene->block_count, err))
         return false;
@@ -848,7 +868,8 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
             !get_coord(scene, entry, path, "max", b->max, NULL, err) ||
             !get_range(scene, entry, path, "spacing", -FLT_MAX, SPACING_MAX, &b->spacing, err) ||
             !get_vec(scene, entry, path, "velocity", 3, true, b->velocity, NULL, err) ||
-            !material_ref(scene, entry, path, &b->material, err))
+            !material_ref(scene, entry, path, &b->material, err) ||
+            !parse_room(scene, entry, path, &b->in_room, &b->room, err))
             return false;
         // "must be > 0" reads better than a range for the common mistake.
         if (!(b->spacing >= SPACING_MIN))
@@ -865,7 +886,8 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
         }
         // A small slack so a block flush with the domain wall is accepted.
         float slack = 1e-4f * b->spacing;
-        if (!inside_domain(scene, b->min, slack) || !inside_domain(scene, b->max, slack))
+        bool placed = !b->in_room; // a room-relative box is checked once the world has moved it
+        if (placed && (!inside_domain(scene, b->min, slack) || !inside_domain(scene, b->max, slack)))
             return key_fail(scene, err, path, NULL,
                             "box [%g %g %g]..[%g %g %g] reaches outside the domain [%g %g %g]..[%g %g %g]",
                             b->min[0], b->min[1], b->min[2], b->max[0], b->max[1], b->max[2], scene->domain_min[0],
@@ -895,7 +917,7 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
 static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets, cs_error *err)
 {
     static const char *const keys[] = {"position", "direction", "width",  "speed",    "speed_jitter",
-                                       "start_time", "rate",    "budget", "material", NULL};
+                                       "start_time", "rate",    "budget", "material", "room", NULL};
     const cJSON *array;
     if (!get_array(scene, root, "emitters", 0, CS_MAX_EMITTERS, &array, &scene->emitter_count, err))
         return false;
@@ -918,9 +940,10 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
             !get_range(scene, entry, path, "start_time", 0.0, 1e9, &e->start_time, err) ||
             !get_number(scene, entry, path, "rate", 0.0, true, 1e9, false, &rate, &rate_given, err) ||
             !cs_json_uint(scene, entry, path, "budget", 1, CS_SCENE_MAX_PARTICLES, &e->budget, err) ||
-            !material_ref(scene, entry, path, &e->material, err))
+            !material_ref(scene, entry, path, &e->material, err) ||
+            !parse_room(scene, entry, path, &e->in_room, &e->room, err))
             return false;
-        if (!inside_domain(scene, e->position, 0.0f))
+        if (!e->in_room && !inside_domain(scene, e->position, 0.0f))
             return key_fail(scene, err, path, "position", "(%g %g %g) lies outside the domain", e->position[0],
                             e->position[1], e->position[2]);
         if (rate_given) {

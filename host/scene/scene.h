@@ -62,6 +62,8 @@ typedef struct cs_fluid_block {
     float velocity[3];
     uint32_t material;
     float jitter;            // fraction of spacing, deterministic (seeded)
+    bool in_room;            // "room" given: min/max are relative to level room `room`'s origin
+    uint32_t room;           // until the world moves them (host/world/world_rooms.c)
 } cs_fluid_block;
 
 typedef struct cs_emitter {
@@ -74,6 +76,8 @@ typedef struct cs_emitter {
     float rate;              // particles per second
     uint32_t budget;         // total particles it may emit
     uint32_t material;
+    bool in_room;            // "room" given: position is relative to level room `room`'s origin
+    uint32_t room;
 } cs_emitter;
 
 typedef struct cs_wall {     // a plane; fluid stays where dot(n, x) >= offset

@@ -22,9 +22,13 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
             return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
         world->has_level = true;
     }
+    if (!cs_world_place_in_rooms(world, err)) {
+        cs_world_destroy(world);
+        return false;
+    }
     CS_ASSERT(scene->fluid_count <= CS_MAX_FLUIDS, "scene with %u fluids", scene->fluid_count);
     for (uint32_t i = 0; i < scene->fluid_count; i++) {
-        const cs_scene *fs = &scene->fluids[i];
+        const cs_scene *fs = world->placed_fluids ? &world->placed_fluids[i] : &scene->fluids[i];
         const cs_sim_ops *ops = cs_sim_find(fs->solver);
         if (!ops) {
             char have[256];
@@ -114,6 +118,8 @@ void cs_world_destroy(cs_world *world)
         *f = (cs_world_fluid){0};
     }
     world->fluid_count = 0;
+    free(world->placed_fluids);
+    world->placed_fluids = NULL;
 }
 
 void cs_world_set_prefix(const cs_world *world, cs_recorder *rec, uint32_t i)

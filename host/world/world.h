@@ -93,6 +93,10 @@ typedef struct cs_world {
     // The scene's "geometry" lit by radiosity (world_radiosity.h): compiled
     // at creation, recorded at every frame's end; NULL without geometry.
     cs_world_radiosity *radiosity;
+    // The fluids' scenes with "room"-relative blocks and emitters moved into
+    // world coordinates (world_rooms.c), one per fluid, owned here; NULL when
+    // no block or emitter names a room (the fluids then use the file's).
+    cs_scene *placed_fluids;
 } cs_world;
 
 // Creates every part: the fluids, then their surfaces. An unknown solver
