@@ -220,8 +220,28 @@ static void test_against_reference(cs_context *ctx, int dim)
     cs_fluid_download_by_id(f, pos, vel, dens, NULL);
 
     double max_dx = 0, max_v = 0, err_x = 0, err_v = 0, err_rho = 0;
-    uint32_t bad = 0;
+    uint32_t bad = 0, ties = 0, tied = 0;
+    // Ties at the wall-touch threshold (pbf_ref_touching): the GPU's and the
+    // reference's positions on two sides of it. Velocities are not compared
+    // there, nor within 2h of a tie (XSPH reads the neighbours' velocities,
+    // vorticity confinement their curls). Seed 14647634055313 had one, 8e-7 m
+    // above the threshold.
+    bool *skip = calloc(n, sizeof *skip);
     for (uint32_t i = 0; i < n; i++) {
+        double g[3] = {pos[i * 4], pos[i * 4 + 1], pos[i * 4 + 2]};
+        if (pbf_ref_touching(&rp, g) == pbf_ref_touching(&rp, &x[3 * i]))
+            continue;
+        ties++;
+        for (uint32_t j = 0; j < n; j++) {
+            double d2 = 0;
+            for (int a = 0; a < 3; a++)
+                d2 += (x[3 * j + a] - x[3 * i + a]) * (x[3 * j + a] - x[3 * i + a]);
+            skip[j] = skip[j] || d2 <= 4.0 * rp.h * rp.h * 1.0001;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        bool tie = skip[i];
+        tied += tie;
         double ex = 0, ev = 0, dx = 0, vv = 0;
         for (int a = 0; a < 3; a++) {
             if (test_not_finite(pos[i * 4 + a]) || test_not_finite(vel[i * 4 + a]))
@@ -234,15 +254,19 @@ static void test_against_reference(cs_context *ctx, int dim)
         if (test_not_finite(dens[i]))
             bad++;
         err_x = fmax(err_x, sqrt(ex));
-        err_v = fmax(err_v, sqrt(ev));
+        if (!tie)
+            err_v = fmax(err_v, sqrt(ev));
         max_dx = fmax(max_dx, sqrt(dx));
         max_v = fmax(max_v, sqrt(vv));
         err_rho = fmax(err_rho, fabs(dens[i] - rho[i]) / rp.rho0[0]);
     }
     double rel_x = err_x / max_dx, rel_v = err_v / max_v;
     fprintf(stderr, "%dD reference (%u particles, CPU %.2f s): max |dx| error %.2e of the largest step %.3e m (%.2e), "
-                    "velocity %.2e of %.3f m/s (%.2e), density %.2e of rho0\n",
-            dim, n, ref_s, err_x, max_dx, rel_x, err_v, max_v, rel_v, err_rho);
+                    "velocity %.2e of %.3f m/s (%.2e; %u wall-touch ties, %u particles within 2h skipped), density %.2e of rho0\n",
+            dim, n, ref_s, err_x, max_dx, rel_x, err_v, max_v, rel_v, ties, tied, err_rho);
+    free(skip);
+    CHECK(ties <= 1 + n / 100, "%dD: %u of %u particles sit on the wall-touch threshold: the comparison means little",
+          dim, ties, n);
     CHECK(bad == 0, "%dD: %u non-finite values after one step", dim, bad);
     CHECK(rel_x < 1e-3, "%dD: position error %.3e of the step is over 1e-3", dim, rel_x);
     CHECK(rel_v < 1e-3, "%dD: velocity error %.3e of the largest speed is over 1e-3", dim, rel_v);
@@ -760,6 +784,13 @@ int main(void)
     test_kernels();
     test_against_reference(&ctx, 2);
     test_against_reference(&ctx, 3);
+    // A fixed case, every run: seed 14647634055313 put one 3D particle on
+    // the wall-touch threshold, where float and double reflect differently
+    // (0.197 m/s apart) before the comparison learnt to skip such ties.
+    uint64_t resume = test_rand_begin_fixed(14647634055313ull);
+    test_against_reference(&ctx, 2);
+    test_against_reference(&ctx, 3);
+    test_rand_resume(resume);
     lap("reference");
     test_rest(&ctx, 2);
     lap("rest 2D");

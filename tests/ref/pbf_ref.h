@@ -112,6 +112,30 @@ static void pbf_ref_restitute(const pbf_ref_params *p, const double x[3], double
     }
 }
 
+// Which planes and box faces restitution counts x as touching (bit k: wall
+// k, then bit 16 + 2a low face, 17 + 2a high face), by the same rule as
+// pbf_ref_restitute. test_pbf compares this at the GPU's and the
+// reference's positions: where they differ (positions agree to ~1e-6 m, the
+// threshold is 1e-5 h from the margin) one side reflects the velocity and
+// the other does not, a tie rather than an error of either.
+static uint32_t pbf_ref_touching(const pbf_ref_params *p, const double x[3])
+{
+    double touch = 1e-5 * p->h;
+    uint32_t bits = 0;
+    for (uint32_t w = 0; w < p->wall_count && w < 16; w++) {
+        const double *n = p->walls[w];
+        if (n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - p->margin <= touch)
+            bits |= 1u << w;
+    }
+    for (int a = 0; a < p->dim; a++) {
+        if (x[a] - p->lo[a] - p->margin <= touch)
+            bits |= 1u << (16 + 2 * a);
+        if (p->hi[a] - x[a] - p->margin <= touch)
+            bits |= 1u << (17 + 2 * a);
+    }
+    return bits;
+}
+
 // Boundary model: fluid at kappa * rho0 fills the region beyond the domain
 // box (faces combined as 1 - prod(1 - phi_axis)) and the half-space beyond
 // every wall. phi(u) = poly6 integral over the half-space at distance u h;
