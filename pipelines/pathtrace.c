@@ -135,6 +135,7 @@ bool cs_pt_create(cs_context *ctx, const cs_bvh *bvh, const cs_pt_settings *sett
     pt->pixel_count = settings->width * settings->height;
     pt->tri_count = bvh->tri_count;
     pt->push = cs_pt_push_make(settings, bvh, pt->light_count, pt->light_area);
+    pt->batch_spp = CS_PT_BATCH_SPP;
     VkDeviceSize pixels = pt->pixel_count, slots = (VkDeviceSize)bvh->tri_count * CS_PT_PROBE_LANES;
     VkDeviceSize light_slots = pt->light_count > 0 ? pt->light_count : 1;
     bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "pathtrace/trace.comp"}, &pt->trace, err) &&
@@ -180,18 +181,23 @@ void cs_pt_destroy(cs_context *ctx, cs_pathtracer *pt)
     memset(pt, 0, sizeof *pt);
 }
 
+// One dispatch adds at most pt->batch_spp paths an item, so that no
+// invocation runs into lavapipe's loop budget (CS_PT_BATCH_SPP).
 static void dispatch_trace(cs_recorder *rec, cs_pathtracer *pt, uint32_t flags, uint32_t count, uint32_t spp)
 {
-    struct cs_pt_push push = pt->push;
-    push.flags |= flags;
-    push.item_count = count;
-    push.spp = spp;
-    cs_dispatch(rec, pt->trace, &(cs_dispatch_desc){
-        .buffers = {&pt->nodes, &pt->tris, &pt->lights, &pt->sum, &pt->sum_sq, &pt->info, &pt->pixel_list},
-        .push = &push, .push_size = sizeof push,
-        .threads = {count},
-    });
-    cs_barrier_compute(rec);
+    CS_ASSERT(pt->batch_spp > 0, "path tracer: batch of 0 paths");
+    for (uint32_t done = 0; done < spp; done += pt->batch_spp) {
+        struct cs_pt_push push = pt->push;
+        push.flags |= flags;
+        push.item_count = count;
+        push.spp = CS_MIN(spp - done, pt->batch_spp);
+        cs_dispatch(rec, pt->trace, &(cs_dispatch_desc){
+            .buffers = {&pt->nodes, &pt->tris, &pt->lights, &pt->sum, &pt->sum_sq, &pt->info, &pt->pixel_list},
+            .push = &push, .push_size = sizeof push,
+            .threads = {count},
+        });
+        cs_barrier_compute(rec);
+    }
 }
 
 void cs_pt_record_samples(cs_recorder *rec, cs_pathtracer *pt, uint32_t spp)
@@ -215,18 +221,22 @@ void cs_pt_record_oversample(cs_recorder *rec, cs_pathtracer *pt, const uint32_t
 
 void cs_pt_record_probe(cs_recorder *rec, cs_pathtracer *pt, uint32_t spp)
 {
-    struct cs_pt_push push = pt->push;
-    push.item_count = pt->tri_count * CS_PT_PROBE_LANES;
-    push.spp = spp;
-    if (push.item_count == 0)
+    uint32_t count = pt->tri_count * CS_PT_PROBE_LANES;
+    if (count == 0)
         return;
+    CS_ASSERT(pt->batch_spp > 0, "path tracer: batch of 0 paths");
     cs_pass_begin(rec, "pathtrace: probe");
-    cs_dispatch(rec, pt->probe, &(cs_dispatch_desc){
-        .buffers = {&pt->nodes, &pt->tris, &pt->lights, &pt->probe_sum, &pt->probe_sq},
-        .push = &push, .push_size = sizeof push,
-        .threads = {push.item_count},
-    });
-    cs_barrier_compute(rec);
+    for (uint32_t done = 0; done < spp; done += pt->batch_spp) {
+        struct cs_pt_push push = pt->push;
+        push.item_count = count;
+        push.spp = CS_MIN(spp - done, pt->batch_spp);
+        cs_dispatch(rec, pt->probe, &(cs_dispatch_desc){
+            .buffers = {&pt->nodes, &pt->tris, &pt->lights, &pt->probe_sum, &pt->probe_sq},
+            .push = &push, .push_size = sizeof push,
+            .threads = {count},
+        });
+        cs_barrier_compute(rec);
+    }
     cs_pass_end(rec);
 }
 

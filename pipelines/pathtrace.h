@@ -50,6 +50,9 @@ typedef struct cs_pathtracer {
     cs_buffer probe_sum, probe_sq;            // per probe slot (triangle x CS_PT_PROBE_LANES)
     struct cs_pt_push push;
     uint32_t pixel_count, tri_count, light_count;
+    // Paths an item at most in one dispatch: CS_PT_BATCH_SPP; more only to
+    // show what the driver's loop budget does (test_pathtrace_determinism).
+    uint32_t batch_spp;
     double light_area;
     cs_pt_settings settings;
 } cs_pathtracer;
@@ -71,7 +74,10 @@ void cs_pt_record_probe(cs_recorder *rec, cs_pathtracer *pt, uint32_t spp);
 
 // Reads the per-pixel sums back: sum and sum_sq hold 4 floats a pixel
 // (rgb, count) and (rgb, 0); info 4 uints (first triangle, vertices, path
-// hash, 0) of each pixel's last path. Any of them may be NULL.
+// hash, 0) of each pixel's last path. Any of them may be NULL. A pixel's
+// count falls short of the paths asked for only where the driver's loop
+// budget ran out (CS_PT_BATCH_SPP); its sums are those of its first `count`
+// paths, exactly.
 void cs_pt_read_pixels(cs_context *ctx, const cs_pathtracer *pt, float *sum, float *sum_sq, uint32_t *info);
 
 // The `count` pixels with the highest sample variance of luminance (ties:

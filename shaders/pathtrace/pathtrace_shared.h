@@ -14,6 +14,16 @@
 // Probe mode: every triangle is sampled by this many invocations, each with
 // its own partial sums (summed on the host in double).
 #define CS_PT_PROBE_LANES 64u
+// Paths a pixel (or probe slot) in one dispatch at most. lavapipe (Mesa's
+// gallivm, lp_exec_endloop) gives each shader invocation a budget of 65535
+// loop iterations (LP_MAX_TGSI_LOOP_ITERATIONS), shared by every loop in the
+// shader and counted per SIMD vector; once it is spent every loop ends, so
+// the sample loop stops early and silently adds fewer paths than asked. A
+// Cornell-box path of 12 bounces takes ~900 (every BVH node visited
+// counts; 256 paths a dispatch got ~60-100 done), so 16 stay ~4x below.
+// The sums stay exact for the paths that were added (their count is in
+// sum.w): test_pathtrace_determinism checks both.
+#define CS_PT_BATCH_SPP 16u
 
 // flags
 #define CS_PT_NEE 1u          // next-event estimation: one light sample per vertex
