@@ -1098,47 +1098,64 @@ static bool parse_orientation(cs_scene *scene, const cJSON *entry, const char *p
 // "loop": bool}: positions of the body frame's origin at times t, the
 // first at t = 0, t strictly increasing; with loop the last key must equal
 // the first (the body goes round again without a jump).
-static bool parse_body_path(cs_scene *scene, const cJSON *entry, const char *path, cs_body *b, cs_error *err)
+bool cs_scene_read_path(const cs_scene *scene, const cJSON *o, const char *owner, int dim, double coord_limit,
+                        uint32_t max_keys, float (*keys)[4], uint32_t *count, bool *loop, cs_error *err)
 {
-    static const char *const keys[] = {"keys", "loop", NULL};
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(entry, "path");
-    char where[128];
-    snprintf(where, sizeof where, "%s.path", path);
+    static const char *const names[] = {"keys", "loop", NULL};
+    const char *shape = dim == 3 ? "[t, x, y, z]" : "[t, x, y]";
+    char where[160];
+    snprintf(where, sizeof where, "%s.path", owner);
     if (!cJSON_IsObject(o))
-        return key_fail(scene, err, path, "path", "must be an object {\"keys\": [[t, x, y, z], ...], \"loop\": bool}");
-    if (!cs_json_check_keys(scene, o, where, keys, err) || !require(scene, o, where, "keys", err) ||
-        !cs_json_bool(scene, o, where, "loop", &b->path_loop, err))
+        return key_fail(scene, err, owner, "path", "must be an object {\"keys\": [%s, ...], \"loop\": bool}", shape);
+    *loop = false;
+    if (!cs_json_check_keys(scene, o, where, names, err) || !require(scene, o, where, "keys", err) ||
+        !cs_json_bool(scene, o, where, "loop", loop, err))
         return false;
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, "keys");
     int n = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : -1;
-    if (n < 2 || n > CS_MAX_BODY_PATH_KEYS)
-        return key_fail(scene, err, where, "keys", "must be an array of 2 to %d keys [t, x, y%s]", CS_MAX_BODY_PATH_KEYS,
-                        scene->dim == 3 ? ", z" : "");
-    snprintf(where, sizeof where, "%s.path.keys", path);
+    if (n < 2 || n > (int)max_keys)
+        return key_fail(scene, err, where, "keys", "must be an array of 2 to %u keys %s", max_keys, shape);
+    snprintf(where, sizeof where, "%s.path.keys", owner);
     uint32_t i = 0;
     for (const cJSON *e = item->child; e; e = e->next, i++) {
-        char elem[160];
+        char elem[200];
         join_index(elem, sizeof elem, where, i);
-        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 1 + scene->dim)
-            return key_fail(scene, err, elem, NULL, "must be [t, x, y%s]", scene->dim == 3 ? ", z" : "");
-        float *k = b->path[i];
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 1 + dim)
+            return key_fail(scene, err, elem, NULL, "must be %s", shape);
+        float *k = keys[i];
         k[0] = k[1] = k[2] = k[3] = 0.0f;
         int c = 0;
         for (const cJSON *x = e->child; x; x = x->next, c++) {
-            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > COORD_LIMIT)
-                return key_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c, COORD_LIMIT);
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > coord_limit)
+                return key_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c, coord_limit);
             k[c] = (float)x->valuedouble;
         }
         if (i == 0 && k[0] != 0.0f)
             return key_fail(scene, err, elem, NULL, "the first key's time must be 0 (got %g)", k[0]);
-        if (i > 0 && !(k[0] > b->path[i - 1][0]))
-            return key_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0], b->path[i - 1][0]);
+        if (i > 0 && !(k[0] > keys[i - 1][0]))
+            return key_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0], keys[i - 1][0]);
+    }
+    *count = (uint32_t)n;
+    snprintf(where, sizeof where, "%s.path", owner);
+    if (*loop && memcmp(&keys[0][1], &keys[n - 1][1], 3 * sizeof(float)) != 0)
+        return key_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
+    return true;
+}
+
+static bool parse_body_path(cs_scene *scene, const cJSON *entry, const char *path, cs_body *b, cs_error *err)
+{
+    if (!cs_scene_read_path(scene, cJSON_GetObjectItemCaseSensitive(entry, "path"), path, scene->dim, COORD_LIMIT,
+                            CS_MAX_BODY_PATH_KEYS, b->path, &b->path_count, &b->path_loop, err))
+        return false;
+    char where[160];
+    snprintf(where, sizeof where, "%s.path.keys", path);
+    for (uint32_t i = 0; i < b->path_count; i++) {
+        const float *k = b->path[i];
+        char elem[200];
+        join_index(elem, sizeof elem, where, i);
         if (!inside_domain(scene, &k[1], 0.0f))
             return key_fail(scene, err, elem, NULL, "(%g, %g, %g) is outside the domain", k[1], k[2], k[3]);
     }
-    b->path_count = (uint32_t)n;
-    if (b->path_loop && memcmp(&b->path[0][1], &b->path[n - 1][1], 3 * sizeof(float)) != 0)
-        return key_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
     for (int a = 0; a < 3; a++)
         b->position[a] = b->path[0][1 + a];
     return true;

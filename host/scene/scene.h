@@ -260,6 +260,14 @@ void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target);
 // most substeps, so the world keeps one substep clock.
 void cs_scene_scale_world(cs_scene *scene, uint32_t target);
 
+// Reads "path": {"keys": [[t, x, y(, z)], ...], "loop": bool} (object o,
+// owner = the key path of the object holding it, for messages): 2 to
+// max_keys keys of 1 + dim finite numbers within coord_limit, times from 0
+// and increasing; with loop, the last position equals the first. Kinematic
+// bodies and moving lights share it.
+bool cs_scene_read_path(const cs_scene *scene, const cJSON *o, const char *owner, int dim, double coord_limit,
+                        uint32_t max_keys, float (*keys)[4], uint32_t *count, bool *loop, cs_error *err);
+
 // A message about `path.key` of this scene, in the parser's words:
 // `file: fluids[0].path.key: what`. Returns false.
 bool cs_scene_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)

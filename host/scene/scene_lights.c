@@ -31,48 +31,14 @@ static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_l
     return true;
 }
 
-// "path": {"keys": [[t, x, y, z], ...], "loop": bool}, the shape of a
-// kinematic body's path.
+// "path": {"keys": [[t, x, y, z], ...], "loop": bool}: read as a kinematic
+// body's path is (cs_scene_read_path); the light starts at its first key.
 static bool read_path(const cs_scene *scene, const cJSON *o, const char *light_path, cs_scene_light *light,
                       cs_error *err)
 {
-    static const char *const keys[] = {"keys", "loop", NULL};
-    char where[96];
-    snprintf(where, sizeof where, "%s.path", light_path);
-    if (!cJSON_IsObject(o))
-        return cs_scene_fail(scene, err, light_path, "path",
-                             "must be an object {\"keys\": [[t, x, y, z], ...], \"loop\": bool}");
-    if (!cs_json_check_keys(scene, o, where, keys, err) ||
-        !cs_json_bool(scene, o, where, "loop", &light->path_loop, err))
+    if (!cs_scene_read_path(scene, o, light_path, 3, LIGHT_COORD_LIMIT, CS_MAX_LIGHT_PATH_KEYS, light->path,
+                            &light->path_count, &light->path_loop, err))
         return false;
-    const cJSON *array = cJSON_GetObjectItemCaseSensitive(o, "keys");
-    int n = cJSON_IsArray(array) ? cJSON_GetArraySize(array) : -1;
-    if (n < 2 || n > CS_MAX_LIGHT_PATH_KEYS)
-        return cs_scene_fail(scene, err, where, "keys", "must be an array of 2 to %d keys [t, x, y, z]",
-                             CS_MAX_LIGHT_PATH_KEYS);
-    uint32_t i = 0;
-    for (const cJSON *e = array->child; e; e = e->next, i++) {
-        char elem[128];
-        snprintf(elem, sizeof elem, "%s.keys[%u]", where, i);
-        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 4)
-            return cs_scene_fail(scene, err, elem, NULL, "must be [t, x, y, z]");
-        float *k = light->path[i];
-        int c = 0;
-        for (const cJSON *x = e->child; x; x = x->next, c++) {
-            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > LIGHT_COORD_LIMIT)
-                return cs_scene_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c,
-                                     LIGHT_COORD_LIMIT);
-            k[c] = (float)x->valuedouble;
-        }
-        if (i == 0 && k[0] != 0.0f)
-            return cs_scene_fail(scene, err, elem, NULL, "the first key's time must be 0 (got %g)", k[0]);
-        if (i > 0 && !(k[0] > light->path[i - 1][0]))
-            return cs_scene_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0],
-                                 light->path[i - 1][0]);
-    }
-    light->path_count = (uint32_t)n;
-    if (light->path_loop && memcmp(&light->path[0][1], &light->path[n - 1][1], 3 * sizeof(float)) != 0)
-        return cs_scene_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
     memcpy(light->position, &light->path[0][1], 3 * sizeof(float));
     return true;
 }
