@@ -191,20 +191,6 @@ static void run_steps(cs_vorton *v, uint32_t steps)
     cs_recorder_destroy(&rec);
 }
 
-// Axial position of the ring: the |alpha|-weighted mean along the axis (y).
-static double ring_axial_position(const float *pos4, const float *vort4, uint32_t n)
-{
-    double sw = 0.0, sy = 0.0;
-    for (uint32_t i = 0; i < n; i++) {
-        double s = pos4[i * 4 + 3], vol = s * s * s;
-        double w = vol * sqrt(vort4[i * 4] * vort4[i * 4] + vort4[i * 4 + 1] * vort4[i * 4 + 1] +
-                              vort4[i * 4 + 2] * vort4[i * 4 + 2]);
-        sw += w;
-        sy += w * pos4[i * 4 + 1];
-    }
-    return sy / sw;
-}
-
 // The ring of test_vorton.c (R = 1, a = 0.15, Gamma = 1, sigma = 0.05) in a
 // cube of edge 3 (h = 3/64 = 0.047, about sigma), timed over 20 steps of
 // 0.02 s after 5 to settle.
@@ -224,10 +210,10 @@ static void test_kelvin_ring(cs_context *ctx)
     const uint32_t settle = 5, timed = 20;
     run_steps(v, settle);
     cs_vorton_download(v, pos, vort);
-    double y0 = ring_axial_position(pos, vort, n);
+    double y0 = vorton_ref_axial_centre(pos, vort, n);
     run_steps(v, timed);
     cs_vorton_download(v, pos, vort);
-    double y1 = ring_axial_position(pos, vort, n);
+    double y1 = vorton_ref_axial_centre(pos, vort, n);
     double measured = (y1 - y0) / (timed * p.dt);
     double R = ring.radius, a = ring.core, gamma = ring.circulation;
     double kelvin = gamma / (4.0 * VORTON_PI * R) * (log(8.0 * R / a) - 0.25);

@@ -99,3 +99,19 @@ static inline void vorton_ref_rates(const float *pos4, const float *vort4, uint3
         domega[d] = stretch[d] + p->viscosity * diffuse[d] - p->expansion * buoy[d];
     *dtemp = p->diffusivity * heat;
 }
+
+// Where a ring is along y: the centroid of |alpha| (alpha = omega sigma^3)
+// over the vortons (pos4 = x, y, z, sigma; vort4 = omega), so a ring's
+// travel can be timed without finding its core.
+static inline double vorton_ref_axial_centre(const float *pos4, const float *vort4, uint32_t n)
+{
+    double sw = 0.0, sy = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        double s = pos4[i * 4 + 3], vol = s * s * s;
+        double w = vol * sqrt(vort4[i * 4] * vort4[i * 4] + vort4[i * 4 + 1] * vort4[i * 4 + 1] +
+                              vort4[i * 4 + 2] * vort4[i * 4 + 2]);
+        sw += w;
+        sy += w * pos4[i * 4 + 1];
+    }
+    return sy / sw;
+}
