@@ -281,6 +281,7 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
         {&r->field, "reint field", n * 16},
         {&r->partials, "reint stats partials", REINT_STATS_GROUPS * sizeof(reint_stats_partial)},
         {&r->overflow, "reint overflow", 16},
+        {&r->cell_flags, "reint cell flags (none)", 16},
         {&r->point_offsets, "reint point offsets", n * 4},
         {&r->point_positions, "reint point positions", n * 16},
         {&r->point_velocities, "reint point velocities", n * 16},
@@ -364,7 +365,7 @@ void cs_reint_destroy(cs_reint *r)
     cs_buffer *buffers[] = {&r->mass[0],         &r->mass[1],           &r->pos[0],
                             &r->pos[1],          &r->vel[0],            &r->vel[1],
                             &r->vel_forced,      &r->dens,              &r->field,
-                            &r->partials,        &r->overflow,          &r->point_offsets,     &r->point_positions,
+                            &r->partials,        &r->overflow,          &r->cell_flags,        &r->point_offsets,     &r->point_positions,
                             &r->point_velocities, &r->point_densities,  &r->point_materials,
                             &r->point_args};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
@@ -468,6 +469,151 @@ void cs_reint_fill_from_scene(cs_reint *r, const cs_scene *scene)
     free(vel);
 }
 
+// ---- a level -------------------------------------------------------------------
+
+// Solid cells and blocked faces are decided from the level's distance field
+// on this grid's lattice (nodes on cell corners): a cell centre reads the
+// mean of its 8 corners, a face centre the mean of its 4. A corner on a wall
+// reads 0, so a face on a wall (thick or zero-thickness) reads 0 and an open
+// cell reads at least an eighth of a cell (its one corner off every wall);
+// below this fraction of a cell they count as solid / blocked.
+#define REINT_LEVEL_WALL_FRACTION 0.05
+
+// The field at world point p, trilinear, p clamped to the grid (as
+// host/world/level_sdf.c's cs_level_sdf_sample).
+static double level_field_sample(const cs_level_field *f, const double p[3])
+{
+    uint32_t i[3];
+    double t[3];
+    for (int a = 0; a < 3; a++) {
+        double u = (p[a] - f->origin[a]) / f->cell;
+        u = fmin(fmax(u, 0.0), (double)(f->dims[a] - 1));
+        i[a] = (uint32_t)fmin(floor(u), (double)(f->dims[a] - 2));
+        t[a] = u - i[a];
+    }
+    double sum = 0.0;
+    for (int corner = 0; corner < 8; corner++) {
+        double w = 1.0;
+        uint32_t c[3];
+        for (int a = 0; a < 3; a++) {
+            uint32_t bit = (corner >> a) & 1u;
+            c[a] = i[a] + bit;
+            w *= bit ? t[a] : 1.0 - t[a];
+        }
+        sum += w * f->values[((size_t)c[2] * f->dims[1] + c[1]) * f->dims[0] + c[0]];
+    }
+    return sum;
+}
+
+// The field must be on this grid's lattice: the same cell, and the grid's
+// corner on a node (so walls, which lie on the field's nodes, lie on cell
+// faces).
+static bool level_field_fits(const cs_reint *r, const cs_level_field *f, cs_error *err)
+{
+    const cs_reint_params *p = &r->params;
+    double cell = p->cell_size;
+    bool fits = fabs(f->cell - cell) <= 1e-4 * cell && f->dims[0] >= 2 && f->dims[1] >= 2 && f->dims[2] >= 2;
+    for (int a = 0; a < 3 && fits; a++) {
+        double nodes = (p->origin[a] - f->origin[a]) / f->cell;
+        double top = nodes + (double)p->grid[a];
+        fits = fabs(nodes - round(nodes)) <= 1e-3 && nodes >= -1e-3 && top <= (double)(f->dims[a] - 1) + 1e-3;
+    }
+    if (!fits)
+        return cs_fail(err, "reint: a level needs the cells on the level's lattice: the level's field has cells of "
+                            "%g m from (%g, %g, %g), the fluid %g m from (%g, %g, %g); choose a particle_spacing that "
+                            "divides a click (256 units) and tiles the domain, and a domain corner on a multiple of it",
+                       f->cell, f->origin[0], f->origin[1], f->origin[2], cell, p->origin[0], p->origin[1],
+                       p->origin[2]);
+    if (p->search_radius != 1)
+        return cs_fail(err, "reint: reint.search_radius %u: a level needs 1 (the walls are checked one cell away)",
+                       p->search_radius);
+    return true;
+}
+
+static uint32_t level_cell_flags(const cs_reint *r, const cs_level_field *f, const uint32_t c[3])
+{
+    const cs_reint_params *p = &r->params;
+    double cell = p->cell_size, wall = REINT_LEVEL_WALL_FRACTION * cell;
+    double centre[3];
+    for (int a = 0; a < 3; a++)
+        centre[a] = p->origin[a] + (c[a] + 0.5) * cell;
+    uint32_t flags = level_field_sample(f, centre) < wall ? REINT_CELL_SOLID : 0u;
+    for (uint32_t a = 0; a < 3; a++)
+        for (uint32_t high = 0; high < 2; high++) {
+            double face[3] = {centre[0], centre[1], centre[2]};
+            face[a] += high ? 0.5 * cell : -0.5 * cell;
+            if (level_field_sample(f, face) < wall)
+                flags |= REINT_FACE_BIT(a, high);
+        }
+    return flags;
+}
+
+// Takes the mass out of solid cells (blocks may overlap the level's solid);
+// returns the mass removed.
+static uint64_t clear_solid_cells(cs_reint *r, const uint32_t *flags)
+{
+    uint32_t *mass = malloc((size_t)r->cell_count * 4);
+    float *pos = malloc((size_t)r->cell_count * 16);
+    float *vel = malloc((size_t)r->cell_count * 16);
+    cs_reint_download(r, mass, pos, vel);
+    uint64_t removed = 0;
+    for (uint32_t i = 0; i < r->cell_count; i++) {
+        if (!(flags[i] & REINT_CELL_SOLID))
+            continue;
+        removed += mass[i];
+        mass[i] = 0;
+        for (int a = 0; a < 4; a++) {
+            pos[i * 4 + a] = 0.5f;
+            vel[i * 4 + a] = 0.0f;
+        }
+    }
+    if (removed)
+        cs_reint_upload(r, mass, pos, vel);
+    free(mass);
+    free(pos);
+    free(vel);
+    return removed;
+}
+
+bool cs_reint_set_level(cs_reint *r, const cs_level_field *field, uint64_t *removed_units, cs_error *err)
+{
+    if (r->params.dim != 3)
+        return cs_fail(err, "reint: a level needs a 3D fluid (dim is %u)", r->params.dim);
+    if (!level_field_fits(r, field, err))
+        return false;
+    uint32_t *flags = malloc((size_t)r->cell_count * 4);
+    const uint32_t *g = r->params.grid;
+    for (uint32_t z = 0; z < g[2]; z++)
+        for (uint32_t y = 0; y < g[1]; y++)
+            for (uint32_t x = 0; x < g[0]; x++)
+                flags[x + (size_t)g[0] * (y + (size_t)g[1] * z)] = level_cell_flags(r, field, (uint32_t[3]){x, y, z});
+    cs_buffer buffer;
+    VkDeviceSize bytes = (VkDeviceSize)r->cell_count * 4;
+    if (!cs_buffer_check_size(r->ctx, "reint cell flags", bytes, err) ||
+        !cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "reint cell flags", .size = bytes}, &buffer, err)) {
+        free(flags);
+        return false;
+    }
+    cs_buffer_upload(r->ctx, &buffer, flags, bytes, 0);
+    cs_buffer_destroy(r->ctx, &r->cell_flags);
+    r->cell_flags = buffer;
+    r->has_level = true;
+    r->push.scale.w = 1.0f;
+    uint64_t removed = clear_solid_cells(r, flags);
+    if (removed_units)
+        *removed_units = removed;
+    free(flags);
+    return true;
+}
+
+void cs_reint_download_flags(cs_reint *r, uint32_t *flags)
+{
+    if (r->has_level)
+        cs_buffer_download(r->ctx, &r->cell_flags, flags, (VkDeviceSize)r->cell_count * 4, 0);
+    else
+        memset(flags, 0, (size_t)r->cell_count * 4);
+}
+
 // ---- recording ----------------------------------------------------------------
 
 void cs_reint_record_step(cs_reint *r, cs_recorder *rec)
@@ -476,13 +622,14 @@ void cs_reint_record_step(cs_reint *r, cs_recorder *rec)
     const struct {
         const char *name;
         cs_program_id prog;
-        cs_buffer *buffers[7];
+        cs_buffer *buffers[8];
     } passes[] = {
         {"reint: density", r->density, {&r->mass[cur], &r->pos[cur], &r->dens}},
         {"reint: forces", r->forces, {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced}},
         {"reint: advect",
          r->advect,
-         {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next], &r->overflow}},
+         {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next], &r->overflow,
+          &r->cell_flags}},
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(passes); i++) {
         cs_dispatch_desc desc = {
@@ -585,6 +732,20 @@ void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
 
 // ---- cs_sim_ops -------------------------------------------------------------------
 
+// The views (field, points) of the initial state, so that a window that
+// starts paused, or restarts, shows the fluid before the first step.
+static void record_initial_views(cs_reint *r)
+{
+    cs_recorder rec;
+    cs_recorder_create(r->ctx, "reint initial views", &rec);
+    cs_recorder_begin(&rec);
+    cs_reint_record_stats(r, &rec);
+    cs_reint_record_points(r, &rec);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    cs_reint_read_points(r);
+}
+
 static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     cs_reint_params params;
@@ -592,17 +753,19 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     if (!cs_reint_params_from_scene(scene, &params, err) || !cs_reint_create(ctx, &params, &r, err))
         return false;
     cs_reint_fill_from_scene(r, scene);
-    // The views (field, points) of the initial state, so that a window that
-    // starts paused, or restarts, shows the fluid before the first step.
-    cs_recorder rec;
-    cs_recorder_create(ctx, "reint initial views", &rec);
-    cs_recorder_begin(&rec);
-    cs_reint_record_stats(r, &rec);
-    cs_reint_record_points(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    cs_reint_read_points(r);
+    record_initial_views(r);
     *state = r;
+    return true;
+}
+
+static bool ops_level(void *state, const cs_level_field *field, cs_error *err)
+{
+    cs_reint *r = state;
+    uint64_t removed;
+    if (!cs_reint_set_level(r, field, &removed, err))
+        return false;
+    if (removed)
+        record_initial_views(r); // the views showed the mass now removed
     return true;
 }
 
@@ -668,4 +831,5 @@ const cs_sim_ops cs_reint_ops = {
     .stats = ops_stats,
     .particles = ops_particles,
     .field = ops_field,
+    .level = ops_level,
 };

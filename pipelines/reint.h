@@ -69,6 +69,10 @@ typedef struct cs_reint {
     cs_buffer field;                   // vec4 per cell (see cs_field_view)
     cs_buffer partials;                // reint_stats_partial[REINT_STATS_GROUPS]
     cs_buffer overflow;                // uvec4: x = cells whose gather overflowed (sticky, advect.comp)
+    // Per cell REINT_CELL_SOLID and REINT_FACE_BIT from a level (u32 each;
+    // one placeholder u32x4 without a level, never read then).
+    cs_buffer cell_flags;
+    bool has_level;
     // The points view: per cell a 0/1 flag scanned in place into offsets;
     // up to one point per cell (positions / velocities vec4, densities
     // float, materials uint, world units); the draw arguments + count.
@@ -96,6 +100,16 @@ void cs_reint_download_scratch(cs_reint *r, float *dens2, float *vel_forced4);
 // inside a block holds one rest mass at its centre, with the block velocity.
 void cs_reint_fill_from_scene(cs_reint *r, const cs_scene *scene);
 
+// A level (docs/levels.md, "Reintegration tracking in a level"): cells
+// whose centre is in the level's solid become solid cells, faces on a wall
+// become blocked faces (cell flags, advect.comp), and the mass a block put
+// into solid cells is removed. The field must be baked on this grid's own
+// lattice (the same cell, nodes on the cell corners) and the search radius
+// must be 1; otherwise refused with what would fit. `removed_units` (may be
+// NULL) receives the mass taken out of solid cells.
+bool cs_reint_set_level(cs_reint *r, const cs_level_field *field, uint64_t *removed_units, cs_error *err);
+// Host copy of the cell flags (cell_count u32s; all 0 without a level).
+void cs_reint_download_flags(cs_reint *r, uint32_t *flags);
 // Records one step (three passes) / the stats pass / the points pass.
 void cs_reint_record_step(cs_reint *r, cs_recorder *rec);
 void cs_reint_record_stats(cs_reint *r, cs_recorder *rec);

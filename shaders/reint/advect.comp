@@ -27,6 +27,17 @@
 // inside (a reflecting wall): nothing leaves, and a wall cell at rest trades
 // with its neighbours exactly as a cell in open fluid does, so a wall alone
 // does not stir a resting pool.
+//
+// Level (pc.scale.w != 0; pipelines/reint.c, "cell flags"): a piece of a
+// box that would land in a solid cell, or cross a blocked face (a wall,
+// including a zero-thickness wall between two rooms) on its way, stays in
+// its source cell instead: the source keeps that mass, at the piece's centre
+// clamped into the source cell, with the velocity components that pointed
+// into the wall reversed and scaled by the restitution. Whether a piece is
+// refused depends only on the source's and the target's flags, so the
+// target (which skips it) and the source (which keeps it) decide alike and
+// total mass stays exact. Needs search radius 1 (pieces land at most one
+// cell away on each axis; reint.c refuses more with a level).
 #include "reint_common.glsl"
 
 REINT_LOCAL_SIZE;
@@ -40,6 +51,10 @@ layout(std430, binding = 5) writeonly buffer VelOut { VSTORE vel_out[]; };
 // x: cells whose gather overflowed a u32 (more than 4096 rest masses), summed
 // over every step; the host reads it with the stats (cs_reint_read_stats).
 layout(std430, binding = 6) buffer Overflow { uvec4 overflow; };
+// REINT_CELL_SOLID and REINT_FACE_BIT per cell; a placeholder without a level.
+layout(std430, binding = 7) readonly buffer CellFlags { uint cell_flags[]; };
+
+bool reint_has_level() { return pc.scale.w != 0.0; }
 
 // Length and centre of the overlap of [a0, a1] with [b0, b1] (length 0 if
 // they do not meet).
@@ -139,6 +154,84 @@ uint reint_split(uint m, reint_axis a, int ct)
     return ct == a.c_rem ? m - given : mine;
 }
 
+// True when the piece of a distribution in the cell with flags `from` that
+// lands at offset c (each component -1, 0 or 1) in the cell with flags `to`
+// may not go there: the target is solid, or a face it crosses is blocked on
+// either side.
+bool reint_refused(uint from, uint to, IVEC c)
+{
+    if (c == IVEC(0))
+        return false;
+    if ((to & REINT_CELL_SOLID) != 0u)
+        return true;
+    for (int a = 0; a < DIM; a++) {
+        if (c[a] == 0)
+            continue;
+        uint high = c[a] > 0 ? 1u : 0u;
+        if ((from & REINT_FACE_BIT(a, high)) != 0u || (to & REINT_FACE_BIT(a, 1u - high)) != 0u)
+            return true;
+    }
+    return false;
+}
+
+// The mass of a source distribution (mass m, advected axes ax) that lands in
+// cell c of the source's frame, and the centre of that piece in the same
+// frame. The axes are split in order, each from what the previous left.
+uint reint_piece(uint m, reint_axis ax[3], IVEC c, out VEC centre)
+{
+    uint deposit = m;
+    centre = VEC(0.0);
+    for (int a = 0; a < DIM; a++) {
+        if (c[a] < ax[a].c_lo || c[a] > ax[a].c_hi)
+            return 0u;
+        deposit = reint_split(deposit, ax[a], c[a]);
+        if (deposit == 0u)
+            return 0u;
+        vec2 ov = reint_folded_overlap(ax[a], float(c[a]), float(c[a] + 1));
+        centre[a] = ov.y / ov.x;
+    }
+    return deposit;
+}
+
+// Adds a piece to this cell's sums.
+void reint_receive(uint deposit, VEC centre, VEC v, inout uint total, inout bool overfull, inout VEC com,
+                   inout VEC mom)
+{
+    uint carry;
+    total = uaddCarry(total, deposit, carry);
+    overfull = overfull || carry != 0u;
+    com += float(deposit) * centre;
+    mom += float(deposit) * v;
+}
+
+// The pieces of this cell's own distribution that the level refuses
+// elsewhere, kept here (see the header comment).
+void reint_keep_refused(IVEC t, uint m, uint flags, reint_axis ax[3], inout uint total, inout bool overfull,
+                        inout VEC com, inout VEC mom)
+{
+    int reach_z = DIM == 3 ? 1 : 0;
+    for (int cz = -reach_z; cz <= reach_z; cz++)
+        for (int cy = -1; cy <= 1; cy++)
+            for (int cx = -1; cx <= 1; cx++) {
+                IVEC c = TRIM3(ivec3(cx, cy, cz));
+                if (c == IVEC(0) || !reint_in_grid(t + c))
+                    continue;
+                if (!reint_refused(flags, cell_flags[reint_index(t + c)], c))
+                    continue;
+                VEC centre;
+                uint deposit = reint_piece(m, ax, c, centre);
+                if (deposit == 0u)
+                    continue;
+                VEC v;
+                for (int a = 0; a < DIM; a++) {
+                    v[a] = ax[a].v;
+                    if (v[a] * float(c[a]) > 0.0)
+                        v[a] = -pc.radii.w * v[a];
+                }
+                reint_receive(deposit, clamp(centre, 0.0, 1.0), v, total, overfull, com, mom);
+            }
+}
+
 void main()
 {
     IVEC t;
@@ -147,6 +240,9 @@ void main()
     IVEC n = TRIM3(ivec3(pc.dims.xyz));
     int radius = pc.reach.x;
     int radius_z = DIM == 3 ? radius : 0;
+    bool level = reint_has_level();
+    uint ti = reint_index(t);
+    uint flags_t = level ? cell_flags[ti] : 0u;
 
     uint total = 0u;
     bool overfull = false;
@@ -165,34 +261,26 @@ void main()
                     continue;
                 VEC x = FROM_STORE(pos[si]);
                 VEC v = FROM_STORE(vel[si]);
-                uint deposit = m;
-                VEC centre;
+                reint_axis ax[3];
                 VEC v_after;
                 for (int a = 0; a < DIM; a++) {
-                    reint_axis ax = reint_advect_axis(x[a], v[a], j[a], n[a]);
-                    int ct = -o[a]; // this cell, in the source's frame
-                    if (ct < ax.c_lo || ct > ax.c_hi) {
-                        deposit = 0u;
-                        break;
-                    }
-                    deposit = reint_split(deposit, ax, ct);
-                    if (deposit == 0u)
-                        break;
-                    // Centre of what lands here, moved from the source's frame to ours.
-                    vec2 ov = reint_folded_overlap(ax, float(ct), float(ct + 1));
-                    centre[a] = ov.y / ov.x + float(o[a]);
-                    v_after[a] = ax.v;
+                    ax[a] = reint_advect_axis(x[a], v[a], j[a], n[a]);
+                    v_after[a] = ax[a].v;
                 }
+                uint flags_j = level ? cell_flags[si] : 0u;
+                if (level && o == IVEC(0))
+                    reint_keep_refused(t, m, flags_j, ax, total, overfull, com, mom);
+                // This cell, in the source's frame, is -o.
+                if (level && reint_refused(flags_j, flags_t, -o))
+                    continue;
+                VEC centre;
+                uint deposit = reint_piece(m, ax, -o, centre);
                 if (deposit == 0u)
                     continue;
-                uint carry;
-                total = uaddCarry(total, deposit, carry);
-                overfull = overfull || carry != 0u;
-                com += float(deposit) * centre;
-                mom += float(deposit) * v_after;
+                // Centre of what lands here, moved from the source's frame to ours.
+                reint_receive(deposit, centre + VEC(o), v_after, total, overfull, com, mom);
             }
 
-    uint ti = reint_index(t);
     // Past the fixed-point capacity: saturate (the wrapped sum would look
     // like a nearly empty cell) and count it; the run reports it and stops.
     if (overfull) {

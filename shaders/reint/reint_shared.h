@@ -28,6 +28,14 @@
 // A box of half-size r < 1 covers at most 3 cells along an axis.
 #define REINT_MAX_SPAN 3
 
+// Cell flags of a fluid in a level (advect.comp; pipelines/reint.c sets them
+// from the level's distance field). A solid cell's centre is in the level's
+// solid: no mass enters it. A blocked face lies on a wall (a thick wall's
+// face or a zero-thickness wall between rooms): no mass crosses it. Face bit
+// of axis a, low side (-) or high side (+): REINT_FACE_BIT(a, side).
+#define REINT_CELL_SOLID 1u
+#define REINT_FACE_BIT(axis, high) (2u << (2u * (axis) + (high)))
+
 #define REINT_EOS_LINEAR 0 // P = k rho (rho - 1)      (seed's default)
 #define REINT_EOS_TAIT 1   // P = k (rho^gamma - 1)    (Cole / Tait)
 
@@ -63,7 +71,8 @@ struct reint_push {
     vec4 sph;         // x: stiffness k (cells^2/s^2); y: Tait gamma;
                       // z: artificial viscosity alpha; w: density kernel normalisation
     vec4 scale;       // x: pressure-gradient kernel normalisation; y: cell size (world);
-                      // z: speed of sound at rest (cells/s); w: unused
+                      // z: speed of sound at rest (cells/s); w: 1 when the cell flags
+                      // of a level are bound (advect.comp), 0 otherwise
     ivec4 reach;      // x: search radius R; y: kernel reach ceil(h); z: EOS;
                       // w: 1 keeps negative pressure, 0 clamps it at 0
     vec4 origin;      // xyz: world position of the grid's low corner; w: rest
