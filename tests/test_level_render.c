@@ -16,7 +16,11 @@
 // Because the reference ignores the portal walk, a room the walk wrongly
 // culled shows up as mismatched pixels; that the walk does cull is checked
 // by the room counts (facing away from the east portal draws fewer rooms).
-// The mesh builder refuses a face with a missing object texture by name.
+// The mesh builder refuses a face with a missing object texture, and a
+// placed static mesh with a missing id, by name. Static meshes: a camera
+// facing one must show it on at least 1/50 of the image (compared with the
+// ray caster); their placement (position, a quarter and an eighth turn) is
+// checked on the vertices.
 #include "test_util.h"
 
 #include "camera.h"
@@ -34,8 +38,12 @@
 
 typedef struct hit {
     bool found;
+    bool on_static; // a face of a placed static mesh
     uint8_t rgb[3];
 } hit;
+
+// Compared pixels that showed a static mesh, in the last check_view.
+static uint32_t static_pixels;
 
 static uint8_t srgb8(double linear)
 {
@@ -96,12 +104,13 @@ static hit cast(const cs_level_mesh *mesh, const double o[3], const double d[3],
         float uv[2];
         for (int k = 0; k < 2; k++)
             uv[k] = (float)(b0 * v[0].uv[k] + u * v[1].uv[k] + w * v[2].uv[k]);
-        uint32_t texel = cs_level_texel(mesh, (uint32_t)v[0].tile, uv[0], uv[1]);
+        uint32_t texel = cs_level_vertex_texel(mesh, &v[0], uv[0], uv[1]);
         if (((uint32_t)v[0].flags & CS_LEVEL_VERTEX_ALPHA_TEST) && (texel >> 24) < 128)
             continue;
         double light = b0 * v[0].light + u * v[1].light + w * v[2].light;
         best_t = t;
         best.found = true;
+        best.on_static = ((uint32_t)v[0].flags & CS_LEVEL_VERTEX_STATIC) != 0;
         for (int c = 0; c < 3; c++)
             best.rgb[c] = srgb8(srgb_decode((texel >> (8 * c)) & 255u) * light);
     }
@@ -138,6 +147,7 @@ static uint32_t check_view(cs_renderer *r, cs_recorder *rec, const cs_level_mesh
     cs_camera_matrices m;
     cs_camera_matrices_get(&cam, (double)WIDTH / HEIGHT, &m);
     uint32_t compared = 0, mismatched = 0, missed = 0;
+    static_pixels = 0;
     static const double jitter[4][2] = {{-J, -J}, {J, -J}, {-J, J}, {J, J}};
     for (uint32_t y = 0; y < HEIGHT; y++)
         for (uint32_t x = 0; x < WIDTH; x++) {
@@ -156,6 +166,7 @@ static uint32_t check_view(cs_renderer *r, cs_recorder *rec, const cs_level_mesh
                 continue;
             }
             compared++;
+            static_pixels += centre.on_static;
             const uint8_t *g = &px[4 * (y * WIDTH + x)];
             bool ok = true;
             for (int c = 0; c < 3; c++)
@@ -164,8 +175,9 @@ static uint32_t check_view(cs_renderer *r, cs_recorder *rec, const cs_level_mesh
                 fprintf(stderr, "  %s: pixel (%u, %u): gpu (%u %u %u) ray cast (%u %u %u)\n", what, x, y, g[0], g[1],
                         g[2], centre.rgb[0], centre.rgb[1], centre.rgb[2]);
         }
-    printf("%-34s %u of %u rooms drawn; %u of %u pixels compared, %u differ, %u stable rays hit nothing\n", what,
-           r->level_rooms_drawn, mesh->room_count, compared, WIDTH * HEIGHT, mismatched, missed);
+    printf("%-34s %u of %u rooms drawn; %u of %u pixels compared (%u on static meshes), %u differ, %u stable rays "
+           "hit nothing\n", what, r->level_rooms_drawn, mesh->room_count, compared, WIDTH * HEIGHT, static_pixels,
+           mismatched, missed);
     CHECK(compared > WIDTH * HEIGHT / 4, "%s: only %u pixels were away from edges", what, compared);
     CHECK(mismatched <= compared / 500, "%s: %u of %u pixels differ from the ray cast", what, mismatched, compared);
     CHECK(missed == 0, "%s: %u rays leave the level (a hole in the demo level?)", what, missed);
@@ -195,12 +207,68 @@ static void check_refusals(void)
     CHECK(!cs_level_mesh_build(&level, CS_LEVEL_DEFAULT_UNITS_PER_METRE, &mesh, &err) && strstr(err.msg, "vertex 60000"),
           "a missing vertex: \"%s\"", err.msg);
     CHECK(!cs_level_mesh_build(&level, -1, &mesh, &err) && strstr(err.msg, "units per metre"), "scale: \"%s\"", err.msg);
+    level.rooms[2].tri_count--;
+    level.rooms[0].meshes[0].mesh_id = 77;
+    CHECK(!cs_level_mesh_build(&level, CS_LEVEL_DEFAULT_UNITS_PER_METRE, &mesh, &err) &&
+              strstr(err.msg, "rooms[0].static_meshes[0].mesh_id: static mesh 77 does not exist"),
+          "a missing static mesh: \"%s\"", err.msg);
+    cs_tr1_free(&level);
+}
+
+// World bounds (x, z) of room 0's first placed static mesh.
+static bool first_static_bounds(const cs_tr1_level *level, double lo[3], double hi[3])
+{
+    cs_level_mesh mesh;
+    cs_error err;
+    if (!cs_level_mesh_build(level, CS_LEVEL_DEFAULT_UNITS_PER_METRE, &mesh, &err))
+        return false;
+    const cs_level_room *room = &mesh.rooms[0];
+    for (int a = 0; a < 3; a++)
+        lo[a] = INFINITY, hi[a] = -INFINITY;
+    uint32_t faces = 0;
+    for (uint32_t i = room->first_vertex; i < room->first_vertex + room->vertex_count; i++) {
+        const cs_level_vertex *v = &mesh.vertices[i];
+        if (!((uint32_t)v->flags & CS_LEVEL_VERTEX_STATIC))
+            continue;
+        if (faces++ >= 36) // the first box: 6 faces, 12 triangles
+            break;
+        for (int a = 0; a < 3; a++)
+            lo[a] = fmin(lo[a], v->position[a]), hi[a] = fmax(hi[a], v->position[a]);
+    }
+    cs_level_mesh_free(&mesh);
+    return faces > 0;
+}
+
+// Placement: the demo's first mesh (a 512 x 512 x 512-unit box standing on
+// the floor, turned a quarter) sits on its placed point; turned by an eighth
+// instead, its x and z extent grows by sqrt(2).
+static void check_static_placement(void)
+{
+    cs_tr1_level level;
+    cs_tr1_generate_demo(&level);
+    const cs_tr1_room_mesh *placed = &level.rooms[0].meshes[0];
+    double upm = CS_LEVEL_DEFAULT_UNITS_PER_METRE, lo[3], hi[3];
+    bool ok = first_static_bounds(&level, lo, hi);
+    CHECK(ok, "room 0 has no static mesh vertices");
+    double centre[3] = {placed->x / upm, -placed->y / upm, -placed->z / upm};
+    double half = 256 / upm, height = 512 / upm;
+    CHECK(ok && fabs(lo[0] - (centre[0] - half)) < 1e-6 && fabs(hi[0] - (centre[0] + half)) < 1e-6 &&
+              fabs(lo[2] - (centre[2] - half)) < 1e-6 && fabs(hi[2] - (centre[2] + half)) < 1e-6 &&
+              fabs(lo[1] - centre[1]) < 1e-6 && fabs(hi[1] - (centre[1] + height)) < 1e-6,
+          "static mesh bounds x %g..%g y %g..%g z %g..%g, placed at (%g, %g, %g)", lo[0], hi[0], lo[1], hi[1], lo[2],
+          hi[2], centre[0], centre[1], centre[2]);
+    level.rooms[0].meshes[0].rotation = 0x2000;
+    ok = first_static_bounds(&level, lo, hi);
+    double diagonal = half * sqrt(2.0);
+    CHECK(ok && fabs(hi[0] - lo[0] - 2 * diagonal) < 1e-5 && fabs(hi[2] - lo[2] - 2 * diagonal) < 1e-5,
+          "turned an eighth: extent %g x %g, want %g", hi[0] - lo[0], hi[2] - lo[2], 2 * diagonal);
     cs_tr1_free(&level);
 }
 
 int main(void)
 {
     check_refusals();
+    check_static_placement();
     cs_tr1_level level;
     cs_tr1_generate_demo(&level);
     for (uint32_t i = 0; i < level.room_count; i++)
@@ -260,6 +328,19 @@ int main(void)
     double up_z[3] = {0, 0, -1};
     uint32_t loft = check_view(&r, &rec, &mesh, &scene, eye, target, up_z, "hall, looking up into the loft");
     CHECK(loft >= 2, "the loft above the ceiling portal is not drawn (%u rooms)", loft);
+    // Facing the hall's first placed static mesh: it must show (drawn and
+    // matching the ray caster, which sees the same triangles).
+    double mesh_mid[3] = {0, 0, 0}, mesh_vertices = 0;
+    for (uint32_t i = hall->first_vertex; i < hall->first_vertex + hall->vertex_count && mesh_vertices < 36; i++)
+        if ((uint32_t)mesh.vertices[i].flags & CS_LEVEL_VERTEX_STATIC) {
+            for (int a = 0; a < 3; a++)
+                mesh_mid[a] += mesh.vertices[i].position[a];
+            mesh_vertices++;
+        }
+    for (int a = 0; a < 3 && mesh_vertices > 0; a++)
+        mesh_mid[a] /= mesh_vertices;
+    check_view(&r, &rec, &mesh, &scene, eye, mesh_mid, up, "hall, facing a static mesh");
+    CHECK(static_pixels > WIDTH * HEIGHT / 50, "the static mesh shows in only %u compared pixels", static_pixels);
 
     uint64_t seed = test_seed();
     printf("random cameras: seed %llu (CISTERN_TEST_SEED to repeat)\n", (unsigned long long)seed);

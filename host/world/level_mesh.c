@@ -1,6 +1,7 @@
 // level_mesh.c — a TR1 level as world-space triangles, portals and texels
 // (see level_mesh.h for the conventions).
 #include "level_mesh.h"
+#include "level_statics.h"
 
 #include <math.h>
 
@@ -163,6 +164,69 @@ static bool add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint3
     return true;
 }
 
+// The sRGB colour of palette entry `index`, packed r | g << 8 | b << 16.
+static uint32_t palette_colour(const cs_tr1_level *level, uint32_t index)
+{
+    const uint8_t *c = level->palette[index & 255u];
+    return c[0] * 255u / 63u | (c[1] * 255u / 63u) << 8 | (c[2] * 255u / 63u) << 16;
+}
+
+// One face of a placed static mesh, fanned like a room face.
+static bool add_static_face(builder *b, const cs_tr1_level *level, const cs_tr1_room_mesh *placed,
+                            const cs_level_static_mesh *mesh, const cs_level_static_face *face, uint32_t ri,
+                            uint32_t mi, cs_error *err)
+{
+    const cs_tr1_object_texture *t = NULL;
+    uint32_t tile = 0;
+    if (face->textured) {
+        uint32_t ti = face->texture & 0x7fffu;
+        if (ti >= level->object_texture_count)
+            return cs_fail(err, "rooms[%u].static_meshes[%u]: object texture %u does not exist (%u)", ri, mi, ti,
+                           level->object_texture_count);
+        t = &level->object_textures[ti];
+        tile = t->tile & 0x7fffu;
+        if (tile >= level->textile_count)
+            return cs_fail(err, "object_textures[%u].tile: textile %u does not exist (%u)", ti, tile,
+                           level->textile_count);
+    }
+    float light = placed->intensity > 8191 ? 1.0f : (float)cs_level_brightness(placed->intensity);
+    static const int fan[2][2][3] = {{{0, 1, 2}, {0, 2, 3}}, {{0, 2, 1}, {0, 3, 2}}};
+    for (uint32_t tri = 0; tri + 2 < face->corners; tri++)
+        for (int c = 0; c < 3; c++) {
+            int k = fan[mesh->inward][tri][c];
+            double q[3], p[3];
+            cs_level_static_place(placed, mesh->vertices[face->vertices[k]], q);
+            to_world(b->mesh->units_per_metre, q[0], q[1], q[2], p);
+            cs_level_vertex *v = push_vertex(b);
+            for (int a = 0; a < 3; a++)
+                v->position[a] = (float)p[a];
+            v->light = light;
+            if (t) {
+                corner_uv(t, k, v->uv);
+                v->tile = (float)tile;
+                v->flags = (float)(CS_LEVEL_VERTEX_STATIC | (t->attribute != 0 ? CS_LEVEL_VERTEX_ALPHA_TEST : 0));
+            } else {
+                v->tile = (float)palette_colour(level, face->texture); // < 2^24: exact in a float
+                v->flags = (float)(CS_LEVEL_VERTEX_STATIC | CS_LEVEL_VERTEX_COLOUR);
+            }
+        }
+    return true;
+}
+
+// Placed static mesh `mi` of room `ri`.
+static bool add_static(builder *b, const cs_tr1_level *level, uint32_t ri, uint32_t mi, cs_error *err)
+{
+    const cs_tr1_room_mesh *placed = &level->rooms[ri].meshes[mi];
+    cs_level_static_mesh mesh;
+    if (!cs_level_static_mesh_decode(level, placed->mesh_id, ri, mi, &mesh, err))
+        return false;
+    bool ok = true;
+    for (uint32_t f = 0; f < mesh.face_count && ok; f++)
+        ok = add_static_face(b, level, placed, &mesh, &mesh.faces[f], ri, mi, err);
+    cs_level_static_mesh_free(&mesh);
+    return ok;
+}
+
 static void add_portal(cs_level_mesh *m, const cs_tr1_room *room, uint32_t ri, const cs_tr1_portal *p)
 {
     cs_level_portal *out = &m->portals[m->portal_count++];
@@ -237,6 +301,9 @@ bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_l
         for (uint32_t f = 0; f < room->tri_count; f++)
             if (!add_face(&b, level, ri, room->tris[f].vertices, 3, room->tris[f].texture, "tris", f, err))
                 goto fail;
+        for (uint32_t m = 0; m < room->mesh_count; m++)
+            if (!add_static(&b, level, ri, m, err))
+                goto fail;
         for (uint32_t s = 0; s < room->sprite_count; s++)
             if (!add_sprite(&b, level, ri, s, err))
                 goto fail;
@@ -310,4 +377,11 @@ uint32_t cs_level_texel(const cs_level_mesh *mesh, uint32_t tile, float u, float
     x = x < 0 ? 0 : x > 255 ? 255 : x;
     y = y < 0 ? 0 : y > 255 ? 255 : y;
     return mesh->texels[(size_t)tile * 65536u + (size_t)y * 256u + (size_t)x];
+}
+
+uint32_t cs_level_vertex_texel(const cs_level_mesh *mesh, const cs_level_vertex *vertex, float u, float v)
+{
+    if ((uint32_t)vertex->flags & CS_LEVEL_VERTEX_COLOUR)
+        return (uint32_t)vertex->tile | 0xff000000u;
+    return cs_level_texel(mesh, (uint32_t)vertex->tile, u, v);
 }

@@ -8,6 +8,12 @@
 // of y alone would mirror it). Default scale: 512 units per metre (a sector
 // is 2 m, a click of 256 units is 0.5 m).
 //
+// Static meshes placed in a room (level_statics.h) are part of that room's
+// triangles, flagged CS_LEVEL_VERTEX_STATIC: turned and placed as TR1 does,
+// lit by the placed mesh's intensity (same scale as the vertex lighting;
+// above 8191, TR1's "use the mesh's own light", they are drawn at 1), their
+// coloured faces in the palette colour (CS_LEVEL_VERTEX_COLOUR).
+//
 // Faces are one-sided: fronts wind counter-clockwise in the world frame
 // (the builder detects which way the file winds them: see
 // fronts_wind_clockwise in level_mesh.c). Sprites face the camera.
@@ -79,3 +85,6 @@ double cs_level_brightness(int lighting);
 // The RGBA8 texel an object texture's (u, v) in 0..256 lands on: nearest,
 // clamped to the textile, exactly as level.frag fetches it.
 uint32_t cs_level_texel(const cs_level_mesh *mesh, uint32_t tile, float u, float v);
+// The RGBA8 colour of a vertex's face at (u, v): the texel, or the colour of
+// a coloured face (CS_LEVEL_VERTEX_COLOUR), as level.frag reads it.
+uint32_t cs_level_vertex_texel(const cs_level_mesh *mesh, const cs_level_vertex *vertex, float u, float v);

@@ -1,7 +1,7 @@
 #version 450
 // level.frag — TR1 look: the nearest texel of the textile (no filtering),
 // palette index 0 cut out where the face is alpha-tested, times the baked
-// vertex light, faded to black with depth. Textiles hold sRGB bytes; the
+// vertex light (coloured faces: their colour), faded to black with depth. Textiles hold sRGB bytes; the
 // shading is done in linear light.
 #include "render_shared.h"
 #include "level_shared.h"
@@ -26,8 +26,13 @@ vec3 decode_srgb(vec3 c)
 
 void main()
 {
-    uvec2 texel = uvec2(clamp(floor(in_uv), vec2(0.0), vec2(255.0)));
-    vec4 t = unpackUnorm4x8(texels[in_tile_flags.x * 65536u + texel.y * 256u + texel.x]);
+    vec4 t;
+    if ((in_tile_flags.y & CS_LEVEL_VERTEX_COLOUR) != 0u) {
+        t = unpackUnorm4x8(in_tile_flags.x | 0xff000000u);
+    } else {
+        uvec2 texel = uvec2(clamp(floor(in_uv), vec2(0.0), vec2(255.0)));
+        t = unpackUnorm4x8(texels[in_tile_flags.x * 65536u + texel.y * 256u + texel.x]);
+    }
     if ((in_tile_flags.y & CS_LEVEL_VERTEX_ALPHA_TEST) != 0u && t.a < 0.5)
         discard;
     vec3 c = decode_srgb(t.rgb) * in_light;
