@@ -1631,13 +1631,19 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
     if (!cJSON_IsObject(level))
         return key_fail(scene, err, "", "level", "must be an object {\"file\": \"...phd\"} (got %s)",
                         json_type_name(level));
-    static const char *const keys[] = {"file", "units_per_metre", NULL};
-    char file[512] = "";
+    static const char *const keys[] = {"file", "units_per_metre", "light", NULL};
+    char file[512] = "", light[16] = "";
     double upm = 512.0;
+    bool has_radiosity = cJSON_GetObjectItemCaseSensitive(root, "radiosity") != NULL;
     if (!cs_json_check_keys(scene, level, "level", keys, err) || !require(scene, level, "level", "file", err) ||
         !get_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
-        !get_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err))
+        !get_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err) ||
+        !get_string(scene, level, "level", "light", light, sizeof light, NULL, err))
         return false;
+    if (light[0] && strcmp(light, "baked") != 0 && (strcmp(light, "radiosity") != 0 || !has_radiosity))
+        return key_fail(scene, err, "level", "light", "must be \"baked\" or, with a \"radiosity\" block, "
+                        "\"radiosity\" (got \"%s\")", light);
+    scene->level.radiosity_shown = has_radiosity && strcmp(light, "baked") != 0;
     if (!file[0])
         return key_fail(scene, err, "level", "file", "is empty; give a .PHD path relative to the scene file");
     const char *slash = strrchr(scene->path, '/');
@@ -1656,6 +1662,14 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
 static bool parse_geometry(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     const cJSON *array = cJSON_GetObjectItemCaseSensitive(root, "geometry");
+    if (!array && scene->level.enabled && cJSON_GetObjectItemCaseSensitive(root, "radiosity")) {
+        // A level lit by radiosity: no triangles of the scene's own, the
+        // level's come at world creation (host/world/level_light.h).
+        scene->geometry = calloc(1, sizeof *scene->geometry);
+        if (!scene->geometry)
+            return cs_fail(err, "%s: out of memory", scene->path);
+        return cs_scene_lighting_parse(scene, root, true, &scene->geometry->lighting, err);
+    }
     if (!array) {
         cs_scene_lighting none; // only to refuse "lights" and "radiosity" without geometry
         return cs_scene_lighting_parse(scene, root, false, &none, err);

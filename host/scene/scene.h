@@ -174,6 +174,11 @@ typedef struct cs_level_ref {
     bool enabled;
     char file[1024];         // resolved path
     double units_per_metre;  // default 512 (a sector is 2 m)
+    // "light": "radiosity" (the default when the scene has a "radiosity"
+    // block: the level's faces and room lights join the radiosity,
+    // host/world/level_light.h) or "baked" (TR1's vertex light): what is
+    // shown first; the window's L key switches.
+    bool radiosity_shown;
 } cs_level_ref;
 
 struct cs_geometry; // geometry.h

@@ -1,6 +1,7 @@
 // world_radiosity.c — see world_radiosity.h.
 #include "world_radiosity.h"
 
+#include "level_light.h"
 #include "light.h"
 
 #include <stdlib.h>
@@ -9,13 +10,24 @@
 bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err)
 {
     *part = (cs_world_radiosity){.geometry = scene->geometry, .lighting = &scene->geometry->lighting};
-    const cs_geometry *g = scene->geometry;
     cs_error inner;
-    if (!cs_bvh_build(g->tris, g->tri_count, &part->bvh, &inner))
+    if (scene->level.enabled && scene->geometry->lighting.radiosity_given) {
+        if (!cs_level_radiosity_load(scene->level.file, scene->level.units_per_metre, scene->geometry,
+                                     &part->level_geometry, &inner))
+            return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+        part->has_level = true;
+        part->geometry = &part->level_geometry;
+        part->lighting = &part->level_geometry.lighting;
+    }
+    const cs_geometry *g = part->geometry;
+    if (!cs_bvh_build(g->tris, g->tri_count, &part->bvh, &inner)) {
+        cs_geometry_free(&part->level_geometry);
         return cs_scene_fail(scene, err, "", "geometry", "%s", inner.msg);
+    }
     if (!cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size, &part->bvh,
                                   &part->compiled, &inner)) {
         cs_bvh_free(&part->bvh);
+        cs_geometry_free(&part->level_geometry);
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
     }
     uint32_t n = part->compiled.patch_count;
@@ -39,6 +51,7 @@ void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part)
     cs_radiosity_free(&part->compiled);
     cs_bvh_free(&part->bvh);
     free(part->scene_albedo);
+    cs_geometry_free(&part->level_geometry);
     *part = (cs_world_radiosity){0};
 }
 

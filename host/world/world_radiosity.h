@@ -11,7 +11,7 @@
 #include "radiosity_gpu.h"
 
 typedef struct cs_world_radiosity {
-    const cs_geometry *geometry;       // the scene's triangles (patch_tri indexes them)
+    const cs_geometry *geometry;       // the scene's triangles, or level_geometry (patch_tri indexes them)
     const cs_scene_lighting *lighting; // the scene's "radiosity" and "lights"
     cs_bvh bvh;
     cs_radiosity_compiled compiled;
@@ -20,10 +20,16 @@ typedef struct cs_world_radiosity {
     float (*scene_albedo)[3];  // per patch, as the scene gave it
     uint32_t albedo_cycle;     // 0: the scene's colours; k: coloured patches' rgb rotated k times
     uint64_t frames;           // frames recorded
+    // A scene with a "level" and a "radiosity" block: the level's faces and
+    // room lights, then the scene's own (level_light.h); geometry and
+    // lighting point here.
+    cs_geometry level_geometry;
+    bool has_level;
 } cs_world_radiosity;
 
-// Compiles the scene's geometry at its radiosity.patch_size and uploads
-// it; false with a message (the scene's radiosity key) when it cannot.
+// Compiles the scene's geometry (with a level and a "radiosity" block: the
+// level's too) at its radiosity.patch_size and uploads it; false with a
+// message (the scene's radiosity key) when it cannot.
 bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err);
 void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part);
 
