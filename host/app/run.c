@@ -46,6 +46,7 @@ typedef struct run_state {
     cs_view_camera camera;
     int color_mode;
     cs_draw_mode draw;         // what fluids with a surface show
+    bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (L)
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
@@ -217,13 +218,16 @@ static void record_draw(run_state *r, const cs_render_target *target)
         }
     }
     cs_barrier_compute_to_graphics(&r->rec);
+    // A level lit by radiosity is drawn either way, never both (same faces).
+    bool level_lit = r->world.radiosity && r->world.radiosity->has_level;
+    bool show_baked = !level_lit || r->level_baked;
     cs_render_record(&r->renderer, &r->rec,
                      &(cs_render_frame){.target = target, .particles = view_count ? views : NULL,
                                         .particle_view_count = view_count, .field = draw_field ? &field : NULL,
                                         .surfaces = surfaces, .surface_count = surface_count,
                                         .body_states = r->world.has_bodies ? &r->world.bodies.states : NULL,
-                                        .level = r->world.has_level ? &r->world.level : NULL,
-                                        .radiosity = r->world.radiosity,
+                                        .level = r->world.has_level && show_baked ? &r->world.level : NULL,
+                                        .radiosity = level_lit && show_baked ? NULL : r->world.radiosity,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
                                         .color_mode = r->color_mode});
 }
@@ -283,6 +287,7 @@ static void hot_reload(run_state *r)
 static bool create_world(run_state *r, cs_error *err)
 {
     r->world_alive = cs_world_create(&r->ctx, &r->scene, &r->world, err);
+    r->level_baked = !r->scene.level.radiosity_shown;
     return r->world_alive;
 }
 
@@ -405,6 +410,8 @@ static int run_window(run_state *r)
             vkDeviceWaitIdle(r->ctx.device); // the patches buffer is overwritten
             cs_world_radiosity_cycle_albedo(&r->ctx, r->world.radiosity);
         }
+        if (ev.toggle_level_light)
+            r->level_baked = !r->level_baked;
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);
