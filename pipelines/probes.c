@@ -106,11 +106,42 @@ static bool check_desc(const cs_probes_desc *d, cs_error *err)
     return true;
 }
 
+uint64_t cs_probes_bytes_per_probe(uint32_t rays)
+{
+    uint64_t chunks = ((uint64_t)rays + CS_PROBE_CHUNK - 1) / CS_PROBE_CHUNK;
+    uint64_t partials = chunks * CS_PROBE_PARTIAL_VEC4 * 16;
+    return CS_MAX(partials, (uint64_t)sizeof(cs_probe));
+}
+
+uint64_t cs_probes_max_count(const cs_context *ctx, uint32_t rays)
+{
+    // The records buffer also holds the grid's header.
+    uint64_t range = ctx->props.limits.maxStorageBufferRange;
+    uint64_t usable = range > sizeof(cs_probe_grid) ? range - sizeof(cs_probe_grid) : 0;
+    return usable / cs_probes_bytes_per_probe(rays);
+}
+
+// More probes than the device's storage buffers hold, said in its numbers.
+static bool check_device(const cs_context *ctx, const cs_probes_desc *d, cs_error *err)
+{
+    uint64_t count = (uint64_t)d->dims[0] * d->dims[1] * d->dims[2];
+    uint64_t most = cs_probes_max_count(ctx, d->rays);
+    if (count <= most)
+        return true;
+    char range[32];
+    cs_format_bytes(ctx->props.limits.maxStorageBufferRange, range, sizeof range);
+    return cs_fail(err,
+                   "%u x %u x %u = %llu probes at %u rays: %s holds at most %llu (maxStorageBufferRange %s, "
+                   "%llu bytes a probe); lower the resolution or the rays",
+                   d->dims[0], d->dims[1], d->dims[2], (unsigned long long)count, d->rays, ctx->props.deviceName,
+                   (unsigned long long)most, range, (unsigned long long)cs_probes_bytes_per_probe(d->rays));
+}
+
 bool cs_probes_create(cs_context *ctx, const cs_probes_desc *desc, const cs_radiosity_compiled *c,
                       const cs_bvh *bvh, cs_probes *pr, cs_error *err)
 {
     memset(pr, 0, sizeof *pr);
-    if (!check_desc(desc, err))
+    if (!check_desc(desc, err) || !check_device(ctx, desc, err))
         return false;
     pr->grid = cs_probes_grid(desc);
     pr->probe_count = pr->grid.dims.w;

@@ -51,9 +51,18 @@ cs_probe_grid cs_probes_grid(const cs_probes_desc *desc);
 // Position of probe `index` (i + dims.x (j + dims.y k)).
 void cs_probes_position(const cs_probe_grid *grid, uint32_t index, double out[3]);
 
+// Bytes each probe takes in the largest per-probe buffer at `rays` rays:
+// the partial sums (ceil(rays / CS_PROBE_CHUNK) chunks of
+// CS_PROBE_PARTIAL_VEC4 vec4) or the record (cs_probe), whichever is more.
+uint64_t cs_probes_bytes_per_probe(uint32_t rays);
+// The most probes this device can hold at `rays` rays: every probe buffer
+// within its maxStorageBufferRange.
+uint64_t cs_probes_max_count(const cs_context *ctx, uint32_t rays);
+
 // Builds the programs and buffers for the patches and BVH radiosity was
 // compiled from (the same triangles). False with a message for a desc out
-// of range or buffers the device cannot hold.
+// of range or more probes than cs_probes_max_count (the message names the
+// count, the limit and the device's maxStorageBufferRange).
 bool cs_probes_create(cs_context *ctx, const cs_probes_desc *desc, const cs_radiosity_compiled *compiled,
                       const cs_bvh *bvh, cs_probes *probes, cs_error *err);
 void cs_probes_destroy(cs_context *ctx, cs_probes *probes);

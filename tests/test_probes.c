@@ -15,7 +15,13 @@
 //  4. a probe inside the tall block is flagged, the others are not;
 //  5. the GPU passes against the double twin (cs_probes_cpu) for random
 //     patch radiosities and random point, spot, sphere and area lights on
-//     a 3 x 3 x 3 grid over the Cornell box (K = 256).
+//     a 3 x 3 x 3 grid over the Cornell box (K = 256);
+//  6. more probes than the device holds: the limit computed here from its
+//     maxStorageBufferRange (the partial sums, ceil(K / 32) chunks of 7
+//     vec4 a probe, are the largest buffer at K = 16384); the smallest cube
+//     grid above it is refused by the world (cs_world_radiosity_create) naming
+//     radiosity.probes.resolution and the limit; the largest cube within
+//     it is accepted.
 #include "test_util.h"
 
 #include "bvh.h"
@@ -27,6 +33,7 @@
 #include "radiosity_gpu.h"
 #include "scene.h"
 #include "sh.h"
+#include "world_radiosity.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +418,53 @@ static void test_cpu_reference(cs_context *ctx, const cs_scene *scene)
     cs_bvh_free(&bvh);
 }
 
+// The world's radiosity part (what cs_world_create makes of the scene's
+// geometry; no fluid) over cornell_box at 0.2 m patches with n x n x n
+// probes at `rays` rays; the message when refused.
+static bool world_with_probes(cs_context *ctx, cs_scene *scene, uint32_t n, uint32_t rays, cs_error *err)
+{
+    scene->geometry->lighting.patch_size = 0.2;
+    scene->geometry->lighting.probes = (cs_scene_probes){.given = true, .resolution = {n, n, n}, .rays = rays, .every = 1};
+    cs_world_radiosity part;
+    if (!cs_world_radiosity_create(ctx, scene, &part, err))
+        return false;
+    cs_world_radiosity_destroy(ctx, &part);
+    return true;
+}
+
+static void test_device_limit(cs_context *ctx)
+{
+    const uint32_t rays = CS_PROBES_MAX_RAYS;
+    uint64_t range = ctx->props.limits.maxStorageBufferRange;
+    uint64_t per_probe = (uint64_t)((rays + 31) / 32) * 7 * 16;
+    uint64_t limit = (range - 64) / per_probe; // 64: the grid's header ahead of the records
+    uint32_t n = 1;
+    while ((uint64_t)n * n * n <= limit)
+        n++;
+    printf("device limit: maxStorageBufferRange %llu bytes, %llu bytes a probe at %u rays: %llu probes; "
+           "%u^3 refused, %u^3 accepted\n",
+           (unsigned long long)range, (unsigned long long)per_probe, rays, (unsigned long long)limit, n, n - 1);
+    CHECK(cs_probes_max_count(ctx, rays) == limit, "cs_probes_max_count %llu, want %llu",
+          (unsigned long long)cs_probes_max_count(ctx, rays), (unsigned long long)limit);
+    if (n > 64) {
+        printf("device limit: this device holds 64^3 probes at %u rays; nothing to refuse\n", rays);
+        return;
+    }
+    cs_scene scene;
+    cs_error err = {0};
+    CS_ASSERT(cs_scene_load(CS_SOURCE_DIR "/scenes/cornell_box.json", &scene, &err), "%s", err.msg);
+    bool ok = world_with_probes(ctx, &scene, n, rays, &err);
+    char most[32];
+    snprintf(most, sizeof most, "at most %llu ", (unsigned long long)limit);
+    printf("device limit: %s\n", ok ? "accepted" : err.msg);
+    CHECK(!ok && strstr(err.msg, "cornell_box.json: radiosity.probes.resolution: ") && strstr(err.msg, most) &&
+              strstr(err.msg, "maxStorageBufferRange"),
+          "%u^3 probes at %u rays: %s", n, rays, ok ? "accepted" : err.msg);
+    ok = n < 2 || world_with_probes(ctx, &scene, n - 1, rays, &err);
+    CHECK(ok, "%u^3 probes at %u rays refused: %s", n - 1, rays, ok ? "" : err.msg);
+    cs_scene_free(&scene);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -423,5 +477,6 @@ int main(void)
     test_cpu_reference(&ctx, &scene);
     test_cornell(&ctx, &scene);
     cs_scene_free(&scene);
+    test_device_limit(&ctx);
     return test_finish(&ctx);
 }

@@ -19,7 +19,8 @@ static bool create_probes(cs_context *ctx, const cs_scene *scene, cs_world_radio
     cs_error inner;
     if (!cs_probes_create(ctx, &desc, &part->compiled, &part->bvh, &part->probes, &inner)) {
         cs_world_radiosity_destroy(ctx, part);
-        return cs_scene_fail(scene, err, "radiosity", "probes", "%s", inner.msg);
+        // What the device refuses is the grid's size: resolution (and rays).
+        return cs_scene_fail(scene, err, "radiosity.probes", "resolution", "%s", inner.msg);
     }
     part->probes_made = true;
     part->probes_shading = true;
