@@ -46,7 +46,7 @@ typedef struct run_state {
     cs_view_camera camera;
     int color_mode;
     cs_draw_mode draw;         // what fluids with a surface show
-    bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (L)
+    bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
@@ -409,6 +409,10 @@ static int run_window(run_state *r)
         if (ev.cycle_albedo && r->world.radiosity) {
             vkDeviceWaitIdle(r->ctx.device); // the patches buffer is overwritten
             cs_world_radiosity_cycle_albedo(&r->ctx, r->world.radiosity);
+        }
+        if (ev.toggle_probes && r->world.radiosity) {
+            vkDeviceWaitIdle(r->ctx.device); // the probes' header is overwritten
+            cs_world_radiosity_toggle_probes(&r->ctx, r->world.radiosity);
         }
         if (ev.toggle_level_light)
             r->level_baked = !r->level_baked;

@@ -177,7 +177,7 @@ typedef struct cs_level_ref {
     // "light": "radiosity" (the default when the scene has a "radiosity"
     // block: the level's faces and room lights join the radiosity,
     // host/world/level_light.h) or "baked" (TR1's vertex light): what is
-    // shown first; the window's L key switches.
+    // shown first; the window's B key switches.
     bool radiosity_shown;
 } cs_level_ref;
 
