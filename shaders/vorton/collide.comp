@@ -69,7 +69,8 @@ void main()
     float sigma = p.w;
     float kappa = pc.physics.y, dt = pc.gravity_dt.w;
     for (uint b = 0u; b < cs_body_count(); b++) {
-        vec4 c = cs_body_contact(b, x, u - cs_body_surface_velocity(b, x));
+        // Within sigma of the surface, also outside the bounding sphere.
+        vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), sigma);
         if (!(c.w < sigma))
             continue;
         vec3 n = c.xyz;
