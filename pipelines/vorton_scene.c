@@ -123,6 +123,29 @@ static bool parse_heats(const cs_scene *scene, const cJSON *block, vorton_setup 
     return true;
 }
 
+// "body_specific_heat": [J/(kg K) per scene body, in body order]: a body's
+// heat capacity is that times its mass (density x volume, bodies.h); 0 or
+// not listed: a fixed reservoir at its body_temperature.
+static bool parse_body_specific_heat(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
+{
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(block, "body_specific_heat");
+    if (!array)
+        return true;
+    if (!cJSON_IsArray(array) || (uint32_t)cJSON_GetArraySize(array) > scene->body_count)
+        return cs_scene_fail(scene, err, "vorton", "body_specific_heat",
+                             "must be an array of at most one specific heat per body (%u bodies)", scene->body_count);
+    uint32_t b = 0;
+    for (const cJSON *e = array->child; e; e = e->next, b++) {
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0.0 && e->valuedouble <= 1e6))
+            return cs_scene_fail(scene, err, "vorton", "body_specific_heat",
+                                 "entry %u must be a specific heat in J/(kg K) (0: a fixed reservoir), at most 1e6", b);
+        cs_body_props props;
+        cs_body_props_compute(scene, b, &props);
+        p->body_heat_capacity[b] = (float)(e->valuedouble * props.mass);
+    }
+    return true;
+}
+
 // "body_temperature": [T per scene body, in body order] (K; 0: adiabatic,
 // the default for bodies not listed).
 static bool parse_body_temperature(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
@@ -147,10 +170,13 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
 {
     static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
                                        "ambient_temperature", "rings", "heat", "velocity", "grid",
-                                       "body_temperature", NULL};
+                                       "body_temperature", "density", "specific_heat", "body_specific_heat",
+                                       NULL};
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
-        .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f},
+        // Air: 1.2 kg/m^3, c_p 1005 J/(kg K).
+        .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f,
+                   .density = 1.2f, .specific_heat = 1005.0f},
         // Absent: the fluid's particle_spacing, so `cistern bench` (which
         // scales particle_spacing) scales the vortons with the tracers.
         .spacing = scene->particle_spacing,
@@ -174,7 +200,10 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
                          err) &&
            parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
            parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err) &&
-           parse_body_temperature(scene, block, &s->params, err);
+           cs_json_float(scene, block, "vorton", "density", 1e-6f, 1e6f, &s->params.density, err) &&
+           cs_json_float(scene, block, "vorton", "specific_heat", 1e-3f, 1e7f, &s->params.specific_heat, err) &&
+           parse_body_temperature(scene, block, &s->params, err) &&
+           parse_body_specific_heat(scene, block, &s->params, err);
 }
 
 // Every ring, then every heat ball, in file order.
@@ -266,11 +295,13 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     uint32_t *mat = calloc((size_t)tracers + 1, 4);
     setup_fill(&s, pos, vort, count);
     uint32_t kept = remove_embedded(&set, pos, vort, NULL, count);
-    cs_vorton *v;
+    cs_vorton *v = NULL;
     bool ok = cs_vorton_create(ctx, &s.params, count, tracers, &v, err);
+    ok = ok && cs_vorton_set_bodies(v, &set, err);
+    if (!ok && v)
+        cs_vorton_destroy(v);
     if (ok) {
         cs_vorton_upload(v, pos, vort, kept);
-        cs_vorton_set_bodies(v, &set);
         uint32_t written = cs_scene_fill_blocks(scene, pos, vel, mat, tracers);
         written = remove_embedded(&set, pos, NULL, mat, written);
         for (uint32_t i = 0; i < written; i++)
@@ -310,11 +341,16 @@ static void ops_particles(void *state, cs_particle_view *out)
 }
 
 // The world's bodies module republishes the set into v->bodies when bodies
-// move. Vortons give bodies no impulses yet (docs/vortons.md "Bodies").
+// move, and reduces what collide.comp gave the moving bodies out of
+// v->impulses (docs/vortons.md "Bodies").
 static void ops_bodies(void *state, cs_body_link *out)
 {
     cs_vorton *v = state;
-    *out = (cs_body_link){.params = &v->bodies, .set_offset = 0, .count = v->count, .capacity = v->capacity};
+    *out = (cs_body_link){.params = &v->bodies,
+                          .set_offset = 0,
+                          .impulses = v->impulse_slots ? &v->impulses : NULL,
+                          .count = v->count,
+                          .capacity = v->capacity};
 }
 
 const cs_sim_ops cs_vorton_ops = {
