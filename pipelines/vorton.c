@@ -8,7 +8,7 @@
 static void vorton_destroy_buffers(cs_vorton *v)
 {
     cs_buffer *buffers[] = {&v->pos[0],        &v->pos[1],          &v->vort[0],      &v->vort[1],
-                            &v->mid_pos,       &v->mid_vort,        &v->vel,          &v->rate,
+                            &v->mid_pos,       &v->mid_vort,        &v->vel,          &v->rate, &v->rates_partial,
                             &v->tracer_pos[0], &v->tracer_pos[1],   &v->tracer_mid,   &v->tracer_vel,
                             &v->tracer_temp,   &v->tracer_material,     &v->stats_speed,
                             &v->stats_non_finite, &v->stats_out, &v->bodies,
@@ -50,6 +50,7 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->mid_vort, "vorton midpoint vorticity", n * 16},
         {&v->vel, "vorton velocity", n * 16},
         {&v->rate, "vorton rates", n * 16},
+        {&v->rates_partial, "vorton rates running sums", n * 48},
         {&v->tracer_pos[0], "vorton tracers 0", t * 16},
         {&v->tracer_pos[1], "vorton tracers 1", t * 16},
         {&v->tracer_mid, "vorton tracer midpoints", t * 16},
@@ -92,6 +93,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
     v->params = *p;
     v->capacity = capacity;
     v->tracer_capacity = tracer_capacity;
+    v->source_chunk = VORTON_SOURCE_CHUNK;
     if (!vorton_create_buffers(v, err)) {
         cs_vorton_destroy(v);
         return false;
@@ -294,7 +296,35 @@ static vorton_push make_push(const cs_vorton *v, uint32_t targets, uint32_t kind
         .body_slots = {v->capacity, (v->impulse_slots ? VORTON_BODIES_IMPULSES : 0u) |
                                         (v->heat_exchange ? VORTON_BODIES_HEAT : 0u), 0u, 0u},
         .fluid = {p->density, 0.0f, 0.0f, 0.0f},
+        .chunk = {0u, UINT32_MAX, VORTON_CHUNK_LAST, 0u},
     };
+}
+
+// rates.comp over the sources in chunks of v->source_chunk (lavapipe's loop
+// budget, vorton_shared.h): each chunk carries the running sums on in the
+// outputs (velocity) and v->rates_partial, so any split gives the same bits.
+static void dispatch_rates(cs_vorton *v, cs_recorder *rec, cs_program_id prog, const vorton_push *base,
+                           cs_buffer *const buffers[6])
+{
+    if (!base->counts.y)
+        return;
+    uint32_t sources = base->counts.x, chunk = CS_MAX(v->source_chunk, (uint32_t)VORTON_TILE);
+    uint32_t first = 0;
+    do {
+        vorton_push push = *base;
+        uint32_t end = sources - first > chunk ? first + chunk : sources;
+        push.chunk = (uvec4){first, end, (first ? VORTON_CHUNK_RESUME : 0u) | (end == sources ? VORTON_CHUNK_LAST : 0u),
+                             0u};
+        cs_dispatch_desc desc = {.push = &push, .push_size = sizeof push, .threads = {push.counts.y}};
+        for (int b = 0; b < 6; b++)
+            desc.buffers[b] = buffers[b];
+        if (buffers[5]) // vorton targets: the running sums besides the velocity
+            desc.buffers[6] = &v->rates_partial;
+        cs_dispatch(rec, prog, &desc);
+        if (end != sources)
+            cs_barrier_compute(rec);
+        first = end;
+    } while (first < sources);
 }
 
 static void dispatch(cs_recorder *rec, cs_program_id prog, const vorton_push *push, cs_buffer *const buffers[6])
@@ -319,7 +349,7 @@ static void record_grid_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos,
     if (local) {
         vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
         push.counts.z = VORTON_STRETCH_NONE; // the grid's stretching is added below
-        dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+        dispatch_rates(v, rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
         cs_barrier_compute(rec);
     }
     cs_vorton_grid_record_interp(rec, &v->grid, pos, vort, &v->vel, &v->rate, v->count, p->stretching, local);
@@ -341,12 +371,13 @@ static void record_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos, cs_b
     }
     vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
     cs_pass_begin(rec, "vorton: rates");
-    dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+    dispatch_rates(v, rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
     cs_pass_end(rec);
     if (tracers && v->tracer_count) {
         push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, 0.0f);
         cs_pass_begin(rec, "vorton: tracers");
-        dispatch(rec, v->rates_points, &push, (cs_buffer *const[6]){pos, vort, tracers, NULL, &v->tracer_vel, NULL});
+        dispatch_rates(v, rec, v->rates_points, &push,
+                       (cs_buffer *const[6]){pos, vort, tracers, NULL, &v->tracer_vel, NULL});
         cs_pass_end(rec);
     }
     cs_barrier_compute(rec);
@@ -443,8 +474,8 @@ void cs_vorton_record_velocity_at(cs_vorton *v, cs_recorder *rec, cs_buffer *poi
     }
     vorton_push push = make_push(v, count, VORTON_TARGET_POINTS, 0.0f);
     cs_pass_begin(rec, "vorton: velocity at points");
-    dispatch(rec, v->rates_points, &push,
-             (cs_buffer *const[6]){&v->pos[v->current], &v->vort[v->current], points, NULL, out, NULL});
+    dispatch_rates(v, rec, v->rates_points, &push,
+                   (cs_buffer *const[6]){&v->pos[v->current], &v->vort[v->current], points, NULL, out, NULL});
     cs_pass_end(rec);
     cs_barrier_compute(rec);
 }

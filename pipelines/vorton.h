@@ -84,6 +84,8 @@ typedef struct cs_vorton {
     cs_buffer pos[2], vort[2];                // vortons; [current] holds the latest
     cs_buffer mid_pos, mid_vort;              // the midpoint state
     cs_buffer vel, rate;                      // rates of the last "vorton: rates"
+    cs_buffer rates_partial;                  // the direct sum's running sums between chunks (3 vec4 a vorton)
+    uint32_t source_chunk;                    // sources per rates dispatch (VORTON_SOURCE_CHUNK; tests lower it)
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only

@@ -52,7 +52,19 @@ struct vorton_push {
     uvec4 body_slots;
     // x: fluid density rho (kg/m^3); y, z, w: 0
     vec4 fluid;
+    // rates.comp's share of the sources: x: first, y: one past the last;
+    // z: VORTON_CHUNK_* flags; w: 0
+    uvec4 chunk;
 };
+
+// The direct sum is split across dispatches of at most VORTON_SOURCE_CHUNK
+// sources each: lavapipe gives an invocation 65535 loop iterations in all
+// (docs/architecture.md), and one source is one iteration (plus one per
+// tile). Each dispatch carries its running sums on in the output buffers,
+// so the result has the same bits for any split.
+#define VORTON_SOURCE_CHUNK 32768u
+#define VORTON_CHUNK_RESUME 1u // start from the sums a previous chunk left
+#define VORTON_CHUNK_LAST 2u   // write the finished rates (else the running sums)
 
 // collide.comp's flags (vorton_push.body_slots.y).
 #define VORTON_BODIES_IMPULSES 1u // write what each vorton gives each moving body (the world's impulse slots)
