@@ -88,6 +88,7 @@ typedef struct cs_vorton {
     uint32_t source_chunk;                    // sources per rates dispatch (VORTON_SOURCE_CHUNK; tests lower it)
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
+    cs_smoke_style smoke;                     // how the view is drawn (vorton_scene.c "smoke")
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
     // Stats (stats.comp): per-particle terms reduced on the GPU to stats_out.
     cs_program_id stats;

@@ -16,6 +16,7 @@ typedef struct vorton_setup {
     uint32_t ring_count;
     cs_vorton_heat heats[VORTON_MAX_HEATS];
     uint32_t heat_count;
+    cs_smoke_style smoke;       // how the tracers are drawn (radius 0: spheres)
 } vorton_setup;
 
 static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
@@ -166,12 +167,57 @@ static bool parse_body_temperature(const cs_scene *scene, const cJSON *block, cs
     return true;
 }
 
+// The hottest heat ball, or T0 + 30 K when none is hotter than T0: the hot
+// end of the smoke's colour ramp.
+static float hottest(const vorton_setup *s)
+{
+    float t0 = s->params.ambient_temperature, hot = t0;
+    for (uint32_t h = 0; h < s->heat_count; h++)
+        hot = fmaxf(hot, s->heats[h].temperature);
+    return hot > t0 ? hot : t0 + 30.0f;
+}
+
+// "smoke": false draws the tracers as spheres; else {"radius": sigma (m),
+// "brightness": b (1/m), "hot": K}, each optional. A sprite is a gaussian
+// of standard deviation sigma (default: the tracer spacing s); brightness
+// is the colour a metre of smoke adds along a line of sight (default 1.5),
+// so one sprite adds b s^3 / (2 pi sigma^2) at its centre (a lattice of
+// spacing s has 1/s^3 sprites a m^3, each covering 2 pi sigma^2 of the
+// screen plane): the look does not change when the bench scales s.
+// Call after the heat balls are parsed (the ramp's hot end).
+static bool parse_smoke(const cs_scene *scene, const cJSON *block, vorton_setup *s, cs_error *err)
+{
+    static const char *const keys[] = {"radius", "brightness", "hot", NULL};
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "smoke");
+    if (cJSON_IsFalse(item)) {
+        s->smoke = (cs_smoke_style){0};
+        return true;
+    }
+    float spacing = scene->particle_spacing > 0.0f ? scene->particle_spacing : s->spacing;
+    float brightness = 1.5f;
+    s->smoke = (cs_smoke_style){.radius = spacing, .cool = s->params.ambient_temperature, .hot = hottest(s)};
+    if (item && !cJSON_IsObject(item))
+        return cs_scene_fail(scene, err, "vorton", "smoke",
+                             "must be false (tracers as spheres) or {\"radius\", \"brightness\", \"hot\"}");
+    if (item && (!cs_json_check_keys(scene, item, "vorton.smoke", keys, err) ||
+                 !cs_json_float(scene, item, "vorton.smoke", "radius", 1e-5f, 1e3f, &s->smoke.radius, err) ||
+                 !cs_json_float(scene, item, "vorton.smoke", "brightness", 0.0f, 1e6f, &brightness, err) ||
+                 !cs_json_float(scene, item, "vorton.smoke", "hot", 1.0f, 1e5f, &s->smoke.hot, err)))
+        return false;
+    if (!(s->smoke.hot > s->smoke.cool))
+        return cs_scene_fail(scene, err, "vorton.smoke", "hot", "must be above ambient_temperature (%g K)",
+                             (double)s->smoke.cool);
+    double sigma = s->smoke.radius;
+    s->smoke.intensity = (float)(brightness * pow(spacing, 3.0) / (2.0 * 3.14159265358979 * sigma * sigma));
+    return true;
+}
+
 static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
 {
     static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
                                        "ambient_temperature", "rings", "heat", "velocity", "grid",
                                        "body_temperature", "density", "specific_heat", "body_specific_heat",
-                                       NULL};
+                                       "smoke", NULL};
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
         // Air: 1.2 kg/m^3, c_p 1005 J/(kg K).
@@ -200,6 +246,7 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
                          err) &&
            parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
            parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err) &&
+           parse_smoke(scene, block, s, err) &&
            cs_json_float(scene, block, "vorton", "density", 1e-6f, 1e6f, &s->params.density, err) &&
            cs_json_float(scene, block, "vorton", "specific_heat", 1e-3f, 1e7f, &s->params.specific_heat, err) &&
            parse_body_temperature(scene, block, &s->params, err) &&
@@ -307,6 +354,7 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
         for (uint32_t i = 0; i < written; i++)
             pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
         cs_vorton_upload_tracers(v, pos, written);
+        v->smoke = s.smoke;
         cs_buffer_upload(ctx, &v->tracer_material, mat, (VkDeviceSize)written * 4, 0);
         *state = v;
     }
@@ -337,6 +385,7 @@ static void ops_particles(void *state, cs_particle_view *out)
         .densities = &v->tracer_temp,
         .materials = &v->tracer_material,
         .count = v->tracer_count,
+        .smoke = v->smoke,
     };
 }
 
