@@ -35,6 +35,41 @@ layout(std430, binding = CS_FLUID_PARAMS_BINDING) readonly buffer FluidParams { 
 #define CS_REST_DENSITY(m) (fp.materials[m].y)
 #define CS_REST_VOLUME(m) (fp.materials[m].z)
 
+// Per-material values inside neighbour loops. lavapipe (Mesa's gallivm)
+// reads a storage buffer one lane at a time, a branchy scalar loop per
+// component, so a table lookup params.materials[m_j] per neighbour cost more
+// than the rest of the visit (Clavet density: 14.9 of 22.7 ms a frame in
+// double_emitter_2d). Shaders copy the few values they need into registers
+// before the loop and pick with cs_pick_material: a chain of selects over the
+// scene's CS_MATERIAL_COUNT materials (cs_fluid_program defines it), no memory
+// access. Same values, so the same bits as the lookup.
+#ifndef CS_MATERIAL_COUNT
+#define CS_MATERIAL_COUNT CS_FLUID_MAX_MATERIALS
+#endif
+float cs_pick_material(float table[CS_FLUID_MAX_MATERIALS], uint m)
+{
+    float v = table[0];
+    for (uint k = 1u; k < uint(CS_MATERIAL_COUNT); k++)
+        v = m == k ? table[k] : v;
+    return v;
+}
+vec4 cs_pick_material4(vec4 table[CS_FLUID_MAX_MATERIALS], uint m)
+{
+    vec4 v = table[0];
+    for (uint k = 1u; k < uint(CS_MATERIAL_COUNT); k++)
+        v = m == k ? table[k] : v;
+    return v;
+}
+
+// A particle's vec4 position or velocity as the vec3 the arithmetic uses.
+// In 2D z is 0 everywhere, so only x and y are read (one storage-buffer
+// component less per neighbour on lavapipe) and the sums keep their bits.
+#if DIM == 2
+#define CS_FLUID_XYZ(v) vec3((v).xy, 0.0)
+#else
+#define CS_FLUID_XYZ(v) ((v).xyz)
+#endif
+
 // Cell of a position in the fluid's neighbour grid (grid.glsl).
 #define CS_FLUID_CELL(x) cs_grid_cell((x), fp.grid_origin.xyz, fp.grid_origin.w, fp.grid_dims.xyz)
 
