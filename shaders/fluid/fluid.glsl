@@ -75,11 +75,20 @@ vec4 cs_pick_material4(vec4 table[CS_FLUID_MAX_MATERIALS], uint m)
 
 // Poly6 of r^2: K (h^2 - r^2)^3 for r < h. K = 315 / (64 pi h^9) in 3D,
 // 4 / (pi h^8) in 2D (both integrate to 1 over the disc / ball).
-float cs_poly6(float r2)
+// Neighbour loops take the kernels' constants as a cs_kernels read once
+// before the loop (cs_kernels_load): inside it every fp.* read would be a
+// storage-buffer read per neighbour on lavapipe (see cs_pick_material).
+struct cs_kernels {
+    float h, h2, poly6, spiky_grad; // h, h^2, poly6's K, spiky's 3K
+};
+cs_kernels cs_kernels_load() { return cs_kernels(CS_H, fp.kernel.z, fp.kernel.x, fp.kernel.y); }
+
+float cs_poly6_k(cs_kernels k, float r2)
 {
-    float d = fp.kernel.z - r2;
-    return d > 0.0 ? fp.kernel.x * d * d * d : 0.0;
+    float d = k.h2 - r2;
+    return d > 0.0 ? k.poly6 * d * d * d : 0.0;
 }
+float cs_poly6(float r2) { return cs_poly6_k(cs_kernels_load(), r2); }
 
 // Gradient of the spiky kernel K (h - r)^3 with respect to x_i, for
 // r = x_i - x_j: -3K (h - |r|)^2 r / |r| (points from i towards j).
@@ -93,14 +102,15 @@ vec3 cs_spiky_grad(vec3 r, float len)
 }
 
 // The same from r^2 (one inverse square root instead of a sqrt and a divide).
-vec3 cs_spiky_grad_r2(vec3 r, float r2)
+vec3 cs_spiky_grad_r2_k(cs_kernels k, vec3 r, float r2)
 {
-    if (r2 <= 0.0 || r2 >= fp.kernel.z)
+    if (r2 <= 0.0 || r2 >= k.h2)
         return vec3(0.0);
     float inv_len = inversesqrt(r2);
-    float d = CS_H - r2 * inv_len;
-    return (-fp.kernel.y * d * d * inv_len) * r;
+    float d = k.h - r2 * inv_len;
+    return (-k.spiky_grad * d * d * inv_len) * r;
 }
+vec3 cs_spiky_grad_r2(vec3 r, float r2) { return cs_spiky_grad_r2_k(cs_kernels_load(), r, r2); }
 
 #define CS_WALL_MARGIN (fp.wall.x)
 
