@@ -7,7 +7,9 @@
 //     the last key, and round again with loop;
 //   - refusals name the key path: unknown keys in either block, a wrong
 //     type, a key of another light type, bad paths (first time, order,
-//     loop not closed), lights or radiosity without geometry.
+//     loop not closed), lights or radiosity without geometry, and
+//     radiosity.probes: resolution 0, negative, fractional, above 64 or
+//     not 3 numbers; rays 0, past 16384 or fractional; every below 1.
 #include "test_util.h"
 
 #include "geometry.h"
@@ -117,6 +119,30 @@ static void test_refusals(void)
         {GEOMETRY "\"radiosity\": {\"patch_size\": 0},", "lights.json: radiosity.patch_size: must be above 0"},
         {GEOMETRY "\"radiosity\": {\"bounces\": 1.5},", "lights.json: radiosity.bounces"},
         {GEOMETRY "\"radiosity\": 3,", "lights.json: radiosity: must be an object"},
+        // radiosity.probes (host/scene/scene_probes.c); the device's own
+        // limit on the probe count is checked where a device is
+        // (tests/test_probes.c).
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"resolution\": [0, 4, 4]}},",
+         "lights.json: radiosity.probes.resolution: must be 3 whole numbers from 1 to 64 (got 0 at 0)"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"resolution\": [4, -2, 4]}},",
+         "lights.json: radiosity.probes.resolution: must be 3 whole numbers from 1 to 64 (got -2 at 1)"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"resolution\": [4, 4, 2.5]}},",
+         "lights.json: radiosity.probes.resolution: must be 3 whole numbers from 1 to 64 (got 2.5 at 2)"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"resolution\": [4, 65, 4]}},",
+         "lights.json: radiosity.probes.resolution: must be 3 whole numbers from 1 to 64 (got 65 at 1)"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"resolution\": [4, 4]}},",
+         "lights.json: radiosity.probes.resolution: must be an array of 3 numbers"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"resolution\": 8}},",
+         "lights.json: radiosity.probes.resolution: must be an array of 3 numbers"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"rays\": 0}},", "lights.json: radiosity.probes.rays: must be >= 1"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"rays\": 16385}},", "lights.json: radiosity.probes.rays: must be <= 16384"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"rays\": 1e12}},", "lights.json: radiosity.probes.rays: must be <= 16384"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"rays\": 64.5}},", "lights.json: radiosity.probes.rays: must be a whole number"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"every\": 0}},", "lights.json: radiosity.probes.every: must be >= 1"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"every\": 0.5}},", "lights.json: radiosity.probes.every: must be a whole number"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"every\": -1}},", "lights.json: radiosity.probes.every: must be >= 1"},
+        {GEOMETRY "\"radiosity\": {\"probes\": {\"ray\": 64}},", "lights.json: radiosity.probes.ray: unknown key"},
+        {GEOMETRY "\"radiosity\": {\"probes\": true},", "lights.json: radiosity.probes: must be an object"},
         {GEOMETRY "\"lights\": {},", "lights.json: lights: must be an array"},
         {GEOMETRY "\"lights\": [{\"type\": \"point\", \"position\": [0,0,0], \"watts\": 1}],",
          "lights.json: lights[0].watts: unknown key"},

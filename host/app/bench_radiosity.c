@@ -5,6 +5,10 @@
 // median over --steps frames after --warmup. Printed as a table
 // (docs/benchmarks.md, docs/light.md). A size whose links do not fit one
 // storage buffer of the device is reported as such and the sweep stops.
+// Then the light probes (pipelines/probes.h) over the same geometry at
+// 10^3 and 20^3 probes, PROBE_RAYS rays each: "probes: gather" and
+// "probes: finish", median over the same frames (the patch sweep itself
+// runs without the scene's own probes).
 #include "bench.h"
 
 #include "geometry.h"
@@ -18,6 +22,13 @@
 // Patch sizes of the sweep for the Cornell box: about 1k, 2k, 4k, 7k and
 // 8k patches (the seed's 7182-patch case is patch_size 0.03).
 static const double patch_sizes[] = {0.1, 0.07, 0.05, 0.03, 0.028};
+
+// Probe grids of the probe rows (n^3: 1k and 8k probes), their rays and the
+// patch size their radiosity is solved at (the gathers' cost hardly
+// depends on it: rays walk the BVH of the scene's triangles).
+static const uint32_t probe_sides[] = {10, 20};
+#define PROBE_RAYS 256u
+#define PROBE_PATCH_SIZE 0.1
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -76,6 +87,55 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, cons
     return true;
 }
 
+// samples[k] = the GPU ms of pass `name` in the frame just recorded (0
+// when the frame had no such pass).
+static void sample_pass(const cs_recorder *rec, const char *name, double *samples, uint32_t k)
+{
+    samples[k] = 0.0;
+    for (uint32_t p = 0; p < rec->pass_count; p++)
+        if (strcmp(rec->passes[p].name, name) == 0)
+            samples[k] = rec->passes[p].ms;
+}
+
+// One probe grid of side n: solve at PROBE_PATCH_SIZE, time the two probe
+// passes. False when the device refused the grid (said in the row).
+static bool bench_probes(cs_context *ctx, cs_scene *scene, uint32_t n, const cs_bench_options *opt)
+{
+    cs_scene_lighting *lighting = &scene->geometry->lighting;
+    lighting->patch_size = PROBE_PATCH_SIZE;
+    lighting->probes = (cs_scene_probes){.given = true, .resolution = {n, n, n}, .rays = PROBE_RAYS, .every = 1};
+    uint32_t count = n * n * n;
+    cs_world_radiosity part;
+    cs_error err;
+    if (!cs_world_radiosity_create(ctx, scene, &part, &err)) {
+        printf("| %u (%u^3) | %u | — | — | does not fit: %s |\n", count, n, PROBE_RAYS, err.msg);
+        return false;
+    }
+    uint32_t steps = CS_MAX(opt->steps, 1u);
+    double *gather = calloc(steps, sizeof *gather), *finish = calloc(steps, sizeof *finish);
+    CS_ASSERT(gather && finish, "out of memory");
+    cs_recorder rec;
+    cs_recorder_create(ctx, "bench probes", &rec);
+    for (uint32_t s = 0; s < opt->warmup + steps; s++) {
+        cs_recorder_begin(&rec);
+        cs_world_radiosity_record(ctx, &part, &rec, s * (double)scene->dt);
+        cs_recorder_submit_wait(&rec);
+        if (s < opt->warmup)
+            continue;
+        sample_pass(&rec, "probes: gather", gather, s - opt->warmup);
+        sample_pass(&rec, "probes: finish", finish, s - opt->warmup);
+    }
+    cs_recorder_destroy(&rec);
+    double gather_ms = median(gather, steps), finish_ms = median(finish, steps);
+    printf("| %u (%u^3) | %u | %.2f | %.2f | %.0f |\n", count, n, PROBE_RAYS, gather_ms, finish_ms,
+           gather_ms * 1e6 / ((double)count * PROBE_RAYS));
+    fflush(stdout);
+    free(gather);
+    free(finish);
+    cs_world_radiosity_destroy(ctx, &part);
+    return true;
+}
+
 int cs_bench_radiosity(const cs_bench_options *opt)
 {
     cs_error err;
@@ -103,8 +163,16 @@ int cs_bench_radiosity(const cs_bench_options *opt)
            scene.geometry->lighting.light_count, scene.geometry->lighting.bounces, CS_MAX(opt->steps, 1u),
            opt->warmup);
     printf("| patch_size | patches | links | compile s | frame ms | passes ms: direct, gathers |\n|---|---|---|---|---|---|\n");
+    // The patch sweep times the radiosity alone, whatever the scene's probes.
+    scene.geometry->lighting.probes.given = false;
     for (size_t i = 0; i < CS_ARRAY_COUNT(patch_sizes); i++) {
         if (!bench_size(&ctx, &scene, patch_sizes[i], opt))
+            break;
+    }
+    printf("\nlight probes over the geometry, radiosity at patch_size %.2f:\n\n", PROBE_PATCH_SIZE);
+    printf("| probes | rays | gather ms | finish ms | gather ns a ray |\n|---|---|---|---|---|\n");
+    for (size_t i = 0; i < CS_ARRAY_COUNT(probe_sides); i++) {
+        if (!bench_probes(&ctx, &scene, probe_sides[i], opt))
             break;
     }
     cs_context_destroy(&ctx);

@@ -405,6 +405,10 @@ static int run_window(run_state *r)
             vkDeviceWaitIdle(r->ctx.device); // the patches buffer is overwritten
             cs_world_radiosity_cycle_albedo(&r->ctx, r->world.radiosity);
         }
+        if (ev.toggle_probes && r->world.radiosity) {
+            vkDeviceWaitIdle(r->ctx.device); // the probes' header is overwritten
+            cs_world_radiosity_toggle_probes(&r->ctx, r->world.radiosity);
+        }
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);

@@ -4,8 +4,11 @@
 // indirectly: the count was decided on the GPU.
 #include "feature.h"
 
+#include "world_radiosity.h"
+
 typedef struct particles {
     cs_program_id program;
+    cs_buffer no_probes;   // bound when the frame has no light probes (a header and one probe of zeros)
 } particles;
 
 static bool create(cs_renderer *r, void **state, cs_error *err)
@@ -13,6 +16,11 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     particles *p = calloc(1, sizeof *p);
     CS_ASSERT(p, "out of memory");
     *state = p;
+    if (!cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "render no probes",
+                                                    .size = sizeof(cs_probe_grid) + sizeof(cs_probe)},
+                          &p->no_probes, err))
+        return false;
+    cs_buffer_fill(r->ctx, &p->no_probes, 0u);
     return cs_render_program(r, "render particles", "render/particles.vert", "render/particles.frag",
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE, &p->program, err);
 }
@@ -21,6 +29,8 @@ static void destroy(cs_renderer *r, void *state)
 {
     particles *p = state;
     cs_program_destroy(r->ctx, &p->program);
+    if (p->no_probes.buffer)
+        cs_buffer_destroy(r->ctx, &p->no_probes);
     free(p);
 }
 
@@ -58,10 +68,18 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
         .modes = {view->flags, (uint32_t)mode, count, r->view_material_count[index]},
         .misc = {view->fog_start, (float)r->view_material_base[index], 0, 0},
     };
+    // Light probes (the scene's radiosity.probes): the vertex shader reads
+    // them only with misc.z = 1; the L key switches them in the header.
+    struct cs_world_radiosity *radiosity = view->frame->radiosity;
+    cs_buffer *probes = &p->no_probes;
+    if (radiosity && radiosity->probes_made) {
+        probes = &radiosity->probes.probes;
+        push.misc.z = 1.0f;
+    }
     cs_buffer *velocities = pv->velocities && pv->velocities->buffer ? pv->velocities : &r->dummy;
     cs_buffer *densities = pv->densities && pv->densities->buffer ? pv->densities : &r->dummy;
     cs_draw(rec, p->program, &(cs_draw_desc){
-        .buffers = {pv->positions, velocities, densities, pv->materials, &r->material_table},
+        .buffers = {pv->positions, velocities, densities, pv->materials, &r->material_table, probes},
         .push = &push, .push_size = sizeof push,
         .vertex_count = 6 * count,
         .indirect = pv->draw_args});

@@ -1,19 +1,29 @@
 // feature_surface.c — fluid surfaces: the marching-cubes meshes
 // (pipelines/surface.h) drawn indexed, positions and normals pulled from
 // their storage buffers, one draw per surface of the frame, opaque, with
-// depth. Shading: shaders/render/surface.frag.
+// depth. Shading: shaders/render/surface.frag; lit by the light probes
+// when the scene has them (the particles' switch, the L key).
 #include "feature.h"
+
+#include "world_radiosity.h"
 
 #include <math.h>
 
 typedef struct surface {
     cs_program_id program;
+    cs_buffer no_probes;   // bound when the frame has no light probes (a header and one probe of zeros)
 } surface;
 
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     surface *s = calloc(1, sizeof *s);
+    CS_ASSERT(s, "out of memory");
     *state = s;
+    if (!cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "render surface no probes",
+                                                    .size = sizeof(cs_probe_grid) + sizeof(cs_probe)},
+                          &s->no_probes, err))
+        return false;
+    cs_buffer_fill(r->ctx, &s->no_probes, 0u);
     return cs_render_program(r, "render surface", "render/surface.vert", "render/surface.frag",
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE, &s->program, err);
 }
@@ -22,6 +32,8 @@ static void destroy(cs_renderer *r, void *state)
 {
     surface *s = state;
     cs_program_destroy(r->ctx, &s->program);
+    if (s->no_probes.buffer)
+        cs_buffer_destroy(r->ctx, &s->no_probes);
     free(s);
 }
 
@@ -48,6 +60,10 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     surface *s = state;
     const cs_render_frame *frame = view->frame;
     vec4 up = up_in_view(view);
+    // The probes buffer's own flag says whether they light (the L key).
+    struct cs_world_radiosity *radiosity = frame->radiosity;
+    bool probes_made = radiosity && radiosity->probes_made;
+    cs_buffer *probes = probes_made ? &radiosity->probes.probes : &s->no_probes;
     for (uint32_t i = 0; i < frame->surface_count; i++) {
         const cs_render_surface *m = &frame->surfaces[i];
         if (m->triangle_count == 0)
@@ -59,10 +75,10 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
             .fog = view->fog,
             .color = {m->color[0], m->color[1], m->color[2], view->fog_start},
             .up = up,
-            .modes = {view->flags, 0, 0, 0},
+            .modes = {view->flags, probes_made ? 1u : 0u, 0, 0},
         };
         cs_draw(rec, s->program, &(cs_draw_desc){
-            .buffers = {m->positions, m->normals},
+            .buffers = {m->positions, m->normals, probes},
             .push = &push, .push_size = sizeof push,
             .indices = m->indices, .index_count = 3 * m->triangle_count});
     }

@@ -11,7 +11,7 @@ static const char *const light_type_names[] = {"point", "spot", "sphere", "area"
 
 static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_lighting *out, cs_error *err)
 {
-    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", NULL};
+    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", "probes", NULL};
     if (!cJSON_IsObject(block))
         return cs_scene_fail(scene, err, "", "radiosity",
                              "must be an object {\"patch_size\": 0.05, \"bounces\": 2, \"area_samples\": 4}");
@@ -23,6 +23,9 @@ static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_l
         !cs_json_float(scene, block, "radiosity", "exposure", 0.0f, 1e6f, &exposure, err))
         return false;
     out->exposure = exposure;
+    const cJSON *probes = cJSON_GetObjectItemCaseSensitive(block, "probes");
+    if (probes && !cs_scene_probes_read(scene, probes, &out->probes, err))
+        return false;
     // A patch of size 0 would cut every triangle into infinitely many.
     if (!(patch_size > 0.0f))
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "must be above 0 (got %g)", patch_size);

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "scene.h"
+#include "scene_probes.h"
 
 #define CS_MAX_SCENE_LIGHTS 64
 #define CS_MAX_LIGHT_PATH_KEYS 16
@@ -55,6 +56,7 @@ typedef struct cs_scene_lighting {
     uint32_t bounces;        // default 2
     uint32_t area_samples;   // an area light's s x s shadow-ray grid; default 4
     double exposure;         // drawn colour x / (1 + x), x = exposure B; default 4
+    cs_scene_probes probes;  // "radiosity.probes" (scene_probes.h); probes.given false without it
     cs_scene_light lights[CS_MAX_SCENE_LIGHTS];
     uint32_t light_count;
 } cs_scene_lighting;

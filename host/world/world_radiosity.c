@@ -6,6 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The probes fill the geometry's bounding box (the BVH root's).
+static bool create_probes(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err)
+{
+    const cs_scene_probes *sp = &part->lighting->probes;
+    if (!sp->given)
+        return true;
+    const cs_bvh_node *root = &part->bvh.nodes[0];
+    cs_probes_desc desc = {.lo = {root->lo.x, root->lo.y, root->lo.z}, .hi = {root->hi.x, root->hi.y, root->hi.z},
+                           .dims = {sp->resolution[0], sp->resolution[1], sp->resolution[2]}, .rays = sp->rays,
+                           .exposure = (float)part->lighting->exposure};
+    cs_error inner;
+    if (!cs_probes_create(ctx, &desc, &part->compiled, &part->bvh, &part->probes, &inner)) {
+        cs_world_radiosity_destroy(ctx, part);
+        // What the device refuses is the grid's size: resolution (and rays).
+        return cs_scene_fail(scene, err, "radiosity.probes", "resolution", "%s", inner.msg);
+    }
+    part->probes_made = true;
+    part->probes_shading = true;
+    cs_probes_set_shading(ctx, &part->probes, true);
+    return true;
+}
+
 bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err)
 {
     *part = (cs_world_radiosity){.geometry = scene->geometry, .lighting = &scene->geometry->lighting};
@@ -29,11 +51,13 @@ bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
     }
     part->gpu_made = true;
-    return true;
+    return create_probes(ctx, scene, part, err);
 }
 
 void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part)
 {
+    if (part->probes_made)
+        cs_probes_destroy(ctx, &part->probes);
     if (part->gpu_made)
         cs_radiosity_gpu_destroy(ctx, &part->gpu);
     cs_radiosity_free(&part->compiled);
@@ -81,6 +105,8 @@ void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_rec
     cs_world_radiosity_lights_at(part->lighting, t, lights, &count, areas, &area_count);
     cs_radiosity_gpu_set_lights(ctx, &part->gpu, lights, count, areas, area_count, part->lighting->area_samples);
     cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
+    if (part->probes_made && part->frames % part->lighting->probes.every == 0)
+        cs_probes_record(rec, &part->probes, &part->gpu);
     part->frames++;
 }
 
@@ -94,4 +120,12 @@ void cs_world_radiosity_cycle_albedo(cs_context *ctx, cs_world_radiosity *part)
             out[c] = a[(c + part->albedo_cycle) % 3];
     }
     cs_radiosity_gpu_set_albedo(ctx, &part->gpu, &part->compiled);
+}
+
+void cs_world_radiosity_toggle_probes(cs_context *ctx, cs_world_radiosity *part)
+{
+    if (!part->probes_made)
+        return;
+    part->probes_shading = !part->probes_shading;
+    cs_probes_set_shading(ctx, &part->probes, part->probes_shading);
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "geometry.h"
+#include "probes.h"
 #include "radiosity_gpu.h"
 
 typedef struct cs_world_radiosity {
@@ -20,6 +21,11 @@ typedef struct cs_world_radiosity {
     float (*scene_albedo)[3];  // per patch, as the scene gave it
     uint32_t albedo_cycle;     // 0: the scene's colours; k: coloured patches' rgb rotated k times
     uint64_t frames;           // frames recorded
+    // "radiosity.probes": light probes over the geometry's bounds, updated
+    // after the gathers every `every` frames (pipelines/probes.h); the
+    // renderer lights particles by them while probes_shading is on.
+    cs_probes probes;
+    bool probes_made, probes_shading;
 } cs_world_radiosity;
 
 // Compiles the scene's geometry at its radiosity.patch_size and uploads
@@ -40,3 +46,7 @@ void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_rec
 // The walls' colours cycled (the window's G key): every patch whose albedo
 // is not grey gets its rgb rotated once more (three steps round).
 void cs_world_radiosity_cycle_albedo(cs_context *ctx, cs_world_radiosity *part);
+
+// The window's L key: particles lit by the probes, or the usual look.
+// Nothing happens without probes.
+void cs_world_radiosity_toggle_probes(cs_context *ctx, cs_world_radiosity *part);

@@ -4,12 +4,28 @@
 // intersect each other and the box correctly), lights and fogs it.
 #include "render_shared.h"
 #include "render_common.glsl"
+#include "../sh/sh.glsl"
 
 layout(push_constant) uniform Push { cs_render_particles_push pc; };
 
 layout(location = 0) in vec3 in_view_pos;
 layout(location = 1) flat in vec3 in_center;
 layout(location = 2) flat in vec3 in_albedo;
+layout(location = 3) flat in vec4 in_probe_on;
+layout(location = 4) flat in vec3 in_probe_sh[CS_SH_COUNT];
+
+// Lit by the light probes: the diffuse radiosity albedo E(n) shown as the
+// geometry shows its patches (x = exposure B, x / (1 + x); geometry.frag),
+// so a particle and the wall next to it read alike. n in view space is
+// turned back to the world frame the probes are in (the view rows are a
+// rotation and a translation).
+vec3 probe_lit(vec3 n_view)
+{
+    vec3 n = n_view.x * pc.view_x.xyz + n_view.y * pc.view_y.xyz + n_view.z * pc.view_z.xyz;
+    vec3 e = max(cs_sh_eval(in_probe_sh, normalize(n)), vec3(0.0));
+    vec3 x = in_probe_on.w * in_albedo * e;
+    return x / (1.0 + x);
+}
 
 layout(location = 0) out vec4 out_color;
 // The impostor quad is the sphere's front tangent plane: the true surface
@@ -39,7 +55,7 @@ void main()
         discard;
     gl_FragDepth = depth;
 
-    vec3 lit = shade(in_albedo, normalize(n), -dir);
+    vec3 lit = in_probe_on.w > 0.0 ? probe_lit(n) : shade(in_albedo, normalize(n), -dir);
     lit = apply_fog(lit, pc.fog, pc.misc.x, -hit.z);
     out_color = output_color(lit, pc.modes.x);
 }

@@ -5,18 +5,28 @@
 // exactly, so the fragment shader's ray hits every pixel the sphere covers.
 #include "render_shared.h"
 #include "render_common.glsl"
+#include "../light/probes_shared.h"
+#include "../sh/sh_shared.h"
 
 layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 1) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 2) readonly buffer Densities { float densities[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 4) readonly buffer MaterialTable { vec4 material_table[]; }; // rgb, rest density
+// Light probes (shaders/light/probes_shared.h), read when misc.z is 1.
+layout(std430, binding = 5) readonly buffer Probes { cs_probe_grid grid; cs_probe probes[]; };
 
 layout(push_constant) uniform Push { cs_render_particles_push pc; };
 
 layout(location = 0) out vec3 out_view_pos;            // the quad point, view space
 layout(location = 1) flat out vec3 out_center;         // sphere centre, view space
 layout(location = 2) flat out vec3 out_albedo;         // linear rgb
+// The probes' irradiance coefficients at the particle's centre (world
+// frame), and w of out_probe_on: exposure, 0 when the probes do not light it.
+layout(location = 3) flat out vec4 out_probe_on;
+layout(location = 4) flat out vec3 out_probe_sh[CS_SH_COUNT];
+
+#include "../light/probes.glsl"
 
 const vec2 k_corners[6] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
 
@@ -57,6 +67,9 @@ void main()
             out_view_pos = c;
             out_center = c;
             out_albedo = vec3(0);
+            out_probe_on = vec4(0.0);
+            for (int k = 0; k < CS_SH_COUNT; k++)
+                out_probe_sh[k] = vec3(0.0);
             return;
         }
         vec3 axis = c / d;
@@ -72,4 +85,8 @@ void main()
     out_view_pos = q;
     out_center = c;
     out_albedo = particle_albedo(i);
+    vec3 sh[CS_SH_COUNT];
+    bool lit = pc.misc.z > 0.5 && grid.flags.x != 0u && cs_probes_interpolate(positions[i].xyz, sh);
+    out_probe_on = vec4(0.0, 0.0, 0.0, lit ? grid.origin.w : 0.0);
+    out_probe_sh = sh;
 }

@@ -86,14 +86,17 @@ struct cs_render_field_push {
 // lit by the particles' view-space light plus a hemisphere term (sky above,
 // ground below the world's up, -gravity) for the ambient and for what the
 // surface reflects (Schlick Fresnel from water's F0), fogged like the
-// particles.
+// particles. With light probes (modes.y = 1 and the probes' shading flag
+// on) the probes' irradiance replaces both: the diffuse x = exposure *
+// albedo * E(n) and the reflected exposure * E(r) / pi, each shown as
+// x / (1 + x) like the particles and the geometry; no highlight.
 struct cs_render_surface_push {
     vec4 view_x, view_y, view_z;
     vec4 proj;
     vec4 fog;
     vec4 color;                    // rgb: albedo (the fluid's first material, linear); w: fog start (view depth)
     vec4 up;                       // xyz: the world's up in view space (unit); w unused
-    uvec4 modes;                   // x: flags; yzw unused
+    uvec4 modes;                   // x: flags; y: 1 when the probes buffer is the scene's; zw unused
 };
 
 #define CS_RENDER_SURFACE_SKY 0.45, 0.60, 0.88    // hemisphere above (linear rgb)
