@@ -305,7 +305,9 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16}, &f->level_field, err);
     static const cs_define with_predicted[] = {{"HAS_PREDICTED", "1"}, {NULL, NULL}};
     static const cs_define with_velocity[] = {{"WITH_VELOCITY", "1"}, {NULL, NULL}};
-    ok = ok && cs_fluid_program(f, "fluid/predict.comp", NULL, &f->predict, err);
+    static const cs_define with_w_material[] = {{"PREDICTED_W_MATERIAL", "1"}, {NULL, NULL}};
+    ok = ok && cs_fluid_program(f, "fluid/predict.comp", desc->predicted_w_material ? with_w_material : NULL,
+                                &f->predict, err);
     ok = ok && cs_fluid_program(f, "fluid/reorder.comp", desc->uses_predicted ? with_predicted : NULL, &f->reorder, err);
     // With moving bodies the velocity collide also hands them impulses.
     static const cs_define with_impulses[] = {{"WITH_VELOCITY", "1"}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};

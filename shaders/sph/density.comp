@@ -54,13 +54,15 @@ void main()
     ivec3 cell = CS_FLUID_CELL(xi);
     CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
-        vec3 d = CS_FLUID_XYZ(pred[j]) - xi;
+        // x* and the material in one read (predict.comp writes float(material) in w for Clavet).
+        vec4 pj = pred[j];
+        vec3 d = CS_FLUID_XYZ(pj) - xi;
         float r2 = dot(d, d);
         if (r2 < h2 && j != i) {
             float r = sqrt(r2);
             float a = 1.0 - r * inv_h;
             float an = sph_pow_nm1(a) * a;
-            uint mj = materials[j];
+            uint mj = uint(pj.w);
             float massj = cs_pick_material(mass_of, mj);
             rho += massj * an;
             rho_near += massj * an * a;

@@ -44,7 +44,9 @@ void main()
     ivec3 cell = CS_FLUID_CELL(xi);
     CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
-        vec3 d = CS_FLUID_XYZ(pred[j]) - xi;
+        // x* and the material in one read (predict.comp writes float(material) in w for Clavet).
+        vec4 xj = pred[j];
+        vec3 d = CS_FLUID_XYZ(xj) - xi;
         float r2 = dot(d, d);
         if (r2 < h2 && j != i && r2 > eps2) {
             float r = sqrt(r2);
@@ -53,7 +55,7 @@ void main()
             vec2 pj = pressures[j];
             float push = push_scale * (0.5 * (pi.x + pj.x) * norm * anm1 +
                                        0.5 * (pi.y + pj.y) * norm_near * anm1 * a);
-            uint mj = materials[j];
+            uint mj = uint(xj.w);
             float pull = mj == mi ? pull_scale * massi * anm1 * r : 0.0;
             dx += (pull - push) / r * d;
         }
