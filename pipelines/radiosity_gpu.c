@@ -82,24 +82,32 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
 {
     memset(gpu, 0, sizeof *gpu);
     gpu->patch_count = c->patch_count;
+    gpu->cluster_count = c->cluster_count;
+    gpu->level_count = c->level_count;
+    memcpy(gpu->level_start, c->level_start, sizeof gpu->level_start);
     gpu->light_capacity = light_capacity;
     gpu->area_capacity = area_capacity;
-    VkDeviceSize n = c->patch_count;
+    VkDeviceSize n = c->patch_count, nodes = n + c->cluster_count;
+    VkDeviceSize child_count = c->cluster_count ? c->child_start[c->cluster_count] : 0;
     bool ok =
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/upsweep.comp"}, &gpu->upsweep_program, err) &&
         make_buffer(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &gpu->nodes,
                     err) &&
         make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
         make_buffer(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
         make_buffer(ctx, "radiosity link starts", (n + 1) * 4, &gpu->link_start, err) &&
         make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
+        make_buffer(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4, &gpu->child_start,
+                    err) &&
+        make_buffer(ctx, "radiosity children", child_count * sizeof(cs_link), &gpu->children, err) &&
         make_buffer(ctx, "radiosity lights", (VkDeviceSize)light_capacity * sizeof(cs_light), &gpu->lights, err) &&
         make_buffer(ctx, "radiosity area lights", (VkDeviceSize)area_capacity * sizeof(cs_area_light),
                     &gpu->area_lights, err) &&
         make_buffer(ctx, "radiosity direct", n * 16, &gpu->direct, err) &&
-        make_buffer(ctx, "radiosity 0", n * 16, &gpu->radiosity[0], err) &&
-        make_buffer(ctx, "radiosity 1", n * 16, &gpu->radiosity[1], err);
+        make_buffer(ctx, "radiosity 0", nodes * 16, &gpu->radiosity[0], err) &&
+        make_buffer(ctx, "radiosity 1", nodes * 16, &gpu->radiosity[1], err);
     if (!ok) {
         cs_radiosity_gpu_destroy(ctx, gpu);
         return false;
@@ -113,6 +121,13 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
     }
     if (c->link_count > 0)
         cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
+    if (c->cluster_count > 0) {
+        cs_buffer_upload(ctx, &gpu->child_start, c->child_start, ((VkDeviceSize)c->cluster_count + 1) * 4, 0);
+        cs_buffer_upload(ctx, &gpu->children, c->children, child_count * sizeof(cs_link), 0);
+    } else {
+        cs_buffer_fill(ctx, &gpu->child_start, 0u);
+        cs_buffer_fill(ctx, &gpu->children, 0u);
+    }
     cs_buffer *cleared[] = {&gpu->lights, &gpu->area_lights, &gpu->direct, &gpu->radiosity[0], &gpu->radiosity[1]};
     for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
         cs_buffer_fill(ctx, cleared[i], 0u);
@@ -124,8 +139,10 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
 {
     cs_program_destroy(ctx, &gpu->direct_program);
     cs_program_destroy(ctx, &gpu->gather_program);
-    cs_buffer *buffers[] = {&gpu->nodes,  &gpu->tris,        &gpu->patches, &gpu->link_start,   &gpu->links,
-                            &gpu->lights, &gpu->area_lights, &gpu->direct,  &gpu->radiosity[0], &gpu->radiosity[1]};
+    cs_program_destroy(ctx, &gpu->upsweep_program);
+    cs_buffer *buffers[] = {&gpu->nodes,       &gpu->tris,     &gpu->patches,     &gpu->link_start,
+                            &gpu->links,       &gpu->lights,   &gpu->area_lights, &gpu->direct,
+                            &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         cs_buffer_destroy(ctx, buffers[i]);
     memset(gpu, 0, sizeof *gpu);
@@ -152,6 +169,24 @@ void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const c
         cs_buffer_upload(ctx, &gpu->patches, c->patches, (VkDeviceSize)c->patch_count * sizeof(cs_patch), 0);
 }
 
+// The clusters' radiosity in `b` from its patches', round by round.
+static void record_upsweep(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *b)
+{
+    for (uint32_t level = 0; level < gpu->level_count; level++) {
+        cs_upsweep_push push = {.first_cluster = gpu->level_start[level],
+                                .cluster_count = gpu->level_start[level + 1] - gpu->level_start[level],
+                                .patch_count = gpu->patch_count};
+        if (push.cluster_count == 0)
+            continue;
+        cs_pass_begin(rec, "radiosity: up-sweep");
+        cs_dispatch(rec, gpu->upsweep_program,
+                    &(cs_dispatch_desc){.buffers = {&gpu->child_start, &gpu->children, b},
+                                        .push = &push, .push_size = sizeof push, .threads = {push.cluster_count}});
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+    }
+}
+
 void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces)
 {
     uint32_t n = gpu->patch_count;
@@ -171,6 +206,9 @@ void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t b
     cs_gather_push push = {.patch_count = n};
     for (uint32_t pass = 0; pass <= bounces; pass++) {
         cs_buffer *from = &gpu->radiosity[(pass + 1) % 2], *to = &gpu->radiosity[pass % 2];
+        // Pass 0 reads the zeros just written: no clusters to push up.
+        if (pass > 0)
+            record_upsweep(rec, gpu, from);
         cs_pass_begin(rec, "radiosity: gather");
         cs_dispatch(rec, gpu->gather_program,
                     &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct,

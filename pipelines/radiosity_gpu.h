@@ -32,11 +32,16 @@ bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_
 // then `bounces` gathers (gather.comp). Lights and albedos may change
 // between frames without compiling again.
 typedef struct cs_radiosity_gpu {
-    cs_program_id direct_program, gather_program;
+    cs_program_id direct_program, gather_program, upsweep_program;
     cs_buffer nodes, tris, patches, link_start, links;
+    cs_buffer child_start, children; // the cluster tree (compiled's), when it has one
     cs_buffer lights, area_lights, direct;
-    cs_buffer radiosity[2];      // per patch vec4 (rgb); the frame's result is cs_radiosity_gpu_result's
-    uint32_t patch_count, light_capacity, area_capacity;
+    // per node vec4 (rgb): patches first, then clusters; the frame's
+    // result is cs_radiosity_gpu_result's
+    cs_buffer radiosity[2];
+    uint32_t patch_count, cluster_count, light_capacity, area_capacity;
+    uint32_t level_start[CS_RADIOSITY_MAX_LEVELS + 1];
+    uint32_t level_count;
     cs_direct_push direct_push;
     uint32_t last_bounces;
 } cs_radiosity_gpu;
@@ -55,7 +60,9 @@ void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const c
 void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *compiled);
 
 // Records one frame: the passes "radiosity: direct" and "radiosity:
-// gather" (bounces + 1 times: B0 = E + rho H, then the bounces).
+// gather" (bounces + 1 times: B0 = E + rho H, then the bounces); with
+// clusters, every bounce's gather comes after "radiosity: up-sweep" (one
+// pass per round of the tree).
 void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces);
 // The buffer holding the last recorded frame's radiosity (vec4 per patch).
 cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu);
