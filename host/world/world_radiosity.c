@@ -2,6 +2,7 @@
 #include "world_radiosity.h"
 
 #include "light.h"
+#include "radiosity_cluster.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,13 @@ bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_
     cs_error inner;
     if (!cs_bvh_build(g->tris, g->tri_count, &part->bvh, &inner))
         return cs_scene_fail(scene, err, "", "geometry", "%s", inner.msg);
-    if (!cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size, &part->bvh,
-                                  &part->compiled, &inner)) {
+    cs_hierarchy_options clusters = cs_hierarchy_options_default();
+    bool compiled = part->lighting->hierarchy
+                        ? cs_radiosity_compile_hierarchy(ctx, g->tris, g->tri_count, part->lighting->patch_size,
+                                                         &part->bvh, &clusters, &part->compiled, &inner)
+                        : cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size,
+                                                   &part->bvh, &part->compiled, &inner);
+    if (!compiled) {
         cs_bvh_free(&part->bvh);
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
     }
