@@ -11,11 +11,12 @@
 //     figures, docs/light.md "Cluster hierarchy");
 //   - a broken rule (clusters linked at radius / distance < 2 whatever
 //     their normal spread) must fail those bounds, so the check can fail;
-//   - the furnace: a closed unit cube, rho 0.5, E 1, 40 bounces: B = 2
-//     within 1%;
+//   - the furnace: a closed unit cube, rho 0.5, a uniform direct
+//     irradiance H = 2, 40 bounces: B = rho H / (1 - rho) = 2 within 1%;
 //   - links grow about as N log N: the exponent of a least-squares fit of
-//     log links against log patches over four sizes is below 1.5 (the flat
-//     compile's is about 2);
+//     log links against log patches over four sizes (988 to 7330 patches,
+//     links before visibility, which the rule alone decides) is below 1.5
+//     (the flat compile's is 2);
 //   - determinism: two compiles give the same bytes.
 #include "test_util.h"
 
@@ -84,11 +85,6 @@ static void compare(const cs_radiosity_compiled *flat, const double *want, const
         }
         double rel = sqrt(d2 / fmax(b2, 1e-30));
         sum += rel;
-        if (getenv("DEBUG_WORST") && rel > 0.1 && max != NULL && *mean == 1.0)
-            printf("  patch %u tri %u at (%.3f %.3f %.3f) n (%.2f %.2f %.2f): want %.4f got %.4f rel %.3f\n", i,
-                   flat->patch_tri[i], flat->patches[i].center_area.x, flat->patches[i].center_area.y,
-                   flat->patches[i].center_area.z, flat->patches[i].normal.x, flat->patches[i].normal.y,
-                   flat->patches[i].normal.z, want[3 * i + 1], got[3 * i + 1], rel);
         *max = !(rel <= *max) ? rel : *max;
     }
     *mean = sum / flat->patch_count;
@@ -121,31 +117,6 @@ static void test_cornell(const cs_scene *scene, const cs_bvh *bvh, double patch_
     CHECK(tree.patch_count == flat.patch_count, "patch counts differ");
     double *want = solve(&flat, BOUNCES), *got = solve(&tree, BOUNCES), *wrong = solve(&broken, BOUNCES);
     double mean, max, broken_mean, broken_max;
-    if (getenv("DEBUG_PATCH")) {
-        uint32_t i = (uint32_t)atoi(getenv("DEBUG_PATCH"));
-        double fs = 0, ts = 0, fb = 0, tb = 0;
-        for (uint32_t l = flat.link_start[i]; l < flat.link_start[i + 1]; l++)
-            fs += flat.links[l].factor, fb += flat.links[l].factor * want[3 * flat.links[l].target + 1];
-        double *nodes = calloc(3 * ((size_t)tree.patch_count + tree.cluster_count), sizeof *nodes);
-        memcpy(nodes, getenv("DEBUG_GOT") ? got : want, 3 * sizeof *nodes * tree.patch_count);
-        for (uint32_t k = 0; k < tree.cluster_count; k++)
-            for (uint32_t l = tree.child_start[k]; l < tree.child_start[k + 1]; l++)
-                for (int ch = 0; ch < 3; ch++)
-                    nodes[3 * (tree.patch_count + k) + ch] += tree.children[l].factor * nodes[3 * tree.children[l].target + ch];
-        for (uint32_t l = tree.link_start[i]; l < tree.link_start[i + 1]; l++) {
-            uint32_t t = tree.links[l].target;
-            ts += tree.links[l].factor, tb += tree.links[l].factor * nodes[3 * t + 1];
-            if (t >= tree.patch_count) {
-                const cs_cluster *c = &tree.clusters[t - tree.patch_count];
-                printf("   cluster %u c (%.3f %.3f %.3f) r %.3f A %.4f spread %.2f n (%.2f %.2f %.2f) F %.5f B %.4f\n",
-                       t, c->center[0], c->center[1], c->center[2], c->radius, c->area, c->spread, c->normal[0],
-                       c->normal[1], c->normal[2], tree.links[l].factor, nodes[3 * t + 1]);
-            }
-        }
-        printf("patch %u tri %u: want %.4f got %.4f; flat sum F %.4f, FB %.4f; tree sum F %.4f, FB %.4f\n", i, flat.patch_tri[i], want[3 * i + 1], got[3 * i + 1], fs, fb, ts, tb);
-        free(nodes);
-    }
-    mean = 1.0;
     compare(&flat, want, got, &mean, &max);
     compare(&flat, want, wrong, &broken_mean, &broken_max);
     printf("%s: flat %u links (%.2f s), hierarchy %u links (%.2f s, %.1f%%): per-patch error of B - E mean %.2f%%, "
