@@ -93,6 +93,7 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/upsweep.comp"}, &gpu->upsweep_program, err) &&
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/feedback.comp"}, &gpu->feedback_program, err) &&
         make_buffer(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &gpu->nodes,
                     err) &&
         make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
@@ -106,6 +107,7 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         make_buffer(ctx, "radiosity area lights", (VkDeviceSize)area_capacity * sizeof(cs_area_light),
                     &gpu->area_lights, err) &&
         make_buffer(ctx, "radiosity direct", n * 16, &gpu->direct, err) &&
+        make_buffer(ctx, "radiosity gathered", n * 16, &gpu->gathered, err) &&
         make_buffer(ctx, "radiosity 0", nodes * 16, &gpu->radiosity[0], err) &&
         make_buffer(ctx, "radiosity 1", nodes * 16, &gpu->radiosity[1], err);
     if (!ok) {
@@ -128,7 +130,8 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_buffer_fill(ctx, &gpu->child_start, 0u);
         cs_buffer_fill(ctx, &gpu->children, 0u);
     }
-    cs_buffer *cleared[] = {&gpu->lights, &gpu->area_lights, &gpu->direct, &gpu->radiosity[0], &gpu->radiosity[1]};
+    cs_buffer *cleared[] = {&gpu->lights,       &gpu->area_lights,  &gpu->direct,
+                            &gpu->radiosity[0], &gpu->radiosity[1], &gpu->gathered};
     for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
         cs_buffer_fill(ctx, cleared[i], 0u);
     gpu->direct_push = (cs_direct_push){.patch_count = c->patch_count, .area_samples = 1};
@@ -140,9 +143,11 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
     cs_program_destroy(ctx, &gpu->direct_program);
     cs_program_destroy(ctx, &gpu->gather_program);
     cs_program_destroy(ctx, &gpu->upsweep_program);
+    cs_program_destroy(ctx, &gpu->feedback_program);
     cs_buffer *buffers[] = {&gpu->nodes,       &gpu->tris,     &gpu->patches,     &gpu->link_start,
                             &gpu->links,       &gpu->lights,   &gpu->area_lights, &gpu->direct,
-                            &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children};
+                            &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children,
+                            &gpu->gathered};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         cs_buffer_destroy(ctx, buffers[i]);
     memset(gpu, 0, sizeof *gpu);
@@ -187,37 +192,66 @@ static void record_upsweep(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *b
     }
 }
 
-void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces)
+static void record_direct(cs_recorder *rec, cs_radiosity_gpu *gpu)
 {
-    uint32_t n = gpu->patch_count;
     cs_pass_begin(rec, "radiosity: direct");
     cs_dispatch(rec, gpu->direct_program,
                 &(cs_dispatch_desc){.buffers = {&gpu->nodes, &gpu->tris, &gpu->patches, &gpu->lights,
                                                 &gpu->area_lights, &gpu->direct},
                                     .push = &gpu->direct_push, .push_size = sizeof gpu->direct_push,
-                                    .threads = {n}});
+                                    .threads = {gpu->patch_count}});
     cs_pass_end(rec);
     cs_barrier_compute(rec);
+}
+
+// One gather from `from` (patches and clusters) into `to` and gathered.
+static void record_gather(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *from, cs_buffer *to)
+{
+    cs_gather_push push = {.patch_count = gpu->patch_count};
+    cs_pass_begin(rec, "radiosity: gather");
+    cs_dispatch(rec, gpu->gather_program,
+                &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct, from,
+                                                to, &gpu->gathered},
+                                    .push = &push, .push_size = sizeof push, .threads = {gpu->patch_count}});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
+void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces)
+{
+    record_direct(rec, gpu);
     // B0 = E + rho H is a gather over an all-zero previous radiosity (the
     // previous frame's gathers may still read it).
     cs_barrier_compute_to_transfer(rec);
     cs_cmd_fill(rec, &gpu->radiosity[1], 0u);
     cs_barrier_transfer_to_compute(rec);
-    cs_gather_push push = {.patch_count = n};
     for (uint32_t pass = 0; pass <= bounces; pass++) {
         cs_buffer *from = &gpu->radiosity[(pass + 1) % 2], *to = &gpu->radiosity[pass % 2];
         // Pass 0 reads the zeros just written: no clusters to push up.
         if (pass > 0)
             record_upsweep(rec, gpu, from);
-        cs_pass_begin(rec, "radiosity: gather");
-        cs_dispatch(rec, gpu->gather_program,
-                    &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct,
-                                                    from, to},
-                                        .push = &push, .push_size = sizeof push, .threads = {n}});
-        cs_pass_end(rec);
-        cs_barrier_compute(rec);
+        record_gather(rec, gpu, from, to);
     }
     gpu->last_bounces = bounces;
+}
+
+void cs_radiosity_gpu_record_feedback(cs_recorder *rec, cs_radiosity_gpu *gpu)
+{
+    record_direct(rec, gpu);
+    // The input goes to radiosity[1], the result to radiosity[0]
+    // (last_bounces 0), so the gathered irradiance is the only state
+    // carried from frame to frame.
+    cs_buffer *input = &gpu->radiosity[1], *result = &gpu->radiosity[0];
+    cs_gather_push push = {.patch_count = gpu->patch_count};
+    cs_pass_begin(rec, "radiosity: feedback");
+    cs_dispatch(rec, gpu->feedback_program,
+                &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->direct, &gpu->gathered, input},
+                                    .push = &push, .push_size = sizeof push, .threads = {gpu->patch_count}});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+    record_upsweep(rec, gpu, input);
+    record_gather(rec, gpu, input, result);
+    gpu->last_bounces = 0;
 }
 
 cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu)

@@ -32,10 +32,13 @@ bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_
 // then `bounces` gathers (gather.comp). Lights and albedos may change
 // between frames without compiling again.
 typedef struct cs_radiosity_gpu {
-    cs_program_id direct_program, gather_program, upsweep_program;
+    cs_program_id direct_program, gather_program, upsweep_program, feedback_program;
     cs_buffer nodes, tris, patches, link_start, links;
     cs_buffer child_start, children; // the cluster tree (compiled's), when it has one
     cs_buffer lights, area_lights, direct;
+    // per patch vec4: the last gather's sum of F_ij B_j, the next feedback
+    // frame's higher bounces (zero until the first gather)
+    cs_buffer gathered;
     // per node vec4 (rgb): patches first, then clusters; the frame's
     // result is cs_radiosity_gpu_result's
     cs_buffer radiosity[2];
@@ -64,5 +67,11 @@ void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const c
 // clusters, every bounce's gather comes after "radiosity: up-sweep" (one
 // pass per round of the tree).
 void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces);
+// Records one feedback frame (docs/light.md, "Feedback"): "radiosity:
+// direct", then "radiosity: feedback" (B_in = E + rho (H(t) + G(t - 1)),
+// G the previous gather's irradiance), the up-sweeps and one "radiosity:
+// gather". Frame t of a static scene is the t-bounce solution; moved
+// lights change the direct light and the first bounce within the frame.
+void cs_radiosity_gpu_record_feedback(cs_recorder *rec, cs_radiosity_gpu *gpu);
 // The buffer holding the last recorded frame's radiosity (vec4 per patch).
 cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu);

@@ -104,6 +104,7 @@ int cs_bench_radiosity(const cs_bench_options *opt)
     printf("radiosity of %s on %s: %u lights, %u bounces, %u frames (median) after %u\n\n", scene.name, device,
            scene.geometry->lighting.light_count, scene.geometry->lighting.bounces, CS_MAX(opt->steps, 1u),
            opt->warmup);
+    fflush(stdout); // the header before the first (slow) compile
     printf("links: %s\n\n", scene.geometry->lighting.hierarchy ? "through the k-means cluster hierarchy"
                                                                : "every visible pair (radiosity.hierarchy false)");
     printf("| patch_size | patches | clusters | links | compile s | frame ms | direct ms | up-sweeps ms | gathers ms "

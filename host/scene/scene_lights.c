@@ -11,7 +11,7 @@ static const char *const light_type_names[] = {"point", "spot", "sphere", "area"
 
 static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_lighting *out, cs_error *err)
 {
-    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", "hierarchy", NULL};
+    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", "hierarchy", "feedback", NULL};
     if (!cJSON_IsObject(block))
         return cs_scene_fail(scene, err, "", "radiosity",
                              "must be an object {\"patch_size\": 0.05, \"bounces\": 2, \"area_samples\": 4}");
@@ -21,7 +21,8 @@ static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_l
         !cs_json_uint(scene, block, "radiosity", "bounces", 0, 64, &out->bounces, err) ||
         !cs_json_uint(scene, block, "radiosity", "area_samples", 1, 32, &out->area_samples, err) ||
         !cs_json_float(scene, block, "radiosity", "exposure", 0.0f, 1e6f, &exposure, err) ||
-        !cs_json_bool(scene, block, "radiosity", "hierarchy", &out->hierarchy, err))
+        !cs_json_bool(scene, block, "radiosity", "hierarchy", &out->hierarchy, err) ||
+        !cs_json_bool(scene, block, "radiosity", "feedback", &out->feedback, err))
         return false;
     out->exposure = exposure;
     // A patch of size 0 would cut every triangle into infinitely many.

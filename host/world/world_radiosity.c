@@ -86,7 +86,10 @@ void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_rec
     uint32_t count, area_count;
     cs_world_radiosity_lights_at(part->lighting, t, lights, &count, areas, &area_count);
     cs_radiosity_gpu_set_lights(ctx, &part->gpu, lights, count, areas, area_count, part->lighting->area_samples);
-    cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
+    if (part->lighting->feedback)
+        cs_radiosity_gpu_record_feedback(rec, &part->gpu);
+    else
+        cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
     part->frames++;
 }
 

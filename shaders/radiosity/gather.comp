@@ -2,7 +2,8 @@
 // One bounce of the gather (docs/light.md, "Radiosity"): for patch i,
 //     B_out[i] = E_i + rho_i (H_i + sum over its links of F_ij B_in[j])
 // with H the direct irradiance. One invocation a patch, its links in
-// order, so the sum is the same every run.
+// order, so the sum is the same every run. The sum itself (G_i) is kept
+// for the next frame's feedback.comp.
 #include "index.glsl"
 #include "../radiosity/radiosity_shared.h"
 layout(local_size_x = CS_RADIOSITY_GROUP) in;
@@ -12,6 +13,7 @@ layout(std430, binding = 2) readonly buffer Links { cs_link links[]; };
 layout(std430, binding = 3) readonly buffer Direct { vec4 direct[]; };
 layout(std430, binding = 4) readonly buffer Previous { vec4 previous[]; };
 layout(std430, binding = 5) writeonly buffer Next { vec4 next[]; };
+layout(std430, binding = 6) writeonly buffer Gathered { vec4 gathered_out[]; };
 layout(push_constant) uniform Push { cs_gather_push pc; };
 void main()
 {
@@ -23,4 +25,5 @@ void main()
         gathered += links[l].factor * previous[links[l].target].rgb;
     cs_patch p = patches[i];
     next[i] = vec4(p.emission.rgb + p.albedo.rgb * (direct[i].rgb + gathered), 0.0);
+    gathered_out[i] = vec4(gathered, 0.0);
 }
