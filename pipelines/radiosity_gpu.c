@@ -72,6 +72,32 @@ bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_
     return true;
 }
 
+// Patches by link count, fewest first (ties by index): llvmpipe runs 8
+// invocations in one SIMD loop as long as the longest of them, and
+// neighbouring patches differ (at 7330 patches 1.36 link slots a link in
+// patch order; about 1.0 sorted). Each patch's sum is unchanged.
+static uint32_t link_count_key(const cs_radiosity_compiled *c, uint32_t i)
+{
+    return c->link_start[i + 1] - c->link_start[i];
+}
+
+void cs_radiosity_gather_order(const cs_radiosity_compiled *c, uint32_t *order)
+{
+    uint32_t n = c->patch_count, most = 0;
+    for (uint32_t i = 0; i < n; i++)
+        most = CS_MAX(most, link_count_key(c, i));
+    // Counting sort: stable, so ties keep index order.
+    uint32_t *start = calloc((size_t)most + 2, sizeof *start);
+    CS_ASSERT(start, "out of memory for the gather order");
+    for (uint32_t i = 0; i < n; i++)
+        start[link_count_key(c, i) + 1]++;
+    for (uint32_t k = 1; k <= most + 1; k++)
+        start[k] += start[k - 1];
+    for (uint32_t i = 0; i < n; i++)
+        order[start[link_count_key(c, i)]++] = i;
+    free(start);
+}
+
 static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
 {
     return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size > 0 ? size : 16}, buf, err);
@@ -99,6 +125,7 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
         make_buffer(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
         make_buffer(ctx, "radiosity link starts", (n + 1) * 4, &gpu->link_start, err) &&
+        make_buffer(ctx, "radiosity gather order", n * 4, &gpu->gather_order, err) &&
         make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
         make_buffer(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4, &gpu->child_start,
                     err) &&
@@ -120,6 +147,11 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
     if (n > 0) {
         cs_buffer_upload(ctx, &gpu->patches, c->patches, n * sizeof(cs_patch), 0);
         cs_buffer_upload(ctx, &gpu->link_start, c->link_start, (n + 1) * 4, 0);
+        uint32_t *order = malloc(n * 4);
+        CS_ASSERT(order, "out of memory for the gather order");
+        cs_radiosity_gather_order(c, order);
+        cs_buffer_upload(ctx, &gpu->gather_order, order, n * 4, 0);
+        free(order);
     }
     if (c->link_count > 0)
         cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
@@ -147,7 +179,7 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
     cs_buffer *buffers[] = {&gpu->nodes,       &gpu->tris,     &gpu->patches,     &gpu->link_start,
                             &gpu->links,       &gpu->lights,   &gpu->area_lights, &gpu->direct,
                             &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children,
-                            &gpu->gathered};
+                            &gpu->gathered,     &gpu->gather_order};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         cs_buffer_destroy(ctx, buffers[i]);
     memset(gpu, 0, sizeof *gpu);
@@ -211,7 +243,7 @@ static void record_gather(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *fr
     cs_pass_begin(rec, "radiosity: gather");
     cs_dispatch(rec, gpu->gather_program,
                 &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct, from,
-                                                to, &gpu->gathered},
+                                                to, &gpu->gathered, &gpu->gather_order},
                                     .push = &push, .push_size = sizeof push, .threads = {gpu->patch_count}});
     cs_pass_end(rec);
     cs_barrier_compute(rec);

@@ -27,6 +27,11 @@ bool cs_radiosity_cull_hidden_gpu(cs_context *ctx, const cs_bvh *bvh, cs_radiosi
 bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_count, double patch_size,
                               const cs_bvh *bvh, cs_radiosity_compiled *out, cs_error *err);
 
+// The order in which the gather's invocations take the patches (n
+// indices): by link count, ties by index, so the invocations that run
+// side by side in one SIMD loop on a CPU device have about as many links.
+void cs_radiosity_gather_order(const cs_radiosity_compiled *compiled, uint32_t *order);
+
 // Radiosity at run time on the GPU, every frame: direct light on every
 // patch from the lights with shadow rays (shaders/radiosity/direct.comp),
 // then `bounces` gathers (gather.comp). Lights and albedos may change
@@ -34,6 +39,7 @@ bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_
 typedef struct cs_radiosity_gpu {
     cs_program_id direct_program, gather_program, upsweep_program, feedback_program;
     cs_buffer nodes, tris, patches, link_start, links;
+    cs_buffer gather_order; // the patches as the gather's invocations take them (cs_radiosity_gather_order)
     cs_buffer child_start, children; // the cluster tree (compiled's), when it has one
     cs_buffer lights, area_lights, direct;
     // per patch vec4: the last gather's sum of F_ij B_j, the next feedback

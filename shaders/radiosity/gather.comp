@@ -14,12 +14,16 @@ layout(std430, binding = 3) readonly buffer Direct { vec4 direct[]; };
 layout(std430, binding = 4) readonly buffer Previous { vec4 previous[]; };
 layout(std430, binding = 5) writeonly buffer Next { vec4 next[]; };
 layout(std430, binding = 6) writeonly buffer Gathered { vec4 gathered_out[]; };
+// Invocation k does patch order[k]: patches by link count, so the lanes of
+// one SIMD loop (llvmpipe) run about as long (cs_radiosity_gather_order).
+layout(std430, binding = 7) readonly buffer Order { uint order[]; };
 layout(push_constant) uniform Push { cs_gather_push pc; };
 void main()
 {
-    uint i = cs_linear_index();
-    if (i >= pc.patch_count)
+    uint k = cs_linear_index();
+    if (k >= pc.patch_count)
         return;
+    uint i = order[k];
     vec3 gathered = vec3(0.0);
     for (uint l = link_start[i]; l < link_start[i + 1u]; l++)
         gathered += links[l].factor * previous[links[l].target].rgb;
