@@ -564,7 +564,12 @@ static double tank(cs_context *ctx, const char *solver, double density, uint32_t
     cs_recorder rec;
     cs_recorder_create(ctx, "tank", &rec);
     cs_particle_view v;
-    double fraction = NAN;
+    // The box bobs (0.448-0.490 submerged over frames 60-100, sampled every
+    // 10): one frame's reading moves by 0.02 with the order impulses are
+    // summed in, so the answer is the mean of the samples from 60% of the
+    // run on.
+    double fraction = NAN, fraction_sum = 0.0;
+    uint32_t fraction_samples = 0;
     const double size_y = 0.12, s = 0.03;
     for (uint32_t f = 1; f <= frames; f++) {
         cs_recorder_begin(&rec);
@@ -609,6 +614,8 @@ static double tank(cs_context *ctx, const char *solver, double density, uint32_t
             }
         double level = n ? sum / n + 0.5 * s : NAN;
         fraction = (level - lowest) / size_y;
+        if (f % 10 == 0 && 5 * f >= 3 * frames)
+            fraction_sum += fraction, fraction_samples++;
         *bottom_gap = lowest;
         // Tilt: the angle between the vertical and the body axis nearest it.
         double upright = 0.0;
@@ -628,7 +635,7 @@ static double tank(cs_context *ctx, const char *solver, double density, uint32_t
     cs_recorder_destroy(&rec);
     cs_world_destroy(&world);
     cs_scene_free(&scene);
-    return fraction;
+    return fraction_samples ? fraction_sum / fraction_samples : fraction;
 }
 
 static void test_archimedes(cs_context *ctx)
@@ -636,7 +643,7 @@ static void test_archimedes(cs_context *ctx)
     double gap_light, gap_heavy, tilt_light, tilt_heavy;
     double light = tank(ctx, "wcsph", 500.0, 100, &gap_light, &tilt_light);
     double heavy = tank(ctx, "wcsph", 2000.0, 100, &gap_heavy, &tilt_heavy);
-    printf("archimedes: a box of 0.5 rho0 is %.3f submerged after 2 s (ideal 0.5), %.4f m above the floor; one of "
+    printf("archimedes: a box of 0.5 rho0 is %.3f submerged over 1.2-2 s (ideal 0.5), %.4f m above the floor; one of "
            "2 rho0 is %.3f submerged, %.4f m above the floor, tilted %.2f degrees after 2 s\n",
            light, gap_light, heavy, gap_heavy, tilt_heavy);
     // The WCSPH density and pressure see the bodies: each body's share of
@@ -651,7 +658,7 @@ static void test_archimedes(cs_context *ctx)
     // 0.459-0.475). Not yet Archimedes' 0.5 within 5% (0.475): the rest,
     // ~4% of the lift, is not found. The bound, 7%, fails the nearest-face
     // shaders (0.459).
-    CHECK(fabs(light - 0.5) <= 0.035, "a box of 0.5 rho0 is %.3f submerged after 2 s (0.5 +- 0.035)", light);
+    CHECK(fabs(light - 0.5) <= 0.035, "a box of 0.5 rho0 is %.3f submerged over 1.2-2 s (0.5 +- 0.035)", light);
     CHECK(gap_light > 0.1, "a box of 0.5 rho0 is only %.4f m above the floor after 1.2 s", gap_light);
     // The box of 2 rho0 sinks at about g/2 and lands on the last layer of
     // fluid, one row (0.03 m) thick: at 0.6 s its bottom is 0.0295 m up with

@@ -18,9 +18,10 @@ layout(std430, binding = 9) writeonly buffer VelOut { vec4 vel_out[]; };
 #ifdef WITH_IMPULSES
 // With moving bodies: the wall pressure a body's face gives particle i is
 // handed back to the body, -m a dt at x_i (about its centre of mass), in
-// particle i's slots (collide.comp's layout: term t of slot s at
-// (s * 6 + t) * capacity + i; cleared and reduced by the bodies module).
+// particle i's contact records (bodies/body_records.glsl; cleared and
+// summed per body by the bodies module).
 layout(std430, binding = 10) buffer Impulses { float impulses[]; };
+#include "../bodies/body_records.glsl"
 #endif
 void main()
 {
@@ -101,12 +102,7 @@ void main()
             if ((body.info.z & CS_BODY_DYNAMIC) != 0u) {
                 vec3 j = -(CS_MASS(mi) * wp.kernel.w) * a_b;
                 vec3 l = cross(xi - body.centre.xyz, j);
-                uint cap = fp.counts.w;
-                uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
-                for (uint t = 0u; t < 3u; t++) {
-                    impulses[(base + t) * cap + i] += j[t];
-                    impulses[(base + 3u + t) * cap + i] += l[t];
-                }
+                cs_body_record_add(i, body.info.w, j, l);
             }
 #endif
         }
