@@ -273,6 +273,11 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
     cs_body_set set;
     if (!cs_bodies_set_build(scene, &set, err))
         return false;
+    if (scene->body_count > CS_BODIES_INTEGRATE_MAX)
+        return cs_fail(err,
+                       "%s: bodies: %u bodies; at most %d can be integrated (one invocation, and lavapipe cuts "
+                       "long loops short)",
+                       where, scene->body_count, CS_BODIES_INTEGRATE_MAX);
     b->ctx = ctx;
     b->count = scene->body_count;
     b->dynamic = set.counts.w;
@@ -343,7 +348,11 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
         b->kinematic += body->path_count > 0;
     }
     for (uint32_t f = 0; f < fluids; f++)
-        b->term_capacity = CS_MAX(b->term_capacity, links[f].capacity);
+        b->record_capacity = CS_MAX(b->record_capacity, links[f].capacity * CS_BODY_RECORDS_PER_PARTICLE);
+    b->record_capacity = CS_MAX(b->record_capacity, 1u);
+    while (((1u << b->key_bits) - 1u) < b->dynamic)
+        b->key_bits++;
+    VkDeviceSize record_bytes = 4 * (VkDeviceSize)b->record_capacity;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies params", .size = sizeof *bp}, &b->params_buffer, err) &&
               cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies states", .size = sizeof states}, &b->states, err) &&
               cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies set", .size = sizeof set}, &b->set, err) &&
@@ -351,14 +360,14 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
                                &(cs_buffer_desc){.name = "bodies impulse sums",
                                                  .size = 4 * (VkDeviceSize)CS_MAX(fluids * b->dynamic, 1u) *
                                                          CS_BODIES_IMPULSE_TERMS},
-                               &b->sums, err);
-    for (uint32_t t = 0; ok && t < b->dynamic * CS_BODIES_IMPULSE_TERMS; t++) {
-        char name[48];
-        snprintf(name, sizeof name, "bodies impulse term %u", t);
-        ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 4 * (VkDeviceSize)CS_MAX(b->term_capacity, 1u)},
-                              &b->terms[t], err);
-    }
-    ok = ok && cs_reduce_create(ctx, CS_MAX(b->term_capacity, 1u), &b->reduce, err);
+                               &b->sums, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record keys", .size = record_bytes}, &b->record_keys, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record values", .size = record_bytes},
+                               &b->record_values, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record overflow", .size = 16}, &b->overflow, err);
+    ok = ok && cs_sort_create(ctx, b->record_capacity, &b->sort, err);
+    ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/records_keys.comp"}, &b->records_keys, err);
+    ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/records_sum.comp"}, &b->records_sum, err);
     cs_program_desc pd = {.path = "bodies/integrate.comp"};
     ok = ok && cs_program_create(ctx, &pd, &b->integrate, err);
     if (!ok) {
@@ -369,6 +378,7 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
     cs_buffer_upload(ctx, &b->states, states, sizeof states, 0);
     cs_buffer_upload(ctx, &b->set, &set, sizeof set, 0);
     cs_buffer_fill(ctx, &b->sums, 0);
+    cs_buffer_fill(ctx, &b->overflow, 0);
     return true;
 }
 
@@ -377,17 +387,16 @@ void cs_bodies_destroy(cs_bodies *b)
     if (!b->ctx)
         return;
     cs_context *ctx = b->ctx;
-    if (b->integrate.value)
-        cs_program_destroy(ctx, &b->integrate);
-    if (b->reduce.capacity)
-        cs_reduce_destroy(ctx, &b->reduce);
-    cs_buffer *bufs[] = {&b->params_buffer, &b->states, &b->set, &b->sums};
+    cs_program_id *programs[] = {&b->integrate, &b->records_keys, &b->records_sum};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
+        if (programs[i]->value)
+            cs_program_destroy(ctx, programs[i]);
+    if (b->sort.capacity)
+        cs_sort_destroy(ctx, &b->sort);
+    cs_buffer *bufs[] = {&b->params_buffer, &b->states, &b->set, &b->sums, &b->record_keys, &b->record_values, &b->overflow};
     for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
         if (bufs[i]->buffer)
             cs_buffer_destroy(ctx, bufs[i]);
-    for (uint32_t t = 0; t < CS_ARRAY_COUNT(b->terms); t++)
-        if (b->terms[t].buffer)
-            cs_buffer_destroy(ctx, &b->terms[t]);
     memset(b, 0, sizeof *b);
 }
 
@@ -399,32 +408,33 @@ void cs_bodies_record_begin(cs_bodies *b, cs_recorder *rec, const cs_body_link *
     cs_barrier_compute_to_transfer(rec);
     for (uint32_t f = 0; f < b->fluids; f++)
         if (links[f].impulses)
-            cs_cmd_fill(rec, links[f].impulses, 0);
+            cs_cmd_fill(rec, links[f].impulses, CS_BODY_RECORD_NONE_BITS); // every record unused
     cs_barrier_transfer_to_compute(rec);
     cs_pass_end(rec);
 }
 
-// Per fluid: each (slot, term) range of its impulse array into a term
-// buffer (one copy each), then one fixed-shape tree sum each.
+// Per fluid: the records' keys, the stable sort by slot, one fixed-shape sum
+// per slot (records_sum.comp). A fluid with no particles sums nothing: 0.
 static void record_reduce(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
 {
     cs_pass_begin(rec, "bodies: reduce");
+    cs_barrier_compute(rec); // the fluids' records, written by their passes
     for (uint32_t f = 0; f < b->fluids; f++) {
         const cs_body_link *l = &links[f];
-        uint32_t terms = b->dynamic * CS_BODIES_IMPULSE_TERMS;
-        if (!l->impulses || l->count == 0) {
-            cs_barrier_compute_to_transfer(rec);
-            vkCmdFillBuffer(rec->cmd, b->sums.buffer, 4 * (VkDeviceSize)f * terms, 4 * (VkDeviceSize)terms, 0);
-            cs_barrier_transfer_to_compute(rec);
-            continue;
+        cs_body_records_push push = {.records = l->impulses ? l->count * CS_BODY_RECORDS_PER_PARTICLE : 0u,
+                                     .out_base = f * b->dynamic * CS_BODIES_IMPULSE_TERMS,
+                                     .slots = b->dynamic};
+        if (push.records) {
+            cs_dispatch(rec, b->records_keys, &(cs_dispatch_desc){
+                .buffers = {l->impulses, &b->record_keys, &b->record_values, &b->overflow},
+                .push = &push, .push_size = sizeof push, .threads = {push.records}});
+            cs_barrier_compute(rec);
+            cs_sort_record(rec, &b->sort, &b->record_keys, &b->record_values, push.records, b->key_bits);
         }
-        cs_barrier_compute_to_transfer(rec);
-        for (uint32_t t = 0; t < terms; t++)
-            cs_cmd_copy_range(rec, l->impulses, 4 * (VkDeviceSize)t * l->capacity, &b->terms[t], 0,
-                              4 * (VkDeviceSize)l->count);
-        cs_barrier_transfer_to_compute(rec);
-        for (uint32_t t = 0; t < terms; t++)
-            cs_reduce_record(rec, &b->reduce, CS_REDUCE_SUM, &b->terms[t], l->count, &b->sums, f * terms + t);
+        cs_dispatch(rec, b->records_sum, &(cs_dispatch_desc){
+            .buffers = {l->impulses ? l->impulses : &b->sums, &b->record_keys, &b->record_values, &b->sums},
+            .push = &push, .push_size = sizeof push, .threads = {b->dynamic * CS_BODY_REDUCE_GROUP}});
+        cs_barrier_compute(rec); // the sums for integrate; the keys free for the next fluid
     }
     cs_pass_end(rec);
 }
@@ -446,6 +456,14 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
         cs_cmd_copy_range(rec, &b->set, 0, links[f].params, links[f].set_offset, sizeof(cs_body_set));
     cs_barrier_transfer_to_compute(rec);
     cs_pass_end(rec);
+}
+
+uint32_t cs_bodies_overflow(cs_bodies *b)
+{
+    uint32_t count = 0;
+    if (b->ctx)
+        cs_buffer_download(b->ctx, &b->overflow, &count, sizeof count, 0);
+    return count;
 }
 
 void cs_bodies_download(cs_bodies *b, cs_body_state *out)

@@ -9,9 +9,11 @@
 //
 //   cs_bodies_record_begin(b, rec, links)   "bodies: clear"  the fluids' impulse sums := 0
 //   ... every fluid's substep: collide.comp pushes particles out of the
-//       bodies (bodies.glsl) and adds -m dv per particle per moving body ...
-//   cs_bodies_record_end(b, rec, links)     "bodies: reduce"     per fluid, slot and term: the
-//                                            deterministic tree sum (prim.h)
+//       bodies (bodies.glsl) and adds -m dv to the particle's contact
+//       records, one per moving body it touched (at most 4) ...
+//   cs_bodies_record_end(b, rec, links)     "bodies: reduce"     per fluid: its contact records
+//                                            (body_records.glsl) sorted by body slot (prim.h stable
+//                                            sort), then one fixed-shape sum per slot
 //                                           "bodies: integrate"  one invocation per body
 //                                           "bodies: publish"    the world-space set into every
 //                                                                fluid's constants
@@ -80,10 +82,14 @@ typedef struct cs_bodies {
     cs_buffer states;              // cs_body_state[count]
     cs_buffer set;                 // cs_body_set, written by integrate
     cs_buffer sums;                // floats: ((fluid * dynamic) + slot) * 6 + term
-    cs_buffer terms[CS_BODIES_MAX * CS_BODIES_IMPULSE_TERMS]; // one reduction input each
-    uint32_t term_capacity;
-    cs_reduce reduce;
-    cs_program_id integrate;
+    // The fluids' contact records (bodies_shared.h), one fluid at a time:
+    // sort keys (impulse slot) and values (record index), sorted by slot.
+    cs_buffer record_keys, record_values;
+    cs_buffer overflow;            // u32: particle-substeps that dropped an impulse (cs_bodies_overflow)
+    uint32_t record_capacity;      // the largest link capacity * CS_BODY_RECORDS_PER_PARTICLE
+    uint32_t key_bits;             // sort bits: enough that 2^bits - 1 >= dynamic (unused records last)
+    cs_sort sort;
+    cs_program_id records_keys, records_sum, integrate;
 } cs_bodies;
 
 // `links` are the fluids' (sim.h), in world order; every fluid must have
@@ -95,3 +101,7 @@ void cs_bodies_record_begin(cs_bodies *b, cs_recorder *rec, const cs_body_link *
 void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links);
 // After the recording was submitted and waited on: every body's state.
 void cs_bodies_download(cs_bodies *b, cs_body_state *out);
+// After the recording was submitted and waited on: how many times, since
+// creation, a particle touched more moving bodies in one substep than it has
+// contact records (CS_BODY_RECORDS_PER_PARTICLE), so an impulse was lost.
+uint32_t cs_bodies_overflow(cs_bodies *b);

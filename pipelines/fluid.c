@@ -314,9 +314,11 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     f->impulse_slots = body_set.counts.w;
     if (f->impulse_slots) {
         snprintf(name, sizeof name, "%s body impulses", f->solver);
-        ok = ok && cs_fluid_check_array(ctx, scene, name, f->capacity, 4 * CS_BODIES_IMPULSE_TERMS * f->impulse_slots, err) &&
-             cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = (VkDeviceSize)f->capacity * 4 *
-                                                                       CS_BODIES_IMPULSE_TERMS * f->impulse_slots},
+        // Contact records (bodies_shared.h): a fixed number per particle,
+        // however many bodies the scene has.
+        uint32_t record_bytes = 4 * CS_BODY_RECORD_FLOATS * CS_BODY_RECORDS_PER_PARTICLE;
+        ok = ok && cs_fluid_check_array(ctx, scene, name, f->capacity, record_bytes, err) &&
+             cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = (VkDeviceSize)f->capacity * record_bytes},
                               &f->body_impulses, err);
     }
     ok = ok && cs_fluid_program(f, "fluid/collide.comp", f->impulse_slots ? with_impulses : with_velocity, &f->collide, err);

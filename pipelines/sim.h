@@ -93,7 +93,7 @@ typedef struct cs_substep {
 typedef struct cs_body_link {
     cs_buffer *params;         // the fluid's constant buffer (cs_fluid_params)
     VkDeviceSize set_offset;   // byte offset of its cs_body_set
-    cs_buffer *impulses;       // floats, planar: (slot * 6 + term) * capacity + particle; NULL without moving bodies
+    cs_buffer *impulses;       // contact records (bodies_shared.h), CS_BODY_RECORDS_PER_PARTICLE per particle; NULL without moving bodies
     uint32_t count;            // live particles now
     uint32_t capacity;
 } cs_body_link;

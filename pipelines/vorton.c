@@ -211,7 +211,7 @@ static bool create_two_way_buffers(cs_vorton *v, const cs_body_set *set, cs_erro
         const char *name;
         VkDeviceSize size;
     } buffers[] = {
-        {&v->impulses, "vorton body impulses", v->impulse_slots ? n * 4 * CS_BODIES_IMPULSE_TERMS * v->impulse_slots : 16},
+        {&v->impulses, "vorton body impulses", v->impulse_slots ? n * 4 * CS_BODY_RECORD_FLOATS * CS_BODY_RECORDS_PER_PARTICLE : 16},
         {&v->heat_terms, "vorton body heat terms", v->heat_exchange ? n * 4 * set->counts.x : 16},
         {&v->heat_scratch, "vorton body heat scratch", v->heat_exchange ? n * 4 : 16},
         {&v->heat_sums, "vorton body heat sums", 4 * CS_BODIES_MAX},

@@ -30,7 +30,7 @@
 #define CS_MAX_EMITTERS 8
 #define CS_MAX_WALLS 16
 #define CS_MAX_FLUIDS 8
-#define CS_MAX_BODIES 8        // = CS_BODIES_MAX (shaders/bodies/bodies_shared.h)
+#define CS_MAX_BODIES 256      // = CS_BODIES_MAX (shaders/bodies/bodies_shared.h)
 #define CS_MAX_BODY_PATH_KEYS 16 // per kinematic body
 #define CS_MAX_BODY_PLANES 16  // planes of one polytope
 // Most particles a scene may ask for (blocks + emitter budgets); the parser

@@ -17,11 +17,31 @@
 
 #include "cs_shared.h"
 
-#define CS_BODIES_MAX 8           // = CS_MAX_BODIES (host/scene/scene.h)
-#define CS_BODIES_MAX_PLANES 64   // all bodies' planes together
-#define CS_BODIES_MAX_VERTICES 512 // all bodies' contact points together: vertices, then points on the edges
+#define CS_BODIES_MAX 256         // = CS_MAX_BODIES (host/scene/scene.h)
+// "bodies: integrate" is one invocation (contacts in one fixed order), and
+// lavapipe gives an invocation 65535 loop iterations in all, then leaves
+// every loop early without a word (docs/architecture.md): with 64 bodies
+// in one layer it stopped before writing back body 1. 32 passed
+// (tests/test_bodies_many.c); a world refuses more until integrate is
+// split across dispatches.
+#define CS_BODIES_INTEGRATE_MAX 32
+#define CS_BODIES_MAX_PLANES 2048 // all bodies' planes together (256 boxes: 1536)
+#define CS_BODIES_MAX_VERTICES 16384 // all bodies' contact points together: vertices, then points on the edges (a box: 44)
 #define CS_BODIES_MAX_PATH_KEYS 128 // all kinematic bodies' path keys together
 #define CS_BODIES_IMPULSE_TERMS 6 // per body slot: linear impulse xyz, angular impulse xyz
+// Contact records (body_records.glsl): what a particle gives the moving
+// bodies in one substep. Every particle owns CS_BODY_RECORDS_PER_PARTICLE
+// records of CS_BODY_RECORD_FLOATS floats: [0] the body's impulse slot as a
+// float (CS_BODY_RECORD_NONE: unused), [1..3] linear impulse, [4..6]
+// angular impulse about the body's centre of mass, [7] (first record of a
+// particle only) CS_BODY_RECORD_OVERFLOW when the particle touched more
+// moving bodies than it has records (that impulse is lost and counted).
+#define CS_BODY_RECORDS_PER_PARTICLE 4
+#define CS_BODY_RECORD_FLOATS 8
+#define CS_BODY_RECORD_NONE (-1.0)     // the clear's fill value, 0xBF800000
+#define CS_BODY_RECORD_NONE_BITS 0xBF800000u
+#define CS_BODY_RECORD_OVERFLOW 1.0
+#define CS_BODY_REDUCE_GROUP 64        // local_size_x of bodies/records_sum.comp: one group per slot
 #define CS_BODY_DYNAMIC 1u        // cs_body_gpu.info.z flag
 #define CS_BODY_CONTACT_FRICTION 0.5 // Coulomb coefficient of body-wall and body-body contacts
 
@@ -63,7 +83,16 @@ struct cs_bodies_params {
     vec4 path[CS_BODIES_MAX_PATH_KEYS];          // kinematic bodies: (t, centre of mass xyz) keys
 };
 
+// Push constants of bodies/records_keys.comp and bodies/records_sum.comp.
+struct cs_body_records_push {
+    uint records;  // records in use: live particles * CS_BODY_RECORDS_PER_PARTICLE
+    uint out_base; // records_sum: first float of this fluid's sums (fluid * dynamic * 6)
+    uint slots;    // dynamic bodies (impulse slots)
+    uint pad;
+};
+
 #ifndef CS_GLSL
+typedef struct cs_body_records_push cs_body_records_push;
 typedef struct cs_body_set cs_body_set;
 typedef struct cs_body_state cs_body_state;
 typedef struct cs_bodies_params cs_bodies_params;

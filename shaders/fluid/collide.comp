@@ -23,6 +23,7 @@ layout(std430, binding = 2) buffer Velocities { vec4 velocities[]; };
 #endif
 #ifdef WITH_IMPULSES
 layout(std430, binding = 3) buffer Impulses { float impulses[]; };
+#include "../bodies/body_records.glsl"
 layout(std430, binding = 4) readonly buffer Materials { uint materials[]; };
 uint g_particle;
 float g_mass;
@@ -33,12 +34,7 @@ void cs_add_impulse(uint b, vec3 x, vec3 dv)
         return;
     vec3 j = -g_mass * dv;
     vec3 l = cross(x - body.centre.xyz, j);
-    uint cap = fp.counts.w;
-    uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
-    for (uint t = 0u; t < 3u; t++) {
-        impulses[(base + t) * cap + g_particle] += j[t];
-        impulses[(base + 3u + t) * cap + g_particle] += l[t];
-    }
+    cs_body_record_add(g_particle, body.info.w, j, l);
 }
 #endif
 layout(push_constant) uniform Push { cs_fluid_push pc; };

@@ -1,11 +1,9 @@
 // pbf_impulse.glsl — PBF's share of the two-way body coupling: what a
 // particle's collisions give each moving body, -m dv at the contact point,
-// added to the particle's own slots of the fluid's impulse array (the same
-// layout as fluid/collide.comp WITH_IMPULSES: term t of slot s of particle
-// i at (s * 6 + t) * capacity + i; linear impulse xyz, then the angular
-// impulse about the body's centre of mass). One invocation per particle
-// writes only its own slots, so no atomics; the bodies module clears the
-// array every substep and reduces it deterministically.
+// added to the particle's own contact records (bodies/body_records.glsl, as
+// fluid/collide.comp WITH_IMPULSES). One invocation per particle writes
+// only its own records, so no atomics; the bodies module clears them every
+// substep and sums them per body deterministically.
 //
 // PBF moves positions, so "pbf: delta" reports each body push dx as the
 // velocity change dx / dt it becomes in "pbf: velocity" (CS_BODY_PUSH), and
@@ -14,6 +12,7 @@
 // Define CS_IMPULSE_BINDING, include after fluid.glsl, and set g_particle
 // and g_mass in main before colliding.
 layout(std430, binding = CS_IMPULSE_BINDING) buffer Impulses { float impulses[]; };
+#include "../bodies/body_records.glsl"
 uint g_particle;
 float g_mass;
 void cs_add_impulse(uint b, vec3 x, vec3 dv)
@@ -23,10 +22,5 @@ void cs_add_impulse(uint b, vec3 x, vec3 dv)
         return;
     vec3 j = -g_mass * dv;
     vec3 l = cross(x - body.centre.xyz, j);
-    uint cap = fp.counts.w;
-    uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
-    for (uint t = 0u; t < 3u; t++) {
-        impulses[(base + t) * cap + g_particle] += j[t];
-        impulses[(base + 3u + t) * cap + g_particle] += l[t];
-    }
+    cs_body_record_add(g_particle, body.info.w, j, l);
 }

@@ -50,8 +50,9 @@ layout(std430, binding = 3) readonly buffer Bodies
 };
 #ifndef TRACERS
 layout(std430, binding = 1) buffer Vort { vec4 vort[]; };
-// (slot * 6 + term) * capacity + i: linear impulse xyz, angular xyz (sim.h cs_body_link)
-layout(std430, binding = 4) writeonly buffer Impulses { float impulses[]; };
+// Contact records (bodies_shared.h, sim.h cs_body_link): what vorton i gives
+// the moving bodies, summed per body by the bodies module.
+layout(std430, binding = 4) buffer Impulses { float impulses[]; };
 // body * capacity + i: the heat V dT vorton i took from body b
 layout(std430, binding = 5) writeonly buffer HeatTerms { float heat_terms[]; };
 #endif
@@ -59,6 +60,9 @@ layout(std430, binding = 5) writeonly buffer HeatTerms { float heat_terms[]; };
 #define CS_BODY_SET body_set
 #define CS_BODY_DT (pc.gravity_dt.w)
 #include "../bodies/bodies.glsl"
+#ifndef TRACERS
+#include "../bodies/body_records.glsl"
+#endif
 
 #ifdef TRACERS
 void main()
@@ -118,13 +122,11 @@ void main()
         vec3 linear = -rho * (0.5 * cross(r1, alpha1) - impulse0);
         vec3 angular = -rho * (cross(r1, cross(r1, alpha1)) / 3.0 - angular0);
         cs_body_gpu body = body_set.bodies[b];
-        if ((pc.body_slots.y & VORTON_BODIES_IMPULSES) != 0u && (body.info.z & CS_BODY_DYNAMIC) != 0u) {
-            uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
-            for (uint t = 0u; t < 3u; t++) {
-                impulses[(base + t) * cap + i] = linear[t];
-                impulses[(base + 3u + t) * cap + i] = angular[t];
-            }
-        }
+        // A vorton the body left alone gives exactly 0 (same x and w): no
+        // record, so the records hold only the bodies it touched.
+        bool touched = any(notEqual(linear, vec3(0.0))) || any(notEqual(angular, vec3(0.0)));
+        if ((pc.body_slots.y & VORTON_BODIES_IMPULSES) != 0u && (body.info.z & CS_BODY_DYNAMIC) != 0u && touched)
+            cs_body_record_add(i, body.info.w, linear, angular);
         if ((pc.body_slots.y & VORTON_BODIES_HEAT) != 0u)
             heat_terms[b * cap + i] = volume * (w.w - t0);
     }

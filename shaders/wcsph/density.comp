@@ -46,14 +46,12 @@ void main()
         float open = 1.0;
         for (uint w = 0u; w < cs_boundary_count(); w++)
             open *= 1.0 - wcsph_wall(max(cs_boundary_distance(w, xi), 0.0) * inv_h, 0);
-        // Rigid bodies the same way: each body's nearest face (bodies.glsl
-        // cs_body_face) as a half-space of rest fluid (forces.comp: the
-        // pressure that goes with it, handed back to the body).
-        for (uint b = 0u; b < cs_body_count(); b++) {
-            vec4 face = cs_body_face(b, xi, CS_H);
-            if (face.w < CS_H)
-                open *= 1.0 - wcsph_body_cover(b, xi, face.xyz) * wcsph_wall(max(face.w, 0.0) * inv_h, 0);
-        }
+        // Rigid bodies the same way: the share of the kernel each body
+        // fills (wcsph.glsl wcsph_body_share) counts as rest fluid
+        // (forces.comp: the pressure that goes with it, handed back to the
+        // body).
+        for (uint b = 0u; b < cs_body_count(); b++)
+            open *= 1.0 - wcsph_body_share(b, xi).w;
         rho += eos.x * (1.0 - open);
     }
     float p = eos.y * (pow(rho / eos.x, eos.z) - 1.0);

@@ -18,9 +18,10 @@ layout(std430, binding = 9) writeonly buffer VelOut { vec4 vel_out[]; };
 #ifdef WITH_IMPULSES
 // With moving bodies: the wall pressure a body's face gives particle i is
 // handed back to the body, -m a dt at x_i (about its centre of mass), in
-// particle i's slots (collide.comp's layout: term t of slot s at
-// (s * 6 + t) * capacity + i; cleared and reduced by the bodies module).
+// particle i's contact records (bodies/body_records.glsl; cleared and
+// summed per body by the bodies module).
 layout(std430, binding = 10) buffer Impulses { float impulses[]; };
+#include "../bodies/body_records.glsl"
 #endif
 void main()
 {
@@ -88,46 +89,33 @@ void main()
         float open = 1.0;
         for (uint w = 0u; w < cs_boundary_count(); w++)
             open *= 1.0 - wcsph_wall(max(cs_boundary_distance(w, xi), 0.0) * inv_h, 0);
-        // Rigid bodies: each one's nearest face (bodies.glsl cs_body_face)
-        // is one more half-space in the product (density.comp counts the
-        // same faces); with no bodies nothing here changes.
+        // Rigid bodies: each one's share of the kernel (wcsph.glsl
+        // wcsph_body_share) is one more factor in the product (density.comp
+        // counts the same shares); with no bodies nothing here changes.
         uint bodies = cs_body_count();
-        vec4 faces[CS_BODIES_MAX];
-        float covers[CS_BODIES_MAX];
-        for (uint b = 0u; b < bodies; b++) {
-            faces[b] = cs_body_face(b, xi, h);
-            covers[b] = faces[b].w < h ? wcsph_body_cover(b, xi, faces[b].xyz) : 0.0;
-            if (faces[b].w < h)
-                open *= 1.0 - covers[b] * wcsph_wall(max(faces[b].w, 0.0) * inv_h, 0);
-        }
+        for (uint b = 0u; b < bodies; b++)
+            open *= 1.0 - wcsph_body_share(b, xi).w;
         float scale = mati.eos.x * pi_term * inv_h;
         for (uint w = 0u; w < cs_boundary_count(); w++) {
             float q = max(cs_boundary_distance(w, xi), 0.0) * inv_h;
             if (q < 1.0) // psi <= 1/2, so the division is safe
                 acc += (scale * wcsph_wall(q, 1) * open / (1.0 - wcsph_wall(q, 0))) * cs_boundary_plane(w).xyz;
         }
-        // The bodies' faces push like walls, and each body gets the
-        // opposite of what it gave the particle: -m a dt at x_i (the force
-        // is along the face normal, so about the centre of mass the point
-        // on the normal line does not matter).
+        // The bodies push like walls (minus the gradient of their share),
+        // and each body gets the opposite of what it gave the particle:
+        // -m a dt at x_i, about its centre of mass.
         for (uint b = 0u; b < bodies; b++) {
-            if (!(faces[b].w < h))
+            vec4 share = wcsph_body_share(b, xi);
+            if (!(share.w > 0.0))
                 continue;
-            float q = max(faces[b].w, 0.0) * inv_h;
-            float psi = covers[b] * wcsph_wall(q, 0);
-            vec3 a_b = (scale * covers[b] * wcsph_wall(q, 1) * open / (1.0 - psi)) * faces[b].xyz;
+            vec3 a_b = (scale * open / (1.0 - share.w)) * share.xyz;
             acc += a_b;
 #ifdef WITH_IMPULSES
             cs_body_gpu body = fp.bodies.bodies[b];
             if ((body.info.z & CS_BODY_DYNAMIC) != 0u) {
                 vec3 j = -(CS_MASS(mi) * wp.kernel.w) * a_b;
                 vec3 l = cross(xi - body.centre.xyz, j);
-                uint cap = fp.counts.w;
-                uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
-                for (uint t = 0u; t < 3u; t++) {
-                    impulses[(base + t) * cap + i] += j[t];
-                    impulses[(base + 3u + t) * cap + i] += l[t];
-                }
+                cs_body_record_add(i, body.info.w, j, l);
             }
 #endif
         }
