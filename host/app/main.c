@@ -61,6 +61,8 @@ static void usage(FILE *out)
         "  --color MODE           material | speed | density\n"
         "  --size WxH             image or window size\n"
         "  --no-vsync             present as fast as possible (window)\n"
+        "  --overlay              per-pass GPU ms of the previous frame (top 8 and the total) in the\n"
+        "                         image's top-left corner: the window starts with it, headless PNGs carry it\n"
         "  --watch / --no-watch   hot-reload shaders on save (default: on in a window, off headless)\n"
         "  --capture-frame N      RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)\n"
         "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
@@ -72,7 +74,7 @@ static void usage(FILE *out)
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
-        "  light, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
+        "  light, P per-pass GPU ms overlay, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
         "  orbit / pan\n"
         "\n"
         "bench options:\n"
@@ -277,6 +279,7 @@ static int cmd_run(int argc, char **argv)
         if (strcmp(a, "--headless") == 0) opt.headless = true;
         else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--no-vsync") == 0) opt.no_vsync = true;
+        else if (strcmp(a, "--overlay") == 0) opt.overlay = true;
         else if (strcmp(a, "--renderdoc") == 0) opt.load_renderdoc = true;
         else if (strcmp(a, "--watch") == 0) watch = 1;
         else if (strcmp(a, "--no-watch") == 0) watch = 0;
