@@ -25,6 +25,7 @@ typedef struct cs_bench_options {
     // reference runs cpu_runs times per field.
     bool surface;
     bool radiosity;          // --radiosity (bench_radiosity.c): compile and per-pass times at a few patch sizes
+    bool demo;               // --demo (bench_demo.c): whole frames (substeps + draw) at each particle count
     uint32_t nodes[CS_BENCH_MAX_SIZES];
     uint32_t node_count;
     uint32_t frames;
@@ -41,6 +42,8 @@ int cs_bench(const cs_bench_options *opt);
 int cs_bench_surface(const cs_bench_options *opt);
 // `cistern bench --radiosity`: see bench_radiosity.c and docs/benchmarks.md.
 int cs_bench_radiosity(const cs_bench_options *opt);
+// `cistern bench --demo`: see bench_demo.c and docs/benchmarks.md.
+int cs_bench_demo(const cs_bench_options *opt);
 
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.

@@ -33,6 +33,7 @@ static void usage(FILE *out)
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
         "  cistern bench --radiosity [SCENE]  time radiosity and light probes (default cornell_box)\n"
+        "  cistern bench --demo [SCENE]       frames/s of whole frames (substeps + draw), per pass\n"
         "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
@@ -60,6 +61,8 @@ static void usage(FILE *out)
         "  --color MODE           material | speed | density\n"
         "  --size WxH             image or window size\n"
         "  --no-vsync             present as fast as possible (window)\n"
+        "  --overlay              per-pass GPU ms of the previous frame (top 8 and the total) in the\n"
+        "                         image's top-left corner: the window starts with it, headless PNGs carry it\n"
         "  --watch / --no-watch   hot-reload shaders on save (default: on in a window, off headless)\n"
         "  --capture-frame N      RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)\n"
         "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
@@ -71,7 +74,7 @@ static void usage(FILE *out)
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
-        "  light, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
+        "  light, P per-pass GPU ms overlay, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
         "  orbit / pan\n"
         "\n"
         "bench options:\n"
@@ -82,6 +85,11 @@ static void usage(FILE *out)
         "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
         "  --baseline FILE.json   print ratios against an earlier results.json\n"
         "  --max-step-ms MS       stop the sweep once a step takes longer, at least 1 (default 10000)\n"
+        "  --demo                 time whole frames as a run makes them: the scene's substeps for a frame,\n"
+        "                         surfaces, the draw (headless: to the offscreen image, no present), the\n"
+        "                         stats check; frame ms, frames/s, sim / draw GPU ms and every pass a\n"
+        "                         frame (default --particles 256k,1M,4M, --steps 10 frames, --warmup 2;\n"
+        "                         --out default bench/SCENE_demo: results.json)\n"
         "\n"
         "sh options (IMAGE.hdr: a Radiance .hdr, lat-long of any shape, +z up = the top row):\n"
         "  --out DIR              irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv\n"
@@ -271,6 +279,7 @@ static int cmd_run(int argc, char **argv)
         if (strcmp(a, "--headless") == 0) opt.headless = true;
         else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--no-vsync") == 0) opt.no_vsync = true;
+        else if (strcmp(a, "--overlay") == 0) opt.overlay = true;
         else if (strcmp(a, "--renderdoc") == 0) opt.load_renderdoc = true;
         else if (strcmp(a, "--watch") == 0) watch = 1;
         else if (strcmp(a, "--no-watch") == 0) watch = 0;
@@ -354,6 +363,7 @@ static int cmd_bench(int argc, char **argv)
         if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--surface") == 0) opt.surface = true;
         else if (strcmp(a, "--radiosity") == 0) opt.radiosity = true;
+        else if (strcmp(a, "--demo") == 0) opt.demo = true;
         else if (strcmp(a, "--steps") == 0) {
             if (!parse_positive(a, v, &opt.steps)) return 2;
             steps_given = true;
@@ -414,6 +424,17 @@ static int cmd_bench(int argc, char **argv)
         opt.steps = steps_given ? opt.steps : 5;
         opt.warmup = warmup_given ? opt.warmup : 1;
         return cs_bench_radiosity(&opt);
+    }
+    if (opt.demo) {
+        if (opt.cells || opt.surface) {
+            fprintf(stderr, "cistern: bench --demo takes --particles (not --cells or --surface)\n");
+            return 2;
+        }
+        if (!particles_given)
+            cs_bench_parse_sizes("256k,1M,4M", &opt, &err);
+        opt.steps = steps_given ? opt.steps : 10;
+        opt.warmup = warmup_given ? opt.warmup : 2;
+        return cs_bench_demo(&opt);
     }
     if (!opt.surface) {
         if (nodes_given) {

@@ -47,6 +47,8 @@ typedef struct run_state {
     int color_mode;
     cs_draw_mode draw;         // what fluids with a surface show
     bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
+    bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
+    char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
@@ -229,7 +231,8 @@ static void record_draw(run_state *r, const cs_render_target *target)
                                         .level = r->world.has_level && show_baked ? &r->world.level : NULL,
                                         .radiosity = level_lit && show_baked ? NULL : r->world.radiosity,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
-                                        .color_mode = r->color_mode});
+                                        .color_mode = r->color_mode,
+                                        .overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL});
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)
@@ -360,6 +363,7 @@ static int run_headless(run_state *r)
             cs_render_record_readback(&r->renderer, &r->rec);
         }
         cs_recorder_submit_wait(&r->rec);
+        cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
         if (capture) {
             char path[512] = "";
             if (cs_renderdoc_end(path, sizeof path))
@@ -416,6 +420,8 @@ static int run_window(run_state *r)
         }
         if (ev.toggle_level_light)
             r->level_baked = !r->level_baked;
+        if (ev.toggle_overlay)
+            r->overlay = !r->overlay;
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);
@@ -463,6 +469,7 @@ static int run_window(run_state *r)
         record_draw(r, &target);
         cs_window_record_present(&r->window, &r->rec, capture);
         cs_recorder_submit_wait(&r->rec);
+        cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
         cs_window_present(&r->window);
         if (capture) {
             char path[512] = "";
@@ -537,7 +544,7 @@ static void print_summary(const run_state *r, bool stats_whole, bool stopped)
 
 int cs_run(const cs_run_options *opt)
 {
-    run_state r = {.opt = opt, .color_mode = opt->color_mode};
+    run_state r = {.opt = opt, .color_mode = opt->color_mode, .overlay = opt->overlay};
     cs_error err;
     if (!cs_scene_load(opt->scene, &r.scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);

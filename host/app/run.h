@@ -23,6 +23,7 @@ typedef struct cs_run_options {
     int color_mode;             // -1: the scene's
     uint32_t width, height;     // image / window size (0: the scene's)
     bool no_vsync;
+    bool overlay;               // per-pass GPU ms in the image's corner (P toggles it in a window)
     uint32_t particles;         // rescale the fluid to about this many (0: as the scene says)
     bool quiet;
 } cs_run_options;

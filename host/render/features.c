@@ -11,6 +11,7 @@ extern const cs_render_feature cs_feature_bodies;     // feature_bodies.c: the r
 extern const cs_render_feature cs_feature_particles;  // feature_particles.c: every fluid's particles
 extern const cs_render_feature cs_feature_surface;    // feature_surface.c: the fluids' surface meshes
 extern const cs_render_feature cs_feature_smoke;      // feature_smoke.c: smoke sprites (additive)
+extern const cs_render_feature cs_feature_overlay;    // feature_overlay.c: text in the top-left corner
 
 const cs_render_feature *const cs_render_features[] = {
     &cs_feature_background,
@@ -22,5 +23,6 @@ const cs_render_feature *const cs_render_features[] = {
     &cs_feature_particles,
     &cs_feature_surface,
     &cs_feature_smoke, // translucent: after everything opaque
+    &cs_feature_overlay, // over everything
     NULL,
 };

@@ -126,9 +126,19 @@ typedef struct cs_render_frame {
     float density_spread;      // density map covers rho/rho0 in 1 -/+ spread (0: 0.1)
     bool hide_box;             // skip the domain box lines
     bool no_fog;               // fog off whatever the scene says
+    // Text drawn over everything in the top-left corner on a dark panel
+    // (feature_overlay.c; the window's per-pass GPU ms). NULL: none.
+    const char *overlay;
 } cs_render_frame;
 
 bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_renderer *r, cs_error *err);
+
+// The overlay: the pixels (x0, y0, x1, y1; y down) its panel covers for
+// `text`; nothing of it is drawn outside them.
+void cs_render_overlay_panel(const char *text, float panel[4]);
+// The overlay's text for a recorder's last frame: the `top` passes with
+// the most GPU ms (same-named passes summed), then the frame's total.
+void cs_render_overlay_format(const cs_recorder *rec, uint32_t top, char *out, size_t size);
 void cs_renderer_destroy(cs_renderer *r);
 
 // Resizes the offscreen image (waits for the device to go idle).

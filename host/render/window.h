@@ -65,6 +65,7 @@ typedef struct cs_window_events {
     bool toggle_probes;        // L: particles lit by the light probes or not (scenes with radiosity.probes)
     bool next_room;            // Tab: jump to the next room of a level
     bool toggle_level_light;   // B: a level lit by radiosity <-> TR1's baked vertex light
+    bool toggle_overlay;       // P: the per-pass GPU ms overlay on or off
     bool capture;              // F12: screenshot (and RenderDoc capture, if the loop wants)
     bool resized;              // the framebuffer changed size
     uint32_t width, height;    // framebuffer size now (0 when minimised)

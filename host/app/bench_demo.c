@@ -1,0 +1,370 @@
+// bench_demo.c — `cistern bench --demo SCENE`: frames per second of the
+// whole frame, as `cistern run` would make it, at each particle count.
+//
+// A frame is what the run loop records: the scene's substeps for one frame
+// of simulated time (the scaled scene's dt x substeps; 1/60 s in the shipped
+// scenes), the frame's closing work, the surfaces' meshing when the scene
+// draws them, the draw, then the stats read-back and check that every run
+// frame ends with. Headless: the draw goes to the renderer's offscreen
+// image; nothing is presented and nothing is read back, so a window adds
+// its present (and vsync) on top. The frame time is the host's wall clock
+// from the recording's start to the check's end; the GPU split reads the
+// recorder's timestamps: "sim" is every pass cs_world_record_frame
+// recorded, "draw" everything after it (meshing and the render features).
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include "camera.h"
+#include "context.h"
+#include "output.h"
+#include "recorder.h"
+#include "render.h"
+#include "scene.h"
+#include "sim.h"
+#include "world.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define DEMO_MAX_PASSES 64
+
+typedef struct demo_pass {
+    char name[48];
+    double median_ms; // GPU ms a frame: the sum of its runs in the frame (one per substep)
+    double *frame_ms; // per timed frame; -1 when it did not run
+} demo_pass;
+
+typedef struct demo_result {
+    uint32_t requested, particles, substeps, frames;
+    bool skipped, failed;
+    char reason[640];
+    double frame_ms, frame_p90_ms, fps;   // host wall clock of a whole frame
+    double gpu_ms, sim_ms, draw_ms;       // medians of the GPU timestamps
+    double sim_seconds;                   // simulated time a frame
+    demo_pass passes[DEMO_MAX_PASSES];
+    uint32_t pass_count;
+} demo_result;
+
+typedef struct demo_state {
+    cs_context *ctx;
+    cs_scene scene;
+    cs_world world;
+    cs_renderer renderer;
+    cs_view_camera camera;
+    cs_recorder rec;
+} demo_state;
+
+// What run.c's record_draw draws, to the offscreen image: each fluid's
+// particles, surface or 2D field as the scene's render.draw says, bodies,
+// the level (baked light unless the scene shows it lit by radiosity) and
+// the radiosity geometry.
+static void record_demo_draw(demo_state *d)
+{
+    cs_particle_view views[CS_MAX_FLUIDS] = {{0}};
+    cs_render_surface surfaces[CS_MAX_FLUIDS] = {{0}};
+    uint32_t view_count = 0, surface_count = 0;
+    cs_field_view field = {0};
+    bool draw_field = false;
+    cs_draw_mode draw = d->scene.render.draw;
+    for (uint32_t i = 0; i < d->world.fluid_count; i++) {
+        cs_world_fluid *f = &d->world.fluids[i];
+        cs_world_surface *s = cs_world_surface_of(&d->world, i);
+        bool surface = s && s->drawable && draw != CS_DRAW_PARTICLES;
+        if (surface) {
+            cs_render_surface *m = &surfaces[surface_count++];
+            *m = (cs_render_surface){.positions = &s->mesh.positions, .normals = &s->mesh.normals,
+                                     .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
+            memcpy(m->color, f->scene->materials[0].color, sizeof m->color);
+        }
+        if (f->ops->field && d->scene.dim == 2 && !draw_field) {
+            f->ops->field(f->state, &field);
+            draw_field = true;
+        } else if (f->ops->particles && !(surface && draw == CS_DRAW_SURFACE)) {
+            f->ops->particles(f->state, &views[view_count]);
+            views[view_count++].scene = f->scene;
+        }
+    }
+    cs_barrier_compute_to_graphics(&d->rec);
+    bool level_lit = d->world.radiosity && d->world.radiosity->has_level;
+    bool show_baked = !level_lit || !d->scene.level.radiosity_shown;
+    cs_render_record(&d->renderer, &d->rec,
+                     &(cs_render_frame){.particles = view_count ? views : NULL, .particle_view_count = view_count,
+                                        .field = draw_field ? &field : NULL, .surfaces = surfaces,
+                                        .surface_count = surface_count,
+                                        .body_states = d->world.has_bodies ? &d->world.bodies.states : NULL,
+                                        .level = d->world.has_level && show_baked ? &d->world.level : NULL,
+                                        .radiosity = level_lit && show_baked ? NULL : d->world.radiosity,
+                                        .scene = d->world.fluids[0].scene, .camera = &d->camera, .color_mode = -1});
+}
+
+static uint32_t pass_index(demo_result *res, const char *name, uint32_t frames)
+{
+    for (uint32_t q = 0; q < res->pass_count; q++)
+        if (strcmp(res->passes[q].name, name) == 0)
+            return q;
+    if (res->pass_count == DEMO_MAX_PASSES)
+        return UINT32_MAX;
+    demo_pass *p = &res->passes[res->pass_count];
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->frame_ms = malloc(frames * sizeof(double));
+    CS_ASSERT(p->frame_ms, "out of memory for %u frames", frames);
+    for (uint32_t f = 0; f < frames; f++)
+        p->frame_ms[f] = -1.0;
+    return res->pass_count++;
+}
+
+// One frame; false (res->reason) when it went wrong. sim_ms, draw_ms: its
+// GPU split; the passes' per-frame sums go to column `timed` (or nowhere
+// during the warm-up, timed = UINT32_MAX).
+static bool demo_frame(demo_state *d, demo_result *res, uint32_t timed, uint32_t frames, double *wall_ms,
+                       double *sim_ms, double *draw_ms)
+{
+    double start = cs_now_seconds();
+    cs_error err;
+    cs_recorder_begin(&d->rec);
+    cs_world_record_frame(&d->world, &d->rec);
+    uint32_t sim_passes = d->rec.pass_count;
+    bool surfaces = d->world.surface_count && d->scene.render.draw != CS_DRAW_PARTICLES;
+    bool meshed = !surfaces || cs_world_mesh_surfaces(&d->world, &d->rec, &err);
+    if (meshed)
+        record_demo_draw(d);
+    cs_recorder_submit_wait(&d->rec);
+    if (!meshed) {
+        snprintf(res->reason, sizeof res->reason, "%s", err.msg);
+        return false;
+    }
+    cs_sim_stats total, per_fluid[CS_MAX_FLUIDS];
+    cs_world_stats(&d->world, &total, per_fluid);
+    bool sane = cs_world_check_stats(&d->world, per_fluid, res->reason, sizeof res->reason);
+    *wall_ms = (cs_now_seconds() - start) * 1e3;
+    *sim_ms = *draw_ms = 0.0;
+    for (uint32_t p = 0; p < d->rec.pass_count; p++) {
+        const cs_pass_timing *t = &d->rec.passes[p];
+        *(p < sim_passes ? sim_ms : draw_ms) += t->ms;
+        uint32_t q = timed == UINT32_MAX ? UINT32_MAX : pass_index(res, t->name, frames);
+        if (q != UINT32_MAX)
+            res->passes[q].frame_ms[timed] = fmax(res->passes[q].frame_ms[timed], 0.0) + t->ms;
+    }
+    res->particles = total.particles;
+    return sane;
+}
+
+static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, demo_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->requested = requested;
+    demo_state d = {.ctx = ctx};
+    cs_error err;
+    if (!cs_scene_load(opt->scene, &d.scene, &err)) {
+        res->skipped = true;
+        snprintf(res->reason, sizeof res->reason, "%s", err.msg);
+        return;
+    }
+    cs_scene_scale_world(&d.scene, requested);
+    res->substeps = d.scene.substeps;
+    res->sim_seconds = (double)d.scene.dt * d.scene.substeps;
+    bool world = cs_world_create(ctx, &d.scene, &d.world, &err);
+    cs_renderer_desc rd = {.width = d.scene.render.width ? d.scene.render.width : 960,
+                           .height = d.scene.render.height ? d.scene.render.height : 540};
+    bool renderer = world && cs_renderer_create(ctx, &rd, &d.renderer, &err);
+    if (!renderer) {
+        res->skipped = true;
+        snprintf(res->reason, sizeof res->reason, "%s", err.msg);
+        if (world)
+            cs_world_destroy(&d.world);
+        cs_scene_free(&d.scene);
+        return;
+    }
+    cs_camera_from_scene(&d.camera, &d.scene);
+    cs_recorder_create(ctx, "demo", &d.rec);
+    uint32_t frames = opt->steps;
+    double *walls = calloc(frames, sizeof(double)), *sims = calloc(frames, sizeof(double)),
+           *draws = calloc(frames, sizeof(double)), *gpus = calloc(frames, sizeof(double));
+    CS_ASSERT(walls && sims && draws && gpus, "out of memory for %u frames", frames);
+    cs_progress progress;
+    if (!opt->quiet)
+        cs_progress_begin(&progress, opt->warmup + frames);
+    for (uint32_t i = 0; i < opt->warmup + frames; i++) {
+        bool timed = i >= opt->warmup;
+        uint32_t f = timed ? i - opt->warmup : UINT32_MAX;
+        double wall, sim, draw;
+        if (!demo_frame(&d, res, f, frames, &wall, &sim, &draw)) {
+            res->failed = true;
+            char what[sizeof res->reason];
+            snprintf(what, sizeof what, "%s", res->reason);
+            snprintf(res->reason, sizeof res->reason, "frame %u%s: %.600s", i, timed ? "" : " (warm-up)", what);
+            break;
+        }
+        if (timed) {
+            walls[f] = wall, sims[f] = sim, draws[f] = draw, gpus[f] = sim + draw;
+            res->frames++;
+        }
+        if (!opt->quiet) {
+            char status[96];
+            snprintf(status, sizeof status, "demo %u particles%s, %.0f ms a frame", requested,
+                     timed ? "" : " (warm-up)", wall);
+            cs_progress_update(&progress, i + 1, status);
+        }
+        if (timed && wall > opt->max_step_ms)
+            break; // one slow frame is enough to know
+    }
+    if (!opt->quiet)
+        cs_progress_end(&progress);
+    uint32_t n = res->frames;
+    res->frame_ms = cs_bench_percentile(walls, n, 0.5);
+    res->frame_p90_ms = cs_bench_percentile(walls, n, 0.9);
+    res->fps = res->frame_ms > 0 ? 1e3 / res->frame_ms : 0.0;
+    res->sim_ms = cs_bench_percentile(sims, n, 0.5);
+    res->draw_ms = cs_bench_percentile(draws, n, 0.5);
+    res->gpu_ms = cs_bench_percentile(gpus, n, 0.5);
+    for (uint32_t q = 0; q < res->pass_count; q++) {
+        // A pass that skipped some frames (an emitter's) counts 0 there.
+        for (uint32_t k = 0; k < n; k++)
+            res->passes[q].frame_ms[k] = fmax(res->passes[q].frame_ms[k], 0.0);
+        res->passes[q].median_ms = cs_bench_percentile(res->passes[q].frame_ms, n, 0.5);
+        free(res->passes[q].frame_ms);
+        res->passes[q].frame_ms = NULL;
+    }
+    free(walls), free(sims), free(draws), free(gpus);
+    cs_recorder_destroy(&d.rec);
+    cs_renderer_destroy(&d.renderer);
+    cs_world_destroy(&d.world);
+    cs_scene_free(&d.scene);
+}
+
+static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, const char *scene_name,
+                        const demo_result *res, uint32_t n)
+{
+    char device[512];
+    cs_context_device_string(ctx, device, sizeof device);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "scene", scene_name);
+    cJSON_AddStringToObject(root, "mode", "demo");
+    cJSON_AddStringToObject(root, "frame", "substeps + frame end + surfaces + draw to the offscreen image + "
+                                           "stats check; headless, no present");
+    cJSON_AddStringToObject(root, "device_and_driver", device);
+    cJSON_AddNumberToObject(root, "frames", opt->steps);
+    cJSON_AddNumberToObject(root, "warmup", opt->warmup);
+    cJSON *sizes = cJSON_AddArrayToObject(root, "sizes");
+    for (uint32_t i = 0; i < n; i++) {
+        const demo_result *r = &res[i];
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddNumberToObject(s, "requested", r->requested);
+        if (r->skipped) {
+            cJSON_AddStringToObject(s, "skipped", r->reason);
+            cJSON_AddItemToArray(sizes, s);
+            continue;
+        }
+        cJSON_AddNumberToObject(s, "particles", r->particles);
+        cJSON_AddBoolToObject(s, "stable", !r->failed);
+        if (r->failed)
+            cJSON_AddStringToObject(s, "failure", r->reason);
+        cJSON_AddNumberToObject(s, "substeps", r->substeps);
+        cJSON_AddNumberToObject(s, "sim_seconds_per_frame", r->sim_seconds);
+        cJSON_AddNumberToObject(s, "frames_timed", r->frames);
+        cJSON_AddNumberToObject(s, "frame_median_ms", r->frame_ms);
+        cJSON_AddNumberToObject(s, "frame_p90_ms", r->frame_p90_ms);
+        cJSON_AddNumberToObject(s, "frames_per_s", r->fps);
+        cJSON_AddNumberToObject(s, "gpu_median_ms", r->gpu_ms);
+        cJSON_AddNumberToObject(s, "sim_gpu_median_ms", r->sim_ms);
+        cJSON_AddNumberToObject(s, "draw_gpu_median_ms", r->draw_ms);
+        cJSON *passes = cJSON_AddObjectToObject(s, "passes");
+        for (uint32_t q = 0; q < r->pass_count; q++)
+            cJSON_AddNumberToObject(passes, r->passes[q].name, r->passes[q].median_ms);
+        cJSON_AddItemToArray(sizes, s);
+    }
+    return root;
+}
+
+static void print_demo_table(const char *scene_name, const char *device, const demo_result *res, uint32_t n)
+{
+    printf("\ncistern bench --demo %s on %s\n", scene_name, device);
+    printf("(a frame: substeps + draw to the offscreen image + stats check; headless, no present)\n");
+    printf("%11s %9s %11s %9s %9s %9s %9s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
+           "sim ms", "draw ms", "physics");
+    for (uint32_t i = 0; i < n; i++) {
+        const demo_result *r = &res[i];
+        if (r->skipped) {
+            printf("%11u  skipped: %.200s\n", r->requested, r->reason);
+            continue;
+        }
+        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f  %s%s\n", r->particles, r->substeps, r->frame_ms, r->fps,
+               r->gpu_ms, r->sim_ms, r->draw_ms, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        for (uint32_t q = 0; q < r->pass_count; q++)
+            printf("%11s   %-34s %9.3f ms a frame\n", "", r->passes[q].name, r->passes[q].median_ms);
+    }
+}
+
+int cs_bench_demo(const cs_bench_options *opt)
+{
+    cs_error err;
+    cs_scene probe;
+    if (!cs_scene_load(opt->scene, &probe, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 2;
+    }
+    char scene_name[64];
+    snprintf(scene_name, sizeof scene_name, "%s", probe.name);
+    cs_scene_free(&probe);
+    cs_context ctx;
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (!cs_context_create(&desc, &ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    char device[512];
+    cs_context_device_string(&ctx, device, sizeof device);
+    demo_result *res = calloc(opt->size_count, sizeof *res);
+    CS_ASSERT(res, "out of memory");
+    uint32_t n = 0;
+    bool failed = false, slow = false;
+    for (; n < opt->size_count; n++) {
+        if (failed || slow) {
+            res[n] = (demo_result){.requested = opt->sizes[n], .skipped = true};
+            snprintf(res[n].reason, sizeof res[n].reason, "not run: %s", failed ? "a smaller size went wrong"
+                     : "the previous size already took longer than --max-step-ms a frame");
+            continue;
+        }
+        demo_size(&ctx, opt, opt->sizes[n], &res[n]);
+        if (res[n].skipped)
+            fprintf(stderr, "cistern: skipped %u particles: %s\n", opt->sizes[n], res[n].reason);
+        if (res[n].failed)
+            fprintf(stderr, "cistern: bench --demo %s, %u particles: stopped at %s\n", opt->scene, opt->sizes[n],
+                    res[n].reason);
+        failed = res[n].failed;
+        slow = !res[n].skipped && res[n].frame_ms > opt->max_step_ms;
+    }
+    print_demo_table(scene_name, device, res, n);
+    char dir[512];
+    if (opt->out_dir)
+        snprintf(dir, sizeof dir, "%s", opt->out_dir);
+    else
+        snprintf(dir, sizeof dir, "bench/%s_demo", scene_name);
+    int code = failed ? 1 : 0;
+    if (!cs_make_dirs(dir, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        code = 1;
+    } else {
+        cJSON *json = demo_json(&ctx, opt, scene_name, res, n);
+        char *text = cJSON_Print(json);
+        char path[600];
+        snprintf(path, sizeof path, "%s/results.json", dir);
+        if (cs_write_whole_file(path, text, strlen(text), true, &err)) {
+            printf("wrote %s\n", path);
+        } else {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            code = 1;
+        }
+        free(text);
+        cJSON_Delete(json);
+    }
+    free(res);
+    cs_context_destroy(&ctx);
+    cs_shader_shutdown();
+    if (opt->validation && ctx.validation_errors) {
+        fprintf(stderr, "cistern: %u Vulkan validation error(s) were reported\n", ctx.validation_errors);
+        code = code ? code : 1;
+    }
+    return code;
+}

@@ -1,0 +1,145 @@
+// feature_overlay.c — text in the top-left corner of the image (the window's
+// per-pass GPU ms, cs_render_frame.overlay): stb_easy_font turns the text
+// into quads on the host, a host-visible buffer holds them, and one draw
+// pulls them (shaders/render/overlay_shared.h). Drawn last, over
+// everything, without depth. The buffer is rewritten every frame it is
+// drawn: cistern waits for each frame before recording the next, so the
+// GPU never reads it while the host writes it.
+#include "feature.h"
+
+#include "../../shaders/render/overlay_shared.h"
+
+#include <math.h>
+// stb_easy_font is header-only and all static; its unused helpers and its
+// casts would trip -Werror.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wdouble-promotion"
+#include <stb/stb_easy_font.h>
+#pragma GCC diagnostic pop
+
+typedef struct overlay {
+    cs_program_id program;
+    cs_buffer quads;           // vec4 per quad (pixels), quad 0 the panel
+} overlay;
+
+// stb_easy_font's vertex: x, y, z, rgba.
+typedef struct easy_font_vertex {
+    float x, y, z;
+    unsigned char color[4];
+} easy_font_vertex;
+
+static bool create(cs_renderer *r, void **state, cs_error *err)
+{
+    overlay *o = calloc(1, sizeof *o);
+    CS_ASSERT(o, "out of memory");
+    *state = o;
+    if (!cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "overlay quads", .host_visible = true,
+                                                     .size = CS_OVERLAY_MAX_QUADS * 4 * sizeof(float)},
+                          &o->quads, err))
+        return false;
+    return cs_render_program(r, "render overlay", "render/overlay.vert", "render/overlay.frag",
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS,
+                             VK_CULL_MODE_NONE, &o->program, err);
+}
+
+static void destroy(cs_renderer *r, void *state)
+{
+    overlay *o = state;
+    cs_program_destroy(r->ctx, &o->program);
+    cs_buffer_destroy(r->ctx, &o->quads);
+    free(o);
+}
+
+void cs_render_overlay_panel(const char *text, float panel[4])
+{
+    float m = (float)CS_OVERLAY_MARGIN, s = (float)CS_OVERLAY_SCALE;
+    float w = (float)stb_easy_font_width((char *)text), h = (float)stb_easy_font_height((char *)text);
+    panel[0] = m, panel[1] = m;
+    panel[2] = m + 2 * m + s * w, panel[3] = m + 2 * m + s * h;
+}
+
+// The panel and the text's quads into `quads`; returns how many.
+static uint32_t layout_text(const char *text, float (*quads)[4], uint32_t capacity)
+{
+    cs_render_overlay_panel(text, quads[0]);
+    static easy_font_vertex vertices[CS_OVERLAY_MAX_QUADS * 4];
+    int n = stb_easy_font_print(0, 0, (char *)text, NULL, vertices, (int)sizeof vertices);
+    uint32_t count = 1;
+    float origin = 2.0f * (float)CS_OVERLAY_MARGIN, s = (float)CS_OVERLAY_SCALE;
+    for (int q = 0; q < n && count < capacity; q++, count++) {
+        const easy_font_vertex *v = &vertices[4 * q]; // corners in order: x0y0, x1y0, x1y1, x0y1
+        quads[count][0] = origin + s * v[0].x, quads[count][1] = origin + s * v[0].y;
+        quads[count][2] = origin + s * v[2].x, quads[count][3] = origin + s * v[2].y;
+    }
+    return count;
+}
+
+static void draw_quads(overlay *o, cs_recorder *rec, const cs_render_view *view, uint32_t first, uint32_t count,
+                       const float rgb[3])
+{
+    struct cs_render_overlay_push push = {
+        .target = {(float)view->width, (float)view->height, 0, 0},
+        .color = {rgb[0], rgb[1], rgb[2], 0},
+        .modes = {view->flags, first, 0, 0},
+    };
+    cs_draw(rec, o->program, &(cs_draw_desc){.buffers = {&o->quads}, .push = &push, .push_size = sizeof push,
+                                             .vertex_count = 6 * count});
+}
+
+static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+{
+    (void)r;
+    overlay *o = state;
+    const char *text = view->frame->overlay;
+    if (!text || !*text)
+        return;
+    uint32_t count = layout_text(text, o->quads.mapped, CS_OVERLAY_MAX_QUADS);
+    const float panel[3] = {CS_OVERLAY_PANEL}, ink[3] = {CS_OVERLAY_TEXT};
+    draw_quads(o, rec, view, 0, 1, panel);
+    if (count > 1)
+        draw_quads(o, rec, view, 1, count - 1, ink);
+}
+
+const cs_render_feature cs_feature_overlay = {"overlay", create, destroy, record};
+
+// Passes of the same name (a pass per substep) are summed; the `top`
+// largest are listed, then the frame's total.
+typedef struct pass_sum {
+    const char *name;
+    double ms;
+} pass_sum;
+
+static int by_ms_descending(const void *a, const void *b)
+{
+    double x = ((const pass_sum *)a)->ms, y = ((const pass_sum *)b)->ms;
+    return (x < y) - (x > y);
+}
+
+void cs_render_overlay_format(const cs_recorder *rec, uint32_t top, char *out, size_t size)
+{
+    pass_sum sums[128];
+    uint32_t n = 0;
+    double total = 0.0;
+    for (uint32_t p = 0; p < rec->pass_count; p++) {
+        const cs_pass_timing *t = &rec->passes[p];
+        total += t->ms;
+        uint32_t k = 0;
+        while (k < n && strcmp(sums[k].name, t->name) != 0)
+            k++;
+        if (k == n && n == sizeof sums / sizeof sums[0])
+            continue; // counted in the total, not listed
+        if (k == n)
+            sums[n++] = (pass_sum){t->name, 0.0};
+        sums[k].ms += t->ms;
+    }
+    qsort(sums, n, sizeof sums[0], by_ms_descending);
+    size_t used = 0;
+    used += (size_t)snprintf(out, size, "GPU ms a frame (P hides)\n");
+    for (uint32_t k = 0; k < n && k < top && used < size; k++)
+        used += (size_t)snprintf(out + used, size - used, "%8.2f  %s\n", sums[k].ms, sums[k].name);
+    if (used < size)
+        snprintf(out + used, size - used, "%8.2f  total, %u passes\n", total, rec->pass_count);
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `cistern bench --demo` times whole frames (substeps + draw, headless): at a
+# tiny particle count every figure it promises is in results.json and on
+# stdout and is a finite number (cJSON writes NaN and Inf as null, which the
+# number pattern refuses), and a bad --particles list is refused with a
+# message naming the bad item. Validation (with synchronization) is on. $1 is the cistern binary.
+set -uo pipefail
+cistern=${1:?usage: bench_demo.sh path/to/cistern}
+source "$(dirname "$0")/util/expect.sh"
+
+number='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+expect 0 "frames/s" -- "$cistern" bench --demo dam_break_3d --particles 2k --steps 2 --warmup 1 --validation \
+  --out "$tmp/d"
+json=$tmp/d/results.json
+[ -f "$json" ] || fail "no results.json in $tmp/d: $last_out"
+for field in particles substeps frames_timed frame_median_ms frame_p90_ms frames_per_s gpu_median_ms \
+             sim_gpu_median_ms draw_gpu_median_ms; do
+  grep -Eq "\"$field\":[[:space:]]*$number,?$" "$json" || fail "results.json: \"$field\" missing or not finite"
+done
+# Both halves of the frame were timed: a simulation pass and a draw pass,
+# each with a finite time, and the split is not all on one side.
+grep -Eq "\"pbf: lambda\":[[:space:]]*$number" "$json" || fail "results.json: no finite \"pbf: lambda\" pass"
+grep -Eq "\"draw\":[[:space:]]*$number" "$json" || fail "results.json: no finite \"draw\" pass"
+for field in sim_gpu_median_ms draw_gpu_median_ms; do
+  grep -Eq "\"$field\":[[:space:]]*0,?$" "$json" && fail "results.json: $field is 0"
+done
+# The stdout table: a row for the size with its frame ms and frames/s.
+awk '$1 ~ /^[0-9]+$/ && $2 + 0 >= 1 && $3 + 0 > 0 && $4 + 0 > 0 && $NF == "stable" { found = 1 }
+     END { exit !found }' <<<"$last_out" ||
+  fail "no table row (particles, substeps, frame ms, frames/s ... stable) on stdout: $last_out"
+
+expect 2 'cannot read a count at "x"' -- "$cistern" bench --demo dam_break_3d --particles 2k,x --out "$tmp/e"
+expect 2 'unexpected "q"' -- "$cistern" bench --demo dam_break_3d --particles 4q --out "$tmp/e"
+[ -e "$tmp/e" ] && fail "a refused --particles still wrote $tmp/e"
+exit $((failures > 0))
