@@ -70,39 +70,74 @@ static double edge_distance(const prism *pr, int i, const double q[3])
     return sqrt(dot3(d, d));
 }
 
-// The prism is (triangle) x [-thickness, 0] along n: the signed distance to
-// a product of two convex sets is sqrt(a^2 + b^2) outside (a, b: distances
-// to each factor, 0 inside it) and -min(depth in each) inside.
-static double prism_distance(const prism *pr, double thickness, const double p[3])
+// Where p is against one triangle: inside its prism or not, the distance to
+// the prism (0 inside), and to the triangle itself with the side p is on.
+typedef struct prism_place {
+    bool inside;
+    bool behind;             // behind the triangle's plane
+    double prism_distance;   // 0 when inside
+    double triangle_distance;
+} prism_place;
+
+// The prism is (triangle) x [-thickness, 0] along n: the distance to a
+// product of two convex sets is sqrt(a^2 + b^2), a and b the distances to
+// each factor (0 inside it).
+static prism_place place_in_prism(const prism *pr, double thickness, const double p[3])
 {
     double rel[3] = {p[0] - pr->v[0][0], p[1] - pr->v[0][1], p[2] - pr->v[0][2]};
     double h = dot3(rel, pr->n);
     double q[3] = {p[0] - h * pr->n[0], p[1] - h * pr->n[1], p[2] - h * pr->n[2]};
     bool in_triangle = true;
-    double depth_in_plane = INFINITY;
     for (int i = 0; i < 3; i++) {
         double d[3] = {q[0] - pr->v[i][0], q[1] - pr->v[i][1], q[2] - pr->v[i][2]};
-        double s = dot3(d, pr->inward[i]);
-        in_triangle = in_triangle && s >= 0.0;
-        depth_in_plane = fmin(depth_in_plane, s);
+        in_triangle = in_triangle && dot3(d, pr->inward[i]) >= 0.0;
     }
     double in_plane = 0.0;
     if (!in_triangle)
         in_plane = fmin(edge_distance(pr, 0, q), fmin(edge_distance(pr, 1, q), edge_distance(pr, 2, q)));
-    double along = 0.0; // distance from h to [-thickness, 0]
-    if (h > 0.0)
-        along = h;
-    else if (h < -thickness)
-        along = -thickness - h;
-    else if (in_triangle)
-        return -fmin(depth_in_plane, fmin(-h, thickness + h));
-    return sqrt(in_plane * in_plane + along * along);
+    double along = h > 0.0 ? h : (h < -thickness ? -thickness - h : 0.0); // h to [-thickness, 0]
+    prism_place out = {
+        .inside = in_triangle && along == 0.0,
+        .behind = h < 0.0,
+        .prism_distance = sqrt(in_plane * in_plane + along * along),
+        .triangle_distance = sqrt(in_plane * in_plane + h * h),
+    };
+    return out;
 }
 
-double cs_geometry_prism_distance(const cs_tri *tri, double thickness, const double p[3])
+// The running result at one point over the triangles seen so far.
+typedef struct sdf_point {
+    bool inside;          // in some triangle's prism
+    double to_solid;      // least prism distance
+    double to_front;      // least distance to a triangle p is behind
+} sdf_point;
+
+static void add_triangle(sdf_point *at, const prism_place *place)
 {
-    prism pr = prism_from_tri(tri);
-    return prism_distance(&pr, thickness, p);
+    at->inside = at->inside || place->inside;
+    at->to_solid = fmin(at->to_solid, place->prism_distance);
+    if (place->behind || place->inside)
+        at->to_front = fmin(at->to_front, place->triangle_distance);
+}
+
+// Outside: the distance to the union of prisms. Inside: minus the distance
+// to the nearest triangle whose back the point is behind: through a front
+// face, never a prism's back or its sides, so seams inside the solid (a
+// quad's diagonal, two faces meeting) are not surfaces.
+static double sdf_value(const sdf_point *at)
+{
+    return at->inside ? -at->to_front : at->to_solid;
+}
+
+double cs_geometry_sdf_at(const cs_tri *tris, uint32_t tri_count, double thickness, const double p[3])
+{
+    sdf_point at = {.inside = false, .to_solid = INFINITY, .to_front = INFINITY};
+    for (uint32_t t = 0; t < tri_count; t++) {
+        prism pr = prism_from_tri(&tris[t]);
+        prism_place place = place_in_prism(&pr, thickness, p);
+        add_triangle(&at, &place);
+    }
+    return sdf_value(&at);
 }
 
 bool cs_geometry_grid_plan(const float domain_min[3], const float domain_max[3], double cell, double band,
@@ -179,8 +214,12 @@ bool cs_geometry_sdf_bake(const cs_tri *tris, uint32_t tri_count, const cs_level
                        (unsigned long long)visits, tri_count, grid->dims[0], grid->dims[1], grid->dims[2], grid->cell,
                        (unsigned long long)CS_GEOMETRY_SDF_MAX_VISITS);
     size_t nodes = (size_t)grid->dims[0] * grid->dims[1] * grid->dims[2];
+    sdf_point *at = malloc(nodes * sizeof *at);
+    CS_ASSERT(at, "out of host memory for %zu geometry field nodes", nodes);
+    // Starting at the band: what no triangle comes within the band of is
+    // clamped there anyway.
     for (size_t i = 0; i < nodes; i++)
-        values[i] = (float)grid->band;
+        at[i] = (sdf_point){.inside = false, .to_solid = grid->band, .to_front = grid->band};
     for (uint32_t t = 0; t < tri_count; t++) {
         prism pr = prism_from_tri(&tris[t]);
         uint32_t lo[3], hi[3];
@@ -191,13 +230,12 @@ bool cs_geometry_sdf_bake(const cs_tri *tris, uint32_t tri_count, const cs_level
                 for (uint32_t x = lo[0]; x <= hi[0]; x++) {
                     double p[3] = {grid->origin[0] + x * grid->cell, grid->origin[1] + y * grid->cell,
                                    grid->origin[2] + z * grid->cell};
-                    float d = (float)prism_distance(&pr, thickness, p);
-                    size_t index = ((size_t)z * grid->dims[1] + y) * grid->dims[0] + x;
-                    if (d < values[index])
-                        values[index] = d;
+                    prism_place place = place_in_prism(&pr, thickness, p);
+                    add_triangle(&at[((size_t)z * grid->dims[1] + y) * grid->dims[0] + x], &place);
                 }
     }
     for (size_t i = 0; i < nodes; i++)
-        values[i] = fmaxf(values[i], (float)-grid->band);
+        values[i] = (float)fmax(fmin(sdf_value(&at[i]), grid->band), -grid->band);
+    free(at);
     return true;
 }

@@ -22,11 +22,17 @@
 //   (a lone plank is a slab that thick behind its front);
 // - a triangle facing away from the fluid is solid on the fluid's side.
 //
-// The distance: the exact signed distance to each prism (a triangle in its
-// plane times an interval along the normal), the minimum over triangles.
-// That is exact outside the solid; inside, its magnitude is the depth into
-// the deepest single prism, at most the true depth (exact within
-// thickness / 2 of a face). Values are clamped to +-band like the level's.
+// The distance: outside the solid, the exact distance to the union of
+// prisms (a prism is a triangle times an interval along its normal, whose
+// distance is exact). Inside, minus the distance to the nearest triangle
+// the point is behind: the way out through a front face, never through a
+// prism's back or sides, so the seams where prisms meet inside the solid (a
+// quad's diagonal, a block's edges) are not surfaces. For a closed convex
+// part between thickness and 2 x thickness across (a box, a Cornell block)
+// that is its exact signed distance everywhere. Where a prism's back or
+// side borders open space (a thin part, a lone quad's rim) the field jumps
+// there from minus the depth to 0. Values are clamped to +-band like the
+// level's.
 #pragma once
 
 #include "level_sdf.h"
@@ -52,10 +58,11 @@ uint64_t cs_geometry_sdf_visits(const cs_tri *tris, uint32_t tri_count, const cs
 // Bakes the signed distance (> 0 in open space) at every node of `grid`
 // (values: dims[0] dims[1] dims[2] floats, x fastest). Deterministic (one
 // thread, triangles in order). Refuses a thickness that is not positive and
-// a bake past CS_GEOMETRY_SDF_MAX_VISITS, saying the counts.
+// a bake past CS_GEOMETRY_SDF_MAX_VISITS, saying the counts (values is
+// untouched then).
 bool cs_geometry_sdf_bake(const cs_tri *tris, uint32_t tri_count, const cs_level_grid *grid, double thickness,
                           float *values, cs_error *err);
 
-// The signed distance from p to one triangle's prism (double; the bake's
-// per-triangle term, exposed for tests).
-double cs_geometry_prism_distance(const cs_tri *tri, double thickness, const double p[3]);
+// The same rule at one point, in double and unclamped, over all triangles
+// (the bake's reference, for tests).
+double cs_geometry_sdf_at(const cs_tri *tris, uint32_t tri_count, double thickness, const double p[3]);
