@@ -19,12 +19,16 @@
 //    particle centre is inside a block by more than TOLERANCE_SPACINGS, by
 //    each block's face planes and the floor. The same run without the
 //    scene's geometry must put particles inside, so the check can fail.
+// 5. scenes/cornell_fluid.json's field as the world bakes it: the blocks
+//    are solid along their axes to the top; the bake's cost is printed.
+#define _POSIX_C_SOURCE 200809L // clock_gettime
 #include "test_util.h"
 
 #include "geometry_sdf.h"
 #include "world.h"
 
 #include <math.h>
+#include <time.h>
 
 // ---------------------------------------------------------------------------
 // Boxes: centre, three orthonormal axes, half sizes.
@@ -361,6 +365,49 @@ static void check_blocks(cs_context *ctx)
     CHECK(without.inside > 0, "the water never entered the blocks without the geometry: the check cannot fail");
 }
 
+// scenes/cornell_fluid.json's own field, as the world bakes it (cell = the
+// spacing, band max(2 h, 4 spacings), thickness 2 bands): its cost, and
+// the blocks solid to their centres (the thickness reaches them).
+static void check_cornell_scene(void)
+{
+    cs_scene scene;
+    cs_error err;
+    bool ok = cs_scene_load(CS_SOURCE_DIR "/scenes/cornell_fluid.json", &scene, &err);
+    CHECK(ok, "cornell_fluid: %s", ok ? "" : err.msg);
+    if (!ok)
+        return;
+    const cs_scene *fs = &scene.fluids[0];
+    double band = fmax(2.0 * fs->smoothing_radius, 4.0 * fs->particle_spacing);
+    cs_level_grid grid;
+    ok = cs_geometry_grid_plan(fs->domain_min, fs->domain_max, fs->particle_spacing, band, &grid, &err);
+    CHECK(ok, "cornell_fluid grid: %s", ok ? "" : err.msg);
+    const cs_geometry *g = scene.geometry;
+    float *values = malloc((size_t)grid.dims[0] * grid.dims[1] * grid.dims[2] * sizeof *values);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ok = ok && cs_geometry_sdf_bake(g->tris, g->tri_count, &grid, 2.0 * band, values, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK(ok, "cornell_fluid bake: %s", ok ? "" : err.msg);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    printf("cornell_fluid: %u triangles, %u x %u x %u nodes, %llu visits, bake %.1f ms\n", g->tri_count,
+           grid.dims[0], grid.dims[1], grid.dims[2],
+           (unsigned long long)cs_geometry_sdf_visits(g->tris, g->tri_count, &grid, 2.0 * band), ms);
+    for (int b = 0; ok && b < 2; b++) {
+        double centre[3] = {0, 0, 0};
+        for (int f = 0; f < 5; f++)
+            for (int v = 0; v < 4; v++)
+                for (int k = 0; k < 3; k++)
+                    centre[k] += BLOCK_QUADS[b][f][v][k] / 20.0;
+        for (double y = 0.01; y < BLOCK_QUADS[b][0][0][1]; y += 0.01) {
+            double p[3] = {centre[0], y, centre[2]};
+            double d = cs_level_sdf_sample(&grid, values, p);
+            CHECK(d < 0.0, "cornell_fluid: block %d open (%.4f m) on its axis at height %.2f m", b, d, y);
+        }
+    }
+    free(values);
+    cs_scene_free(&scene);
+}
+
 int main(void)
 {
     test_seed();
@@ -369,6 +416,7 @@ int main(void)
     check_reference();
     check_open_quad();
     check_cap();
+    check_cornell_scene();
     check_blocks(&ctx);
     return test_finish(&ctx);
 }

@@ -209,7 +209,7 @@ bool cs_geometry_sdf_bake(const cs_tri *tris, uint32_t tri_count, const cs_level
     if (visits > CS_GEOMETRY_SDF_MAX_VISITS)
         return cs_fail(err,
                        "the geometry's distance field would take %llu node-triangle visits (%u triangles, %u x %u x "
-                       "%u nodes, cell %g m): more than %llu (about 10 s on one core); use fewer triangles or a "
+                       "%u nodes, cell %g m): more than %llu (about 25 s on one core); use fewer triangles or a "
                        "coarser particle spacing",
                        (unsigned long long)visits, tri_count, grid->dims[0], grid->dims[1], grid->dims[2], grid->cell,
                        (unsigned long long)CS_GEOMETRY_SDF_MAX_VISITS);
