@@ -158,6 +158,10 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     cs_world_radiosity *part = view->frame->radiosity;
     if (!part || part->compiled.patch_count == 0)
         return;
+    // A level shown with its baked light is the level feature's; the part
+    // still lights the fluids through its probes.
+    if (part->has_level && view->frame->level_baked)
+        return;
     if (g->built != &part->compiled)
         build(r, g, part);
     cs_render_geometry_push push = {
