@@ -12,7 +12,12 @@
 //   3. the baked frame shows the level once: its level pixels are exactly
 //      those of a frame without the radiosity part (before the renderer's
 //      level_baked switch, a frame holding both drew the geometry too, or
-//      the caller dropped the part and with it the probes).
+//      the caller dropped the part and with it the probes);
+//   4. the level lit by radiosity is textured (texel x B / albedo): against
+//      the untextured patches (the frame without the level mesh) its local
+//      contrast (mean |pixel - its 3x3 mean|) is at least CONTRAST_FACTOR
+//      times higher and its mean linear colour within MEAN_RATIO of it
+//      (texels over their mean albedo average to 1 on each face).
 #include "test_util.h"
 
 #include "camera.h"
@@ -29,10 +34,13 @@
 #define INSIDE_MARGIN 0.25 // m: probes this deep in rock must be flagged
 #define MIN_LIT 0.01       // mean linear colour of the lit water
 #define MIN_CHANGE 0.01    // mean change the L switch makes
+#define CONTRAST_FACTOR 3.0
+#define MEAN_RATIO 1.25
 
-// What a test frame draws: the level alone, the level and the water, or
-// the level alone without the world's radiosity part.
-typedef enum { FRAME_NO_PARTICLES, FRAME_PARTICLES, FRAME_NO_RADIOSITY } frame_kind;
+// What a test frame draws: the level alone, the level and the water, the
+// level alone without the world's radiosity part, or the radiosity's
+// patches without the level mesh (untextured).
+typedef enum { FRAME_NO_PARTICLES, FRAME_PARTICLES, FRAME_NO_RADIOSITY, FRAME_NO_LEVEL_MESH } frame_kind;
 
 // Distance from p to the nearest open sector column (0 inside one).
 static double distance_to_open(const cs_level_space *space, const double p[3])
@@ -99,7 +107,7 @@ static void render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_vi
     world->fluids[0].ops->particles(world->fluids[0].state, &view);
     cs_render_record(r, &rec,
                      &(cs_render_frame){.particles = kind == FRAME_PARTICLES ? &view : NULL,
-                                        .level = &world->level,
+                                        .level = kind == FRAME_NO_LEVEL_MESH ? NULL : &world->level,
                                         .radiosity = kind == FRAME_NO_RADIOSITY ? NULL : world->radiosity,
                                         .level_baked = level_baked, .scene = world->fluids[0].scene,
                                         .camera = cam, .color_mode = -1, .hide_box = true, .no_fog = true});
@@ -167,6 +175,47 @@ static void check_water_lit(cs_context *ctx, cs_renderer *r, cs_world *world, co
     free(none), free(on), free(off), free(plain);
 }
 
+// Mean linear colour and mean |pixel - its 3x3 neighbourhood's mean|.
+static void contrast(const uint8_t *px, double *mean, double *local)
+{
+    double sum = 0.0, dev = 0.0;
+    uint32_t count = 0;
+    for (int y = 1; y + 1 < HEIGHT; y++) {
+        for (int x = 1; x + 1 < WIDTH; x++) {
+            for (int c = 0; c < 3; c++) {
+                double around = 0.0;
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++)
+                        around += srgb_to_linear(px[4 * ((y + dy) * WIDTH + x + dx) + c]) / 9.0;
+                double v = srgb_to_linear(px[4 * (y * WIDTH + x) + c]);
+                sum += v, dev += fabs(v - around);
+            }
+            count += 3;
+        }
+    }
+    *mean = sum / count;
+    *local = dev / count;
+}
+
+static void check_textured(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_view_camera *cam)
+{
+    size_t bytes = (size_t)WIDTH * HEIGHT * 4;
+    uint8_t *textured = malloc(bytes), *plain = malloc(bytes);
+    CS_ASSERT(textured && plain, "out of memory");
+    render(ctx, r, world, cam, false, FRAME_NO_PARTICLES, textured);
+    render(ctx, r, world, cam, false, FRAME_NO_LEVEL_MESH, plain);
+    double mean_t, local_t, mean_p, local_p;
+    contrast(textured, &mean_t, &local_t);
+    contrast(plain, &mean_p, &local_p);
+    printf("radiosity: textured mean %.4f local contrast %.4f; untextured mean %.4f local contrast %.4f\n", mean_t,
+           local_t, mean_p, local_p);
+    CHECK(local_t > CONTRAST_FACTOR * local_p, "the radiosity-lit level is not textured: contrast %.4f vs %.4f",
+          local_t, local_p);
+    CHECK(mean_t < MEAN_RATIO * mean_p && mean_p < MEAN_RATIO * mean_t,
+          "textured mean %.4f too far from the patches' %.4f", mean_t, mean_p);
+    free(textured), free(plain);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -204,6 +253,7 @@ int main(void)
             check_rock_probes(&ctx, &scene, &world);
             check_water_lit(&ctx, &r, &world, &cam, false);
             check_water_lit(&ctx, &r, &world, &cam, true);
+            check_textured(&ctx, &r, &world, &cam);
             cs_world_destroy(&world);
         }
         cs_scene_free(&scene);
