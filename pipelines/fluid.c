@@ -193,8 +193,13 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
     CS_ASSERT(f->program_count < CS_FLUID_MAX_PROGRAMS, "too many fluid programs");
     cs_program_desc pd = {.path = path};
     pd.defines[0] = (cs_define){"DIM", f->dim == 3 ? "3" : "2"};
-    for (int i = 0; defines && defines[i].name && i + 1 < CS_MAX_DEFINES; i++)
-        pd.defines[i + 1] = defines[i];
+    // How many materials the shaders' register tables hold (fluid.glsl,
+    // cs_pick_material); the create function checked it is 1..8.
+    char materials[4];
+    snprintf(materials, sizeof materials, "%u", CS_MIN(CS_MAX(f->scene.material_count, 1u), (uint32_t)CS_FLUID_MAX_MATERIALS));
+    pd.defines[1] = (cs_define){"CS_MATERIAL_COUNT", materials};
+    for (int i = 0; defines && defines[i].name && i + 2 < CS_MAX_DEFINES; i++)
+        pd.defines[i + 2] = defines[i];
     if (!cs_program_create(f->ctx, &pd, prog, err))
         return false;
     f->programs[f->program_count++] = *prog;
@@ -300,7 +305,9 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16}, &f->level_field, err);
     static const cs_define with_predicted[] = {{"HAS_PREDICTED", "1"}, {NULL, NULL}};
     static const cs_define with_velocity[] = {{"WITH_VELOCITY", "1"}, {NULL, NULL}};
-    ok = ok && cs_fluid_program(f, "fluid/predict.comp", NULL, &f->predict, err);
+    static const cs_define with_w_material[] = {{"PREDICTED_W_MATERIAL", "1"}, {NULL, NULL}};
+    ok = ok && cs_fluid_program(f, "fluid/predict.comp", desc->predicted_w_material ? with_w_material : NULL,
+                                &f->predict, err);
     ok = ok && cs_fluid_program(f, "fluid/reorder.comp", desc->uses_predicted ? with_predicted : NULL, &f->reorder, err);
     // With moving bodies the velocity collide also hands them impulses.
     static const cs_define with_impulses[] = {{"WITH_VELOCITY", "1"}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};

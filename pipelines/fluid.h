@@ -9,7 +9,9 @@
 //      positions   vec4 (xyz, w = 0)       velocities  vec4 (xyz, w = 0)
 //      predicted   vec4 (only when desc.uses_predicted; xyz, w = particle
 //                  mass as "predict" writes it, so loops over x* need no
-//                  material lookup)
+//                  material lookup; with desc.predicted_w_material, w =
+//                  float(material) instead: one storage-buffer read per
+//                  neighbour less on lavapipe for solvers that need both)
 //      materials   uint (index into scene materials)
 //      ids         uint (the particle's creation index: blocks first, then
 //                  emitted in emission order — maps any state back to a
@@ -65,6 +67,7 @@ typedef struct cs_fluid_array_desc {
 typedef struct cs_fluid_desc {
     const char *solver;        // "pbf", "sph", "wcsph": names buffers and messages
     bool uses_predicted;       // allocate and reorder the predicted positions
+    bool predicted_w_material; // "predict" writes float(material) in w instead of the mass
     cs_fluid_array_desc arrays[CS_FLUID_MAX_ARRAYS];
 } cs_fluid_desc;
 

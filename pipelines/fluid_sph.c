@@ -102,6 +102,7 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
     cs_fluid_desc desc = {
         .solver = "sph",
         .uses_predicted = true,
+        .predicted_w_material = true, // density and relax pick per-material values from it
         .arrays = {[CS_SPH_ARRAY_PRESSURES] = {.name = "sph pressures", .stride = 8}},
     };
     if (!cs_fluid_create(ctx, &split, &desc, &s->fluid, err))

@@ -150,8 +150,8 @@ static void add_patch(cs_radiosity_compiled *c, const cs_tri *t, uint32_t tri, c
     c->patch_tri[k] = tri;
 }
 
-static bool make_patches(const cs_tri *tris, uint32_t tri_count, double patch_size, cs_radiosity_compiled *c,
-                         cs_error *err)
+bool cs_radiosity_make_patches(const cs_tri *tris, uint32_t tri_count, double patch_size, cs_radiosity_compiled *c,
+                               cs_error *err)
 {
     uint64_t total = 0;
     for (uint32_t i = 0; i < tri_count; i++) {
@@ -233,7 +233,7 @@ bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_s
     double start = cs_now_seconds();
     if (!(patch_size > 0.0))
         return cs_fail(err, "radiosity: patch_size must be > 0 (got %g)", patch_size);
-    if (!make_patches(tris, tri_count, patch_size, out, err)) {
+    if (!cs_radiosity_make_patches(tris, tri_count, patch_size, out, err)) {
         cs_radiosity_free(out);
         return false;
     }
@@ -269,13 +269,31 @@ void cs_radiosity_free(cs_radiosity_compiled *c)
     free(c->patch_tri);
     free(c->link_start);
     free(c->links);
+    free(c->clusters);
+    free(c->child_start);
+    free(c->children);
     *c = (cs_radiosity_compiled){0};
+}
+
+// Every cluster's B: the area-weighted mean of its children's, round by
+// round (node-indexed: patches first, then clusters).
+static void push_up(const cs_radiosity_compiled *c, double *nodes)
+{
+    for (uint32_t k = 0; k < c->cluster_count; k++) {
+        double sum[3] = {0, 0, 0};
+        for (uint32_t l = c->child_start[k]; l < c->child_start[k + 1]; l++)
+            for (int ch = 0; ch < 3; ch++)
+                sum[ch] += (double)c->children[l].factor * nodes[3 * c->children[l].target + ch];
+        for (int ch = 0; ch < 3; ch++)
+            nodes[3 * ((size_t)c->patch_count + k) + ch] = sum[ch];
+    }
 }
 
 void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, uint32_t bounces, double *radiosity)
 {
     uint32_t n = c->patch_count;
-    double *previous = malloc((size_t)(n ? n : 1) * 3 * sizeof *previous);
+    size_t nodes = (size_t)n + c->cluster_count;
+    double *previous = malloc((nodes ? nodes : 1) * 3 * sizeof *previous);
     CS_ASSERT(previous, "radiosity: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         const float rho[3] = {c->patches[i].albedo.x, c->patches[i].albedo.y, c->patches[i].albedo.z};
@@ -285,11 +303,12 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
     }
     for (uint32_t bounce = 0; bounce < bounces; bounce++) {
         memcpy(previous, radiosity, (size_t)n * 3 * sizeof *previous);
+        push_up(c, previous);
         for (uint32_t i = 0; i < n; i++) {
             double gathered[3] = {0, 0, 0};
             for (uint32_t l = c->link_start[i]; l < c->link_start[i + 1]; l++)
                 for (int k = 0; k < 3; k++)
-                    gathered[k] += (double)c->links[l].factor * previous[3 * c->links[l].target + k];
+                    gathered[k] += (double)c->links[l].factor * previous[3 * (size_t)c->links[l].target + k];
             const float rho[3] = {c->patches[i].albedo.x, c->patches[i].albedo.y, c->patches[i].albedo.z};
             const float e[3] = {c->patches[i].emission.x, c->patches[i].emission.y, c->patches[i].emission.z};
             for (int k = 0; k < 3; k++)

@@ -21,6 +21,8 @@
 
 #define CS_RADIOSITY_NEAR 3.0
 #define CS_RADIOSITY_NEAR_DEPTH 6
+// Rounds of clustering at most (each cuts the nodes about 4 times).
+#define CS_RADIOSITY_MAX_LEVELS 32
 
 typedef struct cs_radiosity_compiled {
     cs_patch *patches;
@@ -28,9 +30,21 @@ typedef struct cs_radiosity_compiled {
     uint32_t *patch_tri;     // the scene triangle each patch came from
     uint32_t patch_count;
     uint32_t *link_start;    // patch_count + 1
-    cs_link *links;
+    cs_link *links;          // targets are node ids: a patch (< patch_count) or a cluster (below)
     uint32_t link_count;
     double compile_seconds;
+    // The cluster hierarchy (radiosity_cluster.h); none in a flat compile.
+    // Cluster k is node patch_count + k; its children (nodes, each with its
+    // share of the cluster's area) are children[child_start[k] ..
+    // child_start[k + 1]); clusters of round r of the bottom-up k-means
+    // are [level_start[r], level_start[r + 1]), each round's children in
+    // earlier rounds, so pushing radiosity up round by round is in order.
+    struct cs_cluster *clusters;
+    uint32_t cluster_count;
+    uint32_t *child_start;   // cluster_count + 1
+    cs_link *children;       // (child node, child area / cluster area)
+    uint32_t level_start[CS_RADIOSITY_MAX_LEVELS + 1];
+    uint32_t level_count;
 } cs_radiosity_compiled;
 
 // Splits every triangle into n^2 equal triangles, n = ceil(longest edge /
@@ -39,6 +53,11 @@ typedef struct cs_radiosity_compiled {
 bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
                           cs_radiosity_compiled *out, cs_error *err);
 void cs_radiosity_free(cs_radiosity_compiled *compiled);
+
+// The patches of cs_radiosity_compile alone (no links): patches, corners,
+// patch_tri, patch_count. False with a message when too many.
+bool cs_radiosity_make_patches(const cs_tri *tris, uint32_t tri_count, double patch_size,
+                               cs_radiosity_compiled *out, cs_error *err);
 
 // The visibility ray of link i -> j: origin + t dir for t in (0, 1), from
 // i's centre to j's, each lifted 1e-4 sqrt(larger area) along its normal
@@ -52,6 +71,8 @@ double cs_form_factor(const float from[3][3], const float to[3][3]);
 
 // The bounces in double: B0 = E + rho H, B(k+1) = E + rho (H + sum_j F_ij
 // B(k)_j) for k < bounces, with H the direct irradiance (3 per patch, may
-// be NULL: none). radiosity gets 3 per patch.
+// be NULL: none). radiosity gets 3 per patch. With clusters, B(k) of every
+// cluster is first pushed up (the area-weighted mean of its children,
+// round by round) and links to clusters read it.
 void cs_radiosity_solve(const cs_radiosity_compiled *compiled, const double *direct, uint32_t bounces,
                         double *radiosity);

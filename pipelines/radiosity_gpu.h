@@ -27,16 +27,30 @@ bool cs_radiosity_cull_hidden_gpu(cs_context *ctx, const cs_bvh *bvh, cs_radiosi
 bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_count, double patch_size,
                               const cs_bvh *bvh, cs_radiosity_compiled *out, cs_error *err);
 
+// The order in which the gather's invocations take the patches (n
+// indices): by link count, ties by index, so the invocations that run
+// side by side in one SIMD loop on a CPU device have about as many links.
+void cs_radiosity_gather_order(const cs_radiosity_compiled *compiled, uint32_t *order);
+
 // Radiosity at run time on the GPU, every frame: direct light on every
 // patch from the lights with shadow rays (shaders/radiosity/direct.comp),
 // then `bounces` gathers (gather.comp). Lights and albedos may change
 // between frames without compiling again.
 typedef struct cs_radiosity_gpu {
-    cs_program_id direct_program, gather_program;
+    cs_program_id direct_program, gather_program, upsweep_program, feedback_program;
     cs_buffer nodes, tris, patches, link_start, links;
+    cs_buffer gather_order; // the patches as the gather's invocations take them (cs_radiosity_gather_order)
+    cs_buffer child_start, children; // the cluster tree (compiled's), when it has one
     cs_buffer lights, area_lights, direct;
-    cs_buffer radiosity[2];      // per patch vec4 (rgb); the frame's result is cs_radiosity_gpu_result's
-    uint32_t patch_count, light_capacity, area_capacity;
+    // per patch vec4: the last gather's sum of F_ij B_j, the next feedback
+    // frame's higher bounces (zero until the first gather)
+    cs_buffer gathered;
+    // per node vec4 (rgb): patches first, then clusters; the frame's
+    // result is cs_radiosity_gpu_result's
+    cs_buffer radiosity[2];
+    uint32_t patch_count, cluster_count, light_capacity, area_capacity;
+    uint32_t level_start[CS_RADIOSITY_MAX_LEVELS + 1];
+    uint32_t level_count;
     cs_direct_push direct_push;
     uint32_t last_bounces;
 } cs_radiosity_gpu;
@@ -55,7 +69,15 @@ void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const c
 void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *compiled);
 
 // Records one frame: the passes "radiosity: direct" and "radiosity:
-// gather" (bounces + 1 times: B0 = E + rho H, then the bounces).
+// gather" (bounces + 1 times: B0 = E + rho H, then the bounces); with
+// clusters, every bounce's gather comes after "radiosity: up-sweep" (one
+// pass per round of the tree).
 void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces);
+// Records one feedback frame (docs/light.md, "Feedback"): "radiosity:
+// direct", then "radiosity: feedback" (B_in = E + rho (H(t) + G(t - 1)),
+// G the previous gather's irradiance), the up-sweeps and one "radiosity:
+// gather". Frame t of a static scene is the t-bounce solution; moved
+// lights change the direct light and the first bounce within the frame.
+void cs_radiosity_gpu_record_feedback(cs_recorder *rec, cs_radiosity_gpu *gpu);
 // The buffer holding the last recorded frame's radiosity (vec4 per patch).
 cs_buffer *cs_radiosity_gpu_result(cs_radiosity_gpu *gpu);

@@ -20,6 +20,16 @@ typedef struct cs_float_buffer {
     uint32_t floats;
 } cs_float_buffer;
 
+// Soft smoke sprites (host/render/feature_smoke.c): a particle view with
+// radius > 0 is drawn as additive camera-facing gaussian splats instead of
+// lit spheres, coloured by the temperature its `densities` buffer holds on
+// a ramp from grey (`cool` K and below) to orange (`hot` K and above).
+typedef struct cs_smoke_style {
+    float radius;            // the gaussian's standard deviation (m); 0: spheres
+    float intensity;         // linear colour one sprite adds at its centre, before the ramp
+    float cool, hot;         // K: the ends of the temperature ramp
+} cs_smoke_style;
+
 typedef struct cs_particle_view {
     cs_buffer *positions;    // vec4: xyz, w unused
     cs_buffer *velocities;   // vec4: xyz, w unused
@@ -37,6 +47,8 @@ typedef struct cs_particle_view {
     // Optional: the fluid's own scene (its materials and domain), for a
     // frame that draws several fluids; NULL: the frame's scene.
     const cs_scene *scene;
+    // Optional: draw as smoke (radius 0: as spheres).
+    cs_smoke_style smoke;
 } cs_particle_view;
 
 // A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D,

@@ -8,10 +8,11 @@
 static void vorton_destroy_buffers(cs_vorton *v)
 {
     cs_buffer *buffers[] = {&v->pos[0],        &v->pos[1],          &v->vort[0],      &v->vort[1],
-                            &v->mid_pos,       &v->mid_vort,        &v->vel,          &v->rate,
+                            &v->mid_pos,       &v->mid_vort,        &v->vel,          &v->rate, &v->rates_partial,
                             &v->tracer_pos[0], &v->tracer_pos[1],   &v->tracer_mid,   &v->tracer_vel,
                             &v->tracer_temp,   &v->tracer_material,     &v->stats_speed,
-                            &v->stats_non_finite, &v->stats_out, &v->bodies};
+                            &v->stats_non_finite, &v->stats_out, &v->bodies,
+                            &v->impulses,      &v->heat_terms,      &v->heat_scratch, &v->heat_sums};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(v->ctx, buffers[i]);
@@ -22,7 +23,7 @@ void cs_vorton_destroy(cs_vorton *v)
     if (!v)
         return;
     cs_program_id *programs[] = {&v->rates, &v->rates_points, &v->integrate, &v->integrate_tracers, &v->stats,
-                                 &v->collide, &v->collide_tracers};
+                                 &v->collide, &v->collide_tracers, &v->body_heat};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         cs_program_destroy(v->ctx, programs[i]);
     vorton_destroy_buffers(v);
@@ -49,6 +50,7 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->mid_vort, "vorton midpoint vorticity", n * 16},
         {&v->vel, "vorton velocity", n * 16},
         {&v->rate, "vorton rates", n * 16},
+        {&v->rates_partial, "vorton rates running sums", n * 48},
         {&v->tracer_pos[0], "vorton tracers 0", t * 16},
         {&v->tracer_pos[1], "vorton tracers 1", t * 16},
         {&v->tracer_mid, "vorton tracer midpoints", t * 16},
@@ -91,6 +93,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
     v->params = *p;
     v->capacity = capacity;
     v->tracer_capacity = tracer_capacity;
+    v->source_chunk = VORTON_SOURCE_CHUNK;
     if (!vorton_create_buffers(v, err)) {
         cs_vorton_destroy(v);
         return false;
@@ -106,6 +109,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         {&v->stats, "vorton/stats.comp", "vorton stats", NULL},
         {&v->collide, "vorton/collide.comp", "vorton collide", NULL},
         {&v->collide_tracers, "vorton/collide.comp", "vorton collide tracers", "TRACERS"},
+        {&v->body_heat, "vorton/body_heat.comp", "vorton body heat", NULL},
     };
     if (p->velocity == VORTON_VELOCITY_GRID) {
         cs_vorton_grid_desc gd = {.origin = {p->grid_origin[0], p->grid_origin[1], p->grid_origin[2]},
@@ -190,14 +194,63 @@ void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4)
         cs_buffer_download(v->ctx, &v->rate, rate4, (VkDeviceSize)v->count * 16, 0);
 }
 
-void cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set)
+// The two-way buffers, once: impulse slots for the moving bodies (what the
+// world's bodies module reduces), heat terms for every body when one has a
+// heat capacity. A buffer nothing writes stays 16 bytes (collide.comp binds
+// every buffer; its flags say which it writes).
+static bool create_two_way_buffers(cs_vorton *v, const cs_body_set *set, cs_error *err)
 {
+    const cs_vorton_params *p = &v->params;
+    v->impulse_slots = set->counts.w;
+    v->heat_exchange = false;
+    for (uint32_t b = 0; b < set->counts.x; b++)
+        v->heat_exchange |= p->body_temperature[b] > 0.0f && p->body_heat_capacity[b] > 0.0f;
+    VkDeviceSize n = CS_MAX(v->capacity, 1u);
+    struct {
+        cs_buffer *buf;
+        const char *name;
+        VkDeviceSize size;
+    } buffers[] = {
+        {&v->impulses, "vorton body impulses", v->impulse_slots ? n * 4 * CS_BODIES_IMPULSE_TERMS * v->impulse_slots : 16},
+        {&v->heat_terms, "vorton body heat terms", v->heat_exchange ? n * 4 * set->counts.x : 16},
+        {&v->heat_scratch, "vorton body heat scratch", v->heat_exchange ? n * 4 : 16},
+        {&v->heat_sums, "vorton body heat sums", 4 * CS_BODIES_MAX},
+    };
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
+        if (!cs_buffer_check_size(v->ctx, buffers[i].name, buffers[i].size, err))
+            return false;
+    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
+        if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
+                              buffers[i].buf, err))
+            return false;
+        cs_buffer_fill(v->ctx, buffers[i].buf, 0);
+    }
+    return true;
+}
+
+bool cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set, cs_error *err)
+{
+    if (!v->heat_sums.buffer && !create_two_way_buffers(v, set, err))
+        return false;
+    CS_ASSERT(set->counts.w == v->impulse_slots, "vorton bodies: %u moving bodies, sized for %u", set->counts.w,
+              v->impulse_slots);
     v->body_count = set->counts.x;
+    const cs_vorton_params *p = &v->params;
     float thermal[CS_BODIES_MAX][4] = {{0}};
-    for (uint32_t b = 0; b < CS_BODIES_MAX; b++)
-        thermal[b][0] = v->params.body_temperature[b];
+    for (uint32_t b = 0; b < CS_BODIES_MAX; b++) {
+        bool exchanges = p->body_temperature[b] > 0.0f && p->body_heat_capacity[b] > 0.0f;
+        thermal[b][0] = p->body_temperature[b];
+        thermal[b][1] = exchanges ? p->density * p->specific_heat / p->body_heat_capacity[b] : 0.0f;
+        thermal[b][2] = p->body_temperature[b] > 0.0f ? p->body_temperature[b] - p->ambient_temperature : 0.0f;
+    }
     cs_buffer_upload(v->ctx, &v->bodies, set, sizeof *set, 0);
     cs_buffer_upload(v->ctx, &v->bodies, thermal, sizeof thermal, sizeof *set);
+    return true;
+}
+
+void cs_vorton_download_body_thermal(cs_vorton *v, float thermal[CS_BODIES_MAX][4])
+{
+    cs_buffer_download(v->ctx, &v->bodies, thermal, sizeof(float) * 4 * CS_BODIES_MAX, sizeof(cs_body_set));
 }
 
 // ---- stats -------------------------------------------------------------------------
@@ -240,7 +293,38 @@ static vorton_push make_push(const cs_vorton *v, uint32_t targets, uint32_t kind
         .counts = {v->count, targets, p->stretching, kind},
         .physics = {p->viscosity, p->diffusivity, p->expansion, p->ambient_temperature},
         .gravity_dt = {p->gravity[0], p->gravity[1], p->gravity[2], h},
+        .body_slots = {v->capacity, (v->impulse_slots ? VORTON_BODIES_IMPULSES : 0u) |
+                                        (v->heat_exchange ? VORTON_BODIES_HEAT : 0u), 0u, 0u},
+        .fluid = {p->density, 0.0f, 0.0f, 0.0f},
+        .chunk = {0u, UINT32_MAX, VORTON_CHUNK_LAST, 0u},
     };
+}
+
+// rates.comp over the sources in chunks of v->source_chunk (lavapipe's loop
+// budget, vorton_shared.h): each chunk carries the running sums on in the
+// outputs (velocity) and v->rates_partial, so any split gives the same bits.
+static void dispatch_rates(cs_vorton *v, cs_recorder *rec, cs_program_id prog, const vorton_push *base,
+                           cs_buffer *const buffers[6])
+{
+    if (!base->counts.y)
+        return;
+    uint32_t sources = base->counts.x, chunk = CS_MAX(v->source_chunk, (uint32_t)VORTON_TILE);
+    uint32_t first = 0;
+    do {
+        vorton_push push = *base;
+        uint32_t end = sources - first > chunk ? first + chunk : sources;
+        push.chunk = (uvec4){first, end, (first ? VORTON_CHUNK_RESUME : 0u) | (end == sources ? VORTON_CHUNK_LAST : 0u),
+                             0u};
+        cs_dispatch_desc desc = {.push = &push, .push_size = sizeof push, .threads = {push.counts.y}};
+        for (int b = 0; b < 6; b++)
+            desc.buffers[b] = buffers[b];
+        if (buffers[5]) // vorton targets: the running sums besides the velocity
+            desc.buffers[6] = &v->rates_partial;
+        cs_dispatch(rec, prog, &desc);
+        if (end != sources)
+            cs_barrier_compute(rec);
+        first = end;
+    } while (first < sources);
 }
 
 static void dispatch(cs_recorder *rec, cs_program_id prog, const vorton_push *push, cs_buffer *const buffers[6])
@@ -265,7 +349,7 @@ static void record_grid_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos,
     if (local) {
         vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
         push.counts.z = VORTON_STRETCH_NONE; // the grid's stretching is added below
-        dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+        dispatch_rates(v, rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
         cs_barrier_compute(rec);
     }
     cs_vorton_grid_record_interp(rec, &v->grid, pos, vort, &v->vel, &v->rate, v->count, p->stretching, local);
@@ -287,12 +371,13 @@ static void record_rates_of(cs_vorton *v, cs_recorder *rec, cs_buffer *pos, cs_b
     }
     vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, 0.0f);
     cs_pass_begin(rec, "vorton: rates");
-    dispatch(rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
+    dispatch_rates(v, rec, v->rates, &push, (cs_buffer *const[6]){pos, vort, pos, vort, &v->vel, &v->rate});
     cs_pass_end(rec);
     if (tracers && v->tracer_count) {
         push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, 0.0f);
         cs_pass_begin(rec, "vorton: tracers");
-        dispatch(rec, v->rates_points, &push, (cs_buffer *const[6]){pos, vort, tracers, NULL, &v->tracer_vel, NULL});
+        dispatch_rates(v, rec, v->rates_points, &push,
+                       (cs_buffer *const[6]){pos, vort, tracers, NULL, &v->tracer_vel, NULL});
         cs_pass_end(rec);
     }
     cs_barrier_compute(rec);
@@ -315,19 +400,47 @@ static void record_update(cs_vorton *v, cs_recorder *rec, const char *name, floa
     cs_barrier_compute(rec);
 }
 
+// "vorton: body heat": per body with a heat capacity, the fixed-shape sum
+// of the heat its vortons took (copied out of the planar array, then
+// prim.h's tree: no float atomics, the same bits every run), then one
+// invocation moves every body's temperature by it.
+static void record_body_heat(cs_vorton *v, cs_recorder *rec)
+{
+    cs_pass_begin(rec, "vorton: body heat");
+    for (uint32_t b = 0; b < v->body_count; b++) {
+        if (!(v->params.body_temperature[b] > 0.0f && v->params.body_heat_capacity[b] > 0.0f))
+            continue;
+        cs_barrier_compute_to_transfer(rec);
+        cs_cmd_copy_range(rec, &v->heat_terms, 4 * (VkDeviceSize)b * v->capacity, &v->heat_scratch, 0,
+                          4 * (VkDeviceSize)v->count);
+        cs_barrier_transfer_to_compute(rec);
+        cs_reduce_record(rec, &v->reduce, CS_REDUCE_SUM, &v->heat_scratch, v->count, &v->heat_sums, b);
+    }
+    vorton_push push = make_push(v, v->body_count, VORTON_TARGET_VORTONS, v->params.dt);
+    cs_dispatch(rec, v->body_heat,
+                &(cs_dispatch_desc){.buffers = {&v->heat_sums, &v->bodies}, .push = &push,
+                                    .push_size = sizeof push, .threads = {1}});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
 // "vorton: bodies": the new state against the bodies, with the velocity of
-// the midpoint rates (the one the step moved with).
+// the midpoint rates (the one the step moved with); then the heat the
+// bodies gave (or took) moves their temperatures.
 static void record_bodies(cs_vorton *v, cs_recorder *rec, uint32_t state)
 {
     cs_pass_begin(rec, "vorton: bodies");
     vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
     dispatch(rec, v->collide, &push,
-             (cs_buffer *const[6]){&v->pos[state], &v->vort[state], &v->vel, &v->bodies, NULL, NULL});
+             (cs_buffer *const[6]){&v->pos[state], &v->vort[state], &v->vel, &v->bodies, &v->impulses,
+                                   &v->heat_terms});
     push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, v->params.dt);
     dispatch(rec, v->collide_tracers, &push,
              (cs_buffer *const[6]){&v->tracer_pos[state], NULL, &v->tracer_vel, &v->bodies, NULL, NULL});
     cs_pass_end(rec);
     cs_barrier_compute(rec);
+    if (v->heat_exchange && v->count)
+        record_body_heat(v, rec);
 }
 
 void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec)
@@ -361,8 +474,8 @@ void cs_vorton_record_velocity_at(cs_vorton *v, cs_recorder *rec, cs_buffer *poi
     }
     vorton_push push = make_push(v, count, VORTON_TARGET_POINTS, 0.0f);
     cs_pass_begin(rec, "vorton: velocity at points");
-    dispatch(rec, v->rates_points, &push,
-             (cs_buffer *const[6]){&v->pos[v->current], &v->vort[v->current], points, NULL, out, NULL});
+    dispatch_rates(v, rec, v->rates_points, &push,
+                   (cs_buffer *const[6]){&v->pos[v->current], &v->vort[v->current], points, NULL, out, NULL});
     cs_pass_end(rec);
     cs_barrier_compute(rec);
 }

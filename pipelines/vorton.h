@@ -46,6 +46,14 @@ typedef struct cs_vorton_params {
     // (cs_vorton_set_bodies), which the world's bodies module republishes
     // when they move.
     float body_temperature[CS_BODIES_MAX];
+    // Two-way coupling (docs/vortons.md "Bodies"): the fluid's density rho
+    // (kg/m^3) turns the vortons' hydrodynamic impulse into the momentum a
+    // moving body gets back; rho c_p (c_p: specific_heat, J/(kg K)) and a
+    // body's heat capacity (J/K; 0: a fixed reservoir) turn the heat a body
+    // gives the vortons into its own temperature change.
+    float density;
+    float specific_heat;
+    float body_heat_capacity[CS_BODIES_MAX];
 } cs_vorton_params;
 
 // A vortex ring: a circle of radius `radius` about `axis` through `centre`
@@ -76,8 +84,11 @@ typedef struct cs_vorton {
     cs_buffer pos[2], vort[2];                // vortons; [current] holds the latest
     cs_buffer mid_pos, mid_vort;              // the midpoint state
     cs_buffer vel, rate;                      // rates of the last "vorton: rates"
+    cs_buffer rates_partial;                  // the direct sum's running sums between chunks (3 vec4 a vorton)
+    uint32_t source_chunk;                    // sources per rates dispatch (VORTON_SOURCE_CHUNK; tests lower it)
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
+    cs_smoke_style smoke;                     // how the view is drawn (vorton_scene.c "smoke")
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
     // Stats (stats.comp): per-particle terms reduced on the GPU to stats_out.
     cs_program_id stats;
@@ -90,6 +101,16 @@ typedef struct cs_vorton {
     cs_program_id collide, collide_tracers;
     cs_buffer bodies;
     uint32_t body_count;
+    // Two-way: per vorton and moving body, what the collide gave the body
+    // (6 floats planar, the world's impulse slots: sim.h cs_body_link,
+    // reduced by the bodies module); per vorton and body with a heat
+    // capacity, the heat V dT it took (planar: body * capacity + vorton),
+    // reduced here ("vorton: body heat") into heat_sums, then body_heat
+    // updates the bodies' temperatures. Sized by cs_vorton_set_bodies.
+    uint32_t impulse_slots;
+    bool heat_exchange;
+    cs_buffer impulses, heat_terms, heat_scratch, heat_sums;
+    cs_program_id body_heat;
     uint32_t current;
     uint64_t steps;
 } cs_vorton;
@@ -109,8 +130,12 @@ void cs_vorton_download_tracers(cs_vorton *v, float *pos4);
 void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4);
 
 // The bodies vortons and tracers collide with (world space; counts.x = 0:
-// none). Uploads the set and the params' body temperatures.
-void cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set);
+// none). Uploads the set and the params' body temperatures and heat
+// capacities; the first call sizes the two-way buffers (later calls must
+// keep the number of bodies and moving bodies).
+bool cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set, cs_error *err);
+// The bodies' thermal vec4s (vorton_shared.h: T_b, rho c_p / C_b, T_b - T0).
+void cs_vorton_download_body_thermal(cs_vorton *v, float thermal[CS_BODIES_MAX][4]);
 
 // Max vorton speed (of the last "vorton: rates") and the particles with a
 // NaN/Inf, reduced on the GPU (deterministic: fixed-shape trees); submits

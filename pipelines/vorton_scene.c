@@ -16,6 +16,7 @@ typedef struct vorton_setup {
     uint32_t ring_count;
     cs_vorton_heat heats[VORTON_MAX_HEATS];
     uint32_t heat_count;
+    cs_smoke_style smoke;       // how the tracers are drawn (radius 0: spheres)
 } vorton_setup;
 
 static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
@@ -123,6 +124,29 @@ static bool parse_heats(const cs_scene *scene, const cJSON *block, vorton_setup 
     return true;
 }
 
+// "body_specific_heat": [J/(kg K) per scene body, in body order]: a body's
+// heat capacity is that times its mass (density x volume, bodies.h); 0 or
+// not listed: a fixed reservoir at its body_temperature.
+static bool parse_body_specific_heat(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
+{
+    const cJSON *array = cJSON_GetObjectItemCaseSensitive(block, "body_specific_heat");
+    if (!array)
+        return true;
+    if (!cJSON_IsArray(array) || (uint32_t)cJSON_GetArraySize(array) > scene->body_count)
+        return cs_scene_fail(scene, err, "vorton", "body_specific_heat",
+                             "must be an array of at most one specific heat per body (%u bodies)", scene->body_count);
+    uint32_t b = 0;
+    for (const cJSON *e = array->child; e; e = e->next, b++) {
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0.0 && e->valuedouble <= 1e6))
+            return cs_scene_fail(scene, err, "vorton", "body_specific_heat",
+                                 "entry %u must be a specific heat in J/(kg K) (0: a fixed reservoir), at most 1e6", b);
+        cs_body_props props;
+        cs_body_props_compute(scene, b, &props);
+        p->body_heat_capacity[b] = (float)(e->valuedouble * props.mass);
+    }
+    return true;
+}
+
 // "body_temperature": [T per scene body, in body order] (K; 0: adiabatic,
 // the default for bodies not listed).
 static bool parse_body_temperature(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
@@ -143,14 +167,62 @@ static bool parse_body_temperature(const cs_scene *scene, const cJSON *block, cs
     return true;
 }
 
+// The hottest heat ball, or T0 + 30 K when none is hotter than T0: the hot
+// end of the smoke's colour ramp.
+static float hottest(const vorton_setup *s)
+{
+    float t0 = s->params.ambient_temperature, hot = t0;
+    for (uint32_t h = 0; h < s->heat_count; h++)
+        hot = fmaxf(hot, s->heats[h].temperature);
+    return hot > t0 ? hot : t0 + 30.0f;
+}
+
+// "smoke": false draws the tracers as spheres; else {"radius": sigma (m),
+// "brightness": b (1/m), "hot": K}, each optional. A sprite is a gaussian
+// of standard deviation sigma (default: the tracer spacing s); brightness
+// is the colour a metre of smoke adds along a line of sight (default 1.5),
+// so one sprite adds b s^3 / (2 pi sigma^2) at its centre (a lattice of
+// spacing s has 1/s^3 sprites a m^3, each covering 2 pi sigma^2 of the
+// screen plane): the look does not change when the bench scales s.
+// Call after the heat balls are parsed (the ramp's hot end).
+static bool parse_smoke(const cs_scene *scene, const cJSON *block, vorton_setup *s, cs_error *err)
+{
+    static const char *const keys[] = {"radius", "brightness", "hot", NULL};
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "smoke");
+    if (cJSON_IsFalse(item)) {
+        s->smoke = (cs_smoke_style){0};
+        return true;
+    }
+    float spacing = scene->particle_spacing > 0.0f ? scene->particle_spacing : s->spacing;
+    float brightness = 1.5f;
+    s->smoke = (cs_smoke_style){.radius = spacing, .cool = s->params.ambient_temperature, .hot = hottest(s)};
+    if (item && !cJSON_IsObject(item))
+        return cs_scene_fail(scene, err, "vorton", "smoke",
+                             "must be false (tracers as spheres) or {\"radius\", \"brightness\", \"hot\"}");
+    if (item && (!cs_json_check_keys(scene, item, "vorton.smoke", keys, err) ||
+                 !cs_json_float(scene, item, "vorton.smoke", "radius", 1e-5f, 1e3f, &s->smoke.radius, err) ||
+                 !cs_json_float(scene, item, "vorton.smoke", "brightness", 0.0f, 1e6f, &brightness, err) ||
+                 !cs_json_float(scene, item, "vorton.smoke", "hot", 1.0f, 1e5f, &s->smoke.hot, err)))
+        return false;
+    if (!(s->smoke.hot > s->smoke.cool))
+        return cs_scene_fail(scene, err, "vorton.smoke", "hot", "must be above ambient_temperature (%g K)",
+                             (double)s->smoke.cool);
+    double sigma = s->smoke.radius;
+    s->smoke.intensity = (float)(brightness * pow(spacing, 3.0) / (2.0 * 3.14159265358979 * sigma * sigma));
+    return true;
+}
+
 static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
 {
     static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
                                        "ambient_temperature", "rings", "heat", "velocity", "grid",
-                                       "body_temperature", NULL};
+                                       "body_temperature", "density", "specific_heat", "body_specific_heat",
+                                       "smoke", NULL};
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
-        .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f},
+        // Air: 1.2 kg/m^3, c_p 1005 J/(kg K).
+        .params = {.dt = scene->dt, .stretching = VORTON_STRETCH_TRANSPOSE, .ambient_temperature = 300.0f,
+                   .density = 1.2f, .specific_heat = 1005.0f},
         // Absent: the fluid's particle_spacing, so `cistern bench` (which
         // scales particle_spacing) scales the vortons with the tracers.
         .spacing = scene->particle_spacing,
@@ -174,7 +246,11 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
                          err) &&
            parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
            parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err) &&
-           parse_body_temperature(scene, block, &s->params, err);
+           parse_smoke(scene, block, s, err) &&
+           cs_json_float(scene, block, "vorton", "density", 1e-6f, 1e6f, &s->params.density, err) &&
+           cs_json_float(scene, block, "vorton", "specific_heat", 1e-3f, 1e7f, &s->params.specific_heat, err) &&
+           parse_body_temperature(scene, block, &s->params, err) &&
+           parse_body_specific_heat(scene, block, &s->params, err);
 }
 
 // Every ring, then every heat ball, in file order.
@@ -266,16 +342,19 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     uint32_t *mat = calloc((size_t)tracers + 1, 4);
     setup_fill(&s, pos, vort, count);
     uint32_t kept = remove_embedded(&set, pos, vort, NULL, count);
-    cs_vorton *v;
+    cs_vorton *v = NULL;
     bool ok = cs_vorton_create(ctx, &s.params, count, tracers, &v, err);
+    ok = ok && cs_vorton_set_bodies(v, &set, err);
+    if (!ok && v)
+        cs_vorton_destroy(v);
     if (ok) {
         cs_vorton_upload(v, pos, vort, kept);
-        cs_vorton_set_bodies(v, &set);
         uint32_t written = cs_scene_fill_blocks(scene, pos, vel, mat, tracers);
         written = remove_embedded(&set, pos, NULL, mat, written);
         for (uint32_t i = 0; i < written; i++)
             pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
         cs_vorton_upload_tracers(v, pos, written);
+        v->smoke = s.smoke;
         cs_buffer_upload(ctx, &v->tracer_material, mat, (VkDeviceSize)written * 4, 0);
         *state = v;
     }
@@ -306,15 +385,21 @@ static void ops_particles(void *state, cs_particle_view *out)
         .densities = &v->tracer_temp,
         .materials = &v->tracer_material,
         .count = v->tracer_count,
+        .smoke = v->smoke,
     };
 }
 
 // The world's bodies module republishes the set into v->bodies when bodies
-// move. Vortons give bodies no impulses yet (docs/vortons.md "Bodies").
+// move, and reduces what collide.comp gave the moving bodies out of
+// v->impulses (docs/vortons.md "Bodies").
 static void ops_bodies(void *state, cs_body_link *out)
 {
     cs_vorton *v = state;
-    *out = (cs_body_link){.params = &v->bodies, .set_offset = 0, .count = v->count, .capacity = v->capacity};
+    *out = (cs_body_link){.params = &v->bodies,
+                          .set_offset = 0,
+                          .impulses = v->impulse_slots ? &v->impulses : NULL,
+                          .count = v->count,
+                          .capacity = v->capacity};
 }
 
 const cs_sim_ops cs_vorton_ops = {

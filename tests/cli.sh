@@ -25,6 +25,10 @@ expect 2 "particles: cannot read" -- "$cistern" bench rest_box_3d --particles 16
 expect 2 "\-\-nodes: 1 nodes per axis" -- "$cistern" bench --surface --nodes 1
 expect 2 "\-\-nodes is a .bench --surface. option" -- "$cistern" bench --nodes 64
 expect 2 "needs a 3D scene" -- "$cistern" bench --surface dam_break_2d --nodes 8 --frames 0 --quiet
+# bench --radiosity with no scene takes the Cornell box (the particle
+# benches' default scene has no geometry); stopped after its header line.
+header=$("$cistern" bench --radiosity --steps 1 --warmup 0 --quiet 2>&1 | grep -m1 -e "^radiosity of" -e "^cistern:")
+[[ "$header" == "radiosity of cornell_box on "* ]] || fail "bench --radiosity with no scene: wanted the Cornell box, got: ${header:-nothing}"
 
 # Levels: the demo level summarised; a truncated one refused with the byte
 # offset and the field; the generator gives the shipped bytes.

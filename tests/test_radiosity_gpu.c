@@ -8,6 +8,7 @@
 #include "bvh.h"
 #include "geometry.h"
 #include "radiosity.h"
+#include "radiosity_gpu.h"
 #include "scene.h"
 
 #include <stdlib.h>
@@ -39,13 +40,20 @@ int main(void)
 
     cs_program_id prog;
     test_program(&ctx, &prog, "radiosity/gather.comp", NULL);
-    cs_buffer patches, starts, links, direct_buf, b[2];
+    cs_buffer patches, starts, links, direct_buf, b[2], gathered, order_buf;
     test_buffer(&ctx, &patches, "patches", (VkDeviceSize)n * sizeof(cs_patch));
     test_buffer(&ctx, &starts, "link starts", (VkDeviceSize)(n + 1) * 4);
     test_buffer(&ctx, &links, "links", (VkDeviceSize)c.link_count * sizeof(cs_link));
     test_buffer(&ctx, &direct_buf, "direct", (VkDeviceSize)n * 16);
     test_buffer(&ctx, &b[0], "radiosity 0", (VkDeviceSize)n * 16);
     test_buffer(&ctx, &b[1], "radiosity 1", (VkDeviceSize)n * 16);
+    test_buffer(&ctx, &gathered, "gathered", (VkDeviceSize)n * 16);
+    test_buffer(&ctx, &order_buf, "gather order", (VkDeviceSize)n * 4);
+    uint32_t *order = malloc((size_t)n * 4);
+    CS_ASSERT(order, "out of memory");
+    cs_radiosity_gather_order(&c, order);
+    cs_buffer_upload(&ctx, &order_buf, order, (VkDeviceSize)n * 4, 0);
+    free(order);
     cs_buffer_upload(&ctx, &patches, c.patches, (VkDeviceSize)n * sizeof(cs_patch), 0);
     cs_buffer_upload(&ctx, &starts, c.link_start, (VkDeviceSize)(n + 1) * 4, 0);
     cs_buffer_upload(&ctx, &links, c.links, (VkDeviceSize)c.link_count * sizeof(cs_link), 0);
@@ -60,7 +68,7 @@ int main(void)
         cs_buffer *from = &b[(pass + 1) % 2], *to = &b[pass % 2];
         cs_pass_begin(&rec, "radiosity: gather");
         cs_dispatch(&rec, prog,
-                    &(cs_dispatch_desc){.buffers = {&patches, &starts, &links, &direct_buf, from, to},
+                    &(cs_dispatch_desc){.buffers = {&patches, &starts, &links, &direct_buf, from, to, &gathered, &order_buf},
                                         .push = &push, .push_size = sizeof push, .threads = {n}});
         cs_pass_end(&rec);
         cs_barrier_compute(&rec);
@@ -85,6 +93,8 @@ int main(void)
     cs_buffer_destroy(&ctx, &starts);
     cs_buffer_destroy(&ctx, &links);
     cs_buffer_destroy(&ctx, &direct_buf);
+    cs_buffer_destroy(&ctx, &gathered);
+    cs_buffer_destroy(&ctx, &order_buf);
     cs_program_destroy(&ctx, &prog);
     free(direct), free(want), free(direct4), free(got);
     cs_radiosity_free(&c);

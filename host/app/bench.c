@@ -2,7 +2,9 @@
 //
 // Each size gets a fresh pipeline (so memory use is per size), a warm-up,
 // then `steps` single-step submits. Per step we keep every pass's GPU time
-// and the wall time of the submit; the table reports medians and p90s. The
+// and the wall time of the submit; the table reports medians and p90s. A
+// step is one substep; the per-frame work closes every steps_per_frame-th
+// step, as in a run, and is reported as its mean per step. The
 // growth exponent is the least-squares slope of log(ms/step) on
 // log(particles): 1.0 is linear scaling.
 #define _GNU_SOURCE
@@ -25,6 +27,8 @@
 typedef struct bench_pass {
     char name[48];
     double median_ms, p90_ms;
+    bool per_frame; // ran in only some steps: its mean over the steps (amortise_frame_passes)
+    uint32_t runs;  // timed steps it ran in
 } bench_pass;
 
 typedef struct bench_result {
@@ -45,6 +49,7 @@ typedef struct bench_result {
     char unstable_reason[640];
     double dt;                       // simulated seconds per step (after scaling)
     uint32_t steps_per_frame;        // the scaled scene's substeps
+    uint32_t timed_steps;            // steps timed (fewer than asked when a step went wrong or was too slow)
 } bench_result;
 
 bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err)
@@ -118,6 +123,44 @@ static double speed_bound(const cs_scene *scene)
     return 3.0 * (sqrt(2.0 * g * fall) + start);
 }
 
+// Every pass name seen in a timed step, in first-seen order.
+static void add_pass_names(bench_result *res, const cs_recorder *rec)
+{
+    for (uint32_t p = 0; p < rec->pass_count && res->pass_count < MAX_PASSES; p++) {
+        bool seen = false;
+        for (uint32_t q = 0; q < res->pass_count; q++)
+            seen |= strcmp(res->passes[q].name, rec->passes[p].name) == 0;
+        if (!seen)
+            memcpy(res->passes[res->pass_count++].name, rec->passes[p].name, 48);
+    }
+}
+
+// A pass that ran in only some of the timed steps is per-frame work (it
+// closes a frame) or an emitter's: each step carries its mean over the
+// steps, its cost spread over the frame's substeps, so that neither the
+// medians hide it nor the steps that close a frame stand out. The step
+// totals are then the sums of the passes as each step carries them.
+static void amortise_frame_passes(bench_result *res, double *per_pass, uint32_t steps, uint32_t done,
+                                  double *totals)
+{
+    for (uint32_t s = 0; s < done; s++)
+        totals[s] = 0.0;
+    for (uint32_t q = 0; q < res->pass_count; q++) {
+        double *ms = per_pass + (size_t)q * steps;
+        uint32_t ran = 0;
+        double sum = 0.0;
+        for (uint32_t s = 0; s < done; s++)
+            if (ms[s] >= 0.0)
+                ran++, sum += ms[s];
+        res->passes[q].per_frame = ran < done;
+        res->passes[q].runs = ran;
+        for (uint32_t s = 0; s < done; s++) {
+            ms[s] = res->passes[q].per_frame ? sum / done : ms[s];
+            totals[s] += ms[s];
+        }
+    }
+}
+
 static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, bench_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -177,53 +220,54 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     uint32_t steps = opt->steps;
     double *totals = calloc(steps, sizeof(double)), *walls = calloc(steps, sizeof(double));
     double *per_pass = calloc((size_t)steps * MAX_PASSES, sizeof(double));
+    for (size_t k = 0; per_pass && k < (size_t)steps * MAX_PASSES; k++)
+        per_pass[k] = -1.0; // not run (yet): a pass first seen late did not run in the steps before
     cs_progress progress;
     if (!opt->quiet)
         cs_progress_begin(&progress, opt->warmup + steps);
     uint32_t done = 0;
+    // Steps are substeps; the per-frame work (reint's stats and points, the
+    // radiosity) closes every steps_per_frame-th step, as in a run, and so
+    // do the stats read-back and the sanity check.
+    uint32_t per_frame = CS_MAX(res->steps_per_frame, 1u);
     for (uint32_t i = 0; i < opt->warmup + steps; i++) {
+        bool frame_ends = (i + 1) % per_frame == 0;
         cs_recorder_begin(&rec);
-        cs_world_record_frame(&world, &rec);
+        cs_world_record_substep(&world, &rec, i % per_frame, per_frame);
+        if (frame_ends)
+            cs_world_record_frame_end(&world, &rec);
         cs_recorder_submit_wait(&rec);
         if (i >= opt->warmup) {
             uint32_t s = i - opt->warmup;
-            totals[s] = cs_recorder_total_ms(&rec);
             walls[s] = rec.submit_wall_ms;
-            if (res->pass_count == 0)
-                for (uint32_t p = 0; p < rec.pass_count && res->pass_count < MAX_PASSES; p++) {
-                    bool seen = false;
-                    for (uint32_t q = 0; q < res->pass_count; q++)
-                        seen |= strcmp(res->passes[q].name, rec.passes[p].name) == 0;
-                    if (!seen)
-                        memcpy(res->passes[res->pass_count++].name, rec.passes[p].name, 48);
-                }
+            add_pass_names(res, &rec);
             for (uint32_t q = 0; q < res->pass_count; q++)
-                per_pass[(size_t)q * steps + s] = CS_MAX(0.0, cs_recorder_pass_ms(&rec, res->passes[q].name));
+                per_pass[(size_t)q * steps + s] = cs_recorder_pass_ms(&rec, res->passes[q].name); // -1: not run
             done++;
         }
         // A step that went wrong is not timed further: its figures would
         // time garbage (NaN particles, a saturated cell).
         cs_sim_stats step_stats[CS_MAX_FLUIDS], step_total;
-        cs_world_stats(&world, &step_total, step_stats);
+        if (frame_ends)
+            cs_world_stats(&world, &step_total, step_stats);
         char what[512];
-        if (!cs_world_check_stats(&world, step_stats, what, sizeof what)) {
+        if (frame_ends && !cs_world_check_stats(&world, step_stats, what, sizeof what)) {
             res->failed = true;
             done -= i >= opt->warmup; // its timing is not one of a sane step
             snprintf(res->unstable_reason, sizeof res->unstable_reason, "step %u%s: %s", i,
                      i < opt->warmup ? " (warm-up)" : "", what);
             break;
         }
-        if (i >= opt->warmup) {
-            uint32_t s = i - opt->warmup;
-            if (totals[s] > opt->max_step_ms)
-                break; // one slow step is enough to know
-        }
+        if (i >= opt->warmup && cs_recorder_total_ms(&rec) > opt->max_step_ms)
+            break; // one slow step is enough to know
         if (!opt->quiet) {
             char status[96];
             snprintf(status, sizeof status, "%u particles%s", requested, i < opt->warmup ? " (warm-up)" : "");
             cs_progress_update(&progress, i + 1, status);
         }
     }
+    amortise_frame_passes(res, per_pass, steps, done, totals);
+    res->timed_steps = done;
     if (!opt->quiet)
         cs_progress_end(&progress);
     cs_sim_stats stats = {0};
@@ -326,6 +370,7 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
                 cJSON *p = cJSON_AddObjectToObject(passes, res[i].passes[q].name);
                 cJSON_AddNumberToObject(p, "median_ms", res[i].passes[q].median_ms);
                 cJSON_AddNumberToObject(p, "p90_ms", res[i].passes[q].p90_ms);
+                cJSON_AddNumberToObject(p, "runs", res[i].passes[q].runs);
             }
         }
         cJSON_AddItemToArray(sizes, s);
@@ -529,9 +574,13 @@ int cs_bench(const cs_bench_options *opt)
                res[i].p90_ms, res[i].wall_median_ms, res[i].particle_steps_per_s,
                cs_format_bytes(res[i].memory_bytes, mem, sizeof mem), res[i].dt, res[i].steps_per_frame,
                res[i].stable ? "stable" : "UNSTABLE: ", res[i].stable ? "" : res[i].unstable_reason);
-        for (uint32_t q = 0; q < res[i].pass_count; q++)
-            printf("%11s   %-28s %9.3f ms (p90 %.3f)\n", "", res[i].passes[q].name, res[i].passes[q].median_ms,
-                   res[i].passes[q].p90_ms);
+        for (uint32_t q = 0; q < res[i].pass_count; q++) {
+            const bench_pass *p = &res[i].passes[q];
+            printf("%11s   %-28s %9.3f ms (p90 %.3f)", "", p->name, p->median_ms, p->p90_ms);
+            if (p->per_frame)
+                printf("  ran in %u of %u steps: mean per step", p->runs, res[i].timed_steps);
+            printf("\n");
+        }
     }
     if (!isnan(exponent))
         printf("growth exponent of ms/step against %s: %.2f (1.0 is linear; a step is one substep of dt, "

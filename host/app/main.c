@@ -407,8 +407,14 @@ static int cmd_bench(int argc, char **argv)
             return 2;
         }
     }
-    if (opt.radiosity)
+    if (opt.radiosity) {
+        // Its own default scene (the Cornell box: DEFAULT_SCENE has no
+        // geometry) and fewer frames: a frame takes up to a second on lavapipe.
+        opt.scene = scene_given ? opt.scene : NULL;
+        opt.steps = steps_given ? opt.steps : 5;
+        opt.warmup = warmup_given ? opt.warmup : 1;
         return cs_bench_radiosity(&opt);
+    }
     if (!opt.surface) {
         if (nodes_given) {
             fprintf(stderr, "cistern: --nodes is a `bench --surface` option\n");

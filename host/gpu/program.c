@@ -279,7 +279,7 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
         .depthCompareOp = g->depth_compare,
     };
     VkPipelineColorBlendAttachmentState blend_attachment = {
-        .blendEnable = g->alpha_blend,
+        .blendEnable = g->alpha_blend || g->additive_blend,
         .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
         .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
         .colorBlendOp = VK_BLEND_OP_ADD,
@@ -289,6 +289,14 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
         .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
                           VK_COLOR_COMPONENT_A_BIT,
     };
+    if (g->additive_blend) {
+        // A sum does not depend on the order of its terms, so a translucent
+        // feature drawn this way needs no sort; the target's alpha stays.
+        blend_attachment.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+        blend_attachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE;
+        blend_attachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+        blend_attachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+    }
     VkPipelineColorBlendStateCreateInfo blend = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
         .attachmentCount = 1,

@@ -26,6 +26,7 @@ typedef struct cs_graphics_state {
     bool depth_test, depth_write;
     VkCompareOp depth_compare;
     bool alpha_blend;          // src alpha over (premultiplied off), for translucent features
+    bool additive_blend;       // colour += src (alpha kept): order-independent glow and smoke
     VkCullModeFlags cull;      // VK_CULL_MODE_NONE by default
     VkFormat color_format;
     VkFormat depth_format;     // VK_FORMAT_UNDEFINED: no depth attachment

@@ -50,7 +50,7 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
                       const cs_particle_view *pv, uint32_t index)
 {
     uint32_t count = pv->count;
-    if (count == 0 && !pv->draw_args)
+    if ((count == 0 && !pv->draw_args) || pv->smoke.radius > 0.0f) // smoke: feature_smoke.c
         return;
     CS_ASSERT(pv->positions && pv->materials, "a particle view needs positions and materials");
     CS_ASSERT(count <= UINT32_MAX / 6, "too many particles to draw: %u", count);

@@ -10,6 +10,7 @@ extern const cs_render_feature cs_feature_box;        // feature_box.c: the doma
 extern const cs_render_feature cs_feature_bodies;     // feature_bodies.c: the rigid bodies
 extern const cs_render_feature cs_feature_particles;  // feature_particles.c: every fluid's particles
 extern const cs_render_feature cs_feature_surface;    // feature_surface.c: the fluids' surface meshes
+extern const cs_render_feature cs_feature_smoke;      // feature_smoke.c: smoke sprites (additive)
 
 const cs_render_feature *const cs_render_features[] = {
     &cs_feature_background,
@@ -20,5 +21,6 @@ const cs_render_feature *const cs_render_features[] = {
     &cs_feature_bodies,
     &cs_feature_particles,
     &cs_feature_surface,
+    &cs_feature_smoke, // translucent: after everything opaque
     NULL,
 };

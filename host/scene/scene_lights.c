@@ -11,7 +11,7 @@ static const char *const light_type_names[] = {"point", "spot", "sphere", "area"
 
 static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_lighting *out, cs_error *err)
 {
-    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", "probes", NULL};
+    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", "hierarchy", "feedback", "probes", NULL};
     if (!cJSON_IsObject(block))
         return cs_scene_fail(scene, err, "", "radiosity",
                              "must be an object {\"patch_size\": 0.05, \"bounces\": 2, \"area_samples\": 4}");
@@ -20,7 +20,9 @@ static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_l
         !cs_json_float(scene, block, "radiosity", "patch_size", 0.0f, 1e6f, &patch_size, err) ||
         !cs_json_uint(scene, block, "radiosity", "bounces", 0, 64, &out->bounces, err) ||
         !cs_json_uint(scene, block, "radiosity", "area_samples", 1, 32, &out->area_samples, err) ||
-        !cs_json_float(scene, block, "radiosity", "exposure", 0.0f, 1e6f, &exposure, err))
+        !cs_json_float(scene, block, "radiosity", "exposure", 0.0f, 1e6f, &exposure, err) ||
+        !cs_json_bool(scene, block, "radiosity", "hierarchy", &out->hierarchy, err) ||
+        !cs_json_bool(scene, block, "radiosity", "feedback", &out->feedback, err))
         return false;
     out->exposure = exposure;
     const cJSON *probes = cJSON_GetObjectItemCaseSensitive(block, "probes");
@@ -191,7 +193,7 @@ static bool read_light(const cs_scene *scene, const cJSON *entry, uint32_t index
 bool cs_scene_lighting_parse(const cs_scene *scene, const cJSON *root, bool has_geometry, cs_scene_lighting *out,
                              cs_error *err)
 {
-    *out = (cs_scene_lighting){.patch_size = 0.05, .bounces = 2, .area_samples = 4, .exposure = 4.0};
+    *out = (cs_scene_lighting){.patch_size = 0.05, .bounces = 2, .area_samples = 4, .exposure = 4.0, .hierarchy = true};
     const cJSON *radiosity = cJSON_GetObjectItemCaseSensitive(root, "radiosity");
     const cJSON *lights = cJSON_GetObjectItemCaseSensitive(root, "lights");
     if (!has_geometry && (radiosity || lights))

@@ -3,7 +3,8 @@
 // (point, spot, sphere and quad area lights, each optionally moving along
 // a path). docs/scenes.md, "Static geometry"; docs/light.md, "Radiosity".
 //
-//   "radiosity": {"patch_size": 0.05, "bounces": 2, "area_samples": 4, "exposure": 4},
+//   "radiosity": {"patch_size": 0.05, "bounces": 2, "area_samples": 4, "exposure": 4, "hierarchy": true,
+//                 "feedback": false},
 //   "lights": [
 //     {"type": "point",  "position": [x,y,z], "radius": 0.02, "color": [r,g,b], "intensity": 1, "range": 3},
 //     {"type": "spot",   "position": [...], "direction": [...], "inner_degrees": 20, "outer_degrees": 30, ...},
@@ -57,6 +58,8 @@ typedef struct cs_scene_lighting {
     uint32_t area_samples;   // an area light's s x s shadow-ray grid; default 4
     double exposure;         // drawn colour x / (1 + x), x = exposure B; default 4
     cs_scene_probes probes;  // "radiosity.probes" (scene_probes.h); probes.given false without it
+    bool hierarchy;          // links through the k-means cluster tree (radiosity_cluster.h); default true
+    bool feedback;           // one gather a frame on the previous frame's (docs/light.md "Feedback"); default false
     cs_scene_light lights[CS_MAX_SCENE_LIGHTS];
     uint32_t light_count;
 } cs_scene_lighting;

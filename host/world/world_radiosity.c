@@ -3,6 +3,7 @@
 
 #include "level_light.h"
 #include "light.h"
+#include "radiosity_cluster.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,13 @@ bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_
         cs_geometry_free(&part->level_geometry);
         return cs_scene_fail(scene, err, "", "geometry", "%s", inner.msg);
     }
-    if (!cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size, &part->bvh,
-                                  &part->compiled, &inner)) {
+    cs_hierarchy_options clusters = cs_hierarchy_options_default();
+    bool compiled = part->lighting->hierarchy
+                        ? cs_radiosity_compile_hierarchy(ctx, g->tris, g->tri_count, part->lighting->patch_size,
+                                                         &part->bvh, &clusters, &part->compiled, &inner)
+                        : cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size,
+                                                   &part->bvh, &part->compiled, &inner);
+    if (!compiled) {
         cs_bvh_free(&part->bvh);
         cs_geometry_free(&part->level_geometry);
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
@@ -119,7 +125,10 @@ void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_rec
     uint32_t count, area_count;
     cs_world_radiosity_lights_at(part->lighting, t, lights, &count, areas, &area_count);
     cs_radiosity_gpu_set_lights(ctx, &part->gpu, lights, count, areas, area_count, part->lighting->area_samples);
-    cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
+    if (part->lighting->feedback)
+        cs_radiosity_gpu_record_feedback(rec, &part->gpu);
+    else
+        cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
     if (part->probes_made && part->frames % part->lighting->probes.every == 0)
         cs_probes_record(rec, &part->probes, &part->gpu);
     part->frames++;

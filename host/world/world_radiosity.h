@@ -1,7 +1,8 @@
 // world_radiosity.h — the world's radiosity part: when the scene has
 // "geometry", the world compiles its patches and links once (the BVH, then
-// cs_radiosity_compile_gpu: form factors on the CPU, visibility rays on the
-// GPU) and, every frame, moves the scene's "lights" along their paths to
+// the cluster tree and its links, cs_radiosity_compile_hierarchy, or with
+// "hierarchy": false every pair, cs_radiosity_compile_gpu: form factors on
+// the CPU, visibility rays on the GPU) and, every frame, moves the scene's "lights" along their paths to
 // the frame's time and records the direct light and the gathers
 // (pipelines/radiosity_gpu.h). The renderer draws the geometry lit by the
 // result (host/render/feature_geometry.c). docs/light.md, "Radiosity".

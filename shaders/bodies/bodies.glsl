@@ -45,12 +45,19 @@ vec3 cs_body_surface_velocity(uint b, vec3 x)
 // behind. With no such plane (at rest, or inside from the start) the plain
 // largest distance stands. Ties go to the lowest plane. A NaN coordinate
 // gives a NaN distance.
-vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel)
+// `reach`: how far outside the body a caller still wants the distance (the
+// broad phase passes points within the bounding radius + reach). A caller
+// that acts on points outside the surface must give it: with reach 0 a point
+// just outside a sphere (bounding radius = its radius) answers FAR, so the
+// vortons' no-slip band of one core outside a sphere was never seen
+// (vorton_spin_3d: no vorticity ever, max speed 0).
+vec4 cs_body_contact_within(uint b, vec3 x, vec3 v_rel, float reach)
 {
     cs_body_gpu body = CS_BODY_SET.bodies[b];
     vec3 r = x - body.centre.xyz;
     float r2 = dot(r, r);
-    if (r2 > body.centre.w * body.centre.w)
+    float broad = body.centre.w + max(reach, 0.0);
+    if (r2 > broad * broad)
         return vec4(0.0, 0.0, 0.0, CS_BODY_FAR);
     if (body.omega.w > 0.0) {
         float len = sqrt(r2);
@@ -79,6 +86,11 @@ vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel)
         return vec4(n_deep, deep);
     return vec4(n_best, best);
 }
+
+// Points inside the bounding sphere only (what the particle collisions need:
+// they act inside the body or within a margin the bounding sphere covers for
+// their polytopes).
+vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel) { return cs_body_contact_within(b, x, v_rel, 0.0); }
 
 // The distance from x to the intersection of `count` (2 or 3) planes it
 // is in front of (an edge or a corner of the body), given their normals n

@@ -35,16 +35,60 @@ layout(std430, binding = CS_FLUID_PARAMS_BINDING) readonly buffer FluidParams { 
 #define CS_REST_DENSITY(m) (fp.materials[m].y)
 #define CS_REST_VOLUME(m) (fp.materials[m].z)
 
+// Per-material values inside neighbour loops. lavapipe (Mesa's gallivm)
+// reads a storage buffer one lane at a time, a branchy scalar loop per
+// component, so a table lookup params.materials[m_j] per neighbour cost more
+// than the rest of the visit (Clavet density: 14.9 of 22.7 ms a frame in
+// double_emitter_2d). Shaders copy the few values they need into registers
+// before the loop and pick with cs_pick_material: a chain of selects over the
+// scene's CS_MATERIAL_COUNT materials (cs_fluid_program defines it), no memory
+// access. Same values, so the same bits as the lookup.
+#ifndef CS_MATERIAL_COUNT
+#define CS_MATERIAL_COUNT CS_FLUID_MAX_MATERIALS
+#endif
+float cs_pick_material(float table[CS_FLUID_MAX_MATERIALS], uint m)
+{
+    float v = table[0];
+    for (uint k = 1u; k < uint(CS_MATERIAL_COUNT); k++)
+        v = m == k ? table[k] : v;
+    return v;
+}
+vec4 cs_pick_material4(vec4 table[CS_FLUID_MAX_MATERIALS], uint m)
+{
+    vec4 v = table[0];
+    for (uint k = 1u; k < uint(CS_MATERIAL_COUNT); k++)
+        v = m == k ? table[k] : v;
+    return v;
+}
+
+// A particle's vec4 position or velocity as the vec3 the arithmetic uses.
+// In 2D z is 0 everywhere, so only x and y are read (one storage-buffer
+// component less per neighbour on lavapipe) and the sums keep their bits.
+#if DIM == 2
+#define CS_FLUID_XYZ(v) vec3((v).xy, 0.0)
+#else
+#define CS_FLUID_XYZ(v) ((v).xyz)
+#endif
+
 // Cell of a position in the fluid's neighbour grid (grid.glsl).
 #define CS_FLUID_CELL(x) cs_grid_cell((x), fp.grid_origin.xyz, fp.grid_origin.w, fp.grid_dims.xyz)
 
 // Poly6 of r^2: K (h^2 - r^2)^3 for r < h. K = 315 / (64 pi h^9) in 3D,
 // 4 / (pi h^8) in 2D (both integrate to 1 over the disc / ball).
-float cs_poly6(float r2)
+// Neighbour loops take the kernels' constants as a cs_kernels read once
+// before the loop (cs_kernels_load): inside it every fp.* read would be a
+// storage-buffer read per neighbour on lavapipe (see cs_pick_material).
+struct cs_kernels {
+    float h, h2, poly6, spiky_grad; // h, h^2, poly6's K, spiky's 3K
+};
+cs_kernels cs_kernels_load() { return cs_kernels(CS_H, fp.kernel.z, fp.kernel.x, fp.kernel.y); }
+
+float cs_poly6_k(cs_kernels k, float r2)
 {
-    float d = fp.kernel.z - r2;
-    return d > 0.0 ? fp.kernel.x * d * d * d : 0.0;
+    float d = k.h2 - r2;
+    return d > 0.0 ? k.poly6 * d * d * d : 0.0;
 }
+float cs_poly6(float r2) { return cs_poly6_k(cs_kernels_load(), r2); }
 
 // Gradient of the spiky kernel K (h - r)^3 with respect to x_i, for
 // r = x_i - x_j: -3K (h - |r|)^2 r / |r| (points from i towards j).
@@ -58,14 +102,15 @@ vec3 cs_spiky_grad(vec3 r, float len)
 }
 
 // The same from r^2 (one inverse square root instead of a sqrt and a divide).
-vec3 cs_spiky_grad_r2(vec3 r, float r2)
+vec3 cs_spiky_grad_r2_k(cs_kernels k, vec3 r, float r2)
 {
-    if (r2 <= 0.0 || r2 >= fp.kernel.z)
+    if (r2 <= 0.0 || r2 >= k.h2)
         return vec3(0.0);
     float inv_len = inversesqrt(r2);
-    float d = CS_H - r2 * inv_len;
-    return (-fp.kernel.y * d * d * inv_len) * r;
+    float d = k.h - r2 * inv_len;
+    return (-k.spiky_grad * d * d * inv_len) * r;
 }
+vec3 cs_spiky_grad_r2(vec3 r, float r2) { return cs_spiky_grad_r2_k(cs_kernels_load(), r, r2); }
 
 #define CS_WALL_MARGIN (fp.wall.x)
 

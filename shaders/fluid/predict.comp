@@ -20,5 +20,13 @@ void main()
     v.z = 0.0;
 #endif
     velocities[i] = vec4(v, 0.0);
+#ifdef PREDICTED_W_MATERIAL
+    // Clavet SPH: its neighbour loops need the neighbour's material (masses,
+    // viscosities, cohesion), so it travels with the position: one
+    // storage-buffer read per neighbour instead of two (lavapipe reads a
+    // buffer one lane at a time). A small integer is exact as a float.
+    predicted[i] = vec4(positions[i].xyz + v * CS_DT, float(materials[i]));
+#else
     predicted[i] = vec4(positions[i].xyz + v * CS_DT, CS_MASS(materials[i]));
+#endif
 }

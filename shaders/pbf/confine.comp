@@ -33,15 +33,16 @@ void main()
     vec3 eta = vec3(0.0);
     ivec3 c = CS_FLUID_CELL(xi);
     CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
-        vec3 r = xi - predicted[j].xyz;
+        vec3 r = xi - CS_FLUID_XYZ(predicted[j]);
         float r2 = dot(r, r);
-        if (j == i || r2 >= fp.kernel.z)
+        if (j == i || r2 >= kern.h2)
             continue;
         float vj = pc.post.z; // rest volume m / rho0, the same for every material in PBF
-        xsph += (vj * cs_poly6(r2)) * (velocities[j].xyz - vi);
+        xsph += (vj * cs_poly6_k(kern, r2)) * (CS_FLUID_XYZ(velocities[j]) - vi);
         if (vorticity)
-            eta += (vj * (curl[j].w - wi.w)) * cs_spiky_grad_r2(r, r2);
+            eta += (vj * (curl[j].w - wi.w)) * cs_spiky_grad_r2_k(kern, r, r2);
     } CS_GRID_END_LISTED_NEIGHBOURS
     vec3 v = vi + pc.post.y * xsph;
     float eta_len = length(eta);

@@ -26,12 +26,13 @@ void main()
     vec3 w = vec3(0.0);
     ivec3 c = CS_FLUID_CELL(xi);
     CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
-        vec3 r = xi - predicted[j].xyz;
+        vec3 r = xi - CS_FLUID_XYZ(predicted[j]);
         float r2 = dot(r, r);
-        if (j == i || r2 >= fp.kernel.z)
+        if (j == i || r2 >= kern.h2)
             continue;
-        w += pc.post.z * cross(velocities[j].xyz - vi, cs_spiky_grad_r2(r, r2));
+        w += pc.post.z * cross(CS_FLUID_XYZ(velocities[j]) - vi, cs_spiky_grad_r2_k(kern, r, r2));
     } CS_GRID_END_LISTED_NEIGHBOURS
     curl[i] = vec4(w, length(w));
 }

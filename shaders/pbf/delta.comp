@@ -47,22 +47,23 @@ void main()
     // Decided by this iteration's lambda on the same positions (this pass
     // does not read the moved marks it writes).
     bool use_list = nb_use[i] != 0u;
+    cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
         if (j == i)
             continue;
         vec4 pj = predicted[j]; // xyz, w = mass
-        vec3 r = xi - pj.xyz;
+        vec3 r = xi - CS_FLUID_XYZ(pj);
         float r2 = dot(r, r);
-        if (r2 >= fp.kernel.z)
+        if (r2 >= kern.h2)
             continue;
         float scorr = 0.0;
         if (scorr_on) {
-            float t = cs_poly6(r2) * pc.solver.z, tn = t;
+            float t = cs_poly6_k(kern, r2) * pc.solver.z, tn = t;
             for (uint k = 1u; k < scorr_n; k++)
                 tn *= t;
             scorr = pc.solver.y * tn;
         }
-        dx += (pj.w * (li + lambda[j] - scorr)) * cs_spiky_grad_r2(r, r2);
+        dx += (pj.w * (li + lambda[j] - scorr)) * cs_spiky_grad_r2_k(kern, r, r2);
     } CS_GRID_END_LISTED_NEIGHBOURS
     // Boundaries push with i's own multiplier along their density gradient.
     float rho0 = CS_REST_DENSITY(materials[i]);

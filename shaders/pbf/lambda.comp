@@ -32,14 +32,16 @@ void main()
     ivec3 c = CS_FLUID_CELL(xi);
     CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
     nb_use[i] = use_list ? 1u : 0u; // delta of this iteration reads the same set: it reuses this
+    cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
-        vec3 r = xi - predicted[j].xyz;
+        vec4 pj = predicted[j]; // xyz, w = mass (predict.comp)
+        vec3 r = xi - CS_FLUID_XYZ(pj);
         float r2 = dot(r, r);
-        if (r2 >= fp.kernel.z)
+        if (r2 >= kern.h2)
             continue;
-        float mj = predicted[j].w; // mass (predict.comp)
-        rho += mj * cs_poly6(r2);
-        vec3 g = (mj * inv_rho0) * cs_spiky_grad_r2(r, r2);
+        float mj = pj.w;
+        rho += mj * cs_poly6_k(kern, r2);
+        vec3 g = (mj * inv_rho0) * cs_spiky_grad_r2_k(kern, r, r2);
         grad_i += g;
         sum_sq += dot(g, g);
     } CS_GRID_END_LISTED_NEIGHBOURS

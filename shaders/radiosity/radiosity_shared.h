@@ -15,7 +15,10 @@ struct cs_patch {
 
 // The links of patch i are links[link_start[i] .. link_start[i + 1]):
 // (j, F_ij as float bits) pairs, F_ij the form factor from i to j with
-// visibility folded in. A gather pass sums F_ij B_j over them.
+// visibility folded in. A gather pass sums F_ij B_j over them. j is a node:
+// a patch (< patch count) or, with the cluster hierarchy, a cluster
+// (patch count + cluster index), whose B the up-sweep wrote. The same pair
+// lists a cluster's children with their shares of its area.
 struct cs_link {
     uint target;
     float factor;
@@ -25,6 +28,15 @@ struct cs_link {
 struct cs_gather_push {
     uint patch_count;
     uint pad0, pad1, pad2;
+};
+
+// Push constants of the up-sweep (shaders/radiosity/upsweep.comp): the
+// clusters [first_cluster, first_cluster + cluster_count) of one round.
+struct cs_upsweep_push {
+    uint first_cluster;
+    uint cluster_count;
+    uint patch_count;
+    uint pad0;
 };
 
 // A one-sided quad area light: the points corner + a edge_u + b edge_v, a
@@ -52,6 +64,7 @@ struct cs_direct_push {
 typedef struct cs_patch cs_patch;
 typedef struct cs_link cs_link;
 typedef struct cs_gather_push cs_gather_push;
+typedef struct cs_upsweep_push cs_upsweep_push;
 typedef struct cs_area_light cs_area_light;
 typedef struct cs_direct_push cs_direct_push;
 #endif

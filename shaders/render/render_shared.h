@@ -56,6 +56,21 @@ struct cs_render_particles_push {
                                    //   material table (modes.w of them); zw unused
 };
 
+// Smoke sprites (smoke.vert/.frag, host/render/feature_smoke.c): additive
+// gaussian splats, colour from the temperature ramp below (linear rgb).
+#define CS_RENDER_SMOKE_COOL 0.50, 0.50, 0.53
+#define CS_RENDER_SMOKE_HOT 1.00, 0.42, 0.08
+#define CS_RENDER_SMOKE_EXTENT 3.0     // a sprite's quad reaches this many standard deviations
+
+struct cs_render_smoke_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    vec4 fog;                      // rgb (unused: smoke fades instead), density per world unit
+    vec4 params;                   // sigma (m), intensity, cool T, hot T (K)
+    uvec4 modes;                   // flags, particle count, has temperatures (0: all at the cool end), unused
+    vec4 misc;                     // x: fog start (view depth); yzw unused
+};
+
 struct cs_render_box_push {
     vec4 view_x, view_y, view_z;
     vec4 proj;

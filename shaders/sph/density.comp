@@ -35,28 +35,45 @@ void main()
     float dt = CS_DT;
     float rho = 0.0, rho_near = 0.0;
     vec3 dv = vec3(0.0);
+    // What the loop reads of the parameters, in registers (fluid.glsl,
+    // cs_pick_material: a storage-buffer read per neighbour is lavapipe's
+    // most expensive operation).
+    float mass_of[CS_FLUID_MAX_MATERIALS];
+    float sigma_of[CS_FLUID_MAX_MATERIALS];
+    float beta_of[CS_FLUID_MAX_MATERIALS];
+    for (uint m = 0u; m < CS_FLUID_MAX_MATERIALS; m++) {
+        mass_of[m] = sigma_of[m] = beta_of[m] = 0.0;
+        if (m < uint(CS_MATERIAL_COUNT)) {
+            mass_of[m] = sp.materials[m].pressure.w;
+            sigma_of[m] = sp.materials[m].viscosity.x;
+            beta_of[m] = sp.materials[m].viscosity.y;
+        }
+    }
+    bool seed_share = sp.options.y != 0u;
+    uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
-        vec3 d = pred[j].xyz - xi;
+        // x* and the material in one read (predict.comp writes float(material) in w for Clavet).
+        vec4 pj = pred[j];
+        vec3 d = CS_FLUID_XYZ(pj) - xi;
         float r2 = dot(d, d);
         if (r2 < h2 && j != i) {
             float r = sqrt(r2);
             float a = 1.0 - r * inv_h;
             float an = sph_pow_nm1(a) * a;
-            uint mj = materials[j];
-            float massj = sp.materials[mj].pressure.w;
+            uint mj = uint(pj.w);
+            float massj = cs_pick_material(mass_of, mj);
             rho += massj * an;
             rho_near += massj * an * a;
             vec3 n = d / max(r, eps);
-            float u = dot(vi - velocities[j].xyz, n);
+            float u = dot(vi - CS_FLUID_XYZ(velocities[j]), n);
             if (u > 0.0 && r > eps) {
-                vec4 pvj = sp.materials[mj].viscosity;
-                float sigma = 0.5 * (pvi.x + pvj.x);
-                float beta = 0.5 * (pvi.y + pvj.y);
+                float sigma = 0.5 * (pvi.x + cs_pick_material(sigma_of, mj));
+                float beta = 0.5 * (pvi.y + cs_pick_material(beta_of, mj));
                 // Seed 000 moves by I dt (x_j - x_i), not I dt r_hat, and
                 // halves I whatever the masses: its viscosity is r/2 of this.
-                float share = sp.options.y != 0u ? 0.5 * r : massj / (massi + massj);
+                float share = seed_share ? 0.5 * r : massj / (massi + massj);
                 dv -= (dt * a * (sigma * u + beta * u * u) * share) * n;
             }
         }

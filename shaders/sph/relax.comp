@@ -36,20 +36,27 @@ void main()
     float push_scale = sp.kernel.w / massi; // dt^2 / m_i
     float pull_scale = kappa / massi * sp.kernel.x;
     vec3 dx = vec3(0.0);
+    // The loop's parameters in registers: on lavapipe a storage-buffer
+    // read per neighbour costs more than the arithmetic (fluid.glsl,
+    // cs_pick_material). Cohesion pairs share i's material, so m_j = m_i.
+    float norm = sp.kernel.x, norm_near = sp.kernel.y;
+    uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
-        vec3 d = pred[j].xyz - xi;
+        // x* and the material in one read (predict.comp writes float(material) in w for Clavet).
+        vec4 xj = pred[j];
+        vec3 d = CS_FLUID_XYZ(xj) - xi;
         float r2 = dot(d, d);
         if (r2 < h2 && j != i && r2 > eps2) {
             float r = sqrt(r2);
             float a = 1.0 - r * inv_h;
             float anm1 = sph_pow_nm1(a);
             vec2 pj = pressures[j];
-            float push = push_scale * (0.5 * (pi.x + pj.x) * sp.kernel.x * anm1 +
-                                       0.5 * (pi.y + pj.y) * sp.kernel.y * anm1 * a);
-            uint mj = materials[j];
-            float pull = mj == mi ? pull_scale * sp.materials[mj].pressure.w * anm1 * r : 0.0;
+            float push = push_scale * (0.5 * (pi.x + pj.x) * norm * anm1 +
+                                       0.5 * (pi.y + pj.y) * norm_near * anm1 * a);
+            uint mj = uint(xj.w);
+            float pull = mj == mi ? pull_scale * massi * anm1 * r : 0.0;
             dx += (pull - push) / r * d;
         }
     }

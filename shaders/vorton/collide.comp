@@ -22,6 +22,18 @@
 //   heat      with a body temperature T_b > 0, T relaxes to it at the
 //             rate kappa / sigma^2 (the PSE rate over one core): T += (T_b -
 //             T)(1 - exp(-kappa dt / sigma^2)); T_b = 0: adiabatic.
+//   two-way   (docs/vortons.md "Bodies") what the vorton's change implies
+//             for the fluid's momentum goes to a moving body with the
+//             opposite sign: the hydrodynamic impulse of a vorton about the
+//             body's centre of mass c, r = x - c, alpha = omega V, is
+//             P = rho/2 r x alpha (linear) and A = rho/3 r x (r x alpha)
+//             (angular; Saffman, Vortex Dynamics 3.2 and 3.5); the body
+//             gets -(P_after - P_before) and -(A_after - A_before) through
+//             the world's impulse slots (VORTON_BODIES_IMPULSES). The heat
+//             the vorton took, V (T_after - T_before) (in units of rho c_p),
+//             goes to the body's heat term (VORTON_BODIES_HEAT), reduced by
+//             "vorton: body heat". Every slot is written (0 without
+//             contact), so nothing needs clearing.
 // Bodies in index order, so the result is the same every run.
 #include "vorton_shared.h"
 #include "../bodies/bodies_shared.h"
@@ -38,6 +50,10 @@ layout(std430, binding = 3) readonly buffer Bodies
 };
 #ifndef TRACERS
 layout(std430, binding = 1) buffer Vort { vec4 vort[]; };
+// (slot * 6 + term) * capacity + i: linear impulse xyz, angular xyz (sim.h cs_body_link)
+layout(std430, binding = 4) writeonly buffer Impulses { float impulses[]; };
+// body * capacity + i: the heat V dT vorton i took from body b
+layout(std430, binding = 5) writeonly buffer HeatTerms { float heat_terms[]; };
 #endif
 
 #define CS_BODY_SET body_set
@@ -59,6 +75,28 @@ void main()
     pos[i].xyz = x;
 }
 #else
+// Vorton (x, w) moving at u against body b: eject, no-through, no-slip, heat.
+void collide_one(uint b, inout vec3 x, inout vec4 w, vec3 u, float sigma, float kappa, float dt)
+{
+    // Within sigma of the surface, also outside the bounding sphere.
+    vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), sigma);
+    if (!(c.w < sigma))
+        return;
+    vec3 n = c.xyz;
+    x += (sigma - c.w) * n;
+    vec3 contact = x - sigma * n;
+    vec3 omega_body = body_set.bodies[b].omega.xyz;
+    vec3 rel = u - cs_body_surface_velocity(b, contact);
+    vec3 u_t = rel - dot(rel, n) * n;
+    float friction = body_set.bodies[b].velocity.w;
+    vec3 w_t = w.xyz - dot(w.xyz, n) * n;
+    w_t = (1.0 - friction) * w_t + friction * cross(n, u_t) / sigma;
+    w.xyz = dot(2.0 * omega_body, n) * n + w_t;
+    float t_body = body_thermal[b].x;
+    if (t_body > 0.0)
+        w.w += (t_body - w.w) * (1.0 - exp(-kappa * dt / (sigma * sigma)));
+}
+
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
@@ -68,25 +106,30 @@ void main()
     vec3 x = p.xyz, u = vel[i].xyz;
     float sigma = p.w;
     float kappa = pc.physics.y, dt = pc.gravity_dt.w;
+    float volume = sigma * sigma * sigma, rho = pc.fluid.x;
+    uint cap = pc.body_slots.x;
     for (uint b = 0u; b < cs_body_count(); b++) {
-        vec4 c = cs_body_contact(b, x, u - cs_body_surface_velocity(b, x));
-        if (!(c.w < sigma))
-            continue;
-        vec3 n = c.xyz;
-        x += (sigma - c.w) * n;
-        vec3 contact = x - sigma * n;
-        vec3 omega_body = body_set.bodies[b].omega.xyz;
-        vec3 rel = u - cs_body_surface_velocity(b, contact);
-        vec3 u_t = rel - dot(rel, n) * n;
-        float friction = body_set.bodies[b].velocity.w;
-        vec3 w_t = w.xyz - dot(w.xyz, n) * n;
-        w_t = (1.0 - friction) * w_t + friction * cross(n, u_t) / sigma;
-        w.xyz = dot(2.0 * omega_body, n) * n + w_t;
-        float t_body = body_thermal[b].x;
-        if (t_body > 0.0)
-            w.w += (t_body - w.w) * (1.0 - exp(-kappa * dt / (sigma * sigma)));
+        vec3 centre = body_set.bodies[b].centre.xyz;
+        vec3 r0 = x - centre, alpha0 = w.xyz * volume;
+        float t0 = w.w;
+        vec3 impulse0 = 0.5 * cross(r0, alpha0), angular0 = cross(r0, cross(r0, alpha0)) / 3.0;
+        collide_one(b, x, w, u, sigma, kappa, dt);
+        vec3 r1 = x - centre, alpha1 = w.xyz * volume;
+        vec3 linear = -rho * (0.5 * cross(r1, alpha1) - impulse0);
+        vec3 angular = -rho * (cross(r1, cross(r1, alpha1)) / 3.0 - angular0);
+        cs_body_gpu body = body_set.bodies[b];
+        if ((pc.body_slots.y & VORTON_BODIES_IMPULSES) != 0u && (body.info.z & CS_BODY_DYNAMIC) != 0u) {
+            uint base = body.info.w * CS_BODIES_IMPULSE_TERMS;
+            for (uint t = 0u; t < 3u; t++) {
+                impulses[(base + t) * cap + i] = linear[t];
+                impulses[(base + 3u + t) * cap + i] = angular[t];
+            }
+        }
+        if ((pc.body_slots.y & VORTON_BODIES_HEAT) != 0u)
+            heat_terms[b * cap + i] = volume * (w.w - t0);
     }
     pos[i] = vec4(x, sigma);
     vort[i] = w;
 }
 #endif
+

@@ -26,10 +26,13 @@ layout(push_constant) uniform PushBlock { vorton_push pc; };
 layout(std430, binding = 0) readonly buffer SrcPos { vec4 src_pos[]; };
 layout(std430, binding = 1) readonly buffer SrcVort { vec4 src_vort[]; };
 layout(std430, binding = 2) readonly buffer TgtPos { vec4 tgt_pos[]; };
-layout(std430, binding = 4) writeonly buffer OutVel { vec4 out_vel[]; };
+layout(std430, binding = 4) buffer OutVel { vec4 out_vel[]; };
 #ifndef TARGET_POINTS
 layout(std430, binding = 3) readonly buffer TgtVort { vec4 tgt_vort[]; };
-layout(std430, binding = 5) writeonly buffer OutRate { vec4 out_rate[]; };
+layout(std430, binding = 5) buffer OutRate { vec4 out_rate[]; };
+// The running sums between chunks (VORTON_SOURCE_CHUNK): per target
+// (stretch, heat), (diffuse, 0), (grad T, 0).
+layout(std430, binding = 6) buffer Partial { vec4 partial[]; };
 #endif
 
 shared vec4 tile_pos[VORTON_TILE];
@@ -59,8 +62,20 @@ void main()
     float heat = 0.0;
 #endif
     vec3 u = vec3(0.0);
+    bool resume = (pc.chunk.z & VORTON_CHUNK_RESUME) != 0u;
+    if (resume && live) {
+        u = out_vel[i].xyz;
+#ifndef TARGET_POINTS
+        vec4 a = partial[3u * i], b = partial[3u * i + 1u], c = partial[3u * i + 2u];
+        stretch = a.xyz;
+        heat = a.w;
+        diffuse = b.xyz;
+        grad_t = c.xyz;
+#endif
+    }
+    sources = min(sources, pc.chunk.y);
 
-    for (uint base = 0u; base < sources; base += VORTON_TILE) {
+    for (uint base = pc.chunk.x; base < sources; base += VORTON_TILE) {
         uint j = base + lid;
         tile_pos[lid] = j < sources ? src_pos[j] : vec4(0.0);
         tile_vort[lid] = j < sources ? src_vort[j] : vec4(0.0);
@@ -105,6 +120,12 @@ void main()
         return;
     out_vel[i] = vec4(u, 0.0);
 #ifndef TARGET_POINTS
+    if ((pc.chunk.z & VORTON_CHUNK_LAST) == 0u) {
+        partial[3u * i] = vec4(stretch, heat);
+        partial[3u * i + 1u] = vec4(diffuse, 0.0);
+        partial[3u * i + 2u] = vec4(grad_t, 0.0);
+        return;
+    }
     vec3 buoyancy = -pc.physics.z * cross(grad_t, pc.gravity_dt.xyz);
     vec3 domega = stretch + pc.physics.x * diffuse + buoyancy;
     out_rate[i] = vec4(domega, pc.physics.y * heat);

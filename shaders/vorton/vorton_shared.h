@@ -47,7 +47,34 @@ struct vorton_push {
     vec4 physics;
     // xyz: gravity (m/s^2); w: the step this dispatch takes (s, integrate)
     vec4 gravity_dt;
+    // Bodies (collide.comp): x: capacity (the stride of the per-particle
+    // arrays below); y: VORTON_BODIES_* flags; z, w: 0
+    uvec4 body_slots;
+    // x: fluid density rho (kg/m^3); y, z, w: 0
+    vec4 fluid;
+    // rates.comp's share of the sources: x: first, y: one past the last;
+    // z: VORTON_CHUNK_* flags; w: 0
+    uvec4 chunk;
 };
+
+// The direct sum is split across dispatches of at most VORTON_SOURCE_CHUNK
+// sources each: lavapipe gives an invocation 65535 loop iterations in all
+// (docs/architecture.md), and one source is one iteration (plus one per
+// tile). Each dispatch carries its running sums on in the output buffers,
+// so the result has the same bits for any split.
+#define VORTON_SOURCE_CHUNK 32768u
+#define VORTON_CHUNK_RESUME 1u // start from the sums a previous chunk left
+#define VORTON_CHUNK_LAST 2u   // write the finished rates (else the running sums)
+
+// collide.comp's flags (vorton_push.body_slots.y).
+#define VORTON_BODIES_IMPULSES 1u // write what each vorton gives each moving body (the world's impulse slots)
+#define VORTON_BODIES_HEAT 2u     // write the heat each vorton takes from each body (bodies with a heat capacity)
+
+// A body's thermal state, after the cs_body_set in the vortons' bodies
+// buffer (one vec4 per body): x: temperature T_b (K; 0: adiabatic, no
+// exchange); y: rho c_p / C_b (1/m^3: a fluid volume's heat in body kelvin;
+// 0: a fixed reservoir); z: T_b - T0, kept so that a body's heat balance
+// does not round at the scale of T (K); w: 0.
 
 #ifndef CS_GLSL
 typedef struct vorton_push vorton_push;

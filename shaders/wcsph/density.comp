@@ -19,14 +19,20 @@ void main()
     float inv_h = wp.kernel.y;
     float h2 = CS_H * CS_H;
     float rho = 0.0;
+    // The neighbours' masses in registers (fluid.glsl, cs_pick_material):
+    // no storage-buffer read per neighbour but its position and material.
+    float mass_of[CS_FLUID_MAX_MATERIALS];
+    for (uint m = 0u; m < CS_FLUID_MAX_MATERIALS; m++)
+        mass_of[m] = m < uint(CS_MATERIAL_COUNT) ? wp.materials[m].eos.w : 0.0;
+    uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
-        vec3 d = positions[j].xyz - xi;
+        vec3 d = CS_FLUID_XYZ(positions[j]) - xi;
         float r2 = dot(d, d);
         if (r2 >= h2)
             continue;
-        rho += wp.materials[materials[j]].eos.w * wcsph_w(sqrt(r2) * inv_h);
+        rho += cs_pick_material(mass_of, materials[j]) * wcsph_w(sqrt(r2) * inv_h);
     }
     CS_GRID_END_NEIGHBOURS
     rho *= wp.kernel.x;

@@ -39,30 +39,43 @@ void main()
     float grad_scale = wp.kernel.x * inv_h; // dW/dr = norm / h * dW/dq
     float cohesion_scale = mati.viscosity.z / mati.eos.w * wp.kernel.x;
     vec3 acc = vec3(0.0);
+    // The loop's per-material values in registers (fluid.glsl,
+    // cs_pick_material): on lavapipe a storage-buffer read per neighbour
+    // (the whole material, 8 floats) cost more than the arithmetic.
+    float mass_of[CS_FLUID_MAX_MATERIALS], alpha_of[CS_FLUID_MAX_MATERIALS], sound_of[CS_FLUID_MAX_MATERIALS];
+    for (uint m = 0u; m < CS_FLUID_MAX_MATERIALS; m++) {
+        mass_of[m] = alpha_of[m] = sound_of[m] = 0.0;
+        if (m < uint(CS_MATERIAL_COUNT)) {
+            mass_of[m] = wp.materials[m].eos.w;
+            alpha_of[m] = wp.materials[m].viscosity.x;
+            sound_of[m] = wp.materials[m].viscosity.y;
+        }
+    }
+    uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, cell, fp.grid_dims, j)
+    CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
         if (j == i)
             continue;
-        vec3 d = positions[j].xyz - xi; // x_j - x_i
+        vec3 d = CS_FLUID_XYZ(positions[j]) - xi; // x_j - x_i
         float r = length(d);
         if (r >= h || r <= 0.0)
             continue;
         uint mj = materials[j];
-        cs_wcsph_material matj = wp.materials[mj];
+        float massj = cs_pick_material(mass_of, mj);
         float q = r * inv_h;
         float rhoj = densities[j];
-        float coef = -matj.eos.w * (pi_term + pressures[j] / (rhoj * rhoj));
-        float vx = -dot(vi - velocities[j].xyz, d); // v_ij . x_ij
+        float coef = -massj * (pi_term + pressures[j] / (rhoj * rhoj));
+        float vx = -dot(vi - CS_FLUID_XYZ(velocities[j]), d); // v_ij . x_ij
         if (vx < 0.0) {
-            float nu = (mati.viscosity.x + matj.viscosity.x) * 0.5 * hs * (mati.viscosity.y + matj.viscosity.y) /
-                       (rhoi + rhoj);
-            coef += matj.eos.w * nu * vx / (r * r + 0.01 * hs * hs);
+            float nu = (mati.viscosity.x + cs_pick_material(alpha_of, mj)) * 0.5 * hs *
+                       (mati.viscosity.y + cs_pick_material(sound_of, mj)) / (rhoi + rhoj);
+            coef += massj * nu * vx / (r * r + 0.01 * hs * hs);
         }
         // grad_i W = (x_i - x_j)/r dW/dr
         acc -= (coef * grad_scale * wcsph_dw(q) / r) * d;
         if (mj == mi)
-            acc += (cohesion_scale * matj.eos.w * wcsph_w(q)) * d;
+            acc += (cohesion_scale * massj * wcsph_w(q)) * d;
     }
     CS_GRID_END_NEIGHBOURS
     // Wall pressure (every half-space of the boundary set): minus the
