@@ -147,7 +147,7 @@ bool cs_probes_create(cs_context *ctx, const cs_probes_desc *desc, const cs_radi
     pr->probe_count = pr->grid.dims.w;
     uint32_t chunks = (desc->rays + CS_PROBE_CHUNK - 1) / CS_PROBE_CHUNK;
     pr->push = (cs_probes_push){.probe_count = pr->probe_count, .rays = desc->rays, .chunks = chunks,
-                                .area_samples = 1};
+                                .area_samples = 1, .closed = desc->closed ? 1u : 0u};
     VkDeviceSize partials = (VkDeviceSize)pr->probe_count * chunks * CS_PROBE_PARTIAL_VEC4 * 16;
     VkDeviceSize records = sizeof(cs_probe_grid) + (VkDeviceSize)pr->probe_count * sizeof(cs_probe);
     bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "light/probes_gather.comp"}, &pr->gather_program,
@@ -280,7 +280,7 @@ static void add_area(const cs_bvh *bvh, const cs_area_light *light, uint32_t s, 
 void cs_probes_cpu(const cs_radiosity_compiled *c, const cs_bvh *bvh, const double *radiosity,
                    const float (*directions)[4], uint32_t rays, const cs_light *lights, uint32_t light_count,
                    const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples,
-                   const double position[3], double irradiance[CS_SH_COUNT][3], double *back)
+                   bool closed, const double position[3], double irradiance[CS_SH_COUNT][3], double *back)
 {
     uvec4 *table = tri_patch_table(c, bvh);
     double sums[CS_SH_COUNT][3] = {{0}};
@@ -288,8 +288,10 @@ void cs_probes_cpu(const cs_radiosity_compiled *c, const cs_bvh *bvh, const doub
     for (uint32_t k = 0; k < rays; k++) {
         double d[3] = {directions[k][0], directions[k][1], directions[k][2]};
         cs_ray_hit hit = cs_bvh_cast(bvh, position, d, 0.0, 3.0e38);
-        if (!hit.hit)
+        if (!hit.hit) {
+            back_count += closed; // outside a closed level
             continue;
+        }
         const cs_tri *t = &bvh->tris[hit.tri];
         double e1[3] = {t->v1.x - t->v0.x, t->v1.y - t->v0.y, t->v1.z - t->v0.z};
         double e2[3] = {t->v2.x - t->v0.x, t->v2.y - t->v0.y, t->v2.z - t->v0.z};

@@ -27,6 +27,7 @@ typedef struct cs_probes_desc {
     uint32_t dims[3];        // probes per axis, each >= 1
     uint32_t rays;           // K directions a probe, 1 to CS_PROBES_MAX_RAYS
     float exposure;          // what the renderer shows x = exposure * albedo * E through (geometry's)
+    bool closed;             // the geometry encloses its open space (a level): misses count as back faces
 } cs_probes_desc;
 
 typedef struct cs_probes {
@@ -81,11 +82,12 @@ void cs_probes_read(cs_context *ctx, const cs_probes *probes, cs_probe *out);
 
 // The double twin of both passes for one probe at `position`: the same
 // directions and rays, radiosity 3 doubles per patch, the same lights.
-// irradiance gets E_i (rgb), back the fraction of rays that met a back face.
+// irradiance gets E_i (rgb), back the fraction of rays that met a back face
+// (with `closed`, or nothing: cs_probes_desc.closed).
 void cs_probes_cpu(const cs_radiosity_compiled *compiled, const cs_bvh *bvh, const double *radiosity,
                    const float (*directions)[4], uint32_t rays, const cs_light *lights, uint32_t light_count,
                    const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples,
-                   const double position[3], double irradiance[CS_SH_COUNT][3], double *back);
+                   bool closed, const double position[3], double irradiance[CS_SH_COUNT][3], double *back);
 
 // The patch of scene triangle data (first patch, lattice side n) holding
 // barycentrics (u, v): the GPU's hit_patch in double.

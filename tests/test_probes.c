@@ -382,7 +382,7 @@ static void test_cpu_reference(cs_context *ctx, const cs_scene *scene)
         double at[3], want[CS_SH_COUNT][3], back;
         cs_probes_position(&pr.grid, i, at);
         cs_probes_cpu(&c, &bvh, radiosity, (const float(*)[4])pr.direction_table, desc.rays, lights, 3, &quad, 1, 4,
-                      at, want, &back);
+                      desc.closed, at, want, &back);
         double largest = 0.0, diff = 0.0;
         for (int s = 0; s < CS_SH_COUNT; s++) {
             const float *e = &got[i].irradiance[s].x;

@@ -220,16 +220,13 @@ static void record_draw(run_state *r, const cs_render_target *target)
         }
     }
     cs_barrier_compute_to_graphics(&r->rec);
-    // A level lit by radiosity is drawn either way, never both (same faces).
-    bool level_lit = r->world.radiosity && r->world.radiosity->has_level;
-    bool show_baked = !level_lit || r->level_baked;
     cs_render_record(&r->renderer, &r->rec,
                      &(cs_render_frame){.target = target, .particles = view_count ? views : NULL,
                                         .particle_view_count = view_count, .field = draw_field ? &field : NULL,
                                         .surfaces = surfaces, .surface_count = surface_count,
                                         .body_states = r->world.has_bodies ? &r->world.bodies.states : NULL,
-                                        .level = r->world.has_level && show_baked ? &r->world.level : NULL,
-                                        .radiosity = level_lit && show_baked ? NULL : r->world.radiosity,
+                                        .level = r->world.has_level ? &r->world.level : NULL,
+                                        .radiosity = r->world.radiosity, .level_baked = r->level_baked,
                                         .scene = r->world.fluids[0].scene, .camera = &r->camera,
                                         .color_mode = r->color_mode,
                                         .overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL});

@@ -7,6 +7,13 @@
 // across a wall instead of showing the patch grid. The welds are built
 // once on the host per compiled geometry. Formula and tone map:
 // shaders/render/geometry_shared.h.
+//
+// A level lit by radiosity (part->has_level, the frame's level given) is
+// drawn textured instead, by a second program that culls back faces as the
+// level feature does (coplanar faces of two rooms, a ceiling and the floor
+// above, would fight otherwise): each patch corner gets the texture
+// coordinates of its point on the level face it was cut from, and the
+// light is B / albedo (geometry_shared.h).
 #include "feature.h"
 
 #include "world_radiosity.h"
@@ -23,10 +30,14 @@
 #define NORMAL_QUANTUM 0.02
 
 typedef struct geometry_feature {
-    cs_program_id program;
+    cs_program_id program, level_program;
     cs_buffer corners, weld_start, welds;
     uint32_t corner_count, weld_count;
     const cs_radiosity_compiled *built; // what the buffers were built from
+    // The textured level: per corner its texture, per patch 1 / albedo, the
+    // level's texels; built for `level_generation` (0: none).
+    cs_buffer textures, inverse_albedo, texels;
+    uint64_t level_generation;
 } geometry_feature;
 
 // A corner's weld key: position and normal quantized, and its element.
@@ -129,6 +140,67 @@ static void build(cs_renderer *r, geometry_feature *g, const cs_world_radiosity 
     free(welds);
 }
 
+// Barycentric weights of p in triangle (a, b, c), in double.
+static void barycentric(const float a[3], const float b[3], const float c[3], const float p[3], double out[3])
+{
+    double e0[3], e1[3], e2[3];
+    for (int k = 0; k < 3; k++)
+        e0[k] = (double)b[k] - a[k], e1[k] = (double)c[k] - a[k], e2[k] = (double)p[k] - a[k];
+    double d00 = 0, d01 = 0, d11 = 0, d20 = 0, d21 = 0;
+    for (int k = 0; k < 3; k++) {
+        d00 += e0[k] * e0[k], d01 += e0[k] * e1[k], d11 += e1[k] * e1[k];
+        d20 += e2[k] * e0[k], d21 += e2[k] * e1[k];
+    }
+    double det = d00 * d11 - d01 * d01;
+    double v = det != 0.0 ? (d11 * d20 - d01 * d21) / det : 0.0;
+    double w = det != 0.0 ? (d00 * d21 - d01 * d20) / det : 0.0;
+    out[0] = 1.0 - v - w, out[1] = v, out[2] = w;
+}
+
+// The textured level's buffers: each patch corner's texture coordinates
+// (its point on the level face its triangle came from), each patch's
+// 1 / albedo, the level's texels. Triangles not from the level show B:
+// white colour, 1 / albedo = 1.
+static void build_level(cs_renderer *r, geometry_feature *g, const cs_world_radiosity *part,
+                        const cs_level_mesh *mesh)
+{
+    const cs_radiosity_compiled *c = &part->compiled;
+    uint32_t n = c->patch_count * 3;
+    cs_geometry_level_corner *textures = malloc((size_t)CS_MAX(n, 1u) * sizeof *textures);
+    vec4 *inverse = malloc((size_t)CS_MAX(c->patch_count, 1u) * sizeof *inverse);
+    CS_ASSERT(textures && inverse, "out of memory for %u patch corners", n);
+    for (uint32_t patch = 0; patch < c->patch_count; patch++) {
+        const cs_tri *tri = &part->geometry->tris[c->patch_tri[patch]];
+        uint32_t first = tri->info.y;
+        bool from_level = first > 0 && first - 1 + 3 <= mesh->vertex_count;
+        const float *albedo = part->scene_albedo[patch];
+        inverse[patch] = (vec4){1.0f, 1.0f, 1.0f, 0.0f};
+        for (int k = 0; from_level && k < 3; k++)
+            (&inverse[patch].x)[k] = albedo[k] > 0.0f ? 1.0f / albedo[k] : 0.0f;
+        for (int k = 0; k < 3; k++) {
+            cs_geometry_level_corner *t = &textures[3 * patch + k];
+            if (!from_level) {
+                t->uv_tile_flags = (vec4){0.0f, 0.0f, (float)0xffffffu, (float)CS_LEVEL_VERTEX_COLOUR};
+                continue;
+            }
+            const cs_level_vertex *v = &mesh->vertices[first - 1];
+            double w[3];
+            barycentric(v[0].position, v[1].position, v[2].position, c->corners[patch][k], w);
+            float u = (float)(w[0] * v[0].uv[0] + w[1] * v[1].uv[0] + w[2] * v[2].uv[0]);
+            float vv = (float)(w[0] * v[0].uv[1] + w[1] * v[1].uv[1] + w[2] * v[2].uv[1]);
+            t->uv_tile_flags = (vec4){u, vv, v[0].tile, v[0].flags};
+        }
+    }
+    upload(r, &g->textures, "render level corner textures", textures, (VkDeviceSize)n * sizeof *textures);
+    upload(r, &g->inverse_albedo, "render level inverse albedo", inverse,
+           (VkDeviceSize)c->patch_count * sizeof *inverse);
+    upload(r, &g->texels, "render level texels (radiosity)", mesh->texels,
+           (VkDeviceSize)mesh->tile_count * 65536u * 4u);
+    g->level_generation = mesh->generation;
+    free(textures);
+    free(inverse);
+}
+
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     geometry_feature *g = calloc(1, sizeof *g);
@@ -136,7 +208,10 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     *state = g;
     return cs_render_program(r, "render geometry", "render/geometry.vert", "render/geometry.frag",
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE,
-                             &g->program, err);
+                             &g->program, err) &&
+           cs_render_program(r, "render geometry level", "render/geometry_level.vert", "render/geometry_level.frag",
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS,
+                             VK_CULL_MODE_BACK_BIT, &g->level_program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)
@@ -144,7 +219,9 @@ static void destroy(cs_renderer *r, void *state)
     geometry_feature *g = state;
     if (g->program.value)
         cs_program_destroy(r->ctx, &g->program);
-    cs_buffer *buffers[] = {&g->corners, &g->weld_start, &g->welds};
+    if (g->level_program.value)
+        cs_program_destroy(r->ctx, &g->level_program);
+    cs_buffer *buffers[] = {&g->corners, &g->weld_start, &g->welds, &g->textures, &g->inverse_albedo, &g->texels};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
         if (buffers[i]->buffer)
             cs_buffer_destroy(r->ctx, buffers[i]);
@@ -158,8 +235,16 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     cs_world_radiosity *part = view->frame->radiosity;
     if (!part || part->compiled.patch_count == 0)
         return;
-    if (g->built != &part->compiled)
+    // A level shown with its baked light is the level feature's; the part
+    // still lights the fluids through its probes.
+    if (part->has_level && view->frame->level_baked)
+        return;
+    bool rebuilt = g->built != &part->compiled;
+    if (rebuilt)
         build(r, g, part);
+    const cs_level_mesh *mesh = part->has_level ? view->frame->level : NULL;
+    if (mesh && (rebuilt || g->level_generation != mesh->generation))
+        build_level(r, g, part, mesh);
     cs_render_geometry_push push = {
         .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],
         .proj = view->proj,
@@ -167,6 +252,14 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .misc = {view->fog_start, (float)part->lighting->exposure, 0, 0},
         .modes = {view->flags, part->compiled.patch_count, g->weld_count, 0},
     };
+    if (mesh) {
+        cs_draw(rec, g->level_program, &(cs_draw_desc){
+            .buffers = {&g->corners, &g->weld_start, &g->welds, cs_radiosity_gpu_result(&part->gpu),
+                        &g->inverse_albedo, &g->textures, &g->texels},
+            .push = &push, .push_size = sizeof push,
+            .vertex_count = g->corner_count});
+        return;
+    }
     cs_draw(rec, g->program, &(cs_draw_desc){
         .buffers = {&g->corners, &g->weld_start, &g->welds, cs_radiosity_gpu_result(&part->gpu)},
         .push = &push, .push_size = sizeof push,

@@ -10,6 +10,8 @@
 // outside every room (or an orthographic one) draws every room.
 #include "feature.h"
 
+#include "world_radiosity.h"
+
 #include <math.h>
 
 #define MAX_PORTAL_DEPTH 64
@@ -169,6 +171,10 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     const cs_level_mesh *mesh = view->frame->level;
     r->level_rooms_drawn = 0;
     if (!mesh || mesh->room_count == 0)
+        return;
+    // A level lit by radiosity and shown so is the geometry feature's.
+    const struct cs_world_radiosity *radiosity = view->frame->radiosity;
+    if (radiosity && radiosity->has_level && !view->frame->level_baked)
         return;
     upload(r, l, mesh);
     double eye[3] = {view->matrices.position[0], view->matrices.position[1], view->matrices.position[2]};

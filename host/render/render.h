@@ -115,8 +115,14 @@ typedef struct cs_render_frame {
     // holding the camera. NULL: no level.
     const cs_level_mesh *level;
     // The world's radiosity part (world_radiosity.h): the geometry drawn lit
-    // by its last recorded frame. NULL: no geometry drawn.
+    // by its last recorded frame, and its light probes lighting the fluids.
+    // NULL: no geometry drawn, no probes.
     struct cs_world_radiosity *radiosity;
+    // A level lit by radiosity (radiosity->has_level) is drawn one way,
+    // never both (same faces): false shows the radiosity (the geometry
+    // feature), true TR1's baked light (the level feature). Either way the
+    // probes still light the fluids.
+    bool level_baked;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

@@ -74,7 +74,7 @@ static void add_room(const cs_level_mesh *mesh, uint32_t room, uint32_t first_el
         const char *why;
         if (!cs_geometry_triangle_ok(corner[0].position, corner[1].position, corner[2].position, &why))
             continue; // a real level's fanned quads may repeat a vertex: nothing to light there
-        cs_tri tri = {.info = {first_element + 2 * room + ((flags & CS_LEVEL_VERTEX_STATIC) ? 1 : 0), 0, 0, 0}};
+        cs_tri tri = {.info = {first_element + 2 * room + ((flags & CS_LEVEL_VERTEX_STATIC) ? 1 : 0), v + 1, 0, 0}};
         memcpy(&tri.v0, corner[0].position, sizeof corner[0].position);
         memcpy(&tri.v1, corner[1].position, sizeof corner[1].position);
         memcpy(&tri.v2, corner[2].position, sizeof corner[2].position);

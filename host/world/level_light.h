@@ -39,7 +39,8 @@ void cs_level_face_albedo(const cs_level_mesh *mesh, const cs_level_vertex corne
 // lights, then the scene's own lights (at most CS_MAX_SCENE_LIGHTS in all),
 // and the scene's radiosity settings. A level triangle's element is
 // first_element + 2 room (+1 for a static mesh), after the scene's
-// elements. On failure *out is empty.
+// elements; its info.y is its first vertex in `mesh` + 1 (the renderer
+// textures it from there). On failure *out is empty.
 bool cs_level_radiosity_geometry(const cs_tr1_level *level, const cs_level_mesh *mesh,
                                  const cs_geometry *scene_geometry, cs_geometry *out, cs_error *err);
 

@@ -17,7 +17,9 @@ static bool create_probes(cs_context *ctx, const cs_scene *scene, cs_world_radio
     const cs_bvh_node *root = &part->bvh.nodes[0];
     cs_probes_desc desc = {.lo = {root->lo.x, root->lo.y, root->lo.z}, .hi = {root->hi.x, root->hi.y, root->hi.z},
                            .dims = {sp->resolution[0], sp->resolution[1], sp->resolution[2]}, .rays = sp->rays,
-                           .exposure = (float)part->lighting->exposure};
+                           .exposure = (float)part->lighting->exposure,
+                           // A level's rooms are closed: a probe that sees out is in its rock.
+                           .closed = part->has_level};
     cs_error inner;
     if (!cs_probes_create(ctx, &desc, &part->compiled, &part->bvh, &part->probes, &inner)) {
         cs_world_radiosity_destroy(ctx, part);

@@ -18,7 +18,7 @@ struct cs_tri {
     vec4 v2;        // xyz; w 0
     vec4 albedo;    // rgb diffuse reflectance in [0, 1]; w 0
     vec4 emission;  // rgb emitted radiosity (W/m^2 per channel, Lambertian); w 0
-    uvec4 info;     // x: index of the scene's geometry element it came from; y, z, w 0
+    uvec4 info;     // x: index of the scene's geometry element it came from; y: a level face's first vertex + 1 in its level mesh (level_light.h), else 0; z, w 0
 };
 
 // One BVH node, 48 bytes. Node 0 is the root. An inner node (link.y == 0,

@@ -64,8 +64,10 @@ void main()
         vec3 d = directions[k].xyz;
         vec3 tuv;
         uint hit = bvh_cast(o, d, 0.0, 3.0e38, false, tuv);
-        if (hit == CS_BVH_NO_HIT)
+        if (hit == CS_BVH_NO_HIT) {
+            back += pc.closed != 0u ? 1.0 : 0.0; // outside a closed level
             continue;
+        }
         vec3 normal = cross(tris[hit].v1.xyz - tris[hit].v0.xyz, tris[hit].v2.xyz - tris[hit].v0.xyz);
         if (dot(normal, d) >= 0.0) {
             back += 1.0;

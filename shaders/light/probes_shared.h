@@ -28,7 +28,10 @@ struct cs_probe {
 
 // A probe whose rays meet back faces more often than this is taken to be
 // inside solid geometry (or behind a wall): its light would be the dark
-// inside of a wall, so interpolation gives it weight 0.
+// inside of a wall, so interpolation gives it weight 0. In closed geometry
+// (a level's rooms) a ray that meets nothing left the level, so it counts
+// as a back face too: a probe in the rock around the rooms sees their
+// backs on one side and nothing on the other.
 #define CS_PROBE_INSIDE_FRACTION 0.25
 
 // Rays one invocation of the gather pass casts (a chunk): lavapipe's shared
@@ -48,7 +51,8 @@ struct cs_probes_push {
     uint light_count;       // punctual and spherical lights (cs_light)
     uint area_count;        // quad area lights (cs_area_light)
     uint area_samples;      // s x s cell centres an area light
-    uint pad0, pad1;
+    uint closed;            // 1: the geometry encloses its open space (a level): a miss counts as a back face
+    uint pad1;
 };
 
 #ifndef CS_GLSL

@@ -11,6 +11,14 @@
 //     c = x / (1 + x),  x = exposure * B
 // with B the radiosity (W/m^2) and exposure the scene's
 // radiosity.exposure. The colour target encodes sRGB after it.
+//
+// A level lit by radiosity is drawn textured (geometry_level.vert/.frag):
+// each corner takes the area-weighted mean of its patches' B / albedo
+// (albedo: the face's mean texture colour, level_light.h), the light a
+// white surface there would reflect, and the fragment shows
+//     x = exposure * texel * (B / albedo)
+// with texel the nearest texel's linear colour, so a face's texels average
+// back to its patch's B. Faces not from the level show B (texel = albedo).
 #ifndef RENDER_GEOMETRY_SHARED_H
 #define RENDER_GEOMETRY_SHARED_H
 
@@ -31,7 +39,15 @@ struct cs_render_geometry_push {
     uvec4 modes;                   // x: flags; y: patches in the radiosity buffer; z: welds; w unused
 };
 
+// A level corner's texture: xy texel coordinates in the textile, z the
+// textile index (or the sRGB colour of a coloured face), w the level
+// vertex flags (level_shared.h), as floats as cs_level_vertex holds them.
+struct cs_geometry_level_corner {
+    vec4 uv_tile_flags;
+};
+
 #ifndef CS_GLSL
+typedef struct cs_geometry_level_corner cs_geometry_level_corner;
 typedef struct cs_weld_entry cs_weld_entry;
 typedef struct cs_render_geometry_push cs_render_geometry_push;
 #endif
