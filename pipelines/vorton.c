@@ -12,7 +12,8 @@ static void vorton_destroy_buffers(cs_vorton *v)
                             &v->tracer_pos[0], &v->tracer_pos[1],   &v->tracer_mid,   &v->tracer_vel,
                             &v->tracer_temp,   &v->tracer_material,     &v->stats_speed,
                             &v->stats_non_finite, &v->stats_out, &v->bodies,
-                            &v->impulses,      &v->heat_terms,      &v->heat_scratch, &v->heat_sums};
+                            &v->impulses,      &v->heat_terms,      &v->heat_scratch, &v->heat_sums,
+                            &v->wall_pos,      &v->wall_vel};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(v->ctx, buffers[i]);
@@ -51,6 +52,8 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->vel, "vorton velocity", n * 16},
         {&v->rate, "vorton rates", n * 16},
         {&v->rates_partial, "vorton rates running sums", n * 48},
+        {&v->wall_pos, "vorton wall points", n * 16},
+        {&v->wall_vel, "vorton wall velocity", n * 16},
         {&v->tracer_pos[0], "vorton tracers 0", t * 16},
         {&v->tracer_pos[1], "vorton tracers 1", t * 16},
         {&v->tracer_mid, "vorton tracer midpoints", t * 16},
@@ -109,6 +112,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         {&v->stats, "vorton/stats.comp", "vorton stats", NULL},
         {&v->collide, "vorton/collide.comp", "vorton collide", NULL},
         {&v->collide_tracers, "vorton/collide.comp", "vorton collide tracers", "TRACERS"},
+        {&v->wall_points, "vorton/collide.comp", "vorton wall points", "WALL_POINTS"},
         {&v->body_heat, "vorton/body_heat.comp", "vorton body heat", NULL},
     };
     if (p->velocity == VORTON_VELOCITY_GRID) {
@@ -294,7 +298,7 @@ static vorton_push make_push(const cs_vorton *v, uint32_t targets, uint32_t kind
         .physics = {p->viscosity, p->diffusivity, p->expansion, p->ambient_temperature},
         .gravity_dt = {p->gravity[0], p->gravity[1], p->gravity[2], h},
         .body_slots = {v->capacity, (v->impulse_slots ? VORTON_BODIES_IMPULSES : 0u) |
-                                        (v->heat_exchange ? VORTON_BODIES_HEAT : 0u), 0u, 0u},
+                                        (v->heat_exchange ? VORTON_BODIES_HEAT : 0u), p->no_slip, 0u},
         .fluid = {p->density, 0.0f, 0.0f, 0.0f},
         .chunk = {0u, UINT32_MAX, VORTON_CHUNK_LAST, 0u},
     };
@@ -424,16 +428,59 @@ static void record_body_heat(cs_vorton *v, cs_recorder *rec)
     cs_barrier_compute(rec);
 }
 
+// The velocity the vortons of `state` induce at `count` points (vec4 xyz)
+// into `out` (vec4), a pass of its own: the direct sum, or the grid's
+// solve and interpolation.
+static void record_velocity_of(cs_vorton *v, cs_recorder *rec, const char *pass, uint32_t state, cs_buffer *points,
+                               cs_buffer *out, uint32_t count)
+{
+    if (v->params.velocity == VORTON_VELOCITY_GRID) {
+        cs_vorton_grid_record_solve(rec, &v->grid, &v->pos[state], &v->vort[state], v->count);
+        cs_pass_begin(rec, pass);
+        cs_vorton_grid_record_interp(rec, &v->grid, points, NULL, out, NULL, count, 0, false);
+        cs_pass_end(rec);
+        cs_barrier_compute(rec);
+        return;
+    }
+    vorton_push push = make_push(v, count, VORTON_TARGET_POINTS, 0.0f);
+    cs_pass_begin(rec, pass);
+    dispatch_rates(v, rec, v->rates_points, &push,
+                   (cs_buffer *const[6]){&v->pos[state], &v->vort[state], points, NULL, out, NULL});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+}
+
+// "vorton: wall points" + "vorton: wall velocity" (the no-slip "flux"
+// rule only): where each band vorton touches its body, and the velocity
+// the new state induces there, every vorton's own layer included; the
+// slip there is what the wall has to cancel.
+static void record_wall_velocity(cs_vorton *v, cs_recorder *rec, uint32_t state)
+{
+    cs_pass_begin(rec, "vorton: wall points");
+    vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
+    dispatch(rec, v->wall_points, &push,
+             (cs_buffer *const[6]){&v->pos[state], &v->wall_pos, &v->vel, &v->bodies, NULL, NULL});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+    record_velocity_of(v, rec, "vorton: wall velocity", state, &v->wall_pos, &v->wall_vel, v->count);
+}
+
 // "vorton: bodies": the new state against the bodies, with the velocity of
-// the midpoint rates (the one the step moved with); then the heat the
-// bodies gave (or took) moves their temperatures.
+// the midpoint rates (the one the step moved with) and, for the no-slip
+// "flux" rule, the velocity at the wall; then the heat the bodies gave
+// (or took) moves their temperatures.
 static void record_bodies(cs_vorton *v, cs_recorder *rec, uint32_t state)
 {
+    bool flux = v->params.no_slip == VORTON_NO_SLIP_FLUX;
+    if (flux && v->count)
+        record_wall_velocity(v, rec, state);
     cs_pass_begin(rec, "vorton: bodies");
     vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
-    dispatch(rec, v->collide, &push,
-             (cs_buffer *const[6]){&v->pos[state], &v->vort[state], &v->vel, &v->bodies, &v->impulses,
-                                   &v->heat_terms});
+    if (v->count)
+        cs_dispatch(rec, v->collide,
+                    &(cs_dispatch_desc){.buffers = {&v->pos[state], &v->vort[state], &v->vel, &v->bodies,
+                                                    &v->impulses, &v->heat_terms, &v->wall_pos, &v->wall_vel},
+                                        .push = &push, .push_size = sizeof push, .threads = {v->count}});
     push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, v->params.dt);
     dispatch(rec, v->collide_tracers, &push,
              (cs_buffer *const[6]){&v->tracer_pos[state], NULL, &v->tracer_vel, &v->bodies, NULL, NULL});
@@ -464,20 +511,7 @@ void cs_vorton_record_rates(cs_vorton *v, cs_recorder *rec)
 
 void cs_vorton_record_velocity_at(cs_vorton *v, cs_recorder *rec, cs_buffer *points, cs_buffer *out, uint32_t count)
 {
-    if (v->params.velocity == VORTON_VELOCITY_GRID) {
-        cs_vorton_grid_record_solve(rec, &v->grid, &v->pos[v->current], &v->vort[v->current], v->count);
-        cs_pass_begin(rec, "vorton: velocity at points");
-        cs_vorton_grid_record_interp(rec, &v->grid, points, NULL, out, NULL, count, 0, false);
-        cs_pass_end(rec);
-        cs_barrier_compute(rec);
-        return;
-    }
-    vorton_push push = make_push(v, count, VORTON_TARGET_POINTS, 0.0f);
-    cs_pass_begin(rec, "vorton: velocity at points");
-    dispatch_rates(v, rec, v->rates_points, &push,
-                   (cs_buffer *const[6]){&v->pos[v->current], &v->vort[v->current], points, NULL, out, NULL});
-    cs_pass_end(rec);
-    cs_barrier_compute(rec);
+    record_velocity_of(v, rec, "vorton: velocity at points", v->current, points, out, count);
 }
 
 // ---- seeding ---------------------------------------------------------------------

@@ -46,6 +46,7 @@ typedef struct cs_vorton_params {
     // (cs_vorton_set_bodies), which the world's bodies module republishes
     // when they move.
     float body_temperature[CS_BODIES_MAX];
+    uint32_t no_slip; // VORTON_NO_SLIP_*: how a band vorton's tangential vorticity meets the body's surface
     // Two-way coupling (docs/vortons.md "Bodies"): the fluid's density rho
     // (kg/m^3) turns the vortons' hydrodynamic impulse into the momentum a
     // moving body gets back; rho c_p (c_p: specific_heat, J/(kg K)) and a
@@ -100,6 +101,11 @@ typedef struct cs_vorton {
     // body_count > 0.
     cs_program_id collide, collide_tracers;
     cs_buffer bodies;
+    // The no-slip "flux" rule measures the slip at the wall: per vorton the
+    // contact point on the first body whose band it is in (w: body + 1, 0:
+    // none; collide.comp WALL_POINTS) and the velocity there.
+    cs_program_id wall_points;
+    cs_buffer wall_pos, wall_vel;
     uint32_t body_count;
     // Two-way: per vorton and moving body, what the collide gave the body
     // (6 floats planar, the world's impulse slots: sim.h cs_body_link,

@@ -10,15 +10,23 @@
 //   no-through the vorticity's normal part becomes the body's: at a solid
 //             surface n . omega = n . 2 Omega (Omega: its angular velocity);
 //   no-slip   the fluid slips past the surface at u_t (the tangential part
-//             of its velocity relative to the surface at the contact
-//             point); a layer of thickness sigma that brings it to the
-//             body's velocity at the wall carries the vorticity
-//             (n x u_t) / sigma. The vorton's tangential vorticity becomes
-//             that, blended by the body's friction f (1: no-slip, 0: free
-//             slip, the vorticity kept): w_t = (1 - f) w_t + f (n x u_t) /
-//             sigma. Set, not added: it stays bounded by |u_t| / sigma (the
-//             inverse of the vorton's own regularised kernel at sigma, tried
-//             first, asked for 18x that and blew up within 100 steps);
+//             of its velocity at the vorton relative to the surface at the
+//             contact point); a layer of thickness sigma that brings it to
+//             the body's velocity at the wall carries the vorticity
+//             (n x u_t) / sigma. VORTON_NO_SLIP_SET (the default, round
+//             2): the tangential vorticity is replaced by it, blended by
+//             the body's friction f (1: no-slip, 0: free slip), w_t =
+//             (1 - f) w_t + f (n x u_t) / sigma; that throws away the
+//             fluid's own vorticity there and turns a body at rest in a
+//             swirl the wrong way. VORTON_NO_SLIP_FLUX ("no_slip": "flux"):
+//             u_t is the slip at the contact point (the velocity solve
+//             there, WALL_POINTS, so the band's own layer counts) and the
+//             wall's layer is added to what the vorton carries, w_t +=
+//             f (n x u_t) / sigma: the slip decides the sign, and the body
+//             spins the swirl's way; not the default, it blew up in
+//             test_vorton_bodies (docs/vortons.md "Bodies"). (The inverse
+//             of the vorton's own regularised kernel at sigma, tried first,
+//             asked for 18x the layer and blew up);
 //   heat      with a body temperature T_b > 0, T relaxes to it at the
 //             rate kappa / sigma^2 (the PSE rate over one core): T += (T_b -
 //             T)(1 - exp(-kappa dt / sigma^2)); T_b = 0: adiabatic.
@@ -48,13 +56,21 @@ layout(std430, binding = 3) readonly buffer Bodies
     cs_body_set body_set;
     vec4 body_thermal[CS_BODIES_MAX]; // x = temperature (K; 0: adiabatic)
 };
-#ifndef TRACERS
+#ifdef WALL_POINTS
+// Per vorton: the contact point on the first body whose band it is in
+// (w: body + 1), else its own position (w: 0); the velocity solve fills
+// the velocity there for the no-slip "flux" rule.
+layout(std430, binding = 1) writeonly buffer WallPos { vec4 wall_pos[]; };
+#elif !defined(TRACERS)
 layout(std430, binding = 1) buffer Vort { vec4 vort[]; };
 // Contact records (bodies_shared.h, sim.h cs_body_link): what vorton i gives
 // the moving bodies, summed per body by the bodies module.
 layout(std430, binding = 4) buffer Impulses { float impulses[]; };
 // body * capacity + i: the heat V dT vorton i took from body b
 layout(std430, binding = 5) writeonly buffer HeatTerms { float heat_terms[]; };
+// WALL_POINTS's output and the velocity there (no-slip "flux" rule only).
+layout(std430, binding = 6) readonly buffer WallTag { vec4 wall_tag[]; };
+layout(std430, binding = 7) readonly buffer WallVel { vec4 wall_vel[]; };
 #endif
 
 #define CS_BODY_SET body_set
@@ -64,7 +80,28 @@ layout(std430, binding = 5) writeonly buffer HeatTerms { float heat_terms[]; };
 #include "../bodies/body_records.glsl"
 #endif
 
-#ifdef TRACERS
+#if defined(WALL_POINTS)
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= pc.counts.y)
+        return;
+    vec4 p = pos[i];
+    vec3 x = p.xyz, u = vel[i].xyz;
+    float sigma = p.w;
+    vec4 point = vec4(x, 0.0);
+    for (uint b = 0u; b < cs_body_count(); b++) {
+        // The same query as collide_one: where the ejected vorton's contact
+        // point will be (sigma below it along n, the surface point).
+        vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), sigma);
+        if (c.w < sigma) {
+            point = vec4(x - c.w * c.xyz, float(b + 1u));
+            break;
+        }
+    }
+    wall_pos[i] = point;
+}
+#elif defined(TRACERS)
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
@@ -80,7 +117,10 @@ void main()
 }
 #else
 // Vorton (x, w) moving at u against body b: eject, no-through, no-slip, heat.
-void collide_one(uint b, inout vec3 x, inout vec4 w, vec3 u, float sigma, float kappa, float dt)
+// u_wall: the fluid's velocity at the contact point (the "flux" rule; only
+// for the body WALL_POINTS chose, wall_body; else the vorton's own u).
+void collide_one(uint b, inout vec3 x, inout vec4 w, vec3 u, vec3 u_wall, uint wall_body, float sigma, float kappa,
+                 float dt)
 {
     // Within sigma of the surface, also outside the bounding sphere.
     vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), sigma);
@@ -90,11 +130,17 @@ void collide_one(uint b, inout vec3 x, inout vec4 w, vec3 u, float sigma, float 
     x += (sigma - c.w) * n;
     vec3 contact = x - sigma * n;
     vec3 omega_body = body_set.bodies[b].omega.xyz;
-    vec3 rel = u - cs_body_surface_velocity(b, contact);
+    bool flux = pc.body_slots.z == VORTON_NO_SLIP_FLUX;
+    vec3 fluid = flux && wall_body == b + 1u ? u_wall : u;
+    vec3 rel = fluid - cs_body_surface_velocity(b, contact);
     vec3 u_t = rel - dot(rel, n) * n;
     float friction = body_set.bodies[b].velocity.w;
     vec3 w_t = w.xyz - dot(w.xyz, n) * n;
-    w_t = (1.0 - friction) * w_t + friction * cross(n, u_t) / sigma;
+    vec3 layer = cross(n, u_t) / sigma;
+    if (flux)
+        w_t += friction * layer;
+    else
+        w_t = (1.0 - friction) * w_t + friction * layer;
     w.xyz = dot(2.0 * omega_body, n) * n + w_t;
     float t_body = body_thermal[b].x;
     if (t_body > 0.0)
@@ -112,12 +158,15 @@ void main()
     float kappa = pc.physics.y, dt = pc.gravity_dt.w;
     float volume = sigma * sigma * sigma, rho = pc.fluid.x;
     uint cap = pc.body_slots.x;
+    bool flux = pc.body_slots.z == VORTON_NO_SLIP_FLUX;
+    vec3 u_wall = flux ? wall_vel[i].xyz : u;
+    uint wall_body = flux ? uint(wall_tag[i].w) : 0u;
     for (uint b = 0u; b < cs_body_count(); b++) {
         vec3 centre = body_set.bodies[b].centre.xyz;
         vec3 r0 = x - centre, alpha0 = w.xyz * volume;
         float t0 = w.w;
         vec3 impulse0 = 0.5 * cross(r0, alpha0), angular0 = cross(r0, cross(r0, alpha0)) / 3.0;
-        collide_one(b, x, w, u, sigma, kappa, dt);
+        collide_one(b, x, w, u, u_wall, wall_body, sigma, kappa, dt);
         vec3 r1 = x - centre, alpha1 = w.xyz * volume;
         vec3 linear = -rho * (0.5 * cross(r1, alpha1) - impulse0);
         vec3 angular = -rho * (cross(r1, cross(r1, alpha1)) / 3.0 - angular0);

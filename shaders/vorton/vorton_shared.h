@@ -48,7 +48,8 @@ struct vorton_push {
     // xyz: gravity (m/s^2); w: the step this dispatch takes (s, integrate)
     vec4 gravity_dt;
     // Bodies (collide.comp): x: capacity (the stride of the per-particle
-    // arrays below); y: VORTON_BODIES_* flags; z, w: 0
+    // arrays below); y: VORTON_BODIES_* flags; z: the no-slip rule
+    // (VORTON_NO_SLIP_*); w: 0
     uvec4 body_slots;
     // x: fluid density rho (kg/m^3); y, z, w: 0
     vec4 fluid;
@@ -69,6 +70,12 @@ struct vorton_push {
 // collide.comp's flags (vorton_push.body_slots.y).
 #define VORTON_BODIES_IMPULSES 1u // write what each vorton gives each moving body (the world's impulse slots)
 #define VORTON_BODIES_HEAT 2u     // write the heat each vorton takes from each body (bodies with a heat capacity)
+
+// How collide.comp's no-slip changes a band vorton's tangential vorticity
+// (docs/vortons.md "Bodies"; u_t: the slip, the fluid's tangential velocity
+// at the vorton less the body's surface velocity; f: the body's friction).
+#define VORTON_NO_SLIP_SET 0u  // the default: replace by it, w_t = (1 - f) w_t + f (n x u_t) / sigma, u_t at the vorton
+#define VORTON_NO_SLIP_FLUX 1u // add the layer that cancels the slip at the wall: w_t += f (n x u_t) / sigma
 
 // A body's thermal state, after the cs_body_set in the vortons' bodies
 // buffer (one vec4 per body): x: temperature T_b (K; 0: adiabatic, no
