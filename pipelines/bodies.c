@@ -275,8 +275,8 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
         return false;
     if (scene->body_count > CS_BODIES_INTEGRATE_MAX)
         return cs_fail(err,
-                       "%s: bodies: %u bodies; at most %d can be integrated (one invocation, and lavapipe cuts "
-                       "long loops short)",
+                       "%s: bodies: %u bodies; a world integrates at most %d (one invocation: lavapipe ends "
+                       "longer loops silently); remove bodies, or split them across scenes",
                        where, scene->body_count, CS_BODIES_INTEGRATE_MAX);
     b->ctx = ctx;
     b->count = scene->body_count;

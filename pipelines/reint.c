@@ -555,6 +555,7 @@ static uint64_t clear_solid_cells(cs_reint *r, const uint32_t *flags)
     uint32_t *mass = malloc((size_t)r->cell_count * 4);
     float *pos = malloc((size_t)r->cell_count * 16);
     float *vel = malloc((size_t)r->cell_count * 16);
+    CS_ASSERT(mass && pos && vel, "out of memory for %u cells", r->cell_count);
     cs_reint_download(r, mass, pos, vel);
     uint64_t removed = 0;
     for (uint32_t i = 0; i < r->cell_count; i++) {
@@ -582,6 +583,7 @@ bool cs_reint_set_level(cs_reint *r, const cs_level_field *field, uint64_t *remo
     if (!level_field_fits(r, field, err))
         return false;
     uint32_t *flags = malloc((size_t)r->cell_count * 4);
+    CS_ASSERT(flags, "out of memory for %u cell flags", r->cell_count);
     const uint32_t *g = r->params.grid;
     for (uint32_t z = 0; z < g[2]; z++)
         for (uint32_t y = 0; y < g[1]; y++)

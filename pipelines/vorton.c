@@ -72,7 +72,9 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
                               buffers[i].buf, err))
             return false;
-        cs_buffer_fill(v->ctx, buffers[i].buf, 0);
+        // The contact records start unused (0.0 would read as body slot 0);
+        // the bodies module clears them again before every substep.
+        cs_buffer_fill(v->ctx, buffers[i].buf, buffers[i].buf == &v->impulses ? CS_BODY_RECORD_NONE_BITS : 0u);
     }
     return true;
 }
@@ -227,7 +229,9 @@ static bool create_two_way_buffers(cs_vorton *v, const cs_body_set *set, cs_erro
         if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
                               buffers[i].buf, err))
             return false;
-        cs_buffer_fill(v->ctx, buffers[i].buf, 0);
+        // The contact records start unused (0.0 would read as body slot 0);
+        // the bodies module clears them again before every substep.
+        cs_buffer_fill(v->ctx, buffers[i].buf, buffers[i].buf == &v->impulses ? CS_BODY_RECORD_NONE_BITS : 0u);
     }
     return true;
 }

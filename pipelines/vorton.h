@@ -107,9 +107,9 @@ typedef struct cs_vorton {
     cs_program_id wall_points;
     cs_buffer wall_pos, wall_vel;
     uint32_t body_count;
-    // Two-way: per vorton and moving body, what the collide gave the body
-    // (6 floats planar, the world's impulse slots: sim.h cs_body_link,
-    // reduced by the bodies module); per vorton and body with a heat
+    // Two-way: per vorton, what the collide gave the moving bodies (the
+    // contact records of bodies_shared.h, sim.h cs_body_link, sorted by body
+    // and summed by the bodies module); per vorton and body with a heat
     // capacity, the heat V dT it took (planar: body * capacity + vorton),
     // reduced here ("vorton: body heat") into heat_sums, then body_heat
     // updates the bodies' temperatures. Sized by cs_vorton_set_bodies.

@@ -22,6 +22,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "world.h"
+#include "world_draw.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -55,47 +56,15 @@ typedef struct demo_state {
     cs_recorder rec;
 } demo_state;
 
-// What run.c's record_draw draws, to the offscreen image: each fluid's
-// particles, surface or 2D field as the scene's render.draw says, bodies,
-// the level (baked light unless the scene shows it lit by radiosity) and
-// the radiosity geometry.
+// What run.c's record_draw draws (world_draw.h), to the offscreen image.
 static void record_demo_draw(demo_state *d)
 {
-    cs_particle_view views[CS_MAX_FLUIDS] = {{0}};
-    cs_render_surface surfaces[CS_MAX_FLUIDS] = {{0}};
-    uint32_t view_count = 0, surface_count = 0;
-    cs_field_view field = {0};
-    bool draw_field = false;
-    cs_draw_mode draw = d->scene.render.draw;
-    for (uint32_t i = 0; i < d->world.fluid_count; i++) {
-        cs_world_fluid *f = &d->world.fluids[i];
-        cs_world_surface *s = cs_world_surface_of(&d->world, i);
-        bool surface = s && s->drawable && draw != CS_DRAW_PARTICLES;
-        if (surface) {
-            cs_render_surface *m = &surfaces[surface_count++];
-            *m = (cs_render_surface){.positions = &s->mesh.positions, .normals = &s->mesh.normals,
-                                     .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
-            memcpy(m->color, f->scene->materials[0].color, sizeof m->color);
-        }
-        if (f->ops->field && d->scene.dim == 2 && !draw_field) {
-            f->ops->field(f->state, &field);
-            draw_field = true;
-        } else if (f->ops->particles && !(surface && draw == CS_DRAW_SURFACE)) {
-            f->ops->particles(f->state, &views[view_count]);
-            views[view_count++].scene = f->scene;
-        }
-    }
+    cs_world_draw arrays;
+    cs_render_frame frame =
+        cs_world_draw_frame(&d->world, d->scene.render.draw, !d->scene.level.radiosity_shown, &arrays);
+    frame.camera = &d->camera;
     cs_barrier_compute_to_graphics(&d->rec);
-    bool level_lit = d->world.radiosity && d->world.radiosity->has_level;
-    bool show_baked = !level_lit || !d->scene.level.radiosity_shown;
-    cs_render_record(&d->renderer, &d->rec,
-                     &(cs_render_frame){.particles = view_count ? views : NULL, .particle_view_count = view_count,
-                                        .field = draw_field ? &field : NULL, .surfaces = surfaces,
-                                        .surface_count = surface_count,
-                                        .body_states = d->world.has_bodies ? &d->world.bodies.states : NULL,
-                                        .level = d->world.has_level && show_baked ? &d->world.level : NULL,
-                                        .radiosity = level_lit && show_baked ? NULL : d->world.radiosity,
-                                        .scene = d->world.fluids[0].scene, .camera = &d->camera, .color_mode = -1});
+    cs_render_record(&d->renderer, &d->rec, &frame);
 }
 
 static uint32_t pass_index(demo_result *res, const char *name, uint32_t frames)

@@ -25,6 +25,7 @@
 #include "watch.h"
 #include "window.h"
 #include "world.h"
+#include "world_draw.h"
 
 #include <limits.h>
 #include <math.h>
@@ -189,47 +190,14 @@ static bool draws_surfaces(const run_state *r)
 
 static void record_draw(run_state *r, const cs_render_target *target)
 {
-    // Every fluid of the world: a grid pipeline in 2D shows its field as an
-    // image (its points, if it has them, are for the PLY dumps there, and
-    // are drawn in 3D); particle solvers show their particles; a fluid with
-    // a surface shows it, its particles or both (r->draw). Each fluid's
-    // particles keep their own materials and each fluid's domain box is
-    // drawn; the render options (background, fog, colour mode) are the
-    // first fluid's.
-    cs_particle_view views[CS_MAX_FLUIDS] = {{0}};
-    cs_render_surface surfaces[CS_MAX_FLUIDS] = {{0}};
-    uint32_t view_count = 0, surface_count = 0;
-    cs_field_view field = {0};
-    bool draw_field = false;
-    for (uint32_t i = 0; i < r->world.fluid_count; i++) {
-        cs_world_fluid *f = &r->world.fluids[i];
-        cs_world_surface *s = cs_world_surface_of(&r->world, i);
-        bool surface = s && s->drawable && r->draw != CS_DRAW_PARTICLES;
-        if (surface) {
-            cs_render_surface *m = &surfaces[surface_count++];
-            *m = (cs_render_surface){.positions = &s->mesh.positions, .normals = &s->mesh.normals,
-                                     .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
-            memcpy(m->color, f->scene->materials[0].color, sizeof m->color);
-        }
-        if (f->ops->field && r->scene.dim == 2 && !draw_field) {
-            f->ops->field(f->state, &field);
-            draw_field = true;
-        } else if (f->ops->particles && !(surface && r->draw == CS_DRAW_SURFACE)) {
-            f->ops->particles(f->state, &views[view_count]);
-            views[view_count++].scene = f->scene;
-        }
-    }
+    cs_world_draw arrays;
+    cs_render_frame frame = cs_world_draw_frame(&r->world, r->draw, r->level_baked, &arrays);
+    frame.target = target;
+    frame.camera = &r->camera;
+    frame.color_mode = r->color_mode;
+    frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
     cs_barrier_compute_to_graphics(&r->rec);
-    cs_render_record(&r->renderer, &r->rec,
-                     &(cs_render_frame){.target = target, .particles = view_count ? views : NULL,
-                                        .particle_view_count = view_count, .field = draw_field ? &field : NULL,
-                                        .surfaces = surfaces, .surface_count = surface_count,
-                                        .body_states = r->world.has_bodies ? &r->world.bodies.states : NULL,
-                                        .level = r->world.has_level ? &r->world.level : NULL,
-                                        .radiosity = r->world.radiosity, .level_baked = r->level_baked,
-                                        .scene = r->world.fluids[0].scene, .camera = &r->camera,
-                                        .color_mode = r->color_mode,
-                                        .overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL});
+    cs_render_record(&r->renderer, &r->rec, &frame);
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)

@@ -100,8 +100,9 @@ bool cs_level_radiosity_geometry(const cs_tr1_level *level, const cs_level_mesh 
         level_lights += level->rooms[r].light_count;
     uint32_t scene_lights = scene_geometry ? scene_geometry->lighting.light_count : 0;
     if (level_lights + scene_lights > CS_MAX_SCENE_LIGHTS)
-        return cs_fail(err, "the level's %u room lights and the scene's %u lights are more than %u", level_lights,
-                       scene_lights, CS_MAX_SCENE_LIGHTS);
+        return cs_fail(err, "the level's %u room lights and the scene's %u lights are more than %u; remove scene "
+                       "\"lights\", or draw the level with its baked light (leave out \"radiosity\")",
+                       level_lights, scene_lights, CS_MAX_SCENE_LIGHTS);
     uint32_t n = 0;
     for (uint32_t r = 0; r < level->room_count; r++)
         for (uint32_t l = 0; l < level->rooms[r].light_count; l++)

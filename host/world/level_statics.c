@@ -126,6 +126,7 @@ bool cs_level_static_mesh_decode(const cs_tr1_level *level, uint16_t id, uint32_
         return mesh_fail(err, room, placed, w.at, "vertex count past the mesh data");
     out->vertex_count = nv;
     out->vertices = calloc(nv ? nv : 1, sizeof *out->vertices);
+    CS_ASSERT(out->vertices, "out of memory for %u mesh vertices", nv);
     for (uint32_t v = 0; v < nv; v++)
         for (int a = 0; a < 3; a++)
             out->vertices[v][a] = next_i16(&w);
@@ -140,6 +141,7 @@ bool cs_level_static_mesh_decode(const cs_tr1_level *level, uint16_t id, uint32_
     // At most 4 groups of faces; each count is checked before its faces are read.
     size_t capacity = w.size > w.at ? (w.size - w.at) / 8 + 1 : 1;
     out->faces = calloc(capacity, sizeof *out->faces);
+    CS_ASSERT(out->faces, "out of memory for %zu mesh faces", capacity);
     static const struct {
         uint32_t corners;
         bool textured;

@@ -14,7 +14,7 @@ layout(push_constant) uniform Push { cs_render_surface_push pc; };
 
 layout(location = 0) in vec3 in_view_pos;
 layout(location = 1) in vec3 in_view_normal;
-layout(location = 2) in vec4 in_probe_on;
+layout(location = 2) flat in vec4 in_probe_on;
 layout(location = 3) in vec3 in_probe_sh[CS_SH_COUNT];
 
 layout(location = 0) out vec4 out_color;

@@ -21,7 +21,7 @@ layout(push_constant) uniform Push { cs_render_surface_push pc; };
 layout(location = 0) out vec3 out_view_pos;
 layout(location = 1) out vec3 out_view_normal;
 // w: the exposure when the probes light this vertex, else 0.
-layout(location = 2) out vec4 out_probe_on;
+layout(location = 2) flat out vec4 out_probe_on; // flat: a vertex the probes do not light must not blend its 0 exposure in
 layout(location = 3) out vec3 out_probe_sh[CS_SH_COUNT];
 
 #include "../light/probes.glsl"

@@ -37,11 +37,13 @@
 //             P = rho/2 r x alpha (linear) and A = rho/3 r x (r x alpha)
 //             (angular; Saffman, Vortex Dynamics 3.2 and 3.5); the body
 //             gets -(P_after - P_before) and -(A_after - A_before) through
-//             the world's impulse slots (VORTON_BODIES_IMPULSES). The heat
+//             the contact records (VORTON_BODIES_IMPULSES; body_records.glsl:
+//             the bodies module clears them each substep and sums them per
+//             body). The heat
 //             the vorton took, V (T_after - T_before) (in units of rho c_p),
 //             goes to the body's heat term (VORTON_BODIES_HEAT), reduced by
-//             "vorton: body heat". Every slot is written (0 without
-//             contact), so nothing needs clearing.
+//             "vorton: body heat". Every heat term is written (0 without
+//             contact), so those need no clearing.
 // Bodies in index order, so the result is the same every run.
 #include "vorton_shared.h"
 #include "../bodies/bodies_shared.h"
@@ -76,7 +78,7 @@ layout(std430, binding = 7) readonly buffer WallVel { vec4 wall_vel[]; };
 #define CS_BODY_SET body_set
 #define CS_BODY_DT (pc.gravity_dt.w)
 #include "../bodies/bodies.glsl"
-#ifndef TRACERS
+#if !defined(TRACERS) && !defined(WALL_POINTS)
 #include "../bodies/body_records.glsl"
 #endif
 
