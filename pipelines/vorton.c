@@ -35,14 +35,33 @@ void cs_vorton_destroy(cs_vorton *v)
     free(v);
 }
 
+// A table of buffers made at once: every size checked against the device
+// before any is made, each filled with `fill` (0 unless given).
+typedef struct vorton_buffer_spec {
+    cs_buffer *buf;
+    const char *name;
+    VkDeviceSize size;
+    uint32_t fill;
+} vorton_buffer_spec;
+
+static bool create_buffer_table(cs_vorton *v, const vorton_buffer_spec *buffers, size_t count, cs_error *err)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!cs_buffer_check_size(v->ctx, buffers[i].name, buffers[i].size, err))
+            return false;
+    for (size_t i = 0; i < count; i++) {
+        if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
+                              buffers[i].buf, err))
+            return false;
+        cs_buffer_fill(v->ctx, buffers[i].buf, buffers[i].fill);
+    }
+    return true;
+}
+
 static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
 {
     VkDeviceSize n = v->capacity, t = v->tracer_capacity, most = CS_MAX(n, t);
-    struct {
-        cs_buffer *buf;
-        const char *name;
-        VkDeviceSize size;
-    } buffers[] = {
+    vorton_buffer_spec buffers[] = {
         {&v->pos[0], "vorton positions 0", n * 16},
         {&v->pos[1], "vorton positions 1", n * 16},
         {&v->vort[0], "vorton vorticity 0", n * 16},
@@ -65,18 +84,7 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->stats_out, "vorton stats", 4 * 4},
         {&v->bodies, "vorton bodies", sizeof(cs_body_set) + 16 * CS_BODIES_MAX},
     };
-    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
-        if (!cs_buffer_check_size(v->ctx, buffers[i].name, buffers[i].size, err))
-            return false;
-    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
-        if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
-                              buffers[i].buf, err))
-            return false;
-        // The contact records start unused (0.0 would read as body slot 0);
-        // the bodies module clears them again before every substep.
-        cs_buffer_fill(v->ctx, buffers[i].buf, buffers[i].buf == &v->impulses ? CS_BODY_RECORD_NONE_BITS : 0u);
-    }
-    return true;
+    return create_buffer_table(v, buffers, CS_ARRAY_COUNT(buffers), err);
 }
 
 bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capacity, uint32_t tracer_capacity,
@@ -212,28 +220,16 @@ static bool create_two_way_buffers(cs_vorton *v, const cs_body_set *set, cs_erro
     for (uint32_t b = 0; b < set->counts.x; b++)
         v->heat_exchange |= p->body_temperature[b] > 0.0f && p->body_heat_capacity[b] > 0.0f;
     VkDeviceSize n = CS_MAX(v->capacity, 1u);
-    struct {
-        cs_buffer *buf;
-        const char *name;
-        VkDeviceSize size;
-    } buffers[] = {
-        {&v->impulses, "vorton body impulses", v->impulse_slots ? n * 4 * CS_BODY_RECORD_FLOATS * CS_BODY_RECORDS_PER_PARTICLE : 16},
+    vorton_buffer_spec buffers[] = {
+        {&v->impulses, "vorton body impulses", v->impulse_slots ? n * 4 * CS_BODY_RECORD_FLOATS * CS_BODY_RECORDS_PER_PARTICLE : 16,
+         // The contact records start unused (0.0 would read as body slot 0);
+         // the bodies module clears them again before every substep.
+         CS_BODY_RECORD_NONE_BITS},
         {&v->heat_terms, "vorton body heat terms", v->heat_exchange ? n * 4 * set->counts.x : 16},
         {&v->heat_scratch, "vorton body heat scratch", v->heat_exchange ? n * 4 : 16},
         {&v->heat_sums, "vorton body heat sums", 4 * CS_BODIES_MAX},
     };
-    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
-        if (!cs_buffer_check_size(v->ctx, buffers[i].name, buffers[i].size, err))
-            return false;
-    for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
-        if (!cs_buffer_create(v->ctx, &(cs_buffer_desc){.name = buffers[i].name, .size = buffers[i].size},
-                              buffers[i].buf, err))
-            return false;
-        // The contact records start unused (0.0 would read as body slot 0);
-        // the bodies module clears them again before every substep.
-        cs_buffer_fill(v->ctx, buffers[i].buf, buffers[i].buf == &v->impulses ? CS_BODY_RECORD_NONE_BITS : 0u);
-    }
-    return true;
+    return create_buffer_table(v, buffers, CS_ARRAY_COUNT(buffers), err);
 }
 
 bool cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set, cs_error *err)
