@@ -13,7 +13,7 @@ static void vorton_destroy_buffers(cs_vorton *v)
                             &v->tracer_temp,   &v->tracer_material,     &v->stats_speed,
                             &v->stats_non_finite, &v->stats_out, &v->bodies,
                             &v->impulses,      &v->heat_terms,      &v->heat_scratch, &v->heat_sums,
-                            &v->wall_pos,      &v->wall_vel};
+                            &v->wall_pos,      &v->wall_vel,        &v->wall_weight,  &v->wall_share};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(v->ctx, buffers[i]);
@@ -24,7 +24,8 @@ void cs_vorton_destroy(cs_vorton *v)
     if (!v)
         return;
     cs_program_id *programs[] = {&v->rates, &v->rates_points, &v->integrate, &v->integrate_tracers, &v->stats,
-                                 &v->collide, &v->collide_tracers, &v->body_heat};
+                                 &v->collide, &v->collide_tracers, &v->wall_points, &v->wall_share_prog,
+                                 &v->body_heat};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         cs_program_destroy(v->ctx, programs[i]);
     vorton_destroy_buffers(v);
@@ -73,6 +74,8 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->rates_partial, "vorton rates running sums", n * 48},
         {&v->wall_pos, "vorton wall points", n * 16},
         {&v->wall_vel, "vorton wall velocity", n * 16},
+        {&v->wall_weight, "vorton wall weights", n * 4},
+        {&v->wall_share, "vorton wall shares", n * 4},
         {&v->tracer_pos[0], "vorton tracers 0", t * 16},
         {&v->tracer_pos[1], "vorton tracers 1", t * 16},
         {&v->tracer_mid, "vorton tracer midpoints", t * 16},
@@ -123,6 +126,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         {&v->collide, "vorton/collide.comp", "vorton collide", NULL},
         {&v->collide_tracers, "vorton/collide.comp", "vorton collide tracers", "TRACERS"},
         {&v->wall_points, "vorton/collide.comp", "vorton wall points", "WALL_POINTS"},
+        {&v->wall_share_prog, "vorton/wall_share.comp", "vorton wall share", NULL},
         {&v->body_heat, "vorton/body_heat.comp", "vorton body heat", NULL},
     };
     if (p->velocity == VORTON_VELOCITY_GRID) {
@@ -450,19 +454,41 @@ static void record_velocity_of(cs_vorton *v, cs_recorder *rec, const char *pass,
     cs_barrier_compute(rec);
 }
 
-// "vorton: wall points" + "vorton: wall velocity" (the no-slip "flux"
-// rule only): where each band vorton touches its body, and the velocity
-// the new state induces there, every vorton's own layer included; the
-// slip there is what the wall has to cancel.
+// "vorton: wall share": per vorton near a body, the weighted count of the
+// vortons sharing its patch of wall (wall_share.comp), over the sources in
+// chunks of v->source_chunk (lavapipe's loop budget) that carry the sum on.
+static void record_wall_share(cs_vorton *v, cs_recorder *rec, uint32_t state)
+{
+    cs_pass_begin(rec, "vorton: wall share");
+    uint32_t sources = v->count, chunk = CS_MAX(v->source_chunk, (uint32_t)VORTON_TILE), first = 0;
+    do {
+        vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
+        uint32_t end = sources - first > chunk ? first + chunk : sources;
+        push.chunk = (uvec4){first, end, first ? VORTON_CHUNK_RESUME : 0u, 0u};
+        cs_dispatch(rec, v->wall_share_prog,
+                    &(cs_dispatch_desc){.buffers = {&v->pos[state], &v->wall_pos, &v->wall_weight, &v->wall_share},
+                                        .push = &push, .push_size = sizeof push, .threads = {v->count}});
+        cs_barrier_compute(rec);
+        first = end;
+    } while (first < sources);
+    cs_pass_end(rec);
+}
+
+// "vorton: wall points" + "vorton: wall velocity" + "vorton: wall share"
+// (the no-slip "flux" rule only): where each vorton near a body touches
+// it and its spreading weight, the velocity the new state induces there
+// (every vorton's own layer included: the slip there is what the wall has
+// to cancel), and how many vortons share each patch of wall.
 static void record_wall_velocity(cs_vorton *v, cs_recorder *rec, uint32_t state)
 {
     cs_pass_begin(rec, "vorton: wall points");
     vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
     dispatch(rec, v->wall_points, &push,
-             (cs_buffer *const[6]){&v->pos[state], &v->wall_pos, &v->vel, &v->bodies, NULL, NULL});
+             (cs_buffer *const[6]){&v->pos[state], &v->wall_pos, &v->vel, &v->bodies, &v->wall_weight, NULL});
     cs_pass_end(rec);
     cs_barrier_compute(rec);
     record_velocity_of(v, rec, "vorton: wall velocity", state, &v->wall_pos, &v->wall_vel, v->count);
+    record_wall_share(v, rec, state);
 }
 
 // "vorton: bodies": the new state against the bodies, with the velocity of
@@ -479,7 +505,8 @@ static void record_bodies(cs_vorton *v, cs_recorder *rec, uint32_t state)
     if (v->count)
         cs_dispatch(rec, v->collide,
                     &(cs_dispatch_desc){.buffers = {&v->pos[state], &v->vort[state], &v->vel, &v->bodies,
-                                                    &v->impulses, &v->heat_terms, &v->wall_pos, &v->wall_vel},
+                                                    &v->impulses, &v->heat_terms, &v->wall_pos, &v->wall_vel,
+                                                    &v->wall_weight, &v->wall_share, &v->vort[state ^ 1u]},
                                         .push = &push, .push_size = sizeof push, .threads = {v->count}});
     push = make_push(v, v->tracer_count, VORTON_TARGET_POINTS, v->params.dt);
     dispatch(rec, v->collide_tracers, &push,

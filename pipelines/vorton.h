@@ -102,10 +102,12 @@ typedef struct cs_vorton {
     cs_program_id collide, collide_tracers;
     cs_buffer bodies;
     // The no-slip "flux" rule measures the slip at the wall: per vorton the
-    // contact point on the first body whose band it is in (w: body + 1, 0:
-    // none; collide.comp WALL_POINTS) and the velocity there.
-    cs_program_id wall_points;
-    cs_buffer wall_pos, wall_vel;
+    // contact point on the first body whose reach it is in (w: body + 1, 0:
+    // none; collide.comp WALL_POINTS), the velocity there, its spreading
+    // weight and the weighted count of vortons sharing its patch of wall
+    // (wall_share.comp).
+    cs_program_id wall_points, wall_share_prog;
+    cs_buffer wall_pos, wall_vel, wall_weight, wall_share;
     uint32_t body_count;
     // Two-way: per vorton, what the collide gave the moving bodies (the
     // contact records of bodies_shared.h, sim.h cs_body_link, sorted by body

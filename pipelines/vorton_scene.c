@@ -34,13 +34,14 @@ static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t
                          "must be \"transpose\" (conserves total vorticity), \"classical\" or \"none\"");
 }
 
-// "no_slip": "set" (the default: the slip's layer replaces the tangential
-// vorticity) or "flux" (the layer of the slip at the wall is added to what
-// the vorton carries; blows up in test_vorton_bodies' ring on a wedge, so
-// not the default: docs/vortons.md "Bodies").
+// "no_slip": "flux" (the default: the wall's vortex sheet of the slip at
+// the contact point, spread over the vortons near the wall and added) or
+// "set" (the slip's layer replaces the band vorton's vorticity: turns a
+// body at rest in a swirl the wrong way; docs/vortons.md "Bodies").
 static bool parse_no_slip(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "no_slip");
+    *out = VORTON_NO_SLIP_FLUX;
     if (!item)
         return true;
     static const char *const names[] = {"set", "flux"};

@@ -180,8 +180,15 @@ static void test_bodies(cs_context *ctx)
     body_run start, a, b;
     if (!run_into_bodies(ctx, 0, &start) || !run_into_bodies(ctx, 80, &a) || !run_into_bodies(ctx, 80, &b))
         return;
-    double vorton_depth = -1e30, tracer_depth = -1e30, spun = 0.0;
+    double vorton_depth = -1e30, tracer_depth = -1e30, spun = 0.0, start_vorticity = 0.0, end_vorticity = 0.0;
+    for (uint32_t i = 0; i < start.n; i++)
+        start_vorticity = fmax(start_vorticity, sqrt((double)start.vort[i * 4] * start.vort[i * 4] +
+                                                     (double)start.vort[i * 4 + 1] * start.vort[i * 4 + 1] +
+                                                     (double)start.vort[i * 4 + 2] * start.vort[i * 4 + 2]));
     for (uint32_t i = 0; i < a.n; i++) {
+        double w = sqrt((double)a.vort[i * 4] * a.vort[i * 4] + (double)a.vort[i * 4 + 1] * a.vort[i * 4 + 1] +
+                        (double)a.vort[i * 4 + 2] * a.vort[i * 4 + 2]);
+        end_vorticity = isnan(w) ? w : fmax(end_vorticity, w);
         vorton_depth = fmax(vorton_depth, deepest(&a.set, &a.pos[i * 4]));
         // Still vortons seeded around the sphere (the second heat ball) had
         // no vorticity: what they have now came from the no-slip condition.
@@ -198,13 +205,19 @@ static void test_bodies(cs_context *ctx)
     bool same = a.n == b.n && a.t == b.t && memcmp(a.pos, b.pos, a.n * 16) == 0 &&
                 memcmp(a.vort, b.vort, a.n * 16) == 0 && memcmp(a.tracers, b.tracers, a.t * 16) == 0;
     printf("bodies: %u vortons, %u tracers, 80 steps: deepest vorton %.3g m, tracer %.3g m inside (< 0: outside); "
-           "heat drift %.2e; |omega| near the spinning sphere %.3g 1/s; two runs %s\n",
-           a.n, a.t, vorton_depth, tracer_depth, heat_drift, spun, same ? "identical" : "DIFFER");
+           "heat drift %.2e; |omega| near the spinning sphere %.3g 1/s; max |omega| %.4g 1/s (start %.4g); two runs %s\n",
+           a.n, a.t, vorton_depth, tracer_depth, heat_drift, spun, end_vorticity, start_vorticity,
+           same ? "identical" : "DIFFER");
     CHECK(vorton_depth <= 0.0, "a vorton ends %.3g m inside a body", vorton_depth);
     CHECK(tracer_depth <= 0.0, "a tracer ends %.3g m inside a body", tracer_depth);
     CHECK(heat_drift < 1e-4, "heat drifted %.2e with adiabatic bodies", heat_drift);
     CHECK(spun > 1.0, "the spinning sphere gave its neighbours no vorticity (%.3g)", spun);
     CHECK(same, "two runs with bodies differ");
+    // The round-3 "flux" rule (a whole layer into each band vorton, no cap)
+    // went to NaN here; "set" reaches ~3.5x the ring's start, the capped
+    // flux rule ~14x (stretching of the ring squeezed against the wedge).
+    CHECK(isfinite(end_vorticity) && end_vorticity < 25.0 * start_vorticity,
+          "max |omega| %.4g 1/s after 80 steps (start %.4g)", end_vorticity, start_vorticity);
     body_run *runs[] = {&start, &a, &b};
     for (int k = 0; k < 3; k++) {
         free(runs[k]->pos);

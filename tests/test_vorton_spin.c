@@ -9,8 +9,9 @@
 //     impulse, collide.comp); two runs give the same bytes (body state and
 //     vortons);
 //   - swirl: a free sphere at rest in a ball of fluid turning about +y
-//     spins up about +y (the no-slip "flux" rule; round 2's "set" rule
-//     turned it the other way), with the same balance;
+//     spins up about +y (the default no-slip rule, "flux": the wall's
+//     sheet spread and capped; "set" turns it the other way, -0.46 rad/s,
+//     and fails), with the same balance;
 //   - heat: a hot static sphere with a heat capacity in still fluid cools,
 //     and the total heat, rho c_p sum V (T - T0) + C_b (T_b - T0), stays
 //     within 1e-4 of its start.
@@ -178,8 +179,9 @@ static bool run_ball(cs_context *ctx, double omega_body, double swirl, const cha
 
 // A free sphere spinning in still fluid hands the fluid angular momentum:
 // it slows down, and the vortons' angular impulse grows by what it lost.
-// Under either no-slip rule (`keys`: "" the default "set", FLUX).
-static void test_spin_down(cs_context *ctx, const char *keys)
+// Under either no-slip rule (`keys`: SET, or "" the default "flux"; the
+// balance limit is the rule's, `balance_limit`).
+static void test_spin_down(cs_context *ctx, const char *keys, double balance_limit)
 {
     const double omega_body = 6.0;
     spin_result a, b;
@@ -196,12 +198,13 @@ static void test_spin_down(cs_context *ctx, const char *keys)
                 memcmp(a.vort, b.vort, a.n * 16) == 0;
     printf("spin-down (no_slip %s): a free sphere at %.3g rad/s in %u still vortons, 12 steps: %.5g rad/s; L_y body %+.4g, fluid "
            "angular impulse %+.4g kg m^2/s (sum off by %.2g of the body's change); two runs %s\n",
-           *keys ? "flux" : "set", omega_body, a.n, w_end, body_change, fluid_change, balance, same ? "identical" : "DIFFER");
+           *keys ? "set" : "flux", omega_body, a.n, w_end, body_change, fluid_change, balance, same ? "identical" : "DIFFER");
     CHECK(w_end < 0.999 * omega_body && w_end > 0.0, "the sphere turns at %.5g rad/s after 12 steps (started at %.3g)",
           w_end, omega_body);
     // Not exact: the vortons' own dynamics (advection, viscosity, the
     // ejections' moves) change the discrete angular impulse too.
-    CHECK(balance < 0.25, "the fluid gained %.4g where the body lost %.4g", fluid_change, -body_change);
+    CHECK(balance < balance_limit, "the fluid gained %.4g where the body lost %.4g (off by %.3g, limit %.3g)",
+          fluid_change, -body_change, balance, balance_limit);
     CHECK(off_axis < 1e-3 * fabs(body_change), "the sphere's angular momentum left its axis: %.3g", off_axis);
     CHECK(same, "two runs with a two-way body differ");
     free(a.pos);
@@ -210,9 +213,9 @@ static void test_spin_down(cs_context *ctx, const char *keys)
     free(b.vort);
 }
 
-// The no-slip rule that adds the vorticity of the slip at the wall (not
-// the default: docs/vortons.md "Bodies").
-#define FLUX ", \"no_slip\": \"flux\""
+// The round-2 no-slip rule (the band's tangential vorticity replaced by the
+// slip's layer; not the default: docs/vortons.md "Bodies").
+#define SET ", \"no_slip\": \"set\""
 
 // A free sphere at rest in a ball of fluid turning about +y spins up about
 // +y: the no-slip rule makes the vorticity of the slip (the fluid passing
@@ -224,7 +227,7 @@ static void test_swirl_spin_up(cs_context *ctx)
 {
     const double swirl = 6.0; // 1/s: the ball turns at about 2 rad/s
     spin_result a;
-    if (!run_ball(ctx, 0.0, swirl, FLUX, 12, &a))
+    if (!run_ball(ctx, 0.0, swirl, "", 12, &a))
         return;
     double inv_i = a.body.inv_inertia[0].x;
     double w_end = a.body.angular_momentum.y * inv_i;
@@ -296,8 +299,10 @@ int main(void)
     cs_context ctx;
     test_context(&ctx);
     test_spin_scene(&ctx);
-    test_spin_down(&ctx, "");
-    test_spin_down(&ctx, FLUX);
+    // The flux rule's wall sheet goes to the body and the vortons alike (the
+    // measured balance is 1.5%); "set" moves the vortons more (8.6%).
+    test_spin_down(&ctx, "", 0.10);
+    test_spin_down(&ctx, SET, 0.25);
     test_swirl_spin_up(&ctx);
     test_body_heat(&ctx);
     return test_finish(&ctx);

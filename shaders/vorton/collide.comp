@@ -13,20 +13,23 @@
 //             of its velocity at the vorton relative to the surface at the
 //             contact point); a layer of thickness sigma that brings it to
 //             the body's velocity at the wall carries the vorticity
-//             (n x u_t) / sigma. VORTON_NO_SLIP_SET (the default, round
-//             2): the tangential vorticity is replaced by it, blended by
-//             the body's friction f (1: no-slip, 0: free slip), w_t =
-//             (1 - f) w_t + f (n x u_t) / sigma; that throws away the
-//             fluid's own vorticity there and turns a body at rest in a
-//             swirl the wrong way. VORTON_NO_SLIP_FLUX ("no_slip": "flux"):
-//             u_t is the slip at the contact point (the velocity solve
-//             there, WALL_POINTS, so the band's own layer counts) and the
-//             wall's layer is added to what the vorton carries, w_t +=
-//             f (n x u_t) / sigma: the slip decides the sign, and the body
-//             spins the swirl's way; not the default, it blew up in
-//             test_vorton_bodies (docs/vortons.md "Bodies"). (The inverse
-//             of the vorton's own regularised kernel at sigma, tried first,
-//             asked for 18x the layer and blew up);
+//             (n x u_t) / sigma. VORTON_NO_SLIP_SET ("no_slip": "set"):
+//             the tangential vorticity is replaced by it, blended by the
+//             body's friction f (1: no-slip, 0: free slip), w_t = (1 - f)
+//             w_t + f (n x u_t) / sigma; that throws away the fluid's own
+//             vorticity there and turns a body at rest in a swirl the wrong
+//             way. VORTON_NO_SLIP_FLUX ("flux"): the slip u_s is measured at
+//             the contact point (WALL_POINTS + a velocity solve there) and
+//             the wall's vortex sheet gamma = n x u_s is *added* to the
+//             vortons near the wall, spread over those within sigma + 2 L
+//             of the surface (weight w_i, vorton_shared.h) and normalised
+//             by the weighted number of vortons sharing that patch of wall,
+//             S_i (wall_share.comp): dw_t = f gamma / sigma * w_i /
+//             max(S_i, w_i). On a lattice of spacing sigma S = 1, and the
+//             shares of a crowded patch sum to one layer instead of one
+//             layer each; max(S, w) caps a lone vorton at one layer (its
+//             wall velocity then moves by a fraction of the slip: never
+//             past it);
 //   heat      with a body temperature T_b > 0, T relaxes to it at the
 //             rate kappa / sigma^2 (the PSE rate over one core): T += (T_b -
 //             T)(1 - exp(-kappa dt / sigma^2)); T_b = 0: adiabatic.
@@ -61,8 +64,10 @@ layout(std430, binding = 3) readonly buffer Bodies
 #ifdef WALL_POINTS
 // Per vorton: the contact point on the first body whose band it is in
 // (w: body + 1), else its own position (w: 0); the velocity solve fills
-// the velocity there for the no-slip "flux" rule.
+// the velocity there for the no-slip "flux" rule. wall_weight: the
+// vorton's spreading weight w (0 outside every band).
 layout(std430, binding = 1) writeonly buffer WallPos { vec4 wall_pos[]; };
+layout(std430, binding = 4) writeonly buffer WallWeight { float wall_weight[]; };
 #elif !defined(TRACERS)
 layout(std430, binding = 1) buffer Vort { vec4 vort[]; };
 // Contact records (bodies_shared.h, sim.h cs_body_link): what vorton i gives
@@ -73,6 +78,11 @@ layout(std430, binding = 5) writeonly buffer HeatTerms { float heat_terms[]; };
 // WALL_POINTS's output and the velocity there (no-slip "flux" rule only).
 layout(std430, binding = 6) readonly buffer WallTag { vec4 wall_tag[]; };
 layout(std430, binding = 7) readonly buffer WallVel { vec4 wall_vel[]; };
+// The spreading weight w_i and the patch's weighted count S_i (wall_share.comp).
+layout(std430, binding = 8) readonly buffer WallWeight { float wall_weight[]; };
+layout(std430, binding = 9) readonly buffer WallShare { float wall_share[]; };
+// The vortons' vorticity at the start of the step (the flux rule's cap).
+layout(std430, binding = 10) readonly buffer VortStart { vec4 vort_start[]; };
 #endif
 
 #define CS_BODY_SET body_set
@@ -81,6 +91,17 @@ layout(std430, binding = 7) readonly buffer WallVel { vec4 wall_vel[]; };
 #if !defined(TRACERS) && !defined(WALL_POINTS)
 #include "../bodies/body_records.glsl"
 #endif
+
+// The flux rule's spreading length L (vorton_shared.h).
+float wall_spread_length(float sigma)
+{
+    float nu = pc.physics.x, dt = pc.gravity_dt.w;
+    return max(sqrt(4.0 * nu * dt), float(VORTON_WALL_SPREAD_FRACTION) * sigma);
+}
+
+// How far past the surface the flux rule reaches (the band of one core,
+// where the eject puts vortons, plus the spreading).
+float wall_reach(float sigma) { return sigma + float(VORTON_WALL_SPREAD_REACH) * wall_spread_length(sigma); }
 
 #if defined(WALL_POINTS)
 void main()
@@ -92,16 +113,21 @@ void main()
     vec3 x = p.xyz, u = vel[i].xyz;
     float sigma = p.w;
     vec4 point = vec4(x, 0.0);
+    float weight = 0.0;
+    float reach = wall_reach(sigma), spread = wall_spread_length(sigma);
     for (uint b = 0u; b < cs_body_count(); b++) {
-        // The same query as collide_one: where the ejected vorton's contact
-        // point will be (sigma below it along n, the surface point).
-        vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), sigma);
-        if (c.w < sigma) {
+        // The same query as collide_one: the contact point (the surface
+        // point below the vorton along n; the eject moves it along n).
+        vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), reach);
+        if (c.w < reach) {
             point = vec4(x - c.w * c.xyz, float(b + 1u));
+            float above = (max(c.w, sigma) - sigma) / spread; // after the eject
+            weight = exp(-above * above);
             break;
         }
     }
     wall_pos[i] = point;
+    wall_weight[i] = weight;
 }
 #elif defined(TRACERS)
 void main()
@@ -118,35 +144,70 @@ void main()
     pos[i].xyz = x;
 }
 #else
-// Vorton (x, w) moving at u against body b: eject, no-through, no-slip, heat.
-// u_wall: the fluid's velocity at the contact point (the "flux" rule; only
-// for the body WALL_POINTS chose, wall_body; else the vorton's own u).
-void collide_one(uint b, inout vec3 x, inout vec4 w, vec3 u, vec3 u_wall, uint wall_body, float sigma, float kappa,
-                 float dt)
+// The "flux" rule for vorton (x, w) whose patch of wall is at `contact`
+// (normal n): its share of the wall's sheet gamma = n x u_s is added, then
+// the vorton's |omega| is capped at the larger of what it carried at the
+// step's start (`start`: the flow's own vorticity is never taken away) and
+// the layer that cancels a slip of that size over one core, twice |u| /
+// sigma for the larger of the slip at the wall and at the vorton (a
+// free-space sheet takes half its jump off each side). Why a cap: a lone
+// vorton's kernel changes the velocity at its own contact point by only
+// ~1/35 of its layer, so a vorton pinned at a wall that the outer flow
+// keeps slipping past (an edge, a sparse patch) would gather layer after
+// layer, and stretching between vortons the eject piles up would grow
+// them further (the ring on the wedge of test_vorton_bodies: |omega| 60 ->
+// 1e3 in 80 steps without stretching, NaN with it).
+void add_wall_flux(uint b, vec3 n, vec3 contact, vec3 u, vec3 u_wall, float share, float sigma, float start,
+                   inout vec4 w)
 {
-    // Within sigma of the surface, also outside the bounding sphere.
-    vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), sigma);
-    if (!(c.w < sigma))
+    vec3 surface = cs_body_surface_velocity(b, contact);
+    vec3 rel = u_wall - surface, rel_here = u - surface;
+    vec3 u_s = rel - dot(rel, n) * n;
+    vec3 u_here = rel_here - dot(rel_here, n) * n;
+    float friction = body_set.bodies[b].velocity.w;
+    vec3 grown = w.xyz + friction * share * cross(n, u_s) / sigma;
+    float cap = max(2.0 * max(length(u_s), length(u_here)) / sigma, start);
+    float size = length(grown);
+    if (size > cap)
+        grown *= cap / size;
+    w.xyz = grown;
+}
+
+// Vorton (x, w) moving at u against body b: eject, no-through, no-slip, heat.
+// u_wall: the fluid's velocity at the contact point and share = w_i /
+// max(S_i, w_i) (the "flux" rule; only for the body WALL_POINTS chose,
+// wall_body; else the vorton's own u and 0).
+void collide_one(uint b, inout vec3 x, inout vec4 w, vec3 u, vec3 u_wall, uint wall_body, float share, float start,
+                 float sigma, float kappa, float dt)
+{
+    bool flux = pc.body_slots.z == VORTON_NO_SLIP_FLUX;
+    bool spread = flux && wall_body == b + 1u;
+    // Within sigma of the surface (the flux rule: within its reach), also
+    // outside the bounding sphere.
+    float reach = spread ? wall_reach(sigma) : sigma;
+    vec4 c = cs_body_contact_within(b, x, u - cs_body_surface_velocity(b, x), reach);
+    if (!(c.w < reach))
         return;
     vec3 n = c.xyz;
-    x += (sigma - c.w) * n;
-    vec3 contact = x - sigma * n;
-    vec3 omega_body = body_set.bodies[b].omega.xyz;
-    bool flux = pc.body_slots.z == VORTON_NO_SLIP_FLUX;
-    vec3 fluid = flux && wall_body == b + 1u ? u_wall : u;
-    vec3 rel = fluid - cs_body_surface_velocity(b, contact);
-    vec3 u_t = rel - dot(rel, n) * n;
-    float friction = body_set.bodies[b].velocity.w;
-    vec3 w_t = w.xyz - dot(w.xyz, n) * n;
-    vec3 layer = cross(n, u_t) / sigma;
-    if (flux)
-        w_t += friction * layer;
-    else
-        w_t = (1.0 - friction) * w_t + friction * layer;
-    w.xyz = dot(2.0 * omega_body, n) * n + w_t;
-    float t_body = body_thermal[b].x;
-    if (t_body > 0.0)
-        w.w += (t_body - w.w) * (1.0 - exp(-kappa * dt / (sigma * sigma)));
+    if (c.w < sigma) {
+        x += (sigma - c.w) * n;
+        vec3 contact = x - sigma * n;
+        if (!flux) {
+            // "set": the no-through (normal part) and the no-slip
+            // (tangential part) both replace what the vorton carried.
+            vec3 w_t = w.xyz - dot(w.xyz, n) * n;
+            vec3 rel = u - cs_body_surface_velocity(b, contact);
+            vec3 u_t = rel - dot(rel, n) * n;
+            float friction = body_set.bodies[b].velocity.w;
+            w_t = (1.0 - friction) * w_t + friction * cross(n, u_t) / sigma;
+            w.xyz = dot(2.0 * body_set.bodies[b].omega.xyz, n) * n + w_t;
+        }
+        float t_body = body_thermal[b].x;
+        if (t_body > 0.0)
+            w.w += (t_body - w.w) * (1.0 - exp(-kappa * dt / (sigma * sigma)));
+    }
+    if (spread)
+        add_wall_flux(b, n, x - max(c.w, sigma) * n, u, u_wall, share, sigma, start, w);
 }
 
 void main()
@@ -163,12 +224,15 @@ void main()
     bool flux = pc.body_slots.z == VORTON_NO_SLIP_FLUX;
     vec3 u_wall = flux ? wall_vel[i].xyz : u;
     uint wall_body = flux ? uint(wall_tag[i].w) : 0u;
+    float weight = flux ? wall_weight[i] : 0.0;
+    float share = weight > 0.0 ? weight / max(wall_share[i], weight) : 0.0;
+    float start = flux ? length(vort_start[i].xyz) : 0.0;
     for (uint b = 0u; b < cs_body_count(); b++) {
         vec3 centre = body_set.bodies[b].centre.xyz;
         vec3 r0 = x - centre, alpha0 = w.xyz * volume;
         float t0 = w.w;
         vec3 impulse0 = 0.5 * cross(r0, alpha0), angular0 = cross(r0, cross(r0, alpha0)) / 3.0;
-        collide_one(b, x, w, u, u_wall, wall_body, sigma, kappa, dt);
+        collide_one(b, x, w, u, u_wall, wall_body, share, start, sigma, kappa, dt);
         vec3 r1 = x - centre, alpha1 = w.xyz * volume;
         vec3 linear = -rho * (0.5 * cross(r1, alpha1) - impulse0);
         vec3 angular = -rho * (cross(r1, cross(r1, alpha1)) / 3.0 - angular0);

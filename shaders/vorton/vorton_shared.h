@@ -74,8 +74,21 @@ struct vorton_push {
 // How collide.comp's no-slip changes a band vorton's tangential vorticity
 // (docs/vortons.md "Bodies"; u_t: the slip, the fluid's tangential velocity
 // at the vorton less the body's surface velocity; f: the body's friction).
-#define VORTON_NO_SLIP_SET 0u  // the default: replace by it, w_t = (1 - f) w_t + f (n x u_t) / sigma, u_t at the vorton
-#define VORTON_NO_SLIP_FLUX 1u // add the layer that cancels the slip at the wall: w_t += f (n x u_t) / sigma
+#define VORTON_NO_SLIP_SET 0u  // replace by it, w_t = (1 - f) w_t + f (n x u_t) / sigma, u_t at the vorton
+// Flux: the wall's vortex sheet gamma = n x u_s (u_s: the slip at the
+// contact point) spread over the vortons near the wall with weights that sum
+// to 1 over the wall (wall_share.comp), each vorton's share capped at one
+// core's layer gamma / sigma (docs/vortons.md "The no-slip rule").
+#define VORTON_NO_SLIP_FLUX 1u
+
+// The flux rule's spreading: a vorton whose distance d from the surface
+// (after the eject, so d >= sigma) is within sigma + 2 L gets the weight
+// w = exp(-((d - sigma) / L)^2), L = max(sqrt(4 nu dt), FRACTION sigma):
+// the diffusion length of one step, or a fixed fraction of the core where
+// that is shorter (the vortons sit at least one core from the wall, so a
+// sub-core diffusion length would reach none of them).
+#define VORTON_WALL_SPREAD_FRACTION 0.5
+#define VORTON_WALL_SPREAD_REACH 2.0 // in units of L, past one core
 
 // A body's thermal state, after the cs_body_set in the vortons' bodies
 // buffer (one vec4 per body): x: temperature T_b (K; 0: adiabatic, no
