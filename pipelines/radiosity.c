@@ -150,17 +150,23 @@ static void add_patch(cs_radiosity_compiled *c, const cs_tri *t, uint32_t tri, c
     c->patch_tri[k] = tri;
 }
 
-bool cs_radiosity_make_patches(const cs_tri *tris, uint32_t tri_count, double patch_size, cs_radiosity_compiled *c,
-                               cs_error *err)
+uint64_t cs_radiosity_patch_count(const cs_tri *tris, uint32_t tri_count, double patch_size)
 {
     uint64_t total = 0;
     for (uint32_t i = 0; i < tri_count; i++) {
         uint64_t n = subdivisions(&tris[i], patch_size);
         total += n * n;
     }
-    if (total > (1u << 22))
+    return total;
+}
+
+bool cs_radiosity_make_patches(const cs_tri *tris, uint32_t tri_count, double patch_size, cs_radiosity_compiled *c,
+                               cs_error *err)
+{
+    uint64_t total = cs_radiosity_patch_count(tris, tri_count, patch_size);
+    if (total > CS_RADIOSITY_MAX_PATCHES)
         return cs_fail(err, "radiosity: %llu patches at patch_size %g: more than %u; raise patch_size",
-                       (unsigned long long)total, patch_size, 1u << 22);
+                       (unsigned long long)total, patch_size, CS_RADIOSITY_MAX_PATCHES);
     c->patches = calloc(total ? total : 1, sizeof *c->patches);
     c->corners = calloc(total ? total : 1, sizeof *c->corners);
     c->patch_tri = calloc(total ? total : 1, sizeof *c->patch_tri);

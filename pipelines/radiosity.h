@@ -21,6 +21,8 @@
 
 #define CS_RADIOSITY_NEAR 3.0
 #define CS_RADIOSITY_NEAR_DEPTH 6
+// Most patches one compile makes.
+#define CS_RADIOSITY_MAX_PATCHES (1u << 22)
 // Rounds of clustering at most (each cuts the nodes about 4 times).
 #define CS_RADIOSITY_MAX_LEVELS 32
 
@@ -53,6 +55,10 @@ typedef struct cs_radiosity_compiled {
 bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
                           cs_radiosity_compiled *out, cs_error *err);
 void cs_radiosity_free(cs_radiosity_compiled *compiled);
+
+// How many patches cs_radiosity_make_patches would make at patch_size
+// (nothing allocated: a benchmark searches the patch size of a count).
+uint64_t cs_radiosity_patch_count(const cs_tri *tris, uint32_t tri_count, double patch_size);
 
 // The patches of cs_radiosity_compile alone (no links): patches, corners,
 // patch_tri, patch_count. False with a message when too many.

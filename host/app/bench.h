@@ -5,6 +5,8 @@
 #include "common.h"
 
 #define CS_BENCH_MAX_SIZES 16
+// Most patches `bench --radiosity --patches` asks for (CS_RADIOSITY_MAX_PATCHES).
+#define CS_BENCH_MAX_PATCHES (1u << 22)
 
 typedef struct cs_bench_options {
     const char *scene;
@@ -25,6 +27,8 @@ typedef struct cs_bench_options {
     // reference runs cpu_runs times per field.
     bool surface;
     bool radiosity;          // --radiosity (bench_radiosity.c): compile and per-pass times at a few patch sizes
+    uint32_t patches[CS_BENCH_MAX_SIZES]; // --patches: patch counts instead (each at the nearest patch_size)
+    uint32_t patch_target_count;
     bool demo;               // --demo (bench_demo.c): whole frames (substeps + draw) at each particle count
     uint32_t nodes[CS_BENCH_MAX_SIZES];
     uint32_t node_count;

@@ -10,9 +10,22 @@
 // 10^3 and 20^3 probes, PROBE_RAYS rays each: "probes: gather" and
 // "probes: finish", median over the same frames (the patch sweep itself
 // runs without the scene's own probes).
+//
+// With --patches LIST the sweep takes patch counts instead (1k, 8k, 32k,
+// 100k, 1M for issue 11): each at the patch_size whose count is nearest
+// (cs_radiosity_patch_count, bisection), and no probes. Before compiling a
+// size it estimates its links and compile time from the largest size
+// compiled so far, both x (count ratio)^1.5, the link growth measured on
+// the Cornell box (rooms_radiosity, 1000 -> 39922 patches: estimated 59.7 M
+// links, compiled 54 M); a size whose estimated links or patches do
+// not fit the device's storage buffers or memory heaps (maxStorageBufferRange,
+// cs_buffer_check_size), or whose estimated compile passes
+// COMPILE_BUDGET_S, is reported with those numbers and not compiled.
 #include "bench.h"
 
+#include "buffer.h"
 #include "geometry.h"
+#include "radiosity.h"
 #include "world_radiosity.h"
 
 #include <math.h>
@@ -31,6 +44,18 @@ static const double patch_sizes[] = {0.1, 0.07, 0.05, 0.035, 0.03};
 static const uint32_t probe_sides[] = {10, 20};
 #define PROBE_RAYS 256u
 #define PROBE_PATCH_SIZE 0.1
+// Longest estimated compile the --patches sweep starts (seconds).
+#define COMPILE_BUDGET_S 1200.0
+// Links and compile time against patch count: the links grow about as
+// N^1.5 on the Cornell box (docs/light.md, "Cluster hierarchy"), and they
+// are the compile's cost.
+#define COMPILE_GROWTH 1.5
+
+// What one compiled size gave: the basis of the next size's estimates.
+typedef struct compiled_size {
+    uint32_t patches, links;
+    double compile_s;
+} compiled_size;
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -44,19 +69,29 @@ static double median(double *v, uint32_t n)
     return n ? v[n / 2] : 0.0;
 }
 
-// One patch size: compile, then time `steps` frames. False when it did not fit.
-static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, const cs_bench_options *opt)
+// One patch size: compile, then time `steps` frames. False when it did not
+// fit. `asked`: the patch count this size was chosen for (0: none); *done
+// gets the compiled size.
+static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, uint32_t asked,
+                       const cs_bench_options *opt, compiled_size *done)
 {
     cs_scene_lighting *lighting = &scene->geometry->lighting;
     lighting->patch_size = patch_size;
     cs_world_radiosity part;
     cs_error err;
+    char asked_text[16] = "—";
+    if (asked)
+        snprintf(asked_text, sizeof asked_text, "%u", asked);
+    fprintf(stderr, "bench: compiling at patch_size %.4g...\n", patch_size);
     double t0 = cs_now_seconds();
     if (!cs_world_radiosity_create(ctx, scene, &part, &err)) {
-        printf("| %.3f | — | — | does not fit: %s |\n", patch_size, err.msg);
+        printf("| %s | %.4g | — | — | does not fit: %s |\n", asked_text, patch_size, err.msg);
         return false;
     }
     double compile = cs_now_seconds() - t0;
+    fprintf(stderr, "bench: compiled %u patches, %u links in %.1f s; timing %u frames\n",
+            part.compiled.patch_count, part.compiled.link_count, compile, opt->warmup + CS_MAX(opt->steps, 1u));
+    *done = (compiled_size){part.compiled.patch_count, part.compiled.link_count, compile};
     uint32_t steps = CS_MAX(opt->steps, 1u);
     // Per frame: the total, direct light, all up-sweeps, all gathers; then
     // the same for a feedback frame (one gather).
@@ -87,11 +122,14 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, cons
         }
     }
     cs_recorder_destroy(&rec);
-    printf("| %.3f | %u | %u | %u (%.0f MiB) | %.2f |", patch_size, part.compiled.patch_count,
-           part.compiled.cluster_count, part.compiled.link_count, part.compiled.link_count * 8.0 / (1 << 20),
-           compile);
-    for (uint32_t c = TOTAL; c < COLUMNS; c++)
+    printf("| %s | %.4g | %u | %u | %u (%.0f MiB) | %.2f |", asked_text, patch_size, part.compiled.patch_count,
+           part.compiled.cluster_count, part.compiled.link_count,
+           part.compiled.link_count * (double)sizeof(cs_link) / (1 << 20), compile);
+    for (uint32_t c = TOTAL; c < COLUMNS; c++) {
         printf(" %.2f |", median(&ms[c * steps], steps));
+        if (c == GATHER) // the same per gather: a frame is bounces + 1 of them
+            printf(" %.2f |", median(&ms[c * steps], steps) / (lighting->bounces + 1));
+    }
     printf("\n");
     fflush(stdout);
     free(ms);
@@ -148,6 +186,103 @@ static bool bench_probes(cs_context *ctx, cs_scene *scene, uint32_t n, const cs_
     return true;
 }
 
+// The patch_size whose patch count is nearest `target` (*count gets it).
+// Counts fall as the size grows: bisection on a log scale between the
+// geometry's extent (one patch a triangle) and 1e-7 of it.
+static double patch_size_for(const cs_geometry *g, uint32_t target, uint64_t *count)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < g->tri_count; i++) {
+        const vec4 *v[3] = {&g->tris[i].v0, &g->tris[i].v1, &g->tris[i].v2};
+        for (int k = 0; k < 3; k++) {
+            const float p[3] = {v[k]->x, v[k]->y, v[k]->z};
+            for (int a = 0; a < 3; a++)
+                lo[a] = fmin(lo[a], p[a]), hi[a] = fmax(hi[a], p[a]);
+        }
+    }
+    double extent = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                         (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    double small = extent * 1e-7, large = extent * 2.0; // count(small) >= target > count(large), or target tiny
+    uint64_t small_count = cs_radiosity_patch_count(g->tris, g->tri_count, small);
+    uint64_t large_count = cs_radiosity_patch_count(g->tris, g->tri_count, large);
+    if (large_count >= target) {
+        *count = large_count;
+        return large;
+    }
+    for (int it = 0; it < 100 && large / small > 1.0 + 1e-12; it++) {
+        double mid = sqrt(small * large);
+        uint64_t mid_count = cs_radiosity_patch_count(g->tris, g->tri_count, mid);
+        if (mid_count >= target)
+            small = mid, small_count = mid_count;
+        else
+            large = mid, large_count = mid_count;
+    }
+    bool take_small = small_count - target <= target - large_count;
+    *count = take_small ? small_count : large_count;
+    return take_small ? small : large;
+}
+
+// Whether a size of `patches` may be compiled, judged from the largest
+// size compiled before (`basis`, patches 0: none yet, compile it). False
+// with the row printed when the estimate does not fit or takes too long.
+static bool worth_compiling(cs_context *ctx, uint32_t asked, double patch_size, uint64_t patches,
+                            const compiled_size *basis)
+{
+    cs_error err = {0};
+    char bytes[32];
+    if (!cs_buffer_check_size(ctx, "radiosity patches", patches * sizeof(cs_patch), &err)) {
+        printf("| %u | %.4g | %llu | — | — | does not fit: %s |\n", asked, patch_size, (unsigned long long)patches,
+               err.msg);
+        return false;
+    }
+    if (basis->patches == 0)
+        return true;
+    double growth = pow((double)patches / basis->patches, COMPILE_GROWTH);
+    double links = basis->links * growth, link_bytes = links * sizeof(cs_link);
+    double compile_s = basis->compile_s * growth;
+    cs_format_bytes((uint64_t)fmin(link_bytes, 1e18), bytes, sizeof bytes);
+    if (links > (double)(1u << 30) ||
+        !cs_buffer_check_size(ctx, "radiosity links", (VkDeviceSize)fmin(link_bytes, 1e18), &err)) {
+        printf("| %u | %.4g | %llu | — | ~%.3g M (%s), estimated: %u links at %u patches x (%.1fx)^%.1f | "
+               "does not fit: %s |\n",
+               asked, patch_size, (unsigned long long)patches, links / 1e6, bytes, basis->links, basis->patches,
+               (double)patches / basis->patches, COMPILE_GROWTH,
+               links > (double)(1u << 30) ? "more than the 2^30 links a compile holds" : err.msg);
+        return false;
+    }
+    if (compile_s > COMPILE_BUDGET_S) {
+        printf("| %u | %.4g | %llu | — | ~%.3g M (%s), estimated | not compiled: an estimated %.0f s compile "
+               "(%.1f s at %u patches x (%.1fx)^%.1f), more than the bench's %.0f s |\n",
+               asked, patch_size, (unsigned long long)patches, links / 1e6, bytes, compile_s, basis->compile_s,
+               basis->patches, (double)patches / basis->patches, COMPILE_GROWTH, COMPILE_BUDGET_S);
+        return false;
+    }
+    fprintf(stderr, "bench: %llu patches: about %.3g M links (%s), an estimated %.0f s compile\n",
+            (unsigned long long)patches, links / 1e6, bytes, compile_s);
+    return true;
+}
+
+// --patches: each count at its nearest patch size; sizes that cannot fit
+// are reported and skipped (the next may still be tried).
+static void sweep_patch_counts(cs_context *ctx, cs_scene *scene, const cs_bench_options *opt)
+{
+    compiled_size basis = {0};
+    for (uint32_t k = 0; k < opt->patch_target_count; k++) {
+        uint64_t patches;
+        double patch_size = patch_size_for(scene->geometry, opt->patches[k], &patches);
+        if (patches > CS_RADIOSITY_MAX_PATCHES) {
+            printf("| %u | %.4g | %llu | — | — | does not fit: a compile makes at most %u patches |\n",
+                   opt->patches[k], patch_size, (unsigned long long)patches, CS_RADIOSITY_MAX_PATCHES);
+            continue;
+        }
+        if (!worth_compiling(ctx, opt->patches[k], patch_size, patches, &basis))
+            continue;
+        compiled_size done;
+        if (bench_size(ctx, scene, patch_size, opt->patches[k], opt, &done) && done.patches > basis.patches)
+            basis = done;
+    }
+}
+
 int cs_bench_radiosity(const cs_bench_options *opt)
 {
     cs_error err;
@@ -176,13 +311,21 @@ int cs_bench_radiosity(const cs_bench_options *opt)
            opt->warmup);
     printf("links: %s\n\n", scene.geometry->lighting.hierarchy ? "through the k-means cluster hierarchy"
                                                                : "every visible pair (radiosity.hierarchy false)");
-    printf("| patch_size | patches | clusters | links | compile s | frame ms | direct ms | up-sweeps ms | gathers ms "
-           "| feedback frame ms | its up-sweeps ms | its gather ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| patches asked | patch_size | patches | clusters | links | compile s | frame ms | direct ms | "
+           "up-sweeps ms | gathers ms | ms a gather | feedback frame ms | its up-sweeps ms | its gather ms |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout); // the header before the first (slow) compile
     // The patch sweep times the radiosity alone, whatever the scene's probes.
     scene.geometry->lighting.probes.given = false;
+    if (opt->patch_target_count) {
+        sweep_patch_counts(&ctx, &scene, opt);
+        cs_context_destroy(&ctx);
+        cs_scene_free(&scene);
+        return 0;
+    }
     for (size_t i = 0; i < CS_ARRAY_COUNT(patch_sizes); i++) {
-        if (!bench_size(&ctx, &scene, patch_sizes[i], opt))
+        compiled_size done;
+        if (!bench_size(&ctx, &scene, patch_sizes[i], 0, opt, &done))
             break;
     }
     printf("\nlight probes over the geometry, radiosity at patch_size %.2f:\n\n", PROBE_PATCH_SIZE);

@@ -32,7 +32,8 @@ static void usage(FILE *out)
         "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
         "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
         "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
-        "  cistern bench --radiosity [SCENE]  time radiosity and light probes (default cornell_box)\n"
+        "  cistern bench --radiosity [SCENE]  time radiosity and light probes (default cornell_box);\n"
+        "                                     --patches 1k,8k,32k,100k,1M: at those patch counts instead\n"
         "  cistern bench --demo [SCENE]       frames/s of whole frames (substeps + draw), per pass\n"
         "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
@@ -342,6 +343,29 @@ static int cmd_run(int argc, char **argv)
     return cs_run(&opt);
 }
 
+// --patches LIST (bench --radiosity): the --particles list syntax, each
+// count within what one radiosity compile makes.
+static bool parse_patch_counts(const char *v, cs_bench_options *opt)
+{
+    cs_bench_options counts = {0};
+    cs_error err;
+    if (!v || !cs_bench_parse_sizes(v, &counts, &err)) {
+        const char *why = v ? strstr(err.msg, ": ") : NULL; // past cs_bench_parse_sizes' "--particles"
+        fprintf(stderr, "cistern: --patches wants a list of patch counts, e.g. 1k,8k,32k,100k,1M%s%s\n",
+                why ? ": " : "", why ? why + 2 : "");
+        return false;
+    }
+    for (uint32_t k = 0; k < counts.size_count; k++) {
+        if (counts.sizes[k] < 16 || counts.sizes[k] > CS_BENCH_MAX_PATCHES) {
+            fprintf(stderr, "cistern: --patches: %u patches; give 16 to %u\n", counts.sizes[k], CS_BENCH_MAX_PATCHES);
+            return false;
+        }
+        opt->patches[k] = counts.sizes[k];
+    }
+    opt->patch_target_count = counts.size_count;
+    return true;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     cs_bench_options opt = {.scene = DEFAULT_SCENE, .steps = 50, .warmup = 5, .max_step_ms = 10000, .frames = 40,
@@ -390,6 +414,10 @@ static int cmd_bench(int argc, char **argv)
             nodes_given = true;
             i++;
         }
+        else if (strcmp(a, "--patches") == 0) {
+            if (!parse_patch_counts(v, &opt)) return 2;
+            i++;
+        }
         else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_positive(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
         else if (strcmp(a, "--particles") == 0 || strcmp(a, "--cells") == 0) {
             opt.cells = strcmp(a, "--cells") == 0;
@@ -416,6 +444,10 @@ static int cmd_bench(int argc, char **argv)
             fprintf(stderr, "cistern: bench: one scene at a time\n");
             return 2;
         }
+    }
+    if (opt.patch_target_count && !opt.radiosity) {
+        fprintf(stderr, "cistern: --patches is a `bench --radiosity` option\n");
+        return 2;
     }
     if (opt.radiosity) {
         // Its own default scene (the Cornell box: DEFAULT_SCENE has no
