@@ -59,6 +59,7 @@ typedef struct run_state {
     const cs_recorder *last_done; // the latest finished frame's recorder (title, overlay)
     cs_sim_stats last_stats;   // and its stats
     uint32_t recorded_sim_frames; // simulated frames recorded (sim_frames: finished)
+    uint32_t world_first_frame; // the simulated frame the current world started at (restarts)
     uint32_t frames_submitted;
     uint32_t frames_overlapped; // recorded while the previous frame still ran on the device
     uint64_t submits_before, waits_before; // the context's counters when the loop started
@@ -131,10 +132,10 @@ static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_s
 
 // One PLY per fluid that has particles: particles_NNNNN.ply for a world of
 // one fluid, particles_<fluid>_NNNNN.ply when there are several.
-static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
+static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_error *err)
 {
-    for (uint32_t i = 0; i < r->world.fluid_count; i++) {
-        cs_world_fluid *f = &r->world.fluids[i];
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        cs_world_fluid *f = &world->fluids[i];
         if (!f->ops->particles)
             continue;
         cs_particle_view v;
@@ -151,7 +152,7 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
         cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
         cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
         char path[700], comment[160];
-        if (r->world.fluid_count == 1) {
+        if (world->fluid_count == 1) {
             snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
             snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
         } else {
@@ -287,36 +288,56 @@ static void hot_reload(run_state *r)
 static bool create_world(run_state *r, cs_error *err)
 {
     r->world_alive = cs_world_create(&r->ctx, &r->scene, &r->world, err);
+    r->world_first_frame = r->recorded_sim_frames;
     r->level_baked = !r->scene.level.radiosity_shown;
     return r->world_alive;
 }
 
+// The particles after simulated frame `frame` when it went wrong. With
+// frames in flight a later frame may have run already; then a fresh world
+// (the world is bit-deterministic) is replayed to the end of that frame.
+static bool dump_failed_frame(run_state *r, uint32_t frame, cs_error *err)
+{
+    vkDeviceWaitIdle(r->ctx.device);
+    if (r->recorded_sim_frames == frame + 1)
+        return dump_particles(r, &r->world, frame, err);
+    cs_world replay;
+    if (!cs_world_create(&r->ctx, &r->scene, &replay, err))
+        return false;
+    cs_recorder rec;
+    cs_recorder_create(&r->ctx, "replay to the failed frame", &rec);
+    for (uint32_t f = r->world_first_frame; f <= frame; f++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(&replay, &rec);
+        cs_recorder_submit_wait(&rec);
+    }
+    cs_recorder_destroy(&rec);
+    bool ok = dump_particles(r, &replay, frame, err);
+    cs_world_destroy(&replay);
+    return ok;
+}
+
 // A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
-// the run: a last particle dump, then a message naming the frame, the
+// the run: a last particle dump of it, then a message naming the frame, the
 // fluid's solver and what went wrong (README "When a run goes wrong").
-// stats.csv already holds its row. With frames in flight a later frame may
-// have run already: the dump is of the latest frame, and says which.
+// stats.csv already holds its row.
 static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *err)
 {
     char what[512];
     if (cs_world_check_stats(&r->world, per_fluid, what, sizeof what))
         return true;
     uint32_t frame = r->sim_frames;
-    uint32_t dumped_frame = CS_MAX(r->recorded_sim_frames, 1u) - 1;
-    vkDeviceWaitIdle(r->ctx.device);
     cs_error dump_err;
-    bool dumped = dump_particles(r, dumped_frame, &dump_err);
+    bool dumped = dump_failed_frame(r, frame, &dump_err);
     // Which pass did it: the frame again, read back after every pass.
     char first_pass[400] = "", culprit[320];
     cs_error hunt_err;
     if (cs_world_find_first_non_finite(&r->ctx, &r->scene, frame, culprit, sizeof culprit, &hunt_err))
         snprintf(first_pass, sizeof first_pass, "; first non-finite output: %s", culprit);
-    char dump_note[64];
-    snprintf(dump_note, sizeof dump_note, ", particles_*%05u.ply the particles after frame %u", dumped_frame,
-             dumped_frame);
     return cs_fail(err, "%s: frame %u (t = %.4g s): %s%s; stopped. %s/stats.csv has frames 0-%u%s%s",
                    r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, first_pass,
-                   r->out_dir, frame, dumped ? dump_note : "; no particle dump: ", dumped ? "" : dump_err.msg);
+                   r->out_dir, frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
+                   dumped ? "" : dump_err.msg);
 }
 
 // One simulated frame, once it has completed: stats row, check, dumps;
@@ -335,7 +356,7 @@ static bool after_sim_frame(run_state *r, const cs_recorder *rec, cs_error *err)
         return false;
     if (!check_frame(r, per_fluid, err))
         return false;
-    if (dump_due(r, r->sim_frames) && !dump_particles(r, r->sim_frames, err))
+    if (dump_due(r, r->sim_frames) && !dump_particles(r, &r->world, r->sim_frames, err))
         return false;
     if (mesh_due(r, r->sim_frames) && !write_meshes(r, r->sim_frames, err))
         return false;
