@@ -299,6 +299,10 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
                                 &f->params_buffer, err);
     snprintf(name, sizeof name, "%s stats", f->solver);
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16 * sizeof(float)}, &f->stats_out, err);
+    snprintf(name, sizeof name, "%s stats readback", f->solver);
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16 * sizeof(float), .host_visible = true},
+                                    &f->stats_readback[i], err);
     ok = ok && cs_grid_create(ctx, &gd, &f->grid, err);
     ok = ok && cs_reduce_create(ctx, CS_MAX(f->capacity, 1u), &f->reduce, err);
     snprintf(name, sizeof name, "%s level field (none)", f->solver);
@@ -395,6 +399,9 @@ void cs_fluid_destroy(cs_fluid *f)
         cs_buffer_destroy(ctx, &f->params_buffer);
     if (f->stats_out.buffer)
         cs_buffer_destroy(ctx, &f->stats_out);
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        if (f->stats_readback[i].buffer)
+            cs_buffer_destroy(ctx, &f->stats_readback[i]);
     if (f->body_impulses.buffer)
         cs_buffer_destroy(ctx, &f->body_impulses);
     if (f->level_field.buffer)
@@ -600,14 +607,12 @@ enum {
     OUT_COUNT
 };
 
-void cs_fluid_stats(cs_fluid *f, cs_sim_stats *out)
+void cs_fluid_record_stats(cs_fluid *f, cs_recorder *rec)
 {
-    memset(out, 0, sizeof *out);
-    out->particles = f->count;
+    CS_ASSERT(rec->frame_slot < CS_FRAME_SLOTS, "frame slot %u", rec->frame_slot);
+    f->stats_count[rec->frame_slot] = f->count;
     if (f->count == 0)
         return;
-    cs_recorder *rec = &f->stats_rec;
-    cs_recorder_begin(rec);
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "stats");
     cs_dispatch(rec, f->stats, &(cs_dispatch_desc){
@@ -632,12 +637,23 @@ void cs_fluid_stats(cs_fluid *f, cs_sim_stats *out)
     for (size_t r = 0; r < CS_ARRAY_COUNT(reductions); r++)
         cs_reduce_record(rec, &f->reduce, reductions[r].op, &f->stats_terms[reductions[r].term], f->count,
                          &f->stats_out, (uint32_t)reductions[r].out);
+    cs_barrier_compute_to_transfer(rec);
+    cs_cmd_copy(rec, &f->stats_out, &f->stats_readback[rec->frame_slot], OUT_COUNT * sizeof(float));
     cs_pass_end(rec);
-    cs_recorder_submit_wait(rec);
+}
+
+void cs_fluid_read_stats(cs_fluid *f, uint32_t frame_slot, cs_sim_stats *out)
+{
+    CS_ASSERT(frame_slot < CS_FRAME_SLOTS, "frame slot %u", frame_slot);
+    uint32_t count = f->stats_count[frame_slot];
+    memset(out, 0, sizeof *out);
+    out->particles = count;
+    if (count == 0)
+        return;
     float v[OUT_COUNT];
-    cs_buffer_download(f->ctx, &f->stats_out, v, sizeof v, 0);
+    memcpy(v, f->stats_readback[frame_slot].mapped, sizeof v);
     uint32_t non_finite = (uint32_t)v[OUT_NON_FINITE_SUM];
-    uint32_t finite = f->count - CS_MIN(non_finite, f->count);
+    uint32_t finite = count - CS_MIN(non_finite, count);
     out->mean_density_error = finite ? v[OUT_DENSITY_ERROR_SUM] / (double)finite : 0.0;
     out->max_density_error = v[OUT_DENSITY_ERROR_MAX];
     out->max_speed = v[OUT_SPEED_MAX];
@@ -645,6 +661,18 @@ void cs_fluid_stats(cs_fluid *f, cs_sim_stats *out)
     out->total_mass = v[OUT_MASS_SUM];
     out->non_finite = non_finite;
     out->outside_domain = (uint32_t)v[OUT_OUTSIDE_SUM];
+}
+
+void cs_fluid_stats(cs_fluid *f, cs_sim_stats *out)
+{
+    cs_recorder *rec = &f->stats_rec;
+    if (f->count) {
+        cs_recorder_begin(rec);
+        cs_fluid_record_stats(f, rec);
+        cs_recorder_submit_wait(rec);
+    }
+    f->stats_count[rec->frame_slot] = f->count;
+    cs_fluid_read_stats(f, rec->frame_slot, out);
 }
 
 void cs_fluid_particles(cs_fluid *f, cs_particle_view *out)

@@ -107,6 +107,11 @@ typedef struct cs_fluid {
     cs_buffer stats_terms[CS_FLUID_STAT_TERMS]; // one float per particle each
     cs_buffer stats_out;       // one float per reduction
     cs_recorder stats_rec;
+    // stats_out copied where the host reads it, one per frame slot
+    // (recorder.h: frames in flight read their stats a frame later), and
+    // the particle count of the frame each holds.
+    cs_buffer stats_readback[CS_FRAME_SLOTS];
+    uint32_t stats_count[CS_FRAME_SLOTS];
 
     // Rigid bodies: what this fluid's collisions give each moving body, per
     // particle (collide.comp WITH_IMPULSES; cs_body_link). Only with moving
@@ -188,6 +193,13 @@ void cs_fluid_body_link(cs_fluid *f, cs_body_link *out);
 void cs_fluid_end_substep(cs_fluid *f);
 // Simulated time at the start of the current substep.
 double cs_fluid_time(const cs_fluid *f);
+
+// Records the stats pass on the state as recorded so far, at the frame's
+// end, and its copy into the readback of the recorder's frame slot: the
+// frame's one submit carries its stats.
+void cs_fluid_record_stats(cs_fluid *f, cs_recorder *rec);
+// After that recording completed: the stats it computed.
+void cs_fluid_read_stats(cs_fluid *f, uint32_t frame_slot, cs_sim_stats *out);
 
 // ---- after the frame was submitted and waited on ----
 // Runs the stats pass on the current state (its own submit) and reads it back.

@@ -327,6 +327,12 @@ static void pbf_stats(void *state, cs_sim_stats *out)
     cs_fluid_stats(&pbf->fluid, out);
 }
 
+static void pbf_record_stats(void *state, cs_recorder *rec) { cs_fluid_record_stats(&((cs_pbf *)state)->fluid, rec); }
+static void pbf_read_stats(void *state, uint32_t frame_slot, cs_sim_stats *out)
+{
+    cs_fluid_read_stats(&((cs_pbf *)state)->fluid, frame_slot, out);
+}
+
 static void pbf_particles(void *state, cs_particle_view *out)
 {
     cs_pbf *pbf = state;
@@ -377,6 +383,8 @@ const cs_sim_ops cs_pbf_ops = {
     .destroy = pbf_destroy,
     .record_substep = pbf_record_substep_op,
     .stats = pbf_stats,
+    .record_stats = pbf_record_stats,
+    .read_stats = pbf_read_stats,
     .particles = pbf_particles,
     .lattice_density = pbf_lattice_density,
     .bodies = pbf_bodies,

@@ -280,6 +280,12 @@ static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *
 
 static void ops_stats(void *state, cs_sim_stats *out) { cs_fluid_stats(&((cs_wcsph *)state)->fluid, out); }
 
+static void ops_record_stats(void *state, cs_recorder *rec) { cs_fluid_record_stats(&((cs_wcsph *)state)->fluid, rec); }
+static void ops_read_stats(void *state, uint32_t frame_slot, cs_sim_stats *out)
+{
+    cs_fluid_read_stats(&((cs_wcsph *)state)->fluid, frame_slot, out);
+}
+
 static void ops_particles(void *state, cs_particle_view *out)
 {
     cs_fluid_particles(&((cs_wcsph *)state)->fluid, out);
@@ -326,6 +332,8 @@ const cs_sim_ops cs_wcsph_ops = {
     .destroy = ops_destroy,
     .record_substep = ops_record_substep,
     .stats = ops_stats,
+    .record_stats = ops_record_stats,
+    .read_stats = ops_read_stats,
     .particles = ops_particles,
     .lattice_density = ops_lattice_density,
     .bodies = ops_bodies,

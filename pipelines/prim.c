@@ -119,6 +119,7 @@ bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error 
     uint64_t hist_count = (uint64_t)CS_SORT_RADIX * blocks_of(capacity, CS_SORT_BLOCK);
     bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_small.comp"}, &sort->small, err) &&
               make_buffer(ctx, "sort keys tmp", capacity, &sort->keys_tmp, err) &&
               make_buffer(ctx, "sort values tmp", capacity, &sort->values_tmp, err) &&
               make_buffer(ctx, "sort histograms", hist_count, &sort->histograms, err) &&
@@ -134,12 +135,15 @@ void cs_sort_destroy(cs_context *ctx, cs_sort *sort)
 {
     cs_program_destroy(ctx, &sort->histogram);
     cs_program_destroy(ctx, &sort->scatter);
+    cs_program_destroy(ctx, &sort->small);
     cs_buffer_destroy(ctx, &sort->keys_tmp);
     cs_buffer_destroy(ctx, &sort->values_tmp);
     cs_buffer_destroy(ctx, &sort->histograms);
     cs_scan_destroy(ctx, &sort->scan);
     memset(sort, 0, sizeof *sort);
 }
+
+bool cs_sort_force_blocks = false;
 
 void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
                     uint32_t key_bits)
@@ -153,6 +157,16 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
         return;
     }
     uint32_t blocks = blocks_of(count, CS_SORT_BLOCK);
+    if (blocks == 1 && !cs_sort_force_blocks) {
+        struct cs_sort_push push = {.count = count, .block_count = 1, .bits = key_bits};
+        cs_dispatch(rec, sort->small, &(cs_dispatch_desc){
+            .buffers = {keys, values, &sort->keys_tmp, &sort->values_tmp},
+            .push = &push, .push_size = sizeof push,
+            .threads = {CS_SORT_THREADS},
+        });
+        cs_barrier_compute(rec);
+        return;
+    }
     uint32_t passes = CS_DIV_UP(key_bits, CS_SORT_RADIX_BITS);
     cs_buffer *src_keys = keys, *src_values = values;
     cs_buffer *dst_keys = &sort->keys_tmp, *dst_values = &sort->values_tmp;

@@ -46,9 +46,11 @@ void cs_scan_record(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer *o
 // LSD radix sort, 4 bits per pass: per-block (CS_SORT_BLOCK = 8192 keys)
 // digit histograms, a scan of the histograms in digit-major order, a stable
 // scatter. Passes ping-pong with keys_tmp/values_tmp; an odd number of
-// passes ends with a copy back.
+// passes ends with a copy back. A sort of one block (count <= CS_SORT_BLOCK)
+// is one dispatch of one workgroup (sort_small.comp) that runs every pass
+// the same way: same result, a fixed cost instead of 3 dispatches a pass.
 typedef struct cs_sort {
-    cs_program_id histogram, scatter;
+    cs_program_id histogram, scatter, small;
     cs_buffer keys_tmp, values_tmp, histograms;
     cs_scan scan;               // scans the histograms
     uint32_t capacity;
@@ -63,6 +65,9 @@ void cs_sort_destroy(cs_context *ctx, cs_sort *sort);
 // count <= 1 records only the closing barrier.
 void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
                     uint32_t key_bits);
+// Tests and A/B timings: true sorts one block with the multi-block passes
+// too (the path every sort took before sort_small.comp).
+extern bool cs_sort_force_blocks;
 
 // ---- deterministic reduction over floats ----
 typedef enum cs_reduce_op { CS_REDUCE_SUM, CS_REDUCE_MIN, CS_REDUCE_MAX } cs_reduce_op;

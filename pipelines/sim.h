@@ -123,6 +123,12 @@ typedef struct cs_sim_ops {
     void (*record_frame_end)(void *state, cs_recorder *rec);
     // Read back after the recorder has been submitted and waited on.
     void (*stats)(void *state, cs_sim_stats *out);
+    // Optional, both or neither: the stats recorded into the frame's own
+    // recording at its end (into the recorder's frame slot), and read after
+    // that frame completed, possibly while later frames run. Without them a
+    // loop falls back to `stats` and cannot keep frames in flight.
+    void (*record_stats)(void *state, cs_recorder *rec);
+    void (*read_stats)(void *state, uint32_t frame_slot, cs_sim_stats *out);
     // Optional (NULL when the pipeline has none).
     void (*particles)(void *state, cs_particle_view *out);
     void (*field)(void *state, cs_field_view *out);

@@ -146,6 +146,18 @@ int main(void)
         test_sort(&ctx, &sort, 1000000, 20, p, false);
     }
     test_sort(&ctx, &sort, 1, 0, RANDOM, false);
+    // One block is one dispatch (sort_small.comp); the same sizes through
+    // the multi-block passes (the only path before it) must agree with the
+    // same reference. 3000 keys of 10 bits: double_emitter_2d's grid.
+    const uint32_t one_block[] = {3000, 8192};
+    for (int forced = 0; forced < 2; forced++) {
+        cs_sort_force_blocks = forced == 1;
+        for (size_t s = 0; s < CS_ARRAY_COUNT(one_block); s++) {
+            test_sort(&ctx, &sort, one_block[s], 10, RANDOM, false);
+            test_sort(&ctx, &sort, one_block[s], 11, FEW_DISTINCT, false);
+        }
+    }
+    cs_sort_force_blocks = false;
     fprintf(stderr, "sort checks took %.1f s\n", cs_now_seconds() - t0);
     cs_sort_destroy(&ctx, &sort);
 

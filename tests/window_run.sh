@@ -22,6 +22,20 @@ shot="$tmp/out/screenshot_000.png"
 [ -f "$shot" ] && [ "$(head -c 4 "$shot" | tail -c 3)" = "PNG" ] || fail "screenshot is not a PNG"
 [ -f "$shot" ] && [ "$(stat -c %s "$shot")" -gt 20000 ] || fail "screenshot is suspiciously small (blank?)"
 grep -q "validation error" "$tmp/log" && fail "validation errors: $(grep 'validation error' "$tmp/log" | head -3)"
+# Frames in flight (run.c): one submit a frame (its stats, its present
+# signal inside it), and the loop waits for the frame that last used the
+# slot it reuses, never for the frame it just submitted, except the
+# captured one (its screenshot). The loop before the ring submitted 3-4
+# times a frame (frame, stats, stats read-back, present signal) and waited
+# on every frame right after its submit.
+loop=$(grep "frame loop:" "$tmp/log")
+[ -n "$loop" ] || fail "no frame loop report: $(cat "$tmp/log")"
+submits=$(sed -n 's/.* \([0-9.]*\) queue submits and \([0-9.]*\) fence waits a frame.*/\1/p' <<< "$loop")
+waits=$(sed -n 's/.* \([0-9.]*\) fence waits a frame.*/\1/p' <<< "$loop")
+latest=$(sed -n 's/.* \([0-9]*\) waited on before the next was recorded.*/\1/p' <<< "$loop")
+awk -v s="${submits:-9}" -v w="${waits:-9}" 'BEGIN { exit !(s <= 1.2 && w <= 1.2) }' \
+  || fail "wanted about one submit and one fence wait a frame: $loop"
+[ "${latest:-99}" -le 1 ] || fail "the loop waited on frames right after submitting them: $loop"
 # A 3D scene drawn as its surface: each frame meshes it (two submits, the
 # second one presenting), the screenshot is not blank, validation stays quiet.
 sed 's/"blocks": \[/"surface": {"enabled": true, "cells_per_spacing": 1},\n      "blocks": [/' \

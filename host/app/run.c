@@ -11,6 +11,16 @@
 //   [substeps, frame ends, surface fields + counts] submit
 //   [surface emits, draw, readback or present]       submit
 // Other frames are the second half's drawing in the first submit, as before.
+//
+// Frames in flight: a ring of CS_FRAMES_IN_FLIGHT recorders (each its own
+// command buffer, fence and timestamps; recorder.h). A frame is recorded
+// and submitted once, its stats included (cs_world_record_stats), and the
+// loop waits only for the frame that last used the slot it reuses: that
+// frame's stats row, check and timings are read then, one frame late,
+// while the next frame runs. A frame whose results the host needs at once
+// (a PNG, a PLY dump, a mesh file, a capture) is waited on right after its
+// submit, and so is every frame of a world whose solvers cannot record their
+// stats into the frame (cs_world_stats_in_frame).
 #define _GNU_SOURCE
 #include "run.h"
 
@@ -37,7 +47,25 @@ typedef struct run_state {
     cs_context ctx;
     cs_world world;
     bool world_alive;
-    cs_recorder rec;
+    cs_recorder frames[CS_FRAMES_IN_FLIGHT]; // the ring: slot = frame index % CS_FRAMES_IN_FLIGHT
+    bool frames_created;
+    struct frame_slot {
+        bool pending;          // submitted, not yet finished (finish_frame)
+        bool stepped;          // it simulated a frame: a stats row comes of it
+        bool image;            // headless: it drew into the offscreen image (a PNG)
+        bool capture;          // a RenderDoc capture and/or a screenshot
+        uint32_t frame;        // index of the loop's frame (headless: the PNG's number)
+    } slots[CS_FRAMES_IN_FLIGHT];
+    const cs_recorder *last_done; // the latest finished frame's recorder (title, overlay)
+    cs_sim_stats last_stats;   // and its stats
+    uint32_t recorded_sim_frames; // simulated frames recorded (sim_frames: finished)
+    uint32_t world_first_frame; // the simulated frame the current world started at (restarts)
+    uint32_t frames_submitted;
+    uint32_t frames_overlapped; // recorded while the previous frame still ran on the device
+    uint64_t submits_before, waits_before; // the context's counters when the loop started
+    uint32_t last_submitted_frame;
+    uint32_t waits_on_latest;  // frames waited on before the next frame was recorded
+    bool draining;             // finishing every frame at the loop's end
     cs_watch watch;
     bool watching;
     cs_window window;
@@ -71,10 +99,9 @@ static bool open_stats(run_state *r, cs_error *err)
 
 // The header is written after the first frame, when the pass names are known.
 // Each row is flushed, so a full disk stops the run at the frame it happens.
-static bool write_stats_row(run_state *r, const cs_sim_stats *s, cs_error *err)
+static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_stats *s, cs_error *err)
 {
     cs_out_file *out = &r->stats;
-    const cs_recorder *rec = &r->rec;
     if (r->stat_pass_count == 0) {
         for (uint32_t i = 0; i < rec->pass_count && r->stat_pass_count < 64; i++) {
             bool seen = false;
@@ -105,10 +132,10 @@ static bool write_stats_row(run_state *r, const cs_sim_stats *s, cs_error *err)
 
 // One PLY per fluid that has particles: particles_NNNNN.ply for a world of
 // one fluid, particles_<fluid>_NNNNN.ply when there are several.
-static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
+static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_error *err)
 {
-    for (uint32_t i = 0; i < r->world.fluid_count; i++) {
-        cs_world_fluid *f = &r->world.fluids[i];
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        cs_world_fluid *f = &world->fluids[i];
         if (!f->ops->particles)
             continue;
         cs_particle_view v;
@@ -125,7 +152,7 @@ static bool dump_particles(run_state *r, uint32_t frame, cs_error *err)
         cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
         cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
         char path[700], comment[160];
-        if (r->world.fluid_count == 1) {
+        if (world->fluid_count == 1) {
             snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
             snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
         } else {
@@ -176,10 +203,16 @@ static bool write_meshes(run_state *r, uint32_t frame, cs_error *err)
     return true;
 }
 
-// The frame being simulated writes its meshes (--mesh-every).
-static bool mesh_due(const run_state *r)
+// Simulated frame `frame` writes its meshes (--mesh-every).
+static bool mesh_due(const run_state *r, uint32_t frame)
 {
-    return r->opt->mesh_every && r->world.surface_count && r->sim_frames % r->opt->mesh_every == 0;
+    return r->opt->mesh_every && r->world.surface_count && frame % r->opt->mesh_every == 0;
+}
+
+// Simulated frame `frame` writes a PLY dump (--dump-every).
+static bool dump_due(const run_state *r, uint32_t frame)
+{
+    return r->opt->dump_every && frame % r->opt->dump_every == 0;
 }
 
 // The drawing shows surfaces (V / render.draw), and there are some.
@@ -188,7 +221,7 @@ static bool draws_surfaces(const run_state *r)
     return r->world.surface_count && r->draw != CS_DRAW_PARTICLES;
 }
 
-static void record_draw(run_state *r, const cs_render_target *target)
+static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *target)
 {
     cs_world_draw arrays;
     cs_render_frame frame = cs_world_draw_frame(&r->world, r->draw, r->level_baked, &arrays);
@@ -196,8 +229,8 @@ static void record_draw(run_state *r, const cs_render_target *target)
     frame.camera = &r->camera;
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
-    cs_barrier_compute_to_graphics(&r->rec);
-    cs_render_record(&r->renderer, &r->rec, &frame);
+    cs_barrier_compute_to_graphics(rec);
+    cs_render_record(&r->renderer, rec, &frame);
 }
 
 static bool write_image(run_state *r, uint32_t frame, cs_error *err)
@@ -255,8 +288,33 @@ static void hot_reload(run_state *r)
 static bool create_world(run_state *r, cs_error *err)
 {
     r->world_alive = cs_world_create(&r->ctx, &r->scene, &r->world, err);
+    r->world_first_frame = r->recorded_sim_frames;
     r->level_baked = !r->scene.level.radiosity_shown;
     return r->world_alive;
+}
+
+// The particles after simulated frame `frame` when it went wrong. With
+// frames in flight a later frame may have run already; then a fresh world
+// (the world is bit-deterministic) is replayed to the end of that frame.
+static bool dump_failed_frame(run_state *r, uint32_t frame, cs_error *err)
+{
+    vkDeviceWaitIdle(r->ctx.device);
+    if (r->recorded_sim_frames == frame + 1)
+        return dump_particles(r, &r->world, frame, err);
+    cs_world replay;
+    if (!cs_world_create(&r->ctx, &r->scene, &replay, err))
+        return false;
+    cs_recorder rec;
+    cs_recorder_create(&r->ctx, "replay to the failed frame", &rec);
+    for (uint32_t f = r->world_first_frame; f <= frame; f++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(&replay, &rec);
+        cs_recorder_submit_wait(&rec);
+    }
+    cs_recorder_destroy(&rec);
+    bool ok = dump_particles(r, &replay, frame, err);
+    cs_world_destroy(&replay);
+    return ok;
 }
 
 // A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
@@ -270,7 +328,7 @@ static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *e
         return true;
     uint32_t frame = r->sim_frames;
     cs_error dump_err;
-    bool dumped = dump_particles(r, frame, &dump_err);
+    bool dumped = dump_failed_frame(r, frame, &dump_err);
     // Which pass did it: the frame again, read back after every pass.
     char first_pass[400] = "", culprit[320];
     cs_error hunt_err;
@@ -282,22 +340,145 @@ static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *e
                    dumped ? "" : dump_err.msg);
 }
 
-// One simulated frame: stats row, dumps; false when it went wrong.
-static bool after_sim_frame(run_state *r, cs_error *err)
+// One simulated frame, once it has completed: stats row, check, dumps;
+// false when it went wrong.
+static bool after_sim_frame(run_state *r, const cs_recorder *rec, cs_error *err)
 {
     cs_sim_stats stats = {0}, per_fluid[CS_MAX_FLUIDS];
-    cs_world_stats(&r->world, &stats, per_fluid); // one read-back serves the row and the check
-    if (!write_stats_row(r, &stats, err))
+    // One read-back serves the row and the check: the frame's own, or a
+    // stats submit of its own for solvers without in-frame stats.
+    if (cs_world_stats_in_frame(&r->world))
+        cs_world_read_stats(&r->world, rec->frame_slot, &stats, per_fluid);
+    else
+        cs_world_stats(&r->world, &stats, per_fluid);
+    r->last_stats = stats;
+    if (!write_stats_row(r, rec, &stats, err))
         return false;
     if (!check_frame(r, per_fluid, err))
         return false;
-    uint32_t every = r->opt->dump_every;
-    if (every && r->sim_frames % every == 0 && !dump_particles(r, r->sim_frames, err))
+    if (dump_due(r, r->sim_frames) && !dump_particles(r, &r->world, r->sim_frames, err))
         return false;
-    if (mesh_due(r) && !write_meshes(r, r->sim_frames, err))
+    if (mesh_due(r, r->sim_frames) && !write_meshes(r, r->sim_frames, err))
         return false;
     r->sim_frames++;
     return true;
+}
+
+// ---- the ring of frames in flight ----
+
+static void create_frames(run_state *r)
+{
+    for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++) {
+        cs_recorder_create(&r->ctx, "frame", &r->frames[i]);
+        r->frames[i].frame_slot = i;
+    }
+    r->frames_created = true;
+}
+
+static void destroy_frames(run_state *r)
+{
+    if (!r->frames_created)
+        return;
+    for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++)
+        cs_recorder_destroy(&r->frames[i]);
+    r->frames_created = false;
+}
+
+// Starts recording frame `frame` in its slot; the slot's previous frame
+// must have been finished. Counts the frame as overlapped when the frame
+// before it is still running on the device: the CPU records frame N + 1
+// before the GPU ends frame N.
+static cs_recorder *begin_frame(run_state *r, uint32_t frame)
+{
+    uint32_t slot = frame % CS_FRAMES_IN_FLIGHT;
+    CS_ASSERT(!r->slots[slot].pending, "frame slot %u reused before it was finished", slot);
+    const cs_recorder *previous = &r->frames[(slot + CS_FRAMES_IN_FLIGHT - 1) % CS_FRAMES_IN_FLIGHT];
+    if (frame > 0 && !cs_recorder_done(previous))
+        r->frames_overlapped++;
+    cs_recorder *rec = &r->frames[slot];
+    cs_recorder_begin(rec);
+    r->slots[slot] = (struct frame_slot){.frame = frame};
+    return rec;
+}
+
+// Closes a stepped frame's recording with its stats (when the solvers can
+// record them) and submits it.
+static void submit_frame(run_state *r, cs_recorder *rec, bool stepped, const cs_submit_sync *sync)
+{
+    if (stepped && cs_world_stats_in_frame(&r->world))
+        cs_world_record_stats(&r->world, rec);
+    cs_recorder_submit(rec, sync);
+    r->slots[rec->frame_slot].pending = true;
+    r->slots[rec->frame_slot].stepped = stepped;
+    r->last_submitted_frame = r->slots[rec->frame_slot].frame;
+    r->frames_submitted++;
+    if (stepped)
+        r->recorded_sim_frames++;
+}
+
+// Waits for the frame in `slot` (if it is still pending) and does what
+// comes after it on the host: the overlay's timings, the capture's end and
+// screenshot, the PNG, the stats row and the check.
+static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
+{
+    struct frame_slot *s = &r->slots[slot];
+    if (!s->pending)
+        return true;
+    s->pending = false;
+    cs_recorder *rec = &r->frames[slot];
+    // Waiting for the frame just submitted, before the next is recorded,
+    // is what the ring avoids; only frames the host needs at once do it.
+    if (!r->draining && r->frames_submitted && s->frame == r->last_submitted_frame)
+        r->waits_on_latest++;
+    cs_recorder_wait(rec);
+    r->last_done = rec;
+    cs_render_overlay_format(rec, 8, r->overlay_text, sizeof r->overlay_text);
+    if (s->capture) {
+        char path[512] = "";
+        if (cs_renderdoc_end(path, sizeof path))
+            fprintf(stderr, "%scistern: captured frame %u to %s\n", r->opt->quiet || r->windowed ? "" : "\n", s->frame,
+                    *path ? path : "(RenderDoc's default path)");
+        if (r->windowed) {
+            char shot[600];
+            snprintf(shot, sizeof shot, "%s/screenshot_%03u.png", r->out_dir, r->captures++);
+            if (cs_window_save_screenshot(&r->window, shot, err))
+                fprintf(stderr, "cistern: screenshot written to %s\n", shot);
+            else
+                fprintf(stderr, "cistern: %s\n", err->msg);
+        }
+    }
+    if (s->image && !write_image(r, s->frame, err))
+        return false;
+    return !s->stepped || after_sim_frame(r, rec, err);
+}
+
+// Finishes every pending frame, oldest first (`next` is the next frame's
+// index: its slot holds the oldest).
+static bool finish_all_frames(run_state *r, uint32_t next, cs_error *err)
+{
+    bool ok = true;
+    r->draining = true;
+    for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT; k++) {
+        cs_error e;
+        if (!finish_frame(r, (next + k) % CS_FRAMES_IN_FLIGHT, &e) && ok) {
+            *err = e;
+            ok = false;
+        }
+    }
+    r->draining = false;
+    return ok;
+}
+
+// Whether the host needs frame `frame`'s results before the next frame is
+// recorded: its image, dump or meshes, a capture, or stats that only a
+// submit after it can read.
+static bool host_needs_frame(const run_state *r, bool stepped, uint32_t sim_frame, bool image, bool capture)
+{
+    if (image || capture)
+        return true;
+    if (!stepped)
+        return false;
+    return dump_due(r, sim_frame) || mesh_due(r, sim_frame) || !cs_world_stats_in_frame(&r->world);
 }
 
 static int run_headless(run_state *r)
@@ -311,47 +492,47 @@ static int run_headless(run_state *r)
     for (uint32_t frame = 0; frame < frames; frame++) {
         if (r->watching)
             hot_reload(r);
+        uint32_t slot = frame % CS_FRAMES_IN_FLIGHT;
+        if (!finish_frame(r, slot, &err))
+            goto failed;
         bool capture = (int)frame == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
         bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
-        cs_recorder_begin(&r->rec);
-        cs_world_record_frame(&r->world, &r->rec);
+        uint32_t sim_frame = r->recorded_sim_frames;
+        cs_recorder *rec = begin_frame(r, frame);
+        cs_world_record_frame(&r->world, rec);
         // Meshing splits the frame in two submits (world.h).
-        if ((mesh_due(r) || (image && draws_surfaces(r))) && !cs_world_mesh_surfaces(&r->world, &r->rec, &err)) {
-            fprintf(stderr, "\ncistern: %s\n", err.msg);
-            cs_recorder_submit_wait(&r->rec); // the resumed recording, so nothing is left pending
-            return 1;
+        if ((mesh_due(r, sim_frame) || (image && draws_surfaces(r))) &&
+            !cs_world_mesh_surfaces(&r->world, rec, &err)) {
+            cs_recorder_submit_wait(rec); // the resumed recording, so nothing is left pending
+            goto failed;
         }
         if (image) {
-            record_draw(r, NULL);
-            cs_render_record_readback(&r->renderer, &r->rec);
+            record_draw(r, rec, NULL);
+            cs_render_record_readback(&r->renderer, rec);
         }
-        cs_recorder_submit_wait(&r->rec);
-        cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
-        if (capture) {
-            char path[512] = "";
-            if (cs_renderdoc_end(path, sizeof path))
-                fprintf(stderr, "%scistern: captured frame %u to %s\n", opt->quiet ? "" : "\n", frame,
-                        *path ? path : "(RenderDoc's default path)");
-        }
-        if (image && !write_image(r, frame, &err)) {
-            fprintf(stderr, "\ncistern: %s\n", err.msg);
-            return 1;
-        }
-        if (!after_sim_frame(r, &err)) {
-            fprintf(stderr, "\ncistern: %s\n", err.msg);
-            return 1;
-        }
+        r->slots[slot].image = image;
+        r->slots[slot].capture = capture;
+        submit_frame(r, rec, true, NULL);
+        if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_frame(r, slot, &err))
+            goto failed;
         if (!opt->quiet) {
             char status[128];
-            snprintf(status, sizeof status, "%.2f ms GPU per frame", cs_recorder_total_ms(&r->rec));
+            snprintf(status, sizeof status, "%.2f ms GPU per frame",
+                     r->last_done ? cs_recorder_total_ms(r->last_done) : 0.0);
             cs_progress_update(&progress, frame + 1, status);
         }
     }
+    if (!finish_all_frames(r, frames, &err))
+        goto failed;
     if (!opt->quiet)
         cs_progress_end(&progress);
     return 0;
+failed:
+    fprintf(stderr, "\ncistern: %s\n", err.msg);
+    vkDeviceWaitIdle(r->ctx.device);
+    return 1;
 }
 
 static int run_window(run_state *r)
@@ -395,6 +576,11 @@ static int run_window(run_state *r)
                                 "scenes)\n", r->scene.name);
         }
         if (ev.restart) {
+            // The world's frames in flight finish (their rows) before it goes.
+            if (!finish_all_frames(r, drawn, &err)) {
+                fprintf(stderr, "cistern: %s\n", err.msg);
+                return 1;
+            }
             vkDeviceWaitIdle(r->ctx.device);
             cs_world_destroy(&r->world);
             r->world_alive = false;
@@ -405,8 +591,17 @@ static int run_window(run_state *r)
         }
         if (r->watching)
             hot_reload(r);
+        // Wait for the frame that last used this slot (two frames ago), not
+        // for the one just submitted.
+        uint32_t slot = drawn % CS_FRAMES_IN_FLIGHT;
+        if (!finish_frame(r, slot, &err)) {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            vkDeviceWaitIdle(r->ctx.device);
+            return 1;
+        }
         cs_render_target target;
-        if (!cs_window_acquire(&r->window, &target))
+        cs_submit_sync sync;
+        if (!cs_window_acquire_frame(&r->window, slot, &target, &sync))
             continue;
         bool step = !paused || ev.steps > 0;
         // F12 or --capture-frame: a RenderDoc capture (when attached) and a
@@ -414,60 +609,53 @@ static int run_window(run_state *r)
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
-        cs_recorder_begin(&r->rec);
+        uint32_t sim_frame = r->recorded_sim_frames;
+        cs_recorder *rec = begin_frame(r, drawn);
         if (step)
-            cs_world_record_frame(&r->world, &r->rec);
+            cs_world_record_frame(&r->world, rec);
         // A paused frame draws the meshes it has, unless they are stale
         // (a restart, or V pressed while paused).
-        bool mesh = step && mesh_due(r);
+        bool mesh = step && mesh_due(r, sim_frame);
         bool stale = draws_surfaces(r) && (step || !cs_world_surfaces_current(&r->world));
-        if ((mesh || stale) && !cs_world_mesh_surfaces(&r->world, &r->rec, &err)) {
+        if ((mesh || stale) && !cs_world_mesh_surfaces(&r->world, rec, &err)) {
             if (mesh) {
                 fprintf(stderr, "cistern: %s\n", err.msg);
-                cs_recorder_submit_wait(&r->rec);
+                cs_recorder_submit(rec, &sync);
+                vkDeviceWaitIdle(r->ctx.device);
                 return 1;
             }
             if (!r->warned_mesh)
                 fprintf(stderr, "cistern: %s; drawing particles where the surface does not fit\n", err.msg);
             r->warned_mesh = true;
         }
-        record_draw(r, &target);
-        cs_window_record_present(&r->window, &r->rec, capture);
-        cs_recorder_submit_wait(&r->rec);
-        cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
+        record_draw(r, rec, &target);
+        cs_window_record_present(&r->window, rec, capture);
+        r->slots[slot].capture = capture;
+        submit_frame(r, rec, step, &sync);
         cs_window_present(&r->window);
-        if (capture) {
-            char path[512] = "";
-            if (cs_renderdoc_end(path, sizeof path))
-                fprintf(stderr, "cistern: RenderDoc capture written to %s\n", *path ? path : "RenderDoc's temp dir");
-        }
-        if (capture) {
-            char path[600];
-            snprintf(path, sizeof path, "%s/screenshot_%03u.png", r->out_dir, r->captures++);
-            if (cs_window_save_screenshot(&r->window, path, &err))
-                fprintf(stderr, "cistern: screenshot written to %s\n", path);
-            else
-                fprintf(stderr, "cistern: %s\n", err.msg);
-        }
-        if (step && !after_sim_frame(r, &err)) {
+        if (host_needs_frame(r, step, sim_frame, false, capture) && !finish_frame(r, slot, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
+            vkDeviceWaitIdle(r->ctx.device);
             return 1;
         }
         drawn++;
         frames_since_title++;
-        if (now - title_time > 0.5) {
-            cs_sim_stats stats = {0};
-            cs_world_stats(&r->world, &stats, NULL);
+        if (now - title_time > 0.5 && r->last_done) {
             char title[1024];
             cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
-                                   stats.particles, r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode,
-                                   paused, &r->rec);
+                                   r->last_stats.particles,
+                                   r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
+                                   r->last_done);
             cs_window_set_title(&r->window, title);
             title_time = now;
             frames_since_title = 0;
         }
         if (opt->frames && drawn >= opt->frames)
             break;
+    }
+    if (!finish_all_frames(r, drawn, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
     }
     return 0;
 }
@@ -480,6 +668,20 @@ static bool open_window(run_state *r, cs_error *err)
     return cs_window_create(&(cs_window_desc){.title = title, .width = opt->width, .height = opt->height,
                                               .vsync = !opt->no_vsync},
                             &r->window, err);
+}
+
+// How the frame loop used the queue: submits and host fence waits per
+// frame (every kind: frames, stats, uploads, the window's), and how many
+// frames were recorded while the frame before them still ran on the device.
+static void print_frame_report(const run_state *r)
+{
+    uint32_t n = CS_MAX(r->frames_submitted, 1u);
+    uint64_t submits = r->ctx.queue_submits - r->submits_before, waits = r->ctx.fence_waits - r->waits_before;
+    fprintf(stderr, "cistern: frame loop: %u frames, %.2f queue submits and %.2f fence waits a frame, "
+                    "%u waited on before the next was recorded, %u of %u recorded while the previous one ran "
+                    "(%u in flight)\n",
+            r->frames_submitted, (double)submits / n, (double)waits / n, r->waits_on_latest, r->frames_overlapped,
+            r->frames_submitted ? r->frames_submitted - 1 : 0, CS_FRAMES_IN_FLIGHT);
 }
 
 // The closing line: what is on disk now, counted as it was written (a file
@@ -599,8 +801,12 @@ int cs_run(const cs_run_options *opt)
         else if (!opt->quiet)
             fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
     }
-    cs_recorder_create(&r.ctx, "frame", &r.rec);
+    create_frames(&r);
+    r.submits_before = r.ctx.queue_submits;
+    r.waits_before = r.ctx.fence_waits;
     code = r.windowed ? run_window(&r) : run_headless(&r);
+    if (!opt->quiet)
+        print_frame_report(&r);
     // stats.csv counts only once it is closed whole; a failure that stopped
     // the run was reported there already.
     bool stats_failed_before = r.stats.error != 0;
@@ -612,8 +818,8 @@ int cs_run(const cs_run_options *opt)
         code = 1;
     if (!opt->quiet)
         print_summary(&r, stats_whole, code != 0);
-    cs_recorder_destroy(&r.rec);
 done:
+    destroy_frames(&r);
     if (r.stats_open)
         cs_out_abandon(&r.stats);
     if (r.watching)

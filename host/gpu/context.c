@@ -561,7 +561,9 @@ void cs_one_shot_end(cs_context *ctx)
         .pCommandBuffers = &ctx->one_shot_cmd,
     };
     VK_CHECK(vkQueueSubmit(ctx->queue, 1, &submit, ctx->one_shot_fence));
+    ctx->queue_submits++;
     VK_CHECK(vkWaitForFences(ctx->device, 1, &ctx->one_shot_fence, VK_TRUE, UINT64_MAX));
+    ctx->fence_waits++;
     VK_CHECK(vkResetFences(ctx->device, 1, &ctx->one_shot_fence));
 }
 

@@ -53,6 +53,12 @@ typedef struct cs_context {
 
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
 
+    // Every vkQueueSubmit cistern makes (recorders, one-shots, the window's
+    // present signal) and every host wait on a fence, counted so a run can
+    // report submits and waits per frame (docs/benchmarks.md, frames in flight).
+    uint64_t queue_submits;
+    uint64_t fence_waits;
+
     // Checked shaders (shader_check.h): CISTERN_CHECKED_SHADERS=1 when the
     // context was created. Every compute program is then built with its
     // storage-buffer indices checked, and every out-of-bounds access found

@@ -15,6 +15,7 @@ void cs_recorder_create(cs_context *ctx, const char *name, cs_recorder *rec)
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CHECK(vkCreateFence(ctx->device, &fence_info, NULL, &rec->fence));
     rec->timestamps = ctx->props.limits.timestampComputeAndGraphics;
+    rec->frame_slot = CS_FRAME_SLOT_IMMEDIATE;
     cs_name_object(ctx, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)rec->cmd, name);
     cs_name_object(ctx, VK_OBJECT_TYPE_FENCE, (uint64_t)rec->fence, name);
 }
@@ -24,6 +25,7 @@ void cs_recorder_destroy(cs_recorder *rec)
     cs_context *ctx = rec->ctx;
     if (!ctx)
         return;
+    cs_recorder_wait(rec); // a frame still in flight holds the command buffer and the pools
     vkDestroyFence(ctx->device, rec->fence, NULL);
     for (uint32_t i = 0; i < rec->check_page_count; i++)
         cs_buffer_destroy(ctx, &rec->check_pages[i]);
@@ -40,6 +42,7 @@ void cs_recorder_destroy(cs_recorder *rec)
 void cs_recorder_begin(cs_recorder *rec)
 {
     CS_ASSERT(!rec->recording, "cs_recorder_begin while recording");
+    CS_ASSERT(!rec->pending, "cs_recorder_begin while its last submit is pending (cs_recorder_wait first)");
     VK_CHECK(vkResetCommandBuffer(rec->cmd, 0));
     VkCommandBufferBeginInfo begin = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -56,6 +59,7 @@ void cs_recorder_begin(cs_recorder *rec)
 void cs_recorder_resume(cs_recorder *rec)
 {
     CS_ASSERT(!rec->recording, "cs_recorder_resume while recording");
+    CS_ASSERT(!rec->pending, "cs_recorder_resume while its last submit is pending");
     VK_CHECK(vkResetCommandBuffer(rec->cmd, 0));
     VkCommandBufferBeginInfo begin = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -160,22 +164,56 @@ static void read_checks(cs_recorder *rec)
     rec->check_count = 0;
 }
 
-void cs_recorder_submit_wait(cs_recorder *rec)
+void cs_recorder_submit(cs_recorder *rec, const cs_submit_sync *sync)
 {
     CS_ASSERT(rec->recording && !rec->in_pass, "submit outside recording or inside a pass");
     cs_barrier_end_of_submit(rec->cmd);
     VK_CHECK(vkEndCommandBuffer(rec->cmd));
     rec->recording = false;
     double t0 = cs_now_seconds();
-    VkSubmitInfo submit = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &rec->cmd,
+    VkCommandBufferSubmitInfo cmd_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+                                          .commandBuffer = rec->cmd};
+    VkSemaphoreSubmitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    VkSemaphoreSubmitInfo signal = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+                                    .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    VkSubmitInfo2 submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+        .commandBufferInfoCount = 1,
+        .pCommandBufferInfos = &cmd_info,
     };
+    if (sync && sync->wait) {
+        wait.semaphore = sync->wait;
+        wait.stageMask = sync->wait_stage;
+        submit.waitSemaphoreInfoCount = 1;
+        submit.pWaitSemaphoreInfos = &wait;
+    }
+    if (sync && sync->signal) {
+        signal.semaphore = sync->signal;
+        submit.signalSemaphoreInfoCount = 1;
+        submit.pSignalSemaphoreInfos = &signal;
+    }
     cs_context *ctx = rec->ctx;
-    VK_CHECK(vkQueueSubmit(ctx->queue, 1, &submit, rec->fence));
+    VK_CHECK(vkQueueSubmit2(ctx->queue, 1, &submit, rec->fence));
+    ctx->queue_submits++;
+    rec->pending = true;
+    rec->submit_wall_ms += (cs_now_seconds() - t0) * 1e3;
+}
+
+bool cs_recorder_done(const cs_recorder *rec)
+{
+    return !rec->pending || vkGetFenceStatus(rec->ctx->device, rec->fence) == VK_SUCCESS;
+}
+
+void cs_recorder_wait(cs_recorder *rec)
+{
+    if (!rec->pending)
+        return;
+    cs_context *ctx = rec->ctx;
+    double t0 = cs_now_seconds();
     VK_CHECK(vkWaitForFences(ctx->device, 1, &rec->fence, VK_TRUE, UINT64_MAX));
     VK_CHECK(vkResetFences(ctx->device, 1, &rec->fence));
+    ctx->fence_waits++;
+    rec->pending = false;
     rec->submit_wall_ms += (cs_now_seconds() - t0) * 1e3;
     read_checks(rec);
     if (!rec->timestamps || rec->pass_count == 0)
@@ -189,6 +227,12 @@ void cs_recorder_submit_wait(cs_recorder *rec)
         for (uint32_t i = 0; i < n; i++)
             rec->passes[first + i].ms = (double)(ticks[2 * i + 1] - ticks[2 * i]) * ns_per_tick * 1e-6;
     }
+}
+
+void cs_recorder_submit_wait(cs_recorder *rec)
+{
+    cs_recorder_submit(rec, NULL);
+    cs_recorder_wait(rec);
 }
 
 // Makes room for one more pass: the timing slot, and the query pool its

@@ -18,6 +18,15 @@
 #include "program.h"
 
 #define CS_PASSES_PER_POOL 512
+// Frames in flight (frame_ring.h): how many frames a loop may have recorded
+// and submitted before it waits for the oldest. Modules that keep per-frame
+// host-visible resources (readbacks, host-written quads) keep
+// CS_FRAME_SLOTS of them, indexed by cs_recorder.frame_slot: one per ring
+// slot, and one more for every recorder outside a ring (submitted and
+// waited on at once), so an immediate read never touches a frame in flight.
+#define CS_FRAMES_IN_FLIGHT 2
+#define CS_FRAME_SLOTS (CS_FRAMES_IN_FLIGHT + 1)
+#define CS_FRAME_SLOT_IMMEDIATE CS_FRAMES_IN_FLIGHT
 // Checked shaders: bounds-check records per buffer (one per checked dispatch).
 #define CS_CHECK_RECORDS_PER_PAGE 1024
 
@@ -39,6 +48,10 @@ typedef struct cs_recorder {
     bool timestamps;          // device has them on our queue
     bool recording;
     bool in_pass;
+    bool pending;             // submitted, fence not yet waited on (cs_recorder_wait)
+    // Which per-frame resources the work recorded here may use: 0 ..
+    // CS_FRAMES_IN_FLIGHT - 1 in a frame ring, CS_FRAME_SLOT_IMMEDIATE else.
+    uint32_t frame_slot;
     uint32_t pass_count;
     uint32_t pass_capacity;
     cs_pass_timing *passes;   // pass_count of them, grown as needed
@@ -74,6 +87,23 @@ void cs_recorder_begin(cs_recorder *rec);
 // Ends, submits, waits on the fence and reads the timestamps (and, with
 // checked shaders, the bounds-check records).
 void cs_recorder_submit_wait(cs_recorder *rec);
+
+// Semaphores one submit waits on and signals (a window's acquire and
+// present), all optional.
+typedef struct cs_submit_sync {
+    VkSemaphore wait;
+    VkPipelineStageFlags2 wait_stage;
+    VkSemaphore signal;
+} cs_submit_sync;
+// Ends and submits without waiting (frames in flight): the recording is
+// then pending until cs_recorder_wait. `sync` may be NULL.
+void cs_recorder_submit(cs_recorder *rec, const cs_submit_sync *sync);
+// Waits for a pending submit's fence, then reads the timestamps and the
+// bounds-check records as cs_recorder_submit_wait does. Nothing when
+// nothing is pending.
+void cs_recorder_wait(cs_recorder *rec);
+// Whether the pending submit has finished on the device (no wait).
+bool cs_recorder_done(const cs_recorder *rec);
 // Starts a new command buffer that continues the same frame, after a
 // cs_recorder_submit_wait the host needed in the middle of it (a count read
 // back to size what comes next): the passes of both submits stay in the

@@ -2,9 +2,10 @@
 // per-pass GPU ms, cs_render_frame.overlay): stb_easy_font turns the text
 // into quads on the host, a host-visible buffer holds them, and one draw
 // pulls them (shaders/render/overlay_shared.h). Drawn last, over
-// everything, without depth. The buffer is rewritten every frame it is
-// drawn: cistern waits for each frame before recording the next, so the
-// GPU never reads it while the host writes it.
+// everything, without depth. The quads are rewritten every frame they are
+// drawn, into the buffer of the recorder's frame slot: with frames in
+// flight (recorder.h) the GPU may still read the previous frame's quads
+// while the host writes these.
 #include "feature.h"
 
 #include "../../shaders/render/overlay_shared.h"
@@ -22,7 +23,7 @@
 
 typedef struct overlay {
     cs_program_id program;
-    cs_buffer quads;           // vec4 per quad (pixels), quad 0 the panel
+    cs_buffer quads[CS_FRAME_SLOTS]; // per frame slot: vec4 per quad (pixels), quad 0 the panel
 } overlay;
 
 // stb_easy_font's vertex: x, y, z, rgba.
@@ -36,10 +37,11 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
     overlay *o = calloc(1, sizeof *o);
     CS_ASSERT(o, "out of memory");
     *state = o;
-    if (!cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "overlay quads", .host_visible = true,
-                                                     .size = CS_OVERLAY_MAX_QUADS * 4 * sizeof(float)},
-                          &o->quads, err))
-        return false;
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        if (!cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "overlay quads", .host_visible = true,
+                                                         .size = CS_OVERLAY_MAX_QUADS * 4 * sizeof(float)},
+                              &o->quads[i], err))
+            return false;
     return cs_render_program(r, "render overlay", "render/overlay.vert", "render/overlay.frag",
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS,
                              VK_CULL_MODE_NONE, &o->program, err);
@@ -49,7 +51,8 @@ static void destroy(cs_renderer *r, void *state)
 {
     overlay *o = state;
     cs_program_destroy(r->ctx, &o->program);
-    cs_buffer_destroy(r->ctx, &o->quads);
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        cs_buffer_destroy(r->ctx, &o->quads[i]);
     free(o);
 }
 
@@ -77,15 +80,15 @@ static uint32_t layout_text(const char *text, float (*quads)[4], uint32_t capaci
     return count;
 }
 
-static void draw_quads(overlay *o, cs_recorder *rec, const cs_render_view *view, uint32_t first, uint32_t count,
-                       const float rgb[3])
+static void draw_quads(cs_program_id program, cs_buffer *quads, cs_recorder *rec, const cs_render_view *view,
+                       uint32_t first, uint32_t count, const float rgb[3])
 {
     struct cs_render_overlay_push push = {
         .target = {(float)view->width, (float)view->height, 0, 0},
         .color = {rgb[0], rgb[1], rgb[2], 0},
         .modes = {view->flags, first, 0, 0},
     };
-    cs_draw(rec, o->program, &(cs_draw_desc){.buffers = {&o->quads}, .push = &push, .push_size = sizeof push,
+    cs_draw(rec, program, &(cs_draw_desc){.buffers = {quads}, .push = &push, .push_size = sizeof push,
                                              .vertex_count = 6 * count});
 }
 
@@ -96,11 +99,13 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     const char *text = view->frame->overlay;
     if (!text || !*text)
         return;
-    uint32_t count = layout_text(text, o->quads.mapped, CS_OVERLAY_MAX_QUADS);
+    CS_ASSERT(rec->frame_slot < CS_FRAME_SLOTS, "frame slot %u", rec->frame_slot);
+    cs_buffer *quads = &o->quads[rec->frame_slot];
+    uint32_t count = layout_text(text, quads->mapped, CS_OVERLAY_MAX_QUADS);
     const float panel[3] = {CS_OVERLAY_PANEL}, ink[3] = {CS_OVERLAY_TEXT};
-    draw_quads(o, rec, view, 0, 1, panel);
+    draw_quads(o->program, quads, rec, view, 0, 1, panel);
     if (count > 1)
-        draw_quads(o, rec, view, 1, count - 1, ink);
+        draw_quads(o->program, quads, rec, view, 1, count - 1, ink);
 }
 
 const cs_render_feature cs_feature_overlay = {"overlay", create, destroy, record};

@@ -392,6 +392,11 @@ bool cs_window_attach(cs_window *win, cs_context *ctx, cs_error *err)
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CHECK(vkCreateFence(ctx->device, &fence_info, NULL, &win->acquire_fence));
     cs_name_object(ctx, VK_OBJECT_TYPE_FENCE, (uint64_t)win->acquire_fence, "swapchain acquire");
+    for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++) {
+        VkSemaphoreCreateInfo sem_info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        VK_CHECK(vkCreateSemaphore(ctx->device, &sem_info, NULL, &win->image_acquired[i]));
+        cs_name_object(ctx, VK_OBJECT_TYPE_SEMAPHORE, (uint64_t)win->image_acquired[i], "image acquired");
+    }
     win->needs_rebuild = true;
     return true;
 }
@@ -403,6 +408,9 @@ void cs_window_destroy(cs_window *win)
         destroy_swapchain_parts(win, false);
         if (win->acquire_fence)
             vkDestroyFence(win->ctx->device, win->acquire_fence, NULL);
+        for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++)
+            if (win->image_acquired[i])
+                vkDestroySemaphore(win->ctx->device, win->image_acquired[i], NULL);
         if (win->surface)
             vkDestroySurfaceKHR(win->ctx->instance, win->surface, NULL);
     }
@@ -438,7 +446,9 @@ void cs_window_poll(cs_window *win, cs_window_events *ev)
     in->viewport_height = ev->height;
 }
 
-bool cs_window_acquire(cs_window *win, cs_render_target *target)
+// Acquires the next image, signalling `semaphore` or, without one, the
+// acquire fence, which the host then waits on.
+static bool acquire_image(cs_window *win, VkSemaphore semaphore, cs_render_target *target)
 {
     cs_context *ctx = win->ctx;
     CS_ASSERT(win->image_index == UINT32_MAX, "cs_window_acquire twice without a present");
@@ -450,21 +460,25 @@ bool cs_window_acquire(cs_window *win, cs_render_target *target)
             }
         }
         uint32_t index = 0;
-        VkResult res = vkAcquireNextImageKHR(ctx->device, win->swapchain, UINT64_MAX, VK_NULL_HANDLE,
-                                             win->acquire_fence, &index);
+        VkFence fence = semaphore ? VK_NULL_HANDLE : win->acquire_fence;
+        VkResult res = vkAcquireNextImageKHR(ctx->device, win->swapchain, UINT64_MAX, semaphore, fence, &index);
         if (res == VK_ERROR_OUT_OF_DATE_KHR) {
             win->needs_rebuild = true;
             continue;
         }
         if (res != VK_SUCCESS && res != VK_SUBOPTIMAL_KHR)
             VK_CHECK(res);
-        // The host waits for the image, so the recorder's plain submit can
-        // draw into it without a semaphore wait.
-        VK_CHECK(vkWaitForFences(ctx->device, 1, &win->acquire_fence, VK_TRUE, UINT64_MAX));
-        VK_CHECK(vkResetFences(ctx->device, 1, &win->acquire_fence));
+        if (!semaphore) {
+            // The host waits for the image, so the recorder's plain submit
+            // can draw into it without a semaphore wait.
+            VK_CHECK(vkWaitForFences(ctx->device, 1, &win->acquire_fence, VK_TRUE, UINT64_MAX));
+            VK_CHECK(vkResetFences(ctx->device, 1, &win->acquire_fence));
+            ctx->fence_waits++;
+        }
         if (res == VK_SUBOPTIMAL_KHR)
             win->needs_rebuild = true; // after this frame
         win->image_index = index;
+        win->present_signalled = semaphore != VK_NULL_HANDLE;
         *target = (cs_render_target){
             .image = win->images[index],
             .view = win->views[index],
@@ -476,6 +490,24 @@ bool cs_window_acquire(cs_window *win, cs_render_target *target)
         return true;
     }
     return false;
+}
+
+bool cs_window_acquire(cs_window *win, cs_render_target *target)
+{
+    return acquire_image(win, VK_NULL_HANDLE, target);
+}
+
+bool cs_window_acquire_frame(cs_window *win, uint32_t frame_slot, cs_render_target *target, cs_submit_sync *sync)
+{
+    CS_ASSERT(frame_slot < CS_FRAMES_IN_FLIGHT, "frame slot %u", frame_slot);
+    VkSemaphore acquired = win->image_acquired[frame_slot];
+    if (!acquire_image(win, acquired, target))
+        return false;
+    // The draw's layout transition waits at colour output (render.c), so
+    // the simulation's compute work before it need not wait for the image.
+    *sync = (cs_submit_sync){.wait = acquired, .wait_stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                             .signal = win->present_ready[win->image_index]};
+    return true;
 }
 
 void cs_window_record_present(cs_window *win, cs_recorder *rec, bool screenshot)
@@ -525,14 +557,19 @@ bool cs_window_present(cs_window *win)
     CS_ASSERT(win->image_index != UINT32_MAX, "cs_window_present without an acquired image");
     uint32_t index = win->image_index;
     win->image_index = UINT32_MAX;
-    // The recorder has submitted and waited; an empty submit after it
-    // signals the semaphore the presentation engine waits on.
-    VkSubmitInfo signal = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .signalSemaphoreCount = 1,
-        .pSignalSemaphores = &win->present_ready[index],
-    };
-    VK_CHECK(vkQueueSubmit(ctx->queue, 1, &signal, VK_NULL_HANDLE));
+    // After a plain submit-and-wait, an empty submit signals the semaphore
+    // the presentation engine waits on; a frame acquired with
+    // cs_window_acquire_frame signalled it in its own submit.
+    if (!win->present_signalled) {
+        VkSubmitInfo signal = {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .signalSemaphoreCount = 1,
+            .pSignalSemaphores = &win->present_ready[index],
+        };
+        VK_CHECK(vkQueueSubmit(ctx->queue, 1, &signal, VK_NULL_HANDLE));
+        ctx->queue_submits++;
+    }
+    win->present_signalled = false;
     VkPresentInfoKHR info = {
         .sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
         .waitSemaphoreCount = 1,

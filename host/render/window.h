@@ -90,6 +90,11 @@ typedef struct cs_window {
     VkImageView views[CS_WINDOW_MAX_IMAGES];
     VkSemaphore present_ready[CS_WINDOW_MAX_IMAGES]; // one per image: reused only after its present
     VkFence acquire_fence;
+    // Frames in flight (cs_window_acquire_frame): one acquire semaphore per
+    // frame slot, waited on by that frame's submit, which also signals the
+    // image's present_ready itself (no host wait, no extra submit).
+    VkSemaphore image_acquired[CS_FRAMES_IN_FLIGHT];
+    bool present_signalled;    // the acquired image's present_ready is signalled by the frame's submit
     uint32_t image_index;      // acquired image, UINT32_MAX when none
     bool vsync;
     bool needs_rebuild;        // resize, out of date, suboptimal, vsync change
@@ -128,11 +133,18 @@ void cs_window_poll(cs_window *win, cs_window_events *ev);
 // Returns false when there is nothing to draw into this frame (minimised
 // window): skip drawing and poll again.
 bool cs_window_acquire(cs_window *win, cs_render_target *target);
+// The same for a loop with frames in flight: the image is acquired with
+// frame slot `frame_slot`'s semaphore and the host does not wait for it;
+// the frame's one submit must use `sync` (wait for the image before drawing
+// into it, signal the image's present semaphore), and cs_window_present
+// then adds no submit of its own.
+bool cs_window_acquire_frame(cs_window *win, uint32_t frame_slot, cs_render_target *target, cs_submit_sync *sync);
 // Records, after cs_render_record into the acquired image: the copy into the
 // screenshot buffer when `screenshot` (a "screenshot" pass), then the
 // transition to PRESENT_SRC.
 void cs_window_record_present(cs_window *win, cs_recorder *rec, bool screenshot);
-// After cs_recorder_submit_wait: presents the image. Returns false when the
+// After cs_recorder_submit_wait (or, after cs_window_acquire_frame, the
+// frame's cs_recorder_submit with its sync): presents the image. Returns false when the
 // swapchain was out of date (the next acquire rebuilds it).
 bool cs_window_present(cs_window *win);
 

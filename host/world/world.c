@@ -186,26 +186,9 @@ void cs_world_record_frame(cs_world *world, cs_recorder *rec)
 
 void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_fluid)
 {
-    *total = (cs_sim_stats){0};
-    double error_sum = 0.0;
-    for (uint32_t i = 0; i < world->fluid_count; i++) {
-        cs_world_fluid *f = &world->fluids[i];
-        cs_sim_stats s = {0};
-        f->ops->stats(f->state, &s);
-        if (per_fluid)
-            per_fluid[i] = s;
-        if (world->fluid_count == 1) {
-            *total = s; // exactly the fluid's figures, no re-rounding
-            return;
-        }
-        total->particles += s.particles;
-        error_sum += s.mean_density_error * s.particles;
-        total->max_density_error = fmax(total->max_density_error, s.max_density_error);
-        total->max_speed = fmax(total->max_speed, s.max_speed);
-        total->kinetic_energy += s.kinetic_energy;
-        total->total_mass += s.total_mass;
-        total->non_finite += s.non_finite;
-        total->outside_domain += s.outside_domain;
-    }
-    total->mean_density_error = total->particles ? error_sum / total->particles : 0.0;
+    cs_sim_stats local[CS_MAX_FLUIDS];
+    cs_sim_stats *each = per_fluid ? per_fluid : local;
+    for (uint32_t i = 0; i < world->fluid_count; i++)
+        world->fluids[i].ops->stats(world->fluids[i].state, &each[i]);
+    cs_world_combine_stats(world, each, total);
 }

@@ -123,6 +123,20 @@ double cs_world_time(const cs_world *world);
 // fluid_count entries.
 void cs_world_stats(cs_world *world, cs_sim_stats *total, cs_sim_stats *per_fluid);
 
+// Frames in flight: the stats carried by the frame's own recording.
+// True when every fluid's solver can record its stats into the frame
+// (sim.h record_stats / read_stats); else a loop uses cs_world_stats after
+// each frame and cannot keep frames in flight.
+bool cs_world_stats_in_frame(const cs_world *world);
+// At the frame's end (after every pass that changes the state): the stats
+// passes, into the recorder's frame slot.
+void cs_world_record_stats(cs_world *world, cs_recorder *rec);
+// After the frame recorded in `frame_slot` completed: what
+// cs_world_stats would have returned right after it.
+void cs_world_read_stats(cs_world *world, uint32_t frame_slot, cs_sim_stats *total, cs_sim_stats *per_fluid);
+// The world's figures from the fluids' (as cs_world_stats sums them).
+void cs_world_combine_stats(const cs_world *world, const cs_sim_stats *per_fluid, cs_sim_stats *total);
+
 // Whether the frame whose stats these are (per_fluid: cs_world_stats'
 // per-fluid figures) went right: false, with what went wrong in `what`
 // (the fluid, its solver, the count), when a fluid has NaN/Inf values or
