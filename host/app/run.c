@@ -20,6 +20,7 @@
 #include "recorder.h"
 #include "render.h"
 #include "renderdoc.h"
+#include "run_rooms.h"
 #include "scene.h"
 #include "sim.h"
 #include "watch.h"
@@ -50,6 +51,8 @@ typedef struct run_state {
     bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
+    cs_rooms_drawn last_rooms; // the level's rooms the last drawn frame drew (run_rooms.h)
+    uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
@@ -300,6 +303,18 @@ static bool after_sim_frame(run_state *r, cs_error *err)
     return true;
 }
 
+// The overlay's text for the frame just submitted: the passes' GPU ms,
+// then the level's rooms drawn when there is a level.
+static void format_overlay(run_state *r)
+{
+    cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
+    char rooms[96];
+    cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
+    size_t used = strlen(r->overlay_text);
+    if (rooms[0] && used < sizeof r->overlay_text)
+        snprintf(r->overlay_text + used, sizeof r->overlay_text - used, "%s\n", rooms);
+}
+
 static int run_headless(run_state *r)
 {
     const cs_run_options *opt = r->opt;
@@ -326,9 +341,11 @@ static int run_headless(run_state *r)
         if (image) {
             record_draw(r, NULL);
             cs_render_record_readback(&r->renderer, &r->rec);
+            r->last_rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
+            r->last_rooms_frame = frame;
         }
         cs_recorder_submit_wait(&r->rec);
-        cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
+        format_overlay(r);
         if (capture) {
             char path[512] = "";
             if (cs_renderdoc_end(path, sizeof path))
@@ -351,6 +368,11 @@ static int run_headless(run_state *r)
     }
     if (!opt->quiet)
         cs_progress_end(&progress);
+    if (r->last_rooms.total) {
+        char rooms[96];
+        cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
+        printf("cistern: %s: level: %s in the last image (frame %u)\n", r->scene.name, rooms, r->last_rooms_frame);
+    }
     return 0;
 }
 
@@ -432,9 +454,10 @@ static int run_window(run_state *r)
             r->warned_mesh = true;
         }
         record_draw(r, &target);
+        r->last_rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
         cs_window_record_present(&r->window, &r->rec, capture);
         cs_recorder_submit_wait(&r->rec);
-        cs_render_overlay_format(&r->rec, 8, r->overlay_text, sizeof r->overlay_text);
+        format_overlay(r);
         cs_window_present(&r->window);
         if (capture) {
             char path[512] = "";
@@ -462,6 +485,11 @@ static int run_window(run_state *r)
             cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
                                    stats.particles, r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode,
                                    paused, &r->rec);
+            char rooms[96];
+            cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
+            size_t used = strlen(title);
+            if (rooms[0] && used < sizeof title)
+                snprintf(title + used, sizeof title - used, " - %s", rooms);
             cs_window_set_title(&r->window, title);
             title_time = now;
             frames_since_title = 0;
