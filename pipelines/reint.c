@@ -62,6 +62,44 @@ static bool reint_fail(const cs_scene *scene, cs_error *err, const char *key, co
     return cs_fail(err, "%s: %s: %s", scene->path, key, what);
 }
 
+static bool finish_params(const cs_scene *scene, cs_reint_params *p, const uint32_t grid[3], double cell,
+                          cs_error *err);
+
+// The level's lattice: TR1 walls lie on whole clicks (256 units), and the
+// level's distance field (host/world/world_level.c, cs_level_grid_plan) has
+// the largest cell at most the particle spacing that divides a click, its
+// nodes on multiples of that cell. In a level the reint cell is that same
+// cell (rather than the one nearest the spacing that tiles the domain), so
+// the cell flags read walls on cell faces exactly and `--particles N`, which
+// scales particle_spacing, keeps the two grids one lattice. The domain must
+// then be a whole number of cells with its corner on a multiple of the cell:
+// a domain on whole clicks always is.
+static bool level_grid(const cs_scene *scene, cs_reint_params *p, cs_error *err)
+{
+    double click = 256.0 / scene->level.units_per_metre;
+    double per_click = ceil(click / scene->particle_spacing - 1e-9);
+    double cell = click / fmax(per_click, 1.0);
+    uint32_t grid[3] = {1, 1, 1};
+    uint64_t cells = 1;
+    for (int a = 0; a < scene->dim; a++) {
+        double corner = scene->domain_min[a] / cell, n = ((double)scene->domain_max[a] - scene->domain_min[a]) / cell;
+        if (fabs(corner - round(corner)) > 1e-3 || fabs(n - round(n)) > 1e-3 || round(n) < 1.0 ||
+            n > (double)(1u << 20))
+            return reint_fail(scene, err, "domain",
+                              "in a level the reint cell is %g m (the largest divisor of a click, %g m, at most the "
+                              "particle spacing %g m); the domain (axis %d: %g .. %g) must start on a multiple of it "
+                              "and be a whole number of cells long (a domain on whole clicks always is)",
+                              cell, click, (double)scene->particle_spacing, a, (double)scene->domain_min[a],
+                              (double)scene->domain_max[a]);
+        grid[a] = (uint32_t)round(n);
+        cells *= grid[a];
+    }
+    if (cells > REINT_MAX_CELLS)
+        return reint_fail(scene, err, "particle_spacing", "%llu cells of %g m; at most %u are supported (use larger "
+                          "cells)", (unsigned long long)cells, cell, REINT_MAX_CELLS);
+    return finish_params(scene, p, grid, cell, err);
+}
+
 bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_error *err)
 {
     static const char *const keys[] = {"resolution", "search_radius", "diffusion_radius", "kernel_radius",
@@ -88,6 +126,8 @@ bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_er
         return reint_fail(scene, err, size_key, "%.0f cells along x; at most %u are supported", wanted, 1u << 20);
     uint32_t k0 = (uint32_t)fmax(1.0, floor(wanted + 0.5));
     uint32_t grid[3] = {1, 1, 1};
+    if (!resolution && scene->level.enabled)
+        return level_grid(scene, p, err);
     bool found = false;
     uint32_t search = resolution ? 0 : k0 / 4 + 1;
     for (uint32_t d = 0; d <= search && !found; d++) {
@@ -120,8 +160,16 @@ bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_er
     if (cells > REINT_MAX_CELLS)
         return reint_fail(scene, err, size_key, "%llu cells; at most %u are supported (use larger cells)",
                           (unsigned long long)cells, REINT_MAX_CELLS);
-    double cell = extent[0] / grid[0];
+    return finish_params(scene, p, grid, extent[0] / grid[0], err);
+}
 
+// The rest of the parameters once the grid is known: the scene's clock,
+// gravity, material, then the "reint" block.
+static bool finish_params(const cs_scene *scene, cs_reint_params *p, const uint32_t grid[3], double cell,
+                          cs_error *err)
+{
+    uint32_t dim = (uint32_t)scene->dim;
+    const cJSON *block = scene->solver_params;
     cs_reint_params_default(p, dim, grid, (float)cell);
     p->dt = scene->dt;
     p->substeps = scene->substeps;
@@ -626,8 +674,10 @@ void cs_reint_record_step(cs_reint *r, cs_recorder *rec)
         cs_program_id prog;
         cs_buffer *buffers[8];
     } passes[] = {
-        {"reint: density", r->density, {&r->mass[cur], &r->pos[cur], &r->dens}},
-        {"reint: forces", r->forces, {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced}},
+        {"reint: density", r->density, {&r->mass[cur], &r->pos[cur], &r->dens, &r->cell_flags}},
+        {"reint: forces",
+         r->forces,
+         {&r->mass[cur], &r->pos[cur], &r->vel[cur], &r->dens, &r->vel_forced, &r->cell_flags}},
         {"reint: advect",
          r->advect,
          {&r->mass[cur], &r->pos[cur], &r->vel_forced, &r->mass[next], &r->pos[next], &r->vel[next], &r->overflow,

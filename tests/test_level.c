@@ -149,6 +149,14 @@ static bool same_level(const cs_tr1_level *a, const cs_tr1_level *b)
         SAME(a->object_textures[i].tile, b->object_textures[i].tile, "object_textures[%u].tile", i);
         SAME_BYTES(a->object_textures[i].uv, b->object_textures[i].uv, 16, "object_textures[%u].uv", i);
     }
+    SAME(a->anim_range_count, b->anim_range_count, "anim_range_count%s", "");
+    for (uint32_t i = 0; i < a->anim_range_count; i++) {
+        SAME(a->anim_ranges[i].first, b->anim_ranges[i].first, "animated_textures.ranges[%u].first", i);
+        SAME(a->anim_ranges[i].count, b->anim_ranges[i].count, "animated_textures.ranges[%u].count", i);
+    }
+    SAME(a->anim_texture_count, b->anim_texture_count, "anim_texture_count%s", "");
+    for (uint32_t i = 0; i < a->anim_texture_count; i++)
+        SAME(a->anim_textures[i], b->anim_textures[i], "anim_textures[%u]", i);
     SAME(a->sprite_texture_count, b->sprite_texture_count, "sprite_texture_count%s", "");
     for (uint32_t i = 0; i < a->sprite_texture_count; i++) {
         const cs_tr1_sprite_texture *p = &a->sprite_textures[i], *q = &b->sprite_textures[i];
@@ -193,6 +201,11 @@ static void test_round_trip(void)
         for (uint32_t i = 1; i < back.room_count; i++)
             heights |= back.rooms[i].y_bottom != back.rooms[0].y_bottom;
         CHECK(heights, "rooms on different heights");
+        // One animated texture range, read back from the file: the wet
+        // floor's two frames.
+        CHECK(back.anim_range_count == 1 && back.anim_ranges[0].count == 2 && back.anim_textures[0] == 4 &&
+                  back.anim_textures[1] == 5,
+              "the demo level's animated texture range {4, 5} (%u ranges)", back.anim_range_count);
         cs_tr1_free(&back);
     }
     cs_tr1_free(&gen);
@@ -394,8 +407,8 @@ static void test_malformed(void)
          "vertex -2");
     CASE("sprite vertex one past", n, set16(&c, r0.sprites + 2, (uint16_t)room0->vertex_count), r0.sprites + 2,
          "rooms[0].sprites[0].vertex", "does not exist");
-    CASE("rectangle texture out of range", n, set16(&c, r1.rects + 2 + 8, 4), r1.rects + 2 + 8,
-         "rooms[1].rectangles[0].texture", "object texture 4 does not exist (4)");
+    CASE("rectangle texture out of range", n, set16(&c, r1.rects + 2 + 8, 6), r1.rects + 2 + 8,
+         "rooms[1].rectangles[0].texture", "object texture 6 does not exist (6)");
     CASE("triangle texture out of range", n, set16(&c, r0.tris + 2 + 6, 100), r0.tris + 2 + 6,
          "rooms[0].triangles[0].texture", "object texture 100");
     CASE("sprite texture out of range", n, set16(&c, r2.sprites + 2 + 4 + 2, 2), r2.sprites + 2 + 4 + 2,
@@ -444,6 +457,17 @@ static void test_malformed(void)
          "only 4 are left");
     CASE("last byte missing", n - 1, (void)0, n - 4, "sample_indices", "needs 4 bytes");
     CASE("one byte too many", n + 1, (void)0, n, "end", "1 bytes after the last section");
+    // Animated textures: the demo's one range {4, 5} is 4 words (range
+    // count 1, texture count - 1 = 1, 4, 5).
+    size_t anim = SEC(CS_TR1_ANIMATED_TEXTURES);
+    CASE("animated texture ranges beyond the words", n, set16(&c, anim, 5), anim, "animated_textures.ranges",
+         "5 ranges need at least 11 words");
+    CASE("animated texture range beyond the words", n, set16(&c, anim + 2, 7), anim + 2,
+         "animated_textures.ranges[0].count", "8 textures need 8 words, 2 are left");
+    CASE("animated texture missing", n, set16(&c, anim + 4, 99), anim + 4, "animated_textures.ranges[0].textures[0]",
+         "object texture 99 does not exist (6)");
+    CASE("words after the animated texture ranges", n, set16(&c, anim + 2, 0), anim + 6, "animated_textures",
+         "1 words after the last range");
     // A room grid whose sector count overflows 16 bits: 65535 x 65535.
     CASE("huge sector grid", n, (set16(&c, r2.sector_counts, 0xffff), set16(&c, r2.sector_counts + 2, 0xffff)),
          r2.sector_counts, "rooms[2].sectors", "65535 x 65535");

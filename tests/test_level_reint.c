@@ -26,6 +26,7 @@
 #include "reint.h"
 #include "world.h"
 
+#include <math.h>
 #include <unistd.h>
 
 #define SEALED_ROOM 1
@@ -33,6 +34,10 @@
 #define CELL 0.25      // a cell a click
 #define FRAMES 10
 #define SUBSTEPS 10    // dt 0.004 s: 0.4 s in all
+#define SETTLE_FRAMES 20        // 0.8 s: the landing's ringing is over by 0.6 s
+#define SETTLED_FACTOR 1.5      // speeds at most this times the box's
+#define SETTLED_WALL_MASS 1.25  // rest cell masses
+#define SCALED_PARTICLES 2000   // level_reint_3d at 0.5 m / 3 cells
 
 // Removes every portal between room `r` and another room (on both sides).
 static void seal(cs_tr1_level *level, uint32_t r)
@@ -114,9 +119,27 @@ static void run_frames(cs_context *ctx, cs_world *world, uint32_t frames)
     cs_recorder_destroy(&rec);
 }
 
-// Runs the room-1 blocks in the level (sealed or not); returns the census at
-// the start and the end.
-static void run_room(cs_context *ctx, bool sealed, mass_census *start, mass_census *end)
+// The two blocks of the sealed-room and doorway checks, in room
+// coordinates: one against room 1's west wall at the doorway's height,
+// thrown at it; one on the floor, thrown west too.
+#define THROWN_BLOCKS                                                                                                 \
+    "[{\"room\": 1, \"min\": [0.0, 0.9, 1.0], \"max\": [1.0, 1.5, 3.0], \"velocity\": [-2.0, 0, 0]},"             \
+    " {\"room\": 1, \"min\": [1.0, 0.0, 0.0], \"max\": [4.0, 0.5, 4.0], \"velocity\": [-2.0, 0, 0]}]"
+
+// Room 1 and the hall's east metre, with a cell of margin: only the level
+// keeps the water in room 1.
+#define LEVEL_DOMAIN "{\"min\": [3, -1.25, -4.25], \"max\": [8.25, 2.25, 0.25]}"
+// Room 1 exactly: the domain box's mirrors are its walls (the reference the
+// level's walls are held to).
+#define ROOM_DOMAIN "{\"min\": [4, -1, -4], \"max\": [8, 1, 0]}"
+
+// Called after each frame of a run (frame counts from 1).
+typedef void (*frame_hook)(cs_reint *r, const cs_tr1_room *room, uint32_t frame, void *user);
+
+// Runs `blocks` (a JSON array) in the level (room 1 sealed or not) for
+// `frames` frames; returns the census at the start and the end.
+static void run_blocks(cs_context *ctx, bool sealed, const char *domain, const char *blocks, uint32_t frames,
+                       frame_hook hook, void *user, mass_census *start, mass_census *end)
 {
     cs_tr1_level level;
     cs_tr1_generate_demo(&level);
@@ -125,20 +148,15 @@ static void run_room(cs_context *ctx, bool sealed, mass_census *start, mass_cens
     char path[256];
     bool ok = write_level(&level, path, sizeof path);
     CHECK(ok, "writing the level");
-    // Room 1's blocks, in room coordinates: one against its west wall at the
-    // doorway's height, thrown at it; one on the floor, thrown west too.
     char json[4096];
     snprintf(json, sizeof json,
-             "{ \"dim\": 3, \"domain\": {\"min\": [3, -1.25, -4.25], \"max\": [8.25, 2.25, 0.25]},"
+             "{ \"dim\": 3, \"domain\": %s,"
              "  \"gravity\": [0, -9.81, 0], \"dt\": 0.004, \"substeps\": %d, \"seed\": 5,"
              "  \"level\": {\"file\": \"%s\", \"units_per_metre\": %g},"
              "  \"fluids\": [{ \"solver\": \"reint\", \"particle_spacing\": %g,"
              "    \"materials\": [{\"name\": \"water\", \"rest_density\": 1000}], \"reint\": {},"
-             "    \"blocks\": [{\"room\": %d, \"min\": [0.0, 0.9, 1.0], \"max\": [1.0, 1.5, 3.0], "
-             "                  \"velocity\": [-2.0, 0, 0]},"
-             "                 {\"room\": %d, \"min\": [1.0, 0.0, 0.0], \"max\": [4.0, 0.5, 4.0], "
-             "                  \"velocity\": [-2.0, 0, 0]}] }] }",
-             SUBSTEPS, path, UNITS, CELL, SEALED_ROOM, SEALED_ROOM);
+             "    \"blocks\": %s }] }",
+             domain, SUBSTEPS, path, UNITS, CELL, blocks);
     cs_scene scene;
     cs_world world;
     cs_error err;
@@ -151,7 +169,11 @@ static void run_room(cs_context *ctx, bool sealed, mass_census *start, mass_cens
         cs_reint *r = world.fluids[0].state;
         const cs_tr1_room *room = &level.rooms[SEALED_ROOM];
         *start = census(r, room);
-        run_frames(ctx, &world, FRAMES);
+        for (uint32_t f = 1; f <= frames; f++) {
+            run_frames(ctx, &world, 1);
+            if (hook)
+                hook(r, room, f, user);
+        }
         *end = census(r, room);
         cs_world_destroy(&world);
     }
@@ -163,7 +185,7 @@ static void run_room(cs_context *ctx, bool sealed, mass_census *start, mass_cens
 static void check_sealed_room(cs_context *ctx)
 {
     mass_census start = {0}, end = {0};
-    run_room(ctx, true, &start, &end);
+    run_blocks(ctx, true, LEVEL_DOMAIN, THROWN_BLOCKS, FRAMES, NULL, NULL, &start, &end);
     double one = REINT_MASS_ONE_F;
     printf("sealed room %d, %d steps: mass %.6f -> %.6f rest cells (units %llu -> %llu), in solid %.6f, outside the "
            "room %.6f\n", SEALED_ROOM, FRAMES * SUBSTEPS, start.total / one, end.total / one,
@@ -178,7 +200,7 @@ static void check_sealed_room(cs_context *ctx)
 static void check_open_doorway(cs_context *ctx)
 {
     mass_census start = {0}, end = {0};
-    run_room(ctx, false, &start, &end);
+    run_blocks(ctx, false, LEVEL_DOMAIN, THROWN_BLOCKS, FRAMES, NULL, NULL, &start, &end);
     double one = REINT_MASS_ONE_F;
     printf("open doorway, %d steps: mass %.6f -> %.6f rest cells, in solid %.6f, through the doorway %.6f\n",
            FRAMES * SUBSTEPS, start.total / one, end.total / one, end.in_solid / one, end.outside_room / one);
@@ -189,6 +211,156 @@ static void check_open_doorway(cs_context *ctx)
           end.outside_room / one);
 }
 
+// How the water lies against the level: the heaviest cell beside a solid
+// cell (any of its six neighbours solid) and the heaviest cell elsewhere, in
+// rest cell masses. Water piling into a wall shows as wall cells much
+// heavier than the rest.
+typedef struct wall_load {
+    double wall_max, inner_max;
+} wall_load;
+
+static wall_load measure_wall_load(cs_reint *r)
+{
+    const cs_reint_params *p = &r->params;
+    uint32_t *mass = malloc((size_t)r->cell_count * 4);
+    uint32_t *flags = malloc((size_t)r->cell_count * 4);
+    cs_reint_download(r, mass, NULL, NULL);
+    cs_reint_download_flags(r, flags);
+    wall_load load = {0};
+    const uint32_t *g = p->grid;
+    for (uint32_t z = 0; z < g[2]; z++)
+        for (uint32_t y = 0; y < g[1]; y++)
+            for (uint32_t x = 0; x < g[0]; x++) {
+                size_t i = x + (size_t)g[0] * (y + (size_t)g[1] * z);
+                if (flags[i] & REINT_CELL_SOLID)
+                    continue;
+                int64_t c[3] = {x, y, z};
+                bool beside = false;
+                for (int a = 0; a < 3; a++)
+                    for (int side = -1; side <= 1; side += 2) {
+                        int64_t n[3] = {c[0], c[1], c[2]};
+                        n[a] += side;
+                        if (n[a] < 0 || n[a] >= (int64_t)g[a])
+                            continue;
+                        beside = beside || (flags[n[0] + g[0] * (n[1] + (int64_t)g[1] * n[2])] & REINT_CELL_SOLID);
+                    }
+                double m = mass[i] / REINT_MASS_ONE_F;
+                if (beside)
+                    load.wall_max = fmax(load.wall_max, m);
+                else
+                    load.inner_max = fmax(load.inner_max, m);
+            }
+    free(mass);
+    free(flags);
+    return load;
+}
+
+typedef struct settle_log {
+    double last_speed; // m/s, the last frame's fastest cell above mist
+    double last_rms;   // m/s, the last frame's mass-weighted root mean square speed
+    wall_load last_load;
+} settle_log;
+
+static void settle_hook(cs_reint *r, const cs_tr1_room *room, uint32_t frame, void *user)
+{
+    (void)room;
+    settle_log *log = user;
+    cs_reint_stats s;
+    cs_reint_read_stats(r, &s);
+    log->last_speed = s.max_speed * r->params.cell_size;
+    double rest_masses = (double)s.mass_units / REINT_MASS_ONE_F;
+    log->last_rms = rest_masses > 0.0 ? sqrt(2.0 * s.kinetic_energy / rest_masses) * r->params.cell_size : 0.0;
+    log->last_load = measure_wall_load(r);
+    if (frame % 5 == 0)
+        printf("  settling: t %.2f s: rms speed %.4f m/s, max speed %.4f m/s, heaviest cell beside a wall %.3f, elsewhere %.3f rest "
+               "masses\n", frame * SUBSTEPS * 0.004, log->last_rms, log->last_speed, log->last_load.wall_max,
+               log->last_load.inner_max);
+}
+
+// Runs the settling water in `domain`; returns the last frame's log.
+static settle_log run_settling(cs_context *ctx, const char *what, const char *domain)
+{
+    // The sealed room's floor covered 0.75 m deep, dropped from 0.25 m
+    // (a cell) above it: it lands, rings, and must come to rest on the floor
+    // and against the four walls.
+    const char *blocks = "[{\"room\": 1, \"min\": [0.0, 0.25, 0.0], \"max\": [4.0, 1.0, 4.0]}]";
+    mass_census start = {0}, end = {0};
+    settle_log log = {0};
+    printf("settling, %s:\n", what);
+    run_blocks(ctx, true, domain, blocks, SETTLE_FRAMES, settle_hook, &log, &start, &end);
+    double one = REINT_MASS_ONE_F;
+    CHECK(end.total == start.total, "%s: mass not conserved: %llu -> %llu units", what,
+          (unsigned long long)start.total, (unsigned long long)end.total);
+    CHECK(end.in_solid == 0 && end.outside_room == 0, "%s: %.6f rest cell masses in solid, %.6f outside the room",
+          what, end.in_solid / one, end.outside_room / one);
+    return log;
+}
+
+// Water at rest in a level must settle as well as it does between the
+// domain box's mirrors: the same water in the same room, once with the box
+// well outside the room (the level's solid cells are the walls) and once
+// with the box on the room's walls (the box's mirror images are).
+static void check_settles(cs_context *ctx)
+{
+    settle_log box = run_settling(ctx, "the domain box on the room's walls", ROOM_DOMAIN);
+    settle_log level = run_settling(ctx, "the level's walls", LEVEL_DOMAIN);
+    printf("settled after %d steps: rms speed %.4f m/s (box %.4f), max speed %.4f m/s (box %.4f), heaviest cell "
+           "beside a wall %.3f rest masses (limit %.2f)\n", SETTLE_FRAMES * SUBSTEPS, level.last_rms, box.last_rms,
+           level.last_speed, box.last_speed, level.last_load.wall_max, SETTLED_WALL_MASS);
+    CHECK(level.last_rms <= SETTLED_FACTOR * box.last_rms && level.last_speed <= SETTLED_FACTOR * box.last_speed,
+          "the water has not settled against the level's walls: rms %.4f, max %.4f m/s (box: %.4f, %.4f)",
+          level.last_rms, level.last_speed, box.last_rms, box.last_speed);
+    CHECK(level.last_load.wall_max < SETTLED_WALL_MASS, "water piles against the level's walls: a cell beside a wall "
+          "holds %.3f rest masses", level.last_load.wall_max);
+}
+
+// `cistern run scenes/level_reint_3d.json --particles N`: the scene scaled
+// to a particle count (cs_scene_scale_world scales particle_spacing) must
+// still build, its cells a divisor of a click so the level's field and the
+// reint grid stay one lattice. Before, it was refused ("a level needs the
+// cells on the level's lattice").
+static void check_scaled_scene(cs_context *ctx)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/level_reint_3d.json", CS_SOURCE_DIR);
+    cs_scene scene;
+    cs_world world;
+    cs_error err;
+    bool ok = cs_scene_load(path, &scene, &err);
+    CHECK(ok, "scene: %s", ok ? "" : err.msg);
+    if (!ok)
+        return;
+    cs_scene_scale_world(&scene, SCALED_PARTICLES);
+    bool made = cs_world_create(ctx, &scene, &world, &err);
+    CHECK(made, "level_reint_3d at %d particles: %s", SCALED_PARTICLES, made ? "" : err.msg);
+    if (made) {
+        cs_reint *r = world.fluids[0].state;
+        double click = 256.0 / scene.level.units_per_metre, per_click = click / r->params.cell_size;
+        cs_reint_stats s;
+        cs_reint_read_stats(r, &s);
+        uint32_t *mass = malloc((size_t)r->cell_count * 4), *flags = malloc((size_t)r->cell_count * 4);
+        cs_reint_download(r, mass, NULL, NULL);
+        cs_reint_download_flags(r, flags);
+        uint64_t in_solid = 0, solid_cells = 0;
+        for (uint32_t i = 0; i < r->cell_count; i++) {
+            in_solid += (flags[i] & REINT_CELL_SOLID) ? mass[i] : 0;
+            solid_cells += (flags[i] & REINT_CELL_SOLID) != 0;
+        }
+        printf("level_reint_3d scaled to %d particles: spacing %.4f m, cells %.4f m (a click / %.3f), %u x %u x %u, "
+               "%llu solid; %u cells hold mass, %.6f rest masses in solid\n", SCALED_PARTICLES,
+               (double)scene.fluids[0].particle_spacing, r->params.cell_size, per_click, r->params.grid[0],
+               r->params.grid[1], r->params.grid[2], (unsigned long long)solid_cells, s.filled_cells,
+               in_solid / REINT_MASS_ONE_F);
+        CHECK(fabs(per_click - round(per_click)) < 1e-4, "the cell %g m does not divide a click", r->params.cell_size);
+        CHECK(r->params.cell_size <= scene.fluids[0].particle_spacing * (1.0 + 1e-6), "the cell is above the spacing");
+        CHECK(solid_cells > 0 && in_solid == 0 && s.filled_cells > 0, "flags or mass wrong");
+        free(mass);
+        free(flags);
+        cs_world_destroy(&world);
+    }
+    cs_scene_free(&scene);
+}
+
 int main(void)
 {
     test_seed();
@@ -196,5 +368,7 @@ int main(void)
     test_context(&ctx);
     check_sealed_room(&ctx);
     check_open_doorway(&ctx);
+    check_settles(&ctx);
+    check_scaled_scene(&ctx);
     return test_finish(&ctx);
 }

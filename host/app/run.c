@@ -30,6 +30,7 @@
 #include "recorder.h"
 #include "render.h"
 #include "renderdoc.h"
+#include "run_rooms.h"
 #include "scene.h"
 #include "sim.h"
 #include "watch.h"
@@ -78,6 +79,8 @@ typedef struct run_state {
     bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
+    cs_rooms_drawn last_rooms; // the level's rooms the last drawn frame drew (run_rooms.h)
+    uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
@@ -364,6 +367,18 @@ static bool after_sim_frame(run_state *r, const cs_recorder *rec, cs_error *err)
     return true;
 }
 
+// The overlay's text for a finished frame: the passes' GPU ms, then the
+// level's rooms drawn when there is a level.
+static void format_overlay(run_state *r, const cs_recorder *rec)
+{
+    cs_render_overlay_format(rec, 8, r->overlay_text, sizeof r->overlay_text);
+    char rooms[96];
+    cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
+    size_t used = strlen(r->overlay_text);
+    if (rooms[0] && used < sizeof r->overlay_text)
+        snprintf(r->overlay_text + used, sizeof r->overlay_text - used, "%s\n", rooms);
+}
+
 // ---- the ring of frames in flight ----
 
 static void create_frames(run_state *r)
@@ -432,7 +447,7 @@ static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
         r->waits_on_latest++;
     cs_recorder_wait(rec);
     r->last_done = rec;
-    cs_render_overlay_format(rec, 8, r->overlay_text, sizeof r->overlay_text);
+    format_overlay(r, rec);
     if (s->capture) {
         char path[512] = "";
         if (cs_renderdoc_end(path, sizeof path))
@@ -511,6 +526,8 @@ static int run_headless(run_state *r)
         if (image) {
             record_draw(r, rec, NULL);
             cs_render_record_readback(&r->renderer, rec);
+            r->last_rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
+            r->last_rooms_frame = frame;
         }
         r->slots[slot].image = image;
         r->slots[slot].capture = capture;
@@ -528,6 +545,11 @@ static int run_headless(run_state *r)
         goto failed;
     if (!opt->quiet)
         cs_progress_end(&progress);
+    if (r->last_rooms.total) {
+        char rooms[96];
+        cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
+        printf("cistern: %s: level: %s in the last image (frame %u)\n", r->scene.name, rooms, r->last_rooms_frame);
+    }
     return 0;
 failed:
     fprintf(stderr, "\ncistern: %s\n", err.msg);
@@ -629,6 +651,7 @@ static int run_window(run_state *r)
             r->warned_mesh = true;
         }
         record_draw(r, rec, &target);
+        r->last_rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
         cs_window_record_present(&r->window, rec, capture);
         r->slots[slot].capture = capture;
         submit_frame(r, rec, step, &sync);
@@ -646,6 +669,11 @@ static int run_window(run_state *r)
                                    r->last_stats.particles,
                                    r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
                                    r->last_done);
+            char rooms[96];
+            cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
+            size_t used = strlen(title);
+            if (rooms[0] && used < sizeof title)
+                snprintf(title + used, sizeof title - used, " - %s", rooms);
             cs_window_set_title(&r->window, title);
             title_time = now;
             frames_since_title = 0;

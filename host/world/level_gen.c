@@ -101,6 +101,12 @@ static void set3(int p[3], int x, int y, int z)
     p[2] = z;
 }
 
+// The north room's floor is wet: object textures 4 and 5, the wet stone
+// quadrant (texture 3) as drawn and turned a quarter, form the demo's
+// animated texture range, so that floor ripples between the two.
+#define DEMO_WET_ROOM 3
+#define DEMO_WET_TEXTURE 4
+
 // Floor, ceiling and walls of one room, one quad per sector (walls: per
 // sector column, cut around any wall portal).
 static void build_geometry(room_builder *b, int ri)
@@ -112,16 +118,17 @@ static void build_geometry(room_builder *b, int ri)
             int ax = x0 + i * SECTOR, az = z0 + j * SECTOR, bx = ax + SECTOR, bz = az + SECTOR;
             int cx = ax + SECTOR / 2, cz = az + SECTOR / 2;
             int p[4][3];
+            int floor_texture = ri == DEMO_WET_ROOM ? DEMO_WET_TEXTURE : 0;
             if (!portal_at(ri, 1, g->floor, cx, cz)) {
                 set3(p[0], ax, g->floor, az);
                 set3(p[1], bx, g->floor, az);
                 set3(p[2], bx, g->floor, bz);
                 set3(p[3], ax, g->floor, bz);
                 if (i == 0 && j == 0) { // one sector as two triangles, so rooms carry both kinds
-                    tri(b, p[0], p[1], p[2], 0);
-                    tri(b, p[0], p[2], p[3], 0);
+                    tri(b, p[0], p[1], p[2], floor_texture);
+                    tri(b, p[0], p[2], p[3], floor_texture);
                 } else {
-                    quad(b, (const int(*)[3])p, 0);
+                    quad(b, (const int(*)[3])p, floor_texture);
                 }
             }
             if (!portal_at(ri, 1, g->ceiling, cx, cz)) {
@@ -418,9 +425,11 @@ static void build_objects(cs_tr1_level *lvl)
         put16(p + 30, 2);
     }
 
-    // Object textures: the four 128 x 128 quadrants of textile 0.
-    lvl->object_texture_count = 4;
-    lvl->object_textures = calloc(4, sizeof *lvl->object_textures);
+    // Object textures: the four 128 x 128 quadrants of textile 0, then the
+    // wet floor's two animation frames (the wet stone quadrant, as is and
+    // turned a quarter).
+    lvl->object_texture_count = 6;
+    lvl->object_textures = calloc(6, sizeof *lvl->object_textures);
     for (int i = 0; i < 4; i++) {
         cs_tr1_object_texture *t = &lvl->object_textures[i];
         int x0 = (i & 1) * 128, y0 = (i >> 1) * 128;
@@ -432,8 +441,12 @@ static void build_objects(cs_tr1_level *lvl)
             t->uv[k][3] = (uint8_t)(y0 + corner[k][1] * 127);
         }
     }
-    lvl->sections[CS_TR1_OBJECT_TEXTURES].count = 4;
-    lvl->sections[CS_TR1_OBJECT_TEXTURES].size = 4 * 20;
+    for (int k = 0; k < 4; k++) {
+        memcpy(lvl->object_textures[DEMO_WET_TEXTURE].uv[k], lvl->object_textures[3].uv[k], 4);
+        memcpy(lvl->object_textures[DEMO_WET_TEXTURE + 1].uv[k], lvl->object_textures[3].uv[(k + 1) % 4], 4);
+    }
+    lvl->sections[CS_TR1_OBJECT_TEXTURES].count = 6;
+    lvl->sections[CS_TR1_OBJECT_TEXTURES].size = 6 * 20;
 
     // Sprite textures: the plant and the torch on textile 1.
     lvl->sprite_texture_count = 2;
@@ -446,6 +459,11 @@ static void build_objects(cs_tr1_level *lvl)
 
     for (int s = CS_TR1_SPRITE_SEQUENCES; s <= CS_TR1_ENTITIES; s++)
         blob(lvl, (cs_tr1_section)s, 0, 1);
+    static const uint16_t wet_frames[] = {DEMO_WET_TEXTURE, DEMO_WET_TEXTURE + 1};
+    const uint16_t *const ranges[] = {wet_frames};
+    const uint32_t counts[] = {2};
+    bool set = cs_tr1_set_animated_textures(lvl, ranges, counts, 1);
+    CS_ASSERT(set, "demo level: the animated texture range does not fit");
     // Light map: 32 levels, each colour darkened within its own ramp.
     blob(lvl, CS_TR1_LIGHT_MAP, 1, 32 * 256);
     for (int l = 0; l < 32; l++)

@@ -439,6 +439,59 @@ static bool check_references(reader *r, const cs_tr1_level *lvl)
     return true;
 }
 
+// The animated_textures section (TRosettaStone, TR1: a u32 count of u16
+// words, then the words): the number of ranges, then per range the number
+// of its object textures minus one and their indices. Its bytes stay the
+// raw section's (the writer writes them back); this decodes and checks
+// them: every range within the words, every index an object texture, and
+// no word left after the last range (strict, like the rest of the reader).
+// An empty section (count 0) has no ranges.
+static bool read_animated_textures(reader *r, cs_tr1_level *lvl)
+{
+    const cs_tr1_blob *b = &lvl->sections[CS_TR1_ANIMATED_TEXTURES];
+    uint32_t words = b->count;
+    if (words == 0)
+        return true;
+#define WORD(i) ((uint16_t)(b->bytes[2 * (size_t)(i)] | b->bytes[2 * (size_t)(i) + 1] << 8))
+#define AT(i) (b->offset + 2 * (size_t)(i))
+    uint32_t ranges = WORD(0);
+    // Each range takes at least 2 words: refuse an absurd count before
+    // allocating for it.
+    if ((uint64_t)ranges * 2 > words - 1)
+        return fail_at(r, AT(0), "animated_textures.ranges: %u ranges need at least %llu words, the section has %u",
+                       ranges, (unsigned long long)ranges * 2 + 1, words);
+    lvl->anim_ranges = alloc_array(ranges, sizeof *lvl->anim_ranges);
+    lvl->anim_textures = alloc_array(words, sizeof *lvl->anim_textures);
+    if (!lvl->anim_ranges || !lvl->anim_textures)
+        return OOM(r);
+    lvl->anim_range_count = ranges;
+    uint32_t w = 1;
+    for (uint32_t i = 0; i < ranges; i++) {
+        if (w >= words)
+            return fail_at(r, AT(w), "animated_textures.ranges[%u].count: past the section's %u words", i, words);
+        uint32_t count = (uint32_t)WORD(w) + 1;
+        if ((uint64_t)w + 1 + count > words)
+            return fail_at(r, AT(w), "animated_textures.ranges[%u].count: %u textures need %u words, %u are left", i,
+                           count, count, words - w - 1);
+        cs_tr1_anim_range *range = &lvl->anim_ranges[i];
+        range->first = lvl->anim_texture_count;
+        range->count = count;
+        w++;
+        for (uint32_t k = 0; k < count; k++, w++) {
+            uint16_t t = WORD(w);
+            if (t >= lvl->object_texture_count)
+                return fail_at(r, AT(w), "animated_textures.ranges[%u].textures[%u]: object texture %u does not exist "
+                               "(%u)", i, k, t, lvl->object_texture_count);
+            lvl->anim_textures[lvl->anim_texture_count++] = t;
+        }
+    }
+    if (w != words)
+        return fail_at(r, AT(w), "animated_textures: %u words after the last range (%u ranges)", words - w, ranges);
+    return true;
+#undef WORD
+#undef AT
+}
+
 static bool read_level(reader *r, cs_tr1_level *lvl)
 {
     if (!need(r, 4, "version"))
@@ -472,7 +525,7 @@ static bool read_level(reader *r, cs_tr1_level *lvl)
             return false;
     if (r->pos != r->size)
         return fail_at(r, r->pos, "end: %zu bytes after the last section (sample_indices)", r->size - r->pos);
-    return check_references(r, lvl);
+    return check_references(r, lvl) && read_animated_textures(r, lvl);
 }
 
 bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_level *out, cs_error *err)
@@ -517,9 +570,55 @@ void cs_tr1_free(cs_tr1_level *lvl)
     free(lvl->textiles);
     free(lvl->object_textures);
     free(lvl->sprite_textures);
+    free(lvl->anim_ranges);
+    free(lvl->anim_textures);
     for (int s = 0; s < CS_TR1_SECTION_COUNT; s++)
         free(lvl->sections[s].bytes);
     memset(lvl, 0, sizeof *lvl);
+}
+
+bool cs_tr1_set_animated_textures(cs_tr1_level *lvl, const uint16_t *const *ranges, const uint32_t *counts,
+                                  uint32_t range_count)
+{
+    uint64_t words = 1, textures = 0;
+    for (uint32_t i = 0; i < range_count; i++) {
+        if (counts[i] < 1 || counts[i] > 65536)
+            return false;
+        words += 1 + counts[i];
+        textures += counts[i];
+    }
+    if (range_count > 0xffff || words > 0xffffffffull / 2)
+        return false;
+    uint8_t *bytes = malloc((size_t)words * 2);
+    cs_tr1_anim_range *out_ranges = malloc((range_count ? range_count : 1) * sizeof *out_ranges);
+    uint16_t *out_textures = malloc((textures ? textures : 1) * sizeof *out_textures);
+    CS_ASSERT(bytes && out_ranges && out_textures, "out of memory for %llu animated texture words",
+              (unsigned long long)words);
+    size_t w = 0;
+    uint32_t t = 0;
+#define PUT(v) (bytes[2 * w] = (uint8_t)((v) & 0xff), bytes[2 * w + 1] = (uint8_t)((v) >> 8), w++)
+    PUT(range_count);
+    for (uint32_t i = 0; i < range_count; i++) {
+        PUT(counts[i] - 1);
+        out_ranges[i] = (cs_tr1_anim_range){.first = t, .count = counts[i]};
+        for (uint32_t k = 0; k < counts[i]; k++) {
+            PUT(ranges[i][k]);
+            out_textures[t++] = ranges[i][k];
+        }
+    }
+#undef PUT
+    cs_tr1_blob *b = &lvl->sections[CS_TR1_ANIMATED_TEXTURES];
+    free(b->bytes);
+    b->bytes = bytes;
+    b->count = (uint32_t)words;
+    b->size = (size_t)words * 2;
+    free(lvl->anim_ranges);
+    free(lvl->anim_textures);
+    lvl->anim_ranges = out_ranges;
+    lvl->anim_range_count = range_count;
+    lvl->anim_textures = out_textures;
+    lvl->anim_texture_count = t;
+    return true;
 }
 
 // ---- writing ----------------------------------------------------------------

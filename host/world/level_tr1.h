@@ -146,7 +146,28 @@ typedef struct cs_tr1_level {
     uint32_t sprite_texture_count;
     cs_tr1_sprite_texture *sprite_textures;
     uint8_t palette[256][3]; // 6-bit components (0..63)
+    // Animated textures, decoded from the animated_textures section (which
+    // keeps its bytes, so the writer writes them back as read): ranges of
+    // object textures that cycle. Range r lists anim_textures[first ..
+    // first + count - 1]; a face whose texture is the k-th of a range shows
+    // the ((k + step) mod count)-th at animation step `step`.
+    uint32_t anim_range_count;
+    struct cs_tr1_anim_range {
+        uint32_t first, count;
+    } *anim_ranges;
+    uint32_t anim_texture_count;
+    uint16_t *anim_textures;
 } cs_tr1_level;
+
+typedef struct cs_tr1_anim_range cs_tr1_anim_range;
+
+// Sets the level's animated texture ranges (ranges[r] lists counts[r]
+// object texture indices, each range at least 1) and encodes them into the
+// animated_textures section the writer writes: TR1's uint16 words, the
+// range count, then per range (its texture count - 1) and its indices.
+// False when a count does not fit a uint16 word.
+bool cs_tr1_set_animated_textures(cs_tr1_level *level, const uint16_t *const *ranges, const uint32_t *counts,
+                                  uint32_t range_count);
 
 // The name of a section, as used in messages ("floor_data").
 const char *cs_tr1_section_name(cs_tr1_section s);

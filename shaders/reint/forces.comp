@@ -16,7 +16,10 @@
 // c0 the speed of sound at rest; 0 otherwise. It damps the acoustic modes an
 // explicit weakly compressible fluid otherwise keeps ringing.
 // Past a wall the neighbours are mirror images (reint_mirror), including
-// this cell's own image: that is the wall's push.
+// this cell's own image: that is the wall's push. A level's solid neighbour
+// cell is the wall image of this cell (reint_common.glsl: its mass, mirrored
+// centre and velocity, its density and pressure), so a level's floors and
+// walls push like the box's.
 // Velocity limit: after the update |v_i'| dt is clamped to R - r cells
 // (scaling the vector, keeping its direction). A centre of mass inside its
 // cell then moves less than R - r cells along every axis, so its box of
@@ -30,6 +33,7 @@ layout(std430, binding = 1) readonly buffer Pos { VSTORE pos[]; };
 layout(std430, binding = 2) readonly buffer Vel { VSTORE vel[]; };
 layout(std430, binding = 3) readonly buffer Dens { vec2 dens[]; };
 layout(std430, binding = 4) writeonly buffer VelOut { VSTORE vel_out[]; };
+layout(std430, binding = 5) readonly buffer CellFlags { uint cell_flags[]; }; // read only with a level
 
 void main()
 {
@@ -51,6 +55,7 @@ void main()
     int k = pc.reach.y;
     int kz = DIM == 3 ? k : 0;
     bool interior = reint_interior(c, k);
+    bool level = reint_level_bound();
 
     VEC acc = VEC(0.0);
     for (int oz = -kz; oz <= kz; oz++)
@@ -62,11 +67,11 @@ void main()
                 IVEC src, flip;
                 reint_neighbour(c, o, interior, src, flip);
                 uint j = reint_index(src);
-                uint mj_units = mass[j];
+                bool wall = level && (cell_flags[j] & REINT_CELL_SOLID) != 0u;
+                uint mj_units = wall ? mass[i] : mass[j];
                 if (mj_units == 0u)
                     continue;
-                VEC xj = FROM_STORE(pos[j]);
-                xj = mix(xj, 1.0 - xj, VEC(flip));
+                VEC xj = wall ? reint_wall_image_offset(xi, o) : mix(FROM_STORE(pos[j]), 1.0 - FROM_STORE(pos[j]), VEC(flip));
                 VEC d = xi - (VEC(o) + xj); // x_i - x_j
                 float r2 = dot(d, d);
                 // Two centres at the same point have no direction between
@@ -74,8 +79,8 @@ void main()
                 if (r2 >= h * h || r2 < 1e-12 * h * h)
                     continue;
                 float mj = float(mj_units) / float(REINT_MASS_ONE_F);
-                vec2 dj = dens[j];
-                VEC vj = FROM_STORE(vel[j]) * (1.0 - 2.0 * VEC(flip));
+                vec2 dj = wall ? di : dens[j];
+                VEC vj = wall ? vi * (1.0 - 2.0 * reint_wall_axes(o)) : FROM_STORE(vel[j]) * (1.0 - 2.0 * VEC(flip));
                 float approach = dot(vi - vj, d);
                 float visc = 0.0;
                 if (approach < 0.0) {

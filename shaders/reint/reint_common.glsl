@@ -102,6 +102,25 @@ void reint_neighbour(IVEC c, IVEC o, bool interior, out IVEC src, out IVEC flip)
     }
 }
 
+// A level's solid cells (pc.scale.w != 0: the cell flags are bound; see
+// pipelines/reint.c, "a level"). The density and force passes read a solid
+// neighbour at offset o of cell c as the wall image of c's own
+// distribution: the same mass, its centre of mass mirrored inside the cell
+// on every axis where o is not 0, its velocity reversed on those axes, and
+// c's own density and pressure (pressure mirroring). Next to a flat wall
+// (o one cell across the wall) that is exactly the mirror image the domain
+// box gives; farther in, or across a corner, the cell itself stands in for
+// the cells a true mirror would reflect (they are not known without
+// walking to the wall). A rest fluid against a floor then reads density 1
+// in its first row, and the image pushes the row off the wall the way the
+// box's mirrors do.
+bool reint_level_bound() { return pc.scale.w != 0.0; }
+
+VEC reint_wall_axes(IVEC o) { return VEC(notEqual(o, IVEC(0))); }
+
+// The wall image's centre of mass, as an offset in its own cell.
+VEC reint_wall_image_offset(VEC xi, IVEC o) { return mix(xi, 1.0 - xi, reint_wall_axes(o)); }
+
 // Density kernel, unnormalised: (1 - r^2/h^2)^3 inside h. The host
 // normalises it by its sum over a lattice of unit cells (pc.sph.w), so a
 // uniform field of rest cells has density exactly 1.
