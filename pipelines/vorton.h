@@ -108,6 +108,17 @@ typedef struct cs_vorton {
     // (wall_share.comp).
     cs_program_id wall_points, wall_share_prog;
     cs_buffer wall_pos, wall_vel, wall_weight, wall_share;
+    // The share sums over the vortons whose contact points lie in the 27
+    // cubes (edge VORTON_WALL_SHARE_CELLS sigma_max) around a vorton's own:
+    // wall_keys_prog hashes each wall vorton's cube and body into
+    // wall_bins' cells (a power of two of them, >= capacity), the grid's
+    // sort and ranges list them. wall_share_direct: the O(N^2) sum over
+    // every vorton instead (the reference; tests set it).
+    cs_program_id wall_keys_prog, wall_share_direct_prog;
+    cs_grid wall_bins;
+    uint32_t wall_buckets;
+    bool wall_share_direct;
+    float sigma_max; // the largest vorton radius uploaded
     uint32_t body_count;
     // Two-way: per vorton, what the collide gave the moving bodies (the
     // contact records of bodies_shared.h, sim.h cs_body_link, sorted by body
