@@ -90,6 +90,7 @@ typedef struct cs_vorton {
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
     cs_smoke_style smoke;                     // how the view is drawn (vorton_scene.c "smoke")
+    cs_arrow_style arrows;                    // the vortons as arrows along omega (vorton_scene.c "arrows")
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
     // Stats (stats.comp): per-particle terms reduced on the GPU to stats_out.
     cs_program_id stats;
