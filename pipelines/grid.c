@@ -128,6 +128,21 @@ static cs_grid_push grid_push(const cs_grid *grid, uint32_t count)
     };
 }
 
+// Clear then mark: each cell's start and end are written by the one sorted
+// index where the key changes (no atomics, no capacity). Inside the caller's
+// pass; ends with a compute barrier.
+static void record_ranges(cs_recorder *rec, cs_grid *grid, uint32_t count)
+{
+    cs_grid_push pc = grid_push(grid, count), clear_pc = grid_push(grid, grid->cell_count);
+    cs_dispatch(rec, grid->clear, &(cs_dispatch_desc){
+        .buffers = {&grid->ranges}, .push = &clear_pc, .push_size = sizeof clear_pc, .threads = {grid->cell_count}});
+    cs_barrier_compute(rec);
+    if (count)
+        cs_dispatch(rec, grid->mark, &(cs_dispatch_desc){
+            .buffers = {&grid->keys, &grid->ranges}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
+    cs_barrier_compute(rec);
+}
+
 void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions, uint32_t count)
 {
     CS_ASSERT(count <= grid->capacity, "grid build of %u particles, capacity %u", count, grid->capacity);
@@ -143,17 +158,16 @@ void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions,
     cs_sort_record(rec, &grid->sort, &grid->keys, &grid->order, count, grid->key_bits);
     cs_pass_end(rec);
 
-    // Clear then mark: each cell's start and end are written by the one
-    // sorted index where the key changes (no atomics, no capacity).
     cs_pass_begin(rec, "grid: ranges");
-    cs_grid_push clear_pc = grid_push(grid, grid->cell_count);
-    cs_dispatch(rec, grid->clear, &(cs_dispatch_desc){
-        .buffers = {&grid->ranges}, .push = &clear_pc, .push_size = sizeof clear_pc, .threads = {grid->cell_count}});
-    cs_barrier_compute(rec);
-    cs_dispatch(rec, grid->mark, &(cs_dispatch_desc){
-        .buffers = {&grid->keys, &grid->ranges}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
-    cs_barrier_compute(rec);
+    record_ranges(rec, grid, count);
     cs_pass_end(rec);
+}
+
+void cs_grid_record_sort_keys(cs_recorder *rec, cs_grid *grid, uint32_t count)
+{
+    CS_ASSERT(count <= grid->capacity, "grid sort of %u keys, capacity %u", count, grid->capacity);
+    cs_sort_record(rec, &grid->sort, &grid->keys, &grid->order, count, grid->key_bits);
+    record_ranges(rec, grid, count);
 }
 
 void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_buffer *dst, uint32_t stride,

@@ -70,6 +70,13 @@ void cs_grid_destroy(cs_context *ctx, cs_grid *grid);
 // barrier: keys, order and ranges are readable by the next dispatch.
 void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions, uint32_t count);
 
+// The sort and the ranges of a build over keys the caller wrote itself
+// (keys[i] < cell_count, or cell_count for "in no cell"; order[i] = i), inside
+// the caller's pass: for a grid whose cells are not positions (vorton.c's
+// wall share hashes contact cells into cell_count buckets). Ends with a
+// compute barrier.
+void cs_grid_record_sort_keys(cs_recorder *rec, cs_grid *grid, uint32_t count);
+
 // One gather dispatch inside the caller's pass: dst[i] = src[order[i]] for
 // elements of `stride` bytes (4 or 16). No barrier: the caller adds one after
 // its last gather.

@@ -30,6 +30,17 @@ typedef struct cs_smoke_style {
     float cool, hot;         // K: the ends of the temperature ramp
 } cs_smoke_style;
 
+// Oriented arrows (host/render/feature_arrows.c): a line from each point
+// along its vector, scale |vector| long (at most max_length), with a head at
+// the tip, coloured by the temperature the vector's w holds on the smoke
+// ramp (cool .. hot K). The vorton solver shows its vortons so (vorticity).
+typedef struct cs_arrow_style {
+    float scale;             // m per unit |vector|
+    float max_length;        // m
+    float cool, hot;         // K: the colour ramp's ends
+    bool shown;              // the scene's choice; the window's O key flips it (cs_render_frame.flip_arrows)
+} cs_arrow_style;
+
 typedef struct cs_particle_view {
     cs_buffer *positions;    // vec4: xyz, w unused
     cs_buffer *velocities;   // vec4: xyz, w unused
@@ -49,6 +60,11 @@ typedef struct cs_particle_view {
     const cs_scene *scene;
     // Optional: draw as smoke (radius 0: as spheres).
     cs_smoke_style smoke;
+    // Optional: arrows, apart from the particles above (arrow_count 0: none).
+    cs_buffer *arrow_positions;  // vec4: xyz, w unused
+    cs_buffer *arrow_vectors;    // vec4: xyz the vector, w the temperature (K)
+    uint32_t arrow_count;
+    cs_arrow_style arrows;
 } cs_particle_view;
 
 // A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D,

@@ -25,10 +25,11 @@ void cs_vorton_destroy(cs_vorton *v)
         return;
     cs_program_id *programs[] = {&v->rates, &v->rates_points, &v->integrate, &v->integrate_tracers, &v->stats,
                                  &v->collide, &v->collide_tracers, &v->wall_points, &v->wall_share_prog,
-                                 &v->body_heat};
+                                 &v->wall_keys_prog, &v->wall_share_direct_prog, &v->body_heat};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         cs_program_destroy(v->ctx, programs[i]);
     vorton_destroy_buffers(v);
+    cs_grid_destroy(v->ctx, &v->wall_bins); // a grid never made is all zeros: a no-op
     cs_vorton_grid_destroy(&v->grid);
     cs_reduce_destroy(v->ctx, &v->reduce);
     if (v->stats_rec.ctx)
@@ -110,6 +111,9 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
     v->capacity = capacity;
     v->tracer_capacity = tracer_capacity;
     v->source_chunk = VORTON_SOURCE_CHUNK;
+    // The O(N^2) wall share, to time it against the binned one (bench;
+    // docs/vortons.md "Timings"): the same results to round-off.
+    v->wall_share_direct = getenv("CISTERN_VORTON_WALL_SHARE_DIRECT") != NULL;
     if (!vorton_create_buffers(v, err)) {
         cs_vorton_destroy(v);
         return false;
@@ -127,6 +131,8 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         {&v->collide_tracers, "vorton/collide.comp", "vorton collide tracers", "TRACERS"},
         {&v->wall_points, "vorton/collide.comp", "vorton wall points", "WALL_POINTS"},
         {&v->wall_share_prog, "vorton/wall_share.comp", "vorton wall share", NULL},
+        {&v->wall_keys_prog, "vorton/wall_share.comp", "vorton wall share keys", "KEYS"},
+        {&v->wall_share_direct_prog, "vorton/wall_share.comp", "vorton wall share direct", "DIRECT"},
         {&v->body_heat, "vorton/body_heat.comp", "vorton body heat", NULL},
     };
     if (p->velocity == VORTON_VELOCITY_GRID) {
@@ -164,6 +170,11 @@ void cs_vorton_upload(cs_vorton *v, const float *pos4, const float *vort4, uint3
 {
     CS_ASSERT(count <= v->capacity, "vorton upload: %u > capacity %u", count, v->capacity);
     v->count = count;
+    // The radius never changes after the upload: the wall share's cells
+    // (VORTON_WALL_SHARE_CELLS sigma_max) are sized from it.
+    v->sigma_max = 0.0f;
+    for (uint32_t i = 0; i < count; i++)
+        v->sigma_max = fmaxf(v->sigma_max, pos4[i * 4 + 3]);
     if (!count)
         return;
     cs_buffer_upload(v->ctx, &v->pos[v->current], pos4, (VkDeviceSize)count * 16, 0);
@@ -212,6 +223,25 @@ void cs_vorton_download_rates(cs_vorton *v, float *vel4, float *rate4)
         cs_buffer_download(v->ctx, &v->rate, rate4, (VkDeviceSize)v->count * 16, 0);
 }
 
+// The wall share's buckets (the no-slip "flux" rule only): a grid of
+// wall_buckets cells in a row, one per bucket (wall_share.comp hashes the
+// contact cells into them), at least one per vorton so that a bucket holds
+// few cells' vortons.
+static bool create_wall_bins(cs_vorton *v, cs_error *err)
+{
+    if (v->params.no_slip != VORTON_NO_SLIP_FLUX)
+        return true;
+    v->wall_buckets = 64;
+    while (v->wall_buckets < v->capacity)
+        v->wall_buckets *= 2;
+    cs_grid_desc desc = {.name = "vorton wall share bins",
+                         .dim = 3,
+                         .domain_max = {(float)v->wall_buckets, 1.0f, 1.0f},
+                         .cell_size = 1.0f,
+                         .capacity = CS_MAX(v->capacity, 1u)};
+    return cs_grid_create(v->ctx, &desc, &v->wall_bins, err);
+}
+
 // The two-way buffers, once: impulse slots for the moving bodies (what the
 // world's bodies module reduces), heat terms for every body when one has a
 // heat capacity. A buffer nothing writes stays 16 bytes (collide.comp binds
@@ -233,7 +263,7 @@ static bool create_two_way_buffers(cs_vorton *v, const cs_body_set *set, cs_erro
         {&v->heat_scratch, "vorton body heat scratch", v->heat_exchange ? n * 4 : 16},
         {&v->heat_sums, "vorton body heat sums", 4 * CS_BODIES_MAX},
     };
-    return create_buffer_table(v, buffers, CS_ARRAY_COUNT(buffers), err);
+    return create_buffer_table(v, buffers, CS_ARRAY_COUNT(buffers), err) && create_wall_bins(v, err);
 }
 
 bool cs_vorton_set_bodies(cs_vorton *v, const cs_body_set *set, cs_error *err)
@@ -302,8 +332,9 @@ static vorton_push make_push(const cs_vorton *v, uint32_t targets, uint32_t kind
         .physics = {p->viscosity, p->diffusivity, p->expansion, p->ambient_temperature},
         .gravity_dt = {p->gravity[0], p->gravity[1], p->gravity[2], h},
         .body_slots = {v->capacity, (v->impulse_slots ? VORTON_BODIES_IMPULSES : 0u) |
-                                        (v->heat_exchange ? VORTON_BODIES_HEAT : 0u), p->no_slip, 0u},
-        .fluid = {p->density, 0.0f, 0.0f, 0.0f},
+                                        (v->heat_exchange ? VORTON_BODIES_HEAT : 0u), p->no_slip, v->wall_buckets},
+        .fluid = {p->density, v->sigma_max > 0.0f ? 1.0f / (float)(VORTON_WALL_SHARE_CELLS * v->sigma_max) : 0.0f,
+                  0.0f, 0.0f},
         .chunk = {0u, UINT32_MAX, VORTON_CHUNK_LAST, 0u},
     };
 }
@@ -454,23 +485,47 @@ static void record_velocity_of(cs_vorton *v, cs_recorder *rec, const char *pass,
     cs_barrier_compute(rec);
 }
 
-// "vorton: wall share": per vorton near a body, the weighted count of the
-// vortons sharing its patch of wall (wall_share.comp), over the sources in
-// chunks of v->source_chunk (lavapipe's loop budget) that carry the sum on.
-static void record_wall_share(cs_vorton *v, cs_recorder *rec, uint32_t state)
+// "vorton: wall share", the O(N^2) reference (wall_share_direct): every
+// vorton against every vorton, over the sources in chunks of
+// v->source_chunk (lavapipe's loop budget) that carry the sum on.
+static void record_wall_share_direct(cs_vorton *v, cs_recorder *rec, uint32_t state)
 {
-    cs_pass_begin(rec, "vorton: wall share");
     uint32_t sources = v->count, chunk = CS_MAX(v->source_chunk, (uint32_t)VORTON_TILE), first = 0;
     do {
         vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
         uint32_t end = sources - first > chunk ? first + chunk : sources;
         push.chunk = (uvec4){first, end, first ? VORTON_CHUNK_RESUME : 0u, 0u};
-        cs_dispatch(rec, v->wall_share_prog,
+        cs_dispatch(rec, v->wall_share_direct_prog,
                     &(cs_dispatch_desc){.buffers = {&v->pos[state], &v->wall_pos, &v->wall_weight, &v->wall_share},
                                         .push = &push, .push_size = sizeof push, .threads = {v->count}});
         cs_barrier_compute(rec);
         first = end;
     } while (first < sources);
+}
+
+// "vorton: wall share": per vorton near a body, the weighted count of the
+// vortons sharing its patch of wall (wall_share.comp): the wall vortons
+// binned by contact cell (keys, the grid's sort and ranges), then each
+// sums over the 27 cells around its own. O(N) + wall vortons x neighbours.
+static void record_wall_share(cs_vorton *v, cs_recorder *rec, uint32_t state)
+{
+    cs_pass_begin(rec, "vorton: wall share");
+    if (v->wall_share_direct) {
+        record_wall_share_direct(v, rec, state);
+        cs_pass_end(rec);
+        return;
+    }
+    vorton_push push = make_push(v, v->count, VORTON_TARGET_VORTONS, v->params.dt);
+    cs_dispatch(rec, v->wall_keys_prog,
+                &(cs_dispatch_desc){.buffers = {NULL, &v->wall_pos, &v->wall_bins.keys, &v->wall_bins.order},
+                                    .push = &push, .push_size = sizeof push, .threads = {v->count}});
+    cs_barrier_compute(rec);
+    cs_grid_record_sort_keys(rec, &v->wall_bins, v->count);
+    cs_dispatch(rec, v->wall_share_prog,
+                &(cs_dispatch_desc){.buffers = {&v->pos[state], &v->wall_pos, &v->wall_weight, &v->wall_share,
+                                                &v->wall_bins.order, &v->wall_bins.ranges},
+                                    .push = &push, .push_size = sizeof push, .threads = {v->count}});
+    cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
 

@@ -90,6 +90,7 @@ typedef struct cs_vorton {
     cs_buffer tracer_pos[2], tracer_mid, tracer_vel;
     cs_buffer tracer_temp, tracer_material;   // the view's densities (temperature) and materials (0)
     cs_smoke_style smoke;                     // how the view is drawn (vorton_scene.c "smoke")
+    cs_arrow_style arrows;                    // the vortons as arrows along omega (vorton_scene.c "arrows")
     cs_vorton_grid grid;                      // VORTON_VELOCITY_GRID only
     // Stats (stats.comp): per-particle terms reduced on the GPU to stats_out.
     cs_program_id stats;
@@ -108,6 +109,17 @@ typedef struct cs_vorton {
     // (wall_share.comp).
     cs_program_id wall_points, wall_share_prog;
     cs_buffer wall_pos, wall_vel, wall_weight, wall_share;
+    // The share sums over the vortons whose contact points lie in the 27
+    // cubes (edge VORTON_WALL_SHARE_CELLS sigma_max) around a vorton's own:
+    // wall_keys_prog hashes each wall vorton's cube and body into
+    // wall_bins' cells (a power of two of them, >= capacity), the grid's
+    // sort and ranges list them. wall_share_direct: the O(N^2) sum over
+    // every vorton instead (the reference; tests set it).
+    cs_program_id wall_keys_prog, wall_share_direct_prog;
+    cs_grid wall_bins;
+    uint32_t wall_buckets;
+    bool wall_share_direct;
+    float sigma_max; // the largest vorton radius uploaded
     uint32_t body_count;
     // Two-way: per vorton, what the collide gave the moving bodies (the
     // contact records of bodies_shared.h, sim.h cs_body_link, sorted by body

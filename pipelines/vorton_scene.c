@@ -17,6 +17,8 @@ typedef struct vorton_setup {
     cs_vorton_heat heats[VORTON_MAX_HEATS];
     uint32_t heat_count;
     cs_smoke_style smoke;       // how the tracers are drawn (radius 0: spheres)
+    cs_arrow_style arrows;      // the vortons as arrows ("arrows"; scale finished by finish_arrows)
+    float arrow_length, arrow_omega; // m at 1/s ("arrows": "length", "omega"; 0: the defaults)
 } vorton_setup;
 
 static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
@@ -232,12 +234,55 @@ static bool parse_smoke(const cs_scene *scene, const cJSON *block, vorton_setup 
     return true;
 }
 
+// "arrows": false (the default: not drawn until the window's O key), true,
+// or {"length": m, "omega": 1/s, "max_length": m}, each optional: a vorton
+// is drawn as an arrow along its vorticity, `length` long (default 2 sigma)
+// at |omega| = `omega` (default: the largest |omega| at the start, else
+// 10 1/s), in proportion, at most `max_length` (default 2 length); coloured
+// by temperature on the smoke ramp. Call after parse_smoke (the ramp).
+static bool parse_arrows(const cs_scene *scene, const cJSON *block, vorton_setup *s, cs_error *err)
+{
+    static const char *const keys[] = {"length", "omega", "max_length", NULL};
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(block, "arrows");
+    float hot = s->smoke.hot > s->params.ambient_temperature ? s->smoke.hot : hottest(s);
+    s->arrows = (cs_arrow_style){.cool = s->params.ambient_temperature, .hot = hot, .shown = false};
+    if (!item || cJSON_IsFalse(item))
+        return true;
+    s->arrows.shown = true;
+    if (cJSON_IsTrue(item))
+        return true;
+    if (!cJSON_IsObject(item))
+        return cs_scene_fail(scene, err, "vorton", "arrows",
+                             "must be true, false or {\"length\", \"omega\", \"max_length\"}");
+    return cs_json_check_keys(scene, item, "vorton.arrows", keys, err) &&
+           cs_json_float(scene, item, "vorton.arrows", "length", 1e-6f, 1e3f, &s->arrow_length, err) &&
+           cs_json_float(scene, item, "vorton.arrows", "omega", 1e-6f, 1e9f, &s->arrow_omega, err) &&
+           cs_json_float(scene, item, "vorton.arrows", "max_length", 1e-6f, 1e3f, &s->arrows.max_length, err);
+}
+
+// The arrows' scale from the seeded vortons (vort4: count of them): the
+// defaults of parse_arrows.
+static void finish_arrows(vorton_setup *s, const float *vort4, uint32_t count)
+{
+    float length = s->arrow_length > 0.0f ? s->arrow_length : 2.0f * s->spacing, omega = s->arrow_omega;
+    if (!(omega > 0.0f)) {
+        for (uint32_t i = 0; i < count; i++)
+            omega = fmaxf(omega, sqrtf(vort4[i * 4] * vort4[i * 4] + vort4[i * 4 + 1] * vort4[i * 4 + 1] +
+                                       vort4[i * 4 + 2] * vort4[i * 4 + 2]));
+        if (!(omega > 0.0f))
+            omega = 10.0f;
+    }
+    s->arrows.scale = length / omega;
+    if (!(s->arrows.max_length > 0.0f))
+        s->arrows.max_length = 2.0f * length;
+}
+
 static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
 {
     static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
                                        "ambient_temperature", "rings", "heat", "velocity", "grid",
                                        "body_temperature", "density", "specific_heat", "body_specific_heat",
-                                       "smoke", "no_slip", NULL};
+                                       "smoke", "no_slip", "arrows", NULL};
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
         // Air: 1.2 kg/m^3, c_p 1005 J/(kg K).
@@ -267,7 +312,7 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
                          err) &&
            parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
            parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err) &&
-           parse_smoke(scene, block, s, err) &&
+           parse_smoke(scene, block, s, err) && parse_arrows(scene, block, s, err) &&
            cs_json_float(scene, block, "vorton", "density", 1e-6f, 1e6f, &s->params.density, err) &&
            cs_json_float(scene, block, "vorton", "specific_heat", 1e-3f, 1e7f, &s->params.specific_heat, err) &&
            parse_body_temperature(scene, block, &s->params, err) &&
@@ -363,6 +408,7 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     uint32_t *mat = calloc((size_t)tracers + 1, 4);
     setup_fill(&s, pos, vort, count);
     uint32_t kept = remove_embedded(&set, pos, vort, NULL, count);
+    finish_arrows(&s, vort, kept);
     cs_vorton *v = NULL;
     bool ok = cs_vorton_create(ctx, &s.params, count, tracers, &v, err);
     ok = ok && cs_vorton_set_bodies(v, &set, err);
@@ -376,6 +422,7 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
             pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
         cs_vorton_upload_tracers(v, pos, written);
         v->smoke = s.smoke;
+        v->arrows = s.arrows;
         cs_buffer_upload(ctx, &v->tracer_material, mat, (VkDeviceSize)written * 4, 0);
         *state = v;
     }
@@ -407,6 +454,10 @@ static void ops_particles(void *state, cs_particle_view *out)
         .materials = &v->tracer_material,
         .count = v->tracer_count,
         .smoke = v->smoke,
+        .arrow_positions = &v->pos[v->current],
+        .arrow_vectors = &v->vort[v->current],
+        .arrow_count = v->count,
+        .arrows = v->arrows,
     };
 }
 

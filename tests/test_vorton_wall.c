@@ -11,7 +11,9 @@
 //     contact point (CPU Biot-Savart, the kernel of rates.comp at a point)
 //     never reverses the slip there. Control: the round-3 rule (a whole
 //     layer into every vorton) on the same pile reverses it, so the measure
-//     does catch an overshoot.
+//     does catch an overshoot;
+//   - the binned wall share (the 27 contact cells around a vorton's own)
+//     against the O(N^2) sum over every vorton: the same to round-off.
 #include "test_util.h"
 
 #include "vorton.h"
@@ -183,6 +185,112 @@ static void set_vorton(float *pos, uint32_t i, double x, double y, double z)
     pos[i * 4 + 3] = (float)SIGMA;
 }
 
+// ---- the binned wall share against the O(N^2) one --------------------------
+
+// A vorton of random radius in [0.6, 1.2] sigma at a random point at most
+// `depth` cores above a sphere (centre c, radius r), random vorticity.
+static void random_near_sphere(float *pos, float *vort, uint32_t i, const double c[3], double r, double depth)
+{
+    double d[3], len2;
+    do {
+        for (int a = 0; a < 3; a++)
+            d[a] = 2.0 * test_rand_unit() - 1.0;
+        len2 = dot3(d, d);
+    } while (len2 > 1.0 || len2 < 1e-4);
+    double len = sqrt(len2), sigma = SIGMA * (0.6 + 0.6 * test_rand_unit());
+    double radius = r + depth * SIGMA * test_rand_unit();
+    for (int a = 0; a < 3; a++) {
+        pos[i * 4 + a] = (float)(c[a] + radius * d[a] / len);
+        vort[i * 4 + a] = (float)(20.0 * (2.0 * test_rand_unit() - 1.0));
+    }
+    pos[i * 4 + 3] = (float)sigma;
+    vort[i * 4 + 3] = 300.0f;
+}
+
+// One step of the flux rule with the wall share binned or direct
+// (wall_share_direct); returns the shares S_i and the vortons after it.
+static bool step_with_share(cs_context *ctx, bool direct, const cs_body_set *set, const float *pos, const float *vort,
+                            uint32_t n, float *share, float *vort1)
+{
+    cs_vorton_params p = {.dt = (float)DT, .stretching = VORTON_STRETCH_TRANSPOSE, .viscosity = (float)NU,
+                          .ambient_temperature = 300.0f, .no_slip = VORTON_NO_SLIP_FLUX, .density = 1.0f};
+    cs_vorton *v;
+    cs_error err = {{0}};
+    if (!cs_vorton_create(ctx, &p, n, 0, &v, &err) || !cs_vorton_set_bodies(v, set, &err)) {
+        CHECK(false, "%s", err.msg);
+        return false;
+    }
+    v->wall_share_direct = direct;
+    cs_vorton_upload(v, pos, vort, n);
+    cs_recorder rec;
+    cs_recorder_create(ctx, direct ? "wall share direct" : "wall share binned", &rec);
+    cs_recorder_begin(&rec);
+    cs_vorton_record_step(v, &rec);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    cs_buffer_download(ctx, &v->wall_share, share, (VkDeviceSize)n * 4, 0);
+    cs_vorton_download(v, NULL, vort1);
+    cs_vorton_destroy(v);
+    return true;
+}
+
+// Random vortons of mixed radii crowding two spheres (in reach of both, of
+// one, of none; piles included), vorticity everywhere: the binned share
+// (27 cells around a vorton's own) matches the O(N^2) sum over every vorton
+// to float round-off, and so does the vorticity after the step.
+static void binned_matches_direct(cs_context *ctx)
+{
+    enum { NEAR_A = 1800, NEAR_B = 700, FAR = 300, N = NEAR_A + NEAR_B + FAR };
+    const double a[3] = {0.0, 0.0, 0.0}, b[3] = {1.6, 0.3, 0.0}, rb = 0.5;
+    float *pos = calloc(N, 16), *vort = calloc(N, 16);
+    for (uint32_t i = 0; i < NEAR_A; i++)
+        random_near_sphere(pos, vort, i, a, SPHERE_RADIUS, 3.0);
+    for (uint32_t i = NEAR_A; i < NEAR_A + NEAR_B; i++)
+        random_near_sphere(pos, vort, i, b, rb, 3.0);
+    for (uint32_t i = NEAR_A + NEAR_B; i < N; i++)
+        random_near_sphere(pos, vort, i, a, SPHERE_RADIUS + 0.5, 10.0);
+    cs_body_set set;
+    memset(&set, 0, sizeof set);
+    set.counts = (uvec4){2, 0, 3, 0};
+    set.bodies[0].centre = (vec4){0, 0, 0, (float)SPHERE_RADIUS};
+    set.bodies[0].velocity = (vec4){0, 0, 0, 1.0f};
+    set.bodies[0].omega = (vec4){0, (float)SPIN, 0, (float)SPHERE_RADIUS};
+    set.bodies[1].centre = (vec4){(float)b[0], (float)b[1], (float)b[2], (float)rb};
+    set.bodies[1].velocity = (vec4){0, 0, 0, 1.0f};
+    set.bodies[1].omega = (vec4){2.0f, 0, 0, (float)rb};
+    float *share_b = calloc(N, 4), *share_d = calloc(N, 4), *vort_b = calloc(N, 16), *vort_d = calloc(N, 16);
+    if (step_with_share(ctx, false, &set, pos, vort, N, share_b, vort_b) &&
+        step_with_share(ctx, true, &set, pos, vort, N, share_d, vort_d)) {
+        double worst_share = 0.0, worst_vort = 0.0, largest_share = 0.0, largest_vort = 0.0;
+        uint32_t walled = 0, identical = 0;
+        for (uint32_t i = 0; i < N; i++) {
+            walled += share_d[i] > 0.0f;
+            identical += share_b[i] == share_d[i];
+            largest_share = fmax(largest_share, share_d[i]);
+            worst_share = fmax(worst_share, fabs((double)share_b[i] - share_d[i]) / fmax(share_d[i], 1e-30));
+            for (int c = 0; c < 3; c++) {
+                largest_vort = fmax(largest_vort, fabs(vort_d[i * 4 + c]));
+                worst_vort = fmax(worst_vort, fabs((double)vort_b[i * 4 + c] - vort_d[i * 4 + c]));
+            }
+        }
+        worst_vort /= largest_vort;
+        printf("binned vs direct wall share: %u vortons, %u near a body (S up to %.3g), %u shares bit-identical; max "
+               "relative difference %.2e (S), %.2e of max |omega| (vorticity after the step)\n",
+               N, walled, largest_share, identical, worst_share, worst_vort);
+        CHECK(walled > NEAR_A / 2 && walled < N, "binned vs direct: %u vortons near a body, expected most near ones",
+              walled);
+        CHECK(worst_share < 2e-6, "binned vs direct: S differs by %.3g (relative)", worst_share);
+        CHECK(worst_vort < 2e-6, "binned vs direct: the vorticity after the step differs by %.3g of max |omega|",
+              worst_vort);
+    }
+    free(pos);
+    free(vort);
+    free(share_b);
+    free(share_d);
+    free(vort_b);
+    free(vort_d);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -210,5 +318,6 @@ int main(void)
     set_vorton(pile, k, SPHERE_RADIUS + 1.5 * SIGMA, 0.5 * SIGMA, 0.5 * SIGMA);
     run_case(&ctx, "piled patch", pile, n, true);
     free(pile);
+    binned_matches_direct(&ctx);
     return test_finish(&ctx);
 }

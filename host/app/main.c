@@ -75,7 +75,7 @@ static void usage(FILE *out)
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
-        "  light, P per-pass GPU ms overlay, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
+        "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
         "  orbit / pan\n"
         "\n"
         "bench options:\n"

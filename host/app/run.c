@@ -78,6 +78,7 @@ typedef struct run_state {
     cs_draw_mode draw;         // what fluids with a surface show
     bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
+    bool flip_arrows;          // O: arrows shown where the scene hides them and back
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
     cs_rooms_drawn last_rooms; // the level's rooms the last drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
@@ -232,6 +233,7 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.camera = &r->camera;
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
+    frame.flip_arrows = r->flip_arrows;
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
 }
@@ -590,6 +592,8 @@ static int run_window(run_state *r)
             r->level_baked = !r->level_baked;
         if (ev.toggle_overlay)
             r->overlay = !r->overlay;
+        if (ev.toggle_arrows)
+            r->flip_arrows = !r->flip_arrows;
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);

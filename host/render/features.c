@@ -9,6 +9,7 @@ extern const cs_render_feature cs_feature_geometry;   // feature_geometry.c: sta
 extern const cs_render_feature cs_feature_box;        // feature_box.c: the domain box's edges
 extern const cs_render_feature cs_feature_bodies;     // feature_bodies.c: the rigid bodies
 extern const cs_render_feature cs_feature_particles;  // feature_particles.c: every fluid's particles
+extern const cs_render_feature cs_feature_arrows;     // feature_arrows.c: arrows (the vortons' vorticity)
 extern const cs_render_feature cs_feature_surface;    // feature_surface.c: the fluids' surface meshes
 extern const cs_render_feature cs_feature_smoke;      // feature_smoke.c: smoke sprites (additive)
 extern const cs_render_feature cs_feature_overlay;    // feature_overlay.c: text in the top-left corner
@@ -21,6 +22,7 @@ const cs_render_feature *const cs_render_features[] = {
     &cs_feature_box,
     &cs_feature_bodies,
     &cs_feature_particles,
+    &cs_feature_arrows,
     &cs_feature_surface,
     &cs_feature_smoke, // translucent: after everything opaque
     &cs_feature_overlay, // over everything

@@ -131,6 +131,7 @@ typedef struct cs_render_frame {
     float speed_max;           // speed shown at the top of the speed map (0: free-fall speed over the domain height)
     float density_spread;      // density map covers rho/rho0 in 1 -/+ spread (0: 0.1)
     bool hide_box;             // skip the domain box lines
+    bool flip_arrows;          // draw the particle views' arrows where the scene hides them and back (O key)
     bool no_fog;               // fog off whatever the scene says
     // Text drawn over everything in the top-left corner on a dark panel
     // (feature_overlay.c; the window's per-pass GPU ms). NULL: none.

@@ -66,6 +66,7 @@ typedef struct cs_window_events {
     bool next_room;            // Tab: jump to the next room of a level
     bool toggle_level_light;   // B: a level lit by radiosity <-> TR1's baked vertex light
     bool toggle_overlay;       // P: the per-pass GPU ms overlay on or off
+    bool toggle_arrows;        // O: arrows (the vortons' vorticity) shown where the scene hides them and back
     bool capture;              // F12: screenshot (and RenderDoc capture, if the loop wants)
     bool resized;              // the framebuffer changed size
     uint32_t width, height;    // framebuffer size now (0 when minimised)

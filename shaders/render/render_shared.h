@@ -71,6 +71,21 @@ struct cs_render_smoke_push {
     vec4 misc;                     // x: fog start (view depth); yzw unused
 };
 
+// Arrows (arrows.vert/.frag, host/render/feature_arrows.c): per arrow 3
+// line segments, the shaft from the point to the tip and two head strokes
+// back from the tip, HEAD of the length long, HEAD_WIDTH of it to each side.
+#define CS_RENDER_ARROW_VERTICES 6u
+#define CS_RENDER_ARROW_HEAD 0.3
+#define CS_RENDER_ARROW_HEAD_WIDTH 0.15
+
+struct cs_render_arrows_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    vec4 fog;                      // rgb fog colour (linear), density per world unit
+    vec4 params;                   // m per unit |vector|, max length (m), cool T, hot T (K)
+    vec4 misc;                     // x: fog start (view depth), y: flags (as a float); zw unused
+};
+
 struct cs_render_box_push {
     vec4 view_x, view_y, view_z;
     vec4 proj;

@@ -49,9 +49,11 @@ struct vorton_push {
     vec4 gravity_dt;
     // Bodies (collide.comp): x: capacity (the stride of the per-particle
     // arrays below); y: VORTON_BODIES_* flags; z: the no-slip rule
-    // (VORTON_NO_SLIP_*); w: 0
+    // (VORTON_NO_SLIP_*); w: the wall share's bucket count (a power of
+    // two; wall_share.comp)
     uvec4 body_slots;
-    // x: fluid density rho (kg/m^3); y, z, w: 0
+    // x: fluid density rho (kg/m^3); y: 1 / the wall share's cell edge
+    // (1/m; wall_share.comp); z, w: 0
     vec4 fluid;
     // rates.comp's share of the sources: x: first, y: one past the last;
     // z: VORTON_CHUNK_* flags; w: 0
@@ -89,6 +91,13 @@ struct vorton_push {
 // sub-core diffusion length would reach none of them).
 #define VORTON_WALL_SPREAD_FRACTION 0.5
 #define VORTON_WALL_SPREAD_REACH 2.0 // in units of L, past one core
+
+// "vorton: wall share" bins the contact points in cubes of this many
+// sigma_max (the largest vorton radius) and sums over the 27 around a
+// vorton's own: a vorton left out is at least 5 sigma_i away, where the
+// share's Gaussian exp(-r^2 / sigma_i^2) is below exp(-25) = 1.4e-11
+// (wall_share.comp).
+#define VORTON_WALL_SHARE_CELLS 5.0
 
 // A body's thermal state, after the cs_body_set in the vortons' bodies
 // buffer (one vec4 per body): x: temperature T_b (K; 0: adiabatic, no
