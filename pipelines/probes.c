@@ -84,11 +84,6 @@ static uvec4 *tri_patch_table(const cs_radiosity_compiled *c, const cs_bvh *bvh)
     return table;
 }
 
-static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
-{
-    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size > 0 ? size : 16}, buf, err);
-}
-
 static bool check_desc(const cs_probes_desc *d, cs_error *err)
 {
     if (d->rays < 1 || d->rays > CS_PROBES_MAX_RAYS)
@@ -154,11 +149,11 @@ bool cs_probes_create(cs_context *ctx, const cs_probes_desc *desc, const cs_radi
                                 err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "light/probes_finish.comp"}, &pr->finish_program,
                                 err) &&
-              make_buffer(ctx, "probe directions", (VkDeviceSize)desc->rays * 16, &pr->directions, err) &&
-              make_buffer(ctx, "probe triangle patches", (VkDeviceSize)bvh->tri_count * 16, &pr->tri_patches,
-                          err) &&
-              make_buffer(ctx, "probe partial sums", partials, &pr->partials, err) &&
-              make_buffer(ctx, "probes", records, &pr->probes, err);
+              cs_buffer_create_device(ctx, "probe directions", (VkDeviceSize)desc->rays * 16, &pr->directions, err) &&
+              cs_buffer_create_device(ctx, "probe triangle patches", (VkDeviceSize)bvh->tri_count * 16,
+                                      &pr->tri_patches, err) &&
+              cs_buffer_create_device(ctx, "probe partial sums", partials, &pr->partials, err) &&
+              cs_buffer_create_device(ctx, "probes", records, &pr->probes, err);
     if (!ok) {
         cs_probes_destroy(ctx, pr);
         return false;

@@ -6,22 +6,18 @@
 _Static_assert(sizeof(cs_ray) == 32, "cs_ray is not std430-packed");
 _Static_assert(sizeof(cs_cast_hit) == 16, "cs_cast_hit is not std430-packed");
 
-static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
-{
-    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size}, buf, err);
-}
-
 bool cs_raycaster_create(cs_context *ctx, const cs_bvh *bvh, uint32_t batch, cs_raycaster *rc, cs_error *err)
 {
     memset(rc, 0, sizeof *rc);
     rc->batch = batch > 0 ? batch : 1;
     VkDeviceSize tri_slots = bvh->tri_count > 0 ? bvh->tri_count : 1;
     bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "geometry/cast.comp"}, &rc->program, err) &&
-              make_buffer(ctx, "raycast bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &rc->nodes,
-                          err) &&
-              make_buffer(ctx, "raycast triangles", tri_slots * sizeof(cs_tri), &rc->tris, err) &&
-              make_buffer(ctx, "raycast rays", (VkDeviceSize)rc->batch * sizeof(cs_ray), &rc->rays, err) &&
-              make_buffer(ctx, "raycast hits", (VkDeviceSize)rc->batch * sizeof(cs_cast_hit), &rc->hits, err);
+              cs_buffer_create_device(ctx, "raycast bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node),
+                                      &rc->nodes, err) &&
+              cs_buffer_create_device(ctx, "raycast triangles", tri_slots * sizeof(cs_tri), &rc->tris, err) &&
+              cs_buffer_create_device(ctx, "raycast rays", (VkDeviceSize)rc->batch * sizeof(cs_ray), &rc->rays, err) &&
+              cs_buffer_create_device(ctx, "raycast hits", (VkDeviceSize)rc->batch * sizeof(cs_cast_hit), &rc->hits,
+                                      err);
     if (!ok) {
         cs_raycaster_destroy(ctx, rc);
         return false;

@@ -6,11 +6,6 @@ static uint32_t partial_count(uint32_t texels)
     return CS_DIV_UP(texels, CS_SH_PROJECT_ITEMS);
 }
 
-static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
-{
-    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size}, buf, err);
-}
-
 bool cs_sh_gpu_create(cs_context *ctx, uint32_t capacity, cs_sh_gpu *gpu, cs_error *err)
 {
     memset(gpu, 0, sizeof *gpu);
@@ -24,11 +19,11 @@ bool cs_sh_gpu_create(cs_context *ctx, uint32_t capacity, cs_sh_gpu *gpu, cs_err
               cs_program_create(ctx, &(cs_program_desc){.path = "sh/irradiance_map.comp"}, &gpu->irradiance_map,
                                 err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "sh/convolve.comp"}, &gpu->convolve, err) &&
-              make_buffer(ctx, "sh texels", (VkDeviceSize)capacity * 16, &gpu->texels, err) &&
-              make_buffer(ctx, "sh solid angles", (VkDeviceSize)capacity * 4, &gpu->weights, err) &&
-              make_buffer(ctx, "sh partials", (VkDeviceSize)partial_count(capacity) * CS_SH_VALUES * 4,
-                          &gpu->partials, err) &&
-              make_buffer(ctx, "sh coefficients", CS_SH_VALUES * 4, &gpu->coeffs, err);
+              cs_buffer_create_device(ctx, "sh texels", (VkDeviceSize)capacity * 16, &gpu->texels, err) &&
+              cs_buffer_create_device(ctx, "sh solid angles", (VkDeviceSize)capacity * 4, &gpu->weights, err) &&
+              cs_buffer_create_device(ctx, "sh partials", (VkDeviceSize)partial_count(capacity) * CS_SH_VALUES * 4,
+                                      &gpu->partials, err) &&
+              cs_buffer_create_device(ctx, "sh coefficients", CS_SH_VALUES * 4, &gpu->coeffs, err);
     if (!ok) {
         cs_sh_gpu_destroy(ctx, gpu);
         return false;

@@ -108,12 +108,14 @@ static bool demo_frame(demo_state *d, demo_result *res, uint32_t timed, uint32_t
     bool sane = cs_world_check_stats(&d->world, per_fluid, res->reason, sizeof res->reason);
     *wall_ms = (cs_now_seconds() - start) * 1e3;
     *sim_ms = *draw_ms = 0.0;
-    for (uint32_t p = 0; p < d->rec.pass_count; p++) {
-        const cs_pass_timing *t = &d->rec.passes[p];
-        *(p < sim_passes ? sim_ms : draw_ms) += t->ms;
-        uint32_t q = timed == UINT32_MAX ? UINT32_MAX : pass_index(res, t->name, frames);
+    for (uint32_t p = 0; p < d->rec.pass_count; p++)
+        *(p < sim_passes ? sim_ms : draw_ms) += d->rec.passes[p].ms;
+    cs_pass_timing sums[DEMO_MAX_PASSES];
+    uint32_t sum_count = cs_recorder_pass_sums(&d->rec, sums, DEMO_MAX_PASSES);
+    for (uint32_t s = 0; s < sum_count && timed != UINT32_MAX; s++) {
+        uint32_t q = pass_index(res, sums[s].name, frames);
         if (q != UINT32_MAX)
-            res->passes[q].frame_ms[timed] = fmax(res->passes[q].frame_ms[timed], 0.0) + t->ms;
+            res->passes[q].frame_ms[timed] = sums[s].ms;
     }
     res->particles = total.particles;
     return sane;

@@ -137,14 +137,11 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, uint
     return true;
 }
 
-// samples[k] = the GPU ms of pass `name` in the frame just recorded (0
+// samples[k] = the GPU ms of the passes named `name` in the frame just recorded (0
 // when the frame had no such pass).
 static void sample_pass(const cs_recorder *rec, const char *name, double *samples, uint32_t k)
 {
-    samples[k] = 0.0;
-    for (uint32_t p = 0; p < rec->pass_count; p++)
-        if (strcmp(rec->passes[p].name, name) == 0)
-            samples[k] = rec->passes[p].ms;
+    samples[k] = fmax(cs_recorder_pass_ms(rec, name), 0.0);
 }
 
 // One probe grid of side n: solve at PROBE_PATCH_SIZE, time the two probe

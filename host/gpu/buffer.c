@@ -134,6 +134,11 @@ void cs_buffer_download(cs_context *ctx, const cs_buffer *buf, void *data, VkDev
     cs_buffer_destroy(ctx, &staging);
 }
 
+bool cs_buffer_create_device(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
+{
+    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size > 0 ? size : 16}, buf, err);
+}
+
 void cs_buffer_fill(cs_context *ctx, cs_buffer *buf, uint32_t pattern)
 {
     VkCommandBuffer cmd = cs_one_shot_begin(ctx);

@@ -28,6 +28,10 @@ typedef struct cs_buffer {
 bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize size, cs_error *err);
 
 bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *buf, cs_error *err);
+// A device-local buffer of `size` bytes, or of 16 when `size` is 0: the
+// pipelines size buffers by counts that may be 0 (no lights, no clusters),
+// and such a buffer still binds and reports the one vec4 it holds.
+bool cs_buffer_create_device(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err);
 void cs_buffer_destroy(cs_context *ctx, cs_buffer *buf);
 
 // Blocking copies through a staging buffer (uploads at set-up, readbacks in

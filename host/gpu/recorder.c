@@ -343,6 +343,25 @@ double cs_recorder_pass_ms(const cs_recorder *rec, const char *name)
     return ms;
 }
 
+uint32_t cs_recorder_pass_sums(const cs_recorder *rec, cs_pass_timing *sums, uint32_t capacity)
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < rec->pass_count; p++) {
+        const cs_pass_timing *t = &rec->passes[p];
+        uint32_t k = 0;
+        while (k < n && strcmp(sums[k].name, t->name) != 0)
+            k++;
+        if (k == n) {
+            if (n == capacity)
+                continue;
+            sums[n++] = (cs_pass_timing){.ms = 0.0};
+            memcpy(sums[k].name, t->name, sizeof sums[k].name);
+        }
+        sums[k].ms += t->ms;
+    }
+    return n;
+}
+
 static void memory_barrier(cs_recorder *rec, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                            VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
 {

@@ -120,6 +120,10 @@ void cs_label_end(cs_recorder *rec);
 // Total of all pass timings (ms) and the timing of one pass (-1 if absent).
 double cs_recorder_total_ms(const cs_recorder *rec);
 double cs_recorder_pass_ms(const cs_recorder *rec, const char *name);
+// Every pass's time summed by name (one pass per substep, per bounce, per
+// up-sweep level), in the order the names first appear: at most `capacity`
+// names, the rest left out. Returns how many it wrote.
+uint32_t cs_recorder_pass_sums(const cs_recorder *rec, cs_pass_timing *sums, uint32_t capacity);
 
 // Barriers (synchronization2), one line each.
 void cs_barrier_compute(cs_recorder *rec);          // compute writes → compute reads/writes

@@ -112,34 +112,18 @@ const cs_render_feature cs_feature_overlay = {"overlay", create, destroy, record
 
 // Passes of the same name (a pass per substep) are summed; the `top`
 // largest are listed, then the frame's total.
-typedef struct pass_sum {
-    const char *name;
-    double ms;
-} pass_sum;
-
 static int by_ms_descending(const void *a, const void *b)
 {
-    double x = ((const pass_sum *)a)->ms, y = ((const pass_sum *)b)->ms;
+    double x = ((const cs_pass_timing *)a)->ms, y = ((const cs_pass_timing *)b)->ms;
     return (x < y) - (x > y);
 }
 
 void cs_render_overlay_format(const cs_recorder *rec, uint32_t top, char *out, size_t size)
 {
-    pass_sum sums[128];
-    uint32_t n = 0;
-    double total = 0.0;
-    for (uint32_t p = 0; p < rec->pass_count; p++) {
-        const cs_pass_timing *t = &rec->passes[p];
-        total += t->ms;
-        uint32_t k = 0;
-        while (k < n && strcmp(sums[k].name, t->name) != 0)
-            k++;
-        if (k == n && n == sizeof sums / sizeof sums[0])
-            continue; // counted in the total, not listed
-        if (k == n)
-            sums[n++] = (pass_sum){t->name, 0.0};
-        sums[k].ms += t->ms;
-    }
+    // Names past the 128th are not listed; their time is in the total.
+    cs_pass_timing sums[128];
+    uint32_t n = cs_recorder_pass_sums(rec, sums, sizeof sums / sizeof sums[0]);
+    double total = cs_recorder_total_ms(rec);
     qsort(sums, n, sizeof sums[0], by_ms_descending);
     size_t used = 0;
     used += (size_t)snprintf(out, size, "GPU ms a frame (P hides)\n");
