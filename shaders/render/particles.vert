@@ -3,30 +3,43 @@
 // triangles) per particle, read straight from the solver's storage buffers.
 // The quad faces the eye and is sized to cover the sphere's silhouette cone
 // exactly, so the fragment shader's ray hits every pixel the sphere covers.
+// A sphere whose projected disc is at most one pixel's area
+// (CS_RENDER_ONE_PIXEL_AREA) is drawn as a one-pixel quad around its
+// projected centre instead: it always shows (a ray through the pixel centre
+// would miss most of them) and its fragment shades it without a ray.
+// CS_PARTICLES_PROBES (feature_particles.c's second program) adds the light
+// probes' irradiance: 28 more flat floats a vertex that only a scene with
+// probes pays for.
 #include "render_shared.h"
 #include "render_common.glsl"
+#ifdef CS_PARTICLES_PROBES
 #include "../light/probes_shared.h"
 #include "../sh/sh_shared.h"
+#endif
 
 layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 1) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 2) readonly buffer Densities { float densities[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 4) readonly buffer MaterialTable { vec4 material_table[]; }; // rgb, rest density
+#ifdef CS_PARTICLES_PROBES
 // Light probes (shaders/light/probes_shared.h), read when misc.z is 1.
 layout(std430, binding = 5) readonly buffer Probes { cs_probe_grid grid; cs_probe probes[]; };
+#endif
 
 layout(push_constant) uniform Push { cs_render_particles_push pc; };
 
 layout(location = 0) out vec3 out_view_pos;            // the quad point, view space
-layout(location = 1) flat out vec3 out_center;         // sphere centre, view space
+layout(location = 1) flat out vec4 out_center;         // sphere centre, view space; w = 1: one pixel
 layout(location = 2) flat out vec3 out_albedo;         // linear rgb
+#ifdef CS_PARTICLES_PROBES
 // The probes' irradiance coefficients at the particle's centre (world
 // frame), and w of out_probe_on: exposure, 0 when the probes do not light it.
 layout(location = 3) flat out vec4 out_probe_on;
 layout(location = 4) flat out vec3 out_probe_sh[CS_SH_COUNT];
 
 #include "../light/probes.glsl"
+#endif
 
 const vec2 k_corners[6] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
 
@@ -44,6 +57,35 @@ vec3 particle_albedo(uint i)
     return material_table[m].rgb;
 }
 
+// Radius in pixels of the sphere's projected disc (at the image centre;
+// off-axis discs stretch a little, which only moves where the one-pixel
+// rule starts). misc.w is the target's height in pixels.
+float projected_radius_px(bool ortho, float r, float d)
+{
+    float per_unit = abs(pc.proj.y) * 0.5 * pc.misc.w; // pixels per view unit at depth 1 (ortho: at any)
+    return ortho ? r * per_unit : r / sqrt(d * d - r * r) * per_unit;
+}
+
+// A quad of one pixel (and a hair: never none) around the projected centre,
+// at the depth of the sphere's front point.
+vec4 one_pixel_corner(bool ortho, vec3 front, vec2 corner)
+{
+    vec4 clip = to_clip(pc.proj, ortho, front);
+    float height = pc.misc.w, width = height * abs(pc.proj.y / pc.proj.x); // the view's aspect
+    clip.xy += corner * (0.5 + CS_RENDER_ONE_PIXEL_MARGIN) * clip.w * vec2(2.0 / width, 2.0 / height);
+    return clip;
+}
+
+void set_probes(uint i)
+{
+#ifdef CS_PARTICLES_PROBES
+    vec3 sh[CS_SH_COUNT];
+    bool lit = pc.misc.z > 0.5 && grid.flags.x != 0u && cs_probes_interpolate(positions[i].xyz, sh);
+    out_probe_on = vec4(0.0, 0.0, 0.0, lit ? grid.origin.w : 0.0);
+    out_probe_sh = sh;
+#endif
+}
+
 void main()
 {
     uint i = uint(gl_VertexIndex) / 6u;
@@ -51,6 +93,28 @@ void main()
     bool ortho = (pc.modes.x & CS_RENDER_FLAG_ORTHO) != 0u;
     float r = pc.params.x;
     vec3 c = to_view(pc.view_x, pc.view_y, pc.view_z, positions[i].xyz);
+    float d = length(c);
+    if (!ortho && d <= r * 1.001) {
+        // The eye is inside this sphere: drop it (a degenerate quad).
+        gl_Position = vec4(0.0, 0.0, 2.0, 1.0);
+        out_view_pos = c;
+        out_center = vec4(c, 0.0);
+        out_albedo = vec3(0);
+        set_probes(i);
+        return;
+    }
+    vec3 axis = ortho ? vec3(0.0, 0.0, -1.0) : c / d; // eye to centre
+    out_albedo = particle_albedo(i);
+    set_probes(i);
+
+    float r_px = projected_radius_px(ortho, r, d);
+    if (CS_RENDER_PI * r_px * r_px <= CS_RENDER_ONE_PIXEL_AREA) {
+        vec3 front = c - axis * r;
+        gl_Position = one_pixel_corner(ortho, front, corner);
+        out_view_pos = front;
+        out_center = vec4(c, 1.0);
+        return;
+    }
 
     // The quad lies in the sphere's front tangent plane (facing the eye), so
     // every depth the fragment shader writes is >= the quad's own depth: the
@@ -60,19 +124,6 @@ void main()
     float half_size = r;
     vec3 quad_center = c + vec3(0.0, 0.0, r);
     if (!ortho) {
-        float d = length(c);
-        if (d <= r * 1.001) {
-            // The eye is inside this sphere: drop it (a degenerate quad).
-            gl_Position = vec4(0.0, 0.0, 2.0, 1.0);
-            out_view_pos = c;
-            out_center = c;
-            out_albedo = vec3(0);
-            out_probe_on = vec4(0.0);
-            for (int k = 0; k < CS_SH_COUNT; k++)
-                out_probe_sh[k] = vec3(0.0);
-            return;
-        }
-        vec3 axis = c / d;
         vec3 helper = abs(axis.y) < 0.99 ? vec3(0, 1, 0) : vec3(1, 0, 0);
         right = normalize(cross(helper, axis));
         up = cross(axis, right);
@@ -83,10 +134,5 @@ void main()
     vec3 q = quad_center + (corner.x * right + corner.y * up) * half_size;
     gl_Position = to_clip(pc.proj, ortho, q);
     out_view_pos = q;
-    out_center = c;
-    out_albedo = particle_albedo(i);
-    vec3 sh[CS_SH_COUNT];
-    bool lit = pc.misc.z > 0.5 && grid.flags.x != 0u && cs_probes_interpolate(positions[i].xyz, sh);
-    out_probe_on = vec4(0.0, 0.0, 0.0, lit ? grid.origin.w : 0.0);
-    out_probe_sh = sh;
+    out_center = vec4(c, 0.0);
 }
