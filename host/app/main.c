@@ -93,7 +93,7 @@ static void usage(FILE *out)
         "                         frame (default --particles 256k,1M,4M, --steps 10 frames, --warmup 2;\n"
         "                         --out default bench/SCENE_demo: results.json)\n"
         "  --draw                 the particles' draw alone (no substep: the scene as it starts), GPU ms of\n"
-        "                         the draw pass, one-pixel particles and quad pixels (default --particles\n"
+        "                         the draw pass, one-pixel particles and triangle pixels (default --particles\n"
         "                         64k,256k,1M, --size 1280x720, --steps 5, --warmup 1)\n"
         "\n"
         "sh options (IMAGE.hdr: a Radiance .hdr, lat-long of any shape, +z up = the top row):\n"

@@ -1,7 +1,8 @@
 // feature_particles.c — particles as lit sphere impostors with true depth,
-// pulled from the solvers' storage buffers (6 vertices each), for every
-// particle view of the frame (one per fluid). A view with draw_args is drawn
-// indirectly: the count was decided on the GPU. Particles whose projected
+// pulled from the solvers' storage buffers (one triangle, 3 vertices each),
+// for every particle view of the frame (one per fluid). A view with
+// draw_args is drawn indirectly: the count was decided on the GPU, and its
+// 6 vertices a particle (sim.h) are passed on so the shader drops 3. Particles whose projected
 // disc covers at most a pixel are drawn as one pixel (particles.vert). Two
 // programs: one without the light probes (3 varyings a vertex) and one with
 // them (their 9 irradiance coefficients ride along as flat varyings), used
@@ -73,7 +74,8 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
     if ((count == 0 && !pv->draw_args) || pv->smoke.radius > 0.0f) // smoke: feature_smoke.c
         return;
     CS_ASSERT(pv->positions && pv->materials, "a particle view needs positions and materials");
-    CS_ASSERT(count <= UINT32_MAX / 6, "too many particles to draw: %u", count);
+    CS_ASSERT(count <= UINT32_MAX / 3, "too many particles to draw: %u", count);
+    uint32_t vertices_per_particle = pv->draw_args ? 6u : 3u;
     // A missing velocity or density buffer reads as the dummy: fall back to
     // material colours rather than read past its end.
     int mode = view->color_mode;
@@ -85,7 +87,7 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
         .proj = view->proj,
         .fog = view->fog,
         .params = {particle_radius(view->frame), view->speed_max, 1.0f - spread, 1.0f + spread},
-        .modes = {view->flags, (uint32_t)mode, count, r->view_material_count[index]},
+        .modes = {view->flags, (uint32_t)mode, vertices_per_particle, r->view_material_count[index]},
         .misc = {view->fog_start, (float)r->view_material_base[index], 0, (float)view->height},
     };
     // Light probes (the scene's radiosity.probes): the vertex shader reads
@@ -103,7 +105,7 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
     cs_draw(rec, program, &(cs_draw_desc){
         .buffers = {pv->positions, velocities, densities, pv->materials, &r->material_table, probes},
         .push = &push, .push_size = sizeof push,
-        .vertex_count = 6 * count,
+        .vertex_count = 3 * count,
         .indirect = pv->draw_args});
 }
 

@@ -34,7 +34,7 @@ vec3 probe_lit(vec3 n_view)
 #endif
 
 layout(location = 0) out vec4 out_color;
-// The impostor quad is the sphere's front tangent plane: the true surface
+// The impostor triangle is in the sphere's front tangent plane: the true surface
 // is never nearer than it, which keeps early depth rejection valid.
 layout(depth_greater) out float gl_FragDepth;
 
@@ -62,7 +62,13 @@ void main()
     vec3 center = in_center.xyz;
     vec3 hit, n, dir;
     if (in_center.w > 0.5) {
-        // One pixel: the vertex shader put the quad at the front point.
+        // One pixel: the vertex shader put the triangle at the front point,
+        // around the pixel that holds its projection; the others go.
+        vec4 clip = to_clip(pc.proj, ortho, in_view_pos);
+        vec2 size = vec2(pc.misc.w * abs(pc.proj.y / pc.proj.x), pc.misc.w);
+        vec2 pixel = (clip.xy / clip.w * 0.5 + 0.5) * size;
+        if (any(notEqual(floor(gl_FragCoord.xy), floor(pixel))))
+            discard;
         hit = in_view_pos;
         n = (hit - center) / r;
         dir = -n;

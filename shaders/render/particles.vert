@@ -1,12 +1,16 @@
 #version 450
-// particles.vert — sphere impostors by vertex pulling: 6 vertices (two
-// triangles) per particle, read straight from the solver's storage buffers.
-// The quad faces the eye and is sized to cover the sphere's silhouette cone
-// exactly, so the fragment shader's ray hits every pixel the sphere covers.
+// particles.vert — sphere impostors by vertex pulling: one triangle per
+// particle, read straight from the solver's storage buffers (3 vertices a
+// particle; 6 when drawn from draw_args, whose count says 6: the last 3 are
+// dropped). The triangle faces the eye and its inscribed circle is the
+// sphere's silhouette cone, so the fragment shader's ray hits every pixel
+// the sphere covers; one triangle instead of a two-triangle square halves
+// the vertices and primitives for 30% more area (3 sqrt(3) r^2 vs 4 r^2).
 // A sphere whose projected disc is at most one pixel's area
-// (CS_RENDER_ONE_PIXEL_AREA) is drawn as a one-pixel quad around its
-// projected centre instead: it always shows (a ray through the pixel centre
-// would miss most of them) and its fragment shades it without a ray.
+// (CS_RENDER_ONE_PIXEL_AREA) is drawn as one pixel around its projected
+// centre instead (the fragment shader keeps only the pixel holding it): it
+// always shows (a ray through the pixel centre would miss most of them)
+// and its fragment shades it without a ray.
 // CS_PARTICLES_PROBES (feature_particles.c's second program) adds the light
 // probes' irradiance: 28 more flat floats a vertex that only a scene with
 // probes pays for.
@@ -29,7 +33,7 @@ layout(std430, binding = 5) readonly buffer Probes { cs_probe_grid grid; cs_prob
 
 layout(push_constant) uniform Push { cs_render_particles_push pc; };
 
-layout(location = 0) out vec3 out_view_pos;            // the quad point, view space
+layout(location = 0) out vec3 out_view_pos;            // the triangle's point, view space
 layout(location = 1) flat out vec4 out_center;         // sphere centre, view space; w = 1: one pixel
 layout(location = 2) flat out vec3 out_albedo;         // linear rgb
 #ifdef CS_PARTICLES_PROBES
@@ -41,7 +45,8 @@ layout(location = 4) flat out vec3 out_probe_sh[CS_SH_COUNT];
 #include "../light/probes.glsl"
 #endif
 
-const vec2 k_corners[6] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
+// An equilateral triangle around the unit circle (its inscribed circle).
+const vec2 k_corners[3] = vec2[](vec2(0.0, 2.0), vec2(-1.7320508, -1.0), vec2(1.7320508, -1.0));
 
 vec3 particle_albedo(uint i)
 {
@@ -66,13 +71,15 @@ float projected_radius_px(bool ortho, float r, float d)
     return ortho ? r * per_unit : r / sqrt(d * d - r * r) * per_unit;
 }
 
-// A quad of one pixel (and a hair: never none) around the projected centre,
-// at the depth of the sphere's front point.
+// A triangle around the pixel that holds the projected centre (its
+// inscribed circle reaches the corners of a pixel around the centre, and a
+// hair more), at the depth of the sphere's front point.
 vec4 one_pixel_corner(bool ortho, vec3 front, vec2 corner)
 {
     vec4 clip = to_clip(pc.proj, ortho, front);
     float height = pc.misc.w, width = height * abs(pc.proj.y / pc.proj.x); // the view's aspect
-    clip.xy += corner * (0.5 + CS_RENDER_ONE_PIXEL_MARGIN) * clip.w * vec2(2.0 / width, 2.0 / height);
+    float inradius_px = 0.70710678 + CS_RENDER_ONE_PIXEL_MARGIN;
+    clip.xy += corner * inradius_px * clip.w * vec2(2.0 / width, 2.0 / height);
     return clip;
 }
 
@@ -88,14 +95,16 @@ void set_probes(uint i)
 
 void main()
 {
-    uint i = uint(gl_VertexIndex) / 6u;
-    vec2 corner = k_corners[uint(gl_VertexIndex) % 6u];
+    uint per_particle = pc.modes.z; // 3, or 6 from draw_args
+    uint i = uint(gl_VertexIndex) / per_particle, k = uint(gl_VertexIndex) % per_particle;
+    vec2 corner = k_corners[min(k, 2u)];
     bool ortho = (pc.modes.x & CS_RENDER_FLAG_ORTHO) != 0u;
     float r = pc.params.x;
     vec3 c = to_view(pc.view_x, pc.view_y, pc.view_z, positions[i].xyz);
     float d = length(c);
-    if (!ortho && d <= r * 1.001) {
-        // The eye is inside this sphere: drop it (a degenerate quad).
+    if (k >= 3u || (!ortho && d <= r * 1.001)) {
+        // The second triangle of draw_args' 6, or the eye is inside this
+        // sphere: dropped (behind the far plane).
         gl_Position = vec4(0.0, 0.0, 2.0, 1.0);
         out_view_pos = c;
         out_center = vec4(c, 0.0);
@@ -116,8 +125,8 @@ void main()
         return;
     }
 
-    // The quad lies in the sphere's front tangent plane (facing the eye), so
-    // every depth the fragment shader writes is >= the quad's own depth: the
+    // The triangle lies in the sphere's front tangent plane (facing the eye),
+    // so every depth the fragment shader writes is >= its own depth: the
     // fragment shader declares depth_greater and occluded particles can be
     // rejected by the early depth test.
     vec3 right = vec3(1, 0, 0), up = vec3(0, 1, 0);
