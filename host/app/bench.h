@@ -30,6 +30,8 @@ typedef struct cs_bench_options {
     uint32_t patches[CS_BENCH_MAX_SIZES]; // --patches: patch counts instead (each at the nearest patch_size)
     uint32_t patch_target_count;
     bool demo;               // --demo (bench_demo.c): whole frames (substeps + draw) at each particle count
+    bool draw;               // --draw (bench_draw.c): the particles' draw alone, at --size (default 1280x720)
+    uint32_t width, height;  // --size WxH for --draw
     uint32_t nodes[CS_BENCH_MAX_SIZES];
     uint32_t node_count;
     uint32_t frames;
@@ -48,6 +50,8 @@ int cs_bench_surface(const cs_bench_options *opt);
 int cs_bench_radiosity(const cs_bench_options *opt);
 // `cistern bench --demo`: see bench_demo.c and docs/benchmarks.md.
 int cs_bench_demo(const cs_bench_options *opt);
+// `cistern bench --draw`: see bench_draw.c and docs/benchmarks.md.
+int cs_bench_draw(const cs_bench_options *opt);
 
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.

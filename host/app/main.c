@@ -35,6 +35,7 @@ static void usage(FILE *out)
         "  cistern bench --radiosity [SCENE]  time radiosity and light probes (default cornell_box);\n"
         "                                     --patches 1k,8k,32k,100k,1M: at those patch counts instead\n"
         "  cistern bench --demo [SCENE]       frames/s of whole frames (substeps + draw), per pass\n"
+        "  cistern bench --draw [SCENE]       GPU ms of drawing the scene's particles alone (--size WxH)\n"
         "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
         "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
         "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
@@ -91,6 +92,9 @@ static void usage(FILE *out)
         "                         stats check; frame ms, frames/s, sim / draw GPU ms and every pass a\n"
         "                         frame (default --particles 256k,1M,4M, --steps 10 frames, --warmup 2;\n"
         "                         --out default bench/SCENE_demo: results.json)\n"
+        "  --draw                 the particles' draw alone (no substep: the scene as it starts), GPU ms of\n"
+        "                         the draw pass, one-pixel particles and triangle pixels (default --particles\n"
+        "                         64k,256k,1M, --size 1280x720, --steps 5, --warmup 1)\n"
         "\n"
         "sh options (IMAGE.hdr: a Radiance .hdr, lat-long of any shape, +z up = the top row):\n"
         "  --out DIR              irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv\n"
@@ -388,6 +392,8 @@ static int cmd_bench(int argc, char **argv)
         else if (strcmp(a, "--surface") == 0) opt.surface = true;
         else if (strcmp(a, "--radiosity") == 0) opt.radiosity = true;
         else if (strcmp(a, "--demo") == 0) opt.demo = true;
+        else if (strcmp(a, "--draw") == 0) opt.draw = true;
+        else if (strcmp(a, "--size") == 0) { if (!parse_size(v, &opt.width, &opt.height)) return 2; i++; }
         else if (strcmp(a, "--steps") == 0) {
             if (!parse_positive(a, v, &opt.steps)) return 2;
             steps_given = true;
@@ -456,6 +462,13 @@ static int cmd_bench(int argc, char **argv)
         opt.steps = steps_given ? opt.steps : 5;
         opt.warmup = warmup_given ? opt.warmup : 1;
         return cs_bench_radiosity(&opt);
+    }
+    if (opt.draw) {
+        if (!particles_given)
+            cs_bench_parse_sizes("64k,256k,1M", &opt, &err);
+        opt.steps = steps_given ? opt.steps : 5;
+        opt.warmup = warmup_given ? opt.warmup : 1;
+        return cs_bench_draw(&opt);
     }
     if (opt.demo) {
         if (opt.cells || opt.surface) {

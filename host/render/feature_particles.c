@@ -1,36 +1,57 @@
 // feature_particles.c — particles as lit sphere impostors with true depth,
-// pulled from the solvers' storage buffers (6 vertices each), for every
-// particle view of the frame (one per fluid). A view with draw_args is drawn
-// indirectly: the count was decided on the GPU.
+// pulled from the solvers' storage buffers (one triangle, 3 vertices each),
+// for every particle view of the frame (one per fluid). A view with
+// draw_args is drawn indirectly: the count was decided on the GPU, and its
+// 6 vertices a particle (sim.h) are passed on so the shader drops 3. Particles whose projected
+// disc covers at most a pixel are drawn as one pixel (particles.vert). Two
+// programs: one without the light probes (3 varyings a vertex) and one with
+// them (their 9 irradiance coefficients ride along as flat varyings), used
+// only when the frame has probes.
 #include "feature.h"
 
 #include "world_radiosity.h"
 
 typedef struct particles {
-    cs_program_id program;
-    cs_buffer no_probes;   // bound when the frame has no light probes (a header and one probe of zeros)
+    cs_program_id program;        // plain lighting
+    cs_program_id probes_program; // CS_PARTICLES_PROBES: lit by the light probes when they are on
 } particles;
+
+// cs_render_program's state, with CS_PARTICLES_PROBES defined or not.
+static bool particles_program(cs_renderer *r, const char *name, bool probes, cs_program_id *out, cs_error *err)
+{
+    cs_program_desc desc = {
+        .name = name,
+        .vert = "render/particles.vert",
+        .frag = "render/particles.frag",
+        .graphics = {
+            .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+            .depth_test = true,
+            .depth_write = true,
+            .depth_compare = VK_COMPARE_OP_LESS,
+            .cull = VK_CULL_MODE_NONE,
+            .color_format = r->color_format,
+            .depth_format = r->depth_format,
+        },
+    };
+    if (probes)
+        desc.defines[0] = (cs_define){"CS_PARTICLES_PROBES", "1"};
+    return cs_program_create(r->ctx, &desc, out, err);
+}
 
 static bool create(cs_renderer *r, void **state, cs_error *err)
 {
     particles *p = calloc(1, sizeof *p);
     CS_ASSERT(p, "out of memory");
     *state = p;
-    if (!cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "render no probes",
-                                                    .size = sizeof(cs_probe_grid) + sizeof(cs_probe)},
-                          &p->no_probes, err))
-        return false;
-    cs_buffer_fill(r->ctx, &p->no_probes, 0u);
-    return cs_render_program(r, "render particles", "render/particles.vert", "render/particles.frag",
-                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE, &p->program, err);
+    return particles_program(r, "render particles", false, &p->program, err) &&
+           particles_program(r, "render particles (probes)", true, &p->probes_program, err);
 }
 
 static void destroy(cs_renderer *r, void *state)
 {
     particles *p = state;
     cs_program_destroy(r->ctx, &p->program);
-    if (p->no_probes.buffer)
-        cs_buffer_destroy(r->ctx, &p->no_probes);
+    cs_program_destroy(r->ctx, &p->probes_program);
     free(p);
 }
 
@@ -53,7 +74,8 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
     if ((count == 0 && !pv->draw_args) || pv->smoke.radius > 0.0f) // smoke: feature_smoke.c
         return;
     CS_ASSERT(pv->positions && pv->materials, "a particle view needs positions and materials");
-    CS_ASSERT(count <= UINT32_MAX / 6, "too many particles to draw: %u", count);
+    CS_ASSERT(count <= UINT32_MAX / 3, "too many particles to draw: %u", count);
+    uint32_t vertices_per_particle = pv->draw_args ? 6u : 3u;
     // A missing velocity or density buffer reads as the dummy: fall back to
     // material colours rather than read past its end.
     int mode = view->color_mode;
@@ -65,23 +87,25 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
         .proj = view->proj,
         .fog = view->fog,
         .params = {particle_radius(view->frame), view->speed_max, 1.0f - spread, 1.0f + spread},
-        .modes = {view->flags, (uint32_t)mode, count, r->view_material_count[index]},
-        .misc = {view->fog_start, (float)r->view_material_base[index], 0, 0},
+        .modes = {view->flags, (uint32_t)mode, vertices_per_particle, r->view_material_count[index]},
+        .misc = {view->fog_start, (float)r->view_material_base[index], 0, (float)view->height},
     };
     // Light probes (the scene's radiosity.probes): the vertex shader reads
     // them only with misc.z = 1; the L key switches them in the header.
     struct cs_world_radiosity *radiosity = view->frame->radiosity;
-    cs_buffer *probes = &p->no_probes;
+    cs_program_id program = p->program;
+    cs_buffer *probes = NULL; // the plain program has no binding 5
     if (radiosity && radiosity->probes_made) {
+        program = p->probes_program;
         probes = &radiosity->probes.probes;
         push.misc.z = 1.0f;
     }
     cs_buffer *velocities = pv->velocities && pv->velocities->buffer ? pv->velocities : &r->dummy;
     cs_buffer *densities = pv->densities && pv->densities->buffer ? pv->densities : &r->dummy;
-    cs_draw(rec, p->program, &(cs_draw_desc){
+    cs_draw(rec, program, &(cs_draw_desc){
         .buffers = {pv->positions, velocities, densities, pv->materials, &r->material_table, probes},
         .push = &push, .push_size = sizeof push,
-        .vertex_count = 6 * count,
+        .vertex_count = 3 * count,
         .indirect = pv->draw_args});
 }
 

@@ -51,10 +51,20 @@ struct cs_render_particles_push {
     vec4 fog;                      // rgb fog colour (linear), density per world unit
                                    //   fog factor = exp(-density * max(depth - fog start, 0))
     vec4 params;                   // radius, speed_max, density_lo, density_hi (ρ/ρ0)
-    uvec4 modes;                   // flags, color mode, particle count, material count
+    uvec4 modes;                   // flags, color mode, vertices a particle (3; 6 from draw_args), material count
     vec4 misc;                     // x: fog start (view depth); y: first material of this fluid in the
-                                   //   material table (modes.w of them); zw unused
+                                   //   material table (modes.w of them); z: 1 = light probes on;
+                                   //   w: the target's height in pixels (the one-pixel rule)
 };
+
+// A particle whose projected disc covers at most this many pixels (pi r^2,
+// r in pixels) is drawn as one pixel, shaded as its centre faces the eye:
+// the area the disc would have covered, on average. The triangle's
+// inscribed circle is half a pixel's diagonal and the margin, so a rounding
+// of the view's aspect can never leave the pixel uncovered.
+#define CS_RENDER_ONE_PIXEL_AREA 1.0
+#define CS_RENDER_ONE_PIXEL_MARGIN 0.001
+#define CS_RENDER_PI 3.14159265358979
 
 // Smoke sprites (smoke.vert/.frag, host/render/feature_smoke.c): additive
 // gaussian splats, colour from the temperature ramp below (linear rgb).

@@ -1,0 +1,183 @@
+// bench_draw.c — `cistern bench --draw SCENE`: the renderer's GPU time for
+// the scene's particles alone, at each particle count and image size.
+//
+// The scaled scene's world is made and drawn as it starts (no substep runs:
+// at a million particles a lavapipe substep takes many seconds, and the draw
+// does not care whether the particles moved). Each timed frame is one
+// recording of the renderer (background, box, particles; the surface is
+// off: `render.draw` is forced to particles) into the offscreen image,
+// submitted and waited for; the figure is the median of the "draw" pass's
+// GPU timestamps. Next to it, what the particles ask of the rasteriser,
+// computed on the host from their positions: how many project to a disc of
+// at most one pixel's area (drawn as one pixel), and the pixels the
+// impostor triangles cover (an upper bound of the fragments shaded, before the
+// depth test rejects hidden ones).
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include "camera.h"
+#include "context.h"
+#include "recorder.h"
+#include "render.h"
+#include "scene.h"
+#include "world.h"
+#include "world_draw.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct draw_result {
+    uint32_t requested, particles;
+    bool skipped;
+    char reason[512];
+    double draw_ms, draw_p90_ms;
+    double triangle_pixels, disc_pixels; // summed over the particles in view
+    uint32_t tiny, in_view;          // discs of at most a pixel's area; centres in front of the eye
+    float radius;
+} draw_result;
+
+// The radius the particle feature draws (feature_particles.c's rule), from
+// the drawn fluid's scene (scaled to the count).
+static float drawn_radius(const cs_scene *s, const cs_view_camera *cam)
+{
+    if (s->render.particle_radius > 0)
+        return s->render.particle_radius;
+    if (s->particle_spacing > 0)
+        return 0.5f * s->particle_spacing;
+    return (float)(0.01 * cam->scene_radius);
+}
+
+// The triangles' and discs' pixels: the same projected radius the vertex
+// shader uses (particles.vert, projected_radius_px); a triangle around a
+// disc of radius r has 3 sqrt(3) r^2 of area.
+static void estimate_coverage(const float *pos4, uint32_t n, const cs_camera_matrices *m, uint32_t height,
+                              float r, draw_result *res)
+{
+    const float *v = m->view;
+    double focal_px = fabs(m->proj_params[1]) * 0.5 * height;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *p = pos4 + 4 * (size_t)i;
+        double c[3];
+        for (int k = 0; k < 3; k++)
+            c[k] = v[k] * p[0] + v[4 + k] * p[1] + v[8 + k] * p[2] + v[12 + k];
+        double d2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+        if (c[2] > -r || d2 <= (double)r * r)
+            continue;
+        double r_px = r / sqrt(d2 - (double)r * r) * focal_px;
+        res->in_view++;
+        if (r_px * r_px * M_PI <= 1.0) {
+            res->tiny++;
+            res->triangle_pixels += 1.0;
+            res->disc_pixels += 1.0;
+        } else {
+            res->triangle_pixels += 3.0 * sqrt(3.0) * r_px * r_px;
+            res->disc_pixels += M_PI * r_px * r_px;
+        }
+    }
+}
+
+static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, draw_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->requested = requested;
+    cs_scene scene;
+    cs_world world;
+    cs_renderer renderer;
+    cs_error err;
+    if (!cs_scene_load(opt->scene, &scene, &err)) {
+        res->skipped = true;
+        snprintf(res->reason, sizeof res->reason, "%s", err.msg);
+        return;
+    }
+    cs_scene_scale_world(&scene, requested);
+    scene.render.draw = CS_DRAW_PARTICLES;
+    uint32_t width = opt->width ? opt->width : 1280, height = opt->height ? opt->height : 720;
+    bool made_world = cs_world_create(ctx, &scene, &world, &err);
+    if (!made_world || !cs_renderer_create(ctx, &(cs_renderer_desc){.width = width, .height = height}, &renderer,
+                                           &err)) {
+        res->skipped = true;
+        snprintf(res->reason, sizeof res->reason, "%s", err.msg);
+        if (made_world)
+            cs_world_destroy(&world);
+        cs_scene_free(&scene);
+        return;
+    }
+    cs_view_camera camera;
+    cs_camera_from_scene(&camera, &scene);
+    cs_recorder rec;
+    cs_recorder_create(ctx, "bench draw", &rec);
+    double *ms = calloc(opt->steps, sizeof(double));
+    CS_ASSERT(ms, "out of memory for %u frames", opt->steps);
+    uint32_t timed = 0;
+    for (uint32_t i = 0; i < opt->warmup + opt->steps; i++) {
+        cs_world_draw arrays;
+        cs_render_frame frame = cs_world_draw_frame(&world, CS_DRAW_PARTICLES, true, &arrays);
+        frame.camera = &camera;
+        cs_recorder_begin(&rec);
+        cs_barrier_compute_to_graphics(&rec);
+        cs_render_record(&renderer, &rec, &frame);
+        cs_recorder_submit_wait(&rec);
+        if (i < opt->warmup)
+            continue;
+        for (uint32_t p = 0; p < rec.pass_count; p++)
+            if (strcmp(rec.passes[p].name, "draw") == 0)
+                ms[timed] += rec.passes[p].ms;
+        timed++;
+    }
+    res->draw_ms = cs_bench_percentile(ms, timed, 0.5);
+    res->draw_p90_ms = cs_bench_percentile(ms, timed, 0.9);
+    free(ms);
+
+    // Coverage from the first fluid's positions (the shipped draw scenes
+    // have one fluid).
+    cs_world_draw arrays;
+    cs_render_frame frame = cs_world_draw_frame(&world, CS_DRAW_PARTICLES, true, &arrays);
+    if (frame.particles && frame.particles[0].positions && frame.particles[0].count) {
+        const cs_particle_view *pv = &frame.particles[0];
+        res->particles = pv->count;
+        float *pos4 = malloc((size_t)pv->count * 16);
+        CS_ASSERT(pos4, "out of memory for %u positions", pv->count);
+        cs_buffer_download(ctx, pv->positions, pos4, (VkDeviceSize)pv->count * 16, 0);
+        cs_camera_matrices m;
+        cs_camera_matrices_get(&camera, (double)width / height, &m);
+        res->radius = frame.particle_radius > 0 ? frame.particle_radius : drawn_radius(frame.scene, &camera);
+        estimate_coverage(pos4, pv->count, &m, height, res->radius, res);
+        free(pos4);
+    }
+    cs_recorder_destroy(&rec);
+    cs_renderer_destroy(&renderer);
+    cs_world_destroy(&world);
+    cs_scene_free(&scene);
+}
+
+int cs_bench_draw(const cs_bench_options *opt)
+{
+    cs_error err;
+    cs_context ctx;
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (!cs_context_create(&desc, &ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    char device[512];
+    cs_context_device_string(&ctx, device, sizeof device);
+    printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device,
+           opt->width ? opt->width : 1280, opt->height ? opt->height : 720, opt->steps, opt->warmup);
+    printf("%11s %8s %11s %11s %9s %12s %12s\n", "particles", "radius", "draw ms", "draw p90", "one-pixel",
+           "tri Mpx", "disc Mpx");
+    int status = 0;
+    for (uint32_t i = 0; i < opt->size_count; i++) {
+        draw_result r;
+        draw_size(&ctx, opt, opt->sizes[i], &r);
+        if (r.skipped) {
+            printf("%11u  skipped: %.200s\n", r.requested, r.reason);
+            status = 1;
+            continue;
+        }
+        printf("%11u %8.4f %11.3f %11.3f %9u %12.3f %12.3f\n", r.particles, r.radius, r.draw_ms, r.draw_p90_ms,
+               r.tiny, r.triangle_pixels * 1e-6, r.disc_pixels * 1e-6);
+        fflush(stdout);
+    }
+    cs_context_destroy(&ctx);
+    return status;
+}
