@@ -8,6 +8,7 @@ build_packages=(
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
   libshaderc-dev glslang-dev spirv-tools glslc
   libglfw3-dev libcglm-dev libstb-dev libcjson-dev libassimp-dev
+  python3
   xvfb xauth gnuplot valgrind
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev

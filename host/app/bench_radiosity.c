@@ -21,6 +21,11 @@
 // not fit the device's storage buffers or memory heaps (maxStorageBufferRange,
 // cs_buffer_check_size), or whose estimated compile passes
 // COMPILE_BUDGET_S, is reported with those numbers and not compiled.
+//
+// With a list of scenes (A,B,C) each is compiled at its own patch_size,
+// one row a scene, the estimate made from the largest compiled before:
+// tools/bench_mesh_scene.sh gives it the generated mesh scene at 2 k to
+// 50 k triangles.
 #include "bench.h"
 
 #include "buffer.h"
@@ -280,8 +285,65 @@ static void sweep_patch_counts(cs_context *ctx, cs_scene *scene, const cs_bench_
     }
 }
 
+// SCENE,SCENE,...: one row a scene at its own patch_size (the generated
+// mesh scenes of tools/mesh_scene.py at growing triangle counts, smallest
+// first), each judged by worth_compiling from the largest compiled before.
+static int bench_scene_list(const cs_bench_options *opt)
+{
+    cs_context ctx;
+    cs_error err;
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (!cs_context_create(&desc, &ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    char device[512];
+    cs_context_device_string(&ctx, device, sizeof device);
+    printf("radiosity of each scene at its own patch_size on %s, %u frames (median) after %u\n\n", device,
+           CS_MAX(opt->steps, 1u), opt->warmup);
+    printf("| scene: triangles | patch_size | patches | clusters | links | compile s | frame ms | direct ms | "
+           "up-sweeps ms | gathers ms | ms a gather | feedback frame ms | its up-sweeps ms | its gather ms |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fflush(stdout);
+    compiled_size basis = {0};
+    int status = 0;
+    for (const char *start = opt->scene; start; ) {
+        const char *comma = strchr(start, ',');
+        char name[1024];
+        snprintf(name, sizeof name, "%.*s", comma ? (int)(comma - start) : (int)strlen(start), start);
+        start = comma ? comma + 1 : NULL;
+        cs_scene scene;
+        if (!cs_scene_load(name, &scene, &err)) {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            status = 2;
+            break;
+        }
+        if (!scene.geometry) {
+            fprintf(stderr, "cistern: %s has no \"geometry\" to light\n", scene.path);
+            cs_scene_free(&scene);
+            status = 2;
+            break;
+        }
+        scene.geometry->lighting.probes.given = false;
+        double patch_size = scene.geometry->lighting.patch_size;
+        uint64_t patches = cs_radiosity_patch_count(scene.geometry->tris, scene.geometry->tri_count, patch_size);
+        // The "patches asked" column holds the triangle count here.
+        compiled_size done;
+        if (worth_compiling(&ctx, scene.geometry->tri_count, patch_size, patches, &basis) &&
+            bench_size(&ctx, &scene, patch_size, scene.geometry->tri_count, opt, &done) &&
+            done.patches > basis.patches)
+            basis = done;
+        cs_scene_free(&scene);
+    }
+    cs_context_destroy(&ctx);
+    return status;
+}
+
 int cs_bench_radiosity(const cs_bench_options *opt)
 {
+    if (opt->scene && strchr(opt->scene, ',') && !opt->patch_target_count)
+        return bench_scene_list(opt);
+
     cs_error err;
     cs_scene scene;
     const char *name = opt->scene ? opt->scene : "cornell_box";
