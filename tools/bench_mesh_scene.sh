@@ -7,12 +7,12 @@
 # are estimated not to fit the device (from the largest compiled before)
 # is a row saying so, not a compile.
 # Usage: tools/bench_mesh_scene.sh [CISTERN] [OUT_DIR] [COUNTS] [bench args...]
-#   COUNTS: comma-separated triangle counts, default 2000,8000,20000,50000
+#   COUNTS: comma-separated triangle counts, default 2000,8000,12000,20000,50000
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cistern=${1:-$here/build/release/cistern}
 out_dir=${2:-$here/build/release/mesh_scene}
-counts=${3:-2000,8000,20000,50000}
+counts=${3:-2000,8000,12000,20000,50000}
 shift $(($# < 3 ? $# : 3))
 scenes=()
 for n in ${counts//,/ }; do
