@@ -86,6 +86,8 @@ typedef struct cs_bodies {
     // sort keys (impulse slot) and values (record index), sorted by slot.
     cs_buffer record_keys, record_values;
     cs_buffer overflow;            // u32: particle-substeps that dropped an impulse (cs_bodies_overflow)
+    cs_buffer work;                // integrate.comp's working copy of every body (CS_BODY_WORK_BYTES each)
+    cs_buffer contacts;            // integrate.comp's accumulated contact impulses (CS_BODIES_MAX_CONTACTS)
     uint32_t record_capacity;      // the largest link capacity * CS_BODY_RECORDS_PER_PARTICLE
     uint32_t key_bits;             // sort bits: enough that 2^bits - 1 >= dynamic (unused records last)
     cs_sort sort;

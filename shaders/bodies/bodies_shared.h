@@ -18,13 +18,23 @@
 #include "cs_shared.h"
 
 #define CS_BODIES_MAX 256         // = CS_MAX_BODIES (host/scene/scene.h)
-// "bodies: integrate" is one invocation (contacts in one fixed order), and
-// lavapipe gives an invocation 65535 loop iterations in all, then leaves
-// every loop early without a word (docs/architecture.md): with 64 bodies
-// in one layer it stopped before writing back body 1. 32 passed
-// (tests/test_bodies_many.c); a world refuses more until integrate is
-// split across dispatches.
-#define CS_BODIES_INTEGRATE_MAX 32
+// "bodies: integrate" runs in stages (integrate.comp): lavapipe gives an
+// invocation 65535 loop iterations in all, then leaves every loop early
+// without a word (docs/architecture.md), and one invocation for all bodies
+// stopped before writing back body 1 with 64 bodies in one layer. Moving
+// and writing back take one invocation per body; the sequential contact
+// sweeps and the pair separation walk CS_BODIES_INTEGRATE_CHUNK bodies per
+// dispatch (each against every later body: 8 x 255 broad-phase tests plus
+// the narrow phase of the pairs that touch), in order.
+#define CS_BODIES_INTEGRATE_CHUNK 8
+#define CS_BODIES_INTEGRATE_GROUP 64 // local_size_x of the per-body stages
+#define CS_BODIES_CONTACT_ITERATIONS 8 // sequential-impulse sweeps per substep
+#define CS_BODIES_MAX_CONTACTS 16384 // accumulated contact impulses kept per substep; past that, not accumulated
+#define CS_BODY_WORK_BYTES 192 // integrate.comp's working copy of one body (std430)
+#define CS_BODIES_STAGE_MOVE 0u
+#define CS_BODIES_STAGE_CONTACTS 1u
+#define CS_BODIES_STAGE_PAIRS 2u
+#define CS_BODIES_STAGE_FINISH 3u
 #define CS_BODIES_MAX_PLANES 2048 // all bodies' planes together (256 boxes: 1536)
 #define CS_BODIES_MAX_VERTICES 16384 // all bodies' contact points together: vertices, then points on the edges (a box: 44)
 #define CS_BODIES_MAX_PATH_KEYS 128 // all kinematic bodies' path keys together
@@ -91,7 +101,16 @@ struct cs_body_records_push {
     uint pad;
 };
 
+// Push constants of bodies/integrate.comp.
+struct cs_bodies_integrate_push {
+    uint stage; // CS_BODIES_STAGE_*
+    uint sweep; // CONTACTS: which sweep (the first starts the accumulated impulses)
+    uint first; // CONTACTS, PAIRS: the chunk's bodies [first, end)
+    uint end;
+};
+
 #ifndef CS_GLSL
+typedef struct cs_bodies_integrate_push cs_bodies_integrate_push;
 typedef struct cs_body_records_push cs_body_records_push;
 typedef struct cs_body_set cs_body_set;
 typedef struct cs_body_state cs_body_state;

@@ -1,56 +1,79 @@
 #version 450
-// "bodies: integrate": one invocation for all bodies (at most
-// CS_BODIES_MAX), so the contacts between bodies are resolved in one fixed
-// order and the result is the same bytes every run (bodies.h for the scheme).
-//  1. Every moving body takes the impulses the fluids' collisions gave it
-//     this substep (sums: ((fluid * dynamic) + slot) * 6 + term, summed over
-//     the fluids in world order) and gravity, and moves (semi-implicit
-//     Euler). A kinematic body moves to its path's point at the end of the
-//     substep with the path's velocity; a static one stays.
-//  2. Contacts (sequential impulses, CONTACT_ITERATIONS sweeps): every
-//     contact point (vertices and edge points, bodies_shared.h) of a moving
-//     body past a domain face, and every contact point of one body inside
-//     another (its deepest-face normal: the largest signed plane distance;
+// "bodies: integrate", in stages (push constant `stage`) so that no
+// invocation runs out of lavapipe's loop budget (65535 iterations in all,
+// then every loop leaves early without a word: docs/architecture.md) and a
+// world can hold CS_BODIES_MAX bodies. The working copy of every body lives
+// in the `work` buffer between the dispatches; every stage is either one
+// invocation per body writing only its own entry, or one invocation walking
+// a chunk of bodies in the fixed order, so runs give the same bytes
+// (bodies.h for the scheme).
+//  MOVE (one invocation per body): every moving body takes the impulses the
+//     fluids' collisions gave it this substep (sums: ((fluid * dynamic) +
+//     slot) * 6 + term, summed over the fluids in world order) and gravity,
+//     and moves (semi-implicit Euler). A kinematic body moves to its path's
+//     point at the end of the substep with the path's velocity; a static
+//     one stays.
+//  CONTACTS (one invocation, bodies [first, end) of one sweep; the host
+//     runs CS_BODIES_CONTACT_ITERATIONS sweeps of chunks of CS_BODIES_INTEGRATE_CHUNK
+//     bodies, in order): per body, every contact point (vertices and edge
+//     points, bodies_shared.h) past a domain face, then every contact point
+//     of this body inside a later body and of the later body inside this
+//     one (its deepest-face normal: the largest signed plane distance;
 //     spheres radially), gets a normal impulse at that point, accumulated
-//     and kept >= 0, aiming at a separating speed of e times the approach
-//     speed, and a Coulomb friction impulse (CS_BODY_CONTACT_FRICTION times
-//     the normal one). An impulse at a point off the centre turns the body:
-//     that is what lays a tilted box flat on the floor.
-//  3. Positions: each pair's deepest penetration is taken out along its
-//     normal, split by inverse mass; then each moving body's deepest point
-//     past each domain face is moved back onto it (translation only), so
-//     the box has the last word.
-//  4. The world-space entry of every body in the set.
+//     over the sweeps and kept >= 0, aiming at a separating speed of e times
+//     the approach speed, and a Coulomb friction impulse
+//     (CS_BODY_CONTACT_FRICTION times the normal one). An impulse at a
+//     point off the centre turns the body: that lays a tilted box flat.
+//  PAIRS (one invocation, bodies [first, end)): each pair's deepest
+//     penetration is taken out along its normal, split by inverse mass.
+//  FINISH (one invocation per body): each moving body's deepest point past
+//     each domain face is moved back onto it (translation only), so the box
+//     has the last word; the state is written back with the world-space
+//     entry of the body in the set.
 #include "index.glsl"
 #include "bodies_shared.h"
-layout(local_size_x = 1) in;
+layout(local_size_x = CS_BODIES_INTEGRATE_GROUP) in;
 layout(std430, binding = 0) readonly buffer Params { cs_bodies_params bp; };
 layout(std430, binding = 1) buffer States { cs_body_state states[]; };
 layout(std430, binding = 2) readonly buffer Sums { float sums[]; };
 layout(std430, binding = 3) writeonly buffer Set { cs_body_set set; };
+// The working copy of one body (CS_BODY_WORK_BYTES, bodies_shared.h).
+struct cs_body_work {
+    vec3 position; // centre of mass
+    float inv_mass; // 0 for static and kinematic bodies
+    vec4 orientation;
+    vec3 momentum;
+    float pad0;
+    vec3 angular_momentum; // world
+    float pad1;
+    vec3 velocity;
+    float pad2;
+    vec3 omega;
+    float pad3;
+    mat3 rotation;
+    mat3 inv_world; // R I^-1 R^T (0 for static and kinematic bodies)
+};
+layout(std430, binding = 4) buffer Work { cs_body_work work[]; };
+// Per contact, in the order they are visited (the same every sweep: the
+// positions do not change while the impulses are solved): x = accumulated
+// normal impulse, y = target speed; tangent = accumulated friction impulse.
+// head.x: the next contact's index, carried from chunk to chunk.
+layout(std430, binding = 5) buffer Contacts { uvec4 head; vec4 normal_acc[CS_BODIES_MAX_CONTACTS]; vec4 tangent_acc[CS_BODIES_MAX_CONTACTS]; };
+layout(push_constant) uniform Push { cs_bodies_integrate_push pc; };
 
-#define CONTACT_ITERATIONS 8
-#define MAX_CONTACTS 512 // accumulated impulses kept per substep; past that, impulses are not accumulated
 #define WALL 0xFFFFFFFFu // the "other body" of a domain-face contact: fixed, at rest
 
-// The working copy of every body this substep.
-vec3 xs[CS_BODIES_MAX];   // centre of mass
-vec4 qs[CS_BODIES_MAX];   // orientation
-mat3 rs[CS_BODIES_MAX];   // rotation
-vec3 ps[CS_BODIES_MAX];   // momentum
-vec3 ls[CS_BODIES_MAX];   // angular momentum (world)
-vec3 vs[CS_BODIES_MAX];   // velocity
-vec3 ws[CS_BODIES_MAX];   // angular velocity
-float inv_mass[CS_BODIES_MAX];
-mat3 inv_world[CS_BODIES_MAX]; // R I^-1 R^T (0 for static and kinematic bodies)
+// The working copy of every body this substep (the work buffer).
+#define xs(b) work[b].position
+#define inv_mass(b) work[b].inv_mass
+#define qs(b) work[b].orientation
+#define rs(b) work[b].rotation
+#define ps(b) work[b].momentum
+#define ls(b) work[b].angular_momentum
+#define vs(b) work[b].velocity
+#define ws(b) work[b].omega
+#define inv_world(b) work[b].inv_world
 bool flat2d;
-
-// Per contact, in the order they are visited (the same every sweep: the
-// positions do not change while the impulses are solved).
-float acc_normal[MAX_CONTACTS];
-vec3 acc_tangent[MAX_CONTACTS];
-float target_speed[MAX_CONTACTS];
-uint contact_index;
 uint sweep;
 
 mat3 quat_to_mat(vec4 q)
@@ -71,13 +94,13 @@ vec4 quat_mul(vec4 a, vec4 b)
 void update_velocity(uint b)
 {
     if (flat2d) {
-        ps[b].z = 0.0;
-        ls[b].xy = vec2(0.0);
+        ps(b).z = 0.0;
+        ls(b).xy = vec2(0.0);
     }
-    vs[b] = ps[b] * inv_mass[b];
-    ws[b] = inv_world[b] * ls[b];
+    vs(b) = ps(b) * inv_mass(b);
+    ws(b) = inv_world(b) * ls(b);
     if (flat2d)
-        ws[b].xy = vec2(0.0);
+        ws(b).xy = vec2(0.0);
 }
 
 // A kinematic body's path at time t: xyz = centre of mass, and its velocity.
@@ -103,21 +126,21 @@ void path_at(cs_body_state s, float t, out vec3 x, out vec3 v)
 
 void apply_impulse(uint b, vec3 r, vec3 j)
 {
-    if (b == WALL || inv_mass[b] == 0.0)
+    if (b == WALL || inv_mass(b) == 0.0)
         return;
-    ps[b] += j;
-    ls[b] += cross(r, j);
+    ps(b) += j;
+    ls(b) += cross(r, j);
     update_velocity(b);
 }
 
-vec3 point_velocity(uint b, vec3 r) { return b == WALL ? vec3(0.0) : vs[b] + cross(ws[b], r); }
+vec3 point_velocity(uint b, vec3 r) { return b == WALL ? vec3(0.0) : vs(b) + cross(ws(b), r); }
 
 // 1 / (the mass a unit impulse along d at r sees), both bodies together.
 float inverse_effective_mass(uint a, vec3 ra, uint b, vec3 rb, vec3 d)
 {
-    float k = inv_mass[a] + dot(d, cross(inv_world[a] * cross(ra, d), ra));
+    float k = inv_mass(a) + dot(d, cross(inv_world(a) * cross(ra, d), ra));
     if (b != WALL)
-        k += inv_mass[b] + dot(d, cross(inv_world[b] * cross(rb, d), rb));
+        k += inv_mass(b) + dot(d, cross(inv_world(b) * cross(rb, d), rb));
     return k;
 }
 
@@ -125,9 +148,9 @@ float inverse_effective_mass(uint a, vec3 ra, uint b, vec3 rb, vec3 d)
 // way a must move), restitution e, friction coefficient mu.
 void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
 {
-    uint c = contact_index++;
-    bool kept = c < MAX_CONTACTS;
-    vec3 ra = at - xs[a], rb = b == WALL ? vec3(0.0) : at - xs[b];
+    uint c = head.x++;
+    bool kept = c < CS_BODIES_MAX_CONTACTS;
+    vec3 ra = at - xs(a), rb = b == WALL ? vec3(0.0) : at - xs(b);
     float un = dot(point_velocity(a, ra) - point_velocity(b, rb), n);
     float k = inverse_effective_mass(a, ra, b, rb, n);
     if (!(k > 0.0))
@@ -137,17 +160,16 @@ void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
     float rest_speed = 2.0 * length(bp.gravity.xyz) * bp.gravity.w;
     float target = un < -rest_speed ? -e * un : 0.0;
     if (kept && sweep == 0u) {
-        acc_normal[c] = 0.0;
-        acc_tangent[c] = vec3(0.0);
-        target_speed[c] = target;
+        normal_acc[c] = vec4(0.0, target, 0.0, 0.0);
+        tangent_acc[c] = vec4(0.0);
     }
     if (kept)
-        target = target_speed[c];
+        target = normal_acc[c].y;
     float dj = (target - un) / k;
-    float total = kept ? max(acc_normal[c] + dj, 0.0) : max(dj, 0.0);
+    float total = kept ? max(normal_acc[c].x + dj, 0.0) : max(dj, 0.0);
     if (kept) {
-        dj = total - acc_normal[c];
-        acc_normal[c] = total;
+        dj = total - normal_acc[c].x;
+        normal_acc[c].x = total;
     } else {
         dj = total;
     }
@@ -165,11 +187,11 @@ void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
         return;
     vec3 jt = -slide / kt * t;
     if (kept) {
-        vec3 before = acc_tangent[c], after = before + jt;
-        float limit = mu * acc_normal[c], len = length(after);
+        vec3 before = tangent_acc[c].xyz, after = before + jt;
+        float limit = mu * normal_acc[c].x, len = length(after);
         if (len > limit)
             after *= limit / len;
-        acc_tangent[c] = after;
+        tangent_acc[c] = vec4(after, 0.0);
         jt = after - before;
     } else {
         float limit = mu * dj, len = length(jt);
@@ -182,14 +204,14 @@ void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
 
 // The world contact points of body b: count, and point k.
 uint point_count(uint b) { return states[b].shape.w; }
-vec3 point_of(uint b, uint k) { return xs[b] + rs[b] * bp.local_vertices[states[b].shape.z + k].xyz; }
+vec3 point_of(uint b, uint k) { return xs(b) + rs(b) * bp.local_vertices[states[b].shape.z + k].xyz; }
 
 // The face of body b nearest to world point x (the largest signed plane
 // distance; a sphere: radial): xyz = outward normal, w = signed distance.
 vec4 face_of(uint b, vec3 x)
 {
     float radius = states[b].extent.y;
-    vec3 r = x - xs[b];
+    vec3 r = x - xs(b);
     if (radius > 0.0) {
         float len = length(r);
         return vec4(len > 0.0 ? r / len : vec3(0.0, 1.0, 0.0), len - radius);
@@ -198,7 +220,7 @@ vec4 face_of(uint b, vec3 x)
     uvec4 shape = states[b].shape;
     for (uint k = 0u; k < shape.y; k++) {
         vec4 pl = bp.local_planes[shape.x + k];
-        vec3 n = rs[b] * pl.xyz;
+        vec3 n = rs(b) * pl.xyz;
         if (flat2d)
             n.z = 0.0;
         float d = dot(n, r) - pl.w;
@@ -216,11 +238,11 @@ vec4 points_inside(uint a, uint b, bool solve, float e, float mu)
     vec4 deepest = vec4(0.0);
     float ra = states[a].extent.y;
     if (ra > 0.0) { // a sphere: its centre against b's nearest face
-        vec4 f = face_of(b, xs[a]);
+        vec4 f = face_of(b, xs(a));
         float depth = ra - f.w;
         if (depth > 0.0) {
             if (solve)
-                contact(a, b, xs[a] - ra * f.xyz, f.xyz, e, mu);
+                contact(a, b, xs(a) - ra * f.xyz, f.xyz, e, mu);
             deepest = vec4(f.xyz, depth);
         }
         return deepest;
@@ -242,10 +264,10 @@ vec4 points_inside(uint a, uint b, bool solve, float e, float mu)
 // answers for both) b's points in a. Returns the deepest, pushing a out.
 vec4 pair_contacts(uint a, uint b, bool solve)
 {
-    if (inv_mass[a] == 0.0 && inv_mass[b] == 0.0)
+    if (inv_mass(a) == 0.0 && inv_mass(b) == 0.0)
         return vec4(0.0);
     float reach = states[a].extent.x + states[b].extent.x;
-    vec3 d = xs[a] - xs[b];
+    vec3 d = xs(a) - xs(b);
     if (dot(d, d) > reach * reach)
         return vec4(0.0);
     float e = max(states[a].momentum.w, states[b].momentum.w);
@@ -267,7 +289,7 @@ vec2 extent_along(uint b, uint a)
         return vec2(-radius, radius);
     vec2 lohi = vec2(0.0);
     for (uint k = 0u; k < point_count(b); k++) {
-        float c = (rs[b] * bp.local_vertices[states[b].shape.z + k].xyz)[a];
+        float c = (rs(b) * bp.local_vertices[states[b].shape.z + k].xyz)[a];
         lohi = vec2(min(lohi.x, c), max(lohi.y, c));
     }
     return lohi;
@@ -282,10 +304,10 @@ void wall_contacts(uint b)
             vec3 n = vec3(0.0);
             n[a] = side == 0u ? 1.0 : -1.0; // into the domain
             float face = side == 0u ? bp.domain_min[a] : bp.domain_max[a];
-            if (n[a] * (face - xs[b][a]) + states[b].extent.x <= 0.0)
+            if (n[a] * (face - xs(b)[a]) + states[b].extent.x <= 0.0)
                 continue; // broad phase: the bounding sphere does not reach the face
             if (radius > 0.0) {
-                vec3 x = xs[b] - radius * n;
+                vec3 x = xs(b) - radius * n;
                 if (n[a] * (face - x[a]) > 0.0)
                     contact(b, WALL, x, n, e, CS_BODY_CONTACT_FRICTION);
                 continue;
@@ -303,112 +325,144 @@ void keep_in_domain(uint b)
 {
     for (uint a = 0u; a < (flat2d ? 2u : 3u); a++) {
         vec2 lohi = extent_along(b, a);
-        float below = bp.domain_min[a] - (xs[b][a] + lohi.x), above = (xs[b][a] + lohi.y) - bp.domain_max[a];
+        float below = bp.domain_min[a] - (xs(b)[a] + lohi.x), above = (xs(b)[a] + lohi.y) - bp.domain_max[a];
         if (below > 0.0)
-            xs[b][a] += below;
+            xs(b)[a] += below;
         if (above > 0.0)
-            xs[b][a] -= above;
+            xs(b)[a] -= above;
+    }
+}
+
+// MOVE: body b's working copy from its state, moved through the substep.
+void move(uint b)
+{
+    float dt = bp.gravity.w;
+    cs_body_state s = states[b];
+    float mass = s.position.w;
+    xs(b) = s.position.xyz;
+    inv_mass(b) = mass > 0.0 ? 1.0 / mass : 0.0;
+    qs(b) = s.orientation;
+    ps(b) = s.momentum.xyz;
+    ls(b) = s.angular_momentum.xyz;
+    rs(b) = quat_to_mat(qs(b));
+    inv_world(b) = mat3(0.0);
+    vs(b) = vec3(0.0);
+    ws(b) = vec3(0.0);
+    if (s.motion.y > 0u) {
+        // Kinematic: where the path is at the end of this substep.
+        vec3 x, v;
+        path_at(s, float(s.motion.z + 1u) * dt, x, v);
+        xs(b) = x;
+        vs(b) = v;
+        ps(b) = vec3(0.0);
+        ls(b) = vec3(0.0);
+        return;
+    }
+    if (mass == 0.0)
+        return;
+    vec3 j = vec3(0.0), ja = vec3(0.0);
+    uint slot = uint(s.extent.z); // its impulse slot (moving bodies in scene order)
+    uint terms = bp.counts.w * CS_BODIES_IMPULSE_TERMS;
+    for (uint f = 0u; f < bp.counts.y; f++) {
+        uint base = f * terms + slot * CS_BODIES_IMPULSE_TERMS;
+        j += vec3(sums[base], sums[base + 1u], sums[base + 2u]);
+        ja += vec3(sums[base + 3u], sums[base + 4u], sums[base + 5u]);
+    }
+    ps(b) += j + mass * bp.gravity.xyz * dt;
+    ls(b) += ja;
+    mat3 inv_body = transpose(mat3(s.inv_inertia[0].xyz, s.inv_inertia[1].xyz, s.inv_inertia[2].xyz));
+    inv_world(b) = rs(b) * inv_body * transpose(rs(b));
+    update_velocity(b);
+    xs(b) += vs(b) * dt;
+    qs(b) = normalize(qs(b) + 0.5 * dt * quat_mul(vec4(ws(b), 0.0), qs(b)));
+    rs(b) = quat_to_mat(qs(b));
+    inv_world(b) = rs(b) * inv_body * transpose(rs(b));
+    update_velocity(b);
+}
+
+// CONTACTS: one sweep over bodies [first, end): each one's wall contacts,
+// then its pairs with every later body. The first chunk of the first sweep
+// starts the contact numbering (the same every sweep).
+void contacts(uint first, uint end, uint count)
+{
+    if (first == 0u)
+        head.x = 0u;
+    for (uint a = first; a < end; a++) {
+        if (inv_mass(a) > 0.0)
+            wall_contacts(a);
+        for (uint b = a + 1u; b < count; b++)
+            pair_contacts(a, b, true);
+    }
+}
+
+// PAIRS: bodies [first, end) against every later body, out of each other.
+void separate(uint first, uint end, uint count)
+{
+    for (uint a = first; a < end; a++)
+        for (uint b = a + 1u; b < count; b++) {
+            vec4 deepest = pair_contacts(a, b, false);
+            float total = inv_mass(a) + inv_mass(b);
+            if (deepest.w > 0.0 && total > 0.0) {
+                xs(a) += deepest.w * inv_mass(a) / total * deepest.xyz;
+                xs(b) -= deepest.w * inv_mass(b) / total * deepest.xyz;
+            }
+        }
+}
+
+// FINISH: body b inside the domain, written back, and its entry in the set.
+void finish(uint b, uint count)
+{
+    if (inv_mass(b) > 0.0)
+        keep_in_domain(b);
+    cs_body_state s = states[b];
+    if (flat2d) {
+        xs(b).z = 0.0;
+        vs(b).z = 0.0;
+        ws(b).xy = vec2(0.0);
+    }
+    vec3 x = xs(b);
+    mat3 r = rs(b);
+    states[b].position = vec4(x, s.position.w);
+    states[b].orientation = qs(b);
+    states[b].momentum = vec4(ps(b), s.momentum.w);
+    states[b].angular_momentum = vec4(ls(b), s.angular_momentum.w);
+    states[b].motion.z = s.motion.z + 1u;
+    set.bodies[b].centre = vec4(x, s.extent.x);
+    set.bodies[b].velocity = vec4(vs(b), s.angular_momentum.w);
+    set.bodies[b].omega = vec4(ws(b), s.extent.y);
+    set.bodies[b].info = uvec4(s.shape.x, s.shape.y, s.position.w > 0.0 ? CS_BODY_DYNAMIC : 0u, uint(s.extent.z));
+    for (uint k = 0u; k < s.shape.y; k++) {
+        vec4 pl = bp.local_planes[s.shape.x + k];
+        vec3 n = r * pl.xyz;
+        if (flat2d)
+            n.z = 0.0;
+        set.planes[s.shape.x + k] = vec4(n, pl.w + dot(n, x));
+    }
+    if (b == 0u) {
+        uint planes = 0u;
+        for (uint k = 0u; k < count; k++)
+            planes += states[k].shape.y;
+        set.counts = uvec4(count, planes, bp.counts.z, bp.counts.w);
     }
 }
 
 void main()
 {
-    if (cs_linear_index() != 0u)
-        return;
     uint count = bp.counts.x;
     flat2d = bp.counts.z == 2u;
-    float dt = bp.gravity.w;
-    // 1. Move.
-    for (uint b = 0u; b < count; b++) {
-        cs_body_state s = states[b];
-        float mass = s.position.w;
-        xs[b] = s.position.xyz;
-        qs[b] = s.orientation;
-        ps[b] = s.momentum.xyz;
-        ls[b] = s.angular_momentum.xyz;
-        rs[b] = quat_to_mat(qs[b]);
-        inv_mass[b] = mass > 0.0 ? 1.0 / mass : 0.0;
-        inv_world[b] = mat3(0.0);
-        vs[b] = vec3(0.0);
-        ws[b] = vec3(0.0);
-        if (s.motion.y > 0u) {
-            // Kinematic: where the path is at the end of this substep.
-            path_at(s, float(s.motion.z + 1u) * dt, xs[b], vs[b]);
-            ps[b] = vec3(0.0);
-            ls[b] = vec3(0.0);
-            continue;
-        }
-        if (mass == 0.0)
-            continue;
-        vec3 j = vec3(0.0), ja = vec3(0.0);
-        uint slot = uint(s.extent.z); // its impulse slot (moving bodies in scene order)
-        uint terms = bp.counts.w * CS_BODIES_IMPULSE_TERMS;
-        for (uint f = 0u; f < bp.counts.y; f++) {
-            uint base = f * terms + slot * CS_BODIES_IMPULSE_TERMS;
-            j += vec3(sums[base], sums[base + 1u], sums[base + 2u]);
-            ja += vec3(sums[base + 3u], sums[base + 4u], sums[base + 5u]);
-        }
-        ps[b] += j + mass * bp.gravity.xyz * dt;
-        ls[b] += ja;
-        mat3 inv_body = transpose(mat3(s.inv_inertia[0].xyz, s.inv_inertia[1].xyz, s.inv_inertia[2].xyz));
-        inv_world[b] = rs[b] * inv_body * transpose(rs[b]);
-        update_velocity(b);
-        xs[b] += vs[b] * dt;
-        qs[b] = normalize(qs[b] + 0.5 * dt * quat_mul(vec4(ws[b], 0.0), qs[b]));
-        rs[b] = quat_to_mat(qs[b]);
-        inv_world[b] = rs[b] * inv_body * transpose(rs[b]);
-        update_velocity(b);
+    sweep = pc.sweep;
+    uint i = cs_linear_index();
+    if (pc.stage == CS_BODIES_STAGE_MOVE) {
+        if (i < count)
+            move(i);
+    } else if (pc.stage == CS_BODIES_STAGE_FINISH) {
+        if (i < count)
+            finish(i, count);
+    } else if (i == 0u) {
+        uint end = min(pc.end, count);
+        if (pc.stage == CS_BODIES_STAGE_CONTACTS)
+            contacts(pc.first, end, count);
+        else
+            separate(pc.first, end, count);
     }
-    // 2. Contact impulses.
-    for (sweep = 0u; sweep < CONTACT_ITERATIONS; sweep++) {
-        contact_index = 0u;
-        for (uint b = 0u; b < count; b++)
-            if (inv_mass[b] > 0.0)
-                wall_contacts(b);
-        for (uint a = 0u; a < count; a++)
-            for (uint b = a + 1u; b < count; b++)
-                pair_contacts(a, b, true);
-    }
-    // 3. Positions: pairs, then the domain box.
-    for (uint a = 0u; a < count; a++)
-        for (uint b = a + 1u; b < count; b++) {
-            vec4 deepest = pair_contacts(a, b, false);
-            float total = inv_mass[a] + inv_mass[b];
-            if (deepest.w > 0.0 && total > 0.0) {
-                xs[a] += deepest.w * inv_mass[a] / total * deepest.xyz;
-                xs[b] -= deepest.w * inv_mass[b] / total * deepest.xyz;
-            }
-        }
-    for (uint b = 0u; b < count; b++)
-        if (inv_mass[b] > 0.0)
-            keep_in_domain(b);
-    // 4. Write back, and the world-space set.
-    set.counts = uvec4(count, 0u, bp.counts.z, bp.counts.w);
-    uint planes = 0u;
-    for (uint b = 0u; b < count; b++) {
-        cs_body_state s = states[b];
-        if (flat2d) {
-            xs[b].z = 0.0;
-            vs[b].z = 0.0;
-            ws[b].xy = vec2(0.0);
-        }
-        states[b].position = vec4(xs[b], s.position.w);
-        states[b].orientation = qs[b];
-        states[b].momentum = vec4(ps[b], s.momentum.w);
-        states[b].angular_momentum = vec4(ls[b], s.angular_momentum.w);
-        states[b].motion.z = s.motion.z + 1u;
-        set.bodies[b].centre = vec4(xs[b], s.extent.x);
-        set.bodies[b].velocity = vec4(vs[b], s.angular_momentum.w);
-        set.bodies[b].omega = vec4(ws[b], s.extent.y);
-        set.bodies[b].info = uvec4(s.shape.x, s.shape.y, s.position.w > 0.0 ? CS_BODY_DYNAMIC : 0u, uint(s.extent.z));
-        for (uint k = 0u; k < s.shape.y; k++) {
-            vec4 pl = bp.local_planes[s.shape.x + k];
-            vec3 n = rs[b] * pl.xyz;
-            if (flat2d)
-                n.z = 0.0;
-            set.planes[s.shape.x + k] = vec4(n, pl.w + dot(n, xs[b]));
-        }
-        planes += s.shape.y;
-    }
-    set.counts.y = planes;
 }
