@@ -366,7 +366,7 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
                                &b->work, err) &&
               cs_buffer_create(ctx,
                                &(cs_buffer_desc){.name = "bodies integrate contacts",
-                                                 .size = 16 + 32 * (VkDeviceSize)CS_BODIES_MAX_CONTACTS},
+                                                 .size = (VkDeviceSize)CS_BODIES_CONTACTS_BYTES},
                                &b->contacts, err);
     ok = ok && cs_sort_create(ctx, b->record_capacity, &b->sort, err);
     ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/records_keys.comp"}, &b->records_keys, err);
@@ -453,27 +453,20 @@ static void integrate_stage(cs_bodies *b, cs_recorder *rec, cs_bodies_integrate_
     cs_barrier_compute(rec);
 }
 
-// Move every body (one invocation each), the contact sweeps and the pair
-// separation in chunks of CS_BODIES_INTEGRATE_CHUNK bodies (one invocation
-// each, in order: the same order as one loop over all bodies, so the
-// sequential impulses see the same sequence every run), then write back
-// (one invocation each). At 256 bodies: 8 x 32 + 32 + 2 dispatches.
+// Move every body and find its contacts (one invocation each), the contact
+// sweeps and the pair separation (one invocation each walking the list in
+// body order, so the sequential impulses see the same sequence every run),
+// then write back (one invocation each): 5 + CS_BODIES_CONTACT_ITERATIONS
+// dispatches whatever the count.
 static void record_integrate(cs_bodies *b, cs_recorder *rec)
 {
     cs_barrier_compute(rec); // the impulse sums
     integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_MOVE}, b->count);
-    if (b->count > 1 || b->dynamic) {
+    if (b->dynamic) {
+        integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_NARROW}, b->count);
         for (uint32_t sweep = 0; sweep < CS_BODIES_CONTACT_ITERATIONS; sweep++)
-            for (uint32_t first = 0; first < b->count; first += CS_BODIES_INTEGRATE_CHUNK)
-                integrate_stage(b, rec,
-                                (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_CONTACTS, .sweep = sweep,
-                                                           .first = first, .end = first + CS_BODIES_INTEGRATE_CHUNK},
-                                1);
-        for (uint32_t first = 0; first < b->count; first += CS_BODIES_INTEGRATE_CHUNK)
-            integrate_stage(b, rec,
-                            (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_PAIRS, .first = first,
-                                                       .end = first + CS_BODIES_INTEGRATE_CHUNK},
-                            1);
+            integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_SWEEP, .sweep = sweep}, 1);
+        integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_PAIRS}, 1);
     }
     integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_FINISH}, b->count);
 }

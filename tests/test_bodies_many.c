@@ -22,7 +22,7 @@
 
 #define SIDE 8    // bodies per row: SIDE x LAYERS x SIDE
 #define LAYERS 4
-#define SUBSTEPS 20
+#define SUBSTEPS 60 // 0.12 s: every body falls ~7 cm (the lowest layer reaches the water)
 #define MANY_BODIES CS_BODIES_MAX
 #define SPACING 0.04
 #define H 0.08

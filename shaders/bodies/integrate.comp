@@ -5,7 +5,7 @@
 // world can hold CS_BODIES_MAX bodies. The working copy of every body lives
 // in the `work` buffer between the dispatches; every stage is either one
 // invocation per body writing only its own entry, or one invocation walking
-// a chunk of bodies in the fixed order, so runs give the same bytes
+// list in the fixed order, so runs give the same bytes
 // (bodies.h for the scheme).
 //  MOVE (one invocation per body): every moving body takes the impulses the
 //     fluids' collisions gave it this substep (sums: ((fluid * dynamic) +
@@ -13,19 +13,19 @@
 //     and moves (semi-implicit Euler). A kinematic body moves to its path's
 //     point at the end of the substep with the path's velocity; a static
 //     one stays.
-//  CONTACTS (one invocation, bodies [first, end) of one sweep; the host
-//     runs CS_BODIES_CONTACT_ITERATIONS sweeps of chunks of CS_BODIES_INTEGRATE_CHUNK
-//     bodies, in order): per body, every contact point (vertices and edge
-//     points, bodies_shared.h) past a domain face, then every contact point
-//     of this body inside a later body and of the later body inside this
-//     one (its deepest-face normal: the largest signed plane distance;
-//     spheres radially), gets a normal impulse at that point, accumulated
-//     over the sweeps and kept >= 0, aiming at a separating speed of e times
-//     the approach speed, and a Coulomb friction impulse
+//  NARROW (one invocation per body a): every contact point (vertices and
+//     edge points, bodies_shared.h) of a past a domain face, then for every
+//     later body b, a's points inside b and b's inside a (the deepest-face
+//     normal: the largest signed plane distance; spheres radially), into
+//     a's region of the contact list; and each pair's deepest penetration.
+//  SWEEP (one invocation, CS_BODIES_CONTACT_ITERATIONS dispatches): every
+//     contact in body order gets a normal impulse at its point, accumulated
+//     over the sweeps and kept >= 0, aiming at a separating speed of e
+//     times the approach speed, and a Coulomb friction impulse
 //     (CS_BODY_CONTACT_FRICTION times the normal one). An impulse at a
 //     point off the centre turns the body: that lays a tilted box flat.
-//  PAIRS (one invocation, bodies [first, end)): each pair's deepest
-//     penetration is taken out along its normal, split by inverse mass.
+//  PAIRS (one invocation): each pair's deepest penetration is taken out
+//     along its normal, split by inverse mass.
 //  FINISH (one invocation per body): each moving body's deepest point past
 //     each domain face is moved back onto it (translation only), so the box
 //     has the last word; the state is written back with the world-space
@@ -54,11 +54,27 @@ struct cs_body_work {
     mat3 inv_world; // R I^-1 R^T (0 for static and kinematic bodies)
 };
 layout(std430, binding = 4) buffer Work { cs_body_work work[]; };
-// Per contact, in the order they are visited (the same every sweep: the
-// positions do not change while the impulses are solved): x = accumulated
-// normal impulse, y = target speed; tangent = accumulated friction impulse.
-// head.x: the next contact's index, carried from chunk to chunk.
-layout(std430, binding = 5) buffer Contacts { uvec4 head; vec4 normal_acc[CS_BODIES_MAX_CONTACTS]; vec4 tangent_acc[CS_BODIES_MAX_CONTACTS]; };
+// The contacts of this substep, found once (NARROW: the positions do not
+// change while the impulses are solved), in one region of
+// CS_BODY_CONTACTS_PER_BODY per body, visited in body order by every sweep:
+// at = (world point, restitution), normal = (normal from b into a, 0),
+// ids = (a, b: WALL for a domain face); normal_acc = (accumulated normal
+// impulse, target speed), tangent_acc = accumulated friction impulse. And
+// per body its pairs' deepest penetrations (PAIRS), CS_BODY_PAIRS_PER_BODY
+// each: pair_push = (normal pushing a out, depth), pair_other = b.
+// dropped[a]: contacts or pairs body a found past its region (not solved).
+layout(std430, binding = 5) buffer Contacts {
+    uint contact_count[CS_BODIES_MAX];
+    uint pair_count[CS_BODIES_MAX];
+    uint dropped[CS_BODIES_MAX];
+    vec4 contact_at[CS_BODIES_MAX * CS_BODY_CONTACTS_PER_BODY];
+    vec4 contact_normal[CS_BODIES_MAX * CS_BODY_CONTACTS_PER_BODY];
+    uvec4 contact_ids[CS_BODIES_MAX * CS_BODY_CONTACTS_PER_BODY];
+    vec4 normal_acc[CS_BODIES_MAX * CS_BODY_CONTACTS_PER_BODY];
+    vec4 tangent_acc[CS_BODIES_MAX * CS_BODY_CONTACTS_PER_BODY];
+    vec4 pair_push[CS_BODIES_MAX * CS_BODY_PAIRS_PER_BODY];
+    uint pair_other[CS_BODIES_MAX * CS_BODY_PAIRS_PER_BODY];
+};
 layout(push_constant) uniform Push { cs_bodies_integrate_push pc; };
 
 #define WALL 0xFFFFFFFFu // the "other body" of a domain-face contact: fixed, at rest
@@ -144,38 +160,50 @@ float inverse_effective_mass(uint a, vec3 ra, uint b, vec3 rb, vec3 d)
     return k;
 }
 
-// One contact: at world point `at`, normal n pointing from b into a (the
-// way a must move), restitution e, friction coefficient mu.
+uint owner; // NARROW: the body whose region takes the contacts found
+
+// NARROW: one contact at world point `at`, normal n pointing from b into a
+// (the way a must move), restitution e, into the owner's region.
 void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
 {
-    uint c = head.x++;
-    bool kept = c < CS_BODIES_MAX_CONTACTS;
+    uint k = contact_count[owner];
+    if (k >= CS_BODY_CONTACTS_PER_BODY) {
+        dropped[owner]++;
+        return;
+    }
+    uint c = owner * CS_BODY_CONTACTS_PER_BODY + k;
+    contact_count[owner] = k + 1u;
+    contact_at[c] = vec4(at, e);
+    contact_normal[c] = vec4(n, mu);
+    contact_ids[c] = uvec4(a, b, 0u, 0u);
+}
+
+// One sweep's impulse at contact c: the normal impulse accumulated over
+// the sweeps and kept >= 0, then friction within the cone |Jt| <= mu Jn.
+void solve(uint c)
+{
+    uint a = contact_ids[c].x, b = contact_ids[c].y;
+    vec3 at = contact_at[c].xyz, n = contact_normal[c].xyz;
+    float e = contact_at[c].w, mu = contact_normal[c].w;
     vec3 ra = at - xs(a), rb = b == WALL ? vec3(0.0) : at - xs(b);
     float un = dot(point_velocity(a, ra) - point_velocity(b, rb), n);
     float k = inverse_effective_mass(a, ra, b, rb, n);
     if (!(k > 0.0))
         return;
-    // The separating speed to reach: restitution only for a real impact
-    // (faster than gravity gives in two substeps), so resting contacts rest.
-    float rest_speed = 2.0 * length(bp.gravity.xyz) * bp.gravity.w;
-    float target = un < -rest_speed ? -e * un : 0.0;
-    if (kept && sweep == 0u) {
-        normal_acc[c] = vec4(0.0, target, 0.0, 0.0);
+    if (sweep == 0u) {
+        // The separating speed to reach: restitution only for a real impact
+        // (faster than gravity gives in two substeps), so resting contacts rest.
+        float rest_speed = 2.0 * length(bp.gravity.xyz) * bp.gravity.w;
+        normal_acc[c] = vec4(0.0, un < -rest_speed ? -e * un : 0.0, 0.0, 0.0);
         tangent_acc[c] = vec4(0.0);
     }
-    if (kept)
-        target = normal_acc[c].y;
+    float target = normal_acc[c].y;
     float dj = (target - un) / k;
-    float total = kept ? max(normal_acc[c].x + dj, 0.0) : max(dj, 0.0);
-    if (kept) {
-        dj = total - normal_acc[c].x;
-        normal_acc[c].x = total;
-    } else {
-        dj = total;
-    }
+    float total = max(normal_acc[c].x + dj, 0.0);
+    dj = total - normal_acc[c].x;
+    normal_acc[c].x = total;
     apply_impulse(a, ra, dj * n);
     apply_impulse(b, rb, -dj * n);
-    // Friction: stop the sliding at this point, within the cone |Jt| <= mu Jn.
     vec3 u = point_velocity(a, ra) - point_velocity(b, rb);
     vec3 ut = u - dot(u, n) * n;
     float slide = length(ut);
@@ -186,18 +214,12 @@ void contact(uint a, uint b, vec3 at, vec3 n, float e, float mu)
     if (!(kt > 0.0))
         return;
     vec3 jt = -slide / kt * t;
-    if (kept) {
-        vec3 before = tangent_acc[c].xyz, after = before + jt;
-        float limit = mu * normal_acc[c].x, len = length(after);
-        if (len > limit)
-            after *= limit / len;
-        tangent_acc[c] = vec4(after, 0.0);
-        jt = after - before;
-    } else {
-        float limit = mu * dj, len = length(jt);
-        if (len > limit)
-            jt *= limit / max(len, 1e-30);
-    }
+    vec3 before = tangent_acc[c].xyz, after = before + jt;
+    float limit = mu * normal_acc[c].x, len = length(after);
+    if (len > limit)
+        after *= limit / len;
+    tangent_acc[c] = vec4(after, 0.0);
+    jt = after - before;
     apply_impulse(a, ra, jt);
     apply_impulse(b, rb, -jt);
 }
@@ -380,33 +402,55 @@ void move(uint b)
     update_velocity(b);
 }
 
-// CONTACTS: one sweep over bodies [first, end): each one's wall contacts,
-// then its pairs with every later body. The first chunk of the first sweep
-// starts the contact numbering (the same every sweep).
-void contacts(uint first, uint end, uint count)
+// NARROW: body a's contacts with the domain faces and with every later
+// body, and each of those pairs' deepest penetration, into a's regions.
+void narrow(uint a, uint count)
 {
-    if (first == 0u)
-        head.x = 0u;
-    for (uint a = first; a < end; a++) {
-        if (inv_mass(a) > 0.0)
-            wall_contacts(a);
-        for (uint b = a + 1u; b < count; b++)
-            pair_contacts(a, b, true);
+    owner = a;
+    contact_count[a] = 0u;
+    pair_count[a] = 0u;
+    dropped[a] = 0u;
+    if (inv_mass(a) > 0.0)
+        wall_contacts(a);
+    for (uint b = a + 1u; b < count; b++) {
+        vec4 deepest = pair_contacts(a, b, true);
+        if (!(deepest.w > 0.0) || !(inv_mass(a) + inv_mass(b) > 0.0))
+            continue;
+        uint k = pair_count[a];
+        if (k >= CS_BODY_PAIRS_PER_BODY) {
+            dropped[a]++;
+            continue;
+        }
+        pair_push[a * CS_BODY_PAIRS_PER_BODY + k] = deepest;
+        pair_other[a * CS_BODY_PAIRS_PER_BODY + k] = b;
+        pair_count[a] = k + 1u;
     }
 }
 
-// PAIRS: bodies [first, end) against every later body, out of each other.
-void separate(uint first, uint end, uint count)
+// SWEEP: every contact once, in body order.
+void sweep_contacts(uint count)
 {
-    for (uint a = first; a < end; a++)
-        for (uint b = a + 1u; b < count; b++) {
-            vec4 deepest = pair_contacts(a, b, false);
+    for (uint a = 0u; a < count; a++) {
+        uint first = a * CS_BODY_CONTACTS_PER_BODY, n = contact_count[a];
+        for (uint k = 0u; k < n; k++)
+            solve(first + k);
+    }
+}
+
+// PAIRS: each pair's deepest penetration (found before any was taken out)
+// out along its normal, split by inverse mass, in body order.
+void separate(uint count)
+{
+    for (uint a = 0u; a < count; a++) {
+        uint first = a * CS_BODY_PAIRS_PER_BODY, n = pair_count[a];
+        for (uint k = 0u; k < n; k++) {
+            vec4 deepest = pair_push[first + k];
+            uint b = pair_other[first + k];
             float total = inv_mass(a) + inv_mass(b);
-            if (deepest.w > 0.0 && total > 0.0) {
-                xs(a) += deepest.w * inv_mass(a) / total * deepest.xyz;
-                xs(b) -= deepest.w * inv_mass(b) / total * deepest.xyz;
-            }
+            xs(a) += deepest.w * inv_mass(a) / total * deepest.xyz;
+            xs(b) -= deepest.w * inv_mass(b) / total * deepest.xyz;
         }
+    }
 }
 
 // FINISH: body b inside the domain, written back, and its entry in the set.
@@ -455,14 +499,16 @@ void main()
     if (pc.stage == CS_BODIES_STAGE_MOVE) {
         if (i < count)
             move(i);
+    } else if (pc.stage == CS_BODIES_STAGE_NARROW) {
+        if (i < count)
+            narrow(i, count);
     } else if (pc.stage == CS_BODIES_STAGE_FINISH) {
         if (i < count)
             finish(i, count);
     } else if (i == 0u) {
-        uint end = min(pc.end, count);
-        if (pc.stage == CS_BODIES_STAGE_CONTACTS)
-            contacts(pc.first, end, count);
+        if (pc.stage == CS_BODIES_STAGE_SWEEP)
+            sweep_contacts(count);
         else
-            separate(pc.first, end, count);
+            separate(count);
     }
 }
