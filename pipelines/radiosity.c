@@ -272,6 +272,8 @@ void cs_radiosity_free(cs_radiosity_compiled *c)
     free(c->clusters);
     free(c->child_start);
     free(c->children);
+    free(c->parents);
+    free(c->openness);
     *c = (cs_radiosity_compiled){0};
 }
 
@@ -289,12 +291,43 @@ static void push_up(const cs_radiosity_compiled *c, double *nodes)
     }
 }
 
+// G of every receiving node over its links from `from` (node-indexed).
+static void gather_nodes(const cs_radiosity_compiled *c, const double *from, double *irradiance)
+{
+    uint32_t nodes = cs_radiosity_node_count(c);
+    for (uint32_t i = 0; i < nodes; i++) {
+        double gathered[3] = {0, 0, 0};
+        for (uint32_t l = c->link_start[i]; l < c->link_start[i + 1]; l++)
+            for (int k = 0; k < 3; k++)
+                gathered[k] += (double)c->links[l].factor * from[3 * (size_t)c->links[l].target + k];
+        memcpy(&irradiance[3 * (size_t)i], gathered, sizeof gathered);
+    }
+}
+
+// Patch i's irradiance: its own G plus its openness times the sum of its
+// ancestors' from the parent up (the order of shaders/radiosity/pushdown.comp).
+static void pushed_down(const cs_radiosity_compiled *c, const double *irradiance, uint32_t i, double out[3])
+{
+    if (!c->parents) {
+        memcpy(out, &irradiance[3 * (size_t)i], 3 * sizeof *out);
+        return;
+    }
+    double above[3] = {0, 0, 0};
+    for (uint32_t a = c->parents[i]; a != CS_RADIOSITY_NO_PARENT; a = c->parents[a])
+        for (int k = 0; k < 3; k++)
+            above[k] += irradiance[3 * (size_t)a + k];
+    double open = c->openness ? c->openness[i] : 1.0;
+    for (int k = 0; k < 3; k++)
+        out[k] = irradiance[3 * (size_t)i + k] + open * above[k];
+}
+
 void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, uint32_t bounces, double *radiosity)
 {
     uint32_t n = c->patch_count;
-    size_t nodes = (size_t)n + c->cluster_count;
+    size_t nodes = cs_radiosity_node_count(c);
     double *previous = malloc((nodes ? nodes : 1) * 3 * sizeof *previous);
-    CS_ASSERT(previous, "radiosity: out of memory");
+    double *irradiance = malloc((nodes ? nodes : 1) * 3 * sizeof *irradiance);
+    CS_ASSERT(previous && irradiance, "radiosity: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         const float rho[3] = {c->patches[i].albedo.x, c->patches[i].albedo.y, c->patches[i].albedo.z};
         const float e[3] = {c->patches[i].emission.x, c->patches[i].emission.y, c->patches[i].emission.z};
@@ -304,11 +337,10 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
     for (uint32_t bounce = 0; bounce < bounces; bounce++) {
         memcpy(previous, radiosity, (size_t)n * 3 * sizeof *previous);
         push_up(c, previous);
+        gather_nodes(c, previous, irradiance);
         for (uint32_t i = 0; i < n; i++) {
-            double gathered[3] = {0, 0, 0};
-            for (uint32_t l = c->link_start[i]; l < c->link_start[i + 1]; l++)
-                for (int k = 0; k < 3; k++)
-                    gathered[k] += (double)c->links[l].factor * previous[3 * (size_t)c->links[l].target + k];
+            double gathered[3];
+            pushed_down(c, irradiance, i, gathered);
             const float rho[3] = {c->patches[i].albedo.x, c->patches[i].albedo.y, c->patches[i].albedo.z};
             const float e[3] = {c->patches[i].emission.x, c->patches[i].emission.y, c->patches[i].emission.z};
             for (int k = 0; k < 3; k++)
@@ -316,4 +348,5 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
         }
     }
     free(previous);
+    free(irradiance);
 }

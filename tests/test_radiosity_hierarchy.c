@@ -109,6 +109,7 @@ static void test_cornell(const cs_scene *scene, const cs_bvh *bvh, double patch_
     compile_hierarchy(tris, count, patch_size, bvh, &o, &tree);
     cs_hierarchy_options bad = o;
     bad.ratio = 2.0;
+    bad.receiver_ratio = 2.0;
     bad.max_spread = 3.2;
     compile_hierarchy(tris, count, patch_size, bvh, &bad, &broken);
     char what[64];
