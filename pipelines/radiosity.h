@@ -34,6 +34,11 @@ typedef struct cs_radiosity_compiled {
     // (< patch_count) or a cluster (below).
     uint32_t *link_start;
     cs_link *links;
+    // Links received by clusters (links[link_start[patch_count] ..
+    // link_count)) also carry the gradient of their factor over the
+    // receiver's position (xyz, w 0), in the same order: the push-down
+    // gives each patch the irradiance at its own centre to first order.
+    float (*link_gradients)[4];
     uint32_t link_count;
     double compile_seconds;
     // The cluster hierarchy (radiosity_cluster.h); none in a flat compile.
@@ -89,7 +94,8 @@ double cs_form_factor(const float from[3][3], const float to[3][3]);
 // be NULL: none). radiosity gets 3 per patch. With clusters, B(k) of every
 // cluster is first pushed up (the area-weighted mean of its children,
 // round by round) and links to clusters read it; every node (patch or
-// cluster) gathers G over its links, and a patch's irradiance is its own G
-// plus its openness times its ancestors' (the push-down), in that order.
+// cluster) gathers G over its links (a cluster also its gradient), and a
+// patch's irradiance is its own G plus its openness times its ancestors'
+// G + (x_patch - x_cluster) . grad G (the push-down), in that order.
 void cs_radiosity_solve(const cs_radiosity_compiled *compiled, const double *direct, uint32_t bounces,
                         double *radiosity);

@@ -15,7 +15,7 @@ static const double PI = 3.14159265358979323846;
 cs_hierarchy_options cs_hierarchy_options_default(void)
 {
     return (cs_hierarchy_options){.ratio = 0.25, .max_spread = 30.0 * PI / 180.0, .branching = 4, .iterations = 6,
-                                   .receiver_ratio = 0.05};
+                                   .receiver_ratio = 0.15};
 }
 
 static double dot3(const double a[3], const double b[3])
@@ -294,14 +294,26 @@ typedef struct tree_builder {
     uint32_t child_count;
 } tree_builder;
 
-// Children of one new cluster ordered by area, largest first, ties by
-// node id: the representatives come from the largest ones.
-static void sort_by_area(const cs_cluster *nodes, uint32_t *ids, uint32_t count)
+// Children of one new cluster ordered open first (a child whose first
+// representative patch is not enclosed: a ray from an enclosed patch
+// under a block arrives nowhere and would drop the link of every patch
+// beside it), then by area, largest first, ties by node id: the
+// representatives come from those first.
+static bool before(const cs_cluster *nodes, const float *openness, uint32_t x, uint32_t y)
+{
+    bool open_x = openness[nodes[x].reps[0]] > 0.0f, open_y = openness[nodes[y].reps[0]] > 0.0f;
+    if (open_x != open_y)
+        return open_x;
+    if (nodes[x].area != nodes[y].area)
+        return nodes[x].area > nodes[y].area;
+    return x < y;
+}
+
+static void sort_children(const cs_cluster *nodes, const float *openness, uint32_t *ids, uint32_t count)
 {
     for (uint32_t a = 1; a < count; a++) {
         uint32_t id = ids[a], b = a;
-        while (b > 0 && (nodes[ids[b - 1]].area < nodes[id].area ||
-                         (nodes[ids[b - 1]].area == nodes[id].area && ids[b - 1] > id))) {
+        while (b > 0 && before(nodes, openness, id, ids[b - 1])) {
             ids[b] = ids[b - 1];
             b--;
         }
@@ -370,7 +382,7 @@ static uint32_t make_cluster(tree_builder *t, const cs_radiosity_compiled *compi
     uint32_t *sorted = malloc(count * sizeof *sorted);
     CS_ASSERT(sorted, "radiosity: out of memory");
     memcpy(sorted, members, count * sizeof *sorted);
-    sort_by_area(t->nodes, sorted, count);
+    sort_children(t->nodes, compiled->openness, sorted, count);
     for (uint32_t r = 0; r < CS_CLUSTER_REPS; r++)
         c->reps[r] = t->nodes[sorted[r % count]].reps[(r / count) % CS_CLUSTER_REPS];
     free(sorted);
@@ -495,6 +507,7 @@ typedef enum verdict { SKIP, LINK, SPLIT_RECEIVER, SPLIT_SOURCE } verdict;
 typedef struct pair_link {
     uint32_t receiver, source;
     float factor;
+    float gradient[3]; // of the factor over the receiver's position (a cluster receiver's only)
 } pair_link;
 
 typedef struct pair_list {
@@ -502,7 +515,8 @@ typedef struct pair_list {
     uint32_t count, capacity;
 } pair_list;
 
-static bool push(pair_list *l, uint32_t receiver, uint32_t source, double factor, cs_error *err)
+static bool push(pair_list *l, uint32_t receiver, uint32_t source, double factor, const double gradient[3],
+                 cs_error *err)
 {
     if (l->count == l->capacity) {
         if (l->capacity >= (1u << 30))
@@ -514,7 +528,8 @@ static bool push(pair_list *l, uint32_t receiver, uint32_t source, double factor
         l->links = grown;
         l->capacity = grown_capacity;
     }
-    l->links[l->count++] = (pair_link){receiver, source, (float)factor};
+    l->links[l->count++] = (pair_link){receiver, source, (float)factor,
+                                       {(float)gradient[0], (float)gradient[1], (float)gradient[2]}};
     return true;
 }
 
@@ -593,9 +608,24 @@ static bool emits(const cs_cluster *c)
     return c->emission[0] > 0.0 || c->emission[1] > 0.0 || c->emission[2] > 0.0;
 }
 
+// The gradient of F_ab over the receiving point x (a's centroid; a's
+// normal n held): with v = c_b - x, P = n . v, Q = -n_b . v, D = d^2 (pi
+// d^2 + A_b), F = A_b P Q / D and
+//     grad F = F (-n / P + n_b / Q + 2 (2 pi d^2 + A_b) v / D),
+// so the push-down can give each patch of a the factor at its own centre
+// to first order instead of a's mean.
+static void factor_gradient(const double n[3], const double nb[3], const double v[3], double area_b, double factor,
+                            double gradient[3])
+{
+    double d2 = dot3(v, v), p = dot3(n, v), q = -dot3(nb, v);
+    double big_d = d2 * (PI * d2 + area_b), radial = 2.0 * (2.0 * PI * d2 + area_b) / big_d;
+    for (int k = 0; k < 3; k++)
+        gradient[k] = factor * (-n[k] / p + nb[k] / q + radial * v[k]);
+}
+
 // The rule (radiosity_cluster.h) for receiver a and source b, not both
 // patches and not the same node.
-static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor)
+static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, double gradient[3])
 {
     const cs_cluster *ra = &k->nodes[a], *sb = &k->nodes[b];
     double d[3] = {sb->center[0] - ra->center[0], sb->center[1] - ra->center[1], sb->center[2] - ra->center[2]};
@@ -614,12 +644,18 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor)
     double facing_a = angle_between(ra->normal, w), facing_b = angle_between(sb->normal, back);
     if (facing_a - ra->spread - cone >= PI / 2 || facing_b - sb->spread - cone >= PI / 2)
         return SKIP;
-    bool small = (!is_cluster(k, a) || ra->radius / dist < k->o->receiver_ratio) &&
+    // A receiver against the distance to the source's nearest point: its
+    // irradiance varies most across it when the source is close.
+    bool small = (!is_cluster(k, a) || ra->radius / (dist - extent(k, b)) < k->o->receiver_ratio) &&
                  (!is_cluster(k, b) || sb->radius / dist < k->o->ratio);
-    bool facing = facing_a + ra->spread + cone < PI / 2 && facing_b + sb->spread + cone < PI / 2;
+    // Every patch of each end faces the other end's centroid (the push-down
+    // takes the receiver's cosine to first order across it).
+    bool facing = facing_a + ra->spread < PI / 2 && facing_b + sb->spread < PI / 2;
     if (!small || !facing)
         return split(k, a, b);
     *factor = dot3(ra->normal, w) * sb->area * dot3(sb->normal, back) / (PI * dist * dist + sb->area);
+    if (is_cluster(k, a))
+        factor_gradient(ra->normal, sb->normal, d, sb->area, *factor, gradient);
     return LINK;
 }
 
@@ -639,13 +675,13 @@ static bool refine(linker *k, uint32_t a, uint32_t b)
         return true;
     }
     if (a < n && b < n) {
-        double f = cs_form_factor(c->corners[a], c->corners[b]);
-        return !(f > 0.0) || push(&k->out, a, b, f, k->err);
+        double f = cs_form_factor(c->corners[a], c->corners[b]), none[3] = {0, 0, 0};
+        return !(f > 0.0) || push(&k->out, a, b, f, none, k->err);
     }
-    double f = 0.0;
-    verdict v = judge(k, a, b, &f);
+    double f = 0.0, gradient[3] = {0, 0, 0};
+    verdict v = judge(k, a, b, &f, gradient);
     if (v == LINK)
-        return !(f > 0.0) || push(&k->out, a, b, f, k->err);
+        return !(f > 0.0) || push(&k->out, a, b, f, gradient, k->err);
     if (v == SKIP)
         return true;
     uint32_t parent = v == SPLIT_RECEIVER ? a : b;
@@ -695,51 +731,104 @@ static uint32_t representative(const cs_radiosity_compiled *c, uint32_t node, ui
     return node < c->patch_count ? node : c->clusters[node - c->patch_count].reps[r];
 }
 
-// Every link's factor times the fraction of its rays that arrive; links
-// at 0 are dropped, the rest kept in order.
-static bool apply_visibility(cs_context *ctx, const cs_bvh *bvh, const cs_radiosity_compiled *c, pair_list *links,
-                             cs_error *err)
+// Rounds of visibility refinement at most (each takes the partly seen
+// links one level down the receiver's tree; the tree has fewer levels).
+#define VISIBILITY_ROUNDS CS_RADIOSITY_MAX_LEVELS
+
+// A link is seen whole, in part (some of its rays arrive), or not at all.
+static uint32_t link_rays(const cs_radiosity_compiled *c, const pair_link *p)
 {
-    uint32_t n = c->patch_count, ray_capacity = VISIBILITY_LINKS * CS_CLUSTER_REPS;
+    bool ca = p->receiver >= c->patch_count, cb = p->source >= c->patch_count;
+    return ca && cb ? CS_CLUSTER_REPS * CS_CLUSTER_REPS : ca || cb ? CS_CLUSTER_REPS : 1;
+}
+
+// Ray r of a link: from the receiver's representative to the source's;
+// two clusters: every representative of one to every one of the other.
+static void link_ray_ends(const cs_radiosity_compiled *c, const pair_link *p, uint32_t r, uint32_t *from,
+                          uint32_t *to)
+{
+    bool ca = p->receiver >= c->patch_count, cb = p->source >= c->patch_count;
+    *from = representative(c, p->receiver, ca && cb ? r / CS_CLUSTER_REPS : r);
+    *to = representative(c, p->source, ca && cb ? r % CS_CLUSTER_REPS : r);
+}
+
+// Casts the rays of links [first, end) and sets arrived[l - first].
+static void cast_links(caster *k, const pair_link *links, uint32_t first, uint32_t end, uint32_t *pairs, bool *clear,
+                       uint32_t *arrived)
+{
+    const cs_radiosity_compiled *c = k->c;
+    uint32_t rays = 0;
+    for (uint32_t l = first; l < end; l++)
+        for (uint32_t r = 0; r < link_rays(c, &links[l]); r++, rays++)
+            link_ray_ends(c, &links[l], r, &pairs[2 * rays], &pairs[2 * rays + 1]);
+    cast_pairs(k, pairs, rays, clear);
+    for (uint32_t l = first, r = 0; l < end; l++) {
+        arrived[l - first] = 0;
+        for (uint32_t e = 0; e < link_rays(c, &links[l]); e++)
+            arrived[l - first] += clear[r++];
+    }
+}
+
+// Visibility, with refinement where a receiving cluster sees its source
+// only in part (Hanrahan's rule: a shadow's edge crosses it, and one
+// irradiance for all its patches would smear the shadow): the link is
+// replaced by the rule applied to each child of the receiver with the
+// same source, and those links are cast in the next round. Links seen
+// whole, or received by a patch, keep their factor times the fraction of
+// their rays that arrive; links with none arriving are dropped. Order:
+// the links kept, round by round, in the order they were made.
+static bool apply_visibility(cs_context *ctx, const cs_bvh *bvh, linker *lk, pair_list *kept)
+{
+    const cs_radiosity_compiled *c = lk->c;
+    cs_error *err = lk->err;
+    uint32_t ray_capacity = VISIBILITY_LINKS * CS_CLUSTER_REPS * CS_CLUSTER_REPS;
     caster k = {.c = c, .bvh = bvh, .ctx = ctx};
     uint32_t *pairs = malloc(2 * (size_t)ray_capacity * sizeof *pairs);
+    uint32_t *arrived = malloc(VISIBILITY_LINKS * sizeof *arrived);
     bool *clear = malloc(ray_capacity * sizeof *clear);
-    bool ok = pairs && clear;
+    bool ok = pairs && clear && arrived;
     if (ok && ctx) {
         k.rays = malloc((size_t)ray_capacity * sizeof *k.rays);
         k.hits = malloc((size_t)ray_capacity * sizeof *k.hits);
         ok = k.rays && k.hits && cs_raycaster_create(ctx, bvh, ray_capacity, &k.rc, err);
     }
     if (!ok) {
-        free(pairs), free(clear), free(k.rays), free(k.hits);
+        free(pairs), free(clear), free(arrived), free(k.rays), free(k.hits);
         return err->msg[0] ? false : cs_fail(err, "radiosity: out of memory for visibility");
     }
-    uint32_t kept = 0;
-    for (uint32_t first = 0; first < links->count; first += VISIBILITY_LINKS) {
-        uint32_t end = CS_MIN(links->count, first + VISIBILITY_LINKS), rays = 0;
-        for (uint32_t l = first; l < end; l++) {
-            const pair_link *p = &links->links[l];
-            uint32_t count = p->receiver < n && p->source < n ? 1 : CS_CLUSTER_REPS;
-            for (uint32_t r = 0; r < count; r++)
-                pairs[2 * rays] = representative(c, p->receiver, r),
-                pairs[2 * rays++ + 1] = representative(c, p->source, r);
+    for (uint32_t round = 0; ok && lk->out.count > 0; round++) {
+        pair_list pending = lk->out;
+        lk->out = (pair_list){0};
+        bool last_round = round + 1 >= VISIBILITY_ROUNDS;
+        for (uint32_t first = 0; ok && first < pending.count; first += VISIBILITY_LINKS) {
+            uint32_t end = CS_MIN(pending.count, first + VISIBILITY_LINKS);
+            cast_links(&k, pending.links, first, end, pairs, clear, arrived);
+            for (uint32_t l = first; ok && l < end; l++) {
+                pair_link p = pending.links[l];
+                uint32_t seen = arrived[l - first], rays = link_rays(c, &p);
+                if (seen == 0)
+                    continue;
+                if (seen < rays && p.receiver >= c->patch_count && !last_round) {
+                    uint32_t cluster = p.receiver - c->patch_count;
+                    for (uint32_t e = c->child_start[cluster]; ok && e < c->child_start[cluster + 1]; e++)
+                        ok = refine(lk, c->children[e].target, p.source);
+                    continue;
+                }
+                float fraction = (float)seen / (float)rays;
+                p.factor *= fraction;
+                for (int e = 0; e < 3; e++)
+                    p.gradient[e] *= fraction;
+                ok = push(kept, p.receiver, p.source, p.factor, (double[3]){p.gradient[0], p.gradient[1], p.gradient[2]},
+                          err);
+                kept->links[kept->count - 1] = p; // the float values as they are
+            }
         }
-        cast_pairs(&k, pairs, rays, clear);
-        for (uint32_t l = first, r = 0; l < end; l++) {
-            pair_link p = links->links[l];
-            uint32_t count = p.receiver < n && p.source < n ? 1 : CS_CLUSTER_REPS, arrived = 0;
-            for (uint32_t e = 0; e < count; e++)
-                arrived += clear[r++];
-            p.factor *= (float)arrived / (float)count;
-            if (arrived > 0)
-                links->links[kept++] = p;
-        }
+        free(pending.links);
     }
-    links->count = kept;
     if (ctx)
         cs_raycaster_destroy(ctx, &k.rc);
-    free(pairs), free(clear), free(k.rays), free(k.hits);
-    return true;
+    free(pairs), free(clear), free(arrived), free(k.rays), free(k.hits);
+    return ok;
 }
 
 // Directions of the openness rays in a patch's frame (normal, then 8
@@ -848,6 +937,24 @@ static bool store_links(cs_radiosity_compiled *c, const pair_list *links, cs_err
         c->links[c->link_start[p->receiver + 1]++] = (cs_link){p->source, p->factor};
     }
     c->link_count = links->count;
+    // The clusters' links come after every patch's: their gradients, in
+    // the same order (a second pass of the same stable sort).
+    uint32_t first = c->link_start[c->patch_count];
+    c->link_gradients = malloc(((size_t)(c->link_count - first) + 1) * sizeof *c->link_gradients);
+    uint32_t *fill = malloc(((size_t)nodes + 1) * sizeof *fill);
+    if (!c->link_gradients || !fill) {
+        free(fill);
+        return cs_fail(err, "radiosity: out of memory for %u links", links->count);
+    }
+    memcpy(fill, c->link_start, ((size_t)nodes + 1) * sizeof *fill);
+    for (uint32_t l = 0; l < links->count; l++) {
+        const pair_link *p = &links->links[l];
+        if (p->receiver < c->patch_count)
+            continue;
+        float *g = c->link_gradients[fill[p->receiver]++ - first];
+        g[0] = p->gradient[0], g[1] = p->gradient[1], g[2] = p->gradient[2], g[3] = 0.0f;
+    }
+    free(fill);
     return true;
 }
 
@@ -859,9 +966,10 @@ static bool make_links(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compiled
     for (uint32_t x = 0; ok && x < root_count; x++)
         for (uint32_t y = 0; ok && y < root_count; y++)
             ok = refine(&k, roots[x], roots[y]);
-    ok = ok && apply_visibility(ctx, bvh, c, &k.out, err) && store_links(c, &k.out, err) &&
-         measure_openness(ctx, bvh, c, err);
+    pair_list kept = {0};
+    ok = ok && apply_visibility(ctx, bvh, &k, &kept) && store_links(c, &kept, err);
     free(k.out.links);
+    free(kept.links);
     return ok;
 }
 
@@ -881,7 +989,7 @@ bool cs_radiosity_compile_hierarchy(cs_context *ctx, const cs_tri *tris, uint32_
     uint32_t *roots = NULL, root_count = 0;
     cs_cluster *nodes = NULL;
     bool ok = cs_radiosity_make_patches(tris, tri_count, patch_size, out, err) &&
-              build_tree(out, options, &nodes, &roots, &root_count, err) &&
+              measure_openness(ctx, bvh, out, err) && build_tree(out, options, &nodes, &roots, &root_count, err) &&
               make_links(ctx, bvh, out, nodes, roots, root_count, options, err);
     free(roots);
     free(nodes);

@@ -1,5 +1,5 @@
 // radiosity_cluster.h — the patch hierarchy that makes radiosity's links
-// O(N log N) instead of O(N^2) (issue 11; docs/light.md, "Cluster
+// about O(N) instead of O(N^2) (issue 11; docs/light.md, "Cluster
 // hierarchy"). Compiled once on the CPU, used every frame on the GPU.
 //
 // Clusters: bottom-up k-means. Each round takes the current nodes (first
@@ -33,33 +33,46 @@
 //     round, or every patch of one end faces away from every point of the
 //     other (angle(mean normal, direction) - spread - asin((e_a + e_b) /
 //     d) >= 90 deg);
-//   - a source cluster that emits is split (emitted light leaves from
-//     patches, like the direct light);
-//   - a link when, at each end x that is a cluster, e_x / d < ratio and
-//     its normal spread <= max_spread, and every patch of each end faces
-//     the other end's whole sphere (angle(mean normal, direction) + spread
-//     + asin((e_a + e_b) / d) < 90 deg), with
+//   - a source cluster that emits is split, and so is a receiving cluster
+//     facing an emitting patch (emitted light goes from patch to patch,
+//     like the direct light);
+//   - a link when a receiving cluster has e_a / (d - e_b) <
+//     receiver_ratio (its size against the distance to the source's
+//     nearest point: the irradiance varies most across it when the source
+//     is close), a source cluster e_b / d < ratio, each cluster's normal
+//     spread <= max_spread, and every patch of each end faces the other
+//     end's centroid (angle(mean normal, direction) + spread < 90 deg),
+//     with
 //         F_ab = (n_a . w) A_b (n_b . -w) / (pi d^2 + A_b),
 //     n_x a patch's unit normal or a cluster's mean normal (the area-
 //     weighted mean of its unit normals, so n_a . w is the area-weighted
 //     mean cosine over a's patches): Wallace's formula for b seen as a disc
 //     of its area facing along its mean normal, the mean irradiance over a;
+//     a receiving cluster's link also keeps grad F_ab over the receiving
+//     point (a's normal held), so the push-down is first-order right;
 //   - otherwise the end that must be split (a cluster whose spread is too
-//     wide or whose normals cancel), else the larger cluster (the receiver
-//     on a tie), and the pairs of its children with the other end.
-// A receiving cluster's irradiance G_a is pushed down unchanged to every
-// patch under it (irradiance is per area; the cosine is a's mean one, not
-// each patch's own).
-// Visibility: a patch-patch link one ray between the centres (as flat);
-// any other CS_CLUSTER_REPS rays, the r-th from a's r-th representative
-// patch to b's (a patch is its own representative), each lifted as in
-// cs_radiosity_link_ray: the factor is scaled by the fraction that
-// arrives, and dropped at 0.
+//     wide or whose normals cancel), else the end farther from its own
+//     bound (radius / ratio; the receiver on a tie), and the pairs of its
+//     children with the other end.
+// Push-down: patch p under receiving cluster a gets open_p (G_a + (x_p -
+// x_a) . grad G_a), x the centroids and open_p its openness: the fraction
+// of 9 rays from p (its normal and 8 at 60 degrees) that leave the scene
+// or meet a triangle's front, 0 for a patch enclosed by an object (the
+// floor under a block), which must not get its cluster's light.
+// Visibility: a patch-patch link one ray between the centres (as flat); a
+// patch and a cluster CS_CLUSTER_REPS rays, the patch to each of the
+// cluster's representative patches; two clusters every representative of
+// one to every one of the other (16 rays); each lifted as in
+// cs_radiosity_link_ray. Representatives are open patches where the
+// cluster has any. A receiving cluster that sees its source only in part
+// is replaced by the rule applied to its children with that source
+// (Hanrahan's refinement at a shadow's edge), cast again; other links keep
+// their factor times the fraction of rays that arrive, dropped at 0.
 //
 // Per frame, each bounce first pushes the patches' radiosity up the tree
 // (each cluster: the area-weighted mean of its children, round by round,
-// children before parents), then gathers G over every node's links, then
-// pushes G down (a patch's own G plus its ancestors').
+// children before parents), then gathers G (and a cluster's gradient)
+// over every node's links, then pushes G down as above.
 //
 // The k-means assignment finds each node's nearest centre through a
 // uniform grid over the centres' positions, searching rings of cells
@@ -97,8 +110,9 @@ typedef struct cs_hierarchy_options {
     bool brute_force_assign;  // k-means: every node against every centre (the grid's reference)
 } cs_hierarchy_options;
 
-// ratio 0.25, max spread 30 degrees, branching 4, 6 iterations, receiver
-// clusters, the grid assignment (docs/light.md has the error they give).
+// ratio 0.25, receiver ratio 0.15, max spread 30 degrees, branching 4, 6
+// iterations, receiver clusters, the grid assignment (docs/light.md has
+// the error they give).
 cs_hierarchy_options cs_hierarchy_options_default(void);
 
 // Patches as cs_radiosity_compile, the cluster tree, the links by the rule

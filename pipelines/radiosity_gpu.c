@@ -1,6 +1,8 @@
 // radiosity_gpu.c — link visibility on the GPU (see radiosity_gpu.h).
 #include "radiosity_gpu.h"
 
+#include "radiosity_cluster.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +117,8 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
     gpu->area_capacity = area_capacity;
     VkDeviceSize n = c->patch_count, nodes = n + c->cluster_count;
     VkDeviceSize child_count = c->cluster_count ? c->child_start[c->cluster_count] : 0;
+    gpu->first_cluster_link = c->link_start ? c->link_start[c->patch_count] : 0;
+    VkDeviceSize gradient_links = c->link_gradients ? c->link_count - gpu->first_cluster_link : 0;
     bool ok =
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
@@ -130,6 +134,11 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         make_buffer(ctx, "radiosity parents", nodes * 4, &gpu->parents, err) &&
         make_buffer(ctx, "radiosity irradiance", nodes * 16, &gpu->irradiance, err) &&
         make_buffer(ctx, "radiosity openness", n * 4, &gpu->openness, err) &&
+        make_buffer(ctx, "radiosity link gradients", gradient_links * 16, &gpu->link_gradients, err) &&
+        make_buffer(ctx, "radiosity cluster centres", (VkDeviceSize)c->cluster_count * 16, &gpu->cluster_centres,
+                    err) &&
+        make_buffer(ctx, "radiosity irradiance gradient", (VkDeviceSize)c->cluster_count * 48,
+                    &gpu->irradiance_gradient, err) &&
         make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
         make_buffer(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4, &gpu->child_start,
                     err) &&
@@ -165,6 +174,21 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_buffer_upload(ctx, &gpu->openness, c->openness, n * 4, 0);
     else
         cs_buffer_fill(ctx, &gpu->openness, 0x3f800000u); // 1.0f
+    if (gradient_links > 0)
+        cs_buffer_upload(ctx, &gpu->link_gradients, c->link_gradients, gradient_links * 16, 0);
+    else
+        cs_buffer_fill(ctx, &gpu->link_gradients, 0u);
+    if (c->cluster_count > 0) {
+        float (*centres)[4] = malloc((size_t)c->cluster_count * sizeof *centres);
+        CS_ASSERT(centres, "out of memory for the cluster centres");
+        for (uint32_t k = 0; k < c->cluster_count; k++)
+            for (int v = 0; v < 4; v++)
+                centres[k][v] = v < 3 ? (float)c->clusters[k].center[v] : 0.0f;
+        cs_buffer_upload(ctx, &gpu->cluster_centres, centres, (VkDeviceSize)c->cluster_count * 16, 0);
+        free(centres);
+    } else {
+        cs_buffer_fill(ctx, &gpu->cluster_centres, 0u);
+    }
     if (c->link_count > 0)
         cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
     if (c->cluster_count > 0) {
@@ -175,7 +199,7 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_buffer_fill(ctx, &gpu->children, 0u);
     }
     cs_buffer *cleared[] = {&gpu->lights,       &gpu->area_lights,  &gpu->direct,     &gpu->radiosity[0],
-                            &gpu->radiosity[1], &gpu->gathered,     &gpu->irradiance};
+                            &gpu->radiosity[1], &gpu->gathered,     &gpu->irradiance, &gpu->irradiance_gradient};
     for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
         cs_buffer_fill(ctx, cleared[i], 0u);
     gpu->direct_push = (cs_direct_push){.patch_count = c->patch_count, .area_samples = 1};
@@ -192,7 +216,8 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
     cs_buffer *buffers[] = {&gpu->nodes,       &gpu->tris,     &gpu->patches,     &gpu->link_start,
                             &gpu->links,       &gpu->lights,   &gpu->area_lights, &gpu->direct,
                             &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children,
-                            &gpu->gathered,     &gpu->gather_order, &gpu->parents, &gpu->irradiance, &gpu->openness};
+                            &gpu->gathered,     &gpu->gather_order, &gpu->parents, &gpu->irradiance, &gpu->openness,
+                            &gpu->link_gradients, &gpu->cluster_centres, &gpu->irradiance_gradient};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         cs_buffer_destroy(ctx, buffers[i]);
     memset(gpu, 0, sizeof *gpu);
@@ -253,18 +278,21 @@ static void record_direct(cs_recorder *rec, cs_radiosity_gpu *gpu)
 // node's irradiance, then the push-down into `to` and gathered.
 static void record_gather(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *from, cs_buffer *to)
 {
-    cs_gather_push push = {.patch_count = gpu->patch_count, .node_count = gpu->patch_count + gpu->cluster_count};
+    cs_gather_push push = {.patch_count = gpu->patch_count,
+                           .node_count = gpu->patch_count + gpu->cluster_count,
+                           .first_cluster_link = gpu->first_cluster_link};
     cs_pass_begin(rec, "radiosity: gather");
     cs_dispatch(rec, gpu->gather_program,
                 &(cs_dispatch_desc){.buffers = {&gpu->link_start, &gpu->links, from, &gpu->irradiance,
-                                                &gpu->gather_order},
+                                                &gpu->gather_order, &gpu->link_gradients, &gpu->irradiance_gradient},
                                     .push = &push, .push_size = sizeof push, .threads = {push.node_count}});
     cs_pass_end(rec);
     cs_barrier_compute(rec);
     cs_pass_begin(rec, "radiosity: push-down");
     cs_dispatch(rec, gpu->pushdown_program,
                 &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->direct, &gpu->parents, &gpu->irradiance, to,
-                                                &gpu->gathered, &gpu->openness},
+                                                &gpu->gathered, &gpu->openness, &gpu->cluster_centres,
+                                                &gpu->irradiance_gradient},
                                     .push = &push, .push_size = sizeof push, .threads = {gpu->patch_count}});
     cs_pass_end(rec);
     cs_barrier_compute(rec);

@@ -45,6 +45,10 @@ typedef struct cs_radiosity_gpu {
     cs_buffer parents;      // per node: its parent cluster's node id, or CS_RADIOSITY_NO_PARENT
     cs_buffer irradiance;   // per node vec4: the gather's G, before the push-down
     cs_buffer openness;     // per patch float: the share of its ancestors' G it keeps
+    cs_buffer link_gradients;      // vec4 per link received by a cluster: grad F
+    cs_buffer cluster_centres;     // vec4 per cluster: its centroid
+    cs_buffer irradiance_gradient; // 3 vec4 per cluster: d G / dx, dy, dz
+    uint32_t first_cluster_link;   // link_start[patch_count]
     cs_buffer lights, area_lights, direct;
     // per patch vec4: the last gather's sum of F_ij B_j, the next feedback
     // frame's higher bounces (zero until the first gather)

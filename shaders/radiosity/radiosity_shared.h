@@ -31,7 +31,8 @@ struct cs_link {
 struct cs_gather_push {
     uint patch_count;
     uint node_count;    // patches and clusters: the gather's receivers
-    uint pad1, pad2;
+    uint first_cluster_link; // link_start[patch_count]: links from here on carry a gradient
+    uint pad0;
 };
 
 // A node without a parent (a root of the cluster tree, or any patch of a
