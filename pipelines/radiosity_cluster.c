@@ -632,8 +632,8 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
     double dist = length3(d);
     if (wholly_behind(k, a, b, dist) || wholly_behind(k, b, a, dist))
         return SKIP;
-    if (emits(sb))
-        return is_cluster(k, b) ? SPLIT_SOURCE : SPLIT_RECEIVER;
+    if (is_cluster(k, b) && emits(sb))
+        return SPLIT_SOURCE;
     if (k->o->patch_receivers && is_cluster(k, a))
         return SPLIT_RECEIVER;
     double reach = extent(k, a) + extent(k, b);
@@ -646,7 +646,10 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
         return SKIP;
     // A receiver against the distance to the source's nearest point: its
     // irradiance varies most across it when the source is close.
-    bool small = (!is_cluster(k, a) || ra->radius / (dist - extent(k, b)) < k->o->receiver_ratio) &&
+    // Emitted light is the strongest and its shadows the sharpest: half the
+    // receiver ratio for an emitting source patch.
+    double receiver_ratio = emits(sb) ? 0.5 * k->o->receiver_ratio : k->o->receiver_ratio;
+    bool small = (!is_cluster(k, a) || ra->radius / (dist - extent(k, b)) < receiver_ratio) &&
                  (!is_cluster(k, b) || sb->radius / dist < k->o->ratio);
     // Every patch of each end faces the other end's centroid (the push-down
     // takes the receiver's cosine to first order across it).

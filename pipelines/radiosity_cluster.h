@@ -33,11 +33,12 @@
 //     round, or every patch of one end faces away from every point of the
 //     other (angle(mean normal, direction) - spread - asin((e_a + e_b) /
 //     d) >= 90 deg);
-//   - a source cluster that emits is split, and so is a receiving cluster
-//     facing an emitting patch (emitted light goes from patch to patch,
-//     like the direct light);
+//   - a source cluster that emits is split (emitted light leaves from
+//     patches, like the direct light);
 //   - a link when a receiving cluster has e_a / (d - e_b) <
-//     receiver_ratio (its size against the distance to the source's
+//     receiver_ratio (half that from an emitting patch, whose light is
+//     the strongest and whose shadows are the sharpest; the receiver's
+//     size against the distance to the source's
 //     nearest point: the irradiance varies most across it when the source
 //     is close), a source cluster e_b / d < ratio, each cluster's normal
 //     spread <= max_spread, and every patch of each end faces the other
