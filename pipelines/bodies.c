@@ -273,11 +273,6 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
     cs_body_set set;
     if (!cs_bodies_set_build(scene, &set, err))
         return false;
-    if (scene->body_count > CS_BODIES_INTEGRATE_MAX)
-        return cs_fail(err,
-                       "%s: bodies: %u bodies; a world integrates at most %d (one invocation: lavapipe ends "
-                       "longer loops silently); remove bodies, or split them across scenes",
-                       where, scene->body_count, CS_BODIES_INTEGRATE_MAX);
     b->ctx = ctx;
     b->count = scene->body_count;
     b->dynamic = set.counts.w;
@@ -364,7 +359,15 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
               cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record keys", .size = record_bytes}, &b->record_keys, err) &&
               cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record values", .size = record_bytes},
                                &b->record_values, err) &&
-              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record overflow", .size = 16}, &b->overflow, err);
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies record overflow", .size = 16}, &b->overflow, err) &&
+              cs_buffer_create(ctx,
+                               &(cs_buffer_desc){.name = "bodies integrate work",
+                                                 .size = (VkDeviceSize)CS_BODY_WORK_BYTES * CS_MAX(b->count, 1u)},
+                               &b->work, err) &&
+              cs_buffer_create(ctx,
+                               &(cs_buffer_desc){.name = "bodies integrate contacts",
+                                                 .size = (VkDeviceSize)CS_BODIES_CONTACTS_BYTES},
+                               &b->contacts, err);
     ok = ok && cs_sort_create(ctx, b->record_capacity, &b->sort, err);
     ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/records_keys.comp"}, &b->records_keys, err);
     ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/records_sum.comp"}, &b->records_sum, err);
@@ -393,7 +396,8 @@ void cs_bodies_destroy(cs_bodies *b)
             cs_program_destroy(ctx, programs[i]);
     if (b->sort.capacity)
         cs_sort_destroy(ctx, &b->sort);
-    cs_buffer *bufs[] = {&b->params_buffer, &b->states, &b->set, &b->sums, &b->record_keys, &b->record_values, &b->overflow};
+    cs_buffer *bufs[] = {&b->params_buffer, &b->states, &b->set,          &b->sums, &b->record_keys,
+                         &b->record_values, &b->overflow, &b->work, &b->contacts};
     for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
         if (bufs[i]->buffer)
             cs_buffer_destroy(ctx, bufs[i]);
@@ -439,6 +443,34 @@ static void record_reduce(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
     cs_pass_end(rec);
 }
 
+// One stage of integrate.comp (bodies_shared.h CS_BODIES_STAGE_*), then a
+// barrier for the next.
+static void integrate_stage(cs_bodies *b, cs_recorder *rec, cs_bodies_integrate_push push, uint32_t threads)
+{
+    cs_dispatch(rec, b->integrate, &(cs_dispatch_desc){
+        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set, &b->work, &b->contacts},
+        .push = &push, .push_size = sizeof push, .threads = {threads}});
+    cs_barrier_compute(rec);
+}
+
+// Move every body and find its contacts (one invocation each), the contact
+// sweeps and the pair separation (one invocation each walking the list in
+// body order, so the sequential impulses see the same sequence every run),
+// then write back (one invocation each): 5 + CS_BODIES_CONTACT_ITERATIONS
+// dispatches whatever the count.
+static void record_integrate(cs_bodies *b, cs_recorder *rec)
+{
+    cs_barrier_compute(rec); // the impulse sums
+    integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_MOVE}, b->count);
+    if (b->dynamic) {
+        integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_NARROW}, b->count);
+        for (uint32_t sweep = 0; sweep < CS_BODIES_CONTACT_ITERATIONS; sweep++)
+            integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_SWEEP, .sweep = sweep}, 1);
+        integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_PAIRS}, 1);
+    }
+    integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_FINISH}, b->count);
+}
+
 void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
 {
     if (!b->dynamic && !b->kinematic)
@@ -446,8 +478,7 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
     if (b->dynamic)
         record_reduce(b, rec, links);
     cs_pass_begin(rec, "bodies: integrate");
-    cs_dispatch(rec, b->integrate, &(cs_dispatch_desc){
-        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set}, .threads = {1}});
+    record_integrate(b, rec);
     cs_pass_end(rec);
 
     cs_pass_begin(rec, "bodies: publish");

@@ -14,7 +14,8 @@
 //   cs_bodies_record_end(b, rec, links)     "bodies: reduce"     per fluid: its contact records
 //                                            (body_records.glsl) sorted by body slot (prim.h stable
 //                                            sort), then one fixed-shape sum per slot
-//                                           "bodies: integrate"  one invocation per body
+//                                           "bodies: integrate"  integrate.comp's stages (move, find
+//                                                                contacts, 8 sweeps, separate, finish)
 //                                           "bodies: publish"    the world-space set into every
 //                                                                fluid's constants
 //
@@ -23,8 +24,9 @@
 // Euler: the new momenta move the body), v = P / m,
 // omega = R I^-1 R^T L, x += v dt, q += dt/2 (omega, 0) q, q renormalised.
 // 2D: only L_z, omega_z, and x, v in the plane.
-// Contacts (integrate.comp, one invocation for all bodies, so the order is
-// fixed and runs give the same bytes): sequential impulses at contact
+// Contacts (integrate.comp: found per body in parallel, then solved by one
+// invocation walking them in body order, so the order is fixed and runs
+// give the same bytes): sequential impulses at contact
 // points, the body's vertices and three points on every edge (the edge
 // points catch boxes crossed edge on edge). A point of a moving body past
 // a domain face, or inside another body (the other's largest signed plane
@@ -33,6 +35,7 @@
 // speed gravity gives in two substeps), and Coulomb friction
 // (CS_BODY_CONTACT_FRICTION). The impulse at an off-centre point turns the
 // body, which lays a tilted box flat. Then positions: each pair's deepest
+// (found before any pair is moved)
 // penetration is taken out along its normal, split by inverse mass, and
 // each body's deepest point past a face is moved back onto it (translation
 // only). Kinematic bodies (scene "path") follow their keys exactly and are
@@ -86,6 +89,8 @@ typedef struct cs_bodies {
     // sort keys (impulse slot) and values (record index), sorted by slot.
     cs_buffer record_keys, record_values;
     cs_buffer overflow;            // u32: particle-substeps that dropped an impulse (cs_bodies_overflow)
+    cs_buffer work;                // integrate.comp's working copy of every body (CS_BODY_WORK_BYTES each)
+    cs_buffer contacts;            // integrate.comp's accumulated contact impulses (CS_BODIES_MAX_CONTACTS)
     uint32_t record_capacity;      // the largest link capacity * CS_BODY_RECORDS_PER_PARTICLE
     uint32_t key_bits;             // sort bits: enough that 2^bits - 1 >= dynamic (unused records last)
     cs_sort sort;

@@ -1,5 +1,6 @@
 // radiosity.c — patches, form factors and the reference solver (radiosity.h).
 #include "radiosity.h"
+#include "radiosity_cluster.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -278,6 +279,9 @@ void cs_radiosity_free(cs_radiosity_compiled *c)
     free(c->clusters);
     free(c->child_start);
     free(c->children);
+    free(c->parents);
+    free(c->openness);
+    free(c->link_gradients);
     *c = (cs_radiosity_compiled){0};
 }
 
@@ -295,12 +299,63 @@ static void push_up(const cs_radiosity_compiled *c, double *nodes)
     }
 }
 
+// G of every receiving node over its links from `from` (node-indexed),
+// and of every cluster its gradient (gradient[9 k + 3 axis + channel]).
+static void gather_nodes(const cs_radiosity_compiled *c, const double *from, double *irradiance, double *gradient)
+{
+    uint32_t nodes = cs_radiosity_node_count(c), n = c->patch_count;
+    for (uint32_t i = 0; i < nodes; i++) {
+        double gathered[3] = {0, 0, 0}, slope[9] = {0};
+        for (uint32_t l = c->link_start[i]; l < c->link_start[i + 1]; l++) {
+            const double *b = &from[3 * (size_t)c->links[l].target];
+            for (int k = 0; k < 3; k++)
+                gathered[k] += (double)c->links[l].factor * b[k];
+            if (i < n)
+                continue;
+            const float *g = c->link_gradients[l - c->link_start[n]];
+            for (int axis = 0; axis < 3; axis++)
+                for (int k = 0; k < 3; k++)
+                    slope[3 * axis + k] += (double)g[axis] * b[k];
+        }
+        memcpy(&irradiance[3 * (size_t)i], gathered, sizeof gathered);
+        if (i >= n)
+            memcpy(&gradient[9 * (size_t)(i - n)], slope, sizeof slope);
+    }
+}
+
+// Patch i's irradiance: its own G plus its openness times the sum of its
+// ancestors' from the parent up (the order of shaders/radiosity/pushdown.comp).
+static void pushed_down(const cs_radiosity_compiled *c, const double *irradiance, const double *gradient, uint32_t i,
+                        double out[3])
+{
+    if (!c->parents) {
+        memcpy(out, &irradiance[3 * (size_t)i], 3 * sizeof *out);
+        return;
+    }
+    double above[3] = {0, 0, 0};
+    const vec4 *x = &c->patches[i].center_area;
+    for (uint32_t a = c->parents[i]; a != CS_RADIOSITY_NO_PARENT; a = c->parents[a]) {
+        const double *centre = c->clusters[a - c->patch_count].center;
+        const double *slope = &gradient[9 * (size_t)(a - c->patch_count)];
+        // The offset in float, as the push-down pass computes it.
+        float offset[3] = {x->x - (float)centre[0], x->y - (float)centre[1], x->z - (float)centre[2]};
+        for (int k = 0; k < 3; k++)
+            above[k] += irradiance[3 * (size_t)a + k] + offset[0] * slope[k] + offset[1] * slope[3 + k] +
+                        offset[2] * slope[6 + k];
+    }
+    double open = c->openness ? c->openness[i] : 1.0;
+    for (int k = 0; k < 3; k++)
+        out[k] = irradiance[3 * (size_t)i + k] + open * above[k];
+}
+
 void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, uint32_t bounces, double *radiosity)
 {
     uint32_t n = c->patch_count;
-    size_t nodes = (size_t)n + c->cluster_count;
+    size_t nodes = cs_radiosity_node_count(c);
     double *previous = malloc((nodes ? nodes : 1) * 3 * sizeof *previous);
-    CS_ASSERT(previous, "radiosity: out of memory");
+    double *irradiance = malloc((nodes ? nodes : 1) * 3 * sizeof *irradiance);
+    double *gradient = malloc(((size_t)c->cluster_count + 1) * 9 * sizeof *gradient);
+    CS_ASSERT(previous && irradiance && gradient, "radiosity: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         const float rho[3] = {c->patches[i].albedo.x, c->patches[i].albedo.y, c->patches[i].albedo.z};
         const float e[3] = {c->patches[i].emission.x, c->patches[i].emission.y, c->patches[i].emission.z};
@@ -310,11 +365,10 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
     for (uint32_t bounce = 0; bounce < bounces; bounce++) {
         memcpy(previous, radiosity, (size_t)n * 3 * sizeof *previous);
         push_up(c, previous);
+        gather_nodes(c, previous, irradiance, gradient);
         for (uint32_t i = 0; i < n; i++) {
-            double gathered[3] = {0, 0, 0};
-            for (uint32_t l = c->link_start[i]; l < c->link_start[i + 1]; l++)
-                for (int k = 0; k < 3; k++)
-                    gathered[k] += (double)c->links[l].factor * previous[3 * (size_t)c->links[l].target + k];
+            double gathered[3];
+            pushed_down(c, irradiance, gradient, i, gathered);
             const float rho[3] = {c->patches[i].albedo.x, c->patches[i].albedo.y, c->patches[i].albedo.z};
             const float e[3] = {c->patches[i].emission.x, c->patches[i].emission.y, c->patches[i].emission.z};
             for (int k = 0; k < 3; k++)
@@ -322,4 +376,6 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
         }
     }
     free(previous);
+    free(irradiance);
+    free(gradient);
 }

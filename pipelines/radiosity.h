@@ -31,8 +31,16 @@ typedef struct cs_radiosity_compiled {
     float (*corners)[3][3];  // each patch's triangle (for refinement and drawing)
     uint32_t *patch_tri;     // the scene triangle each patch came from
     uint32_t patch_count;
-    uint32_t *link_start;    // patch_count + 1
-    cs_link *links;          // targets are node ids: a patch (< patch_count) or a cluster (below)
+    // Links by receiving node: patch_count + cluster_count + 1 starts (a
+    // flat compile: patch_count + 1). Targets are node ids too: a patch
+    // (< patch_count) or a cluster (below).
+    uint32_t *link_start;
+    cs_link *links;
+    // Links received by clusters (links[link_start[patch_count] ..
+    // link_count)) also carry the gradient of their factor over the
+    // receiver's position (xyz, w 0), in the same order: the push-down
+    // gives each patch the irradiance at its own centre to first order.
+    float (*link_gradients)[4];
     uint32_t link_count;
     double compile_seconds;
     // The cluster hierarchy (radiosity_cluster.h); none in a flat compile.
@@ -47,7 +55,19 @@ typedef struct cs_radiosity_compiled {
     cs_link *children;       // (child node, child area / cluster area)
     uint32_t level_start[CS_RADIOSITY_MAX_LEVELS + 1];
     uint32_t level_count;
+    // Every node's parent cluster (a node id; CS_RADIOSITY_NO_PARENT for
+    // the roots): the push-down walks it. NULL in a flat compile.
+    uint32_t *parents;
+    // Per patch, the share of its ancestors' gathered irradiance it keeps
+    // (radiosity_cluster.h, "openness": 0 inside an object). NULL: all 1.
+    float *openness;
 } cs_radiosity_compiled;
+
+// Patches and clusters: the nodes that receive and send through links.
+static inline uint32_t cs_radiosity_node_count(const cs_radiosity_compiled *c)
+{
+    return c->patch_count + c->cluster_count;
+}
 
 // Splits every triangle into n^2 equal triangles, n = ceil(longest edge /
 // patch_size), then links every pair of patches that face each other and
@@ -79,6 +99,9 @@ double cs_form_factor(const float from[3][3], const float to[3][3]);
 // B(k)_j) for k < bounces, with H the direct irradiance (3 per patch, may
 // be NULL: none). radiosity gets 3 per patch. With clusters, B(k) of every
 // cluster is first pushed up (the area-weighted mean of its children,
-// round by round) and links to clusters read it.
+// round by round) and links to clusters read it; every node (patch or
+// cluster) gathers G over its links (a cluster also its gradient), and a
+// patch's irradiance is its own G plus its openness times its ancestors'
+// G + (x_patch - x_cluster) . grad G (the push-down), in that order.
 void cs_radiosity_solve(const cs_radiosity_compiled *compiled, const double *direct, uint32_t bounces,
                         double *radiosity);

@@ -1,5 +1,5 @@
 // radiosity_cluster.h — the patch hierarchy that makes radiosity's links
-// O(N log N) instead of O(N^2) (issue 11; docs/light.md, "Cluster
+// about O(N) instead of O(N^2) (issue 11; docs/light.md, "Cluster
 // hierarchy"). Compiled once on the CPU, used every frame on the GPU.
 //
 // Clusters: bottom-up k-means. Each round takes the current nodes (first
@@ -19,37 +19,67 @@
 // direction), a bounding sphere about the centroid holding every patch,
 // and CS_CLUSTER_REPS representative patches.
 //
-// Links (per receiving patch i, walking down from the roots):
-//   - a patch j: F_ij as in a flat compile (Wallace's disc formula with the
-//     near-field refinement, radiosity.h);
-//   - a cluster c wholly behind i's plane (its box), or whose every patch
-//     faces away from i (i behind every patch's plane: bounded through the
-//     mean normal, the spread and the patches' lowest point along it):
-//     nothing;
-//   - a cluster that emits (any of its patches has emission): its
-//     children, always, so emitted light lands at patch resolution like
-//     the direct light (a lamp linked as one cluster through
-//     CS_CLUSTER_REPS rays left 30% errors next to the blocks' shadows);
-//     the cost is a link per emitting patch a receiver sees;
-//   - a cluster c is linked when radius_c / d < ratio, spread_c <=
-//     max_spread, its sphere lies wholly in front of i's plane and every
-//     patch of it faces i (angle(mean normal, direction to i) + spread +
-//     asin(radius / d) < 90 deg), with d the distance from i's centre to
-//     c's centroid and
-//         F_ic = cos(theta_i) A_c (nbar_c . w) / (pi d^2 + A_c),
-//     w the unit direction from c to i, nbar_c the mean normal: Wallace's
-//     formula for c seen as a disc of c's area facing along its mean normal
-//     (exact for a flat disc on i's normal axis; the sum of the patches'
-//     own factors when c is small and far);
-//   - otherwise c's children, in order.
-// Visibility: a patch link one ray between the centres (as flat); a
-// cluster link CS_CLUSTER_REPS rays from i's centre to the centres of c's
-// representative patches (each lifted as in cs_radiosity_link_ray): the
-// factor is scaled by the fraction that arrives, and dropped at 0.
+// Links (Hanrahan and Smits style: between two nodes, patch or cluster,
+// at the coarsest level where the rule holds for both ends). Starting from
+// every pair of roots (a receiver, b a source; a == b: every pair of its
+// children), with d the distance between their centroids, e_x the extent
+// of end x (a cluster's bounding radius, a patch's 0: a patch stands for
+// its centre, as in the flat compile), w the unit direction from a to b:
+//   - two patches: F_ab as in a flat compile (Wallace's disc formula with
+//     the near-field refinement, radiosity.h);
+//   - nothing when the ends cannot exchange light: every point of b lies
+//     behind the plane of every patch of a (a patch's plane; a cluster's
+//     through its mean normal, spread and lowest point), or the other way
+//     round, or every patch of one end faces away from every point of the
+//     other (angle(mean normal, direction) - spread - asin((e_a + e_b) /
+//     d) >= 90 deg);
+//   - a source cluster that emits is split (emitted light leaves from
+//     patches, like the direct light);
+//   - a link when a receiving cluster has e_a / (d - e_b) <
+//     receiver_ratio (half that from an emitting patch, whose light is
+//     the strongest and whose shadows are the sharpest; the receiver's
+//     size against the distance to the source's
+//     nearest point: the irradiance varies most across it when the source
+//     is close), a source cluster e_b / d < ratio, each cluster's normal
+//     spread <= max_spread, and every patch of each end faces the other
+//     end's centroid (angle(mean normal, direction) + spread < 90 deg),
+//     with
+//         F_ab = (n_a . w) A_b (n_b . -w) / (pi d^2 + A_b),
+//     n_x a patch's unit normal or a cluster's mean normal (the area-
+//     weighted mean of its unit normals, so n_a . w is the area-weighted
+//     mean cosine over a's patches): Wallace's formula for b seen as a disc
+//     of its area facing along its mean normal, the mean irradiance over a;
+//     a receiving cluster's link also keeps grad F_ab over the receiving
+//     point (a's normal held), so the push-down is first-order right;
+//   - otherwise the end that must be split (a cluster whose spread is too
+//     wide or whose normals cancel), else the end farther from its own
+//     bound (radius / ratio; the receiver on a tie), and the pairs of its
+//     children with the other end.
+// Push-down: patch p under receiving cluster a gets open_p (G_a + (x_p -
+// x_a) . grad G_a), x the centroids and open_p its openness: the fraction
+// of 9 rays from p (its normal and 8 at 60 degrees) that leave the scene
+// or meet a triangle's front, 0 for a patch enclosed by an object (the
+// floor under a block), which must not get its cluster's light.
+// Visibility: a patch-patch link one ray between the centres (as flat); a
+// patch and a cluster CS_CLUSTER_REPS rays, the patch to each of the
+// cluster's representative patches; two clusters every representative of
+// one to every one of the other (16 rays); each lifted as in
+// cs_radiosity_link_ray. Representatives are open patches where the
+// cluster has any. A receiving cluster that sees its source only in part
+// is replaced by the rule applied to its children with that source
+// (Hanrahan's refinement at a shadow's edge), cast again; other links keep
+// their factor times the fraction of rays that arrive, dropped at 0.
 //
 // Per frame, each bounce first pushes the patches' radiosity up the tree
 // (each cluster: the area-weighted mean of its children, round by round,
-// children before parents), then gathers over the mixed links.
+// children before parents), then gathers G (and a cluster's gradient)
+// over every node's links, then pushes G down as above.
+//
+// The k-means assignment finds each node's nearest centre through a
+// uniform grid over the centres' positions, searching rings of cells
+// until the position term alone of the cells not yet searched is larger
+// than the best distance found: the same owner as comparing against every
+// centre (ties to the lower index), in about O(M) instead of O(M K).
 #pragma once
 
 #include "context.h"
@@ -72,14 +102,18 @@ typedef struct cs_cluster {
 } cs_cluster;
 
 typedef struct cs_hierarchy_options {
-    double ratio;             // link a cluster when radius / distance < ratio
+    double ratio;             // link a source cluster when radius / distance < ratio
+    double receiver_ratio;    // ... and a receiving cluster when radius / distance < receiver_ratio
     double max_spread;        // radians: ... and its normal spread is at most this
     uint32_t branching;       // k-means: K = ceil(M / branching) clusters a round
     uint32_t iterations;      // Lloyd iterations a round
+    bool patch_receivers;     // every receiver a patch (the rule before receiver clusters)
+    bool brute_force_assign;  // k-means: every node against every centre (the grid's reference)
 } cs_hierarchy_options;
 
-// ratio 0.25, max spread 30 degrees, branching 4, 6 iterations
-// (docs/light.md has the error they give).
+// ratio 0.25, receiver ratio 0.15, max spread 30 degrees, branching 4, 6
+// iterations, receiver clusters, the grid assignment (docs/light.md has
+// the error they give).
 cs_hierarchy_options cs_hierarchy_options_default(void);
 
 // Patches as cs_radiosity_compile, the cluster tree, the links by the rule

@@ -1,6 +1,8 @@
 // radiosity_gpu.c — link visibility on the GPU (see radiosity_gpu.h).
 #include "radiosity_gpu.h"
 
+#include "radiosity_cluster.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,10 +74,10 @@ bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_
     return true;
 }
 
-// Patches by link count, fewest first (ties by index): llvmpipe runs 8
-// invocations in one SIMD loop as long as the longest of them, and
+// Receiving nodes by link count, fewest first (ties by index): llvmpipe
+// runs 8 invocations in one SIMD loop as long as the longest of them, and
 // neighbouring patches differ (at 7330 patches 1.36 link slots a link in
-// patch order; about 1.0 sorted). Each patch's sum is unchanged.
+// patch order; about 1.0 sorted). Each node's sum is unchanged.
 static uint32_t link_count_key(const cs_radiosity_compiled *c, uint32_t i)
 {
     return c->link_start[i + 1] - c->link_start[i];
@@ -83,7 +85,7 @@ static uint32_t link_count_key(const cs_radiosity_compiled *c, uint32_t i)
 
 void cs_radiosity_gather_order(const cs_radiosity_compiled *c, uint32_t *order)
 {
-    uint32_t n = c->patch_count, most = 0;
+    uint32_t n = cs_radiosity_node_count(c), most = 0;
     for (uint32_t i = 0; i < n; i++)
         most = CS_MAX(most, link_count_key(c, i));
     // Counting sort: stable, so ties keep index order.
@@ -115,17 +117,28 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
     gpu->area_capacity = area_capacity;
     VkDeviceSize n = c->patch_count, nodes = n + c->cluster_count;
     VkDeviceSize child_count = c->cluster_count ? c->child_start[c->cluster_count] : 0;
+    gpu->first_cluster_link = c->link_start ? c->link_start[c->patch_count] : 0;
+    VkDeviceSize gradient_links = c->link_gradients ? c->link_count - gpu->first_cluster_link : 0;
     bool ok =
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/upsweep.comp"}, &gpu->upsweep_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/feedback.comp"}, &gpu->feedback_program, err) &&
+        cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/pushdown.comp"}, &gpu->pushdown_program, err) &&
         make_buffer(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &gpu->nodes,
                     err) &&
         make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
         make_buffer(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
-        make_buffer(ctx, "radiosity link starts", (n + 1) * 4, &gpu->link_start, err) &&
-        make_buffer(ctx, "radiosity gather order", n * 4, &gpu->gather_order, err) &&
+        make_buffer(ctx, "radiosity link starts", (nodes + 1) * 4, &gpu->link_start, err) &&
+        make_buffer(ctx, "radiosity gather order", nodes * 4, &gpu->gather_order, err) &&
+        make_buffer(ctx, "radiosity parents", nodes * 4, &gpu->parents, err) &&
+        make_buffer(ctx, "radiosity irradiance", nodes * 16, &gpu->irradiance, err) &&
+        make_buffer(ctx, "radiosity openness", n * 4, &gpu->openness, err) &&
+        make_buffer(ctx, "radiosity link gradients", gradient_links * 16, &gpu->link_gradients, err) &&
+        make_buffer(ctx, "radiosity cluster centres", (VkDeviceSize)c->cluster_count * 16, &gpu->cluster_centres,
+                    err) &&
+        make_buffer(ctx, "radiosity irradiance gradient", (VkDeviceSize)c->cluster_count * 48,
+                    &gpu->irradiance_gradient, err) &&
         make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
         make_buffer(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4, &gpu->child_start,
                     err) &&
@@ -146,12 +159,35 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_buffer_upload(ctx, &gpu->tris, bvh->tris, (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), 0);
     if (n > 0) {
         cs_buffer_upload(ctx, &gpu->patches, c->patches, n * sizeof(cs_patch), 0);
-        cs_buffer_upload(ctx, &gpu->link_start, c->link_start, (n + 1) * 4, 0);
-        uint32_t *order = malloc(n * 4);
+        cs_buffer_upload(ctx, &gpu->link_start, c->link_start, (nodes + 1) * 4, 0);
+        uint32_t *order = malloc(nodes * 4);
         CS_ASSERT(order, "out of memory for the gather order");
         cs_radiosity_gather_order(c, order);
-        cs_buffer_upload(ctx, &gpu->gather_order, order, n * 4, 0);
+        cs_buffer_upload(ctx, &gpu->gather_order, order, nodes * 4, 0);
         free(order);
+    }
+    if (c->parents && nodes > 0)
+        cs_buffer_upload(ctx, &gpu->parents, c->parents, nodes * 4, 0);
+    else
+        cs_buffer_fill(ctx, &gpu->parents, CS_RADIOSITY_NO_PARENT);
+    if (c->openness && n > 0)
+        cs_buffer_upload(ctx, &gpu->openness, c->openness, n * 4, 0);
+    else
+        cs_buffer_fill(ctx, &gpu->openness, 0x3f800000u); // 1.0f
+    if (gradient_links > 0)
+        cs_buffer_upload(ctx, &gpu->link_gradients, c->link_gradients, gradient_links * 16, 0);
+    else
+        cs_buffer_fill(ctx, &gpu->link_gradients, 0u);
+    if (c->cluster_count > 0) {
+        float (*centres)[4] = malloc((size_t)c->cluster_count * sizeof *centres);
+        CS_ASSERT(centres, "out of memory for the cluster centres");
+        for (uint32_t k = 0; k < c->cluster_count; k++)
+            for (int v = 0; v < 4; v++)
+                centres[k][v] = v < 3 ? (float)c->clusters[k].center[v] : 0.0f;
+        cs_buffer_upload(ctx, &gpu->cluster_centres, centres, (VkDeviceSize)c->cluster_count * 16, 0);
+        free(centres);
+    } else {
+        cs_buffer_fill(ctx, &gpu->cluster_centres, 0u);
     }
     if (c->link_count > 0)
         cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
@@ -162,8 +198,8 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_buffer_fill(ctx, &gpu->child_start, 0u);
         cs_buffer_fill(ctx, &gpu->children, 0u);
     }
-    cs_buffer *cleared[] = {&gpu->lights,       &gpu->area_lights,  &gpu->direct,
-                            &gpu->radiosity[0], &gpu->radiosity[1], &gpu->gathered};
+    cs_buffer *cleared[] = {&gpu->lights,       &gpu->area_lights,  &gpu->direct,     &gpu->radiosity[0],
+                            &gpu->radiosity[1], &gpu->gathered,     &gpu->irradiance, &gpu->irradiance_gradient};
     for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
         cs_buffer_fill(ctx, cleared[i], 0u);
     gpu->direct_push = (cs_direct_push){.patch_count = c->patch_count, .area_samples = 1};
@@ -176,10 +212,12 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
     cs_program_destroy(ctx, &gpu->gather_program);
     cs_program_destroy(ctx, &gpu->upsweep_program);
     cs_program_destroy(ctx, &gpu->feedback_program);
+    cs_program_destroy(ctx, &gpu->pushdown_program);
     cs_buffer *buffers[] = {&gpu->nodes,       &gpu->tris,     &gpu->patches,     &gpu->link_start,
                             &gpu->links,       &gpu->lights,   &gpu->area_lights, &gpu->direct,
                             &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children,
-                            &gpu->gathered,     &gpu->gather_order};
+                            &gpu->gathered,     &gpu->gather_order, &gpu->parents, &gpu->irradiance, &gpu->openness,
+                            &gpu->link_gradients, &gpu->cluster_centres, &gpu->irradiance_gradient};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         cs_buffer_destroy(ctx, buffers[i]);
     memset(gpu, 0, sizeof *gpu);
@@ -236,14 +274,25 @@ static void record_direct(cs_recorder *rec, cs_radiosity_gpu *gpu)
     cs_barrier_compute(rec);
 }
 
-// One gather from `from` (patches and clusters) into `to` and gathered.
+// One gather from `from` (patches and clusters) into every receiving
+// node's irradiance, then the push-down into `to` and gathered.
 static void record_gather(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *from, cs_buffer *to)
 {
-    cs_gather_push push = {.patch_count = gpu->patch_count};
+    cs_gather_push push = {.patch_count = gpu->patch_count,
+                           .node_count = gpu->patch_count + gpu->cluster_count,
+                           .first_cluster_link = gpu->first_cluster_link};
     cs_pass_begin(rec, "radiosity: gather");
     cs_dispatch(rec, gpu->gather_program,
-                &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->link_start, &gpu->links, &gpu->direct, from,
-                                                to, &gpu->gathered, &gpu->gather_order},
+                &(cs_dispatch_desc){.buffers = {&gpu->link_start, &gpu->links, from, &gpu->irradiance,
+                                                &gpu->gather_order, &gpu->link_gradients, &gpu->irradiance_gradient},
+                                    .push = &push, .push_size = sizeof push, .threads = {push.node_count}});
+    cs_pass_end(rec);
+    cs_barrier_compute(rec);
+    cs_pass_begin(rec, "radiosity: push-down");
+    cs_dispatch(rec, gpu->pushdown_program,
+                &(cs_dispatch_desc){.buffers = {&gpu->patches, &gpu->direct, &gpu->parents, &gpu->irradiance, to,
+                                                &gpu->gathered, &gpu->openness, &gpu->cluster_centres,
+                                                &gpu->irradiance_gradient},
                                     .push = &push, .push_size = sizeof push, .threads = {gpu->patch_count}});
     cs_pass_end(rec);
     cs_barrier_compute(rec);

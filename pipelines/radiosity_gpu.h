@@ -27,9 +27,10 @@ bool cs_radiosity_cull_hidden_gpu(cs_context *ctx, const cs_bvh *bvh, cs_radiosi
 bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_count, double patch_size,
                               const cs_bvh *bvh, cs_radiosity_compiled *out, cs_error *err);
 
-// The order in which the gather's invocations take the patches (n
-// indices): by link count, ties by index, so the invocations that run
-// side by side in one SIMD loop on a CPU device have about as many links.
+// The order in which the gather's invocations take the receiving nodes
+// (cs_radiosity_node_count indices): by link count, ties by index, so the
+// invocations that run side by side in one SIMD loop on a CPU device have
+// about as many links.
 void cs_radiosity_gather_order(const cs_radiosity_compiled *compiled, uint32_t *order);
 
 // Radiosity at run time on the GPU, every frame: direct light on every
@@ -37,10 +38,17 @@ void cs_radiosity_gather_order(const cs_radiosity_compiled *compiled, uint32_t *
 // then `bounces` gathers (gather.comp). Lights and albedos may change
 // between frames without compiling again.
 typedef struct cs_radiosity_gpu {
-    cs_program_id direct_program, gather_program, upsweep_program, feedback_program;
+    cs_program_id direct_program, gather_program, upsweep_program, feedback_program, pushdown_program;
     cs_buffer nodes, tris, patches, link_start, links;
-    cs_buffer gather_order; // the patches as the gather's invocations take them (cs_radiosity_gather_order)
+    cs_buffer gather_order; // the receiving nodes as the gather's invocations take them (cs_radiosity_gather_order)
     cs_buffer child_start, children; // the cluster tree (compiled's), when it has one
+    cs_buffer parents;      // per node: its parent cluster's node id, or CS_RADIOSITY_NO_PARENT
+    cs_buffer irradiance;   // per node vec4: the gather's G, before the push-down
+    cs_buffer openness;     // per patch float: the share of its ancestors' G it keeps
+    cs_buffer link_gradients;      // vec4 per link received by a cluster: grad F
+    cs_buffer cluster_centres;     // vec4 per cluster: its centroid
+    cs_buffer irradiance_gradient; // 3 vec4 per cluster: d G / dx, dy, dz
+    uint32_t first_cluster_link;   // link_start[patch_count]
     cs_buffer lights, area_lights, direct;
     // per patch vec4: the last gather's sum of F_ij B_j, the next feedback
     // frame's higher bounces (zero until the first gather)
@@ -69,14 +77,14 @@ void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const c
 void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *compiled);
 
 // Records one frame: the passes "radiosity: direct" and "radiosity:
-// gather" (bounces + 1 times: B0 = E + rho H, then the bounces); with
-// clusters, every bounce's gather comes after "radiosity: up-sweep" (one
-// pass per round of the tree).
+// gather" + "radiosity: push-down" (bounces + 1 times: B0 = E + rho H,
+// then the bounces); with clusters, every bounce's gather comes after
+// "radiosity: up-sweep" (one pass per round of the tree).
 void cs_radiosity_gpu_record(cs_recorder *rec, cs_radiosity_gpu *gpu, uint32_t bounces);
 // Records one feedback frame (docs/light.md, "Feedback"): "radiosity:
 // direct", then "radiosity: feedback" (B_in = E + rho (H(t) + G(t - 1)),
-// G the previous gather's irradiance), the up-sweeps and one "radiosity:
-// gather". Frame t of a static scene is the t-bounce solution; moved
+// G the previous gather's irradiance), the up-sweeps, one "radiosity:
+// gather" and its "radiosity: push-down". Frame t of a static scene is the t-bounce solution; moved
 // lights change the direct light and the first bounce within the frame.
 void cs_radiosity_gpu_record_feedback(cs_recorder *rec, cs_radiosity_gpu *gpu);
 // The buffer holding the last recorded frame's radiosity (vec4 per patch).

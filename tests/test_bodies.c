@@ -496,8 +496,9 @@ static void tank_profile(cs_context *ctx, cs_world *world, const cs_scene *scene
     // outside the footprint (edges, corners), and beside the side faces.
     cs_body_link link;
     world->fluids[0].ops->bodies(world->fluids[0].state, &link);
-    float *imp = malloc((size_t)link.capacity * 4);
-    cs_buffer_download(ctx, link.impulses, imp, (size_t)link.capacity * 4, (VkDeviceSize)link.capacity * 4);
+    size_t record_floats = (size_t)CS_BODY_RECORDS_PER_PARTICLE * CS_BODY_RECORD_FLOATS;
+    float *imp = malloc((size_t)count * record_floats * 4);
+    cs_buffer_download(ctx, link.impulses, imp, (size_t)count * record_floats * 4, 0);
     static double region[4] = {0, 0, 0, 0};
     static int samples = 0;
     samples++;
@@ -505,7 +506,11 @@ static void tank_profile(cs_context *ctx, cs_world *world, const cs_scene *scene
         double x = fabs(pos[4 * j] - st->position.x), z = fabs(pos[4 * j + 2] - st->position.z);
         double y = pos[4 * j + 1] - lowest;
         int r = y >= 0.0 ? 3 : x > half || z > half ? 2 : x > half - h || z > half - h ? 1 : 0;
-        region[r] += imp[j];
+        for (uint32_t k = 0; k < CS_BODY_RECORDS_PER_PARTICLE; k++) {
+            const float *rec = imp + ((size_t)j * CS_BODY_RECORDS_PER_PARTICLE + k) * CS_BODY_RECORD_FLOATS;
+            if (rec[0] != CS_BODY_RECORD_NONE)
+                region[r] += rec[2]; // the vertical impulse
+        }
     }
     free(imp);
     if (!last) {
@@ -548,6 +553,28 @@ static void tank_profile(cs_context *ctx, cs_world *world, const cs_scene *scene
         if (open_n[r] > 0)
             printf("  open water: %4.0f particles at y %.4f: p %.1f (hydrostatic %.1f)\n", open_n[r], open_y[r] / open_n[r],
                    open_p[r] / open_n[r], rho0 * g * (level - open_y[r] / open_n[r]));
+    // The mass of fluid per area above the box's bottom, in the water clear
+    // of the box by h (what holds the box up at equilibrium: the weight of
+    // the column above its face), against the box's mass per area, and the
+    // mean mass density of that column (particles per volume times m).
+    {
+        double clear = half + h, open_area = 0.48 * 0.48 - 4.0 * clear * clear, above = 0.0, slab[16] = {0};
+        for (uint32_t j = 0; j < count; j++) {
+            double x = pos[4 * j] - st->position.x, z = pos[4 * j + 2] - st->position.z, y = pos[4 * j + 1];
+            if ((fabs(x) < clear && fabs(z) < clear) || y < lowest - 0.5 * s)
+                continue;
+            int k = CS_MIN((int)((y - (lowest - 0.5 * s)) / (0.5 * s)), 15);
+            slab[k] += m;
+            if (y >= lowest)
+                above += m;
+        }
+        printf("  open water above the face: %.2f kg/m^2 (box: %.2f kg/m^2), mean mass density over the depth %.1f\n",
+               above / open_area, st->position.w / (4.0 * half * half), above / open_area / (level - lowest));
+        for (int k = 0; k < 16; k++)
+            if (slab[k] > 0.0)
+                printf("    slab from %.4f above the face: mass density %.1f\n", (k - 1) * 0.5 * s,
+                       slab[k] / (open_area * 0.5 * s));
+    }
     printf("  face wall force per area %.1f Pa, rho0 g depth %.1f Pa (ratio %.3f)\n", force / area,
            rho0 * g * (level - lowest), force / area / (rho0 * g * (level - lowest)));
     free(rho), free(prs);

@@ -1,5 +1,6 @@
-// test_radiosity_gpu.c — the GPU gather (shaders/radiosity/gather.comp)
-// against the double-precision solver (cs_radiosity_solve) on the Cornell
+// test_radiosity_gpu.c — the GPU gather and push-down
+// (shaders/radiosity/gather.comp, pushdown.comp; a flat compile: no
+// parents) against the double-precision solver (cs_radiosity_solve) on the Cornell
 // box at patch_size 0.2: the same compiled links, the same direct
 // irradiance (random per patch, seed printed, plus the light's emission),
 // 3 bounces; every patch and channel within 1e-4 relative.
@@ -38,9 +39,10 @@ int main(void)
     }
     cs_radiosity_solve(&c, direct, bounces, want);
 
-    cs_program_id prog;
+    cs_program_id prog, pushdown;
     test_program(&ctx, &prog, "radiosity/gather.comp", NULL);
-    cs_buffer patches, starts, links, direct_buf, b[2], gathered, order_buf;
+    test_program(&ctx, &pushdown, "radiosity/pushdown.comp", NULL);
+    cs_buffer patches, starts, links, direct_buf, b[2], gathered, order_buf, parents, irradiance, openness, no_gradients, no_centres;
     test_buffer(&ctx, &patches, "patches", (VkDeviceSize)n * sizeof(cs_patch));
     test_buffer(&ctx, &starts, "link starts", (VkDeviceSize)(n + 1) * 4);
     test_buffer(&ctx, &links, "links", (VkDeviceSize)c.link_count * sizeof(cs_link));
@@ -49,6 +51,16 @@ int main(void)
     test_buffer(&ctx, &b[1], "radiosity 1", (VkDeviceSize)n * 16);
     test_buffer(&ctx, &gathered, "gathered", (VkDeviceSize)n * 16);
     test_buffer(&ctx, &order_buf, "gather order", (VkDeviceSize)n * 4);
+    test_buffer(&ctx, &parents, "parents", (VkDeviceSize)n * 4);
+    test_buffer(&ctx, &irradiance, "irradiance", (VkDeviceSize)n * 16);
+    test_buffer(&ctx, &openness, "openness", (VkDeviceSize)n * 4);
+    // A flat compile has no clusters: no gradients, no centres.
+    test_buffer(&ctx, &no_gradients, "no gradients", 48);
+    test_buffer(&ctx, &no_centres, "no centres", 16);
+    cs_buffer_fill(&ctx, &no_gradients, 0u);
+    cs_buffer_fill(&ctx, &no_centres, 0u);
+    cs_buffer_fill(&ctx, &parents, CS_RADIOSITY_NO_PARENT);
+    cs_buffer_fill(&ctx, &openness, 0x3f800000u); // 1.0f
     uint32_t *order = malloc((size_t)n * 4);
     CS_ASSERT(order, "out of memory");
     cs_radiosity_gather_order(&c, order);
@@ -60,7 +72,7 @@ int main(void)
     cs_buffer_upload(&ctx, &direct_buf, direct4, (VkDeviceSize)n * 16, 0);
     // B0 = E + rho H: the gather with an all-zero previous radiosity.
     cs_buffer_fill(&ctx, &b[1], 0u);
-    cs_gather_push push = {.patch_count = n};
+    cs_gather_push push = {.patch_count = n, .node_count = n, .first_cluster_link = c.link_count};
     cs_recorder rec;
     cs_recorder_create(&ctx, "radiosity gather", &rec);
     cs_recorder_begin(&rec);
@@ -68,7 +80,15 @@ int main(void)
         cs_buffer *from = &b[(pass + 1) % 2], *to = &b[pass % 2];
         cs_pass_begin(&rec, "radiosity: gather");
         cs_dispatch(&rec, prog,
-                    &(cs_dispatch_desc){.buffers = {&patches, &starts, &links, &direct_buf, from, to, &gathered, &order_buf},
+                    &(cs_dispatch_desc){.buffers = {&starts, &links, from, &irradiance, &order_buf, &no_gradients,
+                                                        &no_gradients},
+                                        .push = &push, .push_size = sizeof push, .threads = {n}});
+        cs_pass_end(&rec);
+        cs_barrier_compute(&rec);
+        cs_pass_begin(&rec, "radiosity: push-down");
+        cs_dispatch(&rec, pushdown,
+                    &(cs_dispatch_desc){.buffers = {&patches, &direct_buf, &parents, &irradiance, to, &gathered, &openness,
+                                                        &no_centres, &no_gradients},
                                         .push = &push, .push_size = sizeof push, .threads = {n}});
         cs_pass_end(&rec);
         cs_barrier_compute(&rec);
@@ -95,7 +115,13 @@ int main(void)
     cs_buffer_destroy(&ctx, &direct_buf);
     cs_buffer_destroy(&ctx, &gathered);
     cs_buffer_destroy(&ctx, &order_buf);
+    cs_buffer_destroy(&ctx, &parents);
+    cs_buffer_destroy(&ctx, &irradiance);
+    cs_buffer_destroy(&ctx, &openness);
+    cs_buffer_destroy(&ctx, &no_gradients);
+    cs_buffer_destroy(&ctx, &no_centres);
     cs_program_destroy(&ctx, &prog);
+    cs_program_destroy(&ctx, &pushdown);
     free(direct), free(want), free(direct4), free(got);
     cs_radiosity_free(&c);
     cs_bvh_free(&bvh);

@@ -1,7 +1,8 @@
 // bench_radiosity.c — `cistern bench --radiosity [SCENE]`: the radiosity of
 // a scene's geometry (default the Cornell box) at a few patch sizes: the
 // compile time (form factors on the CPU, visibility rays on the GPU) and
-// the GPU time of every pass of one frame (direct light, each gather),
+// the GPU time of every pass of one frame (direct light, up-sweeps,
+// gathers, push-downs),
 // median over --steps frames after --warmup; then the same for feedback
 // frames (one gather each, cs_radiosity_gpu_record_feedback). Printed as a table
 // (docs/benchmarks.md, docs/light.md). A size whose links do not fit one
@@ -98,18 +99,19 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, uint
             part.compiled.patch_count, part.compiled.link_count, compile, opt->warmup + CS_MAX(opt->steps, 1u));
     *done = (compiled_size){part.compiled.patch_count, part.compiled.link_count, compile};
     uint32_t steps = CS_MAX(opt->steps, 1u);
-    // Per frame: the total, direct light, all up-sweeps, all gathers; then
-    // the same for a feedback frame (one gather).
-    enum { TOTAL, DIRECT, UPSWEEP, GATHER, FEEDBACK_TOTAL, FEEDBACK_UPSWEEP, FEEDBACK_GATHER, COLUMNS };
+    // Per frame: the total, direct light, all up-sweeps, all gathers, all
+    // push-downs; then the same for a feedback frame (one gather).
+    enum { TOTAL, DIRECT, UPSWEEP, GATHER, PUSHDOWN, FEEDBACK_TOTAL, FEEDBACK_UPSWEEP, FEEDBACK_GATHER,
+           FEEDBACK_PUSHDOWN, COLUMNS };
     static const char *const pass_names[COLUMNS] = {
-        NULL, "radiosity: direct", "radiosity: up-sweep", "radiosity: gather", NULL, "radiosity: up-sweep",
-        "radiosity: gather"};
+        NULL, "radiosity: direct", "radiosity: up-sweep", "radiosity: gather", "radiosity: push-down", NULL,
+        "radiosity: up-sweep", "radiosity: gather", "radiosity: push-down"};
     double *ms = calloc((size_t)COLUMNS * steps, sizeof *ms);
     CS_ASSERT(ms, "out of memory");
     cs_recorder rec;
     cs_recorder_create(ctx, "bench radiosity", &rec);
     for (int feedback = 0; feedback < 2; feedback++) {
-        uint32_t first = feedback ? FEEDBACK_TOTAL : TOTAL, last = feedback ? FEEDBACK_GATHER : GATHER;
+        uint32_t first = feedback ? FEEDBACK_TOTAL : TOTAL, last = feedback ? FEEDBACK_PUSHDOWN : PUSHDOWN;
         for (uint32_t s = 0; s < opt->warmup + steps; s++) {
             cs_recorder_begin(&rec);
             if (feedback)
@@ -371,8 +373,9 @@ int cs_bench_radiosity(const cs_bench_options *opt)
     printf("links: %s\n\n", scene.geometry->lighting.hierarchy ? "through the k-means cluster hierarchy"
                                                                : "every visible pair (radiosity.hierarchy false)");
     printf("| patches asked | patch_size | patches | clusters | links | compile s | frame ms | direct ms | "
-           "up-sweeps ms | gathers ms | ms a gather | feedback frame ms | its up-sweeps ms | its gather ms |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "up-sweeps ms | gathers ms | ms a gather | push-downs ms | feedback frame ms | its up-sweeps ms | "
+           "its gather ms | its push-down ms |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout); // the header before the first (slow) compile
     // The patch sweep times the radiosity alone, whatever the scene's probes.
     scene.geometry->lighting.probes.given = false;

@@ -18,13 +18,26 @@
 #include "cs_shared.h"
 
 #define CS_BODIES_MAX 256         // = CS_MAX_BODIES (host/scene/scene.h)
-// "bodies: integrate" is one invocation (contacts in one fixed order), and
-// lavapipe gives an invocation 65535 loop iterations in all, then leaves
-// every loop early without a word (docs/architecture.md): with 64 bodies
-// in one layer it stopped before writing back body 1. 32 passed
-// (tests/test_bodies_many.c); a world refuses more until integrate is
-// split across dispatches.
-#define CS_BODIES_INTEGRATE_MAX 32
+// "bodies: integrate" runs in stages (integrate.comp): lavapipe gives an
+// invocation 65535 loop iterations in all, then leaves every loop early
+// without a word (docs/architecture.md), and one invocation for all bodies
+// stopped before writing back body 1 with 64 bodies in one layer. Moving,
+// finding the contacts (each body against every later one) and writing
+// back take one invocation per body; the sequential sweeps walk the
+// contact list found, at most CS_BODY_CONTACTS_PER_BODY per body (256 x 128
+// = 32768 iterations, within the budget), and one dispatch each.
+#define CS_BODIES_INTEGRATE_GROUP 64 // local_size_x of integrate.comp
+#define CS_BODIES_CONTACT_ITERATIONS 8 // sequential-impulse sweeps per substep
+#define CS_BODY_CONTACTS_PER_BODY 128  // contacts a body finds per substep (a box on the floor: 16, in a corner 48)
+#define CS_BODY_PAIRS_PER_BODY 32      // overlapping later bodies a body separates from per substep
+#define CS_BODY_WORK_BYTES 192 // integrate.comp's working copy of one body (std430)
+// integrate.comp's contact lists (std430): 3 uints a body, 5 vec4 a contact, a vec4 and a uint a pair.
+#define CS_BODIES_CONTACTS_BYTES (CS_BODIES_MAX * (12 + 80 * CS_BODY_CONTACTS_PER_BODY + 20 * CS_BODY_PAIRS_PER_BODY))
+#define CS_BODIES_STAGE_MOVE 0u
+#define CS_BODIES_STAGE_NARROW 1u
+#define CS_BODIES_STAGE_SWEEP 2u
+#define CS_BODIES_STAGE_PAIRS 3u
+#define CS_BODIES_STAGE_FINISH 4u
 #define CS_BODIES_MAX_PLANES 2048 // all bodies' planes together (256 boxes: 1536)
 #define CS_BODIES_MAX_VERTICES 16384 // all bodies' contact points together: vertices, then points on the edges (a box: 44)
 #define CS_BODIES_MAX_PATH_KEYS 128 // all kinematic bodies' path keys together
@@ -91,7 +104,16 @@ struct cs_body_records_push {
     uint pad;
 };
 
+// Push constants of bodies/integrate.comp.
+struct cs_bodies_integrate_push {
+    uint stage; // CS_BODIES_STAGE_*
+    uint sweep; // SWEEP: which one (the first starts the accumulated impulses)
+    uint pad0;
+    uint pad1;
+};
+
 #ifndef CS_GLSL
+typedef struct cs_bodies_integrate_push cs_bodies_integrate_push;
 typedef struct cs_body_records_push cs_body_records_push;
 typedef struct cs_body_set cs_body_set;
 typedef struct cs_body_state cs_body_state;

@@ -1,33 +1,51 @@
 #version 450
-// One bounce of the gather (docs/light.md, "Radiosity"): for patch i,
-//     B_out[i] = E_i + rho_i (H_i + sum over its links of F_ij B_in[j])
-// with H the direct irradiance. One invocation a patch, its links in
-// order, so the sum is the same every run. The sum itself (G_i) is kept
-// for the next frame's feedback.comp.
+// One bounce of the gather (docs/light.md, "Radiosity"): for every
+// receiving node i (a patch, or with receiver clusters a cluster),
+//     G[i] = sum over its links of F_ij B_in[j]
+// the irradiance its links bring, and for a cluster its gradient over the
+// receiving point, sum of grad F_ij B_in[j] (per axis, rgb). One invocation a node, its links in
+// order, so the sum is the same every run. pushdown.comp then gives every
+// patch its own G and its ancestors' and writes B.
 #include "index.glsl"
 #include "../radiosity/radiosity_shared.h"
 layout(local_size_x = CS_RADIOSITY_GROUP) in;
-layout(std430, binding = 0) readonly buffer Patches { cs_patch patches[]; };
-layout(std430, binding = 1) readonly buffer LinkStart { uint link_start[]; };
-layout(std430, binding = 2) readonly buffer Links { cs_link links[]; };
-layout(std430, binding = 3) readonly buffer Direct { vec4 direct[]; };
-layout(std430, binding = 4) readonly buffer Previous { vec4 previous[]; };
-layout(std430, binding = 5) writeonly buffer Next { vec4 next[]; };
-layout(std430, binding = 6) writeonly buffer Gathered { vec4 gathered_out[]; };
-// Invocation k does patch order[k]: patches by link count, so the lanes of
+layout(std430, binding = 0) readonly buffer LinkStart { uint link_start[]; };
+layout(std430, binding = 1) readonly buffer Links { cs_link links[]; };
+layout(std430, binding = 2) readonly buffer Previous { vec4 previous[]; };
+layout(std430, binding = 3) writeonly buffer Irradiance { vec4 irradiance[]; };
+// Invocation k does node order[k]: nodes by link count, so the lanes of
 // one SIMD loop (llvmpipe) run about as long (cs_radiosity_gather_order).
-layout(std430, binding = 7) readonly buffer Order { uint order[]; };
+layout(std430, binding = 4) readonly buffer Order { uint order[]; };
+// grad F of link first_cluster_link + g (the clusters' links; xyz).
+layout(std430, binding = 5) readonly buffer LinkGradients { vec4 link_gradients[]; };
+// Per cluster three vec4: d G / dx, dy, dz (rgb).
+layout(std430, binding = 6) writeonly buffer IrradianceGradient { vec4 irradiance_gradient[]; };
 layout(push_constant) uniform Push { cs_gather_push pc; };
 void main()
 {
     uint k = cs_linear_index();
-    if (k >= pc.patch_count)
+    if (k >= pc.node_count)
         return;
     uint i = order[k];
     vec3 gathered = vec3(0.0);
-    for (uint l = link_start[i]; l < link_start[i + 1u]; l++)
-        gathered += links[l].factor * previous[links[l].target].rgb;
-    cs_patch p = patches[i];
-    next[i] = vec4(p.emission.rgb + p.albedo.rgb * (direct[i].rgb + gathered), 0.0);
-    gathered_out[i] = vec4(gathered, 0.0);
+    if (i < pc.patch_count) {
+        for (uint l = link_start[i]; l < link_start[i + 1u]; l++)
+            gathered += links[l].factor * previous[links[l].target].rgb;
+        irradiance[i] = vec4(gathered, 0.0);
+        return;
+    }
+    vec3 dx = vec3(0.0), dy = vec3(0.0), dz = vec3(0.0);
+    for (uint l = link_start[i]; l < link_start[i + 1u]; l++) {
+        vec3 b = previous[links[l].target].rgb;
+        vec3 g = link_gradients[l - pc.first_cluster_link].xyz;
+        gathered += links[l].factor * b;
+        dx += g.x * b;
+        dy += g.y * b;
+        dz += g.z * b;
+    }
+    irradiance[i] = vec4(gathered, 0.0);
+    uint first = 3u * (i - pc.patch_count);
+    irradiance_gradient[first] = vec4(dx, 0.0);
+    irradiance_gradient[first + 1u] = vec4(dy, 0.0);
+    irradiance_gradient[first + 2u] = vec4(dz, 0.0);
 }

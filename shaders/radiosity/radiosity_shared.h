@@ -13,22 +13,31 @@ struct cs_patch {
     vec4 emission;      // rgb emitted radiosity; w 0
 };
 
-// The links of patch i are links[link_start[i] .. link_start[i + 1]):
-// (j, F_ij as float bits) pairs, F_ij the form factor from i to j with
-// visibility folded in. A gather pass sums F_ij B_j over them. j is a node:
-// a patch (< patch count) or, with the cluster hierarchy, a cluster
-// (patch count + cluster index), whose B the up-sweep wrote. The same pair
-// lists a cluster's children with their shares of its area.
+// The links of receiving node i are links[link_start[i] .. link_start[i +
+// 1]): (j, F_ij as float bits) pairs, F_ij the form factor from i to j
+// with visibility folded in. Nodes are patches (< patch count) and, with
+// the cluster hierarchy, clusters (patch count + cluster index): a gather
+// pass sums G_i = F_ij B_j for every receiving node, B_j of a cluster
+// being what the up-sweep wrote; the push-down pass then gives every
+// patch its own G plus its ancestors' (the irradiance that reached the
+// clusters it belongs to). The same pair lists a cluster's children with
+// their shares of its area.
 struct cs_link {
     uint target;
     float factor;
 };
 
-// Push constants of the gather pass.
+// Push constants of the gather, push-down and feedback passes.
 struct cs_gather_push {
     uint patch_count;
-    uint pad0, pad1, pad2;
+    uint node_count;    // patches and clusters: the gather's receivers
+    uint first_cluster_link; // link_start[patch_count]: links from here on carry a gradient
+    uint pad0;
 };
+
+// A node without a parent (a root of the cluster tree, or any patch of a
+// flat compile) in the parents list the push-down walks.
+#define CS_RADIOSITY_NO_PARENT 0xffffffffu
 
 // Push constants of the up-sweep (shaders/radiosity/upsweep.comp): the
 // clusters [first_cluster, first_cluster + cluster_count) of one round.
