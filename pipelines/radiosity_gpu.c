@@ -100,11 +100,6 @@ void cs_radiosity_gather_order(const cs_radiosity_compiled *c, uint32_t *order)
     free(start);
 }
 
-static bool make_buffer(cs_context *ctx, const char *name, VkDeviceSize size, cs_buffer *buf, cs_error *err)
-{
-    return cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = size > 0 ? size : 16}, buf, err);
-}
-
 bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh,
                              uint32_t light_capacity, uint32_t area_capacity, cs_radiosity_gpu *gpu, cs_error *err)
 {
@@ -125,31 +120,34 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/upsweep.comp"}, &gpu->upsweep_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/feedback.comp"}, &gpu->feedback_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/pushdown.comp"}, &gpu->pushdown_program, err) &&
-        make_buffer(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node), &gpu->nodes,
-                    err) &&
-        make_buffer(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris, err) &&
-        make_buffer(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
-        make_buffer(ctx, "radiosity link starts", (nodes + 1) * 4, &gpu->link_start, err) &&
-        make_buffer(ctx, "radiosity gather order", nodes * 4, &gpu->gather_order, err) &&
-        make_buffer(ctx, "radiosity parents", nodes * 4, &gpu->parents, err) &&
-        make_buffer(ctx, "radiosity irradiance", nodes * 16, &gpu->irradiance, err) &&
-        make_buffer(ctx, "radiosity openness", n * 4, &gpu->openness, err) &&
-        make_buffer(ctx, "radiosity link gradients", gradient_links * 16, &gpu->link_gradients, err) &&
-        make_buffer(ctx, "radiosity cluster centres", (VkDeviceSize)c->cluster_count * 16, &gpu->cluster_centres,
-                    err) &&
-        make_buffer(ctx, "radiosity irradiance gradient", (VkDeviceSize)c->cluster_count * 48,
-                    &gpu->irradiance_gradient, err) &&
-        make_buffer(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links, err) &&
-        make_buffer(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4, &gpu->child_start,
-                    err) &&
-        make_buffer(ctx, "radiosity children", child_count * sizeof(cs_link), &gpu->children, err) &&
-        make_buffer(ctx, "radiosity lights", (VkDeviceSize)light_capacity * sizeof(cs_light), &gpu->lights, err) &&
-        make_buffer(ctx, "radiosity area lights", (VkDeviceSize)area_capacity * sizeof(cs_area_light),
-                    &gpu->area_lights, err) &&
-        make_buffer(ctx, "radiosity direct", n * 16, &gpu->direct, err) &&
-        make_buffer(ctx, "radiosity gathered", n * 16, &gpu->gathered, err) &&
-        make_buffer(ctx, "radiosity 0", nodes * 16, &gpu->radiosity[0], err) &&
-        make_buffer(ctx, "radiosity 1", nodes * 16, &gpu->radiosity[1], err);
+        cs_buffer_create_device(ctx, "radiosity bvh nodes", (VkDeviceSize)bvh->node_count * sizeof(cs_bvh_node),
+                                &gpu->nodes, err) &&
+        cs_buffer_create_device(ctx, "radiosity triangles", (VkDeviceSize)bvh->tri_count * sizeof(cs_tri), &gpu->tris,
+                                err) &&
+        cs_buffer_create_device(ctx, "radiosity patches", n * sizeof(cs_patch), &gpu->patches, err) &&
+        cs_buffer_create_device(ctx, "radiosity link starts", (nodes + 1) * 4, &gpu->link_start, err) &&
+        cs_buffer_create_device(ctx, "radiosity gather order", nodes * 4, &gpu->gather_order, err) &&
+        cs_buffer_create_device(ctx, "radiosity parents", nodes * 4, &gpu->parents, err) &&
+        cs_buffer_create_device(ctx, "radiosity irradiance", nodes * 16, &gpu->irradiance, err) &&
+        cs_buffer_create_device(ctx, "radiosity openness", n * 4, &gpu->openness, err) &&
+        cs_buffer_create_device(ctx, "radiosity link gradients", gradient_links * 16, &gpu->link_gradients, err) &&
+        cs_buffer_create_device(ctx, "radiosity cluster centres", (VkDeviceSize)c->cluster_count * 16,
+                                &gpu->cluster_centres, err) &&
+        cs_buffer_create_device(ctx, "radiosity irradiance gradient", (VkDeviceSize)c->cluster_count * 48,
+                                &gpu->irradiance_gradient, err) &&
+        cs_buffer_create_device(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links,
+                                err) &&
+        cs_buffer_create_device(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4,
+                                &gpu->child_start, err) &&
+        cs_buffer_create_device(ctx, "radiosity children", child_count * sizeof(cs_link), &gpu->children, err) &&
+        cs_buffer_create_device(ctx, "radiosity lights", (VkDeviceSize)light_capacity * sizeof(cs_light),
+                                &gpu->lights, err) &&
+        cs_buffer_create_device(ctx, "radiosity area lights", (VkDeviceSize)area_capacity * sizeof(cs_area_light),
+                                &gpu->area_lights, err) &&
+        cs_buffer_create_device(ctx, "radiosity direct", n * 16, &gpu->direct, err) &&
+        cs_buffer_create_device(ctx, "radiosity gathered", n * 16, &gpu->gathered, err) &&
+        cs_buffer_create_device(ctx, "radiosity 0", nodes * 16, &gpu->radiosity[0], err) &&
+        cs_buffer_create_device(ctx, "radiosity 1", nodes * 16, &gpu->radiosity[1], err);
     if (!ok) {
         cs_radiosity_gpu_destroy(ctx, gpu);
         return false;
