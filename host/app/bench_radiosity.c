@@ -287,6 +287,16 @@ static void sweep_patch_counts(cs_context *ctx, cs_scene *scene, const cs_bench_
     }
 }
 
+// The header of bench_size's rows; `first`: what the first column holds.
+static void print_table_header(const char *first)
+{
+    printf("| %s | patch_size | patches | clusters | links | compile s | frame ms | direct ms | "
+           "up-sweeps ms | gathers ms | ms a gather | push-downs ms | feedback frame ms | its up-sweeps ms | "
+           "its gather ms | its push-down ms |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           first);
+}
+
 // SCENE,SCENE,...: one row a scene at its own patch_size (the generated
 // mesh scenes of tools/mesh_scene.py at growing triangle counts, smallest
 // first), each judged by worth_compiling from the largest compiled before.
@@ -303,9 +313,7 @@ static int bench_scene_list(const cs_bench_options *opt)
     cs_context_device_string(&ctx, device, sizeof device);
     printf("radiosity of each scene at its own patch_size on %s, %u frames (median) after %u\n\n", device,
            CS_MAX(opt->steps, 1u), opt->warmup);
-    printf("| scene: triangles | patch_size | patches | clusters | links | compile s | frame ms | direct ms | "
-           "up-sweeps ms | gathers ms | ms a gather | feedback frame ms | its up-sweeps ms | its gather ms |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    print_table_header("scene: triangles");
     fflush(stdout);
     compiled_size basis = {0};
     int status = 0;
@@ -372,10 +380,7 @@ int cs_bench_radiosity(const cs_bench_options *opt)
            opt->warmup);
     printf("links: %s\n\n", scene.geometry->lighting.hierarchy ? "through the k-means cluster hierarchy"
                                                                : "every visible pair (radiosity.hierarchy false)");
-    printf("| patches asked | patch_size | patches | clusters | links | compile s | frame ms | direct ms | "
-           "up-sweeps ms | gathers ms | ms a gather | push-downs ms | feedback frame ms | its up-sweeps ms | "
-           "its gather ms | its push-down ms |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    print_table_header("patches asked");
     fflush(stdout); // the header before the first (slow) compile
     // The patch sweep times the radiosity alone, whatever the scene's probes.
     scene.geometry->lighting.probes.given = false;
