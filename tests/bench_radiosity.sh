@@ -14,11 +14,11 @@ expect 0 "patches asked" -- "$cistern" bench --radiosity cornell_box --patches 6
 for asked in 60 200; do
   row=$(grep "^| $asked |" <<<"$last_out")
   [ -n "$row" ] || fail "no row for $asked patches in: $last_out"
-  # | asked | patch_size | patches | clusters | links (MiB) | compile s | 8 timings |
+  # | asked | patch_size | patches | clusters | links (MiB) | compile s | 10 timings |
   awk -F'|' -v asked="$asked" '{
-      if (NF != 16) { print "wrong column count " NF; exit 1 }
+      if (NF != 18) { print "wrong column count " NF; exit 1 }
       if ($4 + 0 < 16) { print "too few patches: " $4; exit 1 }
-      for (i = 3; i <= 15; i++) {
+      for (i = 3; i <= 17; i++) {
         if ($i ~ /nan|inf|—/) { print "column " i " is not a finite number: " $i; exit 1 }
         split($i, w, " "); if (w[1] !~ /^[0-9.]+$/) { print "column " i " is not a number: " $i; exit 1 }
       }
