@@ -73,11 +73,13 @@ static void place_camera(view_state *v, uint32_t room)
     c->far_plane = 4 * v->mesh.fog_end;
 }
 
-static void record_frame(view_state *v, const cs_render_target *target)
+// `seconds`: the level's clock, for its animated textures.
+static void record_frame(view_state *v, const cs_render_target *target, double seconds)
 {
     cs_render_record(&v->renderer, &v->rec,
                      &(cs_render_frame){.target = target, .level = &v->mesh, .scene = &v->scene, .camera = &v->camera,
-                                        .color_mode = -1, .hide_box = true, .no_fog = v->opt->no_fog});
+                                        .color_mode = -1, .hide_box = true, .no_fog = v->opt->no_fog,
+                                        .level_time = seconds});
 }
 
 static int view_headless(view_state *v)
@@ -90,7 +92,7 @@ static int view_headless(view_state *v)
     for (uint32_t room = first; room < last; room++) {
         place_camera(v, room);
         cs_recorder_begin(&v->rec);
-        record_frame(v, NULL);
+        record_frame(v, NULL, 0.0);
         cs_render_record_readback(&v->renderer, &v->rec);
         cs_recorder_submit_wait(&v->rec);
         char path[700];
@@ -114,7 +116,7 @@ static int view_window(view_state *v)
 {
     const cs_view_options *opt = v->opt;
     uint32_t room = 0, drawn = 0, frames_since_title = 0;
-    double last = cs_now_seconds(), title_time = last;
+    double start = cs_now_seconds(), last = start, title_time = last;
     place_camera(v, room);
     for (;;) {
         cs_window_events ev;
@@ -132,7 +134,7 @@ static int view_window(view_state *v)
         if (!cs_window_acquire(&v->window, &target))
             continue;
         cs_recorder_begin(&v->rec);
-        record_frame(v, &target);
+        record_frame(v, &target, now - start);
         cs_window_record_present(&v->window, &v->rec, false);
         cs_recorder_submit_wait(&v->rec);
         cs_window_present(&v->window);
