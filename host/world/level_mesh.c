@@ -20,6 +20,16 @@ double cs_level_brightness(int lighting)
     return b < 0 ? 0 : b > 2 ? 2 : b;
 }
 
+double cs_level_static_brightness(const cs_tr1_level *level, uint32_t room, const cs_tr1_room_mesh *placed)
+{
+    // Above 8191 the mesh has no constant light of its own: TR1 lights such
+    // a mesh as it lights items, from the room's ambient (and its lights,
+    // which the baked mode has no model for).
+    if (placed->intensity > 8191)
+        return cs_level_brightness(level->rooms[room].ambient);
+    return cs_level_brightness(placed->intensity);
+}
+
 // Texel coordinates of an object texture's corner: the pixel, plus one
 // when the fraction byte says "high side" (TR1 writes 1 or 255 there).
 static void corner_uv(const cs_tr1_object_texture *t, int k, float uv[2])
@@ -261,7 +271,7 @@ static bool add_static_face(builder *b, const cs_tr1_level *level, const cs_tr1_
             return cs_fail(err, "object_textures[%u].tile: textile %u does not exist (%u)", ti, tile,
                            level->textile_count);
     }
-    float light = placed->intensity > 8191 ? 1.0f : (float)cs_level_brightness(placed->intensity);
+    float light = (float)cs_level_static_brightness(level, ri, placed);
     static const int fan[2][2][3] = {{{0, 1, 2}, {0, 2, 3}}, {{0, 2, 1}, {0, 3, 2}}};
     for (uint32_t tri = 0; tri + 2 < face->corners; tri++)
         for (int c = 0; c < 3; c++) {

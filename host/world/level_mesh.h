@@ -11,7 +11,7 @@
 // Static meshes placed in a room (level_statics.h) are part of that room's
 // triangles, flagged CS_LEVEL_VERTEX_STATIC: turned and placed as TR1 does,
 // lit by the placed mesh's intensity (same scale as the vertex lighting;
-// above 8191, TR1's "use the mesh's own light", they are drawn at 1), their
+// above 8191, no constant light: the room's ambient, same scale), their
 // coloured faces in the palette colour (CS_LEVEL_VERTEX_COLOUR).
 //
 // Faces are one-sided: fronts wind counter-clockwise in the world frame
@@ -113,6 +113,12 @@ void cs_level_vertex_animated(const cs_level_mesh *mesh, const cs_level_vertex *
 
 // TR1 room vertex lighting (0 bright .. 8191 dark) as a brightness factor.
 double cs_level_brightness(int lighting);
+
+// The baked light of a placed static mesh of room `room`: its intensity on
+// the vertex-light scale, or, above 8191 (no constant light: TR1 lights it
+// like an item), the room's ambient on the same scale (TR1's convention,
+// from memory: ambient 0 is bright, 8191 dark, as the vertex light).
+double cs_level_static_brightness(const cs_tr1_level *level, uint32_t room, const cs_tr1_room_mesh *placed);
 
 // The RGBA8 texel an object texture's (u, v) in 0..256 lands on: nearest,
 // clamped to the textile, exactly as level.frag fetches it.
