@@ -137,8 +137,10 @@ static void usage(FILE *out)
         "  --size WxH             image or window size (default 640x360 headless, 1280x720 window)\n"
         "  --scale UNITS          level units per metre (default 512: a 1024-unit sector is 2 m)\n"
         "  --no-fog               no depth cue\n"
+        "  --light baked|radiosity  TR1's baked vertex light (default) or the room lights and their bounces\n"
+        "  --patch-size M         radiosity patch size in metres (default 4)\n"
         "  --frames N             window: stop after N frames\n"
-        "  window keys: Tab next room, WASD/QE fly, drag to look, Esc quit\n"
+        "  window keys: Tab next room, B baked light / radiosity, WASD/QE fly, drag to look, Esc quit\n"
         "\n"
         "common options:\n"
         "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
@@ -665,7 +667,7 @@ static int cmd_level(int argc, char **argv)
 // `cistern view FILE.PHD`: the level drawn through its portals (view.c).
 static int cmd_view(int argc, char **argv)
 {
-    cs_view_options opt = {.room = -1};
+    cs_view_options opt = {.room = -1, .patch_size = 4.0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -679,6 +681,22 @@ static int cmd_view(int argc, char **argv)
         else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--no-fog") == 0) opt.no_fog = true;
         else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
+        else if (strcmp(a, "--light") == 0) {
+            if (!v || (strcmp(v, "baked") != 0 && strcmp(v, "radiosity") != 0)) {
+                fprintf(stderr, "cistern: --light wants baked or radiosity (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            opt.radiosity = strcmp(v, "radiosity") == 0;
+            i++;
+        } else if (strcmp(a, "--patch-size") == 0) {
+            char *end = NULL;
+            opt.patch_size = v ? strtod(v, &end) : 0;
+            if (!v || end == v || *end || !(opt.patch_size >= 0.05) || opt.patch_size > 1e3) {
+                fprintf(stderr, "cistern: --patch-size wants metres, 0.05 to 1000 (got \"%s\")\n", v ? v : "");
+                return 2;
+            }
+            i++;
+        }
         else if (strcmp(a, "--room") == 0) {
             if (!parse_uint(a, v, &n) || n > 65535) return 2;
             opt.room = (int)n;

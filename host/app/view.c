@@ -1,12 +1,17 @@
 // view.c — `cistern view` (see view.h). The level is drawn by the render
 // feature "level" (host/render/feature_level.c) like any other part of a
-// frame; this command only loads it, places the camera and loops.
+// frame; this command only loads it, places the camera and loops. Lit by
+// radiosity (--light radiosity, or B), the level's faces and room lights
+// are compiled as a scene's would be (world_radiosity.h, level_light.h),
+// and the geometry feature draws them.
 #include "view.h"
 
+#include "geometry.h"
 #include "level_mesh.h"
 #include "output.h"
 #include "render.h"
 #include "window.h"
+#include "world_radiosity.h"
 
 #include <libgen.h>
 #include <math.h>
@@ -15,6 +20,10 @@ typedef struct view_state {
     const cs_view_options *opt;
     cs_level_mesh mesh;
     cs_scene scene;            // what the render core reads: domain, background, fog
+    cs_geometry geometry;      // no triangles of its own: the radiosity settings the level is lit with
+    cs_world_radiosity radiosity;
+    bool radiosity_made;       // compiled (on first use)
+    bool radiosity_shown;      // false: TR1's baked vertex light
     cs_view_camera camera;
     cs_context ctx;
     cs_renderer renderer;
@@ -45,6 +54,29 @@ static void make_scene(view_state *v)
         for (int a = 0; a < 3; a++)
             s->domain_min[a] = 0, s->domain_max[a] = 1;
     s->gravity[1] = -9.81f;
+    // The level, and how it is lit by radiosity: as a scene's "level" and
+    // "radiosity" blocks would say (level_radiosity_3d's settings).
+    s->level.enabled = true;
+    snprintf(s->level.file, sizeof s->level.file, "%s", v->opt->level);
+    s->level.units_per_metre = v->mesh.units_per_metre;
+    v->geometry.lighting = (cs_scene_lighting){.radiosity_given = true, .patch_size = v->opt->patch_size,
+                                               .bounces = 2, .area_samples = 4, .exposure = 1.0, .hierarchy = true};
+    s->geometry = &v->geometry;
+}
+
+// Compiles the level's radiosity the first time it is shown.
+static bool make_radiosity(view_state *v, cs_error *err)
+{
+    if (v->radiosity_made)
+        return true;
+    double start = cs_now_seconds();
+    if (!cs_world_radiosity_create(&v->ctx, &v->scene, &v->radiosity, err))
+        return false;
+    v->radiosity_made = true;
+    if (!v->opt->quiet)
+        printf("radiosity: %u patches at %g m, %u room lights, compiled in %.1f s\n", v->radiosity.compiled.patch_count,
+               v->opt->patch_size, v->radiosity.lighting->light_count, cs_now_seconds() - start);
+    return true;
 }
 
 // The camera in the middle of a room at 40% of its height, looking at the
@@ -73,11 +105,30 @@ static void place_camera(view_state *v, uint32_t room)
     c->far_plane = 4 * v->mesh.fog_end;
 }
 
-static void record_frame(view_state *v, const cs_render_target *target)
+// `seconds`: the level's clock, for its animated textures. Lit by
+// radiosity, the light and its bounces are gathered first (every frame:
+// the previous one has completed, view waits for each).
+static void record_frame(view_state *v, const cs_render_target *target, double seconds)
 {
+    bool radiosity = v->radiosity_shown && v->radiosity_made;
+    if (radiosity) {
+        cs_world_radiosity_record(&v->ctx, &v->radiosity, &v->rec, seconds);
+        cs_barrier_compute_to_graphics(&v->rec);
+    }
     cs_render_record(&v->renderer, &v->rec,
-                     &(cs_render_frame){.target = target, .level = &v->mesh, .scene = &v->scene, .camera = &v->camera,
-                                        .color_mode = -1, .hide_box = true, .no_fog = v->opt->no_fog});
+                     &(cs_render_frame){.target = target, .level = &v->mesh,
+                                        .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
+                                        .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
+                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds});
+}
+
+// The mean of an image's RGB bytes, 0..255 (the headless line's check figure).
+static double mean_byte(const uint8_t *rgba, uint32_t width, uint32_t height)
+{
+    double sum = 0;
+    for (size_t i = 0; i < (size_t)width * height; i++)
+        sum += rgba[4 * i] + rgba[4 * i + 1] + rgba[4 * i + 2];
+    return width && height ? sum / (3.0 * width * height) : 0;
 }
 
 static int view_headless(view_state *v)
@@ -90,7 +141,7 @@ static int view_headless(view_state *v)
     for (uint32_t room = first; room < last; room++) {
         place_camera(v, room);
         cs_recorder_begin(&v->rec);
-        record_frame(v, NULL);
+        record_frame(v, NULL, 0.0);
         cs_render_record_readback(&v->renderer, &v->rec);
         cs_recorder_submit_wait(&v->rec);
         char path[700];
@@ -101,8 +152,11 @@ static int view_headless(view_state *v)
         }
         written++;
         if (!opt->quiet)
-            printf("room %3u: %u of %u rooms drawn through portals, draw %.2f ms GPU -> %s\n", room,
-                   v->renderer.level_rooms_drawn, v->mesh.room_count, cs_recorder_pass_ms(&v->rec, "draw"), path);
+            printf("room %3u: %s, %u of %u rooms drawn%s, draw %.2f ms GPU, mean %.1f -> %s\n", room,
+                   v->radiosity_shown ? "radiosity" : "baked light",
+                   v->radiosity_shown ? v->mesh.room_count : v->renderer.level_rooms_drawn, v->mesh.room_count, v->radiosity_shown ? " (radiosity: no portal walk)" : " through portals",
+                   cs_recorder_pass_ms(&v->rec, "draw"),
+                   mean_byte(cs_render_pixels(&v->renderer), v->renderer.width, v->renderer.height), path);
     }
     if (!opt->quiet)
         printf("wrote %u image(s) of %s to %s/ (%u x %u; camera in each room's middle)\n", written, opt->level,
@@ -114,7 +168,7 @@ static int view_window(view_state *v)
 {
     const cs_view_options *opt = v->opt;
     uint32_t room = 0, drawn = 0, frames_since_title = 0;
-    double last = cs_now_seconds(), title_time = last;
+    double start = cs_now_seconds(), last = start, title_time = last;
     place_camera(v, room);
     for (;;) {
         cs_window_events ev;
@@ -124,6 +178,13 @@ static int view_window(view_state *v)
         double now = cs_now_seconds();
         cs_camera_update(&v->camera, &ev.input, now - last);
         last = now;
+        if (ev.toggle_level_light) {
+            cs_error err;
+            if (v->radiosity_shown || make_radiosity(v, &err))
+                v->radiosity_shown = !v->radiosity_shown;
+            else
+                fprintf(stderr, "cistern: view: radiosity: %s\n", err.msg);
+        }
         if (ev.next_room && v->mesh.room_count) {
             room = (room + 1) % v->mesh.room_count;
             place_camera(v, room);
@@ -132,7 +193,7 @@ static int view_window(view_state *v)
         if (!cs_window_acquire(&v->window, &target))
             continue;
         cs_recorder_begin(&v->rec);
-        record_frame(v, &target);
+        record_frame(v, &target, now - start);
         cs_window_record_present(&v->window, &v->rec, false);
         cs_recorder_submit_wait(&v->rec);
         cs_window_present(&v->window);
@@ -141,8 +202,9 @@ static int view_window(view_state *v)
         if (now - title_time > 0.5) {
             int in = cs_level_room_at(&v->mesh, v->camera.position);
             char title[256];
-            snprintf(title, sizeof title, "cistern view — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f ms GPU "
-                     "(Tab: next room)", opt->level, in, v->renderer.level_rooms_drawn, v->mesh.room_count,
+            snprintf(title, sizeof title, "cistern view — %s — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f "
+                     "ms GPU (Tab: next room, B: light)", opt->level, v->radiosity_shown ? "radiosity" : "baked light",
+                     in, v->renderer.level_rooms_drawn, v->mesh.room_count,
                      frames_since_title / (now - title_time), cs_recorder_pass_ms(&v->rec, "draw"));
             cs_window_set_title(&v->window, title);
             title_time = now;
@@ -219,8 +281,15 @@ int cs_view_command(const cs_view_options *opt)
         fprintf(stderr, "cistern: view: %s\n", err.msg);
     } else {
         cs_recorder_create(&v->ctx, "view", &v->rec);
-        code = windowed ? view_window(v) : view_headless(v);
+        if (opt->radiosity && !make_radiosity(v, &err))
+            fprintf(stderr, "cistern: view: radiosity: %s\n", err.msg);
+        else {
+            v->radiosity_shown = opt->radiosity;
+            code = windowed ? view_window(v) : view_headless(v);
+        }
         vkDeviceWaitIdle(v->ctx.device);
+        if (v->radiosity_made)
+            cs_world_radiosity_destroy(&v->ctx, &v->radiosity);
         cs_recorder_destroy(&v->rec);
         cs_renderer_destroy(&v->renderer);
     }

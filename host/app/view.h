@@ -1,6 +1,7 @@
 // view.h — `cistern view FILE.PHD`: fly through a Tomb Raider 1 level in a
 // window (Tab jumps to the next room), or headless: one image per room,
-// seen from its middle, with the rooms the portal walk drew.
+// seen from its middle, with the rooms the portal walk drew. Either TR1's
+// baked vertex light or radiosity (the room lights and their bounces).
 #pragma once
 
 #include "common.h"
@@ -17,6 +18,8 @@ typedef struct cs_view_options {
     double units_per_metre;    // 0: CS_LEVEL_DEFAULT_UNITS_PER_METRE
     bool no_fog;
     bool quiet;
+    bool radiosity;            // --light radiosity: lit by the room lights and their bounces (B switches in a window)
+    double patch_size;         // radiosity patches, m (main.c's default: 4)
 } cs_view_options;
 
 int cs_view_command(const cs_view_options *opt);

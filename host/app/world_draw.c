@@ -35,6 +35,7 @@ cs_render_frame cs_world_draw_frame(cs_world *world, cs_draw_mode draw, bool lev
                              .level = world->has_level ? &world->level : NULL,
                              .radiosity = world->radiosity,
                              .level_baked = level_baked,
+                             .level_time = cs_world_time(world),
                              .scene = world->fluids[0].scene,
                              .color_mode = -1};
 }

@@ -36,7 +36,7 @@ typedef struct geometry_feature {
     const cs_radiosity_compiled *built; // what the buffers were built from
     // The textured level: per corner its texture, per patch 1 / albedo, the
     // level's texels; built for `level_generation` (0: none).
-    cs_buffer textures, inverse_albedo, texels;
+    cs_buffer textures, inverse_albedo, texels, anim;
     uint64_t level_generation;
 } geometry_feature;
 
@@ -181,6 +181,7 @@ static void build_level(cs_renderer *r, geometry_feature *g, const cs_world_radi
             cs_geometry_level_corner *t = &textures[3 * patch + k];
             if (!from_level) {
                 t->uv_tile_flags = (vec4){0.0f, 0.0f, (float)0xffffffu, (float)CS_LEVEL_VERTEX_COLOUR};
+                t->anim = (vec4){0};
                 continue;
             }
             const cs_level_vertex *v = &mesh->vertices[first - 1];
@@ -189,6 +190,10 @@ static void build_level(cs_renderer *r, geometry_feature *g, const cs_world_radi
             float u = (float)(w[0] * v[0].uv[0] + w[1] * v[1].uv[0] + w[2] * v[2].uv[0]);
             float vv = (float)(w[0] * v[0].uv[1] + w[1] * v[1].uv[1] + w[2] * v[2].uv[1]);
             t->uv_tile_flags = (vec4){u, vv, v[0].tile, v[0].flags};
+            // Level faces are fanned from one object texture: the three
+            // vertices share the face's animated entry.
+            uint32_t corners = (uint32_t)v[0].anim[1] | (uint32_t)v[1].anim[1] << 2 | (uint32_t)v[2].anim[1] << 4;
+            t->anim = (vec4){v[0].anim[0], (float)corners, (float)w[1], (float)w[2]};
         }
     }
     upload(r, &g->textures, "render level corner textures", textures, (VkDeviceSize)n * sizeof *textures);
@@ -196,6 +201,8 @@ static void build_level(cs_renderer *r, geometry_feature *g, const cs_world_radi
            (VkDeviceSize)c->patch_count * sizeof *inverse);
     upload(r, &g->texels, "render level texels (radiosity)", mesh->texels,
            (VkDeviceSize)mesh->tile_count * 65536u * 4u);
+    upload(r, &g->anim, "render level animated textures (radiosity)", mesh->anim,
+           (VkDeviceSize)mesh->anim_count * sizeof *mesh->anim);
     g->level_generation = mesh->generation;
     free(textures);
     free(inverse);
@@ -221,7 +228,7 @@ static void destroy(cs_renderer *r, void *state)
         cs_program_destroy(r->ctx, &g->program);
     if (g->level_program.value)
         cs_program_destroy(r->ctx, &g->level_program);
-    cs_buffer *buffers[] = {&g->corners, &g->weld_start, &g->welds, &g->textures, &g->inverse_albedo, &g->texels};
+    cs_buffer *buffers[] = {&g->corners, &g->weld_start, &g->welds, &g->textures, &g->inverse_albedo, &g->texels, &g->anim};
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
         if (buffers[i]->buffer)
             cs_buffer_destroy(r->ctx, buffers[i]);
@@ -250,12 +257,13 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .proj = view->proj,
         .fog = view->fog,
         .misc = {view->fog_start, (float)part->lighting->exposure, 0, 0},
-        .modes = {view->flags, part->compiled.patch_count, g->weld_count, 0},
+        .modes = {view->flags, part->compiled.patch_count, g->weld_count,
+                  mesh ? cs_level_anim_step(view->frame->level_time) : 0},
     };
     if (mesh) {
         cs_draw(rec, g->level_program, &(cs_draw_desc){
             .buffers = {&g->corners, &g->weld_start, &g->welds, cs_radiosity_gpu_result(&part->gpu),
-                        &g->inverse_albedo, &g->textures, &g->texels},
+                        &g->inverse_albedo, &g->textures, &g->texels, &g->anim},
             .push = &push, .push_size = sizeof push,
             .vertex_count = g->corner_count});
         return;

@@ -1,6 +1,7 @@
 // feature_level.c — a level's rooms (host/world/level_mesh.h): the rooms
 // seen from the camera's room through portals, one draw per room, textured
-// with the level's textiles and its baked vertex light.
+// with the level's textiles and its baked vertex light; animated texture
+// ranges cycle with the frame's level_time (level_anim.glsl).
 //
 // Portal traversal (on the CPU, a few hundred portals at most): start in
 // the room holding the camera with the whole screen as the window; through
@@ -22,7 +23,7 @@ typedef struct rect {
 
 typedef struct level_feature {
     cs_program_id program;
-    cs_buffer vertices, texels;
+    cs_buffer vertices, texels, anim;
     uint64_t generation; // of the mesh uploaded (0: none)
     // Per room, during one traversal.
     uint32_t capacity;
@@ -45,6 +46,7 @@ static void destroy(cs_renderer *r, void *state)
     cs_program_destroy(r->ctx, &l->program);
     cs_buffer_destroy(r->ctx, &l->vertices);
     cs_buffer_destroy(r->ctx, &l->texels);
+    cs_buffer_destroy(r->ctx, &l->anim);
     free(l->seen);
     free(l->visible);
     free(l);
@@ -59,18 +61,24 @@ static void upload(cs_renderer *r, level_feature *l, const cs_level_mesh *mesh)
     vkDeviceWaitIdle(r->ctx->device); // the old buffers may still be read by a frame in flight
     cs_buffer_destroy(r->ctx, &l->vertices);
     cs_buffer_destroy(r->ctx, &l->texels);
+    cs_buffer_destroy(r->ctx, &l->anim);
     cs_error err = {0};
     VkDeviceSize vertex_bytes = (VkDeviceSize)mesh->vertex_count * sizeof(cs_level_vertex);
     VkDeviceSize texel_bytes = (VkDeviceSize)mesh->tile_count * 65536u * 4u;
+    VkDeviceSize anim_bytes = (VkDeviceSize)mesh->anim_count * sizeof(cs_level_anim_entry);
     bool ok = cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "level vertices", .size = vertex_bytes},
                                &l->vertices, &err) &&
               cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "level texels", .size = texel_bytes}, &l->texels,
-                               &err);
+                               &err) &&
+              cs_buffer_create(r->ctx, &(cs_buffer_desc){.name = "level animated textures",
+                                                         .size = anim_bytes ? anim_bytes : 16}, &l->anim, &err);
     CS_ASSERT(ok, "%s", err.msg);
     if (vertex_bytes)
         cs_buffer_upload(r->ctx, &l->vertices, mesh->vertices, vertex_bytes, 0);
     if (texel_bytes)
         cs_buffer_upload(r->ctx, &l->texels, mesh->texels, texel_bytes, 0);
+    if (anim_bytes)
+        cs_buffer_upload(r->ctx, &l->anim, mesh->anim, anim_bytes, 0);
     l->generation = mesh->generation;
     if (l->capacity < mesh->room_count) {
         free(l->seen);
@@ -196,7 +204,8 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .proj = view->proj,
         .params = {view->frame->no_fog ? 0.0f : (float)mesh->fog_start, view->frame->no_fog ? 0.0f : (float)mesh->fog_end,
                    (float)view->flags, 0},
-        .sprite_right = {(float)(right[0] / len), 0, (float)(right[2] / len), 0},
+        .sprite_right = {(float)(right[0] / len), 0, (float)(right[2] / len),
+                         (float)cs_level_anim_step(view->frame->level_time)},
     };
     for (uint32_t i = 0; i < mesh->room_count; i++) {
         const cs_level_room *room = &mesh->rooms[i];
@@ -206,7 +215,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         if (room->vertex_count == 0)
             continue;
         push.params.w = (float)room->first_vertex; // exact below 2^24 vertices
-        cs_draw(rec, l->program, &(cs_draw_desc){.buffers = {&l->vertices, &l->texels},
+        cs_draw(rec, l->program, &(cs_draw_desc){.buffers = {&l->vertices, &l->texels, &l->anim},
                                                  .push = &push, .push_size = sizeof push,
                                                  .vertex_count = room->vertex_count});
     }

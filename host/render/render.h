@@ -123,6 +123,9 @@ typedef struct cs_render_frame {
     // feature), true TR1's baked light (the level feature). Either way the
     // probes still light the fluids.
     bool level_baked;
+    // The level's clock (seconds) for its animated textures: the step is
+    // floor(t x 30 / 5) (cs_level_anim_step); 0 shows every face's own texture.
+    double level_time;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).

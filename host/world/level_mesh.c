@@ -20,6 +20,16 @@ double cs_level_brightness(int lighting)
     return b < 0 ? 0 : b > 2 ? 2 : b;
 }
 
+double cs_level_static_brightness(const cs_tr1_level *level, uint32_t room, const cs_tr1_room_mesh *placed)
+{
+    // Above 8191 the mesh has no constant light of its own: TR1 lights such
+    // a mesh as it lights items, from the room's ambient (and its lights,
+    // which the baked mode has no model for).
+    if (placed->intensity > 8191)
+        return cs_level_brightness(level->rooms[room].ambient);
+    return cs_level_brightness(placed->intensity);
+}
+
 // Texel coordinates of an object texture's corner: the pixel, plus one
 // when the fraction byte says "high side" (TR1 writes 1 or 255 there).
 static void corner_uv(const cs_tr1_object_texture *t, int k, float uv[2])
@@ -32,7 +42,78 @@ typedef struct builder {
     cs_level_mesh *mesh;
     uint32_t capacity;
     bool flip;         // reverse every face so that fronts wind counter-clockwise
+    int32_t *anim_entry_of; // per object texture: its first animated entry, or -1
 } builder;
+
+uint32_t cs_level_anim_step(double seconds)
+{
+    double step = floor(seconds * CS_LEVEL_ANIM_FRAMES_PER_SECOND / CS_LEVEL_ANIM_FRAMES_PER_STEP);
+    // The shaders get the step as a float: keep it exact (2^24 steps are 32 days).
+    return step > 0 ? (uint32_t)fmod(step, 16777216.0) : 0u;
+}
+
+// The animated ranges as entries (cs_level_anim_entry), and which entry
+// each object texture is (its first, should a texture be in two ranges).
+static bool build_anim(builder *b, const cs_tr1_level *level, cs_error *err)
+{
+    cs_level_mesh *m = b->mesh;
+    m->anim_count = level->anim_texture_count;
+    m->anim = calloc(CS_MAX(m->anim_count, 1u), sizeof *m->anim);
+    b->anim_entry_of = malloc(CS_MAX(level->object_texture_count, 1u) * sizeof *b->anim_entry_of);
+    CS_ASSERT(m->anim && b->anim_entry_of, "out of memory for %u animated textures", m->anim_count);
+    for (uint32_t i = 0; i < level->object_texture_count; i++)
+        b->anim_entry_of[i] = -1;
+    for (uint32_t r = 0; r < level->anim_range_count; r++) {
+        const cs_tr1_anim_range *range = &level->anim_ranges[r];
+        for (uint32_t k = 0; k < range->count; k++) {
+            uint32_t e = range->first + k, ti = level->anim_textures[e];
+            if (ti >= level->object_texture_count)
+                return cs_fail(err, "animated_textures.ranges[%u].textures[%u]: object texture %u does not exist (%u)",
+                               r, k, ti, level->object_texture_count);
+            const cs_tr1_object_texture *t = &level->object_textures[ti];
+            cs_level_anim_entry *out = &m->anim[e];
+            for (int c = 0; c < 4; c++)
+                corner_uv(t, c, out->corners[c]);
+            out->tile = (float)(t->tile & 0x7fffu);
+            out->flags = (float)(t->attribute != 0 ? CS_LEVEL_VERTEX_ALPHA_TEST : 0);
+            out->range_first = (float)range->first;
+            out->range_count = (float)range->count;
+            if (b->anim_entry_of[ti] < 0)
+                b->anim_entry_of[ti] = (int32_t)e;
+        }
+    }
+    return true;
+}
+
+// Marks a vertex of a face with object texture `ti` at its corner `k` as
+// animated, if the texture is in a range.
+static void mark_animated(const builder *b, uint32_t ti, int k, cs_level_vertex *v)
+{
+    int32_t e = b->anim_entry_of[ti];
+    v->anim[0] = e < 0 ? 0.0f : (float)(e + 1);
+    v->anim[1] = (float)k;
+}
+
+void cs_level_vertex_animated(const cs_level_mesh *mesh, const cs_level_vertex *vertex, uint32_t step, float uv[2],
+                              float *tile, float *flags)
+{
+    uv[0] = vertex->uv[0], uv[1] = vertex->uv[1];
+    *tile = vertex->tile, *flags = vertex->flags;
+    uint32_t e = (uint32_t)vertex->anim[0];
+    if (e == 0 || e > mesh->anim_count)
+        return;
+    e--;
+    const cs_level_anim_entry *own = &mesh->anim[e];
+    uint32_t first = (uint32_t)own->range_first, count = (uint32_t)own->range_count;
+    uint32_t shown = first + (e - first + step % count) % count;
+    if (shown == e)
+        return; // the face's own texture, exactly as built
+    const cs_level_anim_entry *a = &mesh->anim[shown];
+    uint32_t corner = (uint32_t)vertex->anim[1] & 3u;
+    uv[0] = a->corners[corner][0], uv[1] = a->corners[corner][1];
+    *tile = a->tile;
+    *flags = (float)(((uint32_t)vertex->flags & ~CS_LEVEL_VERTEX_ALPHA_TEST) | (uint32_t)a->flags);
+}
 
 // Which way the level winds its faces. A room is seen from inside, so most
 // of a room's faces face its middle: if the right-hand normals of most
@@ -117,6 +198,7 @@ static bool add_face(builder *b, const cs_tr1_level *level, uint32_t ri, const u
             corner_uv(t, k, v->uv);
             v->tile = (float)tile;
             v->flags = (float)(t->attribute != 0 ? CS_LEVEL_VERTEX_ALPHA_TEST : 0);
+            mark_animated(b, ti, k, v);
         }
     return true;
 }
@@ -177,9 +259,9 @@ static bool add_static_face(builder *b, const cs_tr1_level *level, const cs_tr1_
                             uint32_t mi, cs_error *err)
 {
     const cs_tr1_object_texture *t = NULL;
-    uint32_t tile = 0;
+    uint32_t tile = 0, ti = 0;
     if (face->textured) {
-        uint32_t ti = face->texture & 0x7fffu;
+        ti = face->texture & 0x7fffu;
         if (ti >= level->object_texture_count)
             return cs_fail(err, "rooms[%u].static_meshes[%u]: object texture %u does not exist (%u)", ri, mi, ti,
                            level->object_texture_count);
@@ -189,7 +271,7 @@ static bool add_static_face(builder *b, const cs_tr1_level *level, const cs_tr1_
             return cs_fail(err, "object_textures[%u].tile: textile %u does not exist (%u)", ti, tile,
                            level->textile_count);
     }
-    float light = placed->intensity > 8191 ? 1.0f : (float)cs_level_brightness(placed->intensity);
+    float light = (float)cs_level_static_brightness(level, ri, placed);
     static const int fan[2][2][3] = {{{0, 1, 2}, {0, 2, 3}}, {{0, 2, 1}, {0, 3, 2}}};
     for (uint32_t tri = 0; tri + 2 < face->corners; tri++)
         for (int c = 0; c < 3; c++) {
@@ -205,6 +287,7 @@ static bool add_static_face(builder *b, const cs_tr1_level *level, const cs_tr1_
                 corner_uv(t, k, v->uv);
                 v->tile = (float)tile;
                 v->flags = (float)(CS_LEVEL_VERTEX_STATIC | (t->attribute != 0 ? CS_LEVEL_VERTEX_ALPHA_TEST : 0));
+                mark_animated(b, ti, k, v);
             } else {
                 v->tile = (float)palette_colour(level, face->texture); // < 2^24: exact in a float
                 v->flags = (float)(CS_LEVEL_VERTEX_STATIC | CS_LEVEL_VERTEX_COLOUR);
@@ -289,8 +372,10 @@ bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_l
         portals += level->rooms[r].portal_count;
     out->portals = calloc(portals ? portals : 1, sizeof *out->portals);
     CS_ASSERT(out->rooms && out->portals, "out of memory building a level mesh");
-    builder b = {out, 0, fronts_wind_clockwise(level)};
+    builder b = {out, 0, fronts_wind_clockwise(level), NULL};
     out->flipped = b.flip;
+    if (!build_anim(&b, level, err))
+        goto fail;
     for (uint32_t ri = 0; ri < level->room_count; ri++) {
         const cs_tr1_room *room = &level->rooms[ri];
         cs_level_room *dst = &out->rooms[ri];
@@ -325,8 +410,10 @@ bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_l
         dst->portal_count = out->portal_count - dst->first_portal;
     }
     build_texels(level, out);
+    free(b.anim_entry_of);
     return true;
 fail:
+    free(b.anim_entry_of);
     cs_level_mesh_free(out);
     return false;
 }
@@ -348,6 +435,7 @@ void cs_level_mesh_free(cs_level_mesh *mesh)
     free(mesh->rooms);
     free(mesh->portals);
     free(mesh->texels);
+    free(mesh->anim);
     memset(mesh, 0, sizeof *mesh);
 }
 

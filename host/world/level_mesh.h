@@ -11,7 +11,7 @@
 // Static meshes placed in a room (level_statics.h) are part of that room's
 // triangles, flagged CS_LEVEL_VERTEX_STATIC: turned and placed as TR1 does,
 // lit by the placed mesh's intensity (same scale as the vertex lighting;
-// above 8191, TR1's "use the mesh's own light", they are drawn at 1), their
+// above 8191, no constant light: the room's ambient, same scale), their
 // coloured faces in the palette colour (CS_LEVEL_VERTEX_COLOUR).
 //
 // Faces are one-sided: fronts wind counter-clockwise in the world frame
@@ -36,8 +36,29 @@ typedef struct cs_level_vertex {
     float tile;        // textile index
     float flags;       // CS_LEVEL_VERTEX_* (level_shared.h)
     float offset[2];   // sprites: right, up offset of this corner in metres
-    float pad[2];
+    // Animated textures: anim[0] = the face's entry in cs_level_mesh.anim
+    // + 1 (0: not animated), anim[1] = which corner of its object texture
+    // this vertex is (0..3), so the shaders can fetch the same corner of
+    // the texture the face cycles to.
+    float anim[2];
 } cs_level_vertex;
+
+// One object texture of an animated range (TR1 animated textures), as the
+// shaders read it (three vec4s): its four corners' texel coordinates, its
+// textile and alpha-test flag, and where its range lies in the entries. At
+// animation step s the k-th entry of a range of n shows the (k + s) mod
+// n-th entry's texture (shaders/render/level_anim.glsl).
+typedef struct cs_level_anim_entry {
+    float corners[4][2];
+    float tile;
+    float flags;       // CS_LEVEL_VERTEX_ALPHA_TEST or 0
+    float range_first; // the range's first entry
+    float range_count;
+} cs_level_anim_entry;
+
+// TR1 steps its animated textures every 5 frames of its 30 frames a second.
+#define CS_LEVEL_ANIM_FRAMES_PER_STEP 5.0
+#define CS_LEVEL_ANIM_FRAMES_PER_SECOND 30.0
 
 typedef struct cs_level_room {
     uint32_t first_vertex, vertex_count; // its triangles (and sprites) in cs_level_mesh.vertices
@@ -61,6 +82,8 @@ typedef struct cs_level_mesh {
     cs_level_portal *portals;
     uint32_t tile_count;
     uint32_t *texels;     // tile_count x 256 x 256 RGBA8 (sRGB, alpha 0 = transparent)
+    uint32_t anim_count;
+    cs_level_anim_entry *anim; // the level's animated ranges, entry by entry (anim_textures' order)
     double fog_start, fog_end; // depth cue to black, metres (TR1 style)
     bool flipped;         // the file wound its fronts clockwise: every face was reversed
     uint64_t generation;  // changes whenever the mesh is rebuilt (uploads key on it)
@@ -79,8 +102,23 @@ bool cs_level_mesh_load(const char *path, double units_per_metre, cs_level_mesh 
 // or -1.
 int cs_level_room_at(const cs_level_mesh *mesh, const double p[3]);
 
+// The animation step at `seconds` of level time: floor(seconds x 30 / 5);
+// 0 for t <= 0 (every face shows its own texture).
+uint32_t cs_level_anim_step(double seconds);
+
+// The texture a vertex shows at animation step `step`: its texel
+// coordinates, textile and flags (level_anim.glsl's rule, on the CPU).
+void cs_level_vertex_animated(const cs_level_mesh *mesh, const cs_level_vertex *vertex, uint32_t step, float uv[2],
+                              float *tile, float *flags);
+
 // TR1 room vertex lighting (0 bright .. 8191 dark) as a brightness factor.
 double cs_level_brightness(int lighting);
+
+// The baked light of a placed static mesh of room `room`: its intensity on
+// the vertex-light scale, or, above 8191 (no constant light: TR1 lights it
+// like an item), the room's ambient on the same scale (TR1's convention,
+// from memory: ambient 0 is bright, 8191 dark, as the vertex light).
+double cs_level_static_brightness(const cs_tr1_level *level, uint32_t room, const cs_tr1_room_mesh *placed);
 
 // The RGBA8 texel an object texture's (u, v) in 0..256 lands on: nearest,
 // clamped to the textile, exactly as level.frag fetches it.

@@ -36,14 +36,19 @@ struct cs_render_geometry_push {
     vec4 proj;
     vec4 fog;
     vec4 misc;                     // x: fog start (view depth); y: exposure; zw unused
-    uvec4 modes;                   // x: flags; y: patches in the radiosity buffer; z: welds; w unused
+    uvec4 modes;                   // x: flags; y: patches in the radiosity buffer; z: welds; w: level animation step
 };
 
 // A level corner's texture: xy texel coordinates in the textile, z the
 // textile index (or the sRGB colour of a coloured face), w the level
 // vertex flags (level_shared.h), as floats as cs_level_vertex holds them.
+// anim: x the level face's animated entry + 1 (0: not animated), y the
+// object-texture corners of the face's three vertices (k0 + 4 k1 + 16 k2),
+// zw the corner's barycentric weights of vertices 1 and 2 on the face, so
+// the shader can put the corner on the texture the face cycles to.
 struct cs_geometry_level_corner {
     vec4 uv_tile_flags;
+    vec4 anim;
 };
 
 #ifndef CS_GLSL

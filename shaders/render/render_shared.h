@@ -178,7 +178,7 @@ struct cs_render_level_push {
     vec4 view_x, view_y, view_z;
     vec4 proj;
     vec4 params;                   // x: fog start, y: fog end (<= start: no fog), z: flags, w: first vertex
-    vec4 sprite_right;             // world direction of a sprite's right edge (the camera's, level)
+    vec4 sprite_right;             // xyz: world direction of a sprite's right edge (the camera's, level); w: animation step
 };
 
 #endif
