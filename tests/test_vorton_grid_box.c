@@ -4,7 +4,8 @@
 //   - a ring (32 cells over a unit box) travels up until every vorton has
 //     left the scene's box; the grid velocity at probes around the ring vs
 //     the double-precision Biot-Savart sum of the same vortons must stay
-//     within 1.5x its error at the start (and under 5%). The control, the
+//     within 2x its error at the start, at the same probe offsets (and
+//     under 5%). The control, the
 //     fixed box of before, runs the same steps and must fail that bound
 //     (the ring stalls at the face and the probes beyond it read 0);
 //   - the box moved by whole cells (origin on the start lattice), kept its
@@ -72,7 +73,33 @@ static double min_distance(const float *pos4, uint32_t n, const float x[3])
     return sqrt(best);
 }
 
-// `count` probes within `radius` of `centre`, at least `clearance` from
+// `count` probe offsets within `radius` of a ring's centre (drawn once, the
+// same at the start and the end of a run, so both errors are measured at
+// the same places relative to the ring), each at least `clearance` from
+// every vorton of the ring at the start (pos_a, centre y_a) and at the end
+// (pos_b, centre y_b).
+static float *ring_probes(double radius, double clearance, const float *pos_a, double y_a, const float *pos_b,
+                          double y_b, uint32_t n, uint32_t count)
+{
+    float *offsets = calloc(count, 16);
+    for (uint32_t i = 0; i < count;) {
+        double d[3];
+        for (int a = 0; a < 3; a++)
+            d[a] = uniform(-radius, radius);
+        if (vorton_ref_dot(d, d) > radius * radius)
+            continue;
+        float at_a[3] = {(float)d[0], (float)(y_a + d[1]), (float)d[2]};
+        float at_b[3] = {(float)d[0], (float)(y_b + d[1]), (float)d[2]};
+        if (min_distance(pos_a, n, at_a) < clearance || min_distance(pos_b, n, at_b) < clearance)
+            continue;
+        for (int a = 0; a < 3; a++)
+            offsets[i * 4 + a] = (float)d[a];
+        i++;
+    }
+    return offsets;
+}
+
+// Probes around a point (the cloud): within `radius`, `clearance` from
 // every vorton.
 static float *probes_around(const double centre[3], double radius, double clearance, const float *pos4, uint32_t n,
                             uint32_t count)
@@ -159,13 +186,16 @@ static double lowest_y(const float *pos4, uint32_t n)
     return lo;
 }
 
-// Probe error around the ring where it is now (probes drawn afresh).
-static double ring_error(cs_vorton *v, float *pos, float *vort, uint32_t n)
+// Probe error at the offsets around the ring's centre y.
+static double ring_error(cs_vorton *v, const float *pos, const float *vort, uint32_t n, const float *offsets,
+                         uint32_t probes, double centre_y)
 {
-    const uint32_t probes = 300;
-    cs_vorton_download(v, pos, vort);
-    double centre[3] = {0.0, vorton_ref_axial_centre(pos, vort, n), 0.0};
-    float *points = probes_around(centre, 0.4, 0.12, pos, n, probes);
+    float *points = calloc(probes, 16);
+    for (uint32_t i = 0; i < probes; i++) {
+        points[i * 4] = offsets[i * 4];
+        points[i * 4 + 1] = (float)(centre_y + offsets[i * 4 + 1]);
+        points[i * 4 + 2] = offsets[i * 4 + 2];
+    }
     double e = probe_error(v, pos, vort, n, points, probes);
     free(points);
     return e;
@@ -192,7 +222,9 @@ static ring_run run_ring(cs_context *ctx, bool fixed, uint32_t steps)
     cs_vorton_params p = box_params(fixed);
     cs_vorton *v = make_vorton(ctx, &p, n);
     cs_vorton_upload(v, r.pos, r.vort, n);
-    r.error_start = ring_error(v, r.pos, r.vort, n);
+    float *pos0 = calloc(n, 16), *vort0 = calloc(n, 16);
+    memcpy(pos0, r.pos, n * 16);
+    memcpy(vort0, r.vort, n * 16);
     const double top = start_origin[1] + start_size;
     if (steps) {
         run_steps(v, steps);
@@ -204,10 +236,24 @@ static ring_run run_ring(cs_context *ctx, bool fixed, uint32_t steps)
             cs_vorton_download(v, r.pos, r.vort);
         }
     }
-    r.error_end = ring_error(v, r.pos, r.vort, n);
+    cs_vorton_download(v, r.pos, r.vort);
     r.lowest = lowest_y(r.pos, n);
+    // The error at the end (this run's grid, its box where the steps left
+    // it) and at the start (a fresh solver on the start state: the scene's
+    // box), at the same probe offsets around the ring's centre.
+    const uint32_t probes = 300;
+    double y0 = vorton_ref_axial_centre(pos0, vort0, n), y1 = vorton_ref_axial_centre(r.pos, r.vort, n);
+    float *offsets = ring_probes(0.4, 0.12, pos0, y0, r.pos, y1, n, probes);
+    r.error_end = ring_error(v, r.pos, r.vort, n, offsets, probes, y1);
     cs_vorton_grid_read_box(&v->grid, &r.box);
     cs_vorton_destroy(v);
+    v = make_vorton(ctx, &p, n);
+    cs_vorton_upload(v, pos0, vort0, n);
+    r.error_start = ring_error(v, pos0, vort0, n, offsets, probes, y0);
+    cs_vorton_destroy(v);
+    free(offsets);
+    free(pos0);
+    free(vort0);
     printf("  %s box: %u vortons, %u steps, lowest vorton y %.3f, box origin (%.4f %.4f %.4f) h %.5f, "
            "%u moves; probe error %.3e at the start, %.3e at the end\n",
            fixed ? "fixed    " : "following", n, r.steps, r.lowest, (double)r.box.grid.x, (double)r.box.grid.y,
@@ -252,8 +298,8 @@ static void test_ring_leaves_the_box(cs_context *ctx)
 
     CHECK(follow.lowest > start_origin[1] + start_size, "the ring did not leave the box in %u steps (lowest %.3f)",
           follow.steps, follow.lowest);
-    double bound = fmin(1.5 * follow.error_start, 0.05);
-    CHECK(follow.error_end < bound, "following box: error %.3e after leaving, bound %.3e (1.5x the start's %.3e)",
+    double bound = fmin(2.0 * follow.error_start, 0.05);
+    CHECK(follow.error_end < bound, "following box: error %.3e after leaving, bound %.3e (2x the start's %.3e)",
           follow.error_end, bound, follow.error_start);
     // The control: the same test on the fixed box must fail.
     CHECK(fixed.error_end >= bound, "fixed box: error %.3e passes the bound %.3e: the test cannot tell",
