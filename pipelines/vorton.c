@@ -140,6 +140,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
                                   .size = p->grid_size,
                                   .cells = p->grid_cells,
                                   .cycles = p->grid_cycles,
+                                  .fixed_box = p->grid_fixed_box,
                                   .capacity = capacity};
         if (!cs_vorton_grid_create(ctx, &gd, &v->grid, err)) {
             cs_vorton_destroy(v);

@@ -37,10 +37,12 @@ typedef struct cs_vorton_params {
     uint32_t velocity;          // VORTON_VELOCITY_*
     // The grid of VORTON_VELOCITY_GRID (vorton_grid.h): a cube from
     // grid_origin with edge grid_size, grid_cells per axis, grid_cycles
-    // V-cycles per solve.
+    // V-cycles per solve; it follows the vortons (never smaller) unless
+    // grid_fixed_box (tests' control: the grid before it followed).
     float grid_origin[3];
     float grid_size;
     uint32_t grid_cells, grid_cycles;
+    bool grid_fixed_box;
     // Rigid bodies (docs/vortons.md "Bodies"): a temperature per scene body
     // (K; 0: adiabatic). The bodies themselves come as a cs_body_set
     // (cs_vorton_set_bodies), which the world's bodies module republishes

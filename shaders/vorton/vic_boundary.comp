@@ -35,8 +35,9 @@ void main()
         return;
     uint nodes = pc.size.x, blocks = pc.size.z;
     ivec3 c = face_node(id, nodes);
-    float h = pc.grid.w;
-    vec3 x = pc.grid.xyz + h * vec3(c);
+    float h = box.grid.w; // read once: the loop below is the hot one
+    vec3 origin = box.grid.xyz;
+    vec3 x = origin + h * vec3(c);
     vec3 sum = vec3(0.0);
     uint count = blocks * blocks * blocks;
     for (uint b = 0u; b < count; b++) {
@@ -44,7 +45,7 @@ void main()
         vec3 dx = moments[4u * b + 1u].xyz, dy = moments[4u * b + 2u].xyz, dz = moments[4u * b + 3u].xyz;
         ivec3 bc = ivec3(b % blocks, (b / blocks) % blocks, b / (blocks * blocks));
         ivec3 lo = bc * VIC_BLOCK, hi = min(lo + VIC_BLOCK, ivec3(nodes));
-        vec3 r = x - (pc.grid.xyz + h * 0.5 * vec3(lo + hi - 1));
+        vec3 r = x - (origin + h * 0.5 * vec3(lo + hi - 1));
         // The floor only keeps an empty block at a node finite.
         float d2 = max(dot(r, r), 1e-12 * h * h);
         float inv_d = inversesqrt(d2);

@@ -28,7 +28,7 @@ void main()
     if (id >= pc.size.w)
         return;
     uint nodes = pc.size.x;
-    float h = pc.grid.w;
+    float h = box.grid.w;
     ivec3 c = vic_node_coords(id, nodes);
     vec3 dx = derivative(c, 0, nodes, h), dy = derivative(c, 1, nodes, h), dz = derivative(c, 2, nodes, h);
     vel[id] = vec4(dy.z - dz.y, dz.x - dx.z, dx.y - dy.x, 0.0);

@@ -29,7 +29,7 @@ vec3 sample_velocity(vec3 x)
 {
     uint nodes = pc.size.x;
     float cells = float(nodes - 1u);
-    vec3 g = (x - pc.grid.xyz) / pc.grid.w;
+    vec3 g = (x - box.grid.xyz) / box.grid.w;
     if (!all(greaterThanEqual(g, vec3(0.0))) || !all(lessThanEqual(g, vec3(cells))))
         return vec3(0.0); // outside, or NaN
     ivec3 base = min(ivec3(floor(g)), ivec3(nodes - 2u));
@@ -53,7 +53,7 @@ void main()
     vec3 x = tgt_pos[i].xyz;
     out_vel[i] = vec4(sample_velocity(x), 0.0);
 #ifndef POINTS
-    float h = pc.grid.w;
+    float h = box.grid.w;
     vec3 omega = tgt_vort[i].xyz;
     vec3 stretch = vec3(0.0);
     if (pc.mode.x == VORTON_STRETCH_TRANSPOSE) {

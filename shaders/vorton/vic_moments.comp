@@ -23,8 +23,9 @@ void main()
     uint nodes = pc.size.x, blocks = pc.size.z;
     ivec3 bc = ivec3(b % blocks, (b / blocks) % blocks, b / (blocks * blocks));
     ivec3 lo = bc * VIC_BLOCK, hi = min(lo + VIC_BLOCK, ivec3(nodes));
-    float h = pc.grid.w;
-    vec3 centre = pc.grid.xyz + h * 0.5 * vec3(lo + hi - 1);
+    float h = box.grid.w;
+    vec3 origin = box.grid.xyz;
+    vec3 centre = origin + h * 0.5 * vec3(lo + hi - 1);
     vec3 q = vec3(0.0), dx = vec3(0.0), dy = vec3(0.0), dz = vec3(0.0);
     for (int z = lo.z; z < hi.z; z++)
         for (int y = lo.y; y < hi.y; y++)
@@ -33,7 +34,7 @@ void main()
                 if (vic_is_boundary(c, nodes))
                     continue;
                 vec3 f = field[vic_node(c, nodes)].xyz;
-                vec3 r = pc.grid.xyz + h * vec3(c) - centre;
+                vec3 r = origin + h * vec3(c) - centre;
                 q += f;
                 dx += f.x * r;
                 dy += f.y * r;

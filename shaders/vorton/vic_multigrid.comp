@@ -14,6 +14,9 @@
 // parity), so the result is the same bits every run.
 #include "vorton_shared.h"
 #include "vic_shared.h"
+#if defined(RESTRICT) || defined(PROLONG)
+#define VIC_NO_BOX // no spacing needed: index arithmetic only
+#endif
 #include "vic_common.glsl"
 
 layout(local_size_x = VIC_WG) in;
@@ -52,7 +55,9 @@ void main()
     uint nodes = pc.size.x;
     ivec3 c = vic_node_coords(id, nodes);
     bool boundary = vic_is_boundary(c, nodes);
-    float h = pc.grid.w;
+#if defined(SMOOTH) || defined(RESIDUAL)
+    float h = box.grid.w * pc.level.x;
+#endif
 #if defined(SMOOTH)
     if (boundary || uint(c.x + c.y + c.z) % 2u != pc.size.z)
         return;

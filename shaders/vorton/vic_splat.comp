@@ -30,8 +30,8 @@ void main()
     uint nodes = pc.size.x;
     int cells = int(nodes) - 1;
     ivec3 c = vic_node_coords(id, nodes);
-    float h = pc.grid.w;
-    vec3 node_x = pc.grid.xyz + h * vec3(c);
+    float h = box.grid.w;
+    vec3 node_x = box.grid.xyz + h * vec3(c);
     vec3 sum = vec3(0.0);
     for (int z = max(c.z - 1, 0); z <= min(c.z, cells - 1); z++)
         for (int y = max(c.y - 1, 0); y <= min(c.y, cells - 1); y++) {
