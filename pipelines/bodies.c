@@ -1,5 +1,6 @@
 // bodies.c — rigid bodies (see bodies.h).
 #include "bodies.h"
+#include "body_grid.h"
 
 #include <math.h>
 
@@ -8,7 +9,10 @@
 #endif
 
 _Static_assert(CS_BODIES_MAX == CS_MAX_BODIES, "the set must hold every body a scene may have");
-_Static_assert(sizeof(cs_body_set) == 16 + 64 * CS_BODIES_MAX + 16 * CS_BODIES_MAX_PLANES, "cs_body_set is not std430-packed");
+_Static_assert(sizeof(cs_body_grid) == 48 + 4 * (CS_BODY_GRID_CELLS + 4) + 4 * CS_BODY_GRID_ENTRIES,
+               "cs_body_grid is not std430-packed");
+_Static_assert(sizeof(cs_body_set) == 16 + 64 * CS_BODIES_MAX + 16 * CS_BODIES_MAX_PLANES + sizeof(cs_body_grid),
+               "cs_body_set is not std430-packed");
 _Static_assert(sizeof(cs_body_state) == 160, "cs_body_state is not std430-packed");
 
 // ---------------------------------------------------------------------------
@@ -199,6 +203,8 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
         dynamic += moves;
     }
     out->counts = (uvec4){scene->body_count, planes, (uint32_t)scene->dim, dynamic};
+    cs_body_grid_layout(scene, &out->grid);
+    cs_body_grid_fill(out);
     return true;
 }
 
@@ -277,6 +283,7 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
     b->count = scene->body_count;
     b->dynamic = set.counts.w;
     b->fluids = fluids;
+    b->grid_cells = set.grid.dims.x * set.grid.dims.y * set.grid.dims.z;
     bool d3 = scene->dim == 3;
     cs_bodies_params *bp = &b->params;
     bp->counts = (uvec4){b->count, fluids, (uint32_t)scene->dim, b->dynamic};
@@ -373,6 +380,7 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
     ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/records_sum.comp"}, &b->records_sum, err);
     cs_program_desc pd = {.path = "bodies/integrate.comp"};
     ok = ok && cs_program_create(ctx, &pd, &b->integrate, err);
+    ok = ok && cs_program_create(ctx, &(cs_program_desc){.path = "bodies/broad.comp"}, &b->broad, err);
     if (!ok) {
         cs_bodies_destroy(b);
         return false;
@@ -390,7 +398,7 @@ void cs_bodies_destroy(cs_bodies *b)
     if (!b->ctx)
         return;
     cs_context *ctx = b->ctx;
-    cs_program_id *programs[] = {&b->integrate, &b->records_keys, &b->records_sum};
+    cs_program_id *programs[] = {&b->integrate, &b->records_keys, &b->records_sum, &b->broad};
     for (size_t i = 0; i < CS_ARRAY_COUNT(programs); i++)
         if (programs[i]->value)
             cs_program_destroy(ctx, programs[i]);
@@ -471,6 +479,24 @@ static void record_integrate(cs_bodies *b, cs_recorder *rec)
     integrate_stage(b, rec, (cs_bodies_integrate_push){.stage = CS_BODIES_STAGE_FINISH}, b->count);
 }
 
+// One stage of broad.comp, then a barrier for the next.
+static void broad_stage(cs_bodies *b, cs_recorder *rec, uint32_t stage, uint32_t threads)
+{
+    cs_body_grid_push push = {.stage = stage, .cells = b->grid_cells};
+    cs_dispatch(rec, b->broad, &(cs_dispatch_desc){
+        .buffers = {&b->set}, .push = &push, .push_size = sizeof push, .threads = {threads}});
+    cs_barrier_compute(rec);
+}
+
+// The broad phase's lists for the set integrate just wrote (broad.comp):
+// count per cell, prefix sum, fill per cell in body order.
+static void record_broad(cs_bodies *b, cs_recorder *rec)
+{
+    broad_stage(b, rec, CS_BODY_GRID_STAGE_COUNT, b->grid_cells);
+    broad_stage(b, rec, CS_BODY_GRID_STAGE_SCAN, 1);
+    broad_stage(b, rec, CS_BODY_GRID_STAGE_FILL, b->grid_cells);
+}
+
 void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links)
 {
     if (!b->dynamic && !b->kinematic)
@@ -479,6 +505,10 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
         record_reduce(b, rec, links);
     cs_pass_begin(rec, "bodies: integrate");
     record_integrate(b, rec);
+    cs_pass_end(rec);
+
+    cs_pass_begin(rec, "bodies: broad phase");
+    record_broad(b, rec);
     cs_pass_end(rec);
 
     cs_pass_begin(rec, "bodies: publish");

@@ -16,6 +16,8 @@
 //                                            sort), then one fixed-shape sum per slot
 //                                           "bodies: integrate"  integrate.comp's stages (move, find
 //                                                                contacts, 8 sweeps, separate, finish)
+//                                           "bodies: broad phase" broad.comp: the grid's per-cell body
+//                                                                lists (bodies_shared.h cs_body_grid)
 //                                           "bodies: publish"    the world-space set into every
 //                                                                fluid's constants
 //
@@ -94,7 +96,8 @@ typedef struct cs_bodies {
     uint32_t record_capacity;      // the largest link capacity * CS_BODY_RECORDS_PER_PARTICLE
     uint32_t key_bits;             // sort bits: enough that 2^bits - 1 >= dynamic (unused records last)
     cs_sort sort;
-    cs_program_id records_keys, records_sum, integrate;
+    uint32_t grid_cells;           // the broad phase's cells (bodies_shared.h cs_body_grid)
+    cs_program_id records_keys, records_sum, integrate, broad;
 } cs_bodies;
 
 // `links` are the fluids' (sim.h), in world order; every fluid must have

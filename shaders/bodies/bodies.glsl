@@ -22,6 +22,68 @@
 
 uint cs_body_count() { return CS_BODY_SET.counts.x; }
 
+// ---------------------------------------------------------------------------
+// Broad phase (bodies_shared.h cs_body_grid): which bodies a point may touch.
+
+// The grid cell of x per axis, clamped: a point outside the domain lands in
+// the border cell, whose lists hold every body reaching past that face.
+// Callers keep NaN away (clamp of NaN is undefined).
+ivec3 cs_body_grid_coords(vec3 x)
+{
+    vec3 cell = floor((x - CS_BODY_SET.grid.origin.xyz) / CS_BODY_SET.grid.origin.w);
+    return ivec3(clamp(cell, vec3(0.0), vec3(CS_BODY_SET.grid.dims.xyz) - 1.0));
+}
+
+uint cs_body_grid_index(ivec3 c)
+{
+    uvec3 d = CS_BODY_SET.grid.dims.xyz;
+    return (uint(c.z) * d.y + uint(c.y)) * d.x + uint(c.x);
+}
+
+// The cells body b is listed in, per axis [lo, hi]: its bounding sphere
+// grown by the grid's reach, and a little more (1e-3 of the radius and of a
+// cell) so that rounding never leaves out a point the narrow tests accept.
+// A NaN body goes in every cell (it is tested wherever it was before).
+void cs_body_grid_span(uint b, out ivec3 lo, out ivec3 hi)
+{
+    vec4 c = CS_BODY_SET.bodies[b].centre;
+    float cell = CS_BODY_SET.grid.origin.w;
+    float r = (c.w + CS_BODY_SET.grid.reach.x) * 1.001 + 1e-3 * cell;
+    vec3 low = c.xyz - r, high = c.xyz + r;
+    if (any(isnan(low)) || any(isnan(high))) {
+        lo = ivec3(0);
+        hi = ivec3(CS_BODY_SET.grid.dims.xyz) - 1;
+        return;
+    }
+    lo = cs_body_grid_coords(low);
+    hi = cs_body_grid_coords(high);
+}
+
+// The bodies whose bounding sphere grown by `reach` may hold x, in body
+// order: with z = 0, entries [x, y) of the grid's lists; with z = 1, the
+// bodies [x, y) themselves (every body: no grid, lists that overflowed, a
+// reach past the grid's, or a NaN point).
+uvec3 cs_body_candidates(vec3 x, float reach)
+{
+    if (CS_BODY_SET.grid.dims.w != CS_BODY_GRID_READY || reach > CS_BODY_SET.grid.reach.x || any(isnan(x)))
+        return uvec3(0u, CS_BODY_SET.counts.x, 1u);
+    uint cell = cs_body_grid_index(cs_body_grid_coords(x));
+    return uvec3(CS_BODY_SET.grid.starts[cell], CS_BODY_SET.grid.starts[cell + 1u], 0u);
+}
+
+// Candidate k of a cs_body_candidates range: a body index.
+uint cs_body_candidate(uvec3 range, uint k) { return range.z != 0u ? k : CS_BODY_SET.grid.entries[k]; }
+
+// After a point moved (pushed out of body b): its new candidates after b,
+// so the walk goes on in body order from the cell it is in now.
+uvec3 cs_body_candidates_after(vec3 x, float reach, uint b)
+{
+    uvec3 range = cs_body_candidates(x, reach);
+    while (range.x < range.y && cs_body_candidate(range, range.x) <= b)
+        range.x++;
+    return range;
+}
+
 // Velocity of body b's material at world point x: v + omega x (x - c).
 vec3 cs_body_surface_velocity(uint b, vec3 x)
 {
@@ -98,9 +160,15 @@ vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel) { return cs_body_contact_within
 // `friction` (the body's) of its tangential part. Returns, per body, nothing:
 // the caller sees the change of v through CS_BODY_IMPULSE(b, x, dv) when it
 // defines it (collide.comp: the momentum the body receives).
+// Only the broad phase's candidates are tested (the others answer FAR, so
+// skipping them changes nothing); a push moves x, possibly into another
+// cell, so the walk goes on with that cell's bodies after b.
 void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 {
-    for (uint b = 0u; b < cs_body_count(); b++) {
+    uvec3 near = cs_body_candidates(x, 0.0);
+    while (near.x < near.y) {
+        uint b = cs_body_candidate(near, near.x);
+        near.x++;
         vec3 vs = cs_body_surface_velocity(b, x);
         vec4 c = cs_body_contact(b, x, v - vs);
         c.w -= margin;
@@ -108,6 +176,7 @@ void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
             continue;
         vec3 n = c.xyz;
         x -= c.w * n;
+        near = cs_body_candidates_after(x, 0.0, b);
 #ifdef CS_BODY_PUSH
         // Position-based callers (pbf delta): the move itself is what the
         // body gave the particle (its velocity becomes (x* - x) / dt).
@@ -132,7 +201,9 @@ void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 // reflected with e.
 void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch, float margin)
 {
-    for (uint b = 0u; b < cs_body_count(); b++) {
+    uvec3 near = cs_body_candidates(x, 0.0);
+    for (uint k = near.x; k < near.y; k++) {
+        uint b = cs_body_candidate(near, k);
         vec3 vs = cs_body_surface_velocity(b, x);
         vec4 c = cs_body_contact(b, x, v - vs);
         if (!(c.w - margin <= touch))

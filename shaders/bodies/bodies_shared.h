@@ -68,10 +68,49 @@ struct cs_body_gpu {
 typedef struct cs_body_gpu cs_body_gpu;
 #endif
 
+// The broad phase (bodies.glsl cs_body_candidates): a coarse uniform grid
+// over the domain whose cells list, in body order, every body whose
+// bounding sphere grown by `reach` (the largest smoothing length of the
+// world's fluids) touches the cell (cells past the domain's faces extend to
+// infinity: points and bodies outside are clamped to the border cells). A
+// particle tests only its cell's bodies, in the same order as before, so
+// every sum keeps its bits. Built on the host for the initial set
+// (cs_bodies_set_build) and on the GPU after every substep's integration
+// (bodies/broad.comp: count per cell, prefix sum, fill per cell in body
+// order: no atomics). More entries than CS_BODY_GRID_ENTRIES, or no grid:
+// every particle tests every body (ready = 0).
+#define CS_BODY_GRID_CELLS 16384   // most cells (the cell grows until they fit)
+#define CS_BODY_GRID_ENTRIES 32768 // most (cell, body) entries together
+#define CS_BODY_GRID_READY 1u      // cs_body_grid.dims.w: the lists are complete
+#define CS_BODY_GRID_STAGE_COUNT 0u
+#define CS_BODY_GRID_STAGE_SCAN 1u
+#define CS_BODY_GRID_STAGE_FILL 2u
+#define CS_BODY_GRID_GROUP 64      // local_size_x of bodies/broad.comp
+
+struct cs_body_grid {
+    uvec4 dims;   // xyz cells (z = 1 in 2D); w = CS_BODY_GRID_READY or 0
+    vec4 origin;  // xyz the domain's min corner; w = cell size
+    vec4 reach;   // x = how far past its bounding sphere a body is listed; yzw = 0
+    uint starts[CS_BODY_GRID_CELLS + 4];  // cell c lists entries [starts[c], starts[c + 1])
+    uint entries[CS_BODY_GRID_ENTRIES];   // body indices, ascending within a cell
+};
+#ifndef CS_GLSL
+typedef struct cs_body_grid cs_body_grid;
+#endif
+
 struct cs_body_set {
     uvec4 counts;  // x = bodies, y = planes, z = dim, w = dynamic bodies (impulse slots)
     cs_body_gpu bodies[CS_BODIES_MAX];
     vec4 planes[CS_BODIES_MAX_PLANES]; // world space: xyz unit outward normal, w = d
+    cs_body_grid grid;
+};
+
+// Push constants of bodies/broad.comp.
+struct cs_body_grid_push {
+    uint stage; // CS_BODY_GRID_STAGE_*
+    uint cells; // dims.x * dims.y * dims.z
+    uint pad0;
+    uint pad1;
 };
 
 struct cs_body_state {
@@ -113,6 +152,7 @@ struct cs_bodies_integrate_push {
 };
 
 #ifndef CS_GLSL
+typedef struct cs_body_grid_push cs_body_grid_push;
 typedef struct cs_bodies_integrate_push cs_bodies_integrate_push;
 typedef struct cs_body_records_push cs_body_records_push;
 typedef struct cs_body_set cs_body_set;

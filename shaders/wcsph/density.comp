@@ -50,8 +50,11 @@ void main()
         // fills (wcsph.glsl wcsph_body_share) counts as rest fluid
         // (forces.comp: the pressure that goes with it, handed back to the
         // body).
-        for (uint b = 0u; b < cs_body_count(); b++)
-            open *= 1.0 - wcsph_body_share(b, xi).w;
+        // Only the broad phase's candidates (bodies.glsl): the others'
+        // share is 0, a factor of exactly 1.
+        uvec3 near = cs_body_candidates(xi, CS_H);
+        for (uint k = near.x; k < near.y; k++)
+            open *= 1.0 - wcsph_body_share(cs_body_candidate(near, k), xi).w;
         rho += eos.x * (1.0 - open);
     }
     float p = eos.y * (pow(rho / eos.x, eos.z) - 1.0);

@@ -92,9 +92,11 @@ void main()
         // Rigid bodies: each one's share of the kernel (wcsph.glsl
         // wcsph_body_share) is one more factor in the product (density.comp
         // counts the same shares); with no bodies nothing here changes.
-        uint bodies = cs_body_count();
-        for (uint b = 0u; b < bodies; b++)
-            open *= 1.0 - wcsph_body_share(b, xi).w;
+        // Only the broad phase's candidates (bodies.glsl): the others'
+        // share is 0 (a factor of exactly 1, no push).
+        uvec3 near = cs_body_candidates(xi, CS_H);
+        for (uint k = near.x; k < near.y; k++)
+            open *= 1.0 - wcsph_body_share(cs_body_candidate(near, k), xi).w;
         float scale = mati.eos.x * pi_term * inv_h;
         for (uint w = 0u; w < cs_boundary_count(); w++) {
             float q = max(cs_boundary_distance(w, xi), 0.0) * inv_h;
@@ -104,7 +106,8 @@ void main()
         // The bodies push like walls (minus the gradient of their share),
         // and each body gets the opposite of what it gave the particle:
         // -m a dt at x_i, about its centre of mass.
-        for (uint b = 0u; b < bodies; b++) {
+        for (uint k = near.x; k < near.y; k++) {
+            uint b = cs_body_candidate(near, k);
             vec4 share = wcsph_body_share(b, xi);
             if (!(share.w > 0.0))
                 continue;
