@@ -83,18 +83,21 @@ double cs_wcsph_wall_table_value(int kernel, int dim, double spacing_over_h, dou
 
 static bool parse_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
 {
-    static const char *const keys[] = {"kernel", "clamp_negative_pressure", "wall_density", "cfl", NULL};
+    static const char *const keys[] = {"kernel", "clamp_negative_pressure", "wall_density", "cfl", "surface_renormalise",
+                                       NULL};
     const cJSON *block = scene->solver_params;
     w->kernel = CS_WCSPH_CUBIC;
     w->clamp_negative_pressure = true;
     w->wall_density = true;
     w->cfl = 0.4f;
+    w->surface_renormalise = false;
     if (!block)
         return true;
     if (!cs_json_check_keys(scene, block, "wcsph", keys, err) ||
         !cs_json_bool(scene, block, "wcsph", "clamp_negative_pressure", &w->clamp_negative_pressure, err) ||
         !cs_json_bool(scene, block, "wcsph", "wall_density", &w->wall_density, err) ||
-        !cs_json_float(scene, block, "wcsph", "cfl", 0.0f, 1.0f, &w->cfl, err))
+        !cs_json_float(scene, block, "wcsph", "cfl", 0.0f, 1.0f, &w->cfl, err) ||
+        !cs_json_bool(scene, block, "wcsph", "surface_renormalise", &w->surface_renormalise, err))
         return false;
     const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(block, "kernel");
     if (kernel) {
@@ -133,12 +136,16 @@ static void fill_params(cs_wcsph *w)
     cs_wcsph_params *p = &w->params;
     memset(p, 0, sizeof *p);
     p->kernel = (vec4){(float)cs_wcsph_kernel_norm(w->kernel, sc->dim, h), (float)(1.0 / h), (float)(0.5 * h), sc->dt};
-    p->options = (uvec4){w->clamp_negative_pressure ? 1u : 0u, w->wall_density ? 1u : 0u, 0, 0};
+    p->options = (uvec4){w->clamp_negative_pressure ? 1u : 0u, w->wall_density ? 1u : 0u,
+                         w->surface_renormalise ? 1u : 0u, 0};
     double s_h = (double)sc->particle_spacing / h;
     for (int k = 0; k <= CS_WCSPH_WALL_STEPS; k++) {
         double q = (double)k / CS_WCSPH_WALL_STEPS;
-        p->wall[k] = (vec4){(float)cs_wcsph_wall_table_value(w->kernel, sc->dim, s_h, q, false),
-                            (float)cs_wcsph_wall_table_value(w->kernel, sc->dim, s_h, q, true), 0.0f, 0.0f};
+        double psi = cs_wcsph_wall_table_value(w->kernel, sc->dim, s_h, q, false);
+        double push = cs_wcsph_wall_table_value(w->kernel, sc->dim, s_h, q, true);
+        // z: push / (1 - psi), what density.comp's surface renormalisation
+        // reads back as a distance to the free surface.
+        p->wall[k] = (vec4){(float)psi, (float)push, (float)(push / (1.0 - psi)), 0.0f};
     }
     for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
         const cs_material *mat = &sc->materials[m];

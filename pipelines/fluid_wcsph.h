@@ -50,6 +50,7 @@ typedef struct cs_wcsph {
     int kernel;                // CS_WCSPH_CUBIC or CS_WCSPH_WENDLAND
     bool clamp_negative_pressure;
     bool wall_density;         // walls and the domain box count as fluid at rest behind them
+    bool surface_renormalise;  // density / the kernel's share inside the fluid at the free surface
     float cfl;                 // 0: never split dt
     uint32_t dt_split;         // scene dt was divided by this
     cs_wcsph_params params;    // host copy of params_buffer

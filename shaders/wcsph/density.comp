@@ -4,7 +4,10 @@
 // Teschner 2007, eq. 6-7). Negative pressure is clamped to 0 when asked:
 // at the free surface the sum is truncated and would pull particles into
 // clumps. With wall density on, the walls add their share of fluid at rest
-// behind them (see fluid_wcsph.h).
+// behind them (see fluid_wcsph.h). With surface_renormalise (options.z) the
+// sum is divided by the share of the kernel inside the fluid at the free
+// surface (wcsph.glsl wcsph_surface_share), so the top rows read their
+// density from their spacing instead of half a kernel.
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 4) readonly buffer Materials { uint materials[]; };
@@ -19,6 +22,11 @@ void main()
     float inv_h = wp.kernel.y;
     float h2 = CS_H * CS_H;
     float rho = 0.0;
+    bool renormalise = wp.options.z != 0u;
+    // With the renormalisation: the particles' share of the kernel,
+    // sum_j (m_j / rho0_j) W_ij, and its gradient (both without the norm).
+    float filled = 0.0;
+    vec3 filled_grad = vec3(0.0);
     // The neighbours' masses in registers (fluid.glsl, cs_pick_material):
     // no storage-buffer read per neighbour but its position and material.
     float mass_of[CS_FLUID_MAX_MATERIALS];
@@ -33,6 +41,14 @@ void main()
         if (r2 >= h2)
             continue;
         rho += cs_pick_material(mass_of, materials[j]) * wcsph_w(sqrt(r2) * inv_h);
+        if (renormalise && r2 > 0.0) {
+            float r = sqrt(r2);
+            float volume = cs_pick_material(mass_of, materials[j]) / wp.materials[materials[j]].eos.x;
+            filled += volume * wcsph_w(r * inv_h);
+            filled_grad -= (volume * wcsph_dw(r * inv_h) / r) * d; // grad_i W_ij, d = x_j - x_i
+        } else if (renormalise) {
+            filled += cs_pick_material(mass_of, materials[j]) / wp.materials[materials[j]].eos.x;
+        }
     }
     CS_GRID_END_NEIGHBOURS
     rho *= wp.kernel.x;
@@ -57,6 +73,8 @@ void main()
             open *= 1.0 - wcsph_body_share(cs_body_candidate(near, k), xi).w;
         rho += eos.x * (1.0 - open);
     }
+    if (renormalise)
+        rho /= 1.0 - wcsph_surface_share(xi, filled * wp.kernel.x, filled_grad * (wp.kernel.x * inv_h));
     float p = eos.y * (pow(rho / eos.x, eos.z) - 1.0);
     if (wp.options.x != 0u)
         p = max(p, 0.0);

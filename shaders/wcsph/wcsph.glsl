@@ -119,4 +119,60 @@ vec4 wcsph_body_share(uint b, vec3 x)
     return vec4(share * push, share);
 }
 
+// The share of the kernel at x that lies beyond the free surface (air), for
+// surface_renormalise (density.comp divides the density sum by 1 - it):
+// the semi-analytical renormalisation of Ferrand et al. (2013), rho_i =
+// sum_j m_j W_ij / gamma_i with gamma_i the kernel's integral over the
+// fluid, with the free surface located from the particles themselves.
+// `filled` = sum_j V_j W_ij (V_j = m_j / rho0_j, self included) and `grad`
+// its gradient; the walls' and bodies' shares (as in density.comp) are
+// added to both, so next to a wall or a body the sum is whole and the
+// gradient ~0. Beside a flat surface at q h, over a lattice like the wall
+// tables', filled = 1 - psi(q) and |grad| h = push(q), and their ratio
+// push / (1 - psi) (wp.wall[].z, falling from q = 0 to 0 at q = 1) does
+// not change when the fluid is compressed: it gives q, and psi(q) is the
+// missing share. Inside the fluid the gradient is ~0, so q ~1 and the share
+// ~0; a lone particle (gradient 0) is left alone.
+float wcsph_surface_share(vec3 x, float filled, vec3 grad)
+{
+    float inv_h = wp.kernel.y;
+    if (wp.options.y != 0u) {
+        float open = 1.0;
+        vec3 open_grad = vec3(0.0); // grad(open) h / open
+        for (uint w = 0u; w < cs_boundary_count(); w++) {
+            float q = max(cs_boundary_distance(w, x), 0.0) * inv_h;
+            float psi = wcsph_wall(q, 0);
+            open *= 1.0 - psi;
+            open_grad += (wcsph_wall(q, 1) / (1.0 - psi)) * cs_boundary_plane(w).xyz;
+        }
+        // The bodies' shares, as density.comp counts them (read here again
+        // only with surface_renormalise on).
+        for (uint b = 0u; b < cs_body_count(); b++) {
+            vec4 share = wcsph_body_share(b, x);
+            if (!(share.w > 0.0))
+                continue;
+            open *= 1.0 - share.w;
+            open_grad += share.xyz / (1.0 - share.w);
+        }
+        filled += 1.0 - open;
+        grad -= open * inv_h * open_grad;
+    }
+    if (!(filled > 0.0))
+        return 0.0;
+    float ratio = length(grad) * CS_H / filled;
+    if (!(ratio > 0.0))
+        return 0.0;
+    float q = 0.0;
+    if (ratio < wp.wall[0].z) {
+        for (int k = 1; k <= CS_WCSPH_WALL_STEPS; k++) {
+            float above = wp.wall[k - 1].z, here = wp.wall[k].z;
+            if (here <= ratio) {
+                q = (float(k - 1) + (above - ratio) / max(above - here, 1e-30)) / float(CS_WCSPH_WALL_STEPS);
+                break;
+            }
+        }
+    }
+    return wcsph_wall(q, 0);
+}
+
 #endif
