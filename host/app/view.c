@@ -18,7 +18,11 @@ typedef struct view_state {
     cs_view_camera camera;
     cs_context ctx;
     cs_renderer renderer;
-    cs_recorder rec;
+    cs_recorder rec;           // headless: one image a room, waited on at once
+    // Window: a ring of frames in flight, as run's loop keeps it (one submit
+    // a frame that waits for the acquired image and signals its present; the
+    // loop waits only for the frame that last used the slot it reuses).
+    cs_recorder frames[CS_FRAMES_IN_FLIGHT];
     cs_window window;
     char out_dir[512];
 } view_state;
@@ -73,9 +77,9 @@ static void place_camera(view_state *v, uint32_t room)
     c->far_plane = 4 * v->mesh.fog_end;
 }
 
-static void record_frame(view_state *v, const cs_render_target *target)
+static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target *target)
 {
-    cs_render_record(&v->renderer, &v->rec,
+    cs_render_record(&v->renderer, rec,
                      &(cs_render_frame){.target = target, .level = &v->mesh, .scene = &v->scene, .camera = &v->camera,
                                         .color_mode = -1, .hide_box = true, .no_fog = v->opt->no_fog});
 }
@@ -90,7 +94,7 @@ static int view_headless(view_state *v)
     for (uint32_t room = first; room < last; room++) {
         place_camera(v, room);
         cs_recorder_begin(&v->rec);
-        record_frame(v, NULL);
+        record_frame(v, &v->rec, NULL);
         cs_render_record_readback(&v->renderer, &v->rec);
         cs_recorder_submit_wait(&v->rec);
         char path[700];
@@ -110,11 +114,24 @@ static int view_headless(view_state *v)
     return 0;
 }
 
+// How the window loop used the queue, as run reports it: submits and host
+// fence waits a frame (every kind; the loop itself only waits for the frame
+// two back).
+static void print_view_frame_report(uint32_t drawn, uint64_t submits, uint64_t waits)
+{
+    uint32_t n = CS_MAX(drawn, 1u);
+    fprintf(stderr, "cistern: view: frame loop: %u frames, %.2f queue submits and %.2f fence waits a frame "
+                    "(%u in flight)\n",
+            drawn, (double)submits / n, (double)waits / n, CS_FRAMES_IN_FLIGHT);
+}
+
 static int view_window(view_state *v)
 {
     const cs_view_options *opt = v->opt;
     uint32_t room = 0, drawn = 0, frames_since_title = 0;
     double last = cs_now_seconds(), title_time = last;
+    uint64_t submits_before = v->ctx.queue_submits, waits_before = v->ctx.fence_waits;
+    const cs_recorder *last_done = NULL; // the latest finished frame (the title's draw ms)
     place_camera(v, room);
     for (;;) {
         cs_window_events ev;
@@ -128,22 +145,30 @@ static int view_window(view_state *v)
             room = (room + 1) % v->mesh.room_count;
             place_camera(v, room);
         }
+        // Wait for the frame that last used this slot (two frames ago).
+        uint32_t slot = drawn % CS_FRAMES_IN_FLIGHT;
+        cs_recorder *rec = &v->frames[slot];
+        if (rec->pending) {
+            cs_recorder_wait(rec);
+            last_done = rec;
+        }
         cs_render_target target;
-        if (!cs_window_acquire(&v->window, &target))
+        cs_submit_sync sync;
+        if (!cs_window_acquire_frame(&v->window, slot, &target, &sync))
             continue;
-        cs_recorder_begin(&v->rec);
-        record_frame(v, &target);
-        cs_window_record_present(&v->window, &v->rec, false);
-        cs_recorder_submit_wait(&v->rec);
+        cs_recorder_begin(rec);
+        record_frame(v, rec, &target);
+        cs_window_record_present(&v->window, rec, false);
+        cs_recorder_submit(rec, &sync);
         cs_window_present(&v->window);
         drawn++;
         frames_since_title++;
-        if (now - title_time > 0.5) {
+        if (now - title_time > 0.5 && last_done) {
             int in = cs_level_room_at(&v->mesh, v->camera.position);
             char title[256];
             snprintf(title, sizeof title, "cistern view — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f ms GPU "
                      "(Tab: next room)", opt->level, in, v->renderer.level_rooms_drawn, v->mesh.room_count,
-                     frames_since_title / (now - title_time), cs_recorder_pass_ms(&v->rec, "draw"));
+                     frames_since_title / (now - title_time), cs_recorder_pass_ms(last_done, "draw"));
             cs_window_set_title(&v->window, title);
             title_time = now;
             frames_since_title = 0;
@@ -151,6 +176,9 @@ static int view_window(view_state *v)
         if (opt->frames && drawn >= opt->frames)
             break;
     }
+    for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT; k++)
+        cs_recorder_wait(&v->frames[(drawn + k) % CS_FRAMES_IN_FLIGHT]);
+    print_view_frame_report(drawn, v->ctx.queue_submits - submits_before, v->ctx.fence_waits - waits_before);
     return 0;
 }
 
@@ -219,8 +247,14 @@ int cs_view_command(const cs_view_options *opt)
         fprintf(stderr, "cistern: view: %s\n", err.msg);
     } else {
         cs_recorder_create(&v->ctx, "view", &v->rec);
+        for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++) {
+            cs_recorder_create(&v->ctx, "view frame", &v->frames[i]);
+            v->frames[i].frame_slot = i;
+        }
         code = windowed ? view_window(v) : view_headless(v);
         vkDeviceWaitIdle(v->ctx.device);
+        for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++)
+            cs_recorder_destroy(&v->frames[i]);
         cs_recorder_destroy(&v->rec);
         cs_renderer_destroy(&v->renderer);
     }
