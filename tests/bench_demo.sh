@@ -16,7 +16,7 @@ json=$tmp/d/results.json
 [ -f "$json" ] || fail "no results.json in $tmp/d: $last_out"
 for field in particles substeps frames_timed frame_median_ms frame_p90_ms frames_per_s gpu_median_ms \
              sim_gpu_median_ms draw_gpu_median_ms queue_submits_per_frame fence_waits_per_frame \
-             waited_on_latest frames_overlapped; do
+             waited_on_latest frames_overlapped dispatches_per_frame barriers_per_frame; do
   grep -Eq "\"$field\":[[:space:]]*$number,?$" "$json" || fail "results.json: \"$field\" missing or not finite"
 done
 # Both halves of the frame were timed: a simulation pass and a draw pass,

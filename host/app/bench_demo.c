@@ -49,6 +49,7 @@ typedef struct demo_result {
     double submits_per_frame, waits_per_frame; // queue submits and host fence waits (every kind)
     uint32_t waits_on_latest;             // frames waited on before the next was recorded
     uint32_t frames_overlapped;           // recorded while the previous frame still ran
+    double dispatches, barriers;          // compute dispatches and memory barriers a frame (medians)
     demo_pass passes[DEMO_MAX_PASSES];
     uint32_t pass_count;
 } demo_result;
@@ -66,6 +67,7 @@ typedef struct demo_slot {
 // Per timed frame: the GPU split, filed when the frame finishes.
 typedef struct demo_series {
     double *sims, *draws, *gpus;
+    double *dispatches, *barriers;  // recorded in the frame (cs_recorder counts)
 } demo_series;
 
 typedef struct demo_state {
@@ -163,6 +165,7 @@ static bool finish_demo_frame(demo_state *d, demo_result *res, uint32_t slot, ui
     for (uint32_t p = 0; p < rec->pass_count; p++)
         *(p < s->sim_passes ? &sim_ms : &draw_ms) += rec->passes[p].ms;
     series->sims[s->timed] = sim_ms, series->draws[s->timed] = draw_ms, series->gpus[s->timed] = sim_ms + draw_ms;
+    series->dispatches[s->timed] = rec->dispatch_count, series->barriers[s->timed] = rec->barrier_count;
     cs_pass_timing sums[DEMO_MAX_PASSES];
     uint32_t sum_count = cs_recorder_pass_sums(rec, sums, DEMO_MAX_PASSES);
     for (uint32_t k = 0; k < sum_count; k++) {
@@ -237,8 +240,10 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     uint32_t frames = opt->steps;
     double *walls = calloc(frames, sizeof(double));
     demo_series series = {calloc(frames, sizeof(double)), calloc(frames, sizeof(double)),
+                          calloc(frames, sizeof(double)), calloc(frames, sizeof(double)),
                           calloc(frames, sizeof(double))};
-    CS_ASSERT(walls && series.sims && series.draws && series.gpus, "out of memory for %u frames", frames);
+    CS_ASSERT(walls && series.sims && series.draws && series.gpus && series.dispatches && series.barriers,
+              "out of memory for %u frames", frames);
     cs_progress progress;
     if (!opt->quiet)
         cs_progress_begin(&progress, opt->warmup + frames);
@@ -307,6 +312,8 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     res->sim_ms = cs_bench_percentile(series.sims, n, 0.5);
     res->draw_ms = cs_bench_percentile(series.draws, n, 0.5);
     res->gpu_ms = cs_bench_percentile(series.gpus, n, 0.5);
+    res->dispatches = cs_bench_percentile(series.dispatches, n, 0.5);
+    res->barriers = cs_bench_percentile(series.barriers, n, 0.5);
     for (uint32_t q = 0; q < res->pass_count; q++) {
         // A pass that skipped some frames (an emitter's) counts 0 there.
         for (uint32_t k = 0; k < n; k++)
@@ -315,7 +322,8 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
         free(res->passes[q].frame_ms);
         res->passes[q].frame_ms = NULL;
     }
-    free(walls), free(series.sims), free(series.draws), free(series.gpus);
+    free(walls), free(series.sims), free(series.draws), free(series.gpus), free(series.dispatches),
+        free(series.barriers);
     destroy_demo_frames(&d);
     cs_renderer_destroy(&d.renderer);
     cs_world_destroy(&d.world);
@@ -363,6 +371,8 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
         cJSON_AddNumberToObject(s, "fence_waits_per_frame", r->waits_per_frame);
         cJSON_AddNumberToObject(s, "waited_on_latest", r->waits_on_latest);
         cJSON_AddNumberToObject(s, "frames_overlapped", r->frames_overlapped);
+        cJSON_AddNumberToObject(s, "dispatches_per_frame", r->dispatches);
+        cJSON_AddNumberToObject(s, "barriers_per_frame", r->barriers);
         cJSON *passes = cJSON_AddObjectToObject(s, "passes");
         for (uint32_t q = 0; q < r->pass_count; q++)
             cJSON_AddNumberToObject(passes, r->passes[q].name, r->passes[q].median_ms);
@@ -387,6 +397,9 @@ static void print_demo_table(const char *scene_name, const char *device, const d
         }
         printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f  %s%s\n", r->particles, r->substeps, r->frame_ms,
                r->fps, r->gpu_ms, r->sim_ms, r->draw_ms, r->submits_per_frame, r->waits_per_frame, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        printf("%11s   %.0f compute dispatches and %.0f barriers a frame (%.1f and %.1f a substep)\n", "",
+               r->dispatches, r->barriers, r->dispatches / CS_MAX(r->substeps, 1u),
+               r->barriers / CS_MAX(r->substeps, 1u));
         for (uint32_t q = 0; q < r->pass_count; q++)
             printf("%11s   %-34s %9.3f ms a frame\n", "", r->passes[q].name, r->passes[q].median_ms);
     }
