@@ -312,6 +312,12 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     static const cs_define with_w_material[] = {{"PREDICTED_W_MATERIAL", "1"}, {NULL, NULL}};
     ok = ok && cs_fluid_program(f, "fluid/predict.comp", desc->predicted_w_material ? with_w_material : NULL,
                                 &f->predict, err);
+    // The same with the grid build's cell ids and ranges clear in it.
+    static const cs_define cells[] = {{"CELL_IDS", "1"}, {NULL, NULL}};
+    static const cs_define cells_w_material[] = {{"CELL_IDS", "1"}, {"PREDICTED_W_MATERIAL", "1"}, {NULL, NULL}};
+    if (desc->uses_predicted)
+        ok = ok && cs_fluid_program(f, "fluid/predict.comp", desc->predicted_w_material ? cells_w_material : cells,
+                                    &f->predict_cells, err);
     ok = ok && cs_fluid_program(f, "fluid/reorder.comp", desc->uses_predicted ? with_predicted : NULL, &f->reorder, err);
     // With moving bodies the velocity collide also hands them impulses.
     static const cs_define with_impulses[] = {{"WITH_VELOCITY", "1"}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
@@ -515,11 +521,10 @@ void cs_fluid_record_predict(cs_fluid *f, cs_recorder *rec)
     cs_pass_end(rec);
 }
 
-void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted)
+// "grid: reorder": every state array gathered into the grid's cell order;
+// the current buffers swap.
+static void record_reorder(cs_fluid *f, cs_recorder *rec)
 {
-    CS_ASSERT(!on_predicted || f->desc.uses_predicted, "grid on predicted needs uses_predicted");
-    cs_grid_record_build(rec, &f->grid, on_predicted ? cs_fluid_pred(f) : cs_fluid_pos(f), f->count);
-
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "grid: reorder");
     cs_dispatch_desc dd = {
@@ -539,6 +544,30 @@ void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted)
     f->state_cur ^= 1u;
     if (f->desc.uses_predicted)
         f->pred_cur ^= 1u;
+}
+
+void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted)
+{
+    CS_ASSERT(!on_predicted || f->desc.uses_predicted, "grid on predicted needs uses_predicted");
+    cs_grid_record_build(rec, &f->grid, on_predicted ? cs_fluid_pred(f) : cs_fluid_pos(f), f->count);
+    record_reorder(f, rec);
+}
+
+void cs_fluid_record_predict_grid(cs_fluid *f, cs_recorder *rec)
+{
+    CS_ASSERT(f->desc.uses_predicted, "predict needs uses_predicted");
+    cs_grid *g = &f->grid;
+    CS_ASSERT(f->count <= g->capacity, "grid build of %u particles, capacity %u", f->count, g->capacity);
+    cs_grid_push pc = cs_grid_push_for(g, f->count);
+    cs_pass_begin(rec, "predict");
+    cs_dispatch(rec, f->predict_cells, &(cs_dispatch_desc){
+        .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_pred(f), cs_fluid_mat(f), &g->keys,
+                    &g->order, &g->ranges},
+        .push = &pc, .push_size = sizeof pc, .threads = {CS_MAX(f->count, g->cell_count)}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+    cs_grid_record_sort_and_ranges(rec, g, f->count);
+    record_reorder(f, rec);
 }
 
 void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions, cs_buffer *velocities)

@@ -32,8 +32,8 @@
 // passes; call them outside a pass):
 //
 //   cs_fluid_record_emit(f, rec);            // "emit" (only when particles are born)
-//   cs_fluid_record_predict(f, rec);         // "predict": v += g dt, x* = x + v dt
-//   cs_fluid_record_grid(f, rec, true);      // "grid: cell ids/sort/ranges/reorder"
+//   cs_fluid_record_predict_grid(f, rec);    // "predict" (v += g dt, x* = x + v dt, cell ids)
+//                                            // then "grid: sort/ranges/reorder"
 //   ... solver passes, reading cs_fluid_pos(f) etc. and f->grid.ranges ...
 //   cs_fluid_record_collide(f, rec, x, v);   // "collide": the boundary set
 //   cs_fluid_end_substep(f);                 // advances the simulated time
@@ -125,7 +125,7 @@ typedef struct cs_fluid {
     cs_buffer level_field;
     bool has_level;
 
-    cs_program_id predict, reorder, collide, collide_positions, emit, stats;
+    cs_program_id predict, predict_cells, reorder, collide, collide_positions, emit, stats;
     // Every program cs_fluid_program built (the base's and the solver's),
     // released by cs_fluid_destroy.
     cs_program_id programs[CS_FLUID_MAX_PROGRAMS];
@@ -178,6 +178,11 @@ void cs_fluid_record_predict(cs_fluid *f, cs_recorder *rec);
 // positions (on_predicted) or the positions, then "grid: reorder": every
 // state array gathered into cell order (the current buffers swap).
 void cs_fluid_record_grid(cs_fluid *f, cs_recorder *rec, bool on_predicted);
+// cs_fluid_record_predict then cs_fluid_record_grid(f, rec, true), the same
+// bits, two dispatches and barriers fewer: "predict" also writes the grid's
+// cell ids and clears its ranges (fluid/predict.comp with CELL_IDS), then
+// "grid: sort", "grid: ranges", "grid: reorder".
+void cs_fluid_record_predict_grid(cs_fluid *f, cs_recorder *rec);
 // "collide": positions are kept on the fluid side of every half-space of the
 // boundary set (walls, then the domain box's faces: boundary.h); the normal
 // velocity into a boundary is reflected and scaled by the scene's

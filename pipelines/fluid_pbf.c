@@ -257,8 +257,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
 {
     cs_fluid *f = &pbf->fluid;
     cs_fluid_record_emit(f, rec);
-    cs_fluid_record_predict(f, rec);
-    cs_fluid_record_grid(f, rec, true);
+    cs_fluid_record_predict_grid(f, rec);
     cs_neighbours_record_build(rec, &pbf->nb, &f->grid, cs_fluid_pred(f), f->count);
 
     cs_pbf_push pc = pbf->push;

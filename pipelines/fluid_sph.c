@@ -167,8 +167,7 @@ void cs_sph_record_substep(cs_sph *s, cs_recorder *rec)
     cs_fluid *f = &s->fluid;
     cs_fluid_record_emit(f, rec);
     if (f->count) {
-        cs_fluid_record_predict(f, rec);
-        cs_fluid_record_grid(f, rec, true);
+        cs_fluid_record_predict_grid(f, rec);
         cs_sph_record_density(s, rec);
         cs_sph_record_relax(s, rec);
         // Seed walls act in "sph: relax" (a velocity push): no clamp here.

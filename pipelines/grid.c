@@ -120,7 +120,7 @@ void cs_grid_destroy(cs_context *ctx, cs_grid *grid)
     memset(grid, 0, sizeof *grid);
 }
 
-static cs_grid_push grid_push(const cs_grid *grid, uint32_t count)
+cs_grid_push cs_grid_push_for(const cs_grid *grid, uint32_t count)
 {
     return (cs_grid_push){
         .origin = {grid->origin[0], grid->origin[1], grid->origin[2], 1.0f / grid->cell_size},
@@ -128,19 +128,40 @@ static cs_grid_push grid_push(const cs_grid *grid, uint32_t count)
     };
 }
 
-// Clear then mark: each cell's start and end are written by the one sorted
-// index where the key changes (no atomics, no capacity). Inside the caller's
-// pass; ends with a compute barrier.
-static void record_ranges(cs_recorder *rec, cs_grid *grid, uint32_t count)
+static cs_grid_push grid_push(const cs_grid *grid, uint32_t count) { return cs_grid_push_for(grid, count); }
+
+// Each cell's start and end are written by the one sorted index where the
+// key changes (no atomics, no capacity), over ranges cleared to (0, 0)
+// before. Inside the caller's pass; ends with a compute barrier.
+static void record_mark(cs_recorder *rec, cs_grid *grid, uint32_t count)
 {
-    cs_grid_push pc = grid_push(grid, count), clear_pc = grid_push(grid, grid->cell_count);
-    cs_dispatch(rec, grid->clear, &(cs_dispatch_desc){
-        .buffers = {&grid->ranges}, .push = &clear_pc, .push_size = sizeof clear_pc, .threads = {grid->cell_count}});
-    cs_barrier_compute(rec);
+    cs_grid_push pc = grid_push(grid, count);
     if (count)
         cs_dispatch(rec, grid->mark, &(cs_dispatch_desc){
             .buffers = {&grid->keys, &grid->ranges}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
+}
+
+// Clear then mark. Inside the caller's pass; ends with a compute barrier.
+static void record_ranges(cs_recorder *rec, cs_grid *grid, uint32_t count)
+{
+    cs_grid_push clear_pc = grid_push(grid, grid->cell_count);
+    cs_dispatch(rec, grid->clear, &(cs_dispatch_desc){
+        .buffers = {&grid->ranges}, .push = &clear_pc, .push_size = sizeof clear_pc, .threads = {grid->cell_count}});
+    cs_barrier_compute(rec);
+    record_mark(rec, grid, count);
+}
+
+void cs_grid_record_sort_and_ranges(cs_recorder *rec, cs_grid *grid, uint32_t count)
+{
+    CS_ASSERT(count <= grid->capacity, "grid build of %u particles, capacity %u", count, grid->capacity);
+    cs_pass_begin(rec, "grid: sort");
+    cs_sort_record(rec, &grid->sort, &grid->keys, &grid->order, count, grid->key_bits);
+    cs_pass_end(rec);
+
+    cs_pass_begin(rec, "grid: ranges");
+    record_mark(rec, grid, count);
+    cs_pass_end(rec);
 }
 
 void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions, uint32_t count)
@@ -148,19 +169,15 @@ void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions,
     CS_ASSERT(count <= grid->capacity, "grid build of %u particles, capacity %u", count, grid->capacity);
     cs_grid_push pc = grid_push(grid, count);
 
+    // The ranges' clear rides in this dispatch (cell_ids.comp).
     cs_pass_begin(rec, "grid: cell ids");
     cs_dispatch(rec, grid->cell_ids, &(cs_dispatch_desc){
-        .buffers = {positions, &grid->keys, &grid->order}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
+        .buffers = {positions, &grid->keys, &grid->order, &grid->ranges}, .push = &pc, .push_size = sizeof pc,
+        .threads = {CS_MAX(count, grid->cell_count)}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 
-    cs_pass_begin(rec, "grid: sort");
-    cs_sort_record(rec, &grid->sort, &grid->keys, &grid->order, count, grid->key_bits);
-    cs_pass_end(rec);
-
-    cs_pass_begin(rec, "grid: ranges");
-    record_ranges(rec, grid, count);
-    cs_pass_end(rec);
+    cs_grid_record_sort_and_ranges(rec, grid, count);
 }
 
 void cs_grid_record_sort_keys(cs_recorder *rec, cs_grid *grid, uint32_t count)

@@ -13,9 +13,11 @@
 //   "grid: sort"      stable radix sort of (key, order) over key_bits bits:
 //                     particles of one cell keep their index order, so the
 //                     result is the same bits every run
-//   "grid: ranges"    clear ranges to (0, 0), then every sorted index where
-//                     the key changes writes start / end of its cell (each
-//                     entry written by exactly one invocation)
+//   "grid: ranges"    every sorted index where the key changes writes start /
+//                     end of its cell (each entry written by exactly one
+//                     invocation) over ranges that "grid: cell ids" cleared
+//                     to (0, 0) in its own dispatch (one dispatch and one
+//                     barrier fewer a build, which count at small sizes)
 //
 // After a build, order[i] is the index (before the build) of the particle
 // that now comes i-th in cell order; cs_grid_record_gather() moves a particle
@@ -33,6 +35,8 @@
 #pragma once
 
 #include "prim.h"
+
+#include "../shaders/grid/grid_shared.h"
 
 typedef struct cs_grid_desc {
     const char *name;          // for buffer names and messages ("pbf grid")
@@ -69,6 +73,17 @@ void cs_grid_destroy(cs_context *ctx, cs_grid *grid);
 // Must be called outside a pass (it opens its own). Ends with a compute
 // barrier: keys, order and ranges are readable by the next dispatch.
 void cs_grid_record_build(cs_recorder *rec, cs_grid *grid, cs_buffer *positions, uint32_t count);
+
+// The grid's push constants for `count` particles (grid_shared.h), for a
+// caller's shader that writes the keys itself.
+cs_grid_push cs_grid_push_for(const cs_grid *grid, uint32_t count);
+
+// The "grid: sort" and "grid: ranges" passes of a build whose first step the
+// caller's own dispatch did (fluid/predict.comp with CELL_IDS): keys[i] and
+// order[i] = i written as "grid: cell ids" writes them, and every range
+// cleared to (0, 0), with a compute barrier after. Outside a pass; ends with
+// a compute barrier.
+void cs_grid_record_sort_and_ranges(cs_recorder *rec, cs_grid *grid, uint32_t count);
 
 // The sort and the ranges of a build over keys the caller wrote itself
 // (keys[i] < cell_count, or cell_count for "in no cell"; order[i] = i), inside

@@ -14,6 +14,12 @@
 // Beyond this a u32 cell index (and the stats' per-thread loop) overflows long
 // before memory runs out; devices refuse far less anyway.
 #define REINT_MAX_CELLS (1u << 28)
+// A frame slot's stats copy (cs_reint_record_frame_stats): the partials, the
+// overflow word (uvec4), the point draw arguments, back to back.
+#define REINT_FRAME_STATS_PARTIALS 0
+#define REINT_FRAME_STATS_OVERFLOW (REINT_STATS_GROUPS * sizeof(reint_stats_partial))
+#define REINT_FRAME_STATS_POINT_ARGS (REINT_FRAME_STATS_OVERFLOW + 16)
+#define REINT_FRAME_STATS_BYTES (REINT_FRAME_STATS_POINT_ARGS + REINT_POINTS_ARGS_UINTS * 4)
 
 // ---- parameters ------------------------------------------------------------
 
@@ -375,6 +381,13 @@ bool cs_reint_create(cs_context *ctx, const cs_reint_params *p, cs_reint **out, 
         return false;
     }
     cs_buffer_fill(ctx, &r->point_args, 0);
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = "reint frame stats", .size = REINT_FRAME_STATS_BYTES,
+                                                     .host_visible = true},
+                              &r->frame_stats[i], err)) {
+            cs_reint_destroy(r);
+            return false;
+        }
 
     const char *dim_text = p->dim == 2 ? "2" : "3";
     struct {
@@ -419,6 +432,9 @@ void cs_reint_destroy(cs_reint *r)
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(ctx, buffers[i]);
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        if (r->frame_stats[i].buffer)
+            cs_buffer_destroy(ctx, &r->frame_stats[i]);
     free(r);
 }
 
@@ -761,10 +777,8 @@ void cs_reint_particles(cs_reint *r, cs_particle_view *out)
     };
 }
 
-void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
+static void sum_partials(const reint_stats_partial *partials, uint32_t over_capacity, cs_reint_stats *out)
 {
-    reint_stats_partial partials[REINT_STATS_GROUPS];
-    cs_buffer_download(r->ctx, &r->partials, partials, sizeof partials, 0);
     *out = (cs_reint_stats){0};
     for (uint32_t g = 0; g < REINT_STATS_GROUPS; g++) {
         const reint_stats_partial *p = &partials[g];
@@ -777,9 +791,43 @@ void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
         out->density_error_sum += p->values.z;
         out->max_density_error = fmax(out->max_density_error, p->values.w);
     }
+    out->over_capacity = over_capacity;
+}
+
+void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out)
+{
+    reint_stats_partial partials[REINT_STATS_GROUPS];
+    cs_buffer_download(r->ctx, &r->partials, partials, sizeof partials, 0);
     uint32_t overflow[4];
     cs_buffer_download(r->ctx, &r->overflow, overflow, sizeof overflow, 0);
-    out->over_capacity = overflow[0];
+    sum_partials(partials, overflow[0], out);
+}
+
+void cs_reint_record_frame_stats(cs_reint *r, cs_recorder *rec)
+{
+    CS_ASSERT(rec->frame_slot < CS_FRAME_SLOTS, "frame slot %u", rec->frame_slot);
+    cs_buffer *slot = &r->frame_stats[rec->frame_slot];
+    cs_pass_begin(rec, "reint: frame stats");
+    cs_barrier_compute_to_transfer(rec);
+    cs_cmd_copy_range(rec, &r->partials, 0, slot, REINT_FRAME_STATS_PARTIALS, REINT_STATS_GROUPS * sizeof(reint_stats_partial));
+    cs_cmd_copy_range(rec, &r->overflow, 0, slot, REINT_FRAME_STATS_OVERFLOW, 16);
+    cs_cmd_copy_range(rec, &r->point_args, 0, slot, REINT_FRAME_STATS_POINT_ARGS, REINT_POINTS_ARGS_UINTS * 4);
+    cs_pass_end(rec);
+}
+
+void cs_reint_read_frame_stats(cs_reint *r, uint32_t frame_slot, cs_reint_stats *out)
+{
+    CS_ASSERT(frame_slot < CS_FRAME_SLOTS, "frame slot %u", frame_slot);
+    const uint8_t *bytes = r->frame_stats[frame_slot].mapped;
+    reint_stats_partial partials[REINT_STATS_GROUPS];
+    uint32_t overflow[4], args[REINT_POINTS_ARGS_UINTS];
+    memcpy(partials, bytes + REINT_FRAME_STATS_PARTIALS, sizeof partials);
+    memcpy(overflow, bytes + REINT_FRAME_STATS_OVERFLOW, sizeof overflow);
+    memcpy(args, bytes + REINT_FRAME_STATS_POINT_ARGS, sizeof args);
+    sum_partials(partials, overflow[0], out);
+    // The frame has completed: its point count is final (PLY dumps read the
+    // particle view after the stats), as cs_reint_read_points reads it.
+    r->points_count = args[4];
 }
 
 // ---- cs_sim_ops -------------------------------------------------------------------
@@ -835,14 +883,10 @@ static void ops_record_frame_end(void *state, cs_recorder *rec)
     cs_reint_record_points(state, rec);
 }
 
-static void ops_stats(void *state, cs_sim_stats *out)
+// The world's figures from the reint's own (cells as particles, world units).
+static void to_sim_stats(const cs_reint *r, const cs_reint_stats *st, cs_sim_stats *out)
 {
-    cs_reint *r = state;
-    cs_reint_stats s;
-    cs_reint_read_stats(r, &s);
-    // The frame has completed: its point count is final (PLY dumps read the
-    // particle view after the stats).
-    cs_reint_read_points(r);
+    const cs_reint_stats s = *st;
     const cs_reint_params *p = &r->params;
     double cell = p->cell_size;
     double cell_mass = p->rest_density * pow(cell, (double)p->dim); // world mass of a rest cell
@@ -857,6 +901,27 @@ static void ops_stats(void *state, cs_sim_stats *out)
         .outside_domain = s.outside_cell,
         .over_capacity = s.over_capacity,
     };
+}
+
+static void ops_stats(void *state, cs_sim_stats *out)
+{
+    cs_reint *r = state;
+    cs_reint_stats s;
+    cs_reint_read_stats(r, &s);
+    // The frame has completed: its point count is final (PLY dumps read the
+    // particle view after the stats).
+    cs_reint_read_points(r);
+    to_sim_stats(r, &s, out);
+}
+
+static void ops_record_stats(void *state, cs_recorder *rec) { cs_reint_record_frame_stats(state, rec); }
+
+static void ops_read_stats(void *state, uint32_t frame_slot, cs_sim_stats *out)
+{
+    cs_reint *r = state;
+    cs_reint_stats s;
+    cs_reint_read_frame_stats(r, frame_slot, &s);
+    to_sim_stats(r, &s, out);
 }
 
 static void ops_field(void *state, cs_field_view *out)
@@ -881,6 +946,8 @@ const cs_sim_ops cs_reint_ops = {
     .record_substep = ops_record_substep,
     .record_frame_end = ops_record_frame_end,
     .stats = ops_stats,
+    .record_stats = ops_record_stats,
+    .read_stats = ops_read_stats,
     .particles = ops_particles,
     .field = ops_field,
     .level = ops_level,

@@ -78,6 +78,10 @@ typedef struct cs_reint {
     // float, materials uint, world units); the draw arguments + count.
     cs_buffer point_offsets, point_positions, point_velocities, point_densities, point_materials, point_args;
     cs_scan scan;
+    // Frames in flight (sim.h record_stats / read_stats): per frame slot, a
+    // host-visible copy of the partials, the overflow word and the point
+    // draw arguments, filled at the frame's end (REINT_FRAME_STATS_BYTES).
+    cs_buffer frame_stats[CS_FRAME_SLOTS];
     uint32_t points_count;             // read back by cs_reint_read_points
     uint32_t current;
     uint64_t steps;                    // steps recorded so far
@@ -138,5 +142,11 @@ typedef struct cs_reint_stats {
 
 // Reads the partials of the last recorded stats pass (after submit_wait).
 void cs_reint_read_stats(cs_reint *r, cs_reint_stats *out);
+// Frames in flight: after the frame end (stats and points passes), copies
+// what cs_reint_read_stats and cs_reint_read_points read into the
+// recorder's frame slot; once that frame completed, reads them from there
+// (the points count included) without a submit.
+void cs_reint_record_frame_stats(cs_reint *r, cs_recorder *rec);
+void cs_reint_read_frame_stats(cs_reint *r, uint32_t frame_slot, cs_reint_stats *out);
 
 extern const cs_sim_ops cs_reint_ops;

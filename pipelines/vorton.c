@@ -17,6 +17,9 @@ static void vorton_destroy_buffers(cs_vorton *v)
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++)
         if (buffers[i]->buffer)
             cs_buffer_destroy(v->ctx, buffers[i]);
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        if (v->frame_stats[i].buffer)
+            cs_buffer_destroy(v->ctx, &v->frame_stats[i]);
 }
 
 void cs_vorton_destroy(cs_vorton *v)
@@ -160,6 +163,12 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
         cs_vorton_destroy(v);
         return false;
     }
+    for (uint32_t i = 0; i < CS_FRAME_SLOTS; i++)
+        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = "vorton frame stats", .size = 4 * 4, .host_visible = true},
+                              &v->frame_stats[i], err)) {
+            cs_vorton_destroy(v);
+            return false;
+        }
     cs_recorder_create(ctx, "vorton stats", &v->stats_rec);
     *out = v;
     return true;
@@ -296,14 +305,10 @@ void cs_vorton_download_body_thermal(cs_vorton *v, float thermal[CS_BODIES_MAX][
 
 enum { STATS_OUT_SPEED_MAX, STATS_OUT_NON_FINITE_SUM, STATS_OUT_COUNT };
 
-void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out)
+// "vorton: stats": the per-particle terms reduced into stats_out, over
+// `threads` = max(vortons, tracers) invocations.
+static void record_stats_pass(cs_vorton *v, cs_recorder *rec, uint32_t threads)
 {
-    *out = (cs_sim_stats){.particles = v->count};
-    uint32_t threads = CS_MAX(v->count, v->tracer_count);
-    if (!threads)
-        return;
-    cs_recorder *rec = &v->stats_rec;
-    cs_recorder_begin(rec);
     cs_pass_begin(rec, "vorton: stats");
     vorton_push push = {.counts = {v->count, threads, v->tracer_count, 0}};
     cs_dispatch(rec, v->stats,
@@ -315,12 +320,52 @@ void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out)
     cs_reduce_record(rec, &v->reduce, CS_REDUCE_SUM, &v->stats_non_finite, threads, &v->stats_out,
                      STATS_OUT_NON_FINITE_SUM);
     cs_pass_end(rec);
-    cs_recorder_submit_wait(rec);
-    float result[STATS_OUT_COUNT];
-    cs_buffer_download(v->ctx, &v->stats_out, result, sizeof result, 0);
+}
+
+static void stats_from_result(const float *result, cs_sim_stats *out)
+{
     out->max_speed = result[STATS_OUT_SPEED_MAX];
     // A sum of 0/1/2 flags is exact in float up to 2^24 particles.
     out->non_finite = (uint32_t)result[STATS_OUT_NON_FINITE_SUM];
+}
+
+void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out)
+{
+    *out = (cs_sim_stats){.particles = v->count};
+    uint32_t threads = CS_MAX(v->count, v->tracer_count);
+    if (!threads)
+        return;
+    cs_recorder *rec = &v->stats_rec;
+    cs_recorder_begin(rec);
+    record_stats_pass(v, rec, threads);
+    cs_recorder_submit_wait(rec);
+    float result[STATS_OUT_COUNT];
+    cs_buffer_download(v->ctx, &v->stats_out, result, sizeof result, 0);
+    stats_from_result(result, out);
+}
+
+void cs_vorton_record_frame_stats(cs_vorton *v, cs_recorder *rec)
+{
+    CS_ASSERT(rec->frame_slot < CS_FRAME_SLOTS, "frame slot %u", rec->frame_slot);
+    v->frame_counts[rec->frame_slot] = v->count;
+    uint32_t threads = CS_MAX(v->count, v->tracer_count);
+    v->frame_reduced[rec->frame_slot] = threads > 0;
+    if (!threads)
+        return;
+    record_stats_pass(v, rec, threads);
+    cs_barrier_compute_to_transfer(rec);
+    cs_cmd_copy(rec, &v->stats_out, &v->frame_stats[rec->frame_slot], STATS_OUT_COUNT * sizeof(float));
+}
+
+void cs_vorton_read_frame_stats(cs_vorton *v, uint32_t frame_slot, cs_sim_stats *out)
+{
+    CS_ASSERT(frame_slot < CS_FRAME_SLOTS, "frame slot %u", frame_slot);
+    *out = (cs_sim_stats){.particles = v->frame_counts[frame_slot]};
+    if (!v->frame_reduced[frame_slot])
+        return;
+    float result[STATS_OUT_COUNT];
+    memcpy(result, v->frame_stats[frame_slot].mapped, sizeof result);
+    stats_from_result(result, out);
 }
 
 // ---- recording -------------------------------------------------------------------

@@ -99,6 +99,12 @@ typedef struct cs_vorton {
     cs_buffer stats_speed, stats_non_finite, stats_out;
     cs_reduce reduce;
     cs_recorder stats_rec;
+    // Frames in flight (sim.h record_stats / read_stats): per frame slot a
+    // host-visible copy of stats_out, the vorton count it was made for and
+    // whether the frame had anything to reduce (vortons or tracers).
+    cs_buffer frame_stats[CS_FRAME_SLOTS];
+    uint32_t frame_counts[CS_FRAME_SLOTS];
+    bool frame_reduced[CS_FRAME_SLOTS];
     // Bodies: a cs_body_set then a vec4 per body (x = temperature), what
     // collide.comp reads; "vorton: bodies" runs after each step when
     // body_count > 0.
@@ -163,6 +169,11 @@ void cs_vorton_download_body_thermal(cs_vorton *v, float thermal[CS_BODIES_MAX][
 // NaN/Inf, reduced on the GPU (deterministic: fixed-shape trees); submits
 // and waits, reads back two floats.
 void cs_vorton_stats(cs_vorton *v, cs_sim_stats *out);
+// The same carried by a frame: the stats passes and a copy into the
+// recorder's frame slot at the frame's end; read once that frame completed,
+// without a submit.
+void cs_vorton_record_frame_stats(cs_vorton *v, cs_recorder *rec);
+void cs_vorton_read_frame_stats(cs_vorton *v, uint32_t frame_slot, cs_sim_stats *out);
 
 // Records one RK2 substep.
 void cs_vorton_record_step(cs_vorton *v, cs_recorder *rec);

@@ -443,6 +443,12 @@ static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *
 
 // Reduced on the GPU (vorton.c, cs_vorton_stats): two floats come back.
 static void ops_stats(void *state, cs_sim_stats *out) { cs_vorton_stats(state, out); }
+// Frames in flight: the same two floats, carried by the frame.
+static void ops_record_stats(void *state, cs_recorder *rec) { cs_vorton_record_frame_stats(state, rec); }
+static void ops_read_stats(void *state, uint32_t frame_slot, cs_sim_stats *out)
+{
+    cs_vorton_read_frame_stats(state, frame_slot, out);
+}
 
 static void ops_particles(void *state, cs_particle_view *out)
 {
@@ -481,6 +487,8 @@ const cs_sim_ops cs_vorton_ops = {
     .destroy = ops_destroy,
     .record_substep = ops_record_substep,
     .stats = ops_stats,
+    .record_stats = ops_record_stats,
+    .read_stats = ops_read_stats,
     .particles = ops_particles,
     .bodies = ops_bodies,
 };

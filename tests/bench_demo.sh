@@ -3,7 +3,8 @@
 # tiny particle count every figure it promises is in results.json and on
 # stdout and is a finite number (cJSON writes NaN and Inf as null, which the
 # number pattern refuses), and a bad --particles list is refused with a
-# message naming the bad item. Validation (with synchronization) is on. $1 is the cistern binary.
+# message naming the bad item. Frames go through the ring of frames in
+# flight: about one submit and one fence wait a frame. Validation (with synchronization) is on. $1 is the cistern binary.
 set -uo pipefail
 cistern=${1:?usage: bench_demo.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"
@@ -14,7 +15,8 @@ expect 0 "frames/s" -- "$cistern" bench --demo dam_break_3d --particles 2k --ste
 json=$tmp/d/results.json
 [ -f "$json" ] || fail "no results.json in $tmp/d: $last_out"
 for field in particles substeps frames_timed frame_median_ms frame_p90_ms frames_per_s gpu_median_ms \
-             sim_gpu_median_ms draw_gpu_median_ms; do
+             sim_gpu_median_ms draw_gpu_median_ms queue_submits_per_frame fence_waits_per_frame \
+             waited_on_latest frames_overlapped dispatches_per_frame barriers_per_frame; do
   grep -Eq "\"$field\":[[:space:]]*$number,?$" "$json" || fail "results.json: \"$field\" missing or not finite"
 done
 # Both halves of the frame were timed: a simulation pass and a draw pass,
@@ -28,6 +30,20 @@ done
 awk '$1 ~ /^[0-9]+$/ && $2 + 0 >= 1 && $3 + 0 > 0 && $4 + 0 > 0 && $NF == "stable" { found = 1 }
      END { exit !found }' <<<"$last_out" ||
   fail "no table row (particles, substeps, frame ms, frames/s ... stable) on stdout: $last_out"
+
+# Frames in flight (the ring run's loop uses): a scene drawn as particles
+# is one submit a frame, its stats inside it, and the loop waits only for
+# the frame that last used the slot it reuses, never for the frame it just
+# submitted. The loop before the ring submitted and waited on each frame,
+# then submitted and waited again for its stats: 2 submits, 2 waits.
+expect 0 "frames/s" -- "$cistern" bench --demo double_emitter_2d --particles 600 --steps 6 --warmup 2 \
+  --validation --out "$tmp/ring"
+ring=$tmp/ring/results.json
+value() { sed -En "s/.*\"$1\":[[:space:]]*($number).*/\1/p" "$ring" | head -1; }
+submits=$(value queue_submits_per_frame) waits=$(value fence_waits_per_frame) latest=$(value waited_on_latest)
+awk -v s="${submits:-9}" -v w="${waits:-9}" 'BEGIN { exit !(s <= 1.2 && w <= 1.2) }' ||
+  fail "wanted about one submit and one fence wait a frame: submits $submits, waits $waits"
+[ "${latest:-99}" = 0 ] || fail "the loop waited on $latest frame(s) right after submitting them"
 
 expect 2 'cannot read a count at "x"' -- "$cistern" bench --demo dam_break_3d --particles 2k,x --out "$tmp/e"
 expect 2 'unexpected "q"' -- "$cistern" bench --demo dam_break_3d --particles 4q --out "$tmp/e"

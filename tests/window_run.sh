@@ -47,5 +47,18 @@ shot="$tmp/surf/screenshot_000.png"
 [ -f "$shot" ] && [ "$(stat -c %s "$shot")" -gt 10000 ] || fail "surface screenshot missing or blank: $(ls "$tmp/surf")"
 head -1 "$tmp/surf/stats.csv" 2>/dev/null | grep -q "gpu_ms:surface: emit" || fail "window frames did not mesh the surface"
 grep -q "validation error" "$tmp/surf.log" && fail "validation errors: $(grep 'validation error' "$tmp/surf.log" | head -3)"
+# cistern view in a window: the same ring (one submit a frame, its present
+# semaphores inside it, a wait only for the frame two back). Before it, each
+# frame was submitted and waited on (2 submits with the present's, 3 waits
+# with the acquire fence).
+demo="$(dirname "$0")/../levels/cistern_demo.phd"
+xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" view "$demo" --frames 30 --size 320x240 --validation \
+  > "$tmp/view.log" 2>&1 || fail "cistern view in a window failed: $(cat "$tmp/view.log")"
+grep -q "validation error" "$tmp/view.log" && fail "view: validation errors: $(grep 'validation error' "$tmp/view.log" | head -3)"
+vloop=$(grep "view: frame loop:" "$tmp/view.log")
+vsubmits=$(sed -n 's/.* \([0-9.]*\) queue submits and.*/\1/p' <<< "$vloop")
+vwaits=$(sed -n 's/.* \([0-9.]*\) fence waits a frame.*/\1/p' <<< "$vloop")
+awk -v s="${vsubmits:-9}" -v w="${vwaits:-9}" 'BEGIN { exit !(s <= 1.2 && w <= 1.2) }' \
+  || fail "view: wanted about one submit and one fence wait a frame: ${vloop:-no frame loop line: $(cat "$tmp/view.log")}"
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
 echo PASS

@@ -4,12 +4,15 @@
 // A frame is what the run loop records: the scene's substeps for one frame
 // of simulated time (the scaled scene's dt x substeps; 1/60 s in the shipped
 // scenes), the frame's closing work, the surfaces' meshing when the scene
-// draws them, the draw, then the stats read-back and check that every run
-// frame ends with. Headless: the draw goes to the renderer's offscreen
-// image; nothing is presented and nothing is read back, so a window adds
-// its present (and vsync) on top. The frame time is the host's wall clock
-// from the recording's start to the check's end; the GPU split reads the
-// recorder's timestamps: "sim" is every pass cs_world_record_frame
+// draws them, the draw, then the stats and check that every run frame ends
+// with. Frames go through the same ring of frames in flight as run's loop
+// (CS_FRAMES_IN_FLIGHT recorders, stats recorded in the frame and read one
+// frame late), so the frame time is what a user sees with the overlap: the
+// loop's period, from one frame's submit to the next's. Headless: the draw
+// goes to the renderer's offscreen image; nothing is presented and nothing
+// is read back, so a window adds its present (and vsync) on top. Queue
+// submits and fence waits a frame are counted as run reports them. The GPU
+// split reads the recorder's timestamps: "sim" is every pass cs_world_record_frame
 // recorded, "draw" everything after it (meshing and the render features).
 #define _GNU_SOURCE
 #include "bench.h"
@@ -43,9 +46,29 @@ typedef struct demo_result {
     double frame_ms, frame_p90_ms, fps;   // host wall clock of a whole frame
     double gpu_ms, sim_ms, draw_ms;       // medians of the GPU timestamps
     double sim_seconds;                   // simulated time a frame
+    double submits_per_frame, waits_per_frame; // queue submits and host fence waits (every kind)
+    uint32_t waits_on_latest;             // frames waited on before the next was recorded
+    uint32_t frames_overlapped;           // recorded while the previous frame still ran
+    double dispatches, barriers;          // compute dispatches and memory barriers a frame (medians)
     demo_pass passes[DEMO_MAX_PASSES];
     uint32_t pass_count;
 } demo_result;
+
+// A frame of the ring, submitted and not yet finished.
+typedef struct demo_slot {
+    bool pending;
+    bool meshed;              // false: its surfaces' meshing failed (mesh_error)
+    uint32_t index;           // the loop's frame index
+    uint32_t timed;           // its column in the timed frames, UINT32_MAX in the warm-up
+    uint32_t sim_passes;      // passes cs_world_record_frame recorded (the rest: draw)
+    char mesh_error[320];
+} demo_slot;
+
+// Per timed frame: the GPU split, filed when the frame finishes.
+typedef struct demo_series {
+    double *sims, *draws, *gpus;
+    double *dispatches, *barriers;  // recorded in the frame (cs_recorder counts)
+} demo_series;
 
 typedef struct demo_state {
     cs_context *ctx;
@@ -53,18 +76,21 @@ typedef struct demo_state {
     cs_world world;
     cs_renderer renderer;
     cs_view_camera camera;
-    cs_recorder rec;
+    cs_recorder frames[CS_FRAMES_IN_FLIGHT]; // the ring: slot = frame index % CS_FRAMES_IN_FLIGHT
+    demo_slot slots[CS_FRAMES_IN_FLIGHT];
+    uint32_t last_submitted;
+    bool draining;            // finishing every frame at the end
 } demo_state;
 
 // What run.c's record_draw draws (world_draw.h), to the offscreen image.
-static void record_demo_draw(demo_state *d)
+static void record_demo_draw(demo_state *d, cs_recorder *rec)
 {
     cs_world_draw arrays;
     cs_render_frame frame =
         cs_world_draw_frame(&d->world, d->scene.render.draw, !d->scene.level.radiosity_shown, &arrays);
     frame.camera = &d->camera;
-    cs_barrier_compute_to_graphics(&d->rec);
-    cs_render_record(&d->renderer, &d->rec, &frame);
+    cs_barrier_compute_to_graphics(rec);
+    cs_render_record(&d->renderer, rec, &frame);
 }
 
 static uint32_t pass_index(demo_result *res, const char *name, uint32_t frames)
@@ -83,42 +109,104 @@ static uint32_t pass_index(demo_result *res, const char *name, uint32_t frames)
     return res->pass_count++;
 }
 
-// One frame; false (res->reason) when it went wrong. sim_ms, draw_ms: its
-// GPU split; the passes' per-frame sums go to column `timed` (or nowhere
-// during the warm-up, timed = UINT32_MAX).
-static bool demo_frame(demo_state *d, demo_result *res, uint32_t timed, uint32_t frames, double *wall_ms,
-                       double *sim_ms, double *draw_ms)
+// The ring of frames in flight, as run.c keeps it: a frame is recorded
+// and submitted in its slot (its stats recorded in it when the solvers
+// can), and the loop waits only for the frame that last used the slot it
+// reuses; that frame's stats check and timings are read then, one frame
+// late, while the next frame runs. Worlds whose solvers cannot record their
+// stats in the frame, and frames that mesh a surface (a count read back in
+// the middle), wait as run's loop does.
+static void create_demo_frames(demo_state *d)
 {
-    double start = cs_now_seconds();
-    cs_error err;
-    cs_recorder_begin(&d->rec);
-    cs_world_record_frame(&d->world, &d->rec);
-    uint32_t sim_passes = d->rec.pass_count;
-    bool surfaces = d->world.surface_count && d->scene.render.draw != CS_DRAW_PARTICLES;
-    bool meshed = !surfaces || cs_world_mesh_surfaces(&d->world, &d->rec, &err);
-    if (meshed)
-        record_demo_draw(d);
-    cs_recorder_submit_wait(&d->rec);
-    if (!meshed) {
-        snprintf(res->reason, sizeof res->reason, "%s", err.msg);
+    for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++) {
+        cs_recorder_create(d->ctx, "demo", &d->frames[i]);
+        d->frames[i].frame_slot = i;
+    }
+}
+
+static void destroy_demo_frames(demo_state *d)
+{
+    for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++)
+        cs_recorder_destroy(&d->frames[i]);
+}
+
+// Waits for the frame in `slot` (when pending), checks its stats and files
+// its GPU timings under its timed column; false (res->reason) when it went
+// wrong.
+static bool finish_demo_frame(demo_state *d, demo_result *res, uint32_t slot, uint32_t frames, demo_series *series)
+{
+    demo_slot *s = &d->slots[slot];
+    if (!s->pending)
+        return true;
+    s->pending = false;
+    cs_recorder *rec = &d->frames[slot];
+    if (!d->draining && s->index == d->last_submitted)
+        res->waits_on_latest++;
+    cs_recorder_wait(rec);
+    char what[sizeof res->reason] = "";
+    bool ok = s->meshed;
+    if (!ok)
+        snprintf(what, sizeof what, "%s", s->mesh_error);
+    cs_sim_stats total, per_fluid[CS_MAX_FLUIDS];
+    if (ok && cs_world_stats_in_frame(&d->world))
+        cs_world_read_stats(&d->world, rec->frame_slot, &total, per_fluid);
+    else if (ok)
+        cs_world_stats(&d->world, &total, per_fluid);
+    ok = ok && cs_world_check_stats(&d->world, per_fluid, what, sizeof what);
+    if (!ok) {
+        snprintf(res->reason, sizeof res->reason, "frame %u%s: %.600s", s->index,
+                 s->timed == UINT32_MAX ? " (warm-up)" : "", what);
         return false;
     }
-    cs_sim_stats total, per_fluid[CS_MAX_FLUIDS];
-    cs_world_stats(&d->world, &total, per_fluid);
-    bool sane = cs_world_check_stats(&d->world, per_fluid, res->reason, sizeof res->reason);
-    *wall_ms = (cs_now_seconds() - start) * 1e3;
-    *sim_ms = *draw_ms = 0.0;
-    for (uint32_t p = 0; p < d->rec.pass_count; p++)
-        *(p < sim_passes ? sim_ms : draw_ms) += d->rec.passes[p].ms;
-    cs_pass_timing sums[DEMO_MAX_PASSES];
-    uint32_t sum_count = cs_recorder_pass_sums(&d->rec, sums, DEMO_MAX_PASSES);
-    for (uint32_t s = 0; s < sum_count && timed != UINT32_MAX; s++) {
-        uint32_t q = pass_index(res, sums[s].name, frames);
-        if (q != UINT32_MAX)
-            res->passes[q].frame_ms[timed] = sums[s].ms;
-    }
     res->particles = total.particles;
-    return sane;
+    if (s->timed == UINT32_MAX)
+        return true;
+    double sim_ms = 0.0, draw_ms = 0.0;
+    for (uint32_t p = 0; p < rec->pass_count; p++)
+        *(p < s->sim_passes ? &sim_ms : &draw_ms) += rec->passes[p].ms;
+    series->sims[s->timed] = sim_ms, series->draws[s->timed] = draw_ms, series->gpus[s->timed] = sim_ms + draw_ms;
+    series->dispatches[s->timed] = rec->dispatch_count, series->barriers[s->timed] = rec->barrier_count;
+    cs_pass_timing sums[DEMO_MAX_PASSES];
+    uint32_t sum_count = cs_recorder_pass_sums(rec, sums, DEMO_MAX_PASSES);
+    for (uint32_t k = 0; k < sum_count; k++) {
+        uint32_t q = pass_index(res, sums[k].name, frames);
+        if (q != UINT32_MAX)
+            res->passes[q].frame_ms[s->timed] = sums[k].ms;
+    }
+    return true;
+}
+
+// Records and submits frame `index` (column `timed`, UINT32_MAX in the
+// warm-up) in its slot, which must have been finished. Returns whether the
+// host needs the frame finished before the next is recorded: stats only a
+// submit of their own can read, or a meshing error.
+static bool submit_demo_frame(demo_state *d, demo_result *res, uint32_t index, uint32_t timed)
+{
+    uint32_t slot = index % CS_FRAMES_IN_FLIGHT;
+    cs_recorder *rec = &d->frames[slot];
+    const cs_recorder *previous = &d->frames[(slot + CS_FRAMES_IN_FLIGHT - 1) % CS_FRAMES_IN_FLIGHT];
+    if (index > 0 && !cs_recorder_done(previous))
+        res->frames_overlapped++;
+    demo_slot *s = &d->slots[slot];
+    *s = (demo_slot){.index = index, .timed = timed, .meshed = true};
+    cs_recorder_begin(rec);
+    cs_world_record_frame(&d->world, rec);
+    s->sim_passes = rec->pass_count;
+    bool surfaces = d->world.surface_count && d->scene.render.draw != CS_DRAW_PARTICLES;
+    cs_error err;
+    if (surfaces && !cs_world_mesh_surfaces(&d->world, rec, &err)) {
+        s->meshed = false;
+        snprintf(s->mesh_error, sizeof s->mesh_error, "%s", err.msg);
+    }
+    if (s->meshed)
+        record_demo_draw(d, rec);
+    bool in_frame = cs_world_stats_in_frame(&d->world);
+    if (s->meshed && in_frame)
+        cs_world_record_stats(&d->world, rec);
+    cs_recorder_submit(rec, NULL);
+    s->pending = true;
+    d->last_submitted = index;
+    return !in_frame || !s->meshed;
 }
 
 static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, demo_result *res)
@@ -148,27 +236,52 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
         return;
     }
     cs_camera_from_scene(&d.camera, &d.scene);
-    cs_recorder_create(ctx, "demo", &d.rec);
+    create_demo_frames(&d);
     uint32_t frames = opt->steps;
-    double *walls = calloc(frames, sizeof(double)), *sims = calloc(frames, sizeof(double)),
-           *draws = calloc(frames, sizeof(double)), *gpus = calloc(frames, sizeof(double));
-    CS_ASSERT(walls && sims && draws && gpus, "out of memory for %u frames", frames);
+    double *walls = calloc(frames, sizeof(double));
+    demo_series series = {calloc(frames, sizeof(double)), calloc(frames, sizeof(double)),
+                          calloc(frames, sizeof(double)), calloc(frames, sizeof(double)),
+                          calloc(frames, sizeof(double))};
+    CS_ASSERT(walls && series.sims && series.draws && series.gpus && series.dispatches && series.barriers,
+              "out of memory for %u frames", frames);
     cs_progress progress;
     if (!opt->quiet)
         cs_progress_begin(&progress, opt->warmup + frames);
-    for (uint32_t i = 0; i < opt->warmup + frames; i++) {
+    // A frame's time is the loop's period, as a user sees frames arrive:
+    // from one frame's submit to the next's, the wait for the slot and the
+    // previous frame's check included.
+    double mark = cs_now_seconds();
+    uint64_t submits_before = ctx->queue_submits, waits_before = ctx->fence_waits;
+    uint32_t submitted = 0;
+    for (uint32_t i = 0; i < opt->warmup + frames && !res->failed; i++) {
         bool timed = i >= opt->warmup;
         uint32_t f = timed ? i - opt->warmup : UINT32_MAX;
-        double wall, sim, draw;
-        if (!demo_frame(&d, res, f, frames, &wall, &sim, &draw)) {
+        if (i == opt->warmup) {
+            // The timed frames start from an empty ring, as a run's loop
+            // does, so each counts its own waits and nothing of the warm-up.
+            d.draining = true;
+            for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT && !res->failed; k++)
+                res->failed = !finish_demo_frame(&d, res, (i + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
+            d.draining = false;
+            if (res->failed)
+                break;
+            mark = cs_now_seconds();
+            submits_before = ctx->queue_submits, waits_before = ctx->fence_waits;
+            res->waits_on_latest = res->frames_overlapped = 0;
+        }
+        uint32_t slot = i % CS_FRAMES_IN_FLIGHT;
+        if (!finish_demo_frame(&d, res, slot, frames, &series)) {
             res->failed = true;
-            char what[sizeof res->reason];
-            snprintf(what, sizeof what, "%s", res->reason);
-            snprintf(res->reason, sizeof res->reason, "frame %u%s: %.600s", i, timed ? "" : " (warm-up)", what);
             break;
         }
+        bool needed_now = submit_demo_frame(&d, res, i, f);
+        submitted = i + 1;
+        if (needed_now && !finish_demo_frame(&d, res, slot, frames, &series))
+            res->failed = true;
+        double now = cs_now_seconds(), wall = (now - mark) * 1e3;
+        mark = now;
         if (timed) {
-            walls[f] = wall, sims[f] = sim, draws[f] = draw, gpus[f] = sim + draw;
+            walls[f] = wall;
             res->frames++;
         }
         if (!opt->quiet) {
@@ -180,15 +293,27 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
         if (timed && wall > opt->max_step_ms)
             break; // one slow frame is enough to know
     }
+    // The frames still in flight, oldest first.
+    d.draining = true;
+    for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT && !res->failed; k++)
+        res->failed = !finish_demo_frame(&d, res, (submitted + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
+    vkDeviceWaitIdle(ctx->device); // a failure left frames pending: nothing runs when the world goes
+    uint32_t timed_submitted = submitted > opt->warmup ? submitted - opt->warmup : 0;
+    if (timed_submitted) {
+        res->submits_per_frame = (double)(ctx->queue_submits - submits_before) / timed_submitted;
+        res->waits_per_frame = (double)(ctx->fence_waits - waits_before) / timed_submitted;
+    }
     if (!opt->quiet)
         cs_progress_end(&progress);
     uint32_t n = res->frames;
     res->frame_ms = cs_bench_percentile(walls, n, 0.5);
     res->frame_p90_ms = cs_bench_percentile(walls, n, 0.9);
     res->fps = res->frame_ms > 0 ? 1e3 / res->frame_ms : 0.0;
-    res->sim_ms = cs_bench_percentile(sims, n, 0.5);
-    res->draw_ms = cs_bench_percentile(draws, n, 0.5);
-    res->gpu_ms = cs_bench_percentile(gpus, n, 0.5);
+    res->sim_ms = cs_bench_percentile(series.sims, n, 0.5);
+    res->draw_ms = cs_bench_percentile(series.draws, n, 0.5);
+    res->gpu_ms = cs_bench_percentile(series.gpus, n, 0.5);
+    res->dispatches = cs_bench_percentile(series.dispatches, n, 0.5);
+    res->barriers = cs_bench_percentile(series.barriers, n, 0.5);
     for (uint32_t q = 0; q < res->pass_count; q++) {
         // A pass that skipped some frames (an emitter's) counts 0 there.
         for (uint32_t k = 0; k < n; k++)
@@ -197,8 +322,9 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
         free(res->passes[q].frame_ms);
         res->passes[q].frame_ms = NULL;
     }
-    free(walls), free(sims), free(draws), free(gpus);
-    cs_recorder_destroy(&d.rec);
+    free(walls), free(series.sims), free(series.draws), free(series.gpus), free(series.dispatches),
+        free(series.barriers);
+    destroy_demo_frames(&d);
     cs_renderer_destroy(&d.renderer);
     cs_world_destroy(&d.world);
     cs_scene_free(&d.scene);
@@ -217,6 +343,7 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
     cJSON_AddStringToObject(root, "device_and_driver", device);
     cJSON_AddNumberToObject(root, "frames", opt->steps);
     cJSON_AddNumberToObject(root, "warmup", opt->warmup);
+    cJSON_AddNumberToObject(root, "frames_in_flight", CS_FRAMES_IN_FLIGHT);
     cJSON *sizes = cJSON_AddArrayToObject(root, "sizes");
     for (uint32_t i = 0; i < n; i++) {
         const demo_result *r = &res[i];
@@ -240,6 +367,12 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
         cJSON_AddNumberToObject(s, "gpu_median_ms", r->gpu_ms);
         cJSON_AddNumberToObject(s, "sim_gpu_median_ms", r->sim_ms);
         cJSON_AddNumberToObject(s, "draw_gpu_median_ms", r->draw_ms);
+        cJSON_AddNumberToObject(s, "queue_submits_per_frame", r->submits_per_frame);
+        cJSON_AddNumberToObject(s, "fence_waits_per_frame", r->waits_per_frame);
+        cJSON_AddNumberToObject(s, "waited_on_latest", r->waits_on_latest);
+        cJSON_AddNumberToObject(s, "frames_overlapped", r->frames_overlapped);
+        cJSON_AddNumberToObject(s, "dispatches_per_frame", r->dispatches);
+        cJSON_AddNumberToObject(s, "barriers_per_frame", r->barriers);
         cJSON *passes = cJSON_AddObjectToObject(s, "passes");
         for (uint32_t q = 0; q < r->pass_count; q++)
             cJSON_AddNumberToObject(passes, r->passes[q].name, r->passes[q].median_ms);
@@ -252,16 +385,21 @@ static void print_demo_table(const char *scene_name, const char *device, const d
 {
     printf("\ncistern bench --demo %s on %s\n", scene_name, device);
     printf("(a frame: substeps + draw to the offscreen image + stats check; headless, no present)\n");
-    printf("%11s %9s %11s %9s %9s %9s %9s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
-           "sim ms", "draw ms", "physics");
+    printf("(%u frames in flight; submits and waits: queue submits and host fence waits a frame)\n",
+           CS_FRAMES_IN_FLIGHT);
+    printf("%11s %9s %11s %9s %9s %9s %9s %8s %8s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
+           "sim ms", "draw ms", "submits", "waits", "physics");
     for (uint32_t i = 0; i < n; i++) {
         const demo_result *r = &res[i];
         if (r->skipped) {
             printf("%11u  skipped: %.200s\n", r->requested, r->reason);
             continue;
         }
-        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f  %s%s\n", r->particles, r->substeps, r->frame_ms, r->fps,
-               r->gpu_ms, r->sim_ms, r->draw_ms, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f  %s%s\n", r->particles, r->substeps, r->frame_ms,
+               r->fps, r->gpu_ms, r->sim_ms, r->draw_ms, r->submits_per_frame, r->waits_per_frame, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        printf("%11s   %.0f compute dispatches and %.0f barriers a frame (%.1f and %.1f a substep)\n", "",
+               r->dispatches, r->barriers, r->dispatches / CS_MAX(r->substeps, 1u),
+               r->barriers / CS_MAX(r->substeps, 1u));
         for (uint32_t q = 0; q < r->pass_count; q++)
             printf("%11s   %-34s %9.3f ms a frame\n", "", r->passes[q].name, r->passes[q].median_ms);
     }

@@ -27,7 +27,11 @@ typedef struct view_state {
     cs_view_camera camera;
     cs_context ctx;
     cs_renderer renderer;
-    cs_recorder rec;
+    cs_recorder rec;           // headless: one image a room, waited on at once
+    // Window: a ring of frames in flight, as run's loop keeps it (one submit
+    // a frame that waits for the acquired image and signals its present; the
+    // loop waits only for the frame that last used the slot it reuses).
+    cs_recorder frames[CS_FRAMES_IN_FLIGHT];
     cs_window window;
     char out_dir[512];
 } view_state;
@@ -106,16 +110,15 @@ static void place_camera(view_state *v, uint32_t room)
 }
 
 // `seconds`: the level's clock, for its animated textures. Lit by
-// radiosity, the light and its bounces are gathered first (every frame:
-// the previous one has completed, view waits for each).
-static void record_frame(view_state *v, const cs_render_target *target, double seconds)
+// radiosity, the light and its bounces are gathered first, every frame.
+static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target *target, double seconds)
 {
     bool radiosity = v->radiosity_shown && v->radiosity_made;
     if (radiosity) {
-        cs_world_radiosity_record(&v->ctx, &v->radiosity, &v->rec, seconds);
-        cs_barrier_compute_to_graphics(&v->rec);
+        cs_world_radiosity_record(&v->ctx, &v->radiosity, rec, seconds);
+        cs_barrier_compute_to_graphics(rec);
     }
-    cs_render_record(&v->renderer, &v->rec,
+    cs_render_record(&v->renderer, rec,
                      &(cs_render_frame){.target = target, .level = &v->mesh,
                                         .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
                                         .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
@@ -141,7 +144,7 @@ static int view_headless(view_state *v)
     for (uint32_t room = first; room < last; room++) {
         place_camera(v, room);
         cs_recorder_begin(&v->rec);
-        record_frame(v, NULL, 0.0);
+        record_frame(v, &v->rec, NULL, 0.0);
         cs_render_record_readback(&v->renderer, &v->rec);
         cs_recorder_submit_wait(&v->rec);
         char path[700];
@@ -164,11 +167,24 @@ static int view_headless(view_state *v)
     return 0;
 }
 
+// How the window loop used the queue, as run reports it: submits and host
+// fence waits a frame (every kind; the loop itself only waits for the frame
+// two back).
+static void print_view_frame_report(uint32_t drawn, uint64_t submits, uint64_t waits)
+{
+    uint32_t n = CS_MAX(drawn, 1u);
+    fprintf(stderr, "cistern: view: frame loop: %u frames, %.2f queue submits and %.2f fence waits a frame "
+                    "(%u in flight)\n",
+            drawn, (double)submits / n, (double)waits / n, CS_FRAMES_IN_FLIGHT);
+}
+
 static int view_window(view_state *v)
 {
     const cs_view_options *opt = v->opt;
     uint32_t room = 0, drawn = 0, frames_since_title = 0;
     double start = cs_now_seconds(), last = start, title_time = last;
+    uint64_t submits_before = v->ctx.queue_submits, waits_before = v->ctx.fence_waits;
+    const cs_recorder *last_done = NULL; // the latest finished frame (the title's draw ms)
     place_camera(v, room);
     for (;;) {
         cs_window_events ev;
@@ -189,23 +205,31 @@ static int view_window(view_state *v)
             room = (room + 1) % v->mesh.room_count;
             place_camera(v, room);
         }
+        // Wait for the frame that last used this slot (two frames ago).
+        uint32_t slot = drawn % CS_FRAMES_IN_FLIGHT;
+        cs_recorder *rec = &v->frames[slot];
+        if (rec->pending) {
+            cs_recorder_wait(rec);
+            last_done = rec;
+        }
         cs_render_target target;
-        if (!cs_window_acquire(&v->window, &target))
+        cs_submit_sync sync;
+        if (!cs_window_acquire_frame(&v->window, slot, &target, &sync))
             continue;
-        cs_recorder_begin(&v->rec);
-        record_frame(v, &target, now - start);
-        cs_window_record_present(&v->window, &v->rec, false);
-        cs_recorder_submit_wait(&v->rec);
+        cs_recorder_begin(rec);
+        record_frame(v, rec, &target, now - start);
+        cs_window_record_present(&v->window, rec, false);
+        cs_recorder_submit(rec, &sync);
         cs_window_present(&v->window);
         drawn++;
         frames_since_title++;
-        if (now - title_time > 0.5) {
+        if (now - title_time > 0.5 && last_done) {
             int in = cs_level_room_at(&v->mesh, v->camera.position);
             char title[256];
             snprintf(title, sizeof title, "cistern view — %s — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f "
                      "ms GPU (Tab: next room, B: light)", opt->level, v->radiosity_shown ? "radiosity" : "baked light",
                      in, v->renderer.level_rooms_drawn, v->mesh.room_count,
-                     frames_since_title / (now - title_time), cs_recorder_pass_ms(&v->rec, "draw"));
+                     frames_since_title / (now - title_time), cs_recorder_pass_ms(last_done, "draw"));
             cs_window_set_title(&v->window, title);
             title_time = now;
             frames_since_title = 0;
@@ -213,6 +237,9 @@ static int view_window(view_state *v)
         if (opt->frames && drawn >= opt->frames)
             break;
     }
+    for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT; k++)
+        cs_recorder_wait(&v->frames[(drawn + k) % CS_FRAMES_IN_FLIGHT]);
+    print_view_frame_report(drawn, v->ctx.queue_submits - submits_before, v->ctx.fence_waits - waits_before);
     return 0;
 }
 
@@ -281,6 +308,10 @@ int cs_view_command(const cs_view_options *opt)
         fprintf(stderr, "cistern: view: %s\n", err.msg);
     } else {
         cs_recorder_create(&v->ctx, "view", &v->rec);
+        for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++) {
+            cs_recorder_create(&v->ctx, "view frame", &v->frames[i]);
+            v->frames[i].frame_slot = i;
+        }
         if (opt->radiosity && !make_radiosity(v, &err))
             fprintf(stderr, "cistern: view: radiosity: %s\n", err.msg);
         else {
@@ -290,6 +321,8 @@ int cs_view_command(const cs_view_options *opt)
         vkDeviceWaitIdle(v->ctx.device);
         if (v->radiosity_made)
             cs_world_radiosity_destroy(&v->ctx, &v->radiosity);
+        for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++)
+            cs_recorder_destroy(&v->frames[i]);
         cs_recorder_destroy(&v->rec);
         cs_renderer_destroy(&v->renderer);
     }

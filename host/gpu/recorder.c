@@ -53,6 +53,7 @@ void cs_recorder_begin(cs_recorder *rec)
     rec->pools_reset = 0;
     rec->check_count = 0;
     rec->submit_wall_ms = 0;
+    rec->dispatch_count = rec->barrier_count = 0;
     rec->recording = true;
 }
 
@@ -378,6 +379,7 @@ static void memory_barrier(cs_recorder *rec, VkPipelineStageFlags2 src_stage, Vk
         .pMemoryBarriers = &barrier,
     };
     vkCmdPipelineBarrier2(rec->cmd, &dep);
+    rec->barrier_count++;
 }
 
 void cs_barrier_compute(cs_recorder *rec)
@@ -536,6 +538,7 @@ void cs_dispatch(cs_recorder *rec, cs_program_id program, const cs_dispatch_desc
     bind_resources(rec, prog, desc->buffers, desc->images, desc->push, desc->push_size,
                    prog->reflection.checked ? &check : NULL);
     vkCmdDispatch(rec->cmd, groups[0], groups[1], groups[2]);
+    rec->dispatch_count++;
 }
 
 void cs_draw(cs_recorder *rec, cs_program_id program, const cs_draw_desc *desc)

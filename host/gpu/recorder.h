@@ -59,6 +59,10 @@ typedef struct cs_recorder {
     uint32_t pool_count;      // pools created so far (kept between recordings)
     uint32_t pools_reset;     // pools reset in the current recording
     double submit_wall_ms;    // wall clock of the submit+waits since cs_recorder_begin
+    // Since cs_recorder_begin (a resume keeps counting): compute dispatches
+    // and memory barriers recorded, the fixed costs a small scene pays per
+    // pass (bench --demo reports them a frame).
+    uint32_t dispatch_count, barrier_count;
     // Put in front of every pass name ("pool: grid: sort") while set: the
     // world names each fluid's passes when it has several.
     char pass_prefix[24];

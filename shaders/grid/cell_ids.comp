@@ -5,7 +5,9 @@
 // covers it, so no neighbour loop visits it. (Clamped into cell 0 instead,
 // an exploded fluid would put every particle in one cell and make each
 // neighbour pass O(N^2): the frame that reports the explosion would take
-// minutes.)
+// minutes.) The same dispatch clears every cell's range to (0, 0) for
+// "grid: ranges" (as clear.comp does; one dispatch and barrier fewer a
+// build): invocation c clears cell c, the dispatch covers max(particles, cells).
 #include "index.glsl"
 #include "grid_shared.h"
 #include "grid.glsl"
@@ -13,10 +15,13 @@ layout(local_size_x = CS_GRID_GROUP) in;
 layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 1) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = 2) writeonly buffer Order { uint order[]; };
+layout(std430, binding = 3) writeonly buffer Ranges { uvec2 ranges[]; };
 layout(push_constant) uniform Push { cs_grid_push pc; };
 void main()
 {
     uint i = cs_linear_index();
+    if (i < pc.dims.x * pc.dims.y * pc.dims.z)
+        ranges[i] = uvec2(0u);
     if (i >= pc.dims.w)
         return;
     vec3 x = positions[i].xyz;
