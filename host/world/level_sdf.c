@@ -401,26 +401,5 @@ void cs_level_sdf_bake(const cs_level_space *space, const cs_level_grid *grid, f
 
 double cs_level_sdf_sample(const cs_level_grid *grid, const float *values, const double p[3])
 {
-    uint32_t i[3];
-    double t[3];
-    for (int a = 0; a < 3; a++) {
-        double u = (p[a] - grid->origin[a]) / grid->cell;
-        u = fmin(fmax(u, 0.0), (double)(grid->dims[a] - 1));
-        i[a] = (uint32_t)CS_MIN(floor(u), (double)(grid->dims[a] - 2));
-        t[a] = u - i[a];
-    }
-    double sum = 0.0;
-    for (int corner = 0; corner < 8; corner++) {
-        double w = 1.0;
-        size_t index = 0;
-        uint32_t c[3];
-        for (int a = 0; a < 3; a++) {
-            uint32_t bit = (corner >> a) & 1u;
-            c[a] = i[a] + bit;
-            w *= bit ? t[a] : 1.0 - t[a];
-        }
-        index = ((size_t)c[2] * grid->dims[1] + c[1]) * grid->dims[0] + c[0];
-        sum += w * values[index];
-    }
-    return sum;
+    return cs_level_field_sample(grid->origin, grid->cell, grid->dims, values, p);
 }
