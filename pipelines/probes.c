@@ -132,11 +132,16 @@ static bool check_device(const cs_context *ctx, const cs_probes_desc *d, cs_erro
                    (unsigned long long)most, range, (unsigned long long)cs_probes_bytes_per_probe(d->rays));
 }
 
+bool cs_probes_check(const cs_context *ctx, const cs_probes_desc *desc, cs_error *err)
+{
+    return check_desc(desc, err) && check_device(ctx, desc, err);
+}
+
 bool cs_probes_create(cs_context *ctx, const cs_probes_desc *desc, const cs_radiosity_compiled *c,
                       const cs_bvh *bvh, cs_probes *pr, cs_error *err)
 {
     memset(pr, 0, sizeof *pr);
-    if (!check_desc(desc, err) || !check_device(ctx, desc, err))
+    if (!cs_probes_check(ctx, desc, err))
         return false;
     pr->grid = cs_probes_grid(desc);
     pr->probe_count = pr->grid.dims.w;

@@ -60,10 +60,16 @@ uint64_t cs_probes_bytes_per_probe(uint32_t rays);
 // within its maxStorageBufferRange.
 uint64_t cs_probes_max_count(const cs_context *ctx, uint32_t rays);
 
+// The size refusals alone, before anything is made: a desc out of range or
+// more probes than cs_probes_max_count (the message names the count, the
+// limit and the device's maxStorageBufferRange). A caller that passes this
+// and then fails cs_probes_create failed for another cause (a shader that
+// does not build, device memory), which the grid's size does not explain.
+bool cs_probes_check(const cs_context *ctx, const cs_probes_desc *desc, cs_error *err);
+
 // Builds the programs and buffers for the patches and BVH radiosity was
-// compiled from (the same triangles). False with a message for a desc out
-// of range or more probes than cs_probes_max_count (the message names the
-// count, the limit and the device's maxStorageBufferRange).
+// compiled from (the same triangles). False with a message for what
+// cs_probes_check refuses, or when a program or buffer cannot be made.
 bool cs_probes_create(cs_context *ctx, const cs_probes_desc *desc, const cs_radiosity_compiled *compiled,
                       const cs_bvh *bvh, cs_probes *probes, cs_error *err);
 void cs_probes_destroy(cs_context *ctx, cs_probes *probes);

@@ -543,30 +543,12 @@ void cs_reint_fill_from_scene(cs_reint *r, const cs_scene *scene)
 // below this fraction of a cell they count as solid / blocked.
 #define REINT_LEVEL_WALL_FRACTION 0.05
 
-// The field at world point p, trilinear, p clamped to the grid (as
-// host/world/level_sdf.c's cs_level_sdf_sample).
+// The field at world point p (the origin is widened to double exactly as the
+// arithmetic always did).
 static double level_field_sample(const cs_level_field *f, const double p[3])
 {
-    uint32_t i[3];
-    double t[3];
-    for (int a = 0; a < 3; a++) {
-        double u = (p[a] - f->origin[a]) / f->cell;
-        u = fmin(fmax(u, 0.0), (double)(f->dims[a] - 1));
-        i[a] = (uint32_t)fmin(floor(u), (double)(f->dims[a] - 2));
-        t[a] = u - i[a];
-    }
-    double sum = 0.0;
-    for (int corner = 0; corner < 8; corner++) {
-        double w = 1.0;
-        uint32_t c[3];
-        for (int a = 0; a < 3; a++) {
-            uint32_t bit = (corner >> a) & 1u;
-            c[a] = i[a] + bit;
-            w *= bit ? t[a] : 1.0 - t[a];
-        }
-        sum += w * f->values[((size_t)c[2] * f->dims[1] + c[1]) * f->dims[0] + c[0]];
-    }
-    return sum;
+    double origin[3] = {f->origin[0], f->origin[1], f->origin[2]};
+    return cs_level_field_sample(origin, f->cell, f->dims, f->values, p);
 }
 
 // The field must be on this grid's lattice: the same cell, and the grid's

@@ -124,6 +124,14 @@ typedef struct cs_level_field {
     const float *values;
 } cs_level_field;
 
+// Such a field (origin, cell, dims, values as above) sampled at world point
+// p: trilinear between the eight nodes around p, p clamped to the grid, in
+// double. The one CPU copy of the shaders' cs_level_distance (fluid.glsl):
+// the level bake's checks (host/world/level_sdf.c) and reint's cell flags
+// (reint.c) both read the field through it.
+double cs_level_field_sample(const double origin[3], double cell, const uint32_t dims[3], const float *values,
+                             const double p[3]);
+
 typedef struct cs_sim_ops {
     const char *solver;        // scene "solver" value
     const char *summary;       // one line for --help

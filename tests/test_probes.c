@@ -21,7 +21,11 @@
 //     vec4 a probe, are the largest buffer at K = 16384); the smallest cube
 //     grid above it is refused by the world (cs_world_radiosity_create) naming
 //     radiosity.probes.resolution and the limit; the largest cube within
-//     it is accepted.
+//     it is accepted;
+//  7. a probe failure that is not the size (the gather shader does not
+//     build, from a copy of the shaders with that file broken) names what
+//     failed and does not blame radiosity.probes.resolution.
+#define _POSIX_C_SOURCE 200809L // mkdtemp, setenv
 #include "test_util.h"
 
 #include "bvh.h"
@@ -465,6 +469,30 @@ static void test_device_limit(cs_context *ctx)
     cs_scene_free(&scene);
 }
 
+static void test_creation_failure(cs_context *ctx)
+{
+    char dir[] = "/tmp/cistern_probes_XXXXXX";
+    CS_ASSERT(mkdtemp(dir), "mkdtemp failed");
+    char cmd[1024], shaders[512];
+    snprintf(shaders, sizeof shaders, "%s", cs_shader_dir()); // restored after
+    snprintf(cmd, sizeof cmd, "cp -r '%s/.' '%s/' && printf '#version 450\\nnot glsl\\n' > '%s/light/probes_gather.comp'",
+             shaders, dir, dir);
+    CS_ASSERT(system(cmd) == 0, "copy and break the shaders: %s", cmd);
+    cs_scene scene;
+    cs_error err = {0};
+    CS_ASSERT(cs_scene_load(CS_SOURCE_DIR "/scenes/cornell_box.json", &scene, &err), "%s", err.msg);
+    setenv("CISTERN_SHADER_DIR", dir, 1);
+    bool ok = world_with_probes(ctx, &scene, 4, 64, &err);
+    setenv("CISTERN_SHADER_DIR", shaders, 1);
+    printf("creation failure: %s\n", ok ? "accepted" : err.msg);
+    CHECK(!ok && strstr(err.msg, "cornell_box.json: radiosity.probes: creating the probes failed: ") &&
+              strstr(err.msg, "probes_gather.comp") && !strstr(err.msg, "resolution"),
+          "a broken probe shader: %s", ok ? "accepted" : err.msg);
+    cs_scene_free(&scene);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CS_ASSERT(system(cmd) == 0, "remove %s", dir);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -478,5 +506,6 @@ int main(void)
     test_cornell(&ctx, &scene);
     cs_scene_free(&scene);
     test_device_limit(&ctx);
+    test_creation_failure(&ctx);
     return test_finish(&ctx);
 }

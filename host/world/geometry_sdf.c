@@ -146,21 +146,7 @@ bool cs_geometry_grid_plan(const float domain_min[3], const float domain_max[3],
     memset(out, 0, sizeof *out);
     if (!(cell > 0.0) || !(band > 0.0))
         return cs_fail(err, "the geometry field needs a positive cell size and band (got %g, %g)", cell, band);
-    out->cell = cell;
-    out->band = band;
-    double nodes = 1.0;
-    for (int k = 0; k < 3; k++) {
-        out->origin[k] = (floor(domain_min[k] / cell) - 1.0) * cell;
-        double n = ceil((domain_max[k] - out->origin[k]) / cell) + 2.0;
-        if (!(n >= 2.0) || n > 65536.0)
-            return cs_fail(err, "the geometry field needs %.0f nodes along axis %d (cell %g m): too many", n, k, cell);
-        out->dims[k] = (uint32_t)n;
-        nodes *= n;
-    }
-    if (nodes > (double)(1u << 28))
-        return cs_fail(err, "the geometry field needs %.0f nodes (%u x %u x %u, cell %g m): more than %u", nodes,
-                       out->dims[0], out->dims[1], out->dims[2], out->cell, 1u << 28);
-    return true;
+    return cs_level_grid_cover(domain_min, domain_max, cell, band, "geometry field", out, err);
 }
 
 // The nodes a triangle can change: within the band of its prism's bounding

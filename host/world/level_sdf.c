@@ -132,6 +132,27 @@ void cs_level_space_free(cs_level_space *space)
 // ---------------------------------------------------------------------------
 // The grid
 
+bool cs_level_grid_cover(const float domain_min[3], const float domain_max[3], double cell, double band,
+                         const char *field, cs_level_grid *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->cell = cell;
+    out->band = band;
+    double nodes = 1.0;
+    for (int k = 0; k < 3; k++) {
+        out->origin[k] = (floor(domain_min[k] / cell) - 1.0) * cell;
+        double n = ceil((domain_max[k] - out->origin[k]) / cell) + 2.0;
+        if (!(n >= 2.0) || n > 65536.0)
+            return cs_fail(err, "the %s needs %.0f nodes along axis %d (cell %g m): too many", field, n, k, cell);
+        out->dims[k] = (uint32_t)n;
+        nodes *= n;
+    }
+    if (nodes > (double)(1u << 28))
+        return cs_fail(err, "the %s needs %.0f nodes (%u x %u x %u, cell %g m): more than %u", field, nodes,
+                       out->dims[0], out->dims[1], out->dims[2], out->cell, 1u << 28);
+    return true;
+}
+
 bool cs_level_grid_plan(const cs_level_space *space, const float domain_min[3], const float domain_max[3],
                         double max_cell, double band, cs_level_grid *out, cs_error *err)
 {
@@ -140,22 +161,8 @@ bool cs_level_grid_plan(const cs_level_space *space, const float domain_min[3], 
         return cs_fail(err, "the level field needs a positive cell size and band (got %g, %g)", max_cell, band);
     // The largest cell <= max_cell dividing a click: walls lie on nodes.
     double per_click = ceil(space->click / max_cell - 1e-9);
-    out->cell = space->click / CS_MAX(per_click, 1.0);
-    out->band = band;
-    double nodes = 1.0;
-    for (int k = 0; k < 3; k++) {
-        out->origin[k] = (floor(domain_min[k] / out->cell) - 1.0) * out->cell;
-        double n = ceil((domain_max[k] - out->origin[k]) / out->cell) + 2.0;
-        if (!(n >= 2.0) || n > 65536.0)
-            return cs_fail(err, "the level field needs %.0f nodes along axis %d (cell %g m): too many", n, k,
-                           out->cell);
-        out->dims[k] = (uint32_t)n;
-        nodes *= n;
-    }
-    if (nodes > (double)(1u << 28))
-        return cs_fail(err, "the level field needs %.0f nodes (%u x %u x %u, cell %g m): more than %u", nodes,
-                       out->dims[0], out->dims[1], out->dims[2], out->cell, 1u << 28);
-    return true;
+    double cell = space->click / CS_MAX(per_click, 1.0);
+    return cs_level_grid_cover(domain_min, domain_max, cell, band, "level field", out, err);
 }
 
 // ---------------------------------------------------------------------------
@@ -394,26 +401,5 @@ void cs_level_sdf_bake(const cs_level_space *space, const cs_level_grid *grid, f
 
 double cs_level_sdf_sample(const cs_level_grid *grid, const float *values, const double p[3])
 {
-    uint32_t i[3];
-    double t[3];
-    for (int a = 0; a < 3; a++) {
-        double u = (p[a] - grid->origin[a]) / grid->cell;
-        u = fmin(fmax(u, 0.0), (double)(grid->dims[a] - 1));
-        i[a] = (uint32_t)CS_MIN(floor(u), (double)(grid->dims[a] - 2));
-        t[a] = u - i[a];
-    }
-    double sum = 0.0;
-    for (int corner = 0; corner < 8; corner++) {
-        double w = 1.0;
-        size_t index = 0;
-        uint32_t c[3];
-        for (int a = 0; a < 3; a++) {
-            uint32_t bit = (corner >> a) & 1u;
-            c[a] = i[a] + bit;
-            w *= bit ? t[a] : 1.0 - t[a];
-        }
-        index = ((size_t)c[2] * grid->dims[1] + c[1]) * grid->dims[0] + c[0];
-        sum += w * values[index];
-    }
-    return sum;
+    return cs_level_field_sample(grid->origin, grid->cell, grid->dims, values, p);
 }

@@ -59,6 +59,13 @@ typedef struct cs_level_grid {
     double band;           // distances clamped to +-band
 } cs_level_grid;
 
+// The layout for a given cell: origin a multiple of the cell one node below
+// domain_min, dims to one node past domain_max. `field` names the field in
+// the refusal (too many nodes). Shared by the level and geometry fields, so
+// both bake on the same layout rule.
+bool cs_level_grid_cover(const float domain_min[3], const float domain_max[3], double cell, double band,
+                         const char *field, cs_level_grid *out, cs_error *err);
+
 bool cs_level_grid_plan(const cs_level_space *space, const float domain_min[3], const float domain_max[3],
                         double max_cell, double band, cs_level_grid *out, cs_error *err);
 

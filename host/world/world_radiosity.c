@@ -21,10 +21,15 @@ static bool create_probes(cs_context *ctx, const cs_scene *scene, cs_world_radio
                            // A level's rooms are closed: a probe that sees out is in its rock.
                            .closed = part->has_level};
     cs_error inner;
+    if (!cs_probes_check(ctx, &desc, &inner)) {
+        cs_world_radiosity_destroy(ctx, part);
+        // A size refusal: the grid's resolution (and rays) is what to change.
+        return cs_scene_fail(scene, err, "radiosity.probes", "resolution", "%s", inner.msg);
+    }
     if (!cs_probes_create(ctx, &desc, &part->compiled, &part->bvh, &part->probes, &inner)) {
         cs_world_radiosity_destroy(ctx, part);
-        // What the device refuses is the grid's size: resolution (and rays).
-        return cs_scene_fail(scene, err, "radiosity.probes", "resolution", "%s", inner.msg);
+        // Not the size (checked above): the message says what failed.
+        return cs_scene_fail(scene, err, "radiosity.probes", NULL, "creating the probes failed: %s", inner.msg);
     }
     part->probes_made = true;
     part->probes_shading = true;

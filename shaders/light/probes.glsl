@@ -1,6 +1,7 @@
-// probes.glsl — reading light probes in a shader: trilinear interpolation
-// of the irradiance coefficients of the 8 probes around a point, skipping
-// probes flagged as inside geometry, and E(n) from the result. The includer
+// probes.glsl — light probes in a shader: where a probe stands (the probe
+// passes, probes_*.comp), trilinear interpolation of the irradiance
+// coefficients of the 8 probes around a point, skipping probes flagged as
+// inside geometry, and E(n) from the result. The includer
 // declares the buffer `Probes { cs_probe_grid grid; cs_probe probes[]; }`
 // (probes_shared.h) before including it. docs/light.md, "Light probes".
 #ifndef CS_PROBES_GLSL
@@ -8,6 +9,16 @@
 
 #include "probes_shared.h"
 #include "../sh/sh.glsl"
+
+const float CS_PROBES_PI = 3.14159265358979324;
+
+// Where probe p (x fastest, then y, then z) stands in the world.
+vec3 cs_probe_position(uint p)
+{
+    uvec3 d = grid.dims.xyz;
+    uvec3 ijk = uvec3(p % d.x, (p / d.x) % d.y, p / (d.x * d.y));
+    return grid.origin.xyz + vec3(ijk) * grid.spacing.xyz;
+}
 
 // The irradiance coefficients at world point x. Each of the 8 surrounding
 // probes gets its trilinear weight (outside the grid the point is clamped

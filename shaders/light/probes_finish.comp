@@ -25,18 +25,11 @@ layout(std430, binding = 5) buffer Probes { cs_probe_grid grid; cs_probe probes[
 layout(push_constant) uniform Push { cs_probes_push pc; };
 
 #include "../geometry/bvh.glsl"
+#include "../light/probes.glsl"
 #include "../light/light.glsl"
 
-const float CS_PROBES_PI = 3.14159265358979324;
 // Shadow rays stop this fraction short of the light (as direct.comp's).
 const float CS_PROBES_SHORT = 1e-4;
-
-vec3 probe_position(uint p)
-{
-    uvec3 d = grid.dims.xyz;
-    uvec3 ijk = uvec3(p % d.x, (p / d.x) % d.y, p / (d.x * d.y));
-    return grid.origin.xyz + vec3(ijk) * grid.spacing.xyz;
-}
 
 bool unoccluded(vec3 o, vec3 to, float t_max)
 {
@@ -116,7 +109,7 @@ void main()
     float weight = 4.0 * CS_PROBES_PI / float(pc.rays);
     for (int i = 0; i < CS_SH_COUNT; i++)
         sums[i] *= weight;
-    vec3 o = probe_position(p);
+    vec3 o = cs_probe_position(p);
     for (uint l = 0u; l < pc.light_count; l++)
         add_punctual(sums, lights[l], o);
     for (uint l = 0u; l < pc.area_count; l++)

@@ -25,15 +25,7 @@ layout(std430, binding = 6) writeonly buffer Partials { vec4 partials[]; };
 layout(push_constant) uniform Push { cs_probes_push pc; };
 
 #include "../geometry/bvh.glsl"
-
-const float CS_PROBES_PI = 3.14159265358979324;
-
-vec3 probe_position(uint p)
-{
-    uvec3 d = grid.dims.xyz;
-    uvec3 ijk = uvec3(p % d.x, (p / d.x) % d.y, p / (d.x * d.y));
-    return grid.origin.xyz + vec3(ijk) * grid.spacing.xyz;
-}
+#include "../light/probes.glsl"
 
 // The patch of BVH triangle `tri` holding barycentrics (u, v): the lattice
 // of pipelines/radiosity.c's make_patches (rows a along u, b along v; in
@@ -54,7 +46,7 @@ void main()
     if (item >= pc.probe_count * pc.chunks)
         return;
     uint p = item / pc.chunks, chunk = item % pc.chunks;
-    vec3 o = probe_position(p);
+    vec3 o = cs_probe_position(p);
     vec3 sums[CS_SH_COUNT];
     for (int i = 0; i < CS_SH_COUNT; i++)
         sums[i] = vec3(0.0);

@@ -7,7 +7,7 @@
 #include "render_shared.h"
 #include "render_common.glsl"
 #ifdef CS_PARTICLES_PROBES
-#include "../sh/sh.glsl"
+#include "probe_shading.glsl"
 #endif
 
 layout(push_constant) uniform Push { cs_render_particles_push pc; };
@@ -20,16 +20,13 @@ layout(location = 3) flat in vec4 in_probe_on;
 layout(location = 4) flat in vec3 in_probe_sh[CS_SH_COUNT];
 
 // Lit by the light probes: the diffuse radiosity albedo E(n) shown as the
-// geometry shows its patches (x = exposure B, x / (1 + x); geometry.frag),
-// so a particle and the wall next to it read alike. n in view space is
-// turned back to the world frame the probes are in (the view rows are a
-// rotation and a translation).
+// geometry shows its patches (probe_shading.glsl), so a particle and the
+// wall next to it read alike.
 vec3 probe_lit(vec3 n_view)
 {
-    vec3 n = n_view.x * pc.view_x.xyz + n_view.y * pc.view_y.xyz + n_view.z * pc.view_z.xyz;
-    vec3 e = max(cs_sh_eval(in_probe_sh, normalize(n)), vec3(0.0));
-    vec3 x = in_probe_on.w * in_albedo * e;
-    return x / (1.0 + x);
+    vec3 n = cs_view_to_world(n_view, pc.view_x.xyz, pc.view_y.xyz, pc.view_z.xyz);
+    vec3 e = cs_probe_irradiance_toward(in_probe_sh, n);
+    return cs_probe_tone(in_probe_on.w * in_albedo * e);
 }
 #endif
 

@@ -8,7 +8,7 @@
 // light and what the surface reflects, tone-mapped like the particles.
 #include "render_shared.h"
 #include "render_common.glsl"
-#include "../sh/sh.glsl"
+#include "probe_shading.glsl"
 
 layout(push_constant) uniform Push { cs_render_surface_push pc; };
 
@@ -24,16 +24,9 @@ vec3 hemisphere(vec3 dir)
     return mix(vec3(CS_RENDER_SURFACE_GROUND), vec3(CS_RENDER_SURFACE_SKY), 0.5 + 0.5 * dot(dir, pc.up.xyz));
 }
 
-// A view-space direction in the world frame the probes are in (the view
-// rows are a rotation and a translation).
 vec3 to_world(vec3 d)
 {
-    return d.x * pc.view_x.xyz + d.y * pc.view_y.xyz + d.z * pc.view_z.xyz;
-}
-
-vec3 tone(vec3 x)
-{
-    return x / (1.0 + x);
+    return cs_view_to_world(d, pc.view_x.xyz, pc.view_y.xyz, pc.view_z.xyz);
 }
 
 // The probes' light: diffuse albedo E(n) and, for the reflection, the
@@ -43,9 +36,10 @@ vec3 tone(vec3 x)
 vec3 probe_lit(vec3 n, vec3 r, float fresnel)
 {
     float exposure = in_probe_on.w;
-    vec3 diffuse = max(cs_sh_eval(in_probe_sh, normalize(to_world(n))), vec3(0.0));
-    vec3 around = max(cs_sh_eval(in_probe_sh, normalize(to_world(r))), vec3(0.0)) / 3.14159265;
-    return mix(tone(exposure * pc.color.rgb * diffuse), tone(exposure * around), CS_RENDER_SURFACE_REFLECT * fresnel);
+    vec3 diffuse = cs_probe_irradiance_toward(in_probe_sh, to_world(n));
+    vec3 around = cs_probe_irradiance_toward(in_probe_sh, to_world(r)) / 3.14159265;
+    return mix(cs_probe_tone(exposure * pc.color.rgb * diffuse), cs_probe_tone(exposure * around),
+               CS_RENDER_SURFACE_REFLECT * fresnel);
 }
 
 void main()
