@@ -141,15 +141,10 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
 
 int cs_bench_draw(const cs_bench_options *opt)
 {
-    cs_error err;
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
+        return 1;
     printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device,
            opt->width ? opt->width : 1280, opt->height ? opt->height : 720, opt->steps, opt->warmup);
     printf("%11s %8s %11s %11s %9s %12s %12s\n", "particles", "radius", "draw ms", "draw p90", "one-pixel",
