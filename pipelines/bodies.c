@@ -456,7 +456,7 @@ static void record_reduce(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
 static void integrate_stage(cs_bodies *b, cs_recorder *rec, cs_bodies_integrate_push push, uint32_t threads)
 {
     cs_dispatch(rec, b->integrate, &(cs_dispatch_desc){
-        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set, &b->work, &b->contacts},
+        .buffers = {&b->params_buffer, &b->states, &b->sums, &b->set, &b->work, &b->contacts, &b->overflow},
         .push = &push, .push_size = sizeof push, .threads = {threads}});
     cs_barrier_compute(rec);
 }
@@ -519,12 +519,31 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
     cs_pass_end(rec);
 }
 
-uint32_t cs_bodies_overflow(cs_bodies *b)
+cs_bodies_overflow_counts cs_bodies_overflow(cs_bodies *b)
 {
-    uint32_t count = 0;
+    uint32_t words[2] = {0, 0}; // records_keys.comp's word, then integrate.comp's
     if (b->ctx)
-        cs_buffer_download(b->ctx, &b->overflow, &count, sizeof count, 0);
-    return count;
+        cs_buffer_download(b->ctx, &b->overflow, words, sizeof words, 0);
+    return (cs_bodies_overflow_counts){.impulses = words[0], .contacts = words[1]};
+}
+
+void cs_bodies_overflow_warning(cs_bodies_overflow_counts counts, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    if (counts.impulses)
+        n += (size_t)snprintf(out + n, size - n,
+                              "bodies: %u particle-substeps touched more than %d moving bodies and lost an impulse "
+                              "(the bodies push the fluid less than they should); keep fewer bodies within a "
+                              "smoothing radius of each other, or raise CS_BODY_RECORDS_PER_PARTICLE",
+                              counts.impulses, CS_BODY_RECORDS_PER_PARTICLE);
+    if (counts.contacts && n < size)
+        n += (size_t)snprintf(out + n, size - n,
+                              "%sbodies: %u contacts or overlapping pairs were found past a body's %d contacts or %d "
+                              "pairs in a substep and not solved (bodies may sink into each other); start the bodies "
+                              "apart and piled less deep, or raise CS_BODY_CONTACTS_PER_BODY / CS_BODY_PAIRS_PER_BODY "
+                              "(shaders/bodies/bodies_shared.h)",
+                              n ? "\ncistern: " : "", counts.contacts, CS_BODY_CONTACTS_PER_BODY, CS_BODY_PAIRS_PER_BODY);
 }
 
 void cs_bodies_download(cs_bodies *b, cs_body_state *out)

@@ -90,7 +90,7 @@ typedef struct cs_bodies {
     // The fluids' contact records (bodies_shared.h), one fluid at a time:
     // sort keys (impulse slot) and values (record index), sorted by slot.
     cs_buffer record_keys, record_values;
-    cs_buffer overflow;            // u32: particle-substeps that dropped an impulse (cs_bodies_overflow)
+    cs_buffer overflow;            // u32[2]: dropped impulses, dropped contacts (cs_bodies_overflow)
     cs_buffer work;                // integrate.comp's working copy of every body (CS_BODY_WORK_BYTES each)
     cs_buffer contacts;            // integrate.comp's accumulated contact impulses (CS_BODIES_MAX_CONTACTS)
     uint32_t record_capacity;      // the largest link capacity * CS_BODY_RECORDS_PER_PARTICLE
@@ -109,7 +109,19 @@ void cs_bodies_record_begin(cs_bodies *b, cs_recorder *rec, const cs_body_link *
 void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *links);
 // After the recording was submitted and waited on: every body's state.
 void cs_bodies_download(cs_bodies *b, cs_body_state *out);
-// After the recording was submitted and waited on: how many times, since
-// creation, a particle touched more moving bodies in one substep than it has
-// contact records (CS_BODY_RECORDS_PER_PARTICLE), so an impulse was lost.
-uint32_t cs_bodies_overflow(cs_bodies *b);
+// What the bodies lost since creation because a fixed-size list was full.
+typedef struct cs_bodies_overflow_counts {
+    // Times a particle touched more moving bodies in one substep than it has
+    // contact records (CS_BODY_RECORDS_PER_PARTICLE): an impulse was lost.
+    uint32_t impulses;
+    // Contacts and overlapping pairs a body found in one substep past its
+    // CS_BODY_CONTACTS_PER_BODY / CS_BODY_PAIRS_PER_BODY: not solved, so
+    // bodies may sink into each other (integrate.comp's dropped[]).
+    uint32_t contacts;
+} cs_bodies_overflow_counts;
+
+// After the recording was submitted and waited on: both counts, read at once.
+cs_bodies_overflow_counts cs_bodies_overflow(cs_bodies *b);
+// A warning for `cistern run` naming what was lost and what to do, or ""
+// when nothing was.
+void cs_bodies_overflow_warning(cs_bodies_overflow_counts counts, char *out, size_t size);

@@ -7,14 +7,18 @@
 //     integrate was not cut short (lavapipe leaves long loops early
 //     without a word, docs/architecture.md; when integrate was one
 //     invocation for all bodies, 64 bodies left bodies 1..63 unwritten,
-//     so a world took at most 32; now it runs in stages and chunks,
-//     bodies_shared.h CS_BODIES_INTEGRATE_CHUNK);
+//     so a world took at most 32; now it runs in stages, one invocation
+//     per body where it can, bodies_shared.h CS_BODIES_STAGE_*);
 //   - no body is through the floor (its lowest point >= floor - tolerance);
 //   - no particle is inside a body deeper than the tolerance;
 //   - no particle dropped an impulse (cs_bodies_overflow: a particle has
-//     CS_BODY_RECORDS_PER_PARTICLE contact records);
+//     CS_BODY_RECORDS_PER_PARTICLE contact records) and no body dropped a
+//     contact or pair (CS_BODY_CONTACTS_PER_BODY, CS_BODY_PAIRS_PER_BODY);
 //   - two runs give the same bytes (bodies and particles);
-// and that a scene with CS_BODIES_MAX + 1 bodies is refused naming the key.
+// that a scene with CS_BODIES_MAX + 1 bodies is refused naming the key, and
+// that the dropped-pair count works: a pile of spheres all overlapping one
+// another, more than CS_BODY_PAIRS_PER_BODY of them, for one substep.
+
 #include "test_util.h"
 
 #include "bodies.h"
@@ -102,7 +106,7 @@ static double body_bottom(const cs_body_props *p, const cs_body *body, const cs_
 
 // Runs the scene; returns the states and positions (caller frees *pos).
 static bool run_many(cs_context *ctx, cs_scene *scene, cs_body_state *states, float **pos, uint32_t *count,
-                     uint32_t *overflow)
+                     cs_bodies_overflow_counts *overflow)
 {
     char *text = many_scene(MANY_BODIES);
     cs_error err;
@@ -134,7 +138,7 @@ static bool run_many(cs_context *ctx, cs_scene *scene, cs_body_state *states, fl
 }
 
 static void check_run(const cs_scene *scene, const cs_body_state *states, const float *pos, uint32_t count,
-                      uint32_t overflow)
+                      cs_bodies_overflow_counts overflow)
 {
     uint32_t stalled = 0, skipped = 0, through = 0, inside = 0;
     double deepest = 0.0, lowest = 1e30, tolerance = 0.5 * H;
@@ -155,14 +159,16 @@ static void check_run(const cs_scene *scene, const cs_body_state *states, const 
         }
     }
     printf("%u bodies, %u particles, %d substeps: lowest body point %.4f m, deepest particle %.3f h, "
-           "%u impulses dropped\n",
-           scene->body_count, count, SUBSTEPS, lowest, deepest / H, overflow);
+           "%u impulses, %u contacts or pairs dropped\n",
+           scene->body_count, count, SUBSTEPS, lowest, deepest / H, overflow.impulses, overflow.contacts);
     CHECK(skipped == 0, "%u bodies did not take all %d substeps (integrate cut short?)", skipped, SUBSTEPS);
     CHECK(stalled == 0, "%u bodies did not fall", stalled);
     CHECK(through == 0, "%u bodies are through the floor (lowest point %.4f)", through, lowest);
     CHECK(inside == 0, "%u particle-body pairs deeper than %.2f h (deepest %.3f h)", inside, tolerance / H, deepest / H);
-    CHECK(overflow == 0, "%u particle-substeps touched more bodies than their %d contact records", overflow,
-          CS_BODY_RECORDS_PER_PARTICLE);
+    CHECK(overflow.impulses == 0, "%u particle-substeps touched more bodies than their %d contact records",
+          overflow.impulses, CS_BODY_RECORDS_PER_PARTICLE);
+    CHECK(overflow.contacts == 0, "%u contacts or pairs found past a body's %d contacts or %d pairs",
+          overflow.contacts, CS_BODY_CONTACTS_PER_BODY, CS_BODY_PAIRS_PER_BODY);
 }
 
 static void test_too_many(void)
@@ -181,16 +187,65 @@ static void test_too_many(void)
     CHECK(strstr(err.msg, "bodies") != NULL, "the message does not name the bodies key: %s", err.msg);
 }
 
+// PILE spheres, each overlapping every other, away from the walls, for one
+// substep: body a finds PILE - 1 - a later bodies in reach, and keeps
+// CS_BODY_PAIRS_PER_BODY of them.
+#define PILE (CS_BODY_PAIRS_PER_BODY + 8)
+static void test_pairs_dropped(cs_context *ctx)
+{
+    char text[16384];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "{\"dim\":3,\"domain\":{\"min\":[0,0,0],\"max\":[0.8,0.8,0.8]},\"dt\":0.002,"
+                                "\"substeps\":1,\"seed\":14,\"bodies\":[");
+    for (uint32_t i = 0; i < PILE; i++) // within 4 mm of each other, 5 cm spheres
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "%s{\"shape\":\"sphere\",\"radius\":0.025,\"density\":500,\"position\":[%.4f,%.4f,%.4f]}",
+                              i ? "," : "", 0.4 + 0.0001 * i, 0.5 + 0.0001 * (i % 7), 0.4 + 0.0001 * (i % 5));
+    snprintf(text + n, sizeof text - n,
+             "],\"fluids\":[{\"solver\":\"wcsph\",\"wcsph\":{},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
+             "\"materials\":[{\"rest_density\":1000,\"mass\":%g}],\"blocks\":[{\"min\":[0,0,0],\"max\":[0.8,0.12,0.8]}]}]}",
+             SPACING, H, 1000.0 * SPACING * SPACING * SPACING);
+    cs_scene scene;
+    cs_error err;
+    bool ok = cs_scene_parse(text, strlen(text), "pile.json", &scene, &err);
+    CHECK(ok, "%s", ok ? "" : err.msg);
+    if (!ok)
+        return;
+    cs_world world;
+    ok = cs_world_create(ctx, &scene, &world, &err);
+    CHECK(ok, "%s", ok ? "" : err.msg);
+    if (ok) {
+        cs_recorder rec;
+        cs_recorder_create(ctx, "pile of bodies", &rec);
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(&world, &rec);
+        cs_recorder_submit_wait(&rec);
+        cs_bodies_overflow_counts overflow = cs_bodies_overflow(&world.bodies);
+        uint32_t expected = 0;
+        for (uint32_t a = 0; a < PILE; a++)
+            expected += PILE - 1 - a > CS_BODY_PAIRS_PER_BODY ? PILE - 1 - a - CS_BODY_PAIRS_PER_BODY : 0;
+        printf("%d overlapping spheres, 1 substep: %u contacts or pairs dropped (pairs past %d: %u)\n", PILE,
+               overflow.contacts, CS_BODY_PAIRS_PER_BODY, expected);
+        CHECK(overflow.contacts == expected, "%u contacts or pairs dropped, expected the %u pairs past %d", overflow.contacts,
+              expected, CS_BODY_PAIRS_PER_BODY);
+        cs_recorder_destroy(&rec);
+        cs_world_destroy(&world);
+    }
+    cs_scene_free(&scene);
+}
+
 int main(void)
 {
     cs_context ctx;
     test_context(&ctx);
     test_seed();
     test_too_many();
+    test_pairs_dropped(&ctx);
     static cs_scene scene_a, scene_b;
     static cs_body_state a[CS_BODIES_MAX], b[CS_BODIES_MAX];
     float *pa = NULL, *pb = NULL;
-    uint32_t na = 0, nb = 0, oa = 0, ob = 0;
+    uint32_t na = 0, nb = 0;
+    cs_bodies_overflow_counts oa = {0}, ob = {0};
     if (run_many(&ctx, &scene_a, a, &pa, &na, &oa)) {
         check_run(&scene_a, a, pa, na, oa);
         if (run_many(&ctx, &scene_b, b, &pb, &nb, &ob)) {

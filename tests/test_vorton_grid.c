@@ -11,6 +11,7 @@
 // (the grid's own smoothing is its cell, not sigma), probed at least 0.15
 // from every vorton, where the sum is smooth.
 #include "test_util.h"
+#include "vorton_probes.h"
 
 #include "vorton.h"
 #include "ref/vorton_ref.h"
@@ -35,23 +36,6 @@ static cs_vorton_params grid_params(uint32_t cells, const float origin[3], float
     };
 }
 
-static void singular_velocity(const float *pos4, const float *vort4, uint32_t n, const double x[3], double u[3])
-{
-    u[0] = u[1] = u[2] = 0.0;
-    for (uint32_t j = 0; j < n; j++) {
-        double sigma = pos4[j * 4 + 3], volume = sigma * sigma * sigma, r[3], alpha[3], c[3];
-        for (int d = 0; d < 3; d++) {
-            r[d] = x[d] - pos4[j * 4 + d];
-            alpha[d] = vort4[j * 4 + d] * volume;
-        }
-        double r2 = vorton_ref_dot(r, r);
-        double f = 1.0 / (4.0 * VORTON_PI * r2 * sqrt(r2));
-        vorton_ref_cross(alpha, r, c);
-        for (int d = 0; d < 3; d++)
-            u[d] += f * c[d];
-    }
-}
-
 static cs_vorton *make_vorton(cs_context *ctx, const cs_vorton_params *p, uint32_t n, uint32_t tracers)
 {
     cs_vorton *v;
@@ -72,34 +56,9 @@ static double grid_error(cs_context *ctx, uint32_t cells, const float *pos4, con
     cs_vorton_params p = grid_params(cells, origin, 1.0f);
     cs_vorton *v = make_vorton(ctx, &p, n, 0);
     cs_vorton_upload(v, pos4, vort4, n);
-    cs_buffer in, out;
-    test_buffer(ctx, &in, "probe points", count * 16);
-    test_buffer(ctx, &out, "probe velocity", count * 16);
-    cs_buffer_upload(ctx, &in, points, count * 16, 0);
-    cs_buffer_fill(ctx, &out, 0xffffffffu); // poisoned: NaN where nothing is written
-    cs_recorder rec;
-    cs_recorder_create(ctx, "vorton grid probes", &rec);
-    cs_recorder_begin(&rec);
-    cs_vorton_record_velocity_at(v, &rec, &in, &out, count);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    float *gpu = calloc(count, 16);
-    cs_buffer_download(ctx, &out, gpu, count * 16, 0);
-    double max_err = 0.0, max_u = 0.0;
-    for (uint32_t i = 0; i < count; i++) {
-        double x[3] = {points[i * 4], points[i * 4 + 1], points[i * 4 + 2]}, u[3];
-        singular_velocity(pos4, vort4, n, x, u);
-        for (int d = 0; d < 3; d++) {
-            double e = fabs(gpu[i * 4 + d] - u[d]);
-            max_err = isnan(e) ? INFINITY : fmax(max_err, e);
-            max_u = fmax(max_u, fabs(u[d]));
-        }
-    }
-    cs_buffer_destroy(ctx, &in);
-    cs_buffer_destroy(ctx, &out);
+    double error = vorton_probe_error(v, pos4, vort4, n, points, count);
     cs_vorton_destroy(v);
-    free(gpu);
-    return max_err / max_u;
+    return error;
 }
 
 // Probes at distance [r_lo, r_hi] from `centre`, random directions.

@@ -15,6 +15,7 @@
 //     base * 2^(k/4) that holds it with the margin.
 // Probes are at least 0.12 from every vorton, where the sum is smooth.
 #include "test_util.h"
+#include "vorton_probes.h"
 
 #include "vorton.h"
 #include "ref/vorton_ref.h"
@@ -41,24 +42,6 @@ static cs_vorton_params box_params(bool fixed)
         .grid_cycles = 4,
         .grid_fixed_box = fixed,
     };
-}
-
-// The unregularised sum u = sum alpha x r / (4 pi |r|^3) in double.
-static void singular_velocity(const float *pos4, const float *vort4, uint32_t n, const double x[3], double u[3])
-{
-    u[0] = u[1] = u[2] = 0.0;
-    for (uint32_t j = 0; j < n; j++) {
-        double sigma = pos4[j * 4 + 3], volume = sigma * sigma * sigma, r[3], alpha[3], c[3];
-        for (int d = 0; d < 3; d++) {
-            r[d] = x[d] - pos4[j * 4 + d];
-            alpha[d] = vort4[j * 4 + d] * volume;
-        }
-        double r2 = vorton_ref_dot(r, r);
-        double f = 1.0 / (4.0 * VORTON_PI * r2 * sqrt(r2));
-        vorton_ref_cross(alpha, r, c);
-        for (int d = 0; d < 3; d++)
-            u[d] += f * c[d];
-    }
 }
 
 static double min_distance(const float *pos4, uint32_t n, const float x[3])
@@ -130,41 +113,6 @@ static cs_vorton *make_vorton(cs_context *ctx, const cs_vorton_params *p, uint32
     return v;
 }
 
-// Grid velocity of the current vortons at the probes vs the double sum:
-// max |error| / max |u|.
-static double probe_error(cs_vorton *v, const float *pos4, const float *vort4, uint32_t n, const float *points,
-                          uint32_t count)
-{
-    cs_context *ctx = v->ctx;
-    cs_buffer in, out;
-    test_buffer(ctx, &in, "probe points", count * 16);
-    test_buffer(ctx, &out, "probe velocity", count * 16);
-    cs_buffer_upload(ctx, &in, points, count * 16, 0);
-    cs_buffer_fill(ctx, &out, 0xffffffffu); // poisoned: NaN where nothing is written
-    cs_recorder rec;
-    cs_recorder_create(ctx, "vorton box probes", &rec);
-    cs_recorder_begin(&rec);
-    cs_vorton_record_velocity_at(v, &rec, &in, &out, count);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    float *gpu = calloc(count, 16);
-    cs_buffer_download(ctx, &out, gpu, count * 16, 0);
-    double max_err = 0.0, max_u = 0.0;
-    for (uint32_t i = 0; i < count; i++) {
-        double x[3] = {points[i * 4], points[i * 4 + 1], points[i * 4 + 2]}, u[3];
-        singular_velocity(pos4, vort4, n, x, u);
-        for (int d = 0; d < 3; d++) {
-            double e = fabs(gpu[i * 4 + d] - u[d]);
-            max_err = isnan(e) ? INFINITY : fmax(max_err, e);
-            max_u = fmax(max_u, fabs(u[d]));
-        }
-    }
-    cs_buffer_destroy(ctx, &in);
-    cs_buffer_destroy(ctx, &out);
-    free(gpu);
-    return max_err / max_u;
-}
-
 static void run_steps(cs_vorton *v, uint32_t steps)
 {
     cs_recorder rec;
@@ -196,7 +144,7 @@ static double ring_error(cs_vorton *v, const float *pos, const float *vort, uint
         points[i * 4 + 1] = (float)(centre_y + offsets[i * 4 + 1]);
         points[i * 4 + 2] = offsets[i * 4 + 2];
     }
-    double e = probe_error(v, pos, vort, n, points, probes);
+    double e = vorton_probe_error(v, pos, vort, n, points, probes);
     free(points);
     return e;
 }
@@ -343,7 +291,7 @@ static void test_box_grows(cs_context *ctx)
     cs_vorton_upload(v, pos, vort, n);
     const double centre[3] = {0.3, 0.0, 0.0};
     float *points = probes_around(centre, 1.0, 0.25, pos, n, probes);
-    double e = probe_error(v, pos, vort, n, points, probes); // solves once: the box follows
+    double e = vorton_probe_error(v, pos, vort, n, points, probes); // solves once: the box follows
     vic_box box;
     cs_vorton_grid_read_box(&v->grid, &box);
     printf("a cloud of %u vortons over 2.4 m: probe error %.3e\n", n, e);

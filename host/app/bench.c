@@ -88,6 +88,18 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size)
+{
+    cs_error err;
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    if (!cs_context_create(&desc, ctx, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return false;
+    }
+    cs_context_device_string(ctx, device, size);
+    return true;
+}
+
 double cs_bench_percentile(const double *samples, uint32_t n, double q)
 {
     if (n == 0)
@@ -527,13 +539,9 @@ int cs_bench(const cs_bench_options *opt)
     cs_scene_free(&probe);
 
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
+        return 1;
     bench_result res[CS_BENCH_MAX_SIZES];
     uint32_t n = 0;
     bool stop = false, failed = false;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common.h"
+#include "context.h"
 
 #define CS_BENCH_MAX_SIZES 16
 // Most patches `bench --radiosity --patches` asks for (CS_RADIOSITY_MAX_PATCHES).
@@ -55,6 +56,10 @@ int cs_bench_draw(const cs_bench_options *opt);
 
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.
+// The Vulkan context the options ask for (--validation, --device; verbose
+// unless --quiet) and its device string for the tables' titles. False,
+// with the error printed, when it cannot be created.
+bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size);
 double cs_bench_percentile(const double *samples, uint32_t n, double q);
 
 // Plots: true when gnuplot is installed (else says how to get it).

@@ -417,13 +417,9 @@ int cs_bench_demo(const cs_bench_options *opt)
     snprintf(scene_name, sizeof scene_name, "%s", probe.name);
     cs_scene_free(&probe);
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
+        return 1;
     demo_result *res = calloc(opt->size_count, sizeof *res);
     CS_ASSERT(res, "out of memory");
     uint32_t n = 0;

@@ -36,17 +36,6 @@ typedef struct draw_result {
     float radius;
 } draw_result;
 
-// The radius the particle feature draws (feature_particles.c's rule), from
-// the drawn fluid's scene (scaled to the count).
-static float drawn_radius(const cs_scene *s, const cs_view_camera *cam)
-{
-    if (s->render.particle_radius > 0)
-        return s->render.particle_radius;
-    if (s->particle_spacing > 0)
-        return 0.5f * s->particle_spacing;
-    return (float)(0.01 * cam->scene_radius);
-}
-
 // The triangles' and discs' pixels: the same projected radius the vertex
 // shader uses (particles.vert, projected_radius_px); a triangle around a
 // disc of radius r has 3 sqrt(3) r^2 of area.
@@ -140,7 +129,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
         cs_buffer_download(ctx, pv->positions, pos4, (VkDeviceSize)pv->count * 16, 0);
         cs_camera_matrices m;
         cs_camera_matrices_get(&camera, (double)width / height, &m);
-        res->radius = frame.particle_radius > 0 ? frame.particle_radius : drawn_radius(frame.scene, &camera);
+        res->radius = cs_render_particle_radius(frame.scene, &camera, frame.particle_radius);
         estimate_coverage(pos4, pv->count, &m, height, res->radius, res);
         free(pos4);
     }
@@ -152,15 +141,10 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
 
 int cs_bench_draw(const cs_bench_options *opt)
 {
-    cs_error err;
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
+        return 1;
     printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device,
            opt->width ? opt->width : 1280, opt->height ? opt->height : 720, opt->steps, opt->warmup);
     printf("%11s %8s %11s %11s %9s %12s %12s\n", "particles", "radius", "draw ms", "draw p90", "one-pixel",

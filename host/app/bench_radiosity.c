@@ -304,13 +304,9 @@ static int bench_scene_list(const cs_bench_options *opt)
 {
     cs_context ctx;
     cs_error err;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
+        return 1;
     printf("radiosity of each scene at its own patch_size on %s, %u frames (median) after %u\n\n", device,
            CS_MAX(opt->steps, 1u), opt->warmup);
     print_table_header("scene: triangles");
@@ -367,14 +363,11 @@ int cs_bench_radiosity(const cs_bench_options *opt)
         return 2;
     }
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
+    char device[512];
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device)) {
         cs_scene_free(&scene);
         return 1;
     }
-    char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
     printf("radiosity of %s on %s: %u lights, %u bounces, %u frames (median) after %u\n\n", scene.name, device,
            scene.geometry->lighting.light_count, scene.geometry->lighting.bounces, CS_MAX(opt->steps, 1u),
            opt->warmup);

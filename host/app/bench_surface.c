@@ -502,13 +502,9 @@ int cs_bench_surface(const cs_bench_options *opt)
 {
     cs_error err;
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (!cs_context_create(&desc, &ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 1;
-    }
     char device[512];
-    cs_context_device_string(&ctx, device, sizeof device);
+    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
+        return 1;
     surf_particles parts;
     splat_rig rig;
     if (!take_particles(&ctx, opt, &parts, &err) || !splat_rig_create(&ctx, &parts, &rig, &err)) {

@@ -392,6 +392,18 @@ static void create_frames(run_state *r)
     r->frames_created = true;
 }
 
+// Once, after the run: what the bodies' fixed-size lists lost, if anything.
+static void warn_bodies_overflow(run_state *r)
+{
+    if (!r->world.has_bodies)
+        return;
+    vkDeviceWaitIdle(r->ctx.device); // a failed run may leave frames in flight
+    char warning[1024];
+    cs_bodies_overflow_warning(cs_bodies_overflow(&r->world.bodies), warning, sizeof warning);
+    if (warning[0])
+        fprintf(stderr, "cistern: %s\n", warning);
+}
+
 static void destroy_frames(run_state *r)
 {
     if (!r->frames_created)
@@ -837,6 +849,7 @@ int cs_run(const cs_run_options *opt)
     r.submits_before = r.ctx.queue_submits;
     r.waits_before = r.ctx.fence_waits;
     code = r.windowed ? run_window(&r) : run_headless(&r);
+    warn_bodies_overflow(&r);
     if (!opt->quiet)
         print_frame_report(&r);
     // stats.csv counts only once it is closed whole; a failure that stopped

@@ -55,16 +55,15 @@ static void destroy(cs_renderer *r, void *state)
     free(p);
 }
 
-// Radius of the drawn spheres: the frame's, the scene's, half the spacing.
-static float particle_radius(const cs_render_frame *f)
+float cs_render_particle_radius(const cs_scene *scene, const cs_view_camera *camera, float frame_radius)
 {
-    if (f->particle_radius > 0)
-        return f->particle_radius;
-    if (f->scene->render.particle_radius > 0)
-        return f->scene->render.particle_radius;
-    if (f->scene->particle_spacing > 0)
-        return 0.5f * f->scene->particle_spacing;
-    return (float)(0.01 * f->camera->scene_radius);
+    if (frame_radius > 0)
+        return frame_radius;
+    if (scene->render.particle_radius > 0)
+        return scene->render.particle_radius;
+    if (scene->particle_spacing > 0)
+        return 0.5f * scene->particle_spacing;
+    return (float)(0.01 * camera->scene_radius);
 }
 
 static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_render_view *view,
@@ -82,11 +81,13 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
     if ((mode == CS_COLOR_SPEED && !pv->velocities) || (mode == CS_COLOR_DENSITY && !pv->densities))
         mode = CS_COLOR_MATERIAL;
     float spread = view->density_spread;
+    const cs_render_frame *f = view->frame;
+    float radius = cs_render_particle_radius(f->scene, f->camera, f->particle_radius);
     struct cs_render_particles_push push = {
         .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],
         .proj = view->proj,
         .fog = view->fog,
-        .params = {particle_radius(view->frame), view->speed_max, 1.0f - spread, 1.0f + spread},
+        .params = {radius, view->speed_max, 1.0f - spread, 1.0f + spread},
         .modes = {view->flags, (uint32_t)mode, vertices_per_particle, r->view_material_count[index]},
         .misc = {view->fog_start, (float)r->view_material_base[index], 0, (float)view->height},
     };

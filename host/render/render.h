@@ -149,6 +149,10 @@ void cs_render_overlay_panel(const char *text, float panel[4]);
 // The overlay's text for a recorder's last frame: the `top` passes with
 // the most GPU ms (same-named passes summed), then the frame's total.
 void cs_render_overlay_format(const cs_recorder *rec, uint32_t top, char *out, size_t size);
+// The radius the particle feature draws its spheres at: the frame's
+// override, the scene's render.particle_radius, half the particle spacing,
+// else 1% of the camera's scene radius.
+float cs_render_particle_radius(const cs_scene *scene, const cs_view_camera *camera, float frame_radius);
 void cs_renderer_destroy(cs_renderer *r);
 
 // Resizes the offscreen image (waits for the device to go idle).

@@ -75,6 +75,10 @@ layout(std430, binding = 5) buffer Contacts {
     vec4 pair_push[CS_BODIES_MAX * CS_BODY_PAIRS_PER_BODY];
     uint pair_other[CS_BODIES_MAX * CS_BODY_PAIRS_PER_BODY];
 };
+// overflow[1]: contacts and pairs every body dropped, summed over the
+// substeps since creation (cs_bodies_overflow; overflow[0] is the
+// particles' lost impulses, records_keys.comp).
+layout(std430, binding = 6) buffer Overflow { uint overflow[]; };
 layout(push_constant) uniform Push { cs_bodies_integrate_push pc; };
 
 #define WALL 0xFFFFFFFFu // the "other body" of a domain-face contact: fixed, at rest
@@ -425,6 +429,9 @@ void narrow(uint a, uint count)
         pair_other[a * CS_BODY_PAIRS_PER_BODY + k] = b;
         pair_count[a] = k + 1u;
     }
+    // Counted for the host (a tally: the order of the adds changes no result).
+    if (dropped[a] > 0u)
+        atomicAdd(overflow[1], dropped[a]);
 }
 
 // SWEEP: every contact once, in body order.
