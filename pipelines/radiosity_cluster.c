@@ -5,12 +5,42 @@
 #include "raycast.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const double PI = 3.14159265358979323846;
 // Links whose visibility is cast at once (at most CS_CLUSTER_REPS rays each).
 #define VISIBILITY_LINKS (1u << 18)
+// Seconds between two progress lines (cs_hierarchy_options.progress).
+#define PROGRESS_EVERY_S 5.0
+// Links the refinement makes between two looks at the clock.
+#define PROGRESS_LINK_STRIDE (1u << 20)
+// The most links a compile holds (their count is a uint32_t with room to sort).
+#define MOST_LINKS (1u << 30)
+
+// Where a long compile is: a line on `out` at most every PROGRESS_EVERY_S.
+typedef struct progress {
+    FILE *out;
+    double start, last;
+} progress;
+
+static void report(progress *p, const char *format, ...)
+{
+    if (!p->out)
+        return;
+    double now = cs_now_seconds();
+    if (now - p->last < PROGRESS_EVERY_S)
+        return;
+    p->last = now;
+    va_list args;
+    va_start(args, format);
+    fprintf(p->out, "radiosity: compiling (%.0f s): ", now - p->start);
+    vfprintf(p->out, format, args);
+    va_end(args);
+    fputc('\n', p->out);
+    fflush(p->out);
+}
 
 cs_hierarchy_options cs_hierarchy_options_default(void)
 {
@@ -519,7 +549,7 @@ static bool push(pair_list *l, uint32_t receiver, uint32_t source, double factor
                  cs_error *err)
 {
     if (l->count == l->capacity) {
-        if (l->capacity >= (1u << 30))
+        if (l->capacity >= MOST_LINKS)
             return cs_fail(err, "radiosity: more than 2^30 links; raise patch_size");
         uint32_t grown_capacity = l->capacity ? l->capacity * 2 : 4096;
         pair_link *grown = realloc(l->links, (size_t)grown_capacity * sizeof *grown);
@@ -539,6 +569,11 @@ typedef struct linker {
     const cs_hierarchy_options *o;
     pair_list out;
     cs_error *err;
+    progress *progress;
+    // What the kept links may number: all of them, and those received by a
+    // cluster (their gradients are a buffer of their own, 16 bytes each).
+    uint32_t max_links, max_cluster_links;
+    char limit_reason[160];
 } linker;
 
 static bool is_cluster(const linker *k, uint32_t node)
@@ -662,6 +697,15 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
     return LINK;
 }
 
+// A link the refinement found, to be cast; now and then a progress line.
+static bool add_link(linker *k, uint32_t a, uint32_t b, double factor, const double gradient[3])
+{
+    if (k->out.count % PROGRESS_LINK_STRIDE == PROGRESS_LINK_STRIDE - 1)
+        report(k->progress, "%u patches, %u clusters: %.1f M links found (before visibility; %.1f M fit)",
+               k->c->patch_count, k->c->cluster_count, k->out.count / 1e6, k->max_links / 1e6);
+    return push(&k->out, a, b, factor, gradient, k->err);
+}
+
 // The links between receiver a and source b (and everything under them).
 static bool refine(linker *k, uint32_t a, uint32_t b)
 {
@@ -679,12 +723,12 @@ static bool refine(linker *k, uint32_t a, uint32_t b)
     }
     if (a < n && b < n) {
         double f = cs_form_factor(c->corners[a], c->corners[b]), none[3] = {0, 0, 0};
-        return !(f > 0.0) || push(&k->out, a, b, f, none, k->err);
+        return !(f > 0.0) || add_link(k, a, b, f, none);
     }
     double f = 0.0, gradient[3] = {0, 0, 0};
     verdict v = judge(k, a, b, &f, gradient);
     if (v == LINK)
-        return !(f > 0.0) || push(&k->out, a, b, f, gradient, k->err);
+        return !(f > 0.0) || add_link(k, a, b, f, gradient);
     if (v == SKIP)
         return true;
     uint32_t parent = v == SPLIT_RECEIVER ? a : b;
@@ -772,6 +816,24 @@ static void cast_links(caster *k, const pair_link *links, uint32_t first, uint32
     }
 }
 
+// False with the reason once the kept links are more than the device holds:
+// a compile past that could never be uploaded, and the rest of it could
+// take an hour.
+static bool within_limits(const linker *k, const pair_list *kept, uint32_t cluster_links, uint32_t round,
+                          uint32_t cast, uint32_t pending)
+{
+    if (kept->count <= k->max_links && cluster_links <= k->max_cluster_links)
+        return true;
+    bool all = kept->count > k->max_links;
+    return cs_fail(k->err,
+                   "radiosity: %u patches make more links than %s: %u %skept after casting %u of %u links "
+                   "(visibility round %u); "
+                   "raise radiosity.patch_size (a patch is at most one triangle: else fewer triangles) or leave "
+                   "\"radiosity\" out",
+                   k->c->patch_count, k->limit_reason, all ? kept->count : cluster_links,
+                   all ? "" : "received by clusters ", cast, pending, round + 1);
+}
+
 // Visibility, with refinement where a receiving cluster sees its source
 // only in part (Hanrahan's rule: a shadow's edge crosses it, and one
 // irradiance for all its patches would smear the shadow): the link is
@@ -799,6 +861,7 @@ static bool apply_visibility(cs_context *ctx, const cs_bvh *bvh, linker *lk, pai
         free(pairs), free(clear), free(arrived), free(k.rays), free(k.hits);
         return err->msg[0] ? false : cs_fail(err, "radiosity: out of memory for visibility");
     }
+    uint32_t cluster_links = 0;
     for (uint32_t round = 0; ok && lk->out.count > 0; round++) {
         pair_list pending = lk->out;
         lk->out = (pair_list){0};
@@ -823,8 +886,14 @@ static bool apply_visibility(cs_context *ctx, const cs_bvh *bvh, linker *lk, pai
                     p.gradient[e] *= fraction;
                 ok = push(kept, p.receiver, p.source, p.factor, (double[3]){p.gradient[0], p.gradient[1], p.gradient[2]},
                           err);
+                if (!ok)
+                    break;
                 kept->links[kept->count - 1] = p; // the float values as they are
+                cluster_links += p.receiver >= c->patch_count;
             }
+            ok = ok && within_limits(lk, kept, cluster_links, round, end, pending.count);
+            report(lk->progress, "visibility round %u: %.1f M of %.1f M links cast, %.1f M kept (at most %.1f M)",
+                   round + 1, end / 1e6, pending.count / 1e6, kept->count / 1e6, lk->max_links / 1e6);
         }
         free(pending.links);
     }
@@ -961,10 +1030,33 @@ static bool store_links(cs_radiosity_compiled *c, const pair_list *links, cs_err
     return true;
 }
 
-static bool make_links(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compiled *c, const cs_cluster *nodes,
-                       const uint32_t *roots, uint32_t root_count, const cs_hierarchy_options *o, cs_error *err)
+// The kept links' limits: the caller's, else what one storage buffer of the
+// device holds (cs_link 8 bytes, a cluster link's gradient 16), else 2^30.
+static void set_link_limits(const cs_context *ctx, const cs_hierarchy_options *o, linker *k)
 {
-    linker k = {.c = c, .nodes = nodes, .o = o, .err = err};
+    k->max_links = k->max_cluster_links = MOST_LINKS;
+    snprintf(k->limit_reason, sizeof k->limit_reason, "the 2^30 a compile holds");
+    if (o->max_links) {
+        k->max_links = k->max_cluster_links = CS_MIN(o->max_links, MOST_LINKS);
+        snprintf(k->limit_reason, sizeof k->limit_reason, "the %u asked for", k->max_links);
+    } else if (ctx) {
+        uint64_t range = ctx->props.limits.maxStorageBufferRange;
+        k->max_links = (uint32_t)CS_MIN(range / sizeof(cs_link), (uint64_t)MOST_LINKS);
+        k->max_cluster_links = (uint32_t)CS_MIN(range / 16, (uint64_t)MOST_LINKS);
+        char bytes[32];
+        cs_format_bytes(range, bytes, sizeof bytes);
+        snprintf(k->limit_reason, sizeof k->limit_reason,
+                 "the device holds (maxStorageBufferRange %s: %u links, %u of them received by clusters)", bytes,
+                 k->max_links, k->max_cluster_links);
+    }
+}
+
+static bool make_links(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compiled *c, const cs_cluster *nodes,
+                       const uint32_t *roots, uint32_t root_count, const cs_hierarchy_options *o, progress *p,
+                       cs_error *err)
+{
+    linker k = {.c = c, .nodes = nodes, .o = o, .err = err, .progress = p};
+    set_link_limits(ctx, o, &k);
     bool ok = true;
     for (uint32_t x = 0; ok && x < root_count; x++)
         for (uint32_t y = 0; ok && y < root_count; y++)
@@ -991,9 +1083,17 @@ bool cs_radiosity_compile_hierarchy(cs_context *ctx, const cs_tri *tris, uint32_
                        options->branching, options->iterations);
     uint32_t *roots = NULL, root_count = 0;
     cs_cluster *nodes = NULL;
-    bool ok = cs_radiosity_make_patches(tris, tri_count, patch_size, out, err) &&
-              measure_openness(ctx, bvh, out, err) && build_tree(out, options, &nodes, &roots, &root_count, err) &&
-              make_links(ctx, bvh, out, nodes, roots, root_count, options, err);
+    progress p = {.out = options->progress, .start = start, .last = start};
+    bool ok = cs_radiosity_make_patches(tris, tri_count, patch_size, out, err);
+    if (ok)
+        report(&p, "%u patches: their openness", out->patch_count);
+    ok = ok && measure_openness(ctx, bvh, out, err);
+    if (ok)
+        report(&p, "%u patches: the cluster tree", out->patch_count);
+    ok = ok && build_tree(out, options, &nodes, &roots, &root_count, err);
+    if (ok)
+        report(&p, "%u patches, %u clusters: the links", out->patch_count, out->cluster_count);
+    ok = ok && make_links(ctx, bvh, out, nodes, roots, root_count, options, &p, err);
     free(roots);
     free(nodes);
     if (!ok) {

@@ -85,6 +85,8 @@
 #include "context.h"
 #include "radiosity.h"
 
+#include <stdio.h>
+
 #define CS_CLUSTER_REPS 4u
 #define CS_CLUSTER_ROOTS 4u
 
@@ -109,6 +111,13 @@ typedef struct cs_hierarchy_options {
     uint32_t iterations;      // Lloyd iterations a round
     bool patch_receivers;     // every receiver a patch (the rule before receiver clusters)
     bool brute_force_assign;  // k-means: every node against every centre (the grid's reference)
+    // Links the compile may keep (0: as many as the device's storage buffers hold,
+    // without a device 2^30): it stops with the reason once past it, instead of
+    // casting the rest of a compile that could never be uploaded.
+    uint32_t max_links;
+    // NULL: silent; else a line now and then (at most every few seconds) on
+    // where a long compile is: a 50 k-patch one takes an hour on llvmpipe.
+    FILE *progress;
 } cs_hierarchy_options;
 
 // ratio 0.25, receiver ratio 0.15, max spread 30 degrees, branching 4, 6

@@ -19,6 +19,10 @@
 //     decides) is below MAX_LINK_EXPONENT (the flat compile's is 2; with
 //     every receiver a patch it was 1.49);
 //   - determinism: two compiles give the same bytes;
+//   - a link limit (cs_hierarchy_options.max_links; the world's is what one
+//     storage buffer of the device holds): a compile keeping exactly that
+//     many links passes, one more than the limit is refused with a message
+//     that says what to change (patch_size);
 //   - the k-means grid assignment builds the same tree as comparing every
 //     node with every centre: the Cornell box at 0.05 and random triangles
 //     (seed printed).
@@ -245,6 +249,28 @@ static void test_determinism(const cs_scene *scene, const cs_bvh *bvh)
     cs_radiosity_free(&b);
 }
 
+static void test_link_limit(const cs_scene *scene, const cs_bvh *bvh)
+{
+    cs_hierarchy_options o = cs_hierarchy_options_default();
+    cs_radiosity_compiled full, limited;
+    compile_hierarchy(scene->geometry->tris, scene->geometry->tri_count, 0.1, bvh, &o, &full);
+    o.max_links = full.link_count;
+    compile_hierarchy(scene->geometry->tris, scene->geometry->tri_count, 0.1, bvh, &o, &limited);
+    CHECK(limited.link_count == full.link_count, "at a limit of %u: %u links", o.max_links, limited.link_count);
+    cs_radiosity_free(&limited);
+    o.max_links = full.link_count - 1;
+    cs_error err = {0};
+    bool made = cs_radiosity_compile_hierarchy(NULL, scene->geometry->tris, scene->geometry->tri_count, 0.1, bvh, &o,
+                                               &limited, &err);
+    printf("link limit: %u links at 0.1; a limit of %u: %s\n", full.link_count, o.max_links,
+           made ? "COMPILED" : err.msg);
+    CHECK(!made && strstr(err.msg, "more links than") && strstr(err.msg, "patch_size"),
+          "a compile over its link limit must be refused, saying what to change: %s", made ? "compiled" : err.msg);
+    if (made)
+        cs_radiosity_free(&limited);
+    cs_radiosity_free(&full);
+}
+
 static bool same_tree(const cs_radiosity_compiled *a, const cs_radiosity_compiled *b)
 {
     return a->cluster_count == b->cluster_count && a->level_count == b->level_count &&
@@ -306,6 +332,7 @@ int main(void)
     test_furnace();
     test_link_growth(&scene);
     test_determinism(&scene, &bvh);
+    test_link_limit(&scene, &bvh);
     test_assignment(&scene);
     cs_bvh_free(&bvh);
     cs_scene_free(&scene);

@@ -5,6 +5,7 @@
 #include "light.h"
 #include "radiosity_cluster.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,7 @@ bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_
         return cs_scene_fail(scene, err, "", "geometry", "%s", inner.msg);
     }
     cs_hierarchy_options clusters = cs_hierarchy_options_default();
+    clusters.progress = stderr; // a big scene's compile takes minutes: say where it is
     bool compiled = part->lighting->hierarchy
                         ? cs_radiosity_compile_hierarchy(ctx, g->tris, g->tri_count, part->lighting->patch_size,
                                                          &part->bvh, &clusters, &part->compiled, &inner)
