@@ -115,7 +115,7 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
 {
     bool radiosity = v->radiosity_shown && v->radiosity_made;
     if (radiosity) {
-        cs_world_radiosity_record(&v->ctx, &v->radiosity, rec, seconds);
+        cs_world_radiosity_record(&v->radiosity, rec, seconds);
         cs_barrier_compute_to_graphics(rec);
     }
     cs_render_record(&v->renderer, rec,
