@@ -221,19 +221,36 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
     memset(gpu, 0, sizeof *gpu);
 }
 
-void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
-                                 const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples)
+// The counts the direct pass reads (its push constants), checked against
+// the capacities.
+static void set_light_counts(cs_radiosity_gpu *gpu, uint32_t count, uint32_t area_count, uint32_t area_samples)
 {
     CS_ASSERT(count <= gpu->light_capacity && area_count <= gpu->area_capacity && area_samples > 0,
               "radiosity: %u lights, %u area lights (room for %u, %u), %u samples", count, area_count,
               gpu->light_capacity, gpu->area_capacity, area_samples);
+    gpu->direct_push.light_count = count;
+    gpu->direct_push.area_count = area_count;
+    gpu->direct_push.area_samples = area_samples;
+}
+
+void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
+                                 const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples)
+{
+    set_light_counts(gpu, count, area_count, area_samples);
     if (count > 0)
         cs_buffer_upload(ctx, &gpu->lights, lights, (VkDeviceSize)count * sizeof(cs_light), 0);
     if (area_count > 0)
         cs_buffer_upload(ctx, &gpu->area_lights, area_lights, (VkDeviceSize)area_count * sizeof(cs_area_light), 0);
-    gpu->direct_push.light_count = count;
-    gpu->direct_push.area_count = area_count;
-    gpu->direct_push.area_samples = area_samples;
+}
+
+void cs_radiosity_gpu_record_lights(cs_recorder *rec, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
+                                    const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples)
+{
+    set_light_counts(gpu, count, area_count, area_samples);
+    if (count > 0)
+        cs_cmd_update(rec, &gpu->lights, lights, (VkDeviceSize)count * sizeof(cs_light), 0);
+    if (area_count > 0)
+        cs_cmd_update(rec, &gpu->area_lights, area_lights, (VkDeviceSize)area_count * sizeof(cs_area_light), 0);
 }
 
 void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *c)

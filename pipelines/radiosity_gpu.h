@@ -73,6 +73,11 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu);
 // area lights' sample grid side (at least 1).
 void cs_radiosity_gpu_set_lights(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
                                  const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples);
+// The same, recorded into `rec` (cs_cmd_update) for the frames recorded
+// after it: no submit of its own, so a frame with moving lights stays one
+// submit (world_radiosity.c, every frame).
+void cs_radiosity_gpu_record_lights(cs_recorder *rec, cs_radiosity_gpu *gpu, const cs_light *lights, uint32_t count,
+                                    const cs_area_light *area_lights, uint32_t area_count, uint32_t area_samples);
 // New albedos (3 floats per patch), e.g. the walls' colours cycled.
 void cs_radiosity_gpu_set_albedo(cs_context *ctx, cs_radiosity_gpu *gpu, const cs_radiosity_compiled *compiled);
 

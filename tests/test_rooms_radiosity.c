@@ -75,7 +75,7 @@ static void solve_frame(cs_context *ctx, cs_scene *scene, cs_world_radiosity *pa
     cs_recorder rec;
     cs_recorder_create(ctx, "rooms radiosity", &rec);
     cs_recorder_begin(&rec);
-    cs_world_radiosity_record(ctx, part, &rec, t);
+    cs_world_radiosity_record(part, &rec, t);
     cs_recorder_submit_wait(&rec);
     cs_recorder_destroy(&rec);
     cs_buffer_download(ctx, cs_radiosity_gpu_result(&part->gpu), got, (VkDeviceSize)part->gpu.patch_count * 16, 0);

@@ -117,7 +117,7 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, uint
             if (feedback)
                 cs_radiosity_gpu_record_feedback(&rec, &part.gpu);
             else
-                cs_world_radiosity_record(ctx, &part, &rec, s * (double)scene->dt);
+                cs_world_radiosity_record(&part, &rec, s * (double)scene->dt);
             cs_recorder_submit_wait(&rec);
             if (s < opt->warmup)
                 continue;
@@ -172,7 +172,7 @@ static bool bench_probes(cs_context *ctx, cs_scene *scene, uint32_t n, const cs_
     cs_recorder_create(ctx, "bench probes", &rec);
     for (uint32_t s = 0; s < opt->warmup + steps; s++) {
         cs_recorder_begin(&rec);
-        cs_world_radiosity_record(ctx, &part, &rec, s * (double)scene->dt);
+        cs_world_radiosity_record(&part, &rec, s * (double)scene->dt);
         cs_recorder_submit_wait(&rec);
         if (s < opt->warmup)
             continue;

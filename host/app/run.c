@@ -56,8 +56,17 @@ typedef struct run_state {
         bool image;            // headless: it drew into the offscreen image (a PNG)
         bool capture;          // a RenderDoc capture and/or a screenshot
         uint32_t frame;        // index of the loop's frame (headless: the PNG's number)
+        uint32_t sim_frame;    // stepped: the simulated frame it holds (its stats row)
+        bool drew;             // it drew the scene: `rooms` is what it drew of the level
+        cs_rooms_drawn rooms;
     } slots[CS_FRAMES_IN_FLIGHT];
-    const cs_recorder *last_done; // the latest finished frame's recorder (title, overlay)
+    // The latest finished frame's GPU timings (title, progress line), copied
+    // when it finishes: its recorder is begun again for a later frame, which
+    // clears them while they are still shown.
+    cs_pass_timing last_pass_sums[64];
+    uint32_t last_pass_sum_count;
+    double last_gpu_ms;
+    bool any_frame_done;
     cs_sim_stats last_stats;   // and its stats
     uint32_t recorded_sim_frames; // simulated frames recorded (sim_frames: finished)
     uint32_t world_first_frame; // the simulated frame the current world started at (restarts)
@@ -80,7 +89,7 @@ typedef struct run_state {
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
     bool flip_arrows;          // O: arrows shown where the scene hides them and back
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
-    cs_rooms_drawn last_rooms; // the level's rooms the last drawn frame drew (run_rooms.h)
+    cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
@@ -298,28 +307,28 @@ static bool create_world(run_state *r, cs_error *err)
     return r->world_alive;
 }
 
-// The particles after simulated frame `frame` when it went wrong. With
-// frames in flight a later frame may have run already; then a fresh world
-// (the world is bit-deterministic) is replayed to the end of that frame.
-static bool dump_failed_frame(run_state *r, uint32_t frame, cs_error *err)
+// Simulated frame `frame` (of the run) went wrong: which pass first wrote
+// NaN/Inf (into `culprit`), and a particle dump of the frame. The current
+// world started at world_first_frame (an R restart makes a new one); a fresh
+// world replayed to the start of the frame (bit-deterministic) is hunted
+// through it, and ends where the run's world ended it. With frames in
+// flight the run's world may be past the frame already; then the dump is
+// the replay's. One replay serves both.
+static void replay_failed_frame(run_state *r, uint32_t frame, char *culprit, size_t size, bool *hunted, bool *dumped,
+                                cs_error *dump_err)
 {
     vkDeviceWaitIdle(r->ctx.device);
-    if (r->recorded_sim_frames == frame + 1)
-        return dump_particles(r, &r->world, frame, err);
+    *hunted = *dumped = false;
+    bool world_at_frame = r->recorded_sim_frames == frame + 1;
     cs_world replay;
-    if (!cs_world_create(&r->ctx, &r->scene, &replay, err))
-        return false;
-    cs_recorder rec;
-    cs_recorder_create(&r->ctx, "replay to the failed frame", &rec);
-    for (uint32_t f = r->world_first_frame; f <= frame; f++) {
-        cs_recorder_begin(&rec);
-        cs_world_record_frame(&replay, &rec);
-        cs_recorder_submit_wait(&rec);
+    if (!cs_world_replay(&r->ctx, &r->scene, frame - r->world_first_frame, &replay, dump_err)) {
+        // The world could not be made again: the run's own is all there is.
+        *dumped = world_at_frame && dump_particles(r, &r->world, frame, dump_err);
+        return;
     }
-    cs_recorder_destroy(&rec);
-    bool ok = dump_particles(r, &replay, frame, err);
+    *hunted = cs_world_find_first_non_finite(&replay, culprit, size);
+    *dumped = dump_particles(r, world_at_frame ? &r->world : &replay, frame, dump_err);
     cs_world_destroy(&replay);
-    return ok;
 }
 
 // A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
@@ -332,12 +341,11 @@ static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *e
     if (cs_world_check_stats(&r->world, per_fluid, what, sizeof what))
         return true;
     uint32_t frame = r->sim_frames;
-    cs_error dump_err;
-    bool dumped = dump_failed_frame(r, frame, &dump_err);
-    // Which pass did it: the frame again, read back after every pass.
     char first_pass[400] = "", culprit[320];
-    cs_error hunt_err;
-    if (cs_world_find_first_non_finite(&r->ctx, &r->scene, frame, culprit, sizeof culprit, &hunt_err))
+    bool hunted, dumped;
+    cs_error dump_err;
+    replay_failed_frame(r, frame, culprit, sizeof culprit, &hunted, &dumped, &dump_err);
+    if (hunted)
         snprintf(first_pass, sizeof first_pass, "; first non-finite output: %s", culprit);
     return cs_fail(err, "%s: frame %u (t = %.4g s): %s%s; stopped. %s/stats.csv has frames 0-%u%s%s",
                    r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, first_pass,
@@ -426,7 +434,7 @@ static cs_recorder *begin_frame(run_state *r, uint32_t frame)
         r->frames_overlapped++;
     cs_recorder *rec = &r->frames[slot];
     cs_recorder_begin(rec);
-    r->slots[slot] = (struct frame_slot){.frame = frame};
+    r->slots[slot] = (struct frame_slot){.frame = frame, .sim_frame = r->recorded_sim_frames};
     return rec;
 }
 
@@ -460,7 +468,13 @@ static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
     if (!r->draining && r->frames_submitted && s->frame == r->last_submitted_frame)
         r->waits_on_latest++;
     cs_recorder_wait(rec);
-    r->last_done = rec;
+    r->last_pass_sum_count = cs_recorder_pass_sums(rec, r->last_pass_sums, (uint32_t)CS_ARRAY_COUNT(r->last_pass_sums));
+    r->last_gpu_ms = cs_recorder_total_ms(rec);
+    r->any_frame_done = true;
+    if (s->drew) {
+        r->last_rooms = s->rooms;
+        r->last_rooms_frame = s->frame;
+    }
     format_overlay(r, rec);
     if (s->capture) {
         char path[512] = "";
@@ -478,7 +492,21 @@ static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
     }
     if (s->image && !write_image(r, s->frame, err))
         return false;
-    return !s->stepped || after_sim_frame(r, rec, err);
+    if (!s->stepped)
+        return true;
+    CS_ASSERT(s->sim_frame == r->sim_frames, "simulated frame %u finished as frame %u", s->sim_frame, r->sim_frames);
+    return after_sim_frame(r, rec, err);
+}
+
+// Finishes the frame in `slot`, the latest submitted, at once, and before
+// it every older frame still pending, oldest first: rows, checks, dumps and
+// reint's point count follow the frames in the order they were simulated.
+static bool finish_latest_frame(run_state *r, uint32_t slot, cs_error *err)
+{
+    for (uint32_t k = 1; k <= CS_FRAMES_IN_FLIGHT; k++)
+        if (!finish_frame(r, (slot + k) % CS_FRAMES_IN_FLIGHT, err))
+            return false;
+    return true;
 }
 
 // Finishes every pending frame, oldest first (`next` is the next frame's
@@ -540,18 +568,17 @@ static int run_headless(run_state *r)
         if (image) {
             record_draw(r, rec, NULL);
             cs_render_record_readback(&r->renderer, rec);
-            r->last_rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
-            r->last_rooms_frame = frame;
+            r->slots[slot].rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
+            r->slots[slot].drew = true;
         }
         r->slots[slot].image = image;
         r->slots[slot].capture = capture;
         submit_frame(r, rec, true, NULL);
-        if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_frame(r, slot, &err))
+        if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_latest_frame(r, slot, &err))
             goto failed;
         if (!opt->quiet) {
             char status[128];
-            snprintf(status, sizeof status, "%.2f ms GPU per frame",
-                     r->last_done ? cs_recorder_total_ms(r->last_done) : 0.0);
+            snprintf(status, sizeof status, "%.2f ms GPU per frame", r->last_gpu_ms);
             cs_progress_update(&progress, frame + 1, status);
         }
     }
@@ -667,24 +694,27 @@ static int run_window(run_state *r)
             r->warned_mesh = true;
         }
         record_draw(r, rec, &target);
-        r->last_rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
+        r->slots[slot].rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
+        r->slots[slot].drew = true;
         cs_window_record_present(&r->window, rec, capture);
         r->slots[slot].capture = capture;
         submit_frame(r, rec, step, &sync);
         cs_window_present(&r->window);
-        if (host_needs_frame(r, step, sim_frame, false, capture) && !finish_frame(r, slot, &err)) {
+        if (host_needs_frame(r, step, sim_frame, false, capture) && !finish_latest_frame(r, slot, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             vkDeviceWaitIdle(r->ctx.device);
             return 1;
         }
         drawn++;
         frames_since_title++;
-        if (now - title_time > 0.5 && r->last_done) {
+        if (now - title_time > 0.5 && r->any_frame_done) {
+            // The title reads the timings as a recorder's pass list.
+            const cs_recorder timings = {.passes = r->last_pass_sums, .pass_count = r->last_pass_sum_count};
             char title[1024];
             cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
                                    r->last_stats.particles,
                                    r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
-                                   r->last_done);
+                                   &timings);
             char rooms[96];
             cs_run_rooms_text(r->last_rooms, rooms, sizeof rooms);
             size_t used = strlen(title);

@@ -115,7 +115,7 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
 {
     bool radiosity = v->radiosity_shown && v->radiosity_made;
     if (radiosity) {
-        cs_world_radiosity_record(&v->ctx, &v->radiosity, rec, seconds);
+        cs_world_radiosity_record(&v->radiosity, rec, seconds);
         cs_barrier_compute_to_graphics(rec);
     }
     cs_render_record(&v->renderer, rec,
@@ -184,7 +184,9 @@ static int view_window(view_state *v)
     uint32_t room = 0, drawn = 0, frames_since_title = 0;
     double start = cs_now_seconds(), last = start, title_time = last;
     uint64_t submits_before = v->ctx.queue_submits, waits_before = v->ctx.fence_waits;
-    const cs_recorder *last_done = NULL; // the latest finished frame (the title's draw ms)
+    // The latest finished frame's draw ms (the title), copied when it
+    // finishes: its recorder is begun again, which clears its timings.
+    double last_draw_ms = -1;
     place_camera(v, room);
     for (;;) {
         cs_window_events ev;
@@ -210,7 +212,7 @@ static int view_window(view_state *v)
         cs_recorder *rec = &v->frames[slot];
         if (rec->pending) {
             cs_recorder_wait(rec);
-            last_done = rec;
+            last_draw_ms = cs_recorder_pass_ms(rec, "draw");
         }
         cs_render_target target;
         cs_submit_sync sync;
@@ -223,13 +225,13 @@ static int view_window(view_state *v)
         cs_window_present(&v->window);
         drawn++;
         frames_since_title++;
-        if (now - title_time > 0.5 && last_done) {
+        if (now - title_time > 0.5 && last_draw_ms >= 0) {
             int in = cs_level_room_at(&v->mesh, v->camera.position);
             char title[256];
             snprintf(title, sizeof title, "cistern view — %s — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f "
                      "ms GPU (Tab: next room, B: light)", opt->level, v->radiosity_shown ? "radiosity" : "baked light",
                      in, v->renderer.level_rooms_drawn, v->mesh.room_count,
-                     frames_since_title / (now - title_time), cs_recorder_pass_ms(last_done, "draw"));
+                     frames_since_title / (now - title_time), last_draw_ms);
             cs_window_set_title(&v->window, title);
             title_time = now;
             frames_since_title = 0;

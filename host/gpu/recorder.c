@@ -415,6 +415,16 @@ void cs_barrier_all(cs_recorder *rec)
                    VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
+void cs_cmd_update(cs_recorder *rec, cs_buffer *buf, const void *data, VkDeviceSize size, VkDeviceSize offset)
+{
+    CS_ASSERT(size > 0 && size <= 65536 && size % 4 == 0 && offset % 4 == 0 && offset + size <= buf->size,
+              "buffer update of %llu bytes at %llu (buffer of %llu)", (unsigned long long)size,
+              (unsigned long long)offset, (unsigned long long)buf->size);
+    cs_barrier_compute_to_transfer(rec);
+    vkCmdUpdateBuffer(rec->cmd, buf->buffer, offset, size, data);
+    cs_barrier_transfer_to_compute(rec);
+}
+
 void cs_cmd_fill(cs_recorder *rec, cs_buffer *buf, uint32_t value)
 {
     vkCmdFillBuffer(rec->cmd, buf->buffer, 0, VK_WHOLE_SIZE, value);

@@ -18,7 +18,7 @@
 #include "program.h"
 
 #define CS_PASSES_PER_POOL 512
-// Frames in flight (frame_ring.h): how many frames a loop may have recorded
+// Frames in flight (host/app/run.c, docs/architecture.md): how many frames a loop may have recorded
 // and submitted before it waits for the oldest. Modules that keep per-frame
 // host-visible resources (readbacks, host-written quads) keep
 // CS_FRAME_SLOTS of them, indexed by cs_recorder.frame_slot: one per ring
@@ -152,6 +152,14 @@ void cs_barrier_image(VkCommandBuffer cmd, const cs_image_barrier *barrier);
 
 // Fills a buffer range with a 32-bit value inside the current recording.
 void cs_cmd_fill(cs_recorder *rec, cs_buffer *buf, uint32_t value);
+// Writes `size` bytes of `data` (a multiple of 4, at most 65536:
+// vkCmdUpdateBuffer's limit) at `offset` of a buffer made with transfer-dst
+// usage, inside the current recording: a small per-frame upload (lights)
+// without a submit and fence wait of its own. The bytes are copied into
+// the command buffer now. Barriers either side order it after earlier
+// compute reads and writes (frames still in flight included) and before
+// later ones.
+void cs_cmd_update(cs_recorder *rec, cs_buffer *buf, const void *data, VkDeviceSize size, VkDeviceSize offset);
 void cs_cmd_copy(cs_recorder *rec, cs_buffer *src, cs_buffer *dst, VkDeviceSize size);
 // The same between byte ranges (both must lie inside their buffers).
 void cs_cmd_copy_range(cs_recorder *rec, cs_buffer *src, VkDeviceSize src_offset, cs_buffer *dst,

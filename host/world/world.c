@@ -173,7 +173,7 @@ void cs_world_record_frame_end(cs_world *world, cs_recorder *rec)
     clear_prefix(rec);
     // The geometry's light as of the frame's end (its lights' paths at that time).
     if (world->radiosity)
-        cs_world_radiosity_record(world->ctx, world->radiosity, rec, cs_world_time(world));
+        cs_world_radiosity_record(world->radiosity, rec, cs_world_time(world));
 }
 
 void cs_world_record_frame(cs_world *world, cs_recorder *rec)

@@ -144,15 +144,22 @@ void cs_world_combine_stats(const cs_world *world, const cs_sim_stats *per_fluid
 // stop there (README, "When a run goes wrong").
 bool cs_world_check_stats(const cs_world *world, const cs_sim_stats *per_fluid, char *what, size_t size);
 
-// After a frame's check found NaN/Inf: runs a fresh world of `scene` to the
-// start of `frame` (the world is bit-deterministic, so that is the failed
-// run's state), then that frame with a read-back after every pass, and
-// writes the first pass whose output went non-finite into `out`
-// ("pass \"sph: relax\" (sph (sph): 6 NaN/Inf values in positions[1])").
-// False when none was found (or the world could not be made: err).
+// A fresh world of `scene` run through its first `frames` simulated frames,
+// each submitted and waited on, then its stats read (cs_world_stats), so
+// that host-side counts (reint's points) are the last frame's, as a PLY
+// dump needs. The world is bit-deterministic: this is the state a run's
+// world had after as many frames of its own. False (err) when the world
+// could not be made. world_first_nan.c.
+bool cs_world_replay(cs_context *ctx, const cs_scene *scene, uint32_t frames, cs_world *world, cs_error *err);
+
+// After a frame's check found NaN/Inf: runs the next frame of `world` (a
+// cs_world_replay to the start of the failed frame) with a read-back after
+// every pass, and writes the first pass whose output went non-finite into
+// `out` ("pass \"sph: relax\" (sph (sph): 6 NaN/Inf values in positions[1])").
+// The world is then at the end of that frame, its stats read as
+// cs_world_replay does (ready for a dump). False when no pass was found.
 // world_first_nan.c.
-bool cs_world_find_first_non_finite(cs_context *ctx, const cs_scene *scene, uint32_t frame, char *out, size_t size,
-                                    cs_error *err);
+bool cs_world_find_first_non_finite(cs_world *world, char *out, size_t size);
 
 // Before anything runs (cs_world_create calls it): every block of every
 // particle fluid against its material's rest density, by the solver's own

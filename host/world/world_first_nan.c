@@ -113,30 +113,43 @@ static void after_pass(cs_recorder *rec, const char *pass_name, void *user)
     cs_recorder_resume(rec);
 }
 
-bool cs_world_find_first_non_finite(cs_context *ctx, const cs_scene *scene, uint32_t frame, char *out, size_t size,
-                                    cs_error *err)
+// Every frame is waited on before the next is recorded: a replay has no
+// frames in flight, so each recorder is an immediate one.
+static void run_frame(cs_recorder *rec, cs_world *world)
 {
-    snprintf(out, size, "no pass found");
-    cs_world world;
-    if (!cs_world_create(ctx, scene, &world, err))
+    cs_recorder_begin(rec);
+    cs_world_record_frame(world, rec);
+    cs_recorder_submit_wait(rec);
+}
+
+bool cs_world_replay(cs_context *ctx, const cs_scene *scene, uint32_t frames, cs_world *world, cs_error *err)
+{
+    if (!cs_world_create(ctx, scene, world, err))
         return false;
     cs_recorder rec;
-    cs_recorder_create(ctx, "first non-finite pass", &rec);
-    for (uint32_t f = 0; f < frame; f++) {
-        cs_recorder_begin(&rec);
-        cs_world_record_frame(&world, &rec);
-        cs_recorder_submit_wait(&rec);
-    }
-    pass_hunt hunt = {.world = &world, .out = out, .size = size};
+    cs_recorder_create(ctx, "replay", &rec);
+    for (uint32_t f = 0; f < frames; f++)
+        run_frame(&rec, world);
+    cs_recorder_destroy(&rec);
+    cs_sim_stats stats;
+    cs_world_stats(world, &stats, NULL);
+    return true;
+}
+
+bool cs_world_find_first_non_finite(cs_world *world, char *out, size_t size)
+{
+    snprintf(out, size, "no pass found");
+    pass_hunt hunt = {.world = world, .out = out, .size = size};
     char ignored[256];
     scan(&hunt, ignored, sizeof ignored); // what the frame starts from
+    cs_recorder rec;
+    cs_recorder_create(world->ctx, "first non-finite pass", &rec);
     rec.after_pass = after_pass;
     rec.after_pass_user = &hunt;
-    cs_recorder_begin(&rec);
-    cs_world_record_frame(&world, &rec);
-    cs_recorder_submit_wait(&rec);
+    run_frame(&rec, world);
     rec.after_pass = NULL;
     cs_recorder_destroy(&rec);
-    cs_world_destroy(&world);
+    cs_sim_stats stats;
+    cs_world_stats(world, &stats, NULL);
     return hunt.found;
 }

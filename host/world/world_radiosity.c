@@ -125,13 +125,14 @@ void cs_world_radiosity_lights_at(const cs_scene_lighting *lighting, double t, c
     }
 }
 
-void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_recorder *rec, double t)
+void cs_world_radiosity_record(cs_world_radiosity *part, cs_recorder *rec, double t)
 {
     cs_light lights[CS_MAX_SCENE_LIGHTS];
     cs_area_light areas[CS_MAX_SCENE_LIGHTS];
     uint32_t count, area_count;
     cs_world_radiosity_lights_at(part->lighting, t, lights, &count, areas, &area_count);
-    cs_radiosity_gpu_set_lights(ctx, &part->gpu, lights, count, areas, area_count, part->lighting->area_samples);
+    // Recorded into the frame: a frame stays one submit with moving lights.
+    cs_radiosity_gpu_record_lights(rec, &part->gpu, lights, count, areas, area_count, part->lighting->area_samples);
     if (part->lighting->feedback)
         cs_radiosity_gpu_record_feedback(rec, &part->gpu);
     else

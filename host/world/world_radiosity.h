@@ -46,9 +46,9 @@ void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part);
 void cs_world_radiosity_lights_at(const cs_scene_lighting *lighting, double t, cs_light *lights, uint32_t *count,
                                   cs_area_light *areas, uint32_t *area_count);
 
-// Uploads the lights at time t, then records "radiosity: direct" and the
-// gathers. Outside a pass; the previous frame must have completed.
-void cs_world_radiosity_record(cs_context *ctx, cs_world_radiosity *part, cs_recorder *rec, double t);
+// Records the lights at time t into `rec` (no submit of its own), then
+// "radiosity: direct" and the gathers. Outside a pass.
+void cs_world_radiosity_record(cs_world_radiosity *part, cs_recorder *rec, double t);
 
 // The walls' colours cycled (the window's G key): every patch whose albedo
 // is not grey gets its rgb rotated once more (three steps round).
