@@ -90,7 +90,7 @@ static bool parse_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
     w->clamp_negative_pressure = true;
     w->wall_density = true;
     w->cfl = 0.4f;
-    w->surface_renormalise = false;
+    w->surface_renormalise = true;
     if (!block)
         return true;
     if (!cs_json_check_keys(scene, block, "wcsph", keys, err) ||

@@ -123,7 +123,7 @@ static void note(double *slot, double e) { *slot = fmax(*slot, e); }
 // Water-like units: spacing 0.02 m, h = 2.4 spacings. The second material is
 // lighter, slower, more viscous and cohesive, so every per-material term runs.
 static void random_scene_json(char *out, size_t size, int dim, float extent, float wall, uint32_t n,
-                              const char *kernel)
+                              const char *kernel, bool renormalise)
 {
     double s = 0.02, vol = dim == 2 ? s * s : s * s * s;
     snprintf(out, size,
@@ -138,9 +138,9 @@ static void random_scene_json(char *out, size_t size, int dim, float extent, flo
              "      \"tait_gamma\": 5, \"viscosity\": 0.2, \"surface_tension\": 0.002 } ],"
              "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.02, 0.02, %g] } ],"
              "  \"walls\": [ { \"normal\": [-1, -1, 0], \"offset\": %g } ],"
-             "  \"wcsph\": { \"kernel\": \"%s\", \"cfl\": 0 } }",
+             "  \"wcsph\": { \"kernel\": \"%s\", \"cfl\": 0, \"surface_renormalise\": %s } }",
              dim, extent, extent, dim == 3 ? extent : 0.0f, n, 1000.0 * vol, 800.0 * vol, dim == 3 ? 0.02 : 0.0,
-             -wall, kernel);
+             -wall, kernel, renormalise ? "true" : "false");
 }
 
 // The boundary planes as the solver sees them: domain faces, then walls.
@@ -166,7 +166,9 @@ static void ref_walls(wcsph_ref_params *rp, const cs_wcsph *w)
     }
 }
 
-static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, const char *kernel)
+// renormalise: wcsph.surface_renormalise (the lattice's top and far faces
+// are free surfaces, the jitter gives every particle a kernel gradient).
+static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, const char *kernel, bool renormalise)
 {
     const double s = 0.02, h = 0.048;
     // A jittered lattice (densities near rest, as in a flow) of n sites.
@@ -176,7 +178,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
     uint32_t side = dim == 2 ? (uint32_t)ceil(sqrt((double)n)) : (uint32_t)ceil(cbrt((double)n));
     float extent = (float)((side + 3) * s);
     char json[4096];
-    random_scene_json(json, sizeof json, dim, extent, (float)(1.5 * side * s), CS_MAX(n, 8u), kernel);
+    random_scene_json(json, sizeof json, dim, extent, (float)(1.5 * side * s), CS_MAX(n, 8u), kernel, renormalise);
     cs_scene sc;
     if (!parse_scene(json, &sc)) {
         CHECK(false, "scene");
@@ -199,7 +201,8 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
                            .kernel = w.kernel,
                            .clamp_negative_pressure = w.clamp_negative_pressure,
                            .gravity = {sc.gravity[0], sc.gravity[1], sc.gravity[2]},
-                           .materials = mats};
+                           .materials = mats,
+                           .surface_renormalise = w.surface_renormalise};
     ref_walls(&rp, &w);
 
     float *x0 = calloc((size_t)n * 4 + 4, sizeof(float));
@@ -282,18 +285,24 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         // binned positions, so the grid must find exactly these neighbours.
         double e_brute = 0.0;
         for (uint32_t i = 0; i < n; i++) {
-            double rho = 0.0;
+            double rho = 0.0, filled = 0.0, grad[3] = {0.0, 0.0, 0.0};
             for (uint32_t j = 0; j < n; j++) {
                 double d[3];
                 double r = ref_dist(dim, dx_old + 4 * i, dx_old + 4 * j, d);
                 double wv, dw;
                 wcsph_ref_kernel(w.kernel, dim, h, r, &wv, &dw);
                 rho += mats[mat[j]].mass * wv;
+                double volume = mats[mat[j]].mass / mats[mat[j]].rest_density;
+                filled += volume * wv;
+                for (int a = 0; r > 0.0 && a < 3; a++)
+                    grad[a] -= volume * dw / r * d[a];
             }
             double open = 1.0;
             for (int k = 0; rp.wall_density && k < rp.plane_count; k++)
                 open *= 1.0 - wcsph_ref_wall(&rp, wcsph_ref_plane_distance(&rp, k, dx_old + 4 * i) / h, 0);
             rho += mats[mat[i]].rest_density * (1.0 - open);
+            if (rp.surface_renormalise)
+                rho /= 1.0 - wcsph_ref_surface_share(&rp, dx_old + 4 * i, filled, grad);
             e_brute = fmax(e_brute, fabs(rho - ddens[i]) / rho);
         }
 
@@ -306,9 +315,9 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         vec_error e_chain = error_vec(dv_new, dv_old, r_v, dv_old, n, dim);
 
         fprintf(stderr,
-                "wcsph %dD n=%-5u %-8s %s: rel err density %.1e (brute force %.1e) pressure %.1e dv %.1e dx %.1e "
+                "wcsph %dD n=%-5u %-8s %s%s: rel err density %.1e (brute force %.1e) pressure %.1e dv %.1e dx %.1e "
                 "chained dv %.1e\n",
-                dim, n, kernel, one_cell ? "one cell" : "lattice ", e_rho, e_brute, e_p, rel(e_f), rel(e_x),
+                dim, n, kernel, one_cell ? "one cell" : "lattice ", renormalise ? " renormalised" : "", e_rho, e_brute, e_p, rel(e_f), rel(e_x),
                 rel(e_chain));
         note(&worst.density, e_rho);
         note(&worst.brute, e_brute);
@@ -668,10 +677,12 @@ int main(void)
 
     static const uint32_t sizes[] = {0, 1, 63, 64, 65, 3000};
     for (int dim = 2; dim <= 3; dim++) {
-        for (size_t i = 0; i < CS_ARRAY_COUNT(sizes); i++)
-            check_substep(&ctx, dim, dim == 3 && sizes[i] > 1000 ? 4096 : sizes[i], false, "cubic");
-        check_substep(&ctx, dim, dim == 2 ? 2000 : 3375, false, "wendland");
-        check_substep(&ctx, dim, dim == 2 ? 150 : 120, true, "cubic");
+        for (int renormalise = 0; renormalise <= 1; renormalise++) {
+            for (size_t i = 0; i < CS_ARRAY_COUNT(sizes); i++)
+                check_substep(&ctx, dim, dim == 3 && sizes[i] > 1000 ? 4096 : sizes[i], false, "cubic", renormalise);
+            check_substep(&ctx, dim, dim == 2 ? 2000 : 3375, false, "wendland", renormalise);
+            check_substep(&ctx, dim, dim == 2 ? 150 : 120, true, "cubic", renormalise);
+        }
     }
     fprintf(stderr,
             "wcsph worst rel err: density %.1e (brute force %.1e) pressure %.1e dv %.1e dx %.1e chained %.1e\n",

@@ -146,9 +146,13 @@ float wcsph_surface_share(vec3 x, float filled, vec3 grad)
             open_grad += (wcsph_wall(q, 1) / (1.0 - psi)) * cs_boundary_plane(w).xyz;
         }
         // The bodies' shares, as density.comp counts them (read here again
-        // only with surface_renormalise on).
-        for (uint b = 0u; b < cs_body_count(); b++) {
-            vec4 share = wcsph_body_share(b, x);
+        // only with surface_renormalise on): only the broad phase's
+        // candidates (bodies.glsl), in body order; the others' share is 0
+        // and was skipped, so the sums are the all-bodies loop's, bit for
+        // bit.
+        uvec3 near = cs_body_candidates(x, CS_H);
+        for (uint k = near.x; k < near.y; k++) {
+            vec4 share = wcsph_body_share(cs_body_candidate(near, k), x);
             if (!(share.w > 0.0))
                 continue;
             open *= 1.0 - share.w;

@@ -23,8 +23,11 @@ typedef struct wcsph_ref_params {
     int wall_density;
     int plane_count;
     double planes[32][4];    // inward normal xyz, offset: fluid where dot(n, x) >= offset
-    const float *wall_table; // the solver's tables: (psi, area, -, -) at q = k / wall_steps
+    const float *wall_table; // the solver's tables: (psi, area, push / (1 - psi), -) at q = k / wall_steps
     int wall_steps;
+    // Ferrand et al. (2013): the density sum divided by the kernel's share
+    // inside the fluid at the free surface (wcsph_ref_surface_share).
+    int surface_renormalise;
 } wcsph_ref_params;
 
 // Linear interpolation in the solver's wall table, in double.
@@ -74,24 +77,74 @@ static inline void wcsph_ref_kernel(int kernel, int dim, double h, double r, dou
     }
 }
 
+// The share of the kernel at x beyond the free surface (shaders/wcsph/
+// wcsph.glsl wcsph_surface_share, in double): `filled` = sum_j V_j W_ij
+// (V_j = m_j / rho0_j, self included) and `grad` its gradient; with wall
+// density the walls' shares are added to both. The ratio |grad| h / filled
+// is push(q) / (1 - psi(q)) beside a flat surface at q h (the table's z,
+// falling from q = 0 to 0 at q = 1): inverted for q, the missing share is
+// psi(q).
+static inline double wcsph_ref_surface_share(const wcsph_ref_params *p, const double *x, double filled,
+                                             const double grad_in[3])
+{
+    double grad[3] = {grad_in[0], grad_in[1], grad_in[2]};
+    if (p->wall_density) {
+        double open = 1.0, open_grad[3] = {0.0, 0.0, 0.0}; // grad(open) h / open
+        for (int w = 0; w < p->plane_count; w++) {
+            double q = wcsph_ref_plane_distance(p, w, x) / p->h;
+            double psi = wcsph_ref_wall(p, q, 0);
+            open *= 1.0 - psi;
+            for (int a = 0; a < 3; a++)
+                open_grad[a] += wcsph_ref_wall(p, q, 1) / (1.0 - psi) * p->planes[w][a];
+        }
+        filled += 1.0 - open;
+        for (int a = 0; a < 3; a++)
+            grad[a] -= open / p->h * open_grad[a];
+    }
+    if (!(filled > 0.0))
+        return 0.0;
+    double ratio = sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]) * p->h / filled;
+    if (!(ratio > 0.0))
+        return 0.0;
+    const float *t = p->wall_table;
+    double q = 0.0;
+    if (ratio < t[2]) {
+        for (int k = 1; k <= p->wall_steps; k++) {
+            double above = t[4 * (k - 1) + 2], here = t[4 * k + 2];
+            if (here <= ratio) {
+                q = (k - 1 + (above - ratio) / fmax(above - here, 1e-30)) / p->wall_steps;
+                break;
+            }
+        }
+    }
+    return wcsph_ref_wall(p, q, 0);
+}
+
 // rho_i = sum_j m_j W_ij, self included (+ rho0 (1 - prod_k (1 - psi(d_k/h))) over
 // the walls with wall_density); p_i = B ((rho/rho0)^gamma - 1),
 // B = rho0 c^2 / gamma (Tait), optionally clamped at 0 so the free surface
-// (where the sum is truncated) does not pull particles together.
+// (where the sum is truncated) does not pull particles together. With
+// surface_renormalise rho_i is divided by 1 - wcsph_ref_surface_share.
 static inline void wcsph_ref_density(const wcsph_ref_params *p, const ref_grid *g, uint32_t n, const double *pos4,
                                      const uint32_t *mat, double *density, double *pressure)
 {
     uint32_t *cand = malloc(sizeof(uint32_t) * (n + 1));
     for (uint32_t i = 0; i < n; i++) {
         double rho = 0.0;
+        double filled = 0.0, filled_grad[3] = {0.0, 0.0, 0.0}; // sum_j V_j W_ij and its gradient
         uint32_t count = ref_grid_candidates(g, pos4 + 4 * i, cand, n + 1);
         for (uint32_t k = 0; k < count; k++) {
             uint32_t j = cand[k];
-            double d[3];
+            double d[3]; // x_j - x_i
             double r = ref_dist(p->dim, pos4 + 4 * i, pos4 + 4 * j, d);
             double w, dw;
             wcsph_ref_kernel(p->kernel, p->dim, p->h, r, &w, &dw);
             rho += p->materials[mat[j]].mass * w;
+            double volume = p->materials[mat[j]].mass / p->materials[mat[j]].rest_density;
+            filled += volume * w;
+            if (r > 0.0 && r < p->h)
+                for (int a = 0; a < 3; a++)
+                    filled_grad[a] -= volume * dw / r * d[a]; // grad_i W_ij = -(x_j - x_i) / r dW/dr
         }
         const wcsph_ref_material *m = &p->materials[mat[i]];
         if (p->wall_density) {
@@ -100,6 +153,8 @@ static inline void wcsph_ref_density(const wcsph_ref_params *p, const ref_grid *
                 open *= 1.0 - wcsph_ref_wall(p, wcsph_ref_plane_distance(p, w, pos4 + 4 * i) / p->h, 0);
             rho += m->rest_density * (1.0 - open);
         }
+        if (p->surface_renormalise)
+            rho /= 1.0 - wcsph_ref_surface_share(p, pos4 + 4 * i, filled, filled_grad);
         double b = m->rest_density * m->speed_of_sound * m->speed_of_sound / m->gamma;
         double pr = b * (pow(rho / m->rest_density, m->gamma) - 1.0);
         if (p->clamp_negative_pressure && pr < 0.0)
