@@ -57,6 +57,7 @@ static cs_cluster patch_node(const cs_radiosity_compiled *c, uint32_t i, double 
     for (int k = 0; k < 3; k++)
         n.box_min[k] = INFINITY, n.box_max[k] = -INFINITY;
     n.slab_min = INFINITY;
+    n.all_emit = p->emission.x > 0.0f || p->emission.y > 0.0f || p->emission.z > 0.0f;
     for (int v = 0; v < 3; v++) {
         double corner[3] = {c->corners[i][v][0], c->corners[i][v][1], c->corners[i][v][2]};
         n.radius = fmax(n.radius, distance3(corner, n.center));
@@ -371,6 +372,7 @@ static uint32_t make_cluster(tree_builder *t, const cs_radiosity_compiled *compi
         for (int k = 0; k < 3; k++)
             c->box_min[k] = fmin(c->box_min[k], n->box_min[k]), c->box_max[k] = fmax(c->box_max[k], n->box_max[k]);
         c->radius = fmax(c->radius, distance3(n->center, c->center) + n->radius);
+        c->all_emit = a == 0 ? n->all_emit : c->all_emit && n->all_emit;
         double child_spread = length3(n->normal) > 1e-9 && has_direction ? angle_between(n->normal, c->normal) : PI;
         c->spread = fmin(PI, fmax(c->spread, child_spread + n->spread));
         t->children[t->child_count++] = (cs_link){members[a], (float)(n->area / c->area)};
@@ -633,7 +635,7 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
     double dist = length3(d);
     if (wholly_behind(k, a, b, dist) || wholly_behind(k, b, a, dist))
         return SKIP;
-    if (is_cluster(k, b) && emits(sb))
+    if (is_cluster(k, b) && emits(sb) && !sb->all_emit)
         return SPLIT_SOURCE;
     if (k->o->patch_receivers && is_cluster(k, a))
         return SPLIT_RECEIVER;
@@ -650,8 +652,10 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
     // Emitted light is the strongest and its shadows the sharpest: half the
     // receiver ratio for an emitting source patch.
     double receiver_ratio = emits(sb) ? 0.5 * k->o->receiver_ratio : k->o->receiver_ratio;
+    // A lamp's cluster at half the source ratio, for the same reason.
+    double source_ratio = emits(sb) ? 0.5 * k->o->ratio : k->o->ratio;
     bool small = (!is_cluster(k, a) || ra->radius / (dist - extent(k, b)) < receiver_ratio) &&
-                 (!is_cluster(k, b) || sb->radius / dist < k->o->ratio);
+                 (!is_cluster(k, b) || sb->radius / dist < source_ratio);
     // Every patch of each end faces the other end's centroid (the push-down
     // takes the receiver's cosine to first order across it).
     bool facing = facing_a + ra->spread < PI / 2 && facing_b + sb->spread < PI / 2;
