@@ -372,7 +372,7 @@ static uint32_t make_cluster(tree_builder *t, const cs_radiosity_compiled *compi
         for (int k = 0; k < 3; k++)
             c->box_min[k] = fmin(c->box_min[k], n->box_min[k]), c->box_max[k] = fmax(c->box_max[k], n->box_max[k]);
         c->radius = fmax(c->radius, distance3(n->center, c->center) + n->radius);
-        c->all_emit = a == 0 ? n->all_emit : c->all_emit && n->all_emit;
+        c->all_emit = a == 0 ? n->all_emit : (c->all_emit && n->all_emit);
         double child_spread = length3(n->normal) > 1e-9 && has_direction ? angle_between(n->normal, c->normal) : PI;
         c->spread = fmin(PI, fmax(c->spread, child_spread + n->spread));
         t->children[t->child_count++] = (cs_link){members[a], (float)(n->area / c->area)};
@@ -862,7 +862,7 @@ static void mark_blocked(caster *k, const uint32_t *pairs, const uint32_t *owner
     cast_pairs(k, pairs, count, clear);
     for (uint32_t r = 0; r < count; r++)
         if (!clear[r])
-            nodes[owners[r]].divided = true;
+            nodes[owners[r]].divided = 1;
 }
 
 // Marks the divided clusters (radiosity_cluster.h): every open patch
@@ -907,7 +907,7 @@ static bool mark_divided(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compil
     // Children come before their parents in node order.
     for (uint32_t a = n; a < cs_radiosity_node_count(c); a++)
         if (nodes[a].divided && c->parents[a] != CS_RADIOSITY_NO_PARENT)
-            nodes[c->parents[a]].divided = true;
+            nodes[c->parents[a]].divided = 1;
     for (uint32_t a = 0; a < c->cluster_count; a++)
         c->clusters[a].divided = nodes[n + a].divided;
     if (ctx)

@@ -116,8 +116,9 @@ typedef struct cs_cluster {
     double albedo[3];   // area-weighted
     double emission[3]; // area-weighted, relative to the scene's brightest patch
     uint32_t reps[CS_CLUSTER_REPS]; // patches the visibility rays aim at
-    bool all_emit;      // every patch under it emits (a lamp's own cluster)
-    bool divided;       // holds two patches that face each other but cannot see each other (never linked)
+    // Flags, 0 or 1 (32-bit: no padding, compiles are compared byte for byte):
+    uint32_t all_emit;  // every patch under it emits (a lamp's own cluster)
+    uint32_t divided;   // holds two patches that face each other but cannot see each other (never linked)
 } cs_cluster;
 
 typedef struct cs_hierarchy_options {

@@ -20,8 +20,8 @@
 // clusters' link growth (N^0.96 on the Cornell box; with patch receivers
 // it was N^1.5: rooms_radiosity, 1000 -> 39922 patches, estimated 59.7 M
 // links, compiled 54 M); a size whose estimated links or patches do
-// not fit the device's storage buffers or memory heaps (maxStorageBufferRange,
-// cs_buffer_check_size), or whose estimated compile passes
+// not fit the device's storage buffers (the links: two of
+// maxStorageBufferRange, cs_radiosity_links_fit) or memory heaps, or whose estimated compile passes
 // COMPILE_BUDGET_S, is reported with those numbers and not compiled.
 //
 // With a list of scenes (A,B,C) each is compiled at its own patch_size,
@@ -246,8 +246,7 @@ static bool worth_compiling(cs_context *ctx, uint32_t asked, double patch_size, 
     double links = basis->links * growth, link_bytes = links * sizeof(cs_link);
     double compile_s = basis->compile_s * growth;
     cs_format_bytes((uint64_t)fmin(link_bytes, 1e18), bytes, sizeof bytes);
-    if (links > (double)(1u << 30) ||
-        !cs_buffer_check_size(ctx, "radiosity links", (VkDeviceSize)fmin(link_bytes, 1e18), &err)) {
+    if (links > (double)(1u << 30) || !cs_radiosity_links_fit(ctx, (uint64_t)fmin(links, 1e18), &err)) {
         printf("| %u | %.4g | %llu | — | ~%.3g M (%s), estimated: %u links at %u patches x (%.1fx)^%.1f | "
                "does not fit: %s |\n",
                asked, patch_size, (unsigned long long)patches, links / 1e6, bytes, basis->links, basis->patches,
