@@ -87,6 +87,7 @@ static cs_cluster patch_node(const cs_radiosity_compiled *c, uint32_t i, double 
     for (int k = 0; k < 3; k++)
         n.box_min[k] = INFINITY, n.box_max[k] = -INFINITY;
     n.slab_min = INFINITY;
+    n.all_emit = p->emission.x > 0.0f || p->emission.y > 0.0f || p->emission.z > 0.0f;
     for (int v = 0; v < 3; v++) {
         double corner[3] = {c->corners[i][v][0], c->corners[i][v][1], c->corners[i][v][2]};
         n.radius = fmax(n.radius, distance3(corner, n.center));
@@ -401,6 +402,7 @@ static uint32_t make_cluster(tree_builder *t, const cs_radiosity_compiled *compi
         for (int k = 0; k < 3; k++)
             c->box_min[k] = fmin(c->box_min[k], n->box_min[k]), c->box_max[k] = fmax(c->box_max[k], n->box_max[k]);
         c->radius = fmax(c->radius, distance3(n->center, c->center) + n->radius);
+        c->all_emit = a == 0 ? n->all_emit : (c->all_emit && n->all_emit);
         double child_spread = length3(n->normal) > 1e-9 && has_direction ? angle_between(n->normal, c->normal) : PI;
         c->spread = fmin(PI, fmax(c->spread, child_spread + n->spread));
         t->children[t->child_count++] = (cs_link){members[a], (float)(n->area / c->area)};
@@ -615,11 +617,12 @@ static bool wholly_behind(const linker *k, uint32_t near, uint32_t far, double d
 }
 
 // A cluster that must be split whatever the distance: normals that cancel
-// (no direction to face) or spread wider than the rule allows.
-static bool too_spread(const linker *k, uint32_t node)
+// (no direction to face), spread wider than the rule allows, or divided
+// by a wall (radiosity_cluster.h).
+static bool must_split(const linker *k, uint32_t node)
 {
     const cs_cluster *c = &k->nodes[node];
-    return is_cluster(k, node) && (!(length3(c->normal) > 1e-9) || c->spread > k->o->max_spread);
+    return is_cluster(k, node) && (!(length3(c->normal) > 1e-9) || c->spread > k->o->max_spread || c->divided);
 }
 
 // Which end to split when the pair cannot be linked: one that must be,
@@ -630,8 +633,8 @@ static verdict split(const linker *k, uint32_t a, uint32_t b)
 {
     bool ca = is_cluster(k, a), cb = is_cluster(k, b);
     if (ca && cb) {
-        if (too_spread(k, a) != too_spread(k, b))
-            return too_spread(k, a) ? SPLIT_RECEIVER : SPLIT_SOURCE;
+        if (must_split(k, a) != must_split(k, b))
+            return must_split(k, a) ? SPLIT_RECEIVER : SPLIT_SOURCE;
         return k->nodes[a].radius / k->o->receiver_ratio >= k->nodes[b].radius / k->o->ratio ? SPLIT_RECEIVER
                                                                                               : SPLIT_SOURCE;
     }
@@ -667,12 +670,12 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
     double dist = length3(d);
     if (wholly_behind(k, a, b, dist) || wholly_behind(k, b, a, dist))
         return SKIP;
-    if (is_cluster(k, b) && emits(sb))
+    if (is_cluster(k, b) && emits(sb) && !sb->all_emit)
         return SPLIT_SOURCE;
     if (k->o->patch_receivers && is_cluster(k, a))
         return SPLIT_RECEIVER;
     double reach = extent(k, a) + extent(k, b);
-    if (!(dist > reach) || too_spread(k, a) || too_spread(k, b))
+    if (!(dist > reach) || must_split(k, a) || must_split(k, b))
         return split(k, a, b);
     double w[3] = {d[0] / dist, d[1] / dist, d[2] / dist}, back[3] = {-w[0], -w[1], -w[2]};
     double cone = asin(reach / dist);
@@ -684,8 +687,10 @@ static verdict judge(const linker *k, uint32_t a, uint32_t b, double *factor, do
     // Emitted light is the strongest and its shadows the sharpest: half the
     // receiver ratio for an emitting source patch.
     double receiver_ratio = emits(sb) ? 0.5 * k->o->receiver_ratio : k->o->receiver_ratio;
+    // A lamp's cluster at half the source ratio, for the same reason.
+    double source_ratio = emits(sb) ? 0.5 * k->o->ratio : k->o->ratio;
     bool small = (!is_cluster(k, a) || ra->radius / (dist - extent(k, b)) < receiver_ratio) &&
-                 (!is_cluster(k, b) || sb->radius / dist < k->o->ratio);
+                 (!is_cluster(k, b) || sb->radius / dist < source_ratio);
     // Every patch of each end faces the other end's centroid (the push-down
     // takes the receiver's cosine to first order across it).
     bool facing = facing_a + ra->spread < PI / 2 && facing_b + sb->spread < PI / 2;
@@ -903,6 +908,83 @@ static bool apply_visibility(cs_context *ctx, const cs_bvh *bvh, linker *lk, pai
     return ok;
 }
 
+// ---- divided clusters ---------------------------------------------------------
+
+#define DIVIDED_BATCH (1u << 20)
+
+// Could patches i and j see each other were nothing between them: neither
+// lies behind the other's plane (coplanar patches can).
+static bool could_see(const cs_radiosity_compiled *c, uint32_t i, uint32_t j)
+{
+    const cs_patch *p = &c->patches[i], *q = &c->patches[j];
+    double d[3] = {q->center_area.x - p->center_area.x, q->center_area.y - p->center_area.y,
+                   q->center_area.z - p->center_area.z};
+    double np[3] = {p->normal.x, p->normal.y, p->normal.z}, nq[3] = {q->normal.x, q->normal.y, q->normal.z};
+    double tolerance = 1e-6 * (1.0 + length3(d));
+    return dot3(np, d) >= -tolerance && -dot3(nq, d) >= -tolerance;
+}
+
+// Casts the batch's rays and marks the cluster of each blocked one.
+static void mark_blocked(caster *k, const uint32_t *pairs, const uint32_t *owners, uint32_t count, bool *clear,
+                         cs_cluster *nodes)
+{
+    cast_pairs(k, pairs, count, clear);
+    for (uint32_t r = 0; r < count; r++)
+        if (!clear[r])
+            nodes[owners[r]].divided = 1;
+}
+
+// Marks the divided clusters (radiosity_cluster.h): every open patch
+// against every representative of its ancestors that it could see; then a
+// cluster above a divided one is divided too. Copied into c->clusters.
+static bool mark_divided(cs_context *ctx, const cs_bvh *bvh, cs_radiosity_compiled *c, cs_cluster *nodes,
+                         cs_error *err)
+{
+    uint32_t n = c->patch_count;
+    caster k = {.c = c, .bvh = bvh, .ctx = ctx};
+    uint32_t *pairs = calloc(2 * (size_t)DIVIDED_BATCH, sizeof *pairs); // zeroed: GCC 12 cannot see it is written before the cast reads it
+    uint32_t *owners = malloc((size_t)DIVIDED_BATCH * sizeof *owners);
+    bool *clear = malloc((size_t)DIVIDED_BATCH * sizeof *clear);
+    bool ok = pairs && owners && clear;
+    if (ok && ctx) {
+        k.rays = malloc((size_t)DIVIDED_BATCH * sizeof *k.rays);
+        k.hits = malloc((size_t)DIVIDED_BATCH * sizeof *k.hits);
+        ok = k.rays && k.hits && cs_raycaster_create(ctx, bvh, DIVIDED_BATCH, &k.rc, err);
+    }
+    if (!ok) {
+        free(pairs), free(owners), free(clear), free(k.rays), free(k.hits);
+        return err->msg[0] ? false : cs_fail(err, "radiosity: out of memory for the divided clusters' rays");
+    }
+    uint32_t count = 0;
+    for (uint32_t i = 0; bvh && i < n; i++) {
+        if (!(c->openness[i] > 0.0f))
+            continue;
+        for (uint32_t a = c->parents[i]; a != CS_RADIOSITY_NO_PARENT; a = c->parents[a]) {
+            for (uint32_t r = 0; r < CS_CLUSTER_REPS; r++) {
+                uint32_t rep = nodes[a].reps[r];
+                if (rep == i || !(c->openness[rep] > 0.0f) || !could_see(c, i, rep))
+                    continue;
+                if (count == DIVIDED_BATCH) {
+                    mark_blocked(&k, pairs, owners, count, clear, nodes);
+                    count = 0;
+                }
+                pairs[2 * count] = i, pairs[2 * count + 1] = rep, owners[count++] = a;
+            }
+        }
+    }
+    mark_blocked(&k, pairs, owners, count, clear, nodes);
+    // Children come before their parents in node order.
+    for (uint32_t a = n; a < cs_radiosity_node_count(c); a++)
+        if (nodes[a].divided && c->parents[a] != CS_RADIOSITY_NO_PARENT)
+            nodes[c->parents[a]].divided = 1;
+    for (uint32_t a = 0; a < c->cluster_count; a++)
+        c->clusters[a].divided = nodes[n + a].divided;
+    if (ctx)
+        cs_raycaster_destroy(ctx, &k.rc);
+    free(pairs), free(owners), free(clear), free(k.rays), free(k.hits);
+    return true;
+}
+
 // Directions of the openness rays in a patch's frame (normal, then 8
 // about it at 60 degrees): a patch is open along a ray that leaves the
 // scene or meets the front of a triangle, enclosed along one that meets a
@@ -1091,6 +1173,9 @@ bool cs_radiosity_compile_hierarchy(cs_context *ctx, const cs_tri *tris, uint32_
     if (ok)
         report(&p, "%u patches: the cluster tree", out->patch_count);
     ok = ok && build_tree(out, options, &nodes, &roots, &root_count, err);
+    if (ok)
+        report(&p, "%u patches, %u clusters: divided clusters", out->patch_count, out->cluster_count);
+    ok = ok && mark_divided(ctx, bvh, out, nodes, err);
     if (ok)
         report(&p, "%u patches, %u clusters: the links", out->patch_count, out->cluster_count);
     ok = ok && make_links(ctx, bvh, out, nodes, roots, root_count, options, &p, err);

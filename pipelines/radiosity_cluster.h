@@ -34,7 +34,12 @@
 //     other (angle(mean normal, direction) - spread - asin((e_a + e_b) /
 //     d) >= 90 deg);
 //   - a source cluster that emits is split (emitted light leaves from
-//     patches, like the direct light);
+//     patches, like the direct light) unless every patch under it emits
+//     (a lamp's own cluster, not a lamp averaged with the ceiling around
+//     it), which is linked at half the source ratio: emitting patches
+//     linked one by one made the links grow with the lamp's patches (94 k
+//     Cornell patches: 20.7 M links, 158 MiB, over llvmpipe's 128 MiB
+//     storage buffer);
 //   - a link when a receiving cluster has e_a / (d - e_b) <
 //     receiver_ratio (half that from an emitting patch, whose light is
 //     the strongest and whose shadows are the sharpest; the receiver's
@@ -75,6 +80,18 @@
 // children before parents), then gathers G (and a cluster's gradient)
 // over every node's links, then pushes G down as above.
 //
+// Divided clusters: the k-means groups by position and normal, not by
+// what sees what, so a cluster may hold patches on both sides of a wall
+// (two rooms' coplanar ceilings 0.1 m apart): a link that sees it through
+// representatives on one side would carry the other side's up-swept light
+// through the wall. Each open patch casts a ray (as a link's) to every
+// representative of each of its ancestors that it could see, neither
+// behind the other's plane (coplanar included; enclosed patches, openness
+// 0, take no part: they neither get nor give a cluster's light); a
+// blocked ray marks the ancestor, and every cluster above it, divided. A
+// divided cluster is never an end of a link: it is split like one whose
+// normals spread too wide.
+//
 // The k-means assignment finds each node's nearest centre through a
 // uniform grid over the centres' positions, searching rings of cells
 // until the position term alone of the cells not yet searched is larger
@@ -101,6 +118,9 @@ typedef struct cs_cluster {
     double albedo[3];   // area-weighted
     double emission[3]; // area-weighted, relative to the scene's brightest patch
     uint32_t reps[CS_CLUSTER_REPS]; // patches the visibility rays aim at
+    // Flags, 0 or 1 (32-bit: no padding, compiles are compared byte for byte):
+    uint32_t all_emit;  // every patch under it emits (a lamp's own cluster)
+    uint32_t divided;   // holds two patches that face each other but cannot see each other (never linked)
 } cs_cluster;
 
 typedef struct cs_hierarchy_options {

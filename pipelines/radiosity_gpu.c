@@ -100,8 +100,35 @@ void cs_radiosity_gather_order(const cs_radiosity_compiled *c, uint32_t *order)
     free(start);
 }
 
+uint32_t cs_radiosity_links_per_buffer(const cs_context *ctx)
+{
+    return (uint32_t)CS_MIN(ctx->props.limits.maxStorageBufferRange / sizeof(cs_link), (VkDeviceSize)UINT32_MAX);
+}
+
+bool cs_radiosity_links_fit(const cs_context *ctx, uint64_t links, cs_error *err)
+{
+    uint64_t per_buffer = cs_radiosity_links_per_buffer(ctx);
+    if (links > 2 * per_buffer) {
+        char need[32], have[32];
+        return cs_fail(err, "radiosity: %llu links (%s) do not fit two link buffers of %s (maxStorageBufferRange)",
+                       (unsigned long long)links, cs_format_bytes(links * sizeof(cs_link), need, sizeof need),
+                       cs_format_bytes(per_buffer * sizeof(cs_link), have, sizeof have));
+    }
+    return cs_buffer_check_size(ctx, "radiosity links", CS_MIN(links, per_buffer) * sizeof(cs_link), err) &&
+           cs_buffer_check_size(ctx, "radiosity links (second buffer)", (links - CS_MIN(links, per_buffer)) *
+                                sizeof(cs_link), err);
+}
+
 bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh,
                              uint32_t light_capacity, uint32_t area_capacity, cs_radiosity_gpu *gpu, cs_error *err)
+{
+    return cs_radiosity_gpu_create_split(ctx, c, bvh, light_capacity, area_capacity,
+                                         cs_radiosity_links_per_buffer(ctx), gpu, err);
+}
+
+bool cs_radiosity_gpu_create_split(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh,
+                                   uint32_t light_capacity, uint32_t area_capacity, uint32_t links_per_buffer,
+                                   cs_radiosity_gpu *gpu, cs_error *err)
 {
     memset(gpu, 0, sizeof *gpu);
     gpu->patch_count = c->patch_count;
@@ -114,6 +141,11 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
     VkDeviceSize child_count = c->cluster_count ? c->child_start[c->cluster_count] : 0;
     gpu->first_cluster_link = c->link_start ? c->link_start[c->patch_count] : 0;
     VkDeviceSize gradient_links = c->link_gradients ? c->link_count - gpu->first_cluster_link : 0;
+    if ((uint64_t)c->link_count > 2 * (uint64_t)links_per_buffer)
+        return cs_fail(err, "radiosity: %u links do not fit two link buffers of %u", c->link_count,
+                       links_per_buffer);
+    gpu->links_in_first = CS_MIN(c->link_count, links_per_buffer);
+    VkDeviceSize more_links = c->link_count - gpu->links_in_first;
     bool ok =
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/direct.comp"}, &gpu->direct_program, err) &&
         cs_program_create(ctx, &(cs_program_desc){.path = "radiosity/gather.comp"}, &gpu->gather_program, err) &&
@@ -135,8 +167,10 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
                                 &gpu->cluster_centres, err) &&
         cs_buffer_create_device(ctx, "radiosity irradiance gradient", (VkDeviceSize)c->cluster_count * 48,
                                 &gpu->irradiance_gradient, err) &&
-        cs_buffer_create_device(ctx, "radiosity links", (VkDeviceSize)c->link_count * sizeof(cs_link), &gpu->links,
-                                err) &&
+        cs_buffer_create_device(ctx, "radiosity links", (VkDeviceSize)gpu->links_in_first * sizeof(cs_link),
+                                &gpu->links, err) &&
+        cs_buffer_create_device(ctx, "radiosity links (second buffer)", more_links * sizeof(cs_link),
+                                &gpu->more_links, err) &&
         cs_buffer_create_device(ctx, "radiosity child starts", ((VkDeviceSize)c->cluster_count + 1) * 4,
                                 &gpu->child_start, err) &&
         cs_buffer_create_device(ctx, "radiosity children", child_count * sizeof(cs_link), &gpu->children, err) &&
@@ -187,8 +221,10 @@ bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *c, co
     } else {
         cs_buffer_fill(ctx, &gpu->cluster_centres, 0u);
     }
-    if (c->link_count > 0)
-        cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)c->link_count * sizeof(cs_link), 0);
+    if (gpu->links_in_first > 0)
+        cs_buffer_upload(ctx, &gpu->links, c->links, (VkDeviceSize)gpu->links_in_first * sizeof(cs_link), 0);
+    if (more_links > 0)
+        cs_buffer_upload(ctx, &gpu->more_links, c->links + gpu->links_in_first, more_links * sizeof(cs_link), 0);
     if (c->cluster_count > 0) {
         cs_buffer_upload(ctx, &gpu->child_start, c->child_start, ((VkDeviceSize)c->cluster_count + 1) * 4, 0);
         cs_buffer_upload(ctx, &gpu->children, c->children, child_count * sizeof(cs_link), 0);
@@ -215,7 +251,8 @@ void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu)
                             &gpu->links,       &gpu->lights,   &gpu->area_lights, &gpu->direct,
                             &gpu->radiosity[0], &gpu->radiosity[1], &gpu->child_start, &gpu->children,
                             &gpu->gathered,     &gpu->gather_order, &gpu->parents, &gpu->irradiance, &gpu->openness,
-                            &gpu->link_gradients, &gpu->cluster_centres, &gpu->irradiance_gradient};
+                            &gpu->link_gradients, &gpu->cluster_centres, &gpu->irradiance_gradient,
+                            &gpu->more_links};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         cs_buffer_destroy(ctx, buffers[i]);
     memset(gpu, 0, sizeof *gpu);
@@ -295,11 +332,13 @@ static void record_gather(cs_recorder *rec, cs_radiosity_gpu *gpu, cs_buffer *fr
 {
     cs_gather_push push = {.patch_count = gpu->patch_count,
                            .node_count = gpu->patch_count + gpu->cluster_count,
-                           .first_cluster_link = gpu->first_cluster_link};
+                           .first_cluster_link = gpu->first_cluster_link,
+                           .first_buffer_links = gpu->links_in_first};
     cs_pass_begin(rec, "radiosity: gather");
     cs_dispatch(rec, gpu->gather_program,
                 &(cs_dispatch_desc){.buffers = {&gpu->link_start, &gpu->links, from, &gpu->irradiance,
-                                                &gpu->gather_order, &gpu->link_gradients, &gpu->irradiance_gradient},
+                                                &gpu->gather_order, &gpu->link_gradients, &gpu->irradiance_gradient,
+                                                &gpu->more_links},
                                     .push = &push, .push_size = sizeof push, .threads = {push.node_count}});
     cs_pass_end(rec);
     cs_barrier_compute(rec);

@@ -39,7 +39,11 @@ void cs_radiosity_gather_order(const cs_radiosity_compiled *compiled, uint32_t *
 // between frames without compiling again.
 typedef struct cs_radiosity_gpu {
     cs_program_id direct_program, gather_program, upsweep_program, feedback_program, pushdown_program;
-    cs_buffer nodes, tris, patches, link_start, links;
+    cs_buffer nodes, tris, patches, link_start;
+    // The links, the first links_in_first of them in `links`, the rest in
+    // more_links: each buffer within maxStorageBufferRange.
+    cs_buffer links, more_links;
+    uint32_t links_in_first;
     cs_buffer gather_order; // the receiving nodes as the gather's invocations take them (cs_radiosity_gather_order)
     cs_buffer child_start, children; // the cluster tree (compiled's), when it has one
     cs_buffer parents;      // per node: its parent cluster's node id, or CS_RADIOSITY_NO_PARENT
@@ -67,7 +71,17 @@ typedef struct cs_radiosity_gpu {
 // light_capacity punctual and area_capacity area lights (0 is fine).
 bool cs_radiosity_gpu_create(cs_context *ctx, const cs_radiosity_compiled *compiled, const cs_bvh *bvh,
                              uint32_t light_capacity, uint32_t area_capacity, cs_radiosity_gpu *gpu, cs_error *err);
+// The same with at most links_per_buffer links in each of the two link
+// buffers (tests split small link sets with it).
+bool cs_radiosity_gpu_create_split(cs_context *ctx, const cs_radiosity_compiled *compiled, const cs_bvh *bvh,
+                                   uint32_t light_capacity, uint32_t area_capacity, uint32_t links_per_buffer,
+                                   cs_radiosity_gpu *gpu, cs_error *err);
 void cs_radiosity_gpu_destroy(cs_context *ctx, cs_radiosity_gpu *gpu);
+// Links one storage buffer holds on this device (maxStorageBufferRange).
+uint32_t cs_radiosity_links_per_buffer(const cs_context *ctx);
+// Whether `links` links fit the gather's two link buffers (and the
+// device's memory); else false with err saying why.
+bool cs_radiosity_links_fit(const cs_context *ctx, uint64_t links, cs_error *err);
 
 // The lights of the next frames (counts within the capacities) and the
 // area lights' sample grid side (at least 1).

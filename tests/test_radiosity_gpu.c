@@ -72,7 +72,9 @@ int main(void)
     cs_buffer_upload(&ctx, &direct_buf, direct4, (VkDeviceSize)n * 16, 0);
     // B0 = E + rho H: the gather with an all-zero previous radiosity.
     cs_buffer_fill(&ctx, &b[1], 0u);
-    cs_gather_push push = {.patch_count = n, .node_count = n, .first_cluster_link = c.link_count};
+    // Every link in the first link buffer (binding 7, the second, unread).
+    cs_gather_push push = {.patch_count = n, .node_count = n, .first_cluster_link = c.link_count,
+                           .first_buffer_links = c.link_count};
     cs_recorder rec;
     cs_recorder_create(&ctx, "radiosity gather", &rec);
     cs_recorder_begin(&rec);
@@ -81,7 +83,7 @@ int main(void)
         cs_pass_begin(&rec, "radiosity: gather");
         cs_dispatch(&rec, prog,
                     &(cs_dispatch_desc){.buffers = {&starts, &links, from, &irradiance, &order_buf, &no_gradients,
-                                                        &no_gradients},
+                                                        &no_gradients, &no_gradients},
                                         .push = &push, .push_size = sizeof push, .threads = {n}});
         cs_pass_end(&rec);
         cs_barrier_compute(&rec);

@@ -10,7 +10,10 @@
 //     a point light added (its direct light from cs_radiosity_direct_cpu),
 //     all but 1% of the patches (shadow rays that graze an edge may
 //     rightly differ between float and double, as in
-//     test_radiosity_direct) within 1e-4.
+//     test_radiosity_direct) within 1e-4;
+//   - the links split across the gather's two link buffers (as 100 k
+//     patches need on llvmpipe: each buffer within maxStorageBufferRange)
+//     at an odd place give the same bytes as one buffer.
 #include "test_util.h"
 
 #include "geometry.h"
@@ -82,6 +85,41 @@ static uint32_t compare_frame(cs_context *ctx, const cs_radiosity_compiled *c, c
     return off;
 }
 
+// One frame's radiosity (vec4 a patch) into got, the links split after
+// links_per_buffer of them.
+static void frame_bytes(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh, uint32_t links_per_buffer,
+                        float *got)
+{
+    cs_radiosity_gpu gpu;
+    cs_error err = {0};
+    CS_ASSERT(cs_radiosity_gpu_create_split(ctx, c, bvh, 1, 0, links_per_buffer, &gpu, &err), "%s", err.msg);
+    cs_recorder rec;
+    cs_recorder_create(ctx, "split links", &rec);
+    cs_recorder_begin(&rec);
+    cs_radiosity_gpu_record(&rec, &gpu, BOUNCES);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    cs_buffer_download(ctx, cs_radiosity_gpu_result(&gpu), got, (VkDeviceSize)c->patch_count * 16, 0);
+    cs_radiosity_gpu_destroy(ctx, &gpu);
+}
+
+static void check_split_links(cs_context *ctx, const cs_radiosity_compiled *c, const cs_bvh *bvh)
+{
+    size_t bytes = (size_t)c->patch_count * 16;
+    float *whole = malloc(bytes), *split = malloc(bytes);
+    CS_ASSERT(whole && split, "out of memory");
+    uint32_t half = c->link_count / 2 + 7;
+    frame_bytes(ctx, c, bvh, c->link_count, whole);
+    frame_bytes(ctx, c, bvh, half, split);
+    uint32_t differ = 0;
+    for (uint32_t i = 0; i < c->patch_count; i++)
+        differ += memcmp(&whole[4 * i], &split[4 * i], 16) != 0;
+    printf("links split after %u of %u (two buffers): %u patches differ from one buffer\n", half, c->link_count,
+           differ);
+    CHECK(differ == 0, "links in two buffers: %u patches differ", differ);
+    free(whole), free(split);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -112,6 +150,7 @@ int main(void)
                                     CS_WINDOW_DEFAULT);
     off = compare_frame(&ctx, &a, &bvh, &point, 1, "lamp and a point light");
     CHECK(off <= a.patch_count / 100, "with a point light: %u of %u patches off", off, a.patch_count);
+    check_split_links(&ctx, &a, &bvh);
     cs_radiosity_free(&a);
     cs_radiosity_free(&b);
     cs_bvh_free(&bvh);

@@ -8,20 +8,23 @@
 //      doorways), so with 0 bounces every patch of C is exactly 0, at four
 //      times along the spot's path; rooms A and B are lit;
 //   2. with the scene's bounces (and 1) C gets light, only through the B–C
-//      doorway, from B's lit floor and walls: more than a quarter of its
-//      patches are lit, and C's total is below B's;
+//      doorway, from B's lit floor and walls: more than an eighth of its
+//      patches are lit (with 1 bounce only those that see B's lit floor:
+//      66 of 326 with every pair linked, 68 through the hierarchy; 108
+//      when clusters straddled the walls), and C's total is below B's;
 //   3. the same scene with the B–C doorway closed (one quad on each face
 //      of the wall), every visible pair linked ("hierarchy": false): C is
 //      exactly 0 again at every bounce count, so no light leaks through a
 //      closed wall (link visibility rays and the direct light's shadow
 //      rays stop at it);
-//   4. the same through the cluster hierarchy (the scenes' default): a
-//      cluster may hold patches of both rooms (B's and C's ceilings are
-//      coplanar, 0.1 m apart), and its up-swept mean carries B's light
-//      into C from the second bounce on (seen at patch_size 0.45, not at
-//      0.8). The leak is printed and must stay below LEAK_LIMIT of what the
-//      open doorway lets in (docs/light.md, "Rooms"); with 0 and 1 bounces
-//      it must be exactly 0.
+//   4. the same through the cluster hierarchy (the scenes' default) at the
+//      scene's own patch_size 0.45 (2958 patches): C is exactly 0 at every
+//      bounce count too. There a k-means cluster may hold patches of both
+//      rooms (B's and C's ceilings are coplanar, 0.1 m apart); unless such
+//      a "divided" cluster is split (radiosity_cluster.h), a link that sees
+//      it through representatives on one side carries the other side's
+//      up-swept light through the wall (C got 1e-4 with 2 bounces and
+//      1.8e-3 with 8 before the rule).
 #include "test_util.h"
 
 #include "geometry.h"
@@ -43,11 +46,9 @@
 #define DOOR_H 2.0
 #define EDGE 1e-4
 #define TEST_PATCH_SIZE 0.8
-// The hierarchy's leak through the closed wall against the open doorway's
-// light in C, same bounces: measured 0 at patch_size 0.8; at the scene's
-// 0.45 (2958 patches) C got 1e-4 with 2 bounces (0.3% of the open
-// doorway's 0.036) and 1.8e-3 with 8.
-#define LEAK_LIMIT 0.05
+// The closed doorway through the hierarchy at the scene's own patch_size,
+// where clusters straddle the wall (docs/light.md, "Rooms").
+#define HIERARCHY_PATCH_SIZE 0.45
 // The spot's path takes 4 s round (scene "lights"[1].path).
 static const double path_times[] = {0.0, 1.0, 2.0, 3.0};
 
@@ -129,9 +130,6 @@ static void close_doorway(cs_geometry *g)
     add_quad(g, towards_c, grey);
 }
 
-// Room C's light (total) with the doorway open, by bounce count (0, 1, the
-// scene's, 8), for the hierarchy's leak.
-static double open_light[4];
 // The scene's own "bounces" (solve_frame changes the lighting's).
 static uint32_t scene_bounces;
 
@@ -163,8 +161,7 @@ static void check_open_doorway(cs_context *ctx, cs_scene *scene)
         room_light c = measure(&part, got, in_room_c), b = measure(&part, got, in_room_b);
         printf("%u bounces: room C %u of %u patches lit, total %.3g, brightest %.3g; room B total %.3g (C / B %.4f)\n",
                bounce_counts[k], c.lit, c.patches, c.total, c.brightest, b.total, c.total / b.total);
-        open_light[k + 1] = c.total;
-        CHECK(c.total > 0.0 && c.lit > c.patches / 4, "%u bounces: room C gets no bounce light (%u of %u lit)",
+        CHECK(c.total > 0.0 && c.lit > c.patches / 8, "%u bounces: room C gets no bounce light (%u of %u lit)",
               bounce_counts[k], c.lit, c.patches);
         CHECK(c.total < b.total, "%u bounces: room C (%.3g) is brighter than room B (%.3g)", bounce_counts[k],
               c.total, b.total);
@@ -177,26 +174,25 @@ static void check_open_doorway(cs_context *ctx, cs_scene *scene)
 static void check_closed_doorway(cs_context *ctx, cs_scene *scene, bool hierarchy)
 {
     scene->geometry->lighting.hierarchy = hierarchy;
+    scene->geometry->lighting.patch_size = hierarchy ? HIERARCHY_PATCH_SIZE : TEST_PATCH_SIZE;
     cs_world_radiosity part;
     cs_error err = {0};
+    double t0 = cs_now_seconds();
     CS_ASSERT(cs_world_radiosity_create(ctx, scene, &part, &err), "%s", err.msg);
     uint32_t n = part.compiled.patch_count;
+    printf("doorway closed, %s: %u patches, %u clusters, %u links, compiled in %.2f s\n",
+           hierarchy ? "hierarchy" : "every pair", n, part.compiled.cluster_count, part.compiled.link_count,
+           cs_now_seconds() - t0);
     float *got = malloc((size_t)n * 16);
     CS_ASSERT(got, "out of memory");
     uint32_t bounce_counts[] = {0, 1, scene_bounces, 8};
     for (size_t k = 0; k < CS_ARRAY_COUNT(bounce_counts); k++) {
         solve_frame(ctx, scene, &part, bounce_counts[k], 0.0, got);
         room_light c = measure(&part, got, in_room_c), b = measure(&part, got, in_room_b);
-        printf("doorway closed, %s, %u bounces: room C %u of %u patches lit (total %.3g, %.3g of the open "
-               "doorway's); room B total %.3g\n", hierarchy ? "hierarchy" : "every pair", bounce_counts[k], c.lit,
-               c.patches, c.total, open_light[k] > 0.0 ? c.total / open_light[k] : 0.0, b.total);
-        if (!hierarchy || bounce_counts[k] <= 1)
-            CHECK(c.lit == 0, "doorway closed, %u bounces: light leaks into room C (%u patches, total %.3g)",
-                  bounce_counts[k], c.lit, c.total);
-        else
-            CHECK(c.total <= LEAK_LIMIT * open_light[k], "doorway closed, hierarchy, %u bounces: %.3g leaks into "
-                  "room C, more than %.2f of the open doorway's %.3g", bounce_counts[k], c.total, LEAK_LIMIT,
-                  open_light[k]);
+        printf("doorway closed, %s, %u bounces: room C %u of %u patches lit (total %.3g); room B total %.3g\n",
+               hierarchy ? "hierarchy" : "every pair", bounce_counts[k], c.lit, c.patches, c.total, b.total);
+        CHECK(c.lit == 0, "doorway closed, %s, %u bounces: light leaks into room C (%u patches, total %.3g)",
+              hierarchy ? "hierarchy" : "every pair", bounce_counts[k], c.lit, c.total);
         CHECK(b.total > 0.0, "doorway closed: room B is dark");
     }
     free(got);

@@ -16,11 +16,12 @@
 // 100k, 1M for issue 11): each at the patch_size whose count is nearest
 // (cs_radiosity_patch_count, bisection), and no probes. Before compiling a
 // size it estimates its links and compile time from the largest size
-// compiled so far, both x (count ratio)^1.5, the link growth measured on
-// the Cornell box (rooms_radiosity, 1000 -> 39922 patches: estimated 59.7 M
+// compiled so far, both x (count ratio)^1.1, a little above the receiver
+// clusters' link growth (N^0.96 on the Cornell box; with patch receivers
+// it was N^1.5: rooms_radiosity, 1000 -> 39922 patches, estimated 59.7 M
 // links, compiled 54 M); a size whose estimated links or patches do
-// not fit the device's storage buffers or memory heaps (maxStorageBufferRange,
-// cs_buffer_check_size), or whose estimated compile passes
+// not fit the device's storage buffers (the links: two of
+// maxStorageBufferRange, cs_radiosity_links_fit) or memory heaps, or whose estimated compile passes
 // COMPILE_BUDGET_S, is reported with those numbers and not compiled.
 //
 // With a list of scenes (A,B,C) each is compiled at its own patch_size,
@@ -52,10 +53,10 @@ static const uint32_t probe_sides[] = {10, 20};
 #define PROBE_PATCH_SIZE 0.1
 // Longest estimated compile the --patches sweep starts (seconds).
 #define COMPILE_BUDGET_S 1200.0
-// Links and compile time against patch count: the links grow about as
-// N^1.5 on the Cornell box (docs/light.md, "Cluster hierarchy"), and they
-// are the compile's cost.
-#define COMPILE_GROWTH 1.5
+// Links and compile time against patch count: with receiver clusters the
+// links grow about as N^0.96 on the Cornell box (docs/light.md, "Receiver
+// clusters"), and they are the compile's cost; 1.1 to err on the large side.
+#define COMPILE_GROWTH 1.1
 
 // What one compiled size gave: the basis of the next size's estimates.
 typedef struct compiled_size {
@@ -245,8 +246,7 @@ static bool worth_compiling(cs_context *ctx, uint32_t asked, double patch_size, 
     double links = basis->links * growth, link_bytes = links * sizeof(cs_link);
     double compile_s = basis->compile_s * growth;
     cs_format_bytes((uint64_t)fmin(link_bytes, 1e18), bytes, sizeof bytes);
-    if (links > (double)(1u << 30) ||
-        !cs_buffer_check_size(ctx, "radiosity links", (VkDeviceSize)fmin(link_bytes, 1e18), &err)) {
+    if (links > (double)(1u << 30) || !cs_radiosity_links_fit(ctx, (uint64_t)fmin(links, 1e18), &err)) {
         printf("| %u | %.4g | %llu | — | ~%.3g M (%s), estimated: %u links at %u patches x (%.1fx)^%.1f | "
                "does not fit: %s |\n",
                asked, patch_size, (unsigned long long)patches, links / 1e6, bytes, basis->links, basis->patches,

@@ -32,7 +32,7 @@ struct cs_gather_push {
     uint patch_count;
     uint node_count;    // patches and clusters: the gather's receivers
     uint first_cluster_link; // link_start[patch_count]: links from here on carry a gradient
-    uint pad0;
+    uint first_buffer_links; // links [0, this) in the first link buffer, the rest in the second
 };
 
 // A node without a parent (a root of the cluster tree, or any patch of a
