@@ -2,7 +2,10 @@
 // (VORTON_SOURCE_CHUNK sources each, vorton_shared.h):
 //   - 70 000 random vortons (more than lavapipe's 65 535 loop iterations
 //     one invocation may run, docs/architecture.md), velocity at 64 random
-//     points vs the CPU double sum: within 1e-5 of max |u|. In one dispatch
+//     points vs the CPU double sum: within 5e-5 of max |u| (float sums of
+//     32 768 terms a chunk carry ~sqrt(32768) 2^-24 = 1.1e-5 of rounding
+//     noise, so 1e-5 failed seed 9979004620615 at 1.38e-5: kept as a fixed
+//     case below; the bug the split fixes is ~0.5). In one dispatch
 //     lavapipe silently stops the loop early and drops the last sources
 //     (printed as the control: that is the bug the split fixes; a real GPU
 //     has no such budget, so it is not asserted);
@@ -88,7 +91,7 @@ static void test_many_sources(cs_context *ctx)
     printf("%u vortons, velocity at %u points vs CPU double: split into chunks of %u: %.2e of max |u|; one "
            "dispatch (control): %.2e\n",
            n, m, VORTON_SOURCE_CHUNK, split, whole);
-    CHECK(split < 1e-5, "the split direct sum is off by %.2e of max |u|", split);
+    CHECK(split < 5e-5, "the split direct sum is off by %.2e of max |u|", split);
     cs_vorton_destroy(v);
     free(pos);
     free(vort);
@@ -150,6 +153,10 @@ int main(void)
     cs_context ctx;
     test_context(&ctx);
     test_many_sources(&ctx);
+    // The seed that once failed the old 1e-5 bound (1.38e-5), kept as a case.
+    uint64_t resume = test_rand_begin_fixed(9979004620615ull);
+    test_many_sources(&ctx);
+    test_rand_resume(resume);
     test_same_bits(&ctx);
     return test_finish(&ctx);
 }
