@@ -18,6 +18,7 @@
 #include "vorton.h"
 #include "world.h"
 #include "ref/vorton_ref.h"
+#include "vorton_probes.h"
 
 #include <string.h>
 
@@ -69,38 +70,14 @@ static void run_steps(cs_vorton *v, uint32_t steps)
 
 // Velocity at `count` random points near the unit cube, GPU vs CPU; returns
 // max |error| / max |u|.
-static double velocity_error(cs_context *ctx, cs_vorton *v, const float *pos4, const float *vort4, uint32_t count)
+static double velocity_error(cs_vorton *v, const float *pos4, const float *vort4, uint32_t count)
 {
-    float *points = calloc(count, 16), *gpu = calloc(count, 16);
+    float *points = calloc(count, 16);
     for (uint32_t i = 0; i < count * 4; i++)
         points[i] = (i % 4 == 3) ? 0.0f : (float)uniform(-0.5, 1.5);
-    cs_buffer in, out;
-    test_buffer(ctx, &in, "probe points", count * 16);
-    test_buffer(ctx, &out, "probe velocity", count * 16);
-    cs_buffer_upload(ctx, &in, points, count * 16, 0);
-    cs_buffer_fill(ctx, &out, 0xffffffffu); // poisoned: NaN where nothing is written
-    cs_recorder rec;
-    cs_recorder_create(ctx, "vorton probes", &rec);
-    cs_recorder_begin(&rec);
-    cs_vorton_record_velocity_at(v, &rec, &in, &out, count);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    cs_buffer_download(ctx, &out, gpu, count * 16, 0);
-    double max_err = 0.0, max_u = 0.0;
-    for (uint32_t i = 0; i < count; i++) {
-        double x[3] = {points[i * 4], points[i * 4 + 1], points[i * 4 + 2]}, u[3];
-        vorton_ref_velocity(pos4, vort4, v->count, x, u);
-        for (int d = 0; d < 3; d++) {
-            double e = fabs(gpu[i * 4 + d] - u[d]);
-            max_err = isnan(e) ? INFINITY : fmax(max_err, e);
-            max_u = fmax(max_u, fabs(u[d]));
-        }
-    }
-    cs_buffer_destroy(ctx, &in);
-    cs_buffer_destroy(ctx, &out);
+    double e = vorton_probe_error(v, vorton_ref_velocity, pos4, vort4, v->count, points, count);
     free(points);
-    free(gpu);
-    return max_err / max_u;
+    return e;
 }
 
 static void test_one_vorton(cs_context *ctx)
@@ -118,7 +95,7 @@ static void test_one_vorton(cs_context *ctx)
         exit(test_finish(ctx));
     }
     cs_vorton_upload(v, pos, vort, 1);
-    double e = velocity_error(ctx, v, pos, vort, 1000);
+    double e = velocity_error(v, pos, vort, 1000);
     printf("one vorton: velocity at 1000 points, max error %.2e of max |u|\n", e);
     CHECK(e < 1e-5, "one vorton: velocity error %.2e", e);
     cs_vorton_destroy(v);
@@ -191,7 +168,7 @@ static void test_random_set(cs_context *ctx)
             double e = rates_error(v, pos, vort, &p);
             CHECK(e < 2e-4, "random set %u (%s): rates error %.2e", n, schemes[scheme], e);
             if (scheme == 0) {
-                double ev = velocity_error(ctx, v, pos, vort, 500);
+                double ev = velocity_error(v, pos, vort, 500);
                 printf("    velocity at 500 points %.2e\n", ev);
                 CHECK(ev < 2e-4, "random set %u: velocity at points error %.2e", n, ev);
             }

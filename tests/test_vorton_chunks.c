@@ -16,6 +16,7 @@
 
 #include "vorton.h"
 #include "ref/vorton_ref.h"
+#include "vorton_probes.h"
 
 #include <string.h>
 
@@ -48,32 +49,8 @@ static void random_vortons(uint32_t n, float *pos, float *vort, double radius)
 static double velocity_error(cs_vorton *v, const float *pos, const float *vort, uint32_t n, const float *points,
                              uint32_t m, uint32_t chunk)
 {
-    cs_buffer pts, out;
-    test_buffer(v->ctx, &pts, "chunk probes", (VkDeviceSize)m * 16);
-    test_buffer(v->ctx, &out, "chunk probe velocity", (VkDeviceSize)m * 16);
-    cs_buffer_upload(v->ctx, &pts, points, (VkDeviceSize)m * 16, 0);
     v->source_chunk = chunk;
-    cs_recorder rec;
-    cs_recorder_create(v->ctx, "chunks", &rec);
-    cs_recorder_begin(&rec);
-    cs_vorton_record_velocity_at(v, &rec, &pts, &out, m);
-    cs_recorder_submit_wait(&rec);
-    float *u = calloc(m, 16);
-    cs_buffer_download(v->ctx, &out, u, (VkDeviceSize)m * 16, 0);
-    double worst = 0.0, scale = 0.0;
-    for (uint32_t k = 0; k < m; k++) {
-        double x[3] = {points[k * 4], points[k * 4 + 1], points[k * 4 + 2]}, ref[3];
-        vorton_ref_velocity(pos, vort, n, x, ref);
-        for (int d = 0; d < 3; d++) {
-            worst = fmax(worst, fabs(u[k * 4 + d] - ref[d]));
-            scale = fmax(scale, fabs(ref[d]));
-        }
-    }
-    free(u);
-    cs_recorder_destroy(&rec);
-    cs_buffer_destroy(v->ctx, &pts);
-    cs_buffer_destroy(v->ctx, &out);
-    return worst / scale;
+    return vorton_probe_error(v, vorton_ref_velocity, pos, vort, n, points, m);
 }
 
 static void test_many_sources(cs_context *ctx)

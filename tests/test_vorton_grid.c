@@ -56,7 +56,7 @@ static double grid_error(cs_context *ctx, uint32_t cells, const float *pos4, con
     cs_vorton_params p = grid_params(cells, origin, 1.0f);
     cs_vorton *v = make_vorton(ctx, &p, n, 0);
     cs_vorton_upload(v, pos4, vort4, n);
-    double error = vorton_probe_error(v, pos4, vort4, n, points, count);
+    double error = vorton_probe_error(v, vorton_singular_velocity, pos4, vort4, n, points, count);
     cs_vorton_destroy(v);
     return error;
 }

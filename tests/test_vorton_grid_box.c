@@ -144,7 +144,7 @@ static double ring_error(cs_vorton *v, const float *pos, const float *vort, uint
         points[i * 4 + 1] = (float)(centre_y + offsets[i * 4 + 1]);
         points[i * 4 + 2] = offsets[i * 4 + 2];
     }
-    double e = vorton_probe_error(v, pos, vort, n, points, probes);
+    double e = vorton_probe_error(v, vorton_singular_velocity, pos, vort, n, points, probes);
     free(points);
     return e;
 }
@@ -291,7 +291,8 @@ static void test_box_grows(cs_context *ctx)
     cs_vorton_upload(v, pos, vort, n);
     const double centre[3] = {0.3, 0.0, 0.0};
     float *points = probes_around(centre, 1.0, 0.25, pos, n, probes);
-    double e = vorton_probe_error(v, pos, vort, n, points, probes); // solves once: the box follows
+    // Solves once: the box follows.
+    double e = vorton_probe_error(v, vorton_singular_velocity, pos, vort, n, points, probes);
     vic_box box;
     cs_vorton_grid_read_box(&v->grid, &box);
     printf("a cloud of %u vortons over 2.4 m: probe error %.3e\n", n, e);

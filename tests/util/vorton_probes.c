@@ -24,8 +24,8 @@ void vorton_singular_velocity(const float *pos4, const float *vort4, uint32_t n,
     }
 }
 
-double vorton_probe_error(cs_vorton *v, const float *pos4, const float *vort4, uint32_t n, const float *points,
-                          uint32_t count)
+double vorton_probe_error(cs_vorton *v, vorton_reference_fn reference, const float *pos4, const float *vort4,
+                          uint32_t n, const float *points, uint32_t count)
 {
     cs_context *ctx = v->ctx;
     cs_buffer in, out;
@@ -44,7 +44,7 @@ double vorton_probe_error(cs_vorton *v, const float *pos4, const float *vort4, u
     double max_err = 0.0, max_u = 0.0;
     for (uint32_t i = 0; i < count; i++) {
         double x[3] = {points[i * 4], points[i * 4 + 1], points[i * 4 + 2]}, u[3];
-        vorton_singular_velocity(pos4, vort4, n, x, u);
+        reference(pos4, vort4, n, x, u);
         for (int d = 0; d < 3; d++) {
             double e = fabs(gpu[i * 4 + d] - u[d]);
             max_err = isnan(e) ? INFINITY : fmax(max_err, e);

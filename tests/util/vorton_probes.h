@@ -1,5 +1,5 @@
-// vorton_probes.h — the vorton grid tests' accuracy probe: the grid's
-// velocity at probe points against the unregularised sum in double.
+// vorton_probes.h — the vorton tests' accuracy probe: the solver's velocity
+// at probe points against a CPU reference sum in double.
 #pragma once
 
 #include "vorton.h"
@@ -10,8 +10,13 @@
 // of the n vortons (pos4: xyz, sigma; vort4: vorticity xyz).
 void vorton_singular_velocity(const float *pos4, const float *vort4, uint32_t n, const double x[3], double u[3]);
 
-// The grid velocity of v's current vortons at `count` probe points (vec4)
-// vs vorton_singular_velocity: max |error| / max |u| (infinite where the
-// grid wrote nothing: the output is poisoned with NaN first).
-double vorton_probe_error(cs_vorton *v, const float *pos4, const float *vort4, uint32_t n, const float *points,
-                          uint32_t count);
+// A CPU reference velocity at x of the n vortons (vorton_singular_velocity,
+// or the regularised vorton_ref_velocity of ref/vorton_ref.h).
+typedef void (*vorton_reference_fn)(const float *pos4, const float *vort4, uint32_t n, const double x[3],
+                                    double u[3]);
+
+// v's velocity at `count` probe points (vec4) vs `reference`: max |error| /
+// max |u| (infinite where nothing was written: the output is poisoned with
+// NaN first).
+double vorton_probe_error(cs_vorton *v, vorton_reference_fn reference, const float *pos4, const float *vort4,
+                          uint32_t n, const float *points, uint32_t count);
