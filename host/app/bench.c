@@ -88,6 +88,19 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size)
+{
+    cs_error err;
+    cs_scene probe;
+    if (!cs_scene_load(opt->scene, &probe, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return false;
+    }
+    snprintf(name, size, "%s", probe.name);
+    cs_scene_free(&probe);
+    return true;
+}
+
 bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size)
 {
     cs_error err;
@@ -529,14 +542,9 @@ static void print_baseline(const char *path, const bench_result *res, uint32_t n
 int cs_bench(const cs_bench_options *opt)
 {
     cs_error err;
-    cs_scene probe;
-    if (!cs_scene_load(opt->scene, &probe, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 2;
-    }
     char scene_name[64];
-    snprintf(scene_name, sizeof scene_name, "%s", probe.name);
-    cs_scene_free(&probe);
+    if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
+        return 2;
 
     cs_context ctx;
     char device[512];

@@ -54,12 +54,17 @@ int cs_bench_demo(const cs_bench_options *opt);
 // `cistern bench --draw`: see bench_draw.c and docs/benchmarks.md.
 int cs_bench_draw(const cs_bench_options *opt);
 
-// Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
-// n is 0). The one statistic both benchmarks quote.
 // The Vulkan context the options ask for (--validation, --device; verbose
 // unless --quiet) and its device string for the tables' titles. False,
 // with the error printed, when it cannot be created.
 bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size);
+
+// The name of the scene the options name, loaded once to check it. False,
+// with the error printed, when it does not load.
+bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size);
+
+// Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
+// n is 0). The one statistic both benchmarks quote.
 double cs_bench_percentile(const double *samples, uint32_t n, double q);
 
 // Plots: true when gnuplot is installed (else says how to get it).

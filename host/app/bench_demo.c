@@ -408,14 +408,9 @@ static void print_demo_table(const char *scene_name, const char *device, const d
 int cs_bench_demo(const cs_bench_options *opt)
 {
     cs_error err;
-    cs_scene probe;
-    if (!cs_scene_load(opt->scene, &probe, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return 2;
-    }
     char scene_name[64];
-    snprintf(scene_name, sizeof scene_name, "%s", probe.name);
-    cs_scene_free(&probe);
+    if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
+        return 2;
     cs_context ctx;
     char device[512];
     if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
