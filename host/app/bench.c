@@ -113,6 +113,19 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
     return true;
 }
 
+bool cs_bench_write_json(const char *dir, const cJSON *json, cs_error *err)
+{
+    if (!cs_make_dirs(dir, err))
+        return false;
+    char *text = cJSON_Print(json);
+    CS_ASSERT(text, "out of memory printing %s/results.json", dir);
+    char path[600];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    bool ok = cs_write_whole_file(path, text, strlen(text), true, err);
+    free(text);
+    return ok;
+}
+
 double cs_bench_percentile(const double *samples, uint32_t n, double q)
 {
     if (n == 0)
@@ -608,28 +621,20 @@ int cs_bench(const cs_bench_options *opt)
     if (!opt->out_dir)
         snprintf(dir, sizeof dir, "bench/%s", scene_name);
     int code = 0;
-    if (!cs_make_dirs(dir, &err)) {
+    cJSON *json = results_json(&ctx, opt, scene_name, res, n, exponent);
+    bool ok = cs_bench_write_json(dir, json, &err);
+    cJSON_Delete(json);
+    char path[600];
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    ok = ok && write_csv(path, res, n, &err);
+    char title[700];
+    snprintf(title, sizeof title, "cistern %s on %s", scene_name, ctx.props.deviceName);
+    ok = ok && write_plots(dir, title, res, n, &err);
+    if (ok) {
+        printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+    } else {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
-    } else {
-        cJSON *json = results_json(&ctx, opt, scene_name, res, n, exponent);
-        char *text = cJSON_Print(json);
-        char path[600];
-        snprintf(path, sizeof path, "%s/results.json", dir);
-        bool ok = cs_write_whole_file(path, text, strlen(text), true, &err);
-        free(text);
-        cJSON_Delete(json);
-        snprintf(path, sizeof path, "%s/results.csv", dir);
-        ok = ok && write_csv(path, res, n, &err);
-        char title[700];
-        snprintf(title, sizeof title, "cistern %s on %s", scene_name, ctx.props.deviceName);
-        ok = ok && write_plots(dir, title, res, n, &err);
-        if (ok) {
-            printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
-        } else {
-            fprintf(stderr, "cistern: %s\n", err.msg);
-            code = 1;
-        }
     }
     if (opt->baseline)
         print_baseline(opt->baseline, res, n);

@@ -5,6 +5,8 @@
 #include "common.h"
 #include "context.h"
 
+#include <cjson/cJSON.h>
+
 #define CS_BENCH_MAX_SIZES 16
 // Most patches `bench --radiosity --patches` asks for (CS_RADIOSITY_MAX_PATCHES).
 #define CS_BENCH_MAX_PATCHES (1u << 22)
@@ -62,6 +64,10 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
 // The name of the scene the options name, loaded once to check it. False,
 // with the error printed, when it does not load.
 bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size);
+
+// Writes JSON as DIR/results.json (DIR made first). Does not take JSON.
+// False with err set when the directory or the file cannot be written.
+bool cs_bench_write_json(const char *dir, const cJSON *json, cs_error *err);
 
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.

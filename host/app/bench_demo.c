@@ -442,23 +442,14 @@ int cs_bench_demo(const cs_bench_options *opt)
     else
         snprintf(dir, sizeof dir, "bench/%s_demo", scene_name);
     int code = failed ? 1 : 0;
-    if (!cs_make_dirs(dir, &err)) {
+    cJSON *json = demo_json(&ctx, opt, scene_name, res, n);
+    if (cs_bench_write_json(dir, json, &err)) {
+        printf("wrote %s/results.json\n", dir);
+    } else {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
-    } else {
-        cJSON *json = demo_json(&ctx, opt, scene_name, res, n);
-        char *text = cJSON_Print(json);
-        char path[600];
-        snprintf(path, sizeof path, "%s/results.json", dir);
-        if (cs_write_whole_file(path, text, strlen(text), true, &err)) {
-            printf("wrote %s\n", path);
-        } else {
-            fprintf(stderr, "cistern: %s\n", err.msg);
-            code = 1;
-        }
-        free(text);
-        cJSON_Delete(json);
     }
+    cJSON_Delete(json);
     free(res);
     cs_context_destroy(&ctx);
     cs_shader_shutdown();

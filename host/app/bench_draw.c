@@ -139,29 +139,84 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     cs_scene_free(&scene);
 }
 
+static cJSON *draw_json(const char *scene_name, const char *device, uint32_t width, uint32_t height,
+                        const cs_bench_options *opt, const draw_result *res, uint32_t n)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "scene", scene_name);
+    cJSON_AddStringToObject(root, "mode", "draw");
+    cJSON_AddStringToObject(root, "frame", "background, box and the particles into the offscreen image; no substep");
+    cJSON_AddStringToObject(root, "device_and_driver", device);
+    cJSON_AddNumberToObject(root, "width", width);
+    cJSON_AddNumberToObject(root, "height", height);
+    cJSON_AddNumberToObject(root, "frames", opt->steps);
+    cJSON_AddNumberToObject(root, "warmup", opt->warmup);
+    cJSON *sizes = cJSON_AddArrayToObject(root, "sizes");
+    for (uint32_t i = 0; i < n; i++) {
+        const draw_result *r = &res[i];
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddNumberToObject(s, "requested", r->requested);
+        if (r->skipped) {
+            cJSON_AddStringToObject(s, "skipped", r->reason);
+        } else {
+            cJSON_AddNumberToObject(s, "particles", r->particles);
+            cJSON_AddNumberToObject(s, "radius", r->radius);
+            cJSON_AddNumberToObject(s, "draw_median_ms", r->draw_ms);
+            cJSON_AddNumberToObject(s, "draw_p90_ms", r->draw_p90_ms);
+            cJSON_AddNumberToObject(s, "in_view", r->in_view);
+            cJSON_AddNumberToObject(s, "one_pixel", r->tiny);
+            cJSON_AddNumberToObject(s, "triangle_pixels", r->triangle_pixels);
+            cJSON_AddNumberToObject(s, "disc_pixels", r->disc_pixels);
+        }
+        cJSON_AddItemToArray(sizes, s);
+    }
+    return root;
+}
+
 int cs_bench_draw(const cs_bench_options *opt)
 {
+    char scene_name[256];
+    if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
+        return 1;
     cs_context ctx;
     char device[512];
     if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
         return 1;
-    printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device,
-           opt->width ? opt->width : 1280, opt->height ? opt->height : 720, opt->steps, opt->warmup);
+    uint32_t width = opt->width ? opt->width : 1280, height = opt->height ? opt->height : 720;
+    printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device, width, height,
+           opt->steps, opt->warmup);
     printf("%11s %8s %11s %11s %9s %12s %12s\n", "particles", "radius", "draw ms", "draw p90", "one-pixel",
            "tri Mpx", "disc Mpx");
     int status = 0;
+    draw_result *res = calloc(CS_MAX(opt->size_count, 1u), sizeof *res);
+    CS_ASSERT(res, "out of memory for %u sizes", opt->size_count);
     for (uint32_t i = 0; i < opt->size_count; i++) {
-        draw_result r;
-        draw_size(&ctx, opt, opt->sizes[i], &r);
-        if (r.skipped) {
-            printf("%11u  skipped: %.200s\n", r.requested, r.reason);
+        draw_result *r = &res[i];
+        draw_size(&ctx, opt, opt->sizes[i], r);
+        if (r->skipped) {
+            printf("%11u  skipped: %.200s\n", r->requested, r->reason);
             status = 1;
             continue;
         }
-        printf("%11u %8.4f %11.3f %11.3f %9u %12.3f %12.3f\n", r.particles, r.radius, r.draw_ms, r.draw_p90_ms,
-               r.tiny, r.triangle_pixels * 1e-6, r.disc_pixels * 1e-6);
+        printf("%11u %8.4f %11.3f %11.3f %9u %12.3f %12.3f\n", r->particles, r->radius, r->draw_ms, r->draw_p90_ms,
+               r->tiny, r->triangle_pixels * 1e-6, r->disc_pixels * 1e-6);
         fflush(stdout);
     }
+    char dir[512];
+    if (opt->out_dir)
+        snprintf(dir, sizeof dir, "%s", opt->out_dir);
+    else
+        snprintf(dir, sizeof dir, "bench/%s_draw", scene_name);
+    cJSON *json = draw_json(scene_name, device, width, height, opt, res, opt->size_count);
+    cs_error err = {0};
+    if (cs_bench_write_json(dir, json, &err)) {
+        printf("wrote %s/results.json\n", dir);
+    } else {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        status = 1;
+    }
+    cJSON_Delete(json);
+    free(res);
     cs_context_destroy(&ctx);
     return status;
 }

@@ -561,28 +561,20 @@ int cs_bench_surface(const cs_bench_options *opt)
     char dir[512];
     snprintf(dir, sizeof dir, "%s", opt->out_dir ? opt->out_dir : "bench/surface");
     int code = 0;
-    if (!cs_make_dirs(dir, &err)) {
+    cJSON *json = results_json(&ctx, opt, &parts, &rig, res, count);
+    bool ok = cs_bench_write_json(dir, json, &err);
+    cJSON_Delete(json);
+    char path[600];
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    ok = ok && write_csv(path, res, count, &err);
+    char title[700];
+    snprintf(title, sizeof title, "cistern surface extraction on %s", ctx.props.deviceName);
+    ok = ok && write_plots(dir, title, res, count, &err);
+    if (ok) {
+        printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
+    } else {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
-    } else {
-        cJSON *json = results_json(&ctx, opt, &parts, &rig, res, count);
-        char *text = cJSON_Print(json);
-        char path[600];
-        snprintf(path, sizeof path, "%s/results.json", dir);
-        bool ok = cs_write_whole_file(path, text, strlen(text), true, &err);
-        free(text);
-        cJSON_Delete(json);
-        snprintf(path, sizeof path, "%s/results.csv", dir);
-        ok = ok && write_csv(path, res, count, &err);
-        char title[700];
-        snprintf(title, sizeof title, "cistern surface extraction on %s", ctx.props.deviceName);
-        ok = ok && write_plots(dir, title, res, count, &err);
-        if (ok) {
-            printf("wrote %s/results.json, results.csv, plot.png, plot.svg\n", dir);
-        } else {
-            fprintf(stderr, "cistern: %s\n", err.msg);
-            code = 1;
-        }
     }
     free(res);
     free(parts.positions);
