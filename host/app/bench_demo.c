@@ -7,8 +7,11 @@
 // draws them, the draw, then the stats and check that every run frame ends
 // with. Frames go through the same ring of frames in flight as run's loop
 // (CS_FRAMES_IN_FLIGHT recorders, stats recorded in the frame and read one
-// frame late), so the frame time is what a user sees with the overlap: the
-// loop's period, from one frame's submit to the next's. Headless: the draw
+// frame late), so the frame time is what a user sees with the overlap:
+// frames/s is the timed frames' count over their whole span, from the first
+// one's submit to the last one finished (the loop's period alone reads too
+// fast while the ring still has free slots); the period's median and p90
+// are reported next to it. Headless: the draw
 // goes to the renderer's offscreen image; nothing is presented and nothing
 // is read back, so a window adds its present (and vsync) on top. Queue
 // submits and fence waits a frame are counted as run reports them. The GPU
@@ -43,7 +46,8 @@ typedef struct demo_result {
     uint32_t requested, particles, substeps, frames;
     bool skipped, failed;
     char reason[640];
-    double frame_ms, frame_p90_ms, fps;   // host wall clock of a whole frame
+    double frame_ms, frame_p90_ms;       // host wall clock of the loop's period (median, p90)
+    double frame_mean_ms, fps;           // the timed frames' whole span (drain included) / frames
     double gpu_ms, sim_ms, draw_ms;       // medians of the GPU timestamps
     double sim_seconds;                   // simulated time a frame
     double submits_per_frame, waits_per_frame; // queue submits and host fence waits (every kind)
@@ -250,7 +254,7 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     // A frame's time is the loop's period, as a user sees frames arrive:
     // from one frame's submit to the next's, the wait for the slot and the
     // previous frame's check included.
-    double mark = cs_now_seconds();
+    double mark = cs_now_seconds(), timed_start = mark;
     uint64_t submits_before = ctx->queue_submits, waits_before = ctx->fence_waits;
     uint32_t submitted = 0;
     for (uint32_t i = 0; i < opt->warmup + frames && !res->failed; i++) {
@@ -265,7 +269,7 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
             d.draining = false;
             if (res->failed)
                 break;
-            mark = cs_now_seconds();
+            mark = timed_start = cs_now_seconds();
             submits_before = ctx->queue_submits, waits_before = ctx->fence_waits;
             res->waits_on_latest = res->frames_overlapped = 0;
         }
@@ -297,6 +301,10 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     d.draining = true;
     for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT && !res->failed; k++)
         res->failed = !finish_demo_frame(&d, res, (submitted + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
+    // Frames per second over the whole timed span, up to the last frame
+    // finished: the loop's periods alone undercount, since the first frames
+    // of the span find free slots and wait for nothing.
+    double timed_span_ms = (cs_now_seconds() - timed_start) * 1e3;
     vkDeviceWaitIdle(ctx->device); // a failure left frames pending: nothing runs when the world goes
     uint32_t timed_submitted = submitted > opt->warmup ? submitted - opt->warmup : 0;
     if (timed_submitted) {
@@ -308,7 +316,8 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     uint32_t n = res->frames;
     res->frame_ms = cs_bench_percentile(walls, n, 0.5);
     res->frame_p90_ms = cs_bench_percentile(walls, n, 0.9);
-    res->fps = res->frame_ms > 0 ? 1e3 / res->frame_ms : 0.0;
+    res->frame_mean_ms = n ? timed_span_ms / n : 0.0;
+    res->fps = res->frame_mean_ms > 0 ? 1e3 / res->frame_mean_ms : 0.0;
     res->sim_ms = cs_bench_percentile(series.sims, n, 0.5);
     res->draw_ms = cs_bench_percentile(series.draws, n, 0.5);
     res->gpu_ms = cs_bench_percentile(series.gpus, n, 0.5);
@@ -361,6 +370,7 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
         cJSON_AddNumberToObject(s, "substeps", r->substeps);
         cJSON_AddNumberToObject(s, "sim_seconds_per_frame", r->sim_seconds);
         cJSON_AddNumberToObject(s, "frames_timed", r->frames);
+        cJSON_AddNumberToObject(s, "frame_mean_ms", r->frame_mean_ms);
         cJSON_AddNumberToObject(s, "frame_median_ms", r->frame_ms);
         cJSON_AddNumberToObject(s, "frame_p90_ms", r->frame_p90_ms);
         cJSON_AddNumberToObject(s, "frames_per_s", r->fps);
@@ -385,7 +395,8 @@ static void print_demo_table(const char *scene_name, const char *device, const d
 {
     printf("\ncistern bench --demo %s on %s\n", scene_name, device);
     printf("(a frame: substeps + draw to the offscreen image + stats check; headless, no present)\n");
-    printf("(%u frames in flight; submits and waits: queue submits and host fence waits a frame)\n",
+    printf("(%u frames in flight; frame ms: the timed frames' span, last one finished, over their count;\n"
+           " submits and waits: queue submits and host fence waits a frame)\n",
            CS_FRAMES_IN_FLIGHT);
     printf("%11s %9s %11s %9s %9s %9s %9s %8s %8s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
            "sim ms", "draw ms", "submits", "waits", "physics");
@@ -395,8 +406,8 @@ static void print_demo_table(const char *scene_name, const char *device, const d
             printf("%11u  skipped: %.200s\n", r->requested, r->reason);
             continue;
         }
-        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f  %s%s\n", r->particles, r->substeps, r->frame_ms,
-               r->fps, r->gpu_ms, r->sim_ms, r->draw_ms, r->submits_per_frame, r->waits_per_frame, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f  %s%s\n", r->particles, r->substeps,
+               r->frame_mean_ms, r->fps, r->gpu_ms, r->sim_ms, r->draw_ms, r->submits_per_frame, r->waits_per_frame, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
         printf("%11s   %.0f compute dispatches and %.0f barriers a frame (%.1f and %.1f a substep)\n", "",
                r->dispatches, r->barriers, r->dispatches / CS_MAX(r->substeps, 1u),
                r->barriers / CS_MAX(r->substeps, 1u));
