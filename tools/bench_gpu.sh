@@ -12,25 +12,39 @@
 #   draw       cistern bench --draw: the particles' draw at 1M, 720p and 1080p
 #   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches
 #   report     tools/bench_report.py on whatever the parts above left
-# Environment: CISTERN (binary, default build/release/cistern), STEPS (30),
-# WARMUP (5). A size the device cannot hold is skipped by the bench with
-# the reason; the part goes on.
+# Environment: NO_WRITE=1 (the report leaves results/ alone), CISTERN (binary, default build/release/cistern), STEPS (30),
+# WARMUP (5), OUT (default bench/gpu), SMALL=1 (every size tiny and 2 steps:
+# a smoke test of the whole chain on any device, tests/bench_gpu.sh). A size
+# the device cannot hold is skipped by the bench with the reason; the part
+# goes on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cistern=${CISTERN:-build/release/cistern}
 [ -x "$cistern" ] || bash tools/build.sh >/dev/null || exit 1
 steps=${STEPS:-30}
 warmup=${WARMUP:-5}
+out=${OUT:-bench/gpu}
 status=0
+# The sizes: the issue's (PBF 1 M to 8 M, WCSPH 4 M, Clavet 1 M, reint
+# 4096^2 and 256^3, demos at 256 k to 4 M, the draw at 1 M, radiosity to
+# 100 k patches), or tiny ones for the smoke test.
+if [ "${SMALL:-0}" = 1 ]; then
+  steps=2 warmup=1 frames=2 rsteps=2
+  pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200
+else
+  frames=20 rsteps=10
+  pbf=1M,2M,4M,8M wcsph=1M,4M clavet=1M drops=4096 cube=256 demo=256k,1M,4M draw=256k,1M,4M patches=1k,8k,32k,100k
+fi
 
-# run NAME ARGS...: one bench, its output in bench/gpu/PART/NAME.log too.
+# run NAME ARGS...: one bench into OUT/PART/NAME/, its output in
+# OUT/PART/NAME.log too.
 run() {
   local name=$1
   shift
-  mkdir -p "bench/gpu/$part"
+  mkdir -p "$out/$part"
   echo "== $part/$name: cistern $*" >&2
   local t0=$SECONDS
-  "$cistern" "$@" --out "bench/gpu/$part/$name" 2>&1 | tee "bench/gpu/$part/$name.log"
+  "$cistern" "$@" --out "$out/$part/$name" 2>&1 | tee "$out/$part/$name.log"
   local rc=${PIPESTATUS[0]}
   echo "== $part/$name: exit $rc after $((SECONDS - t0)) s" >&2
   [ "$rc" -eq 0 ] || status=1
@@ -38,25 +52,28 @@ run() {
 
 part_sim() {
   local b=(bench --steps "$steps" --warmup "$warmup" --max-step-ms 2000)
-  run dam_break_3d "${b[@]}" dam_break_3d --particles 1M,2M,4M,8M
-  run wcsph_tank_3d "${b[@]}" wcsph_tank_3d --particles 1M,4M
-  run dam_break_2d "${b[@]}" dam_break_2d --particles 1M
-  run reint_drops_2d "${b[@]}" reint_drops_2d --cells 4096
-  run reint_cube_3d "${b[@]}" reint_cube_3d --cells 256
+  run dam_break_3d "${b[@]}" dam_break_3d --particles "$pbf"
+  run wcsph_tank_3d "${b[@]}" wcsph_tank_3d --particles "$wcsph"
+  run dam_break_2d "${b[@]}" dam_break_2d --particles "$clavet"
+  run reint_drops_2d "${b[@]}" reint_drops_2d --cells "$drops"
+  run reint_cube_3d "${b[@]}" reint_cube_3d --cells "$cube"
 }
 
 part_demo() {
-  run dam_break_3d bench --demo dam_break_3d --particles 256k,1M,4M --steps 20 --warmup 3
-  run wcsph_tank_3d bench --demo wcsph_tank_3d --particles 256k,1M,4M --steps 20 --warmup 3
+  local b=(bench --demo --steps "$frames" --warmup "$warmup" --particles "$demo")
+  run dam_break_3d "${b[@]}" dam_break_3d
+  run wcsph_tank_3d "${b[@]}" wcsph_tank_3d
 }
 
 part_draw() {
-  run dam_break_3d_720p bench --draw dam_break_3d --particles 256k,1M,4M --size 1280x720 --steps 20 --warmup 3
-  run dam_break_3d_1080p bench --draw dam_break_3d --particles 256k,1M,4M --size 1920x1080 --steps 20 --warmup 3
+  local b=(bench --draw --steps "$frames" --warmup "$warmup" --particles "$draw")
+  run dam_break_3d_720p "${b[@]}" dam_break_3d --size 1280x720
+  run dam_break_3d_1080p "${b[@]}" dam_break_3d --size 1920x1080
 }
 
 part_radiosity() {
-  run rooms_radiosity bench --radiosity scenes/rooms_radiosity.json --patches 1k,8k,32k,100k --steps 10 --warmup 2
+  run rooms_radiosity bench --radiosity scenes/rooms_radiosity.json --patches "$patches" --steps "$rsteps" \
+    --warmup 1
 }
 
 parts=("$@")
@@ -64,7 +81,7 @@ parts=("$@")
 for part in "${parts[@]}"; do
   case $part in
     sim | demo | draw | radiosity) "part_$part" ;;
-    report) python3 tools/bench_report.py bench/gpu || status=1 ;;
+    report) python3 tools/bench_report.py "$out" ${NO_WRITE:+--no-write} || status=1 ;;
     *)
       echo "bench_gpu.sh: unknown part '$part' (sim, demo, draw, radiosity, report)" >&2
       exit 2
