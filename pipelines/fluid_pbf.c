@@ -53,8 +53,9 @@
 // List radius h (1 + PBF_SKIN). Larger: longer lists; smaller: the list
 // retires (cell walk) after less motion within a substep.
 #define PBF_SKIN 0.1
-// List length: this many times the lattice neighbours within the list
-// radius, per particle (compressed fluid and clamped edge cells hold more).
+// List slots per particle: this many times the lattice neighbours within
+// the list radius (compressed fluid and clamped edge cells hold more; a
+// particle with more walks the cells).
 #define PBF_LIST_SLACK 2.0
 
 typedef struct cs_pbf_params {
@@ -218,14 +219,14 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     // Neighbour list: sized from the lattice count within the list radius.
     double radius = h * (1.0 + PBF_SKIN);
     uint64_t lattice_neighbours = lattice_count(f->dim, radius, s);
-    double entries = PBF_LIST_SLACK * (double)lattice_neighbours * (double)CS_MAX(f->capacity, 1u);
+    double slots = ceil(PBF_LIST_SLACK * (double)lattice_neighbours);
     char nb_name[64];
     snprintf(nb_name, sizeof nb_name, "%s neighbours", f->solver);
     cs_neighbours_desc nd = {
         .name = nb_name,
         .radius = (float)radius,
         .capacity = f->capacity,
-        .list_capacity = (uint32_t)CS_MIN(entries, (double)UINT32_MAX),
+        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
         .cell_count = f->grid.cell_count,
     };
     if (!cs_neighbours_create(ctx, &nd, &pbf->nb, err)) {
@@ -262,7 +263,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
 
     cs_pbf_push pc = pbf->push;
     pc.count = f->count;
-    cs_buffer *nb_starts = &pbf->nb.starts, *nb_list = &pbf->nb.list, *nb_state = &pbf->nb.state, *keys = &f->grid.keys;
+    cs_buffer *nb_counts = &pbf->nb.counts, *nb_list = &pbf->nb.list, *nb_state = &pbf->nb.state, *keys = &f->grid.keys;
     cs_buffer *lambda = &f->arrays[PBF_LAMBDA];
     uint32_t n = f->count;
     for (uint32_t it = 0; it < pbf->params.iterations; it++) {
@@ -270,14 +271,14 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
         cs_pass_begin(rec, "pbf: lambda");
         cs_dispatch(rec, pbf->lambda, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda, &f->densities,
-                        nb_starts, nb_list, nb_state, keys, &pbf->nb.use},
+                        nb_counts, nb_list, nb_state, keys, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_pass_end(rec);
         cs_pass_begin(rec, "pbf: delta");
         cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda,
-                        cs_fluid_pred_alt(f), nb_starts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
+                        cs_fluid_pred_alt(f), nb_counts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
                         f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
@@ -298,14 +299,14 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
     cs_buffer *curl = &f->arrays[PBF_CURL];
     if (pbf->params.vorticity > 0.0f) {
         cs_dispatch(rec, pbf->curl, &(cs_dispatch_desc){
-            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_starts, nb_list,
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_counts, nb_list,
                         nb_state, keys},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
     }
     cs_dispatch(rec, pbf->confine, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, cs_fluid_vel_alt(f),
-                    cs_fluid_pos(f), nb_starts, nb_list, nb_state, keys},
+                    cs_fluid_pos(f), nb_counts, nb_list, nb_state, keys},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
     cs_barrier_compute(rec);
     cs_fluid_swap_vel(f);
@@ -420,8 +421,10 @@ void cs_pbf_record_substep(void *state, cs_recorder *rec)
 void cs_pbf_set_neighbour_lists(void *state, bool on)
 {
     cs_pbf *pbf = state;
-    uint32_t capacity = on ? pbf->nb.list_capacity : 0;
-    cs_buffer_upload(pbf->fluid.ctx, &pbf->nb.state, &capacity, 4, CS_NB_CAPACITY * 4);
+    // No slots: every list reads as incomplete (a particle counts itself), so
+    // every consumer walks the cells.
+    uint32_t slots = on ? pbf->nb.slots : 0;
+    cs_buffer_upload(pbf->fluid.ctx, &pbf->nb.state, &slots, 4, CS_NB_SLOTS * 4);
 }
 
 cs_neighbours *cs_pbf_neighbours(void *state)

@@ -4,6 +4,8 @@
 #include "../shaders/grid/grid_shared.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 bool cs_grid_layout(const cs_grid_desc *desc, cs_grid *out, cs_error *err)
 {
@@ -198,6 +200,19 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 
 // ---- neighbour lists (see grid.h) ----
 
+// The layout CISTERN_NB_LAYOUT asks for, else the device's (grid.h).
+static cs_nb_layout neighbour_layout(const cs_context *ctx, cs_nb_layout asked)
+{
+    if (asked != CS_NB_LAYOUT_AUTO)
+        return asked;
+    const char *env = getenv("CISTERN_NB_LAYOUT");
+    if (env && strcmp(env, "particle") == 0)
+        return CS_NB_LAYOUT_PARTICLE;
+    if (env && strcmp(env, "slot") == 0)
+        return CS_NB_LAYOUT_SLOT;
+    return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? CS_NB_LAYOUT_PARTICLE : CS_NB_LAYOUT_SLOT;
+}
+
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err)
 {
     memset(nb, 0, sizeof *nb);
@@ -205,12 +220,12 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
     nb->radius = desc->radius;
     nb->capacity = CS_MAX(desc->capacity, 1u);
     nb->cell_count = CS_MAX(desc->cell_count, 1u);
-    // A list shorter than asked for only means more builds fall back to the
+    nb->layout = neighbour_layout(ctx, desc->layout);
+    // Fewer slots than asked for only means more particles fall back to the
     // cell walk; never refuse a scene for it.
     uint64_t max_entries = ctx->props.limits.maxStorageBufferRange / 4;
-    uint64_t want = CS_MAX((uint64_t)desc->list_capacity, (uint64_t)nb->capacity);
-    nb->list_capacity = (uint32_t)CS_MIN(max_entries, CS_MIN(want, (uint64_t)UINT32_MAX));
-    if (nb->list_capacity < nb->capacity)
+    nb->slots = (uint32_t)CS_MAX(CS_MIN((uint64_t)CS_MAX(desc->slots, 1u), max_entries / nb->capacity), 1u);
+    if ((uint64_t)nb->slots * nb->capacity > max_entries)
         return cs_fail(err, "%s: %u particles do not fit one neighbour list (device limit %llu entries); lower the "
                        "particle count", base, nb->capacity, (unsigned long long)max_entries);
     char name[96];
@@ -219,8 +234,8 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
         const char *suffix;
         VkDeviceSize size;
     } buffers[] = {
-        {&nb->starts, "starts", (VkDeviceSize)nb->capacity * 4},
-        {&nb->list, "list", (VkDeviceSize)nb->list_capacity * 4},
+        {&nb->counts, "counts", (VkDeviceSize)nb->capacity * 4},
+        {&nb->list, "list", (VkDeviceSize)nb->capacity * nb->slots * 4},
         {&nb->state, "state", ((VkDeviceSize)CS_NB_CELLS + nb->cell_count) * 4},
         {&nb->anchor, "anchor", (VkDeviceSize)nb->capacity * 16},
         {&nb->use, "use", (VkDeviceSize)nb->capacity * 4},
@@ -231,32 +246,33 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
         ok = cs_buffer_check_size(ctx, name, buffers[i].size, err) &&
              cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = buffers[i].size}, buffers[i].buf, err);
     }
-    ok = ok && cs_scan_create(ctx, nb->capacity, &nb->scan, err) &&
-         grid_program(ctx, "grid/neighbours_clear.comp", NULL, &nb->clear, err) &&
-         grid_program(ctx, "grid/neighbours_count.comp", NULL, &nb->count, err) &&
+    ok = ok && grid_program(ctx, "grid/neighbours_clear.comp", NULL, &nb->clear, err) &&
          grid_program(ctx, "grid/neighbours_fill.comp", NULL, &nb->fill, err);
     if (!ok) {
         cs_neighbours_destroy(ctx, nb);
         return false;
     }
-    // Total 0 and the capacity: a consumer before the first build sees an
-    // empty list that fits, never garbage; every cell unmarked.
+    // Counts above the slots: a consumer before the first build walks the
+    // cells, never reads garbage; every cell unmarked.
     cs_buffer_fill(ctx, &nb->state, 0xffffffffu);
-    uint32_t head[CS_NB_CELLS] = {[CS_NB_TOTAL] = 0, [CS_NB_CAPACITY] = nb->list_capacity};
+    bool by_particle = nb->layout == CS_NB_LAYOUT_PARTICLE; // as cs_neighbours_record_build's push
+    uint32_t head[CS_NB_CELLS] = {
+        [CS_NB_SLOTS] = nb->slots,
+        [CS_NB_STRIDE_I] = by_particle ? nb->slots : 1u,
+        [CS_NB_STRIDE_K] = by_particle ? 1u : nb->capacity,
+    };
     cs_buffer_upload(ctx, &nb->state, head, sizeof head, 0);
-    cs_buffer_fill(ctx, &nb->starts, 0);
+    cs_buffer_fill(ctx, &nb->counts, 0xffffffffu);
     cs_buffer_fill(ctx, &nb->use, 0);
     return true;
 }
 
 void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb)
 {
-    cs_program_id *progs[] = {&nb->clear, &nb->count, &nb->fill};
+    cs_program_id *progs[] = {&nb->clear, &nb->fill};
     for (size_t i = 0; i < CS_ARRAY_COUNT(progs); i++)
         cs_program_destroy(ctx, progs[i]); // an empty handle is a no-op
-    if (nb->scan.capacity)
-        cs_scan_destroy(ctx, &nb->scan);
-    cs_buffer *bufs[] = {&nb->starts, &nb->list, &nb->state, &nb->anchor, &nb->use};
+    cs_buffer *bufs[] = {&nb->counts, &nb->list, &nb->state, &nb->anchor, &nb->use};
     for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
         if (bufs[i]->buffer)
             cs_buffer_destroy(ctx, bufs[i]);
@@ -270,20 +286,16 @@ void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *gr
     CS_ASSERT(grid->cell_count <= nb->cell_count, "neighbour list for %u cells, grid has %u", nb->cell_count,
               grid->cell_count);
     cs_grid_push g = grid_push(grid, count);
+    bool by_particle = nb->layout == CS_NB_LAYOUT_PARTICLE;
     cs_neighbours_push pc = {.origin = g.origin, .dims = g.dims, .radius = {nb->radius * nb->radius, 0, 0, 0},
-                             .cells = {grid->cell_count, 0, 0, 0}};
+                             .cells = {grid->cell_count, nb->slots, by_particle ? nb->slots : 1u,
+                                       by_particle ? 1u : nb->capacity}};
     cs_pass_begin(rec, "grid: neighbours");
     cs_dispatch(rec, nb->clear, &(cs_dispatch_desc){
         .buffers = {&nb->state}, .push = &pc, .push_size = sizeof pc, .threads = {grid->cell_count}});
-    cs_dispatch(rec, nb->count, &(cs_dispatch_desc){
-        .buffers = {&grid->ranges, positions, &nb->starts}, .push = &pc, .push_size = sizeof pc, .threads = {count}});
-    cs_barrier_compute(rec);
-    cs_scan_record(rec, &nb->scan, &nb->starts, &nb->starts, count, &nb->state);
-    cs_barrier_compute(rec);
     cs_dispatch(rec, nb->fill, &(cs_dispatch_desc){
-        .buffers = {&grid->ranges, positions, &nb->starts, &nb->list, &nb->state, &nb->anchor},
+        .buffers = {&grid->ranges, positions, &nb->counts, &nb->list, &nb->anchor},
         .push = &pc, .push_size = sizeof pc, .threads = {count}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
-

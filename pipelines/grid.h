@@ -105,41 +105,57 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 // for every sorted particle i, the particles within radius = h + skin that
 // the cell walk visits, in the walk's order:
 //   clear  every cell's "moved" mark,
-//   count  (cell walk) per particle,
-//   scan   (prim.h, exclusive) of the counts into starts,
-//   fill   (cell walk again) list[starts[i] ...], and anchor[i] = x_i.
-// No neighbour is ever dropped and the host never reads anything back: the
-// list has a fixed length (list_capacity, sized at create); when a build
-// needs more, state[total] > state[capacity] and every consumer walks the
-// cells for that build instead.
+//   fill   (one cell walk) counts[i] = how many lie within the radius, the
+//          first `slots` of them in i's list, and anchor[i] = x_i.
+// Every particle has the same number of slots, so no count pass and no scan
+// are needed to place the lists. A particle with more neighbours than slots
+// (counts[i] > slots) keeps an incomplete list that no consumer reads: that
+// particle walks the cells instead (no neighbour is ever dropped, and the
+// host never reads anything back).
+//
+// Layout, chosen per device at create (CISTERN_NB_LAYOUT=particle|slot
+// forces one): entry k of particle i sits at i * stride_i + k * stride_k.
+//  - particle-major (stride_i = slots, stride_k = 1) on CPU devices: each
+//    invocation reads one contiguous run, which is what a CPU's caches like;
+//  - slot-major (stride_i = 1, stride_k = capacity) on GPUs: the threads of
+//    a subgroup handle consecutive particles, so entry k of all of them is
+//    one contiguous run and each step of the loop is one coalesced load.
+// Both visit the same particles in the same order: the same bits.
 //
 // The skin lets positions move after the build. Positions are numbered in
 // sets (PBF: set k = after k delta steps). A solver's move pass marks, per
 // build cell, the first set in which one of its particles is more than
 // skin / 2 from its anchor (state[CS_NB_CELLS + cell], atomicMin). A
-// consumer reading set k uses i's list only while i is still in its build
-// cell and no cell of its 3^dim block is marked at or before k
-// (CS_NB_DECIDE in grid.glsl); otherwise that particle walks the cells.
-// Under that rule the list loop visits exactly the particles within h that
-// the walk visits, in the same order: the results are the same bits.
+// consumer reading set k uses i's list only while the list is complete, i
+// is still in its build cell and no cell of its 3^dim block is marked at or
+// before k (CS_NB_DECIDE in grid.glsl); otherwise that particle walks the
+// cells. Under that rule the list loop visits exactly the particles within h
+// that the walk visits, in the same order: the results are the same bits.
+typedef enum cs_nb_layout {
+    CS_NB_LAYOUT_AUTO,     // particle-major on CPU devices, slot-major otherwise (or CISTERN_NB_LAYOUT)
+    CS_NB_LAYOUT_PARTICLE, // list[i * slots + k]
+    CS_NB_LAYOUT_SLOT,     // list[i + k * capacity]
+} cs_nb_layout;
+
 typedef struct cs_neighbours_desc {
     const char *name;          // buffer names ("pbf neighbours")
     float radius;              // h + skin (keep the skin a fraction of h: see above)
     uint32_t capacity;         // most particles
-    uint32_t list_capacity;    // list entries (clamped to the device limit, at least capacity)
+    uint32_t slots;            // list entries per particle (lowered to fit the device's buffers; at least 1)
     uint32_t cell_count;       // the grid's cells (one moved mark each)
+    cs_nb_layout layout;
 } cs_neighbours_desc;
 
 typedef struct cs_neighbours {
     float radius;
-    uint32_t capacity, list_capacity, cell_count;
-    cs_buffer starts;          // u32 per particle: counts, then (scanned) first entry
-    cs_buffer list;            // u32 per entry: sorted particle indices
-    cs_buffer state;           // u32: CS_NB_TOTAL, CS_NB_CAPACITY, CS_NB_CELLS + cell (grid_shared.h)
+    uint32_t capacity, slots, cell_count;
+    cs_nb_layout layout;       // as chosen (never AUTO)
+    cs_buffer counts;          // u32 per particle: neighbours within the radius at the build
+    cs_buffer list;            // u32, capacity x slots: sorted particle indices
+    cs_buffer state;           // u32: CS_NB_SLOTS, CS_NB_STRIDE_I, CS_NB_STRIDE_K, CS_NB_CELLS + cell
     cs_buffer anchor;          // vec4 per particle: positions at the build
     cs_buffer use;             // u32 per particle: a consumer's decision, for a later pass on the same set
-    cs_scan scan;
-    cs_program_id clear, count, fill;
+    cs_program_id clear, fill;
 } cs_neighbours;
 
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err);

@@ -55,21 +55,23 @@ uint cs_grid_cell_id(ivec3 c, uvec3 dims)
 // else over the cells exactly as CS_GRID_FOR_NEIGHBOURS. The list holds, for
 // sorted particle I, every J within the list radius (h + skin) at the build,
 // in the cell walk's order; the body still tests its own r^2 < h^2. Decide
-// USE_LIST with cs_nb_use_list (uniform over a dispatch). N = particle count;
-// INFO = the shader's u32 info array. Use as
-//     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, cell, dims, starts, list, info, use, i, n, j) { ... }
+// USE_LIST with CS_NB_DECIDE (it also checks the list is complete). COUNTS =
+// the shader's per-particle counts array, INFO = its u32 state array (the
+// list's strides). Use as
+//     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, cell, dims, counts, list, info, use, i, j) { ... }
 //     CS_GRID_END_LISTED_NEIGHBOURS
-// In the walk branch J < N <= the list's length, so a compiler that evaluates
-// both sides of the select still reads inside the list.
-#define CS_GRID_FOR_LISTED_NEIGHBOURS(RANGES, CELL, DIMS, STARTS, LIST, INFO, USE_LIST, I, N, J)     \
+// The list index is 0 in the walk branch, so a compiler that evaluates both
+// sides of the select still reads inside the list.
+#define CS_GRID_FOR_LISTED_NEIGHBOURS(RANGES, CELL, DIMS, COUNTS, LIST, INFO, USE_LIST, I, J)          \
     for (int seg_ = 0, zlo_ = max((CELL).z - 1, 0), ylo_ = max((CELL).y - 1, 0),                       \
              ny_ = min((CELL).y + 1, int((DIMS).y) - 1) - ylo_ + 1,                                    \
              segs_ = (USE_LIST) ? 1 : (min((CELL).z + 1, int((DIMS).z) - 1) - zlo_ + 1) * ny_;        \
          seg_ < segs_; seg_++) {                                                                       \
         uint s_ = 0xffffffffu, e_ = 0u;                                                                \
+        uint at_ = (I) * INFO[CS_NB_STRIDE_I], step_ = INFO[CS_NB_STRIDE_K];                           \
         if (USE_LIST) {                                                                                \
-            s_ = STARTS[I];                                                                            \
-            e_ = (I) + 1u < (N) ? STARTS[(I) + 1u] : INFO[CS_NB_TOTAL];                                \
+            s_ = 0u;                                                                                   \
+            e_ = COUNTS[I];                                                                            \
         } else {                                                                                       \
             uint row_ = (uint(zlo_ + seg_ / ny_) * (DIMS).y + uint(ylo_ + seg_ % ny_)) * (DIMS).x;     \
             for (int gx_ = max((CELL).x - 1, 0); gx_ <= min((CELL).x + 1, int((DIMS).x) - 1); gx_++) { \
@@ -81,20 +83,21 @@ uint cs_grid_cell_id(ivec3 c, uvec3 dims)
             }                                                                                          \
         }                                                                                              \
         for (uint t_ = s_; t_ < e_; t_++) {                                                            \
-            uint J = (USE_LIST) ? LIST[t_] : t_;
+            uint J = (USE_LIST) ? LIST[(USE_LIST) ? at_ + t_ * step_ : 0u] : t_;
 #define CS_GRID_END_LISTED_NEIGHBOURS }}
 
 // Declares bool USE: whether sorted particle I, now in cell CELL, may read
-// its list instead of walking for position set SLOT. True when the list fit
-// (total <= capacity), I is still in the cell it was listed from (KEYS =
-// the grid's sorted keys) and no particle listed from any cell of the block
-// the walk would visit has moved more than skin / 2 in sets 0..SLOT. Then
-// every pair the walk finds within h is in the list (both ends moved at most
-// skin / 2, so they were within h + skin at the build, in the same block),
-// and the list holds nothing the walk does not visit: the loop visits the
-// same particles within h in the same order, so the sums are the same bits.
-#define CS_NB_DECIDE(USE, STATE, KEYS, CELL, DIMS, I, SLOT)                                              \
-    bool USE = STATE[CS_NB_TOTAL] <= STATE[CS_NB_CAPACITY] && KEYS[I] == cs_grid_cell_id(CELL, (DIMS).xyz); \
+// its list instead of walking for position set SLOT. True when its list is
+// complete (COUNTS[I] <= the slots), I is still in the cell it was listed
+// from (KEYS = the grid's sorted keys) and no particle listed from any cell
+// of the block the walk would visit has moved more than skin / 2 in sets
+// 0..SLOT. Then every pair the walk finds within h is in the list (both ends
+// moved at most skin / 2, so they were within h + skin at the build, in the
+// same block), and the list holds nothing the walk does not visit: the loop
+// visits the same particles within h in the same order, so the sums are the
+// same bits.
+#define CS_NB_DECIDE(USE, STATE, COUNTS, KEYS, CELL, DIMS, I, SLOT)                                      \
+    bool USE = COUNTS[I] <= STATE[CS_NB_SLOTS] && KEYS[I] == cs_grid_cell_id(CELL, (DIMS).xyz);            \
     for (int uz_ = max((CELL).z - 1, 0); USE && uz_ <= min((CELL).z + 1, int((DIMS).z) - 1); uz_++)      \
         for (int uy_ = max((CELL).y - 1, 0); uy_ <= min((CELL).y + 1, int((DIMS).y) - 1); uy_++) {        \
             uint urow_ = (uint(uz_) * (DIMS).y + uint(uy_)) * (DIMS).x;                                  \

@@ -1,5 +1,5 @@
 #version 450
-// "grid: neighbours" (1/4): no cell has moved yet (every first-moved slot ~0u).
+// "grid: neighbours" (1/2): no cell has moved yet (every first-moved slot ~0u).
 #include "index.glsl"
 #include "grid_shared.h"
 layout(local_size_x = CS_GRID_GROUP) in;

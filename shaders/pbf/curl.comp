@@ -11,7 +11,7 @@ layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 4) writeonly buffer Curl { vec4 curl[]; };
-layout(std430, binding = 5) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 5) readonly buffer NbCounts { uint nb_counts[]; };
 layout(std430, binding = 6) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 7) readonly buffer NbState { uint nb_state[]; };
 layout(std430, binding = 8) readonly buffer Keys { uint keys[]; };
@@ -25,9 +25,9 @@ void main()
     vec3 vi = velocities[i].xyz;
     vec3 w = vec3(0.0);
     ivec3 c = CS_FLUID_CELL(xi);
-    CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    CS_NB_DECIDE(use_list, nb_state, nb_counts, keys, c, fp.grid_dims, i, pc.slot);
     cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
-    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_counts, nb_list, nb_state, use_list, i, j) {
         vec3 r = xi - CS_FLUID_XYZ(predicted[j]);
         float r2 = dot(r, r);
         if (j == i || r2 >= kern.h2)

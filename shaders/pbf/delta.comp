@@ -20,7 +20,7 @@ layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 4) readonly buffer Lambda { float lambda[]; };
 layout(std430, binding = 5) writeonly buffer PredictedOut { vec4 predicted_out[]; };
-layout(std430, binding = 6) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 6) readonly buffer NbCounts { uint nb_counts[]; };
 layout(std430, binding = 7) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 8) buffer NbState { uint nb_state[]; };
 layout(std430, binding = 9) readonly buffer Keys { uint keys[]; };
@@ -48,7 +48,7 @@ void main()
     // does not read the moved marks it writes).
     bool use_list = nb_use[i] != 0u;
     cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
-    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_counts, nb_list, nb_state, use_list, i, j) {
         if (j == i)
             continue;
         vec4 pj = predicted[j]; // xyz, w = mass

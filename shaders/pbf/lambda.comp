@@ -13,7 +13,7 @@ layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 4) writeonly buffer Lambda { float lambda[]; };
 layout(std430, binding = 5) writeonly buffer Density { float density[]; };
-layout(std430, binding = 6) readonly buffer NbStarts { uint nb_starts[]; };
+layout(std430, binding = 6) readonly buffer NbCounts { uint nb_counts[]; };
 layout(std430, binding = 7) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 8) readonly buffer NbState { uint nb_state[]; };
 layout(std430, binding = 9) readonly buffer Keys { uint keys[]; };
@@ -30,10 +30,10 @@ void main()
     vec3 grad_i = vec3(0.0);
     float sum_sq = 0.0;
     ivec3 c = CS_FLUID_CELL(xi);
-    CS_NB_DECIDE(use_list, nb_state, keys, c, fp.grid_dims, i, pc.slot);
+    CS_NB_DECIDE(use_list, nb_state, nb_counts, keys, c, fp.grid_dims, i, pc.slot);
     nb_use[i] = use_list ? 1u : 0u; // delta of this iteration reads the same set: it reuses this
     cs_kernels kern = cs_kernels_load(); // read once, not per neighbour
-    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_starts, nb_list, nb_state, use_list, i, pc.count, j) {
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_counts, nb_list, nb_state, use_list, i, j) {
         vec4 pj = predicted[j]; // xyz, w = mass (predict.comp)
         vec3 r = xi - CS_FLUID_XYZ(pj);
         float r2 = dot(r, r);
