@@ -147,7 +147,8 @@ static void usage(FILE *out)
         "  --validation           Vulkan validation + synchronization validation (slow)\n"
         "\n"
         "environment:\n"
-        "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n");
+        "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
+        "  CISTERN_SORT=4|8       radix sort digit bits (default: 8 on GPUs that can, 4 on CPUs)\n");
 }
 
 // A whole number with an optional k / M suffix (16k, 1.5M), from min to max.
