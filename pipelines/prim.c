@@ -110,20 +110,110 @@ void cs_scan_record(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer *o
 
 // ---------------------------------------------------------------- sort ----
 
+// The smallest subgroup a compute workgroup may be split into: with
+// Vulkan 1.3 the device says (minSubgroupSize; Intel and AMD vary it per
+// pipeline), before that the one size it reports.
+static uint32_t smallest_subgroup_size(cs_context *ctx)
+{
+    VkPhysicalDeviceSubgroupProperties subgroup = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceSubgroupSizeControlProperties size_control = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+    if (ctx->props.apiVersion >= VK_API_VERSION_1_3)
+        subgroup.pNext = &size_control;
+    VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &subgroup};
+    vkGetPhysicalDeviceProperties2(ctx->physical, &props);
+    uint32_t smallest = subgroup.subgroupSize;
+    if (size_control.minSubgroupSize != 0)
+        smallest = CS_MIN(smallest, size_control.minSubgroupSize);
+    return CS_MAX(smallest, 1);
+}
+
+// sort8_scatter.comp keeps one row of 256 counters per subgroup in shared
+// memory, so the bound comes from the smallest subgroup.
+static uint32_t sort8_max_subgroups(cs_context *ctx)
+{
+    return CS_MAX(CS_SORT8_THREADS / smallest_subgroup_size(ctx), 1);
+}
+
+bool cs_sort8_supported(cs_context *ctx, cs_error *err)
+{
+    VkPhysicalDeviceSubgroupProperties subgroup = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &subgroup};
+    vkGetPhysicalDeviceProperties2(ctx->physical, &props);
+    VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+    if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) || (subgroup.supportedOperations & needed) != needed)
+        return cs_fail(err, "8-bit sort: device '%s' lacks subgroup ballots in compute shaders",
+                       ctx->props.deviceName);
+    // Ballots are uvec4: 128 lanes at most.
+    if (subgroup.subgroupSize == 0 || subgroup.subgroupSize > 128 || CS_SORT8_THREADS % subgroup.subgroupSize != 0)
+        return cs_fail(err, "8-bit sort: subgroups of %u on '%s' do not divide workgroups of %u",
+                       subgroup.subgroupSize, ctx->props.deviceName, CS_SORT8_THREADS);
+    uint64_t shared_bytes = (uint64_t)sort8_max_subgroups(ctx) * CS_SORT8_RADIX * 4;
+    if (shared_bytes > ctx->props.limits.maxComputeSharedMemorySize)
+        return cs_fail(err, "8-bit sort: needs %llu bytes of shared memory, '%s' has %u",
+                       (unsigned long long)shared_bytes, ctx->props.deviceName,
+                       ctx->props.limits.maxComputeSharedMemorySize);
+    return true;
+}
+
+// CISTERN_SORT=4|8 forces a digit width (so both paths can be tested and
+// timed on one device); otherwise GPUs that can run it take 8 bits (half
+// the passes) and CPU devices keep 4 (measured on llvmpipe:
+// docs/primitives.md).
+static bool choose_digit_bits(cs_context *ctx, uint32_t *digit_bits, cs_error *err)
+{
+    const char *forced = getenv("CISTERN_SORT");
+    if (forced && *forced) {
+        if (strcmp(forced, "4") != 0 && strcmp(forced, "8") != 0)
+            return cs_fail(err, "CISTERN_SORT=%s: expected 4 or 8 (bits per radix sort pass)", forced);
+        *digit_bits = (uint32_t)atoi(forced);
+        return true;
+    }
+    cs_error unused;
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    *digit_bits = !cpu && cs_sort8_supported(ctx, &unused) ? 8 : 4;
+    return true;
+}
+
+static bool create_sort_programs(cs_context *ctx, cs_sort *sort, cs_error *err)
+{
+    if (sort->digit_bits == 4)
+        return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
+               cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err);
+    char max_subgroups[16];
+    snprintf(max_subgroups, sizeof max_subgroups, "%u", sort8_max_subgroups(ctx));
+    return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort8_histogram.comp"}, &sort->histogram, err) &&
+           cs_program_create(ctx, &(cs_program_desc){
+               .path = "prim/sort8_scatter.comp",
+               .defines = {{"SORT8_MAX_SUBGROUPS", max_subgroups}},
+           }, &sort->scatter, err);
+}
+
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err)
+{
+    return cs_sort_create_digits(ctx, capacity, 0, sort, err);
+}
+
+bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, cs_sort *sort, cs_error *err)
 {
     memset(sort, 0, sizeof *sort);
     sort->capacity = capacity;
-    if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err))
+    if (digit_bits == 0 && !choose_digit_bits(ctx, &digit_bits, err))
         return false;
-    uint64_t hist_count = (uint64_t)CS_SORT_RADIX * blocks_of(capacity, CS_SORT_BLOCK);
-    bool ok = cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
-              cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err) &&
+    if (digit_bits != 4 && digit_bits != 8)
+        return cs_fail(err, "sort: %u bits per pass (4 or 8)", digit_bits);
+    sort->digit_bits = digit_bits;
+    // sort_small.comp (one block, 4-bit) runs on both paths.
+    if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err) || (digit_bits == 8 && !cs_sort8_supported(ctx, err)))
+        return false;
+    uint32_t radix = digit_bits == 8 ? CS_SORT8_RADIX : CS_SORT_RADIX;
+    uint64_t hist_count = (uint64_t)radix * blocks_of(capacity, CS_SORT_BLOCK);
+    bool ok = create_sort_programs(ctx, sort, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_small.comp"}, &sort->small, err) &&
               make_buffer(ctx, "sort keys tmp", capacity, &sort->keys_tmp, err) &&
               make_buffer(ctx, "sort values tmp", capacity, &sort->values_tmp, err) &&
               make_buffer(ctx, "sort histograms", hist_count, &sort->histograms, err) &&
-              cs_scan_create(ctx, (uint32_t)hist_count, &sort->scan, err);
+              cs_scan_create(ctx, (uint32_t)CS_MIN(hist_count, UINT32_MAX), &sort->scan, err);
     if (!ok) {
         cs_sort_destroy(ctx, sort);
         return false;
@@ -167,16 +257,19 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
         cs_barrier_compute(rec);
         return;
     }
-    uint32_t passes = CS_DIV_UP(key_bits, CS_SORT_RADIX_BITS);
+    // Both paths have blocks of 8192 keys in workgroups of 128 invocations.
+    _Static_assert(CS_SORT8_BLOCK == CS_SORT_BLOCK && CS_SORT8_THREADS == CS_SORT_THREADS, "one block shape");
+    uint32_t digit_bits = sort->digit_bits;
+    uint32_t passes = CS_DIV_UP(key_bits, digit_bits);
     cs_buffer *src_keys = keys, *src_values = values;
     cs_buffer *dst_keys = &sort->keys_tmp, *dst_values = &sort->values_tmp;
     for (uint32_t p = 0; p < passes; p++) {
-        uint32_t shift = p * CS_SORT_RADIX_BITS;
+        uint32_t shift = p * digit_bits;
         struct cs_sort_push push = {
             .count = count,
             .block_count = blocks,
             .shift = shift,
-            .bits = CS_MIN(CS_SORT_RADIX_BITS, key_bits - shift),
+            .bits = CS_MIN(digit_bits, key_bits - shift),
         };
         cs_dispatch(rec, sort->histogram, &(cs_dispatch_desc){
             .buffers = {src_keys, &sort->histograms},
@@ -184,7 +277,10 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
             .threads = {blocks * CS_SORT_THREADS},
         });
         cs_barrier_compute(rec);
-        cs_scan_record(rec, &sort->scan, &sort->histograms, &sort->histograms, CS_SORT_RADIX * blocks, NULL);
+        // The 8-bit path's narrower last pass has fewer digits to scan, (1 <<
+        // bits) per block; the 4-bit shaders always write all 16.
+        uint32_t digits = digit_bits == 8 ? 1u << push.bits : CS_SORT_RADIX;
+        cs_scan_record(rec, &sort->scan, &sort->histograms, &sort->histograms, digits * blocks, NULL);
         cs_dispatch(rec, sort->scatter, &(cs_dispatch_desc){
             .buffers = {src_keys, src_values, dst_keys, dst_values, &sort->histograms},
             .push = &push, .push_size = sizeof push,

@@ -16,7 +16,8 @@
 //
 // The sort uses subgroup arithmetic (integer sums only, so the order the
 // hardware adds in cannot change a result); cs_sort_create fails with a
-// message on a device without it.
+// message on a device without it. Its 8-bit path also uses subgroup ballots
+// (masks, no order of their own).
 #pragma once
 
 #include "recorder.h"
@@ -43,26 +44,42 @@ void cs_scan_destroy(cs_context *ctx, cs_scan *scan);
 void cs_scan_record(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer *out, uint32_t count, cs_buffer *total);
 
 // ---- stable sort of (key, value) pairs by key ----
-// LSD radix sort, 4 bits per pass: per-block (CS_SORT_BLOCK = 8192 keys)
-// digit histograms, a scan of the histograms in digit-major order, a stable
-// scatter. Passes ping-pong with keys_tmp/values_tmp; an odd number of
-// passes ends with a copy back. A sort of one block (count <= CS_SORT_BLOCK)
-// is one dispatch of one workgroup (sort_small.comp) that runs every pass
-// the same way: same result, a fixed cost instead of 3 dispatches a pass.
+// LSD radix sort with one of two digit widths, chosen per device when the
+// sort is created (docs/primitives.md has both and the measurements):
+//  - 4 bits a pass (tuned for lavapipe): per-block (CS_SORT_BLOCK = 8192
+//    keys) digit histograms counted in registers, a scan of the histograms
+//    in digit-major order, a stable scatter ranked by workgroup scans.
+//  - 8 bits a pass (for GPUs: half the passes): 256-bucket histograms in
+//    shared memory, the same scan, a scatter ranked per subgroup with
+//    ballots. Needs subgroup ballots in compute and the shared memory for
+//    one row of 256 counters per subgroup.
+// Both give the same output (a stable sort's output is unique). Passes
+// ping-pong with keys_tmp/values_tmp; an odd number of passes ends with a
+// copy back. A sort of one block (count <= CS_SORT_BLOCK) is one dispatch
+// of one workgroup (sort_small.comp, 4-bit) on either path: same result, a
+// fixed cost instead of 3 dispatches a pass.
 typedef struct cs_sort {
     cs_program_id histogram, scatter, small;
     cs_buffer keys_tmp, values_tmp, histograms;
     cs_scan scan;               // scans the histograms
     uint32_t capacity;
+    uint32_t digit_bits;        // 4 or 8: the multi-block path this sort runs
 } cs_sort;
 
+// Picks the digit width for the device: CISTERN_SORT=4 or 8 in the
+// environment forces one (8 fails where the device cannot run it);
+// otherwise 8 where the device can run it and is not a CPU, else 4.
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err);
+// The same with the digit width given: 4, 8, or 0 to pick as above.
+bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, cs_sort *sort, cs_error *err);
+// Whether this device can run the 8-bit path; if not, why (in *err).
+bool cs_sort8_supported(cs_context *ctx, cs_error *err);
 void cs_sort_destroy(cs_context *ctx, cs_sort *sort);
 // Sorts keys[0..count) ascending, carrying values along; equal keys keep
 // their input order. Only the low `key_bits` bits (0..32) are compared; the
 // others travel with the key (fewer bits, fewer passes: a grid of 2^20 cells
-// needs 20, i.e. 5 passes). Result ends in keys/values. key_bits == 0 or
-// count <= 1 records only the closing barrier.
+// needs 20, i.e. 5 passes of 4 bits or 8 + 8 + 4). Result ends in
+// keys/values. key_bits == 0 or count <= 1 records only the closing barrier.
 void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
                     uint32_t key_bits);
 // Tests and A/B timings: true sorts one block with the multi-block passes

@@ -1,11 +1,17 @@
 // test_prim_sort.c — the stable radix sort against a CPU reference (a stable
 // counting sort on 16-bit digits, written independently), bit-exact in keys
-// and payloads. Payloads are the original indices, so any instability or
-// lost element shows. Fresh random keys of sizes 0 .. 16,777,219; key_bits
-// 32, 20, 13, 8, 1 and 0 with random bits above key_bits (they must be
-// ignored by the order and carried along); all-equal, sorted, reverse-sorted
-// and few-distinct keys; elements past `count` must stay untouched; scratch
-// buffers poisoned before each run. Prints elements/s for 1M and 16M.
+// and payloads, on BOTH multi-block paths (4-bit and 8-bit digits, made
+// with cs_sort_create_digits whatever the device would pick): each must
+// equal the reference, so the two equal each other. Payloads are the
+// original indices, so any instability or lost element shows. Fresh random
+// keys of sizes 0 .. 16,777,219; key_bits 32, 20, 16, 13, 9, 8, 7, 1 and 0
+// with random bits above key_bits (they must be ignored by the order and
+// carried along; 20 bits on the 8-bit path is 8 + 8 + 4); all-equal,
+// sorted, reverse-sorted and few-distinct keys; elements past `count` must
+// stay untouched; scratch buffers poisoned before each run. One-block sizes
+// also go through the multi-block passes (cs_sort_force_blocks). Checks
+// CISTERN_SORT's choice. Prints elements/s for 1M and 16M keys per path.
+#define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 
 #include "prim.h"
@@ -111,6 +117,88 @@ static void test_sort(cs_context *ctx, cs_sort *sort, uint32_t n, uint32_t key_b
     free(got_values);
 }
 
+// Every check on one sort (one digit width).
+static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
+{
+    fprintf(stderr, "-- %u-bit digits\n", sort->digit_bits);
+    double t0 = cs_now_seconds();
+    // Sizes around a subgroup's row, an invocation's 64 keys, a workgroup's
+    // 8192-key block, non-powers of two, and far past it.
+    const uint32_t sizes[] = {0, 1, 2, 7, 63, 65, 255, 256, 257, 4093, 8191, 8192, 8193, 24577, 100003, 1000000};
+    for (size_t s = 0; s < CS_ARRAY_COUNT(sizes); s++)
+        test_sort(ctx, sort, sizes[s], 32, RANDOM, sizes[s] == 1000000);
+    // Fewer key bits (odd pass counts end with a copy back; 13, 9, 7 and 1
+    // bits end on a narrower digit on one path or both); the 20-bit case is
+    // the neighbour grid's shape.
+    const uint32_t bits[] = {20, 16, 13, 9, 8, 7, 1, 0};
+    for (size_t b = 0; b < CS_ARRAY_COUNT(bits); b++) {
+        test_sort(ctx, sort, 4093, bits[b], RANDOM, false);
+        test_sort(ctx, sort, 300007, bits[b], RANDOM, false);
+    }
+    test_sort(ctx, sort, 1000000, 20, RANDOM, true);
+    test_sort(ctx, sort, big, 20, RANDOM, true);
+    // Patterns that break unstable or order-by-atomics sorts.
+    for (enum pattern p = ALL_EQUAL; p <= FEW_DISTINCT; p++) {
+        test_sort(ctx, sort, 4093, 32, p, false);
+        test_sort(ctx, sort, 300007, 32, p, false);
+        test_sort(ctx, sort, 300007, 20, p, false);
+    }
+    test_sort(ctx, sort, 1, 0, RANDOM, false);
+    // One block is one dispatch (sort_small.comp, 4-bit, on both paths);
+    // the same sizes through the multi-block passes must agree with the
+    // same reference. 3000 keys of 10 bits: double_emitter_2d's grid.
+    const uint32_t one_block[] = {3000, 8191, 8192};
+    for (int forced = 0; forced < 2; forced++) {
+        cs_sort_force_blocks = forced == 1;
+        for (size_t s = 0; s < CS_ARRAY_COUNT(one_block); s++) {
+            test_sort(ctx, sort, one_block[s], 10, RANDOM, false);
+            test_sort(ctx, sort, one_block[s], 11, FEW_DISTINCT, false);
+            test_sort(ctx, sort, one_block[s], 32, ALL_EQUAL, false);
+        }
+    }
+    cs_sort_force_blocks = false;
+    fprintf(stderr, "%u-bit sort checks took %.1f s\n", sort->digit_bits, cs_now_seconds() - t0);
+}
+
+// CISTERN_SORT picks the path (and a wrong value is an error, not ignored).
+static void check_environment_choice(cs_context *ctx)
+{
+    const char *old = getenv("CISTERN_SORT");
+    char *saved = old ? strdup(old) : NULL;
+    cs_error err;
+    cs_error why_not;
+    bool has8 = cs_sort8_supported(ctx, &why_not);
+    const char *values[] = {"4", "8"};
+    for (int i = 0; i < 2; i++) {
+        setenv("CISTERN_SORT", values[i], 1);
+        cs_sort sort;
+        bool made = cs_sort_create(ctx, 100, &sort, &err);
+        if (i == 1 && !has8) {
+            CHECK(!made, "CISTERN_SORT=8 on a device without the 8-bit path is refused");
+            continue;
+        }
+        CHECK(made, "CISTERN_SORT=%s: %s", values[i], made ? "" : err.msg);
+        if (made) {
+            CHECK(sort.digit_bits == (uint32_t)atoi(values[i]), "CISTERN_SORT=%s gives %u-bit digits", values[i],
+                  sort.digit_bits);
+            cs_sort_destroy(ctx, &sort);
+        }
+    }
+    setenv("CISTERN_SORT", "5", 1);
+    cs_sort bad;
+    bool made = cs_sort_create(ctx, 100, &bad, &err);
+    CHECK(!made && strstr(err.msg, "CISTERN_SORT") != NULL, "CISTERN_SORT=5 is refused with a message");
+    if (made)
+        cs_sort_destroy(ctx, &bad);
+    if (saved)
+        setenv("CISTERN_SORT", saved, 1);
+    else
+        unsetenv("CISTERN_SORT");
+    free(saved);
+    if (!has8)
+        fprintf(stderr, "no 8-bit sort on this device: %s\n", why_not.msg);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -119,47 +207,24 @@ int main(void)
     fprintf(stderr, "device: %s\n", cs_context_device_string(&ctx, device, sizeof device));
 
     const uint32_t big = 16777219u;
-    cs_sort sort;
     cs_error err;
-    if (!cs_sort_create(&ctx, big, &sort, &err)) {
-        fprintf(stderr, "FAIL: %s\n", err.msg);
-        return 1;
-    }
-    double t0 = cs_now_seconds();
-    // Sizes around an invocation's 64 keys, a workgroup's 8192-key block,
-    // and far past it.
-    const uint32_t sizes[] = {0, 1, 2, 63, 65, 255, 256, 257, 4093, 8191, 8192, 8193, 1000000, big};
-    for (size_t s = 0; s < CS_ARRAY_COUNT(sizes); s++)
-        test_sort(&ctx, &sort, sizes[s], 32, RANDOM, sizes[s] == 1000000 || sizes[s] == big);
-    // Fewer key bits (odd pass counts end with a copy back; 13 and 1 bits end
-    // on a narrower digit); the 20-bit case is the neighbour grid's shape.
-    const uint32_t bits[] = {20, 13, 8, 1, 0};
-    for (size_t b = 0; b < CS_ARRAY_COUNT(bits); b++) {
-        test_sort(&ctx, &sort, 4093, bits[b], RANDOM, false);
-        test_sort(&ctx, &sort, 1000000, bits[b], RANDOM, bits[b] == 20);
-    }
-    test_sort(&ctx, &sort, big, 20, RANDOM, true);
-    // Patterns that break unstable or order-by-atomics sorts.
-    for (enum pattern p = ALL_EQUAL; p <= FEW_DISTINCT; p++) {
-        test_sort(&ctx, &sort, 4093, 32, p, false);
-        test_sort(&ctx, &sort, 1000000, 32, p, false);
-        test_sort(&ctx, &sort, 1000000, 20, p, false);
-    }
-    test_sort(&ctx, &sort, 1, 0, RANDOM, false);
-    // One block is one dispatch (sort_small.comp); the same sizes through
-    // the multi-block passes (the only path before it) must agree with the
-    // same reference. 3000 keys of 10 bits: double_emitter_2d's grid.
-    const uint32_t one_block[] = {3000, 8192};
-    for (int forced = 0; forced < 2; forced++) {
-        cs_sort_force_blocks = forced == 1;
-        for (size_t s = 0; s < CS_ARRAY_COUNT(one_block); s++) {
-            test_sort(&ctx, &sort, one_block[s], 10, RANDOM, false);
-            test_sort(&ctx, &sort, one_block[s], 11, FEW_DISTINCT, false);
+    cs_sort sort;
+    // Both paths, whatever this device would choose: CI's lavapipe runs
+    // the 8-bit path too.
+    const uint32_t digit_bits[] = {4, 8};
+    for (int d = 0; d < 2; d++) {
+        if (digit_bits[d] == 8 && !cs_sort8_supported(&ctx, &err)) {
+            fprintf(stderr, "skipping the 8-bit path: %s\n", err.msg);
+            continue;
         }
+        if (!cs_sort_create_digits(&ctx, big, digit_bits[d], &sort, &err)) {
+            fprintf(stderr, "FAIL: %u-bit sort: %s\n", digit_bits[d], err.msg);
+            return 1;
+        }
+        run_checks(&ctx, &sort, big);
+        cs_sort_destroy(&ctx, &sort);
     }
-    cs_sort_force_blocks = false;
-    fprintf(stderr, "sort checks took %.1f s\n", cs_now_seconds() - t0);
-    cs_sort_destroy(&ctx, &sort);
+    check_environment_choice(&ctx);
 
     // A capacity past the device's buffer range is an error naming the buffer.
     cs_sort huge;

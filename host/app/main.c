@@ -150,7 +150,9 @@ static void usage(FILE *out)
         "environment:\n"
         "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
         "  CISTERN_NB_LAYOUT      particle|slot: PBF neighbour lists particle-major (CPU devices' default)\n"
-        "                         or slot-major (GPUs' default); the same results either way\n");
+        "                         or slot-major (GPUs' default); the same results either way\n"
+        "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can, 4 on CPUs);\n"
+        "                         the same results either way\n");
 }
 
 // A whole number with an optional k / M suffix (16k, 1.5M), from min to max.

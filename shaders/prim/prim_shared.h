@@ -37,8 +37,21 @@ struct cs_sort_push {
     uint count;
     uint block_count;  // histograms are digit-major: hist[digit * block_count + block]
     uint shift;        // first key bit of this pass's digit
-    uint bits;         // digit width of this pass (4, or fewer for the last)
+    uint bits;         // digit width of this pass (4 or 8, or fewer for the last)
 };
+
+// ---- radix sort, 8 bits per pass (the path for GPUs) ----
+// A workgroup owns a block of THREADS * ITEMS keys, split into one
+// contiguous run per subgroup; a subgroup ranks its run row by row (one key
+// per lane) with ballots. Same block as the 4-bit path, so a sort of one
+// block stays one sort_small.comp dispatch on either path. The shader sizes
+// its per-subgroup counters with SORT8_MAX_SUBGROUPS, a define cs_sort_create
+// derives from the device's smallest subgroup size.
+#define CS_SORT8_THREADS 128
+#define CS_SORT8_ITEMS 64
+#define CS_SORT8_BLOCK (CS_SORT8_THREADS * CS_SORT8_ITEMS)
+#define CS_SORT8_RADIX_BITS 8
+#define CS_SORT8_RADIX 256
 
 // ---- deterministic float reduction ----
 // A workgroup folds a block of THREADS * ITEMS elements in a fixed shape.
