@@ -77,7 +77,13 @@ typedef struct cs_pbf {
     cs_program_id lambda, delta, velocity, curl, confine;
 } cs_pbf;
 
-enum { PBF_LAMBDA, PBF_CURL }; // fluid scratch arrays
+// Fluid scratch arrays. Two are neighbour records: what a loop reads of a
+// neighbour, packed by the pass before it so the loop reads fewer arrays
+// (docs/benchmarks.md, "Fewer reads per neighbour"):
+//  - PBF_X_LAMBDA, written by lambda for delta: x*, lambda (and in 2D the
+//    mass; shaders/pbf/pbf_pack.glsl);
+//  - PBF_VEL_CURL, written by curl for confine: v, |omega|.
+enum { PBF_X_LAMBDA, PBF_CURL, PBF_VEL_CURL };
 
 // Kernels in double, same definitions as fluid.glsl.
 static double pbf_poly6(int dim, double h, double r2)
@@ -188,7 +194,9 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     cs_fluid_desc desc = {
         .solver = "pbf",
         .uses_predicted = true,
-        .arrays = {[PBF_LAMBDA] = {"pbf lambda", 4}, [PBF_CURL] = {"pbf curl", 16}},
+        .arrays = {[PBF_X_LAMBDA] = {"pbf x* lambda", 16},
+                   [PBF_CURL] = {"pbf curl", 16},
+                   [PBF_VEL_CURL] = {"pbf velocity |curl|", 16}},
     };
     if (!cs_fluid_create(ctx, scene, &desc, &pbf->fluid, err)) {
         free(pbf);
@@ -264,20 +272,20 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
     cs_pbf_push pc = pbf->push;
     pc.count = f->count;
     cs_buffer *nb_counts = &pbf->nb.counts, *nb_list = &pbf->nb.list, *nb_state = &pbf->nb.state, *keys = &f->grid.keys;
-    cs_buffer *lambda = &f->arrays[PBF_LAMBDA];
+    cs_buffer *x_lambda = &f->arrays[PBF_X_LAMBDA];
     uint32_t n = f->count;
     for (uint32_t it = 0; it < pbf->params.iterations; it++) {
         pc.slot = it; // the predicted positions after `it` delta steps
         cs_pass_begin(rec, "pbf: lambda");
         cs_dispatch(rec, pbf->lambda, &(cs_dispatch_desc){
-            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda, &f->densities,
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), x_lambda, &f->densities,
                         nb_counts, nb_list, nb_state, keys, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_pass_end(rec);
         cs_pass_begin(rec, "pbf: delta");
         cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
-            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), lambda,
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), x_lambda,
                         cs_fluid_pred_alt(f), nb_counts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
                         f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
@@ -297,15 +305,20 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
 
     cs_pass_begin(rec, "pbf: vorticity+xsph");
     cs_buffer *curl = &f->arrays[PBF_CURL];
+    // Confine reads each neighbour's velocity and, with vorticity, |omega|:
+    // curl packs both into one record, so confine reads x* and that record
+    // (without vorticity, the velocities, whose w confine then ignores).
+    cs_buffer *confine_velocities = cs_fluid_vel(f);
     if (pbf->params.vorticity > 0.0f) {
         cs_dispatch(rec, pbf->curl, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_counts, nb_list,
-                        nb_state, keys},
+                        nb_state, keys, &f->arrays[PBF_VEL_CURL]},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
+        confine_velocities = &f->arrays[PBF_VEL_CURL];
     }
     cs_dispatch(rec, pbf->confine, &(cs_dispatch_desc){
-        .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, cs_fluid_vel_alt(f),
+        .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), confine_velocities, curl, cs_fluid_vel_alt(f),
                     cs_fluid_pos(f), nb_counts, nb_list, nb_state, keys},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
     cs_barrier_compute(rec);

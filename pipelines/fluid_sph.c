@@ -90,6 +90,11 @@ static void fill_params(cs_sph *s)
     }
 }
 
+// 2D leaves z of x* free, and one material needs no material per neighbour:
+// x*, y*, P and P_near fit one vec4. 3D, or 2D with several materials (the
+// material decides cohesion), keep x* (material in w) and the vec2.
+bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && material_count <= 1; }
+
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -103,7 +108,8 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
         .solver = "sph",
         .uses_predicted = true,
         .predicted_w_material = true, // density and relax pick per-material values from it
-        .arrays = {[CS_SPH_ARRAY_PRESSURES] = {.name = "sph pressures", .stride = 8}},
+        .arrays = {[CS_SPH_ARRAY_PRESSURES] = {.name = "sph pressures",
+                                               .stride = cs_sph_relax_record(scene->dim, scene->material_count) ? 16 : 8}},
     };
     if (!cs_fluid_create(ctx, &split, &desc, &s->fluid, err))
         return false;

@@ -53,7 +53,14 @@
 #include "../shaders/sph/sph_shared.h"
 #include "fluid.h"
 
-enum { CS_SPH_ARRAY_PRESSURES = 0 }; // fluid.arrays[]: vec2 (P, P_near) per particle
+// fluid.arrays[CS_SPH_ARRAY_PRESSURES], written by "sph: density" for
+// "sph: relax": per particle vec2 (P, P_near); in 2D with one material, relax's
+// neighbour record vec4 (x*, y*, P, P_near) instead, so its loop reads one
+// array per neighbour (shaders/sph/sph.glsl, SPH_RELAX_RECORD).
+enum { CS_SPH_ARRAY_PRESSURES = 0 };
+
+// Whether the pressures array holds relax's neighbour record (see above).
+bool cs_sph_relax_record(int dim, uint32_t material_count);
 
 typedef struct cs_sph {
     cs_fluid fluid;

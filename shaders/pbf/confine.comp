@@ -11,6 +11,8 @@
 layout(local_size_x = CS_FLUID_GROUP) in;
 layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
+// With vorticity, curl's record (v, |omega|) so one read per neighbour
+// brings both; without, the velocities (w unread).
 layout(std430, binding = 3) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 4) readonly buffer Curl { vec4 curl[]; };
 layout(std430, binding = 5) writeonly buffer VelocitiesOut { vec4 velocities_out[]; };
@@ -40,9 +42,10 @@ void main()
         if (j == i || r2 >= kern.h2)
             continue;
         float vj = pc.post.z; // rest volume m / rho0, the same for every material in PBF
-        xsph += (vj * cs_poly6_k(kern, r2)) * (CS_FLUID_XYZ(velocities[j]) - vi);
+        vec4 vel_j = velocities[j]; // w = |omega_j| when vorticity runs
+        xsph += (vj * cs_poly6_k(kern, r2)) * (CS_FLUID_XYZ(vel_j) - vi);
         if (vorticity)
-            eta += (vj * (curl[j].w - wi.w)) * cs_spiky_grad_r2_k(kern, r, r2);
+            eta += (vj * (vel_j.w - wi.w)) * cs_spiky_grad_r2_k(kern, r, r2);
     } CS_GRID_END_LISTED_NEIGHBOURS
     vec3 v = vi + pc.post.y * xsph;
     float eta_len = length(eta);

@@ -1,7 +1,9 @@
 #version 450
 // "pbf: vorticity+xsph" (1/2): vorticity omega_i = curl v at particle i,
 //   omega_i = sum_j V (v_j - v_i) x grad W_ij   (V = m / rho0, one value in PBF),
-// stored as (omega, |omega|). In 2D omega lies along z.
+// stored as (omega, |omega|). In 2D omega lies along z. It also writes
+// confine's neighbour record (v, |omega|): confine's loop then reads x* and
+// that one array per neighbour instead of x*, velocities and curl.
 #include "index.glsl"
 #include "../fluid/fluid.glsl"
 #include "../grid/grid.glsl"
@@ -15,6 +17,7 @@ layout(std430, binding = 5) readonly buffer NbCounts { uint nb_counts[]; };
 layout(std430, binding = 6) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 7) readonly buffer NbState { uint nb_state[]; };
 layout(std430, binding = 8) readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 9) writeonly buffer VelocityCurl { vec4 velocity_curl[]; };
 layout(push_constant) uniform Push { cs_pbf_push pc; };
 void main()
 {
@@ -34,5 +37,7 @@ void main()
             continue;
         w += pc.post.z * cross(CS_FLUID_XYZ(velocities[j]) - vi, cs_spiky_grad_r2_k(kern, r, r2));
     } CS_GRID_END_LISTED_NEIGHBOURS
-    curl[i] = vec4(w, length(w));
+    float w_len = length(w);
+    curl[i] = vec4(w, w_len);
+    velocity_curl[i] = vec4(vi, w_len);
 }

@@ -14,11 +14,12 @@ void cs_add_impulse(uint b, vec3 x, vec3 dv);
 #include "../fluid/fluid.glsl"
 #include "../grid/grid.glsl"
 #include "pbf_shared.h"
+#include "pbf_pack.glsl"
 layout(local_size_x = CS_FLUID_GROUP) in;
 layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
-layout(std430, binding = 4) readonly buffer Lambda { float lambda[]; };
+layout(std430, binding = 4) readonly buffer XLambda { vec4 x_lambda[]; }; // pbf_pack.glsl
 layout(std430, binding = 5) writeonly buffer PredictedOut { vec4 predicted_out[]; };
 layout(std430, binding = 6) readonly buffer NbCounts { uint nb_counts[]; };
 layout(std430, binding = 7) readonly buffer NbList { uint nb_list[]; };
@@ -38,7 +39,10 @@ void main()
         return;
     vec4 pi = predicted[i];
     vec3 xi = pi.xyz;
-    float li = lambda[i];
+    float li = x_lambda[i].w;
+#if PBF_PACK_HOLDS_MASS && DIM == 3
+    float m_fluid = CS_MASS(0u); // the one material's mass, as predict wrote it in x*.w
+#endif
     bool scorr_on = pc.solver.y > 0.0;
     uint scorr_n = uint(pc.solver.w); // an integer: t^n by multiplication (pow would be evaluated
                                       // for every candidate once the compiler flattens a branch)
@@ -51,7 +55,7 @@ void main()
     CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, c, fp.grid_dims, nb_counts, nb_list, nb_state, use_list, i, j) {
         if (j == i)
             continue;
-        vec4 pj = predicted[j]; // xyz, w = mass
+        vec4 pj = x_lambda[j]; // x*, lambda in w (pbf_pack.glsl)
         vec3 r = xi - CS_FLUID_XYZ(pj);
         float r2 = dot(r, r);
         if (r2 >= kern.h2)
@@ -63,7 +67,14 @@ void main()
                 tn *= t;
             scorr = pc.solver.y * tn;
         }
-        dx += (pj.w * (li + lambda[j] - scorr)) * cs_spiky_grad_r2_k(kern, r, r2);
+#if DIM == 2
+        float mj = pj.z;
+#elif PBF_PACK_HOLDS_MASS
+        float mj = m_fluid;
+#else
+        float mj = predicted[j].w;
+#endif
+        dx += (mj * (li + pj.w - scorr)) * cs_spiky_grad_r2_k(kern, r, r2);
     } CS_GRID_END_LISTED_NEIGHBOURS
     // Boundaries push with i's own multiplier along their density gradient.
     float rho0 = CS_REST_DENSITY(materials[i]);

@@ -7,11 +7,12 @@
 #include "../fluid/fluid.glsl"
 #include "../grid/grid.glsl"
 #include "pbf_shared.h"
+#include "pbf_pack.glsl"
 layout(local_size_x = CS_FLUID_GROUP) in;
 layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 3) readonly buffer Materials { uint materials[]; };
-layout(std430, binding = 4) writeonly buffer Lambda { float lambda[]; };
+layout(std430, binding = 4) writeonly buffer XLambda { vec4 x_lambda[]; }; // pbf_pack.glsl
 layout(std430, binding = 5) writeonly buffer Density { float density[]; };
 layout(std430, binding = 6) readonly buffer NbCounts { uint nb_counts[]; };
 layout(std430, binding = 7) readonly buffer NbList { uint nb_list[]; };
@@ -24,7 +25,8 @@ void main()
     uint i = cs_linear_index();
     if (i >= pc.count)
         return;
-    vec3 xi = predicted[i].xyz;
+    vec4 pi = predicted[i];
+    vec3 xi = pi.xyz;
     float inv_rho0 = 1.0 / CS_REST_DENSITY(materials[i]);
     float rho = 0.0;
     vec3 grad_i = vec3(0.0);
@@ -56,6 +58,7 @@ void main()
     // surface or a wall miss part of their neighbourhood; a two-sided
     // constraint would pull their neighbours in until the surface collapses.
     float C = max(rho * inv_rho0 - 1.0, 0.0);
-    lambda[i] = -C / (sum_sq + dot(grad_i, grad_i) + pc.solver.x);
+    float lambda = -C / (sum_sq + dot(grad_i, grad_i) + pc.solver.x);
+    x_lambda[i] = pbf_pack_x_lambda(pi, lambda); // delta's neighbour record
     density[i] = rho;
 }

@@ -17,7 +17,7 @@ layout(std430, binding = 3) readonly buffer Pred { vec4 pred[]; };
 layout(std430, binding = 4) readonly buffer Velocities { vec4 velocities[]; };
 layout(std430, binding = 5) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 6) writeonly buffer Densities { float densities[]; };
-layout(std430, binding = 7) writeonly buffer Pressures { vec2 pressures[]; }; // (P, P_near)
+layout(std430, binding = 7) writeonly buffer Pressures { SPH_PRESSURE_TYPE pressures[]; }; // (P, P_near); sph.glsl
 layout(std430, binding = 8) writeonly buffer PredVisc { vec4 pred_visc[]; };
 void main()
 {
@@ -99,7 +99,12 @@ void main()
     rho_near *= sp.kernel.y;
     vec4 m = sp.materials[mi].pressure;
     densities[i] = rho;
-    pressures[i] = vec2(m.x * (rho - m.z), m.y * rho_near);
+    vec2 p = vec2(m.x * (rho - m.z), m.y * rho_near);
+#if SPH_RELAX_RECORD
+    pressures[i] = vec4(xi.xy, p); // relax's neighbour record
+#else
+    pressures[i] = p;
+#endif
 #if DIM == 2
     dv.z = 0.0;
 #endif

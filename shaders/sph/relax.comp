@@ -15,7 +15,7 @@
 #include "sph.glsl"
 layout(std430, binding = 3) readonly buffer Pred { vec4 pred[]; };
 layout(std430, binding = 4) readonly buffer Materials { uint materials[]; };
-layout(std430, binding = 5) readonly buffer Pressures { vec2 pressures[]; };
+layout(std430, binding = 5) readonly buffer Pressures { SPH_PRESSURE_TYPE pressures[]; }; // sph.glsl
 layout(std430, binding = 6) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 7) writeonly buffer PosOut { vec4 pos_out[]; };
 layout(std430, binding = 8) writeonly buffer VelOut { vec4 vel_out[]; };
@@ -27,7 +27,11 @@ void main()
         return;
     vec3 xi = pred[i].xyz;
     uint mi = materials[i];
+#if SPH_RELAX_RECORD
+    vec2 pi = pressures[i].zw;
+#else
     vec2 pi = pressures[i];
+#endif
     float massi = sp.materials[mi].pressure.w;
     float kappa = sp.materials[mi].viscosity.z;
     float h2 = CS_H * CS_H;
@@ -44,18 +48,30 @@ void main()
     ivec3 cell = CS_FLUID_CELL(xi);
     CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
+#if SPH_RELAX_RECORD
+        vec4 xj = pressures[j]; // (x*, y*, P, P_near): one read (sph.glsl)
+#else
         // x* and the material in one read (predict.comp writes float(material) in w for Clavet).
         vec4 xj = pred[j];
+#endif
         vec3 d = CS_FLUID_XYZ(xj) - xi;
         float r2 = dot(d, d);
         if (r2 < h2 && j != i && r2 > eps2) {
             float r = sqrt(r2);
             float a = 1.0 - r * inv_h;
             float anm1 = sph_pow_nm1(a);
+#if SPH_RELAX_RECORD
+            vec2 pj = xj.zw;
+#else
             vec2 pj = pressures[j];
+#endif
             float push = push_scale * (0.5 * (pi.x + pj.x) * norm * anm1 +
                                        0.5 * (pi.y + pj.y) * norm_near * anm1 * a);
+#if SPH_RELAX_RECORD
+            uint mj = 0u; // the one material
+#else
             uint mj = uint(xj.w);
+#endif
             float pull = mj == mi ? pull_scale * massi * anm1 * r : 0.0;
             dx += (pull - push) / r * d;
         }

@@ -19,6 +19,19 @@ layout(std430, binding = 1) readonly buffer SphParams { cs_sph_params sp; };
 layout(std430, binding = 2) readonly buffer Ranges { uvec2 ranges[]; };
 layout(push_constant) uniform Push { cs_sph_push pc; };
 
+// Relax's neighbour record (pipelines/fluid_sph.c, cs_sph_relax_record): in
+// 2D with one material, density writes (x*, y*, P, P_near) and relax's loop
+// reads only that array per neighbour (x* carries the material in w for the
+// cohesion test, which one material does not need; z of x* is 0 in 2D and
+// CS_FLUID_XYZ drops it). The values are copies: the same bits.
+#if DIM == 2 && CS_MATERIAL_COUNT == 1
+#define SPH_RELAX_RECORD 1
+#define SPH_PRESSURE_TYPE vec4
+#else
+#define SPH_RELAX_RECORD 0
+#define SPH_PRESSURE_TYPE vec2
+#endif
+
 // a^(n-1) for the density kernel (1 - q)^n; the near kernel is one power more.
 float sph_pow_nm1(float a)
 {
