@@ -11,6 +11,8 @@
 // stay untouched; scratch buffers poisoned before each run. One-block sizes
 // also go through the multi-block passes (cs_sort_force_blocks). Checks
 // CISTERN_SORT's choice. Prints elements/s for 1M and 16M keys per path.
+// The 8-bit path's self-test (cs_sort8_self_test) passes, and fails on a
+// result tampered with (cs_sort8_self_test_tamper).
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 
@@ -160,6 +162,24 @@ static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
     fprintf(stderr, "%u-bit sort checks took %.1f s\n", sort->digit_bits, cs_now_seconds() - t0);
 }
 
+// The 8-bit path's self-test (what cs_sort_create runs before it picks
+// that path on a GPU) passes here, and reports a result that was tampered with.
+static void check_self_test(cs_context *ctx)
+{
+    cs_error err;
+    double t0 = cs_now_seconds();
+    bool passed = cs_sort8_self_test(ctx, &err);
+    CHECK(passed, "the 8-bit sort's self-test passes: %s", passed ? "" : err.msg);
+    fprintf(stderr, "8-bit self-test: %.1f ms (programs, buffers, one submit)\n", (cs_now_seconds() - t0) * 1e3);
+    cs_sort8_self_test_tamper = true;
+    bool tampered = cs_sort8_self_test(ctx, &err);
+    cs_sort8_self_test_tamper = false;
+    CHECK(!tampered && strstr(err.msg, "CPU stable sort") != NULL, "a wrong result fails the self-test: %s",
+          tampered ? "it passed" : err.msg);
+    if (!tampered)
+        fprintf(stderr, "tampered self-test says: %s\n", err.msg);
+}
+
 // CISTERN_SORT picks the path (and a wrong value is an error, not ignored).
 static void check_environment_choice(cs_context *ctx)
 {
@@ -224,6 +244,8 @@ int main(void)
         run_checks(&ctx, &sort, big);
         cs_sort_destroy(&ctx, &sort);
     }
+    if (cs_sort8_supported(&ctx, &err))
+        check_self_test(&ctx);
     check_environment_choice(&ctx);
 
     // A capacity past the device's buffer range is an error naming the buffer.
