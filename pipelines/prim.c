@@ -156,13 +156,52 @@ bool cs_sort8_supported(cs_context *ctx, cs_error *err)
     return true;
 }
 
-static bool sort8_passes_self_test(cs_context *ctx); // below, with the self-test
+static bool sort8_passes_self_test(cs_context *ctx, uint32_t block_keys); // below, with the self-test
+
+// The 8-bit path's keys per block. The bounds: the scatter splits a block
+// into equal runs, one per subgroup, down to 128 subgroups of one lane, so
+// a power of two of at least 128 keys; the counters are 32-bit and the
+// shared memory does not grow with the block, so the top is lavapipe's
+// loop budget (about 11 iterations per invocation for every 128 keys of
+// the block: 2^20 would pass the 65 535) with a margin, 2^16, where 16 M
+// keys are only 256 workgroups anyway.
+static bool valid_sort8_block(uint32_t keys)
+{
+    return keys >= CS_SORT8_BLOCK_MIN && keys <= CS_SORT8_BLOCK_MAX && (keys & (keys - 1)) == 0;
+}
+
+// CISTERN_SORT_BLOCK=N forces the 8-bit path's block (to test and time
+// both shapes on one device). Otherwise a GPU takes 2048 keys: it needs
+// several workgroups per multiprocessor in flight to hide memory latency,
+// and 1 M keys (a 1 M-particle grid) in blocks of 2048 are 512 workgroups,
+// ~3.9 per SM on a 132-SM H100, where 8192 gave 123, under one per SM.
+// Not smaller: every block adds 256 histogram counters (written, scanned,
+// read: at 2048 keys ~2.5 B per key and pass against the 24 B a key moves)
+// and the scan gets longer. CPU devices keep 8192, the shape measured on
+// llvmpipe (docs/primitives.md). Read on every create, so a bad value is
+// refused even where the 4-bit path, which ignores it, is taken.
+static bool choose_sort8_block(cs_context *ctx, uint32_t *block_keys, cs_error *err)
+{
+    const char *forced = getenv("CISTERN_SORT_BLOCK");
+    if (forced && *forced) {
+        char *end;
+        unsigned long keys = strtoul(forced, &end, 10);
+        if (*end != '\0' || keys > UINT32_MAX || !valid_sort8_block((uint32_t)keys))
+            return cs_fail(err, "CISTERN_SORT_BLOCK=%s: expected a power of two from %u to %u (keys per block of "
+                           "the 8-bit radix sort)", forced, CS_SORT8_BLOCK_MIN, CS_SORT8_BLOCK_MAX);
+        *block_keys = (uint32_t)keys;
+        return true;
+    }
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    *block_keys = cpu ? CS_SORT8_BLOCK_CPU : CS_SORT8_BLOCK_GPU;
+    return true;
+}
 
 // CISTERN_SORT=4|8 forces a digit width (so both paths can be tested and
 // timed on one device); otherwise GPUs that can run it take 8 bits (half
-// the passes) and CPU devices keep 4 (measured on llvmpipe:
-// docs/primitives.md).
-static bool choose_digit_bits(cs_context *ctx, uint32_t *digit_bits, cs_error *err)
+// the passes) if it passes its self-test with the block it will run, and
+// CPU devices keep 4 (measured on llvmpipe: docs/primitives.md).
+static bool choose_digit_bits(cs_context *ctx, uint32_t block_keys, uint32_t *digit_bits, cs_error *err)
 {
     const char *forced = getenv("CISTERN_SORT");
     if (forced && *forced) {
@@ -173,7 +212,7 @@ static bool choose_digit_bits(cs_context *ctx, uint32_t *digit_bits, cs_error *e
     }
     cs_error unused;
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    *digit_bits = !cpu && cs_sort8_supported(ctx, &unused) && sort8_passes_self_test(ctx) ? 8 : 4;
+    *digit_bits = !cpu && cs_sort8_supported(ctx, &unused) && sort8_passes_self_test(ctx, block_keys) ? 8 : 4;
     return true;
 }
 
@@ -182,34 +221,45 @@ static bool create_sort_programs(cs_context *ctx, cs_sort *sort, cs_error *err)
     if (sort->digit_bits == 4)
         return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
                cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err);
-    char max_subgroups[16];
+    char max_subgroups[16], block[16];
     snprintf(max_subgroups, sizeof max_subgroups, "%u", sort8_max_subgroups(ctx));
-    return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort8_histogram.comp"}, &sort->histogram, err) &&
+    snprintf(block, sizeof block, "%u", sort->block_keys);
+    return cs_program_create(ctx, &(cs_program_desc){
+               .path = "prim/sort8_histogram.comp",
+               .defines = {{"SORT8_BLOCK", block}},
+           }, &sort->histogram, err) &&
            cs_program_create(ctx, &(cs_program_desc){
                .path = "prim/sort8_scatter.comp",
-               .defines = {{"SORT8_MAX_SUBGROUPS", max_subgroups}},
+               .defines = {{"SORT8_MAX_SUBGROUPS", max_subgroups}, {"SORT8_BLOCK", block}},
            }, &sort->scatter, err);
 }
 
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err)
 {
-    return cs_sort_create_digits(ctx, capacity, 0, sort, err);
+    return cs_sort_create_digits(ctx, capacity, 0, 0, sort, err);
 }
 
-bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, cs_sort *sort, cs_error *err)
+bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, uint32_t block_keys,
+                           cs_sort *sort, cs_error *err)
 {
     memset(sort, 0, sizeof *sort);
     sort->capacity = capacity;
-    if (digit_bits == 0 && !choose_digit_bits(ctx, &digit_bits, err))
+    if (block_keys == 0 && !choose_sort8_block(ctx, &block_keys, err))
+        return false;
+    if (!valid_sort8_block(block_keys))
+        return cs_fail(err, "sort: %u keys per block (a power of two from %u to %u)", block_keys,
+                       CS_SORT8_BLOCK_MIN, CS_SORT8_BLOCK_MAX);
+    if (digit_bits == 0 && !choose_digit_bits(ctx, block_keys, &digit_bits, err))
         return false;
     if (digit_bits != 4 && digit_bits != 8)
         return cs_fail(err, "sort: %u bits per pass (4 or 8)", digit_bits);
     sort->digit_bits = digit_bits;
+    sort->block_keys = digit_bits == 8 ? block_keys : CS_SORT_BLOCK; // the 4-bit path's block is fixed
     // sort_small.comp (one block, 4-bit) runs on both paths.
     if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err) || (digit_bits == 8 && !cs_sort8_supported(ctx, err)))
         return false;
     uint32_t radix = digit_bits == 8 ? CS_SORT8_RADIX : CS_SORT_RADIX;
-    uint64_t hist_count = (uint64_t)radix * blocks_of(capacity, CS_SORT_BLOCK);
+    uint64_t hist_count = (uint64_t)radix * blocks_of(capacity, sort->block_keys);
     bool ok = create_sort_programs(ctx, sort, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_small.comp"}, &sort->small, err) &&
               make_buffer(ctx, "sort keys tmp", capacity, &sort->keys_tmp, err) &&
@@ -255,9 +305,9 @@ static void record_one_block(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, c
 static void record_passes(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
                           uint32_t key_bits)
 {
-    // Both paths have blocks of 8192 keys in workgroups of 128 invocations.
-    _Static_assert(CS_SORT8_BLOCK == CS_SORT_BLOCK && CS_SORT8_THREADS == CS_SORT_THREADS, "one block shape");
-    uint32_t blocks = blocks_of(count, CS_SORT_BLOCK);
+    // Both paths run workgroups of 128 invocations, one a block.
+    _Static_assert(CS_SORT8_THREADS == CS_SORT_THREADS, "one workgroup size");
+    uint32_t blocks = blocks_of(count, sort->block_keys);
     uint32_t digit_bits = sort->digit_bits;
     uint32_t passes = CS_DIV_UP(key_bits, digit_bits);
     cs_buffer *src_keys = keys, *src_values = values;
@@ -334,13 +384,6 @@ static const self_test_case self_test_cases[] = {
     {"32-bit keys of 5 values (stability)", 32, 5},
 };
 #define SELF_TEST_CASES CS_ARRAY_COUNT(self_test_cases)
-
-// Three whole blocks and a ragged fourth: the multi-block passes, a
-// partial block and partial subgroup runs.
-static uint32_t self_test_count(void)
-{
-    return 3 * CS_SORT8_BLOCK + 17;
-}
 
 // A fixed 32-bit sequence (splitmix32's finaliser on a counter).
 static uint32_t self_test_random(uint32_t *state)
@@ -430,11 +473,13 @@ static bool self_test_run(cs_context *ctx, cs_sort *sort, uint32_t n, cs_buffer 
     return true;
 }
 
-bool cs_sort8_self_test(cs_context *ctx, cs_error *err)
+static bool self_test_with_block(cs_context *ctx, uint32_t block_keys, cs_error *err)
 {
-    uint32_t n = self_test_count();
+    // Three whole blocks and a ragged fourth: the multi-block passes, a
+    // partial block and partial subgroup runs.
+    uint32_t n = 3 * block_keys + 17;
     cs_sort sort;
-    if (!cs_sort_create_digits(ctx, n, 8, &sort, err))
+    if (!cs_sort_create_digits(ctx, n, 8, block_keys, &sort, err))
         return false;
     cs_buffer keys[SELF_TEST_CASES] = {0}, values[SELF_TEST_CASES] = {0};
     uint32_t *inputs[SELF_TEST_CASES] = {0};
@@ -457,18 +502,25 @@ bool cs_sort8_self_test(cs_context *ctx, cs_error *err)
     return ok;
 }
 
-// The self-test's verdict, cached in the context (one run per context:
-// the cheapest honest key, since a context is one device and one driver).
-// A failure is said once, on one line, and the caller takes 4 bits.
-static bool sort8_passes_self_test(cs_context *ctx)
+bool cs_sort8_self_test(cs_context *ctx, cs_error *err)
 {
-    if (!ctx->sort8_self_test_done) {
+    uint32_t block_keys = 0;
+    return choose_sort8_block(ctx, &block_keys, err) && self_test_with_block(ctx, block_keys, err);
+}
+
+// The self-test's verdict, cached in the context (one run per context and
+// block size: the cheapest honest key, since a context is one device and
+// one driver, and the block is compiled into the shaders). A failure is
+// said once, on one line, and the caller takes 4 bits.
+static bool sort8_passes_self_test(cs_context *ctx, uint32_t block_keys)
+{
+    if (ctx->sort8_self_test_block != block_keys) {
         cs_error why;
-        ctx->sort8_self_test_passed = cs_sort8_self_test(ctx, &why);
-        ctx->sort8_self_test_done = true;
+        ctx->sort8_self_test_passed = self_test_with_block(ctx, block_keys, &why);
+        ctx->sort8_self_test_block = block_keys;
         if (!ctx->sort8_self_test_passed)
-            fprintf(stderr, "cistern: the 8-bit radix sort failed its self-test on '%s' (%s); using the 4-bit "
-                    "sort; please report this\n", ctx->props.deviceName, why.msg);
+            fprintf(stderr, "cistern: the 8-bit radix sort (blocks of %u keys) failed its self-test on '%s' (%s); "
+                    "using the 4-bit sort; please report this\n", block_keys, ctx->props.deviceName, why.msg);
     }
     return ctx->sort8_self_test_passed;
 }
