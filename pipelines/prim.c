@@ -156,11 +156,52 @@ bool cs_sort8_supported(cs_context *ctx, cs_error *err)
     return true;
 }
 
+static bool sort8_passes_self_test(cs_context *ctx, uint32_t block_keys); // below, with the self-test
+
+// The 8-bit path's keys per block. The bounds: the scatter splits a block
+// into equal runs, one per subgroup, down to 128 subgroups of one lane, so
+// a power of two of at least 128 keys; the counters are 32-bit and the
+// shared memory does not grow with the block, so the top is lavapipe's
+// loop budget (about 11 iterations per invocation for every 128 keys of
+// the block: 2^20 would pass the 65 535) with a margin, 2^16, where 16 M
+// keys are only 256 workgroups anyway.
+static bool valid_sort8_block(uint32_t keys)
+{
+    return keys >= CS_SORT8_BLOCK_MIN && keys <= CS_SORT8_BLOCK_MAX && (keys & (keys - 1)) == 0;
+}
+
+// CISTERN_SORT_BLOCK=N forces the 8-bit path's block (to test and time
+// both shapes on one device). Otherwise a GPU takes 2048 keys: it needs
+// several workgroups per multiprocessor in flight to hide memory latency,
+// and 1 M keys (a 1 M-particle grid) in blocks of 2048 are 512 workgroups,
+// ~3.9 per SM on a 132-SM H100, where 8192 gave 123, under one per SM.
+// Not smaller: every block adds 256 histogram counters (written, scanned,
+// read: at 2048 keys ~2.5 B per key and pass against the 24 B a key moves)
+// and the scan gets longer. CPU devices keep 8192, the shape measured on
+// llvmpipe (docs/primitives.md). Read on every create, so a bad value is
+// refused even where the 4-bit path, which ignores it, is taken.
+static bool choose_sort8_block(cs_context *ctx, uint32_t *block_keys, cs_error *err)
+{
+    const char *forced = getenv("CISTERN_SORT_BLOCK");
+    if (forced && *forced) {
+        char *end;
+        unsigned long keys = strtoul(forced, &end, 10);
+        if (*end != '\0' || keys > UINT32_MAX || !valid_sort8_block((uint32_t)keys))
+            return cs_fail(err, "CISTERN_SORT_BLOCK=%s: expected a power of two from %u to %u (keys per block of "
+                           "the 8-bit radix sort)", forced, CS_SORT8_BLOCK_MIN, CS_SORT8_BLOCK_MAX);
+        *block_keys = (uint32_t)keys;
+        return true;
+    }
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    *block_keys = cpu ? CS_SORT8_BLOCK_CPU : CS_SORT8_BLOCK_GPU;
+    return true;
+}
+
 // CISTERN_SORT=4|8 forces a digit width (so both paths can be tested and
 // timed on one device); otherwise GPUs that can run it take 8 bits (half
-// the passes) and CPU devices keep 4 (measured on llvmpipe:
-// docs/primitives.md).
-static bool choose_digit_bits(cs_context *ctx, uint32_t *digit_bits, cs_error *err)
+// the passes) if it passes its self-test with the block it will run, and
+// CPU devices keep 4 (measured on llvmpipe: docs/primitives.md).
+static bool choose_digit_bits(cs_context *ctx, uint32_t block_keys, uint32_t *digit_bits, cs_error *err)
 {
     const char *forced = getenv("CISTERN_SORT");
     if (forced && *forced) {
@@ -171,7 +212,7 @@ static bool choose_digit_bits(cs_context *ctx, uint32_t *digit_bits, cs_error *e
     }
     cs_error unused;
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    *digit_bits = !cpu && cs_sort8_supported(ctx, &unused) ? 8 : 4;
+    *digit_bits = !cpu && cs_sort8_supported(ctx, &unused) && sort8_passes_self_test(ctx, block_keys) ? 8 : 4;
     return true;
 }
 
@@ -180,34 +221,45 @@ static bool create_sort_programs(cs_context *ctx, cs_sort *sort, cs_error *err)
     if (sort->digit_bits == 4)
         return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
                cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err);
-    char max_subgroups[16];
+    char max_subgroups[16], block[16];
     snprintf(max_subgroups, sizeof max_subgroups, "%u", sort8_max_subgroups(ctx));
-    return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort8_histogram.comp"}, &sort->histogram, err) &&
+    snprintf(block, sizeof block, "%u", sort->block_keys);
+    return cs_program_create(ctx, &(cs_program_desc){
+               .path = "prim/sort8_histogram.comp",
+               .defines = {{"SORT8_BLOCK", block}},
+           }, &sort->histogram, err) &&
            cs_program_create(ctx, &(cs_program_desc){
                .path = "prim/sort8_scatter.comp",
-               .defines = {{"SORT8_MAX_SUBGROUPS", max_subgroups}},
+               .defines = {{"SORT8_MAX_SUBGROUPS", max_subgroups}, {"SORT8_BLOCK", block}},
            }, &sort->scatter, err);
 }
 
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err)
 {
-    return cs_sort_create_digits(ctx, capacity, 0, sort, err);
+    return cs_sort_create_digits(ctx, capacity, 0, 0, sort, err);
 }
 
-bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, cs_sort *sort, cs_error *err)
+bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, uint32_t block_keys,
+                           cs_sort *sort, cs_error *err)
 {
     memset(sort, 0, sizeof *sort);
     sort->capacity = capacity;
-    if (digit_bits == 0 && !choose_digit_bits(ctx, &digit_bits, err))
+    if (block_keys == 0 && !choose_sort8_block(ctx, &block_keys, err))
+        return false;
+    if (!valid_sort8_block(block_keys))
+        return cs_fail(err, "sort: %u keys per block (a power of two from %u to %u)", block_keys,
+                       CS_SORT8_BLOCK_MIN, CS_SORT8_BLOCK_MAX);
+    if (digit_bits == 0 && !choose_digit_bits(ctx, block_keys, &digit_bits, err))
         return false;
     if (digit_bits != 4 && digit_bits != 8)
         return cs_fail(err, "sort: %u bits per pass (4 or 8)", digit_bits);
     sort->digit_bits = digit_bits;
+    sort->block_keys = digit_bits == 8 ? block_keys : CS_SORT_BLOCK; // the 4-bit path's block is fixed
     // sort_small.comp (one block, 4-bit) runs on both paths.
     if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err) || (digit_bits == 8 && !cs_sort8_supported(ctx, err)))
         return false;
     uint32_t radix = digit_bits == 8 ? CS_SORT8_RADIX : CS_SORT_RADIX;
-    uint64_t hist_count = (uint64_t)radix * blocks_of(capacity, CS_SORT_BLOCK);
+    uint64_t hist_count = (uint64_t)radix * blocks_of(capacity, sort->block_keys);
     bool ok = create_sort_programs(ctx, sort, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_small.comp"}, &sort->small, err) &&
               make_buffer(ctx, "sort keys tmp", capacity, &sort->keys_tmp, err) &&
@@ -235,30 +287,27 @@ void cs_sort_destroy(cs_context *ctx, cs_sort *sort)
 
 bool cs_sort_force_blocks = false;
 
-void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
-                    uint32_t key_bits)
+// A sort of one block: one dispatch of sort_small.comp (4-bit, on both paths).
+static void record_one_block(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
+                             uint32_t key_bits)
 {
-    CS_ASSERT(count <= sort->capacity, "sort of %u elements, capacity %u", count, sort->capacity);
-    CS_ASSERT(key_bits <= 32, "sort on %u key bits", key_bits);
-    CS_ASSERT(keys->size >= (VkDeviceSize)count * 4 && values->size >= (VkDeviceSize)count * 4,
-              "sort of %u elements: %s or %s is smaller", count, keys->name, values->name);
-    if (count <= 1 || key_bits == 0) {
-        cs_barrier_compute(rec);
-        return;
-    }
-    uint32_t blocks = blocks_of(count, CS_SORT_BLOCK);
-    if (blocks == 1 && !cs_sort_force_blocks) {
-        struct cs_sort_push push = {.count = count, .block_count = 1, .bits = key_bits};
-        cs_dispatch(rec, sort->small, &(cs_dispatch_desc){
-            .buffers = {keys, values, &sort->keys_tmp, &sort->values_tmp},
-            .push = &push, .push_size = sizeof push,
-            .threads = {CS_SORT_THREADS},
-        });
-        cs_barrier_compute(rec);
-        return;
-    }
-    // Both paths have blocks of 8192 keys in workgroups of 128 invocations.
-    _Static_assert(CS_SORT8_BLOCK == CS_SORT_BLOCK && CS_SORT8_THREADS == CS_SORT_THREADS, "one block shape");
+    struct cs_sort_push push = {.count = count, .block_count = 1, .bits = key_bits};
+    cs_dispatch(rec, sort->small, &(cs_dispatch_desc){
+        .buffers = {keys, values, &sort->keys_tmp, &sort->values_tmp},
+        .push = &push, .push_size = sizeof push,
+        .threads = {CS_SORT_THREADS},
+    });
+    cs_barrier_compute(rec);
+}
+
+// The multi-block passes of the sort's digit width: histogram, scan,
+// scatter per pass.
+static void record_passes(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
+                          uint32_t key_bits)
+{
+    // Both paths run workgroups of 128 invocations, one a block.
+    _Static_assert(CS_SORT8_THREADS == CS_SORT_THREADS, "one workgroup size");
+    uint32_t blocks = blocks_of(count, sort->block_keys);
     uint32_t digit_bits = sort->digit_bits;
     uint32_t passes = CS_DIV_UP(key_bits, digit_bits);
     cs_buffer *src_keys = keys, *src_values = values;
@@ -299,6 +348,181 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
         cs_barrier_transfer_to_compute(rec);
         cs_barrier_compute(rec);
     }
+}
+
+void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer *values, uint32_t count,
+                    uint32_t key_bits)
+{
+    CS_ASSERT(count <= sort->capacity, "sort of %u elements, capacity %u", count, sort->capacity);
+    CS_ASSERT(key_bits <= 32, "sort on %u key bits", key_bits);
+    CS_ASSERT(keys->size >= (VkDeviceSize)count * 4 && values->size >= (VkDeviceSize)count * 4,
+              "sort of %u elements: %s or %s is smaller", count, keys->name, values->name);
+    if (count <= 1 || key_bits == 0)
+        cs_barrier_compute(rec);
+    else if (count <= CS_SORT_BLOCK && !cs_sort_force_blocks)
+        record_one_block(rec, sort, keys, values, count, key_bits);
+    else
+        record_passes(rec, sort, keys, values, count, key_bits);
+}
+
+// ------------------------------------------------- 8-bit self-test ----
+
+bool cs_sort8_self_test_tamper = false;
+
+// What the self-test sorts: the shapes a wrong ballot, rank or subgroup
+// order would break. Keys come from a fixed sequence, so every device and
+// every run sorts the same ones.
+typedef struct self_test_case {
+    const char *what;
+    uint32_t key_bits;
+    uint32_t distinct; // 0: random keys; else keys take this many values (long runs of equal keys)
+} self_test_case;
+
+static const self_test_case self_test_cases[] = {
+    {"32-bit random keys (4 passes)", 32, 0},
+    {"20-bit keys (8 + 8 + 4 bits, bits above carried)", 20, 0},
+    {"32-bit keys of 5 values (stability)", 32, 5},
+};
+#define SELF_TEST_CASES CS_ARRAY_COUNT(self_test_cases)
+
+// A fixed 32-bit sequence (splitmix32's finaliser on a counter).
+static uint32_t self_test_random(uint32_t *state)
+{
+    uint32_t z = (*state += 0x9e3779b9u);
+    z = (z ^ (z >> 16)) * 0x85ebca6bu;
+    z = (z ^ (z >> 13)) * 0xc2b2ae35u;
+    return z ^ (z >> 16);
+}
+
+static void self_test_keys(const self_test_case *c, uint32_t *keys, uint32_t n)
+{
+    uint32_t state = c->key_bits * 1000003u + c->distinct;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = self_test_random(&state);
+        // Equal keys differ in every byte from the next value, so every
+        // pass sees runs of equal digits.
+        keys[i] = c->distinct ? (r % c->distinct) * 0x01010101u : r;
+    }
+}
+
+typedef struct masked_key {
+    uint32_t key;   // the compared bits
+    uint32_t index; // input position: the tie-break that makes the order stable
+} masked_key;
+
+static int compare_masked_keys(const void *a, const void *b)
+{
+    const masked_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+// The GPU's result against a CPU stable sort of the same keys (values are
+// the input positions).
+static bool self_test_check(const self_test_case *c, const uint32_t *input, uint32_t n, const uint32_t *got_keys,
+                            const uint32_t *got_values, cs_error *err)
+{
+    uint32_t mask = c->key_bits >= 32 ? 0xffffffffu : (1u << c->key_bits) - 1u;
+    masked_key *order = malloc((size_t)n * sizeof *order);
+    if (!order)
+        return cs_fail(err, "out of host memory");
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = (masked_key){input[i] & mask, i};
+    qsort(order, n, sizeof *order, compare_masked_keys);
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        uint32_t want = order[i].index;
+        if (got_keys[i] != input[want] || got_values[i] != want)
+            ok = cs_fail(err, "%s, %u keys: position %u holds (key 0x%08x, value %u), a CPU stable sort puts "
+                         "(0x%08x, %u) there", c->what, n, i, got_keys[i], got_values[i], input[want], want);
+    }
+    free(order);
+    return ok;
+}
+
+// Every case sorted in one recording, one submit, in host-visible buffers
+// the sort reads and writes in place.
+static bool self_test_run(cs_context *ctx, cs_sort *sort, uint32_t n, cs_buffer keys[], cs_buffer values[],
+                          uint32_t *inputs[], cs_error *err)
+{
+    for (size_t c = 0; c < SELF_TEST_CASES; c++) {
+        self_test_keys(&self_test_cases[c], inputs[c], n);
+        memcpy(keys[c].mapped, inputs[c], (size_t)n * 4);
+        uint32_t *v = values[c].mapped;
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = i;
+    }
+    cs_recorder rec;
+    cs_recorder_create(ctx, "sort8 self-test", &rec);
+    cs_recorder_begin(&rec);
+    cs_pass_begin(&rec, "sort8 self-test");
+    for (size_t c = 0; c < SELF_TEST_CASES; c++)
+        record_passes(&rec, sort, &keys[c], &values[c], n, self_test_cases[c].key_bits);
+    cs_pass_end(&rec);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    if (cs_sort8_self_test_tamper) {
+        // Two neighbours swapped: what an unstable rank would do.
+        uint32_t *v = values[0].mapped, first = v[0];
+        v[0] = v[1], v[1] = first;
+    }
+    for (size_t c = 0; c < SELF_TEST_CASES; c++)
+        if (!self_test_check(&self_test_cases[c], inputs[c], n, keys[c].mapped, values[c].mapped, err))
+            return false;
+    return true;
+}
+
+static bool self_test_with_block(cs_context *ctx, uint32_t block_keys, cs_error *err)
+{
+    // Three whole blocks and a ragged fourth: the multi-block passes, a
+    // partial block and partial subgroup runs.
+    uint32_t n = 3 * block_keys + 17;
+    cs_sort sort;
+    if (!cs_sort_create_digits(ctx, n, 8, block_keys, &sort, err))
+        return false;
+    cs_buffer keys[SELF_TEST_CASES] = {0}, values[SELF_TEST_CASES] = {0};
+    uint32_t *inputs[SELF_TEST_CASES] = {0};
+    bool ok = true;
+    for (size_t c = 0; c < SELF_TEST_CASES && ok; c++) {
+        inputs[c] = malloc((size_t)n * 4);
+        ok = (inputs[c] || cs_fail(err, "out of host memory")) &&
+             cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sort8 self-test keys", .size = (VkDeviceSize)n * 4,
+                                                     .host_visible = true}, &keys[c], err) &&
+             cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sort8 self-test values", .size = (VkDeviceSize)n * 4,
+                                                     .host_visible = true}, &values[c], err);
+    }
+    ok = ok && self_test_run(ctx, &sort, n, keys, values, inputs, err);
+    for (size_t c = 0; c < SELF_TEST_CASES; c++) {
+        cs_buffer_destroy(ctx, &keys[c]);
+        cs_buffer_destroy(ctx, &values[c]);
+        free(inputs[c]);
+    }
+    cs_sort_destroy(ctx, &sort);
+    return ok;
+}
+
+bool cs_sort8_self_test(cs_context *ctx, cs_error *err)
+{
+    uint32_t block_keys = 0;
+    return choose_sort8_block(ctx, &block_keys, err) && self_test_with_block(ctx, block_keys, err);
+}
+
+// The self-test's verdict, cached in the context (one run per context and
+// block size: the cheapest honest key, since a context is one device and
+// one driver, and the block is compiled into the shaders). A failure is
+// said once, on one line, and the caller takes 4 bits.
+static bool sort8_passes_self_test(cs_context *ctx, uint32_t block_keys)
+{
+    if (ctx->sort8_self_test_block != block_keys) {
+        cs_error why;
+        ctx->sort8_self_test_passed = self_test_with_block(ctx, block_keys, &why);
+        ctx->sort8_self_test_block = block_keys;
+        if (!ctx->sort8_self_test_passed)
+            fprintf(stderr, "cistern: the 8-bit radix sort (blocks of %u keys) failed its self-test on '%s' (%s); "
+                    "using the 4-bit sort; please report this\n", block_keys, ctx->props.deviceName, why.msg);
+    }
+    return ctx->sort8_self_test_passed;
 }
 
 // -------------------------------------------------------------- reduce ----

@@ -52,28 +52,48 @@ void cs_scan_record(cs_recorder *rec, cs_scan *scan, cs_buffer *in, cs_buffer *o
 //  - 8 bits a pass (for GPUs: half the passes): 256-bucket histograms in
 //    shared memory, the same scan, a scatter ranked per subgroup with
 //    ballots. Needs subgroup ballots in compute and the shared memory for
-//    one row of 256 counters per subgroup.
+//    one row of 256 counters per subgroup. Its keys per block are chosen
+//    per device at creation (2048 on GPUs, 8192 on CPUs;
+//    CISTERN_SORT_BLOCK=N forces a power of two from 128 to 65536).
 // Both give the same output (a stable sort's output is unique). Passes
 // ping-pong with keys_tmp/values_tmp; an odd number of passes ends with a
-// copy back. A sort of one block (count <= CS_SORT_BLOCK) is one dispatch
-// of one workgroup (sort_small.comp, 4-bit) on either path: same result, a
-// fixed cost instead of 3 dispatches a pass.
+// copy back. A sort of count <= CS_SORT_BLOCK (8192) is one dispatch of one
+// workgroup (sort_small.comp, 4-bit) on either path: same result, a fixed
+// cost instead of 3 dispatches a pass.
 typedef struct cs_sort {
     cs_program_id histogram, scatter, small;
     cs_buffer keys_tmp, values_tmp, histograms;
     cs_scan scan;               // scans the histograms
     uint32_t capacity;
     uint32_t digit_bits;        // 4 or 8: the multi-block path this sort runs
+    uint32_t block_keys;        // keys per workgroup in the multi-block passes
 } cs_sort;
 
 // Picks the digit width for the device: CISTERN_SORT=4 or 8 in the
 // environment forces one (8 fails where the device cannot run it);
-// otherwise 8 where the device can run it and is not a CPU, else 4.
+// otherwise 8 where the device can run it, is not a CPU and passes
+// cs_sort8_self_test (below), else 4.
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err);
-// The same with the digit width given: 4, 8, or 0 to pick as above.
-bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, cs_sort *sort, cs_error *err);
+// The same with the digit width given: 4, 8, or 0 to pick as above; and
+// the 8-bit path's keys per block, or 0 to pick as above (the 4-bit path's
+// is always CS_SORT_BLOCK).
+bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, uint32_t block_keys,
+                           cs_sort *sort, cs_error *err);
 // Whether this device can run the 8-bit path; if not, why (in *err).
 bool cs_sort8_supported(cs_context *ctx, cs_error *err);
+// The 8-bit path has run on few devices, and a wrong sort would silently
+// corrupt every neighbour search. So when cs_sort_create picks it by itself
+// (not when CISTERN_SORT=8 or the digits argument asks for it), it first
+// runs this, once per context (the verdict is kept in cs_context) with the
+// block it chose: fixed keys (32 and 20 key bits, runs of equal keys) of 3
+// blocks + 17, sorted by the 8-bit multi-block passes in one submit,
+// against a CPU stable sort.
+// On a mismatch cs_sort_create prints one line on stderr and takes 4 bits.
+// Returns false with what differed (or why it could not run) in *err.
+bool cs_sort8_self_test(cs_context *ctx, cs_error *err);
+// Tests only: the self-test swaps two values of the GPU's result before
+// comparing, so it must report a mismatch.
+extern bool cs_sort8_self_test_tamper;
 void cs_sort_destroy(cs_context *ctx, cs_sort *sort);
 // Sorts keys[0..count) ascending, carrying values along; equal keys keep
 // their input order. Only the low `key_bits` bits (0..32) are compared; the

@@ -11,6 +11,8 @@
 // stay untouched; scratch buffers poisoned before each run. One-block sizes
 // also go through the multi-block passes (cs_sort_force_blocks). Checks
 // CISTERN_SORT's choice. Prints elements/s for 1M and 16M keys per path.
+// The 8-bit path's self-test (cs_sort8_self_test) passes, and fails on a
+// result tampered with (cs_sort8_self_test_tamper).
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 
@@ -117,10 +119,11 @@ static void test_sort(cs_context *ctx, cs_sort *sort, uint32_t n, uint32_t key_b
     free(got_values);
 }
 
-// Every check on one sort (one digit width).
+// Every check on one sort (one digit width and block size); `big` keys
+// too unless it is 0.
 static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
 {
-    fprintf(stderr, "-- %u-bit digits\n", sort->digit_bits);
+    fprintf(stderr, "-- %u-bit digits, blocks of %u keys\n", sort->digit_bits, sort->block_keys);
     double t0 = cs_now_seconds();
     // Sizes around a subgroup's row, an invocation's 64 keys, a workgroup's
     // 8192-key block, non-powers of two, and far past it.
@@ -136,7 +139,8 @@ static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
         test_sort(ctx, sort, 300007, bits[b], RANDOM, false);
     }
     test_sort(ctx, sort, 1000000, 20, RANDOM, true);
-    test_sort(ctx, sort, big, 20, RANDOM, true);
+    if (big)
+        test_sort(ctx, sort, big, 20, RANDOM, true);
     // Patterns that break unstable or order-by-atomics sorts.
     for (enum pattern p = ALL_EQUAL; p <= FEW_DISTINCT; p++) {
         test_sort(ctx, sort, 4093, 32, p, false);
@@ -146,8 +150,9 @@ static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
     test_sort(ctx, sort, 1, 0, RANDOM, false);
     // One block is one dispatch (sort_small.comp, 4-bit, on both paths);
     // the same sizes through the multi-block passes must agree with the
-    // same reference. 3000 keys of 10 bits: double_emitter_2d's grid.
-    const uint32_t one_block[] = {3000, 8191, 8192};
+    // same reference. 3000 keys of 10 bits: double_emitter_2d's grid; 2049
+    // and 6161 are one key past one and three 8-bit blocks of 2048.
+    const uint32_t one_block[] = {2049, 3000, 6161, 8191, 8192};
     for (int forced = 0; forced < 2; forced++) {
         cs_sort_force_blocks = forced == 1;
         for (size_t s = 0; s < CS_ARRAY_COUNT(one_block); s++) {
@@ -158,6 +163,42 @@ static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
     }
     cs_sort_force_blocks = false;
     fprintf(stderr, "%u-bit sort checks took %.1f s\n", sort->digit_bits, cs_now_seconds() - t0);
+}
+
+static void restore_env(const char *name, char *saved)
+{
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}
+
+// The 8-bit path's self-test (what cs_sort_create runs before it picks
+// that path on a GPU) passes here with both default blocks, and reports a
+// result that was tampered with.
+static void check_self_test(cs_context *ctx)
+{
+    const char *old = getenv("CISTERN_SORT_BLOCK");
+    char *saved = old ? strdup(old) : NULL;
+    cs_error err;
+    const char *blocks[] = {"2048", "8192"};
+    for (size_t b = 0; b < CS_ARRAY_COUNT(blocks); b++) {
+        setenv("CISTERN_SORT_BLOCK", blocks[b], 1);
+        double t0 = cs_now_seconds();
+        bool passed = cs_sort8_self_test(ctx, &err);
+        CHECK(passed, "the 8-bit sort's self-test passes with blocks of %s: %s", blocks[b], passed ? "" : err.msg);
+        fprintf(stderr, "8-bit self-test, blocks of %s: %.1f ms (programs, buffers, one submit)\n", blocks[b],
+                (cs_now_seconds() - t0) * 1e3);
+    }
+    restore_env("CISTERN_SORT_BLOCK", saved);
+    cs_sort8_self_test_tamper = true;
+    bool tampered = cs_sort8_self_test(ctx, &err);
+    cs_sort8_self_test_tamper = false;
+    CHECK(!tampered && strstr(err.msg, "CPU stable sort") != NULL, "a wrong result fails the self-test: %s",
+          tampered ? "it passed" : err.msg);
+    if (!tampered)
+        fprintf(stderr, "tampered self-test says: %s\n", err.msg);
 }
 
 // CISTERN_SORT picks the path (and a wrong value is an error, not ignored).
@@ -199,6 +240,50 @@ static void check_environment_choice(cs_context *ctx)
         fprintf(stderr, "no 8-bit sort on this device: %s\n", why_not.msg);
 }
 
+// The 8-bit path's block: the device's default (from the device type it
+// reports), CISTERN_SORT_BLOCK's power of two, and a bad value refused with
+// the allowed range (on the 4-bit path too, which ignores a good one).
+static void check_block_choice(cs_context *ctx)
+{
+    const char *old_sort = getenv("CISTERN_SORT"), *old_block = getenv("CISTERN_SORT_BLOCK");
+    char *saved_sort = old_sort ? strdup(old_sort) : NULL, *saved_block = old_block ? strdup(old_block) : NULL;
+    cs_error err;
+    cs_sort sort;
+    setenv("CISTERN_SORT", "8", 1);
+    unsetenv("CISTERN_SORT_BLOCK");
+    uint32_t want = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 8192 : 2048;
+    if (cs_sort_create(ctx, 100, &sort, &err)) {
+        CHECK(sort.block_keys == want, "default 8-bit block %u, want %u on this device", sort.block_keys, want);
+        cs_sort_destroy(ctx, &sort);
+    } else
+        CHECK(false, "CISTERN_SORT=8: %s", err.msg);
+    const char *good[] = {"128", "2048", "65536"};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(good); i++) {
+        setenv("CISTERN_SORT_BLOCK", good[i], 1);
+        bool made = cs_sort_create(ctx, 100, &sort, &err);
+        CHECK(made && sort.block_keys == (uint32_t)atoi(good[i]), "CISTERN_SORT_BLOCK=%s: %s", good[i],
+              made ? "wrong block" : err.msg);
+        if (made)
+            cs_sort_destroy(ctx, &sort);
+    }
+    const char *bad[] = {"3000", "64", "131072", "0", "2048k", "abc", "-2048", "4294967296"};
+    const char *paths[] = {"8", "4"};
+    for (size_t p = 0; p < CS_ARRAY_COUNT(paths); p++) {
+        setenv("CISTERN_SORT", paths[p], 1);
+        for (size_t i = 0; i < CS_ARRAY_COUNT(bad); i++) {
+            setenv("CISTERN_SORT_BLOCK", bad[i], 1);
+            bool made = cs_sort_create(ctx, 100, &sort, &err);
+            CHECK(!made && strstr(err.msg, "CISTERN_SORT_BLOCK") && strstr(err.msg, "from 128 to 65536"),
+                  "CISTERN_SORT=%s CISTERN_SORT_BLOCK=%s is refused with the range: %s", paths[p], bad[i],
+                  made ? "it was taken" : err.msg);
+            if (made)
+                cs_sort_destroy(ctx, &sort);
+        }
+    }
+    restore_env("CISTERN_SORT", saved_sort);
+    restore_env("CISTERN_SORT_BLOCK", saved_block);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -209,20 +294,27 @@ int main(void)
     const uint32_t big = 16777219u;
     cs_error err;
     cs_sort sort;
-    // Both paths, whatever this device would choose: CI's lavapipe runs
-    // the 8-bit path too.
-    const uint32_t digit_bits[] = {4, 8};
-    for (int d = 0; d < 2; d++) {
-        if (digit_bits[d] == 8 && !cs_sort8_supported(&ctx, &err)) {
+    // Both paths, whatever this device would choose (CI's lavapipe runs
+    // the 8-bit path too), the 8-bit one with both default blocks (GPUs'
+    // 2048, CPUs' 8192; the 16 M keys only with one, for time).
+    const struct {
+        uint32_t digit_bits, block_keys, big;
+    } shapes[] = {{4, 0, big}, {8, CS_SORT8_BLOCK_GPU, big}, {8, CS_SORT8_BLOCK_CPU, 0}};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(shapes); i++) {
+        if (shapes[i].digit_bits == 8 && !cs_sort8_supported(&ctx, &err)) {
             fprintf(stderr, "skipping the 8-bit path: %s\n", err.msg);
             continue;
         }
-        if (!cs_sort_create_digits(&ctx, big, digit_bits[d], &sort, &err)) {
-            fprintf(stderr, "FAIL: %u-bit sort: %s\n", digit_bits[d], err.msg);
+        if (!cs_sort_create_digits(&ctx, big, shapes[i].digit_bits, shapes[i].block_keys, &sort, &err)) {
+            fprintf(stderr, "FAIL: %u-bit sort: %s\n", shapes[i].digit_bits, err.msg);
             return 1;
         }
-        run_checks(&ctx, &sort, big);
+        run_checks(&ctx, &sort, shapes[i].big);
         cs_sort_destroy(&ctx, &sort);
+    }
+    if (cs_sort8_supported(&ctx, &err)) {
+        check_self_test(&ctx);
+        check_block_choice(&ctx);
     }
     check_environment_choice(&ctx);
 

@@ -152,7 +152,9 @@ static void usage(FILE *out)
         "  CISTERN_NB_LAYOUT      particle|slot: PBF neighbour lists particle-major (CPU devices' default)\n"
         "                         or slot-major (GPUs' default); the same results either way\n"
         "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can, 4 on CPUs);\n"
-        "                         the same results either way\n");
+        "                         the same results either way\n"
+        "  CISTERN_SORT_BLOCK     keys per block of the 8-bit sort, a power of two 128..65536 (default: 2048 on GPUs,\n"
+        "                         8192 on CPUs); the same results either way\n");
 }
 
 // A whole number with an optional k / M suffix (16k, 1.5M), from min to max.

@@ -53,6 +53,12 @@ typedef struct cs_context {
 
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
 
+    // The 8-bit radix sort's self-test (pipelines/prim.c), run once per
+    // context when cs_sort_create picks that path: the keys per block it ran
+    // with (0: not run yet) and whether it passed.
+    uint32_t sort8_self_test_block;
+    bool sort8_self_test_passed;
+
     // Every vkQueueSubmit cistern makes (recorders, one-shots, the window's
     // present signal) and every host wait on a fence, counted so a run can
     // report submits and waits per frame (docs/benchmarks.md, frames in flight).

@@ -41,15 +41,19 @@ struct cs_sort_push {
 };
 
 // ---- radix sort, 8 bits per pass (the path for GPUs) ----
-// A workgroup owns a block of THREADS * ITEMS keys, split into one
-// contiguous run per subgroup; a subgroup ranks its run row by row (one key
-// per lane) with ballots. Same block as the 4-bit path, so a sort of one
-// block stays one sort_small.comp dispatch on either path. The shader sizes
-// its per-subgroup counters with SORT8_MAX_SUBGROUPS, a define cs_sort_create
-// derives from the device's smallest subgroup size.
+// A workgroup owns a block of SORT8_BLOCK keys, split into one contiguous
+// run per subgroup; a subgroup ranks its run row by row (one key per lane)
+// with ballots. SORT8_BLOCK is a define cs_sort_create chooses per device
+// (pipelines/prim.c says why): a power of two from BLOCK_MIN to BLOCK_MAX.
+// A sort of at most CS_SORT_BLOCK keys stays one sort_small.comp dispatch
+// on either path. The shader sizes its per-subgroup counters with
+// SORT8_MAX_SUBGROUPS, a define cs_sort_create derives from the device's
+// smallest subgroup size.
 #define CS_SORT8_THREADS 128
-#define CS_SORT8_ITEMS 64
-#define CS_SORT8_BLOCK (CS_SORT8_THREADS * CS_SORT8_ITEMS)
+#define CS_SORT8_BLOCK_CPU 8192   // llvmpipe: the 4-bit path's block, measured there
+#define CS_SORT8_BLOCK_GPU 2048   // ~4 workgroups per SM at 1 M keys on an H100
+#define CS_SORT8_BLOCK_MIN 128    // one key per run even with 128 one-lane subgroups
+#define CS_SORT8_BLOCK_MAX 65536  // well inside lavapipe's loop budget; 256 workgroups at 16 M keys
 #define CS_SORT8_RADIX_BITS 8
 #define CS_SORT8_RADIX 256
 

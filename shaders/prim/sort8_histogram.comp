@@ -8,6 +8,10 @@
 #include "index.glsl"
 #include "prim_shared.h"
 
+#ifndef SORT8_BLOCK
+#error "cs_sort_create defines SORT8_BLOCK, the keys per block it chose for the device"
+#endif
+
 layout(local_size_x = CS_SORT8_THREADS) in;
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) writeonly buffer Hist { uint hist[]; };
@@ -25,7 +29,7 @@ void main()
         digit_counts[d] = 0u;
     barrier();
     // Strided by the workgroup so neighbouring invocations read neighbouring keys.
-    uint first = group * CS_SORT8_BLOCK, end = min(first + CS_SORT8_BLOCK, pc.count);
+    uint first = group * SORT8_BLOCK, end = min(first + SORT8_BLOCK, pc.count);
     for (uint i = first + gl_LocalInvocationIndex; i < end; i += CS_SORT8_THREADS)
         atomicAdd(digit_counts[bitfieldExtract(keys[i], int(pc.shift), int(pc.bits))], 1u);
     barrier();

@@ -23,6 +23,9 @@
 #ifndef SORT8_MAX_SUBGROUPS
 #error "cs_sort_create defines SORT8_MAX_SUBGROUPS from the device's smallest subgroup size"
 #endif
+#ifndef SORT8_BLOCK
+#error "cs_sort_create defines SORT8_BLOCK, the keys per block it chose for the device"
+#endif
 
 layout(local_size_x = CS_SORT8_THREADS) in;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
@@ -63,9 +66,10 @@ void main()
     uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize;
     uint row = gl_SubgroupID * CS_SORT8_RADIX;
     // This subgroup's run [run_first, run_end): subgroups own equal
-    // contiguous parts of the block, in subgroup order.
-    uint run_length = CS_SORT8_BLOCK / gl_NumSubgroups;
-    uint run_first = group * CS_SORT8_BLOCK + gl_SubgroupID * run_length;
+    // contiguous parts of the block, in subgroup order (SORT8_BLOCK is a
+    // power of two of at least 128, so every run is whole and not empty).
+    uint run_length = SORT8_BLOCK / gl_NumSubgroups;
+    uint run_first = group * SORT8_BLOCK + gl_SubgroupID * run_length;
     uint run_end = min(run_first + run_length, pc.count);
 
     // 1. Count.
