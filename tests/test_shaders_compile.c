@@ -4,6 +4,8 @@
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 
+#include "../shaders/prim/prim_shared.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -13,6 +15,20 @@ static bool has_suffix(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+// Shaders their host always compiles with defines it picks per device
+// (a missing one is an #error): the same kind of values here.
+static void shader_defines(const cs_context *ctx, const char *path, cs_program_desc *desc)
+{
+    static char max_subgroups[16];
+    if (strncmp(path, "prim/sort8_", strlen("prim/sort8_")) != 0)
+        return;
+    // pipelines/prim.c: CS_SORT8_THREADS over the smallest subgroup, and the
+    // CPU devices' block of keys.
+    snprintf(max_subgroups, sizeof max_subgroups, "%u", CS_MAX(CS_SORT8_THREADS / CS_MAX(ctx->subgroup_size, 1u), 1u));
+    desc->defines[0] = (cs_define){"SORT8_BLOCK", "8192"};
+    desc->defines[1] = (cs_define){"SORT8_MAX_SUBGROUPS", max_subgroups};
 }
 
 static void walk(cs_context *ctx, const char *rel)
@@ -42,8 +58,10 @@ static void walk(cs_context *ctx, const char *rel)
             continue;
         cs_error err;
         if (compute) {
+            cs_program_desc desc = {.path = child};
+            shader_defines(ctx, child, &desc);
             cs_program_id prog;
-            bool ok = cs_program_create(ctx, &(cs_program_desc){.path = child}, &prog, &err);
+            bool ok = cs_program_create(ctx, &desc, &prog, &err);
             CHECK(ok, "%s", err.msg);
             if (ok)
                 cs_program_destroy(ctx, &prog);
