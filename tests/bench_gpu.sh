@@ -4,7 +4,7 @@
 # leaves its results.json (the log too), and tools/bench_report.py turns
 # them into the goals table (a row per goal, each with a size and a figure
 # or "not run") and writes results/<device>.json with the sweep, demo and
-# draw results. A part name it does not know is refused. $1 is the cistern
+# draw results, and a table of the per-device choices each way. A part name it does not know is refused. $1 is the cistern
 # binary.
 set -uo pipefail
 cistern=$(realpath "${1:?usage: bench_gpu.sh path/to/cistern}")
@@ -26,6 +26,9 @@ for f in sim/dam_break_3d sim/wcsph_tank_3d sim/dam_break_2d sim/reint_drops_2d 
   [ -s "out/$f.log" ] || fail "no log for $f"
 done
 [ -s out/radiosity/rooms_radiosity.log ] || fail "no radiosity log"
+# The per-device choices, each way: five rows in the report.
+knob_rows=$(grep -c '^| \(sort4\|sort8_block2048\|sort8_block8192\|lists_particle\|lists_slot\) |' <<<"$report")
+[ "$knob_rows" -eq 5 ] || fail "wanted 5 per-device choice rows, got $knob_rows: $report"
 # Nine goal rows, each measured (a number and a unit, a verdict).
 rows=$(grep -c '^| .* (met)\|^| .* (not met)' <<<"$report")
 [ "$rows" -eq 9 ] || fail "wanted 9 measured goal rows, got $rows: $report"

@@ -11,6 +11,10 @@
 #   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH)
 #   draw       cistern bench --draw: the particles' draw at 1M, 720p and 1080p
 #   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches
+#   knobs      the per-device choices made without a GPU at hand, each way:
+#              CISTERN_SORT=4|8, CISTERN_SORT_BLOCK=2048|8192 and
+#              CISTERN_NB_LAYOUT=particle|slot on PBF at 1 M (the same results
+#              every way; the report says which is fastest)
 #   report     tools/bench_report.py on whatever the parts above left
 # Environment: NO_WRITE=1 (the report leaves results/ alone), CISTERN (binary, default build/release/cistern), STEPS (30),
 # WARMUP (5), OUT (default bench/gpu), SMALL=1 (every size tiny and 2 steps:
@@ -29,22 +33,27 @@ status=0
 # 4096^2 and 256^3, demos at 256 k to 4 M, the draw at 1 M, radiosity to
 # 100 k patches), or tiny ones for the smoke test.
 if [ "${SMALL:-0}" = 1 ]; then
-  steps=2 warmup=1 frames=2 rsteps=2
+  steps=2 warmup=1 frames=2 rsteps=2 knob=2k
   pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200
 else
-  frames=20 rsteps=10
+  frames=20 rsteps=10 knob=1M
   pbf=1M,2M,4M,8M wcsph=1M,4M clavet=1M drops=4096 cube=256 demo=256k,1M,4M draw=256k,1M,4M patches=1k,8k,32k,100k
 fi
 
-# run NAME ARGS...: one bench into OUT/PART/NAME/, its output in
-# OUT/PART/NAME.log too.
+# run NAME [CISTERN_X=VALUE ...] ARGS...: one bench into OUT/PART/NAME/
+# (with those environment settings), its output in OUT/PART/NAME.log too.
 run() {
   local name=$1
   shift
+  local settings=()
+  while [ $# -gt 0 ] && [[ $1 == CISTERN_*=* ]]; do
+    settings+=("$1")
+    shift
+  done
   mkdir -p "$out/$part"
-  echo "== $part/$name: cistern $*" >&2
+  echo "== $part/$name: ${settings[*]} cistern $*" >&2
   local t0=$SECONDS
-  "$cistern" "$@" --out "$out/$part/$name" 2>&1 | tee "$out/$part/$name.log"
+  env "${settings[@]}" "$cistern" "$@" --out "$out/$part/$name" 2>&1 | tee "$out/$part/$name.log"
   local rc=${PIPESTATUS[0]}
   echo "== $part/$name: exit $rc after $((SECONDS - t0)) s" >&2
   [ "$rc" -eq 0 ] || status=1
@@ -76,14 +85,23 @@ part_radiosity() {
     --warmup 1
 }
 
+part_knobs() {
+  local b=(bench dam_break_3d --particles "$knob" --steps "$steps" --warmup "$warmup")
+  run sort4 CISTERN_SORT=4 "${b[@]}"
+  run sort8_block2048 CISTERN_SORT=8 CISTERN_SORT_BLOCK=2048 "${b[@]}"
+  run sort8_block8192 CISTERN_SORT=8 CISTERN_SORT_BLOCK=8192 "${b[@]}"
+  run lists_particle CISTERN_NB_LAYOUT=particle "${b[@]}"
+  run lists_slot CISTERN_NB_LAYOUT=slot "${b[@]}"
+}
+
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(sim demo draw radiosity report)
+[ ${#parts[@]} -gt 0 ] || parts=(sim demo draw radiosity knobs report)
 for part in "${parts[@]}"; do
   case $part in
-    sim | demo | draw | radiosity) "part_$part" ;;
+    sim | demo | draw | radiosity | knobs) "part_$part" ;;
     report) python3 tools/bench_report.py "$out" ${NO_WRITE:+--no-write} || status=1 ;;
     *)
-      echo "bench_gpu.sh: unknown part '$part' (sim, demo, draw, radiosity, report)" >&2
+      echo "bench_gpu.sh: unknown part '$part' (sim, demo, draw, radiosity, knobs, report)" >&2
       exit 2
       ;;
   esac

@@ -4,7 +4,7 @@ prints the speed table (Markdown) with the goals a discrete GPU is held to.
 
 Usage: tools/bench_report.py [DIR] [--no-write]
   DIR        what tools/bench_gpu.sh wrote (default bench/gpu): DIR/sim/*/,
-             DIR/demo/*/, DIR/draw/*/ results.json files
+             DIR/demo/*/, DIR/draw/*/, DIR/knobs/*/ results.json files
   --no-write print the table only; leave results/ alone
 
 Each goal row takes the size of its bench nearest to the goal's size and
@@ -127,6 +127,22 @@ def main(argv):
     print("|---|---|---|---|---|")
     for goal in GOALS:
         print(goal_row(goal, results))
+    knobs = load(directory, "knobs")
+    if knobs:
+        # The per-device defaults chosen without a GPU (CISTERN_SORT,
+        # CISTERN_SORT_BLOCK, CISTERN_NB_LAYOUT): each way, the same results.
+        print("\nPer-device choices, PBF dam break (ms a substep; the same results every way):\n")
+        print("| setting | particles | step | grid: sort | grid: neighbours | pbf: lambda | pbf: delta |")
+        print("|---|---|---|---|---|---|---|")
+        for name, bench in knobs.items():
+            for entry in bench["sizes"]:
+                if "skipped" in entry:
+                    continue
+                p = {k: (v["median_ms"] if isinstance(v, dict) else v) for k, v in entry.get("passes", {}).items()}
+                print("| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
+                    name, fmt_count(size_of(entry)), entry["median_ms"], p.get("grid: sort", float("nan")),
+                    p.get("grid: neighbours", float("nan")), p.get("pbf: lambda", float("nan")),
+                    p.get("pbf: delta", float("nan"))))
     radiosity = os.path.join(directory, "radiosity", "rooms_radiosity.log")
     if os.path.exists(radiosity):
         print("\nRadiosity (cistern bench --radiosity, the log as printed): %s" % radiosity)
