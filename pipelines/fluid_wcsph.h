@@ -1,7 +1,9 @@
 // fluid_wcsph.h — weakly compressible SPH (Becker & Teschner 2007, "wcsph")
 // on the particle-fluid base (fluid.h). Owns the solver's parameter buffer,
 // its two programs and one scratch array (pressure); particle state, grid,
-// emitters, collisions and stats belong to the base.
+// emitters, collisions and stats belong to the base. The positions carry
+// the material in w (cs_fluid_desc.positions_w_material): per candidate
+// neighbour, density reads one array.
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → grid on x (+ reorder)

@@ -13,7 +13,8 @@
 //  3. Rest: a block without gravity stays at rest; a block on the floor
 //     settles and stays near rest.
 //  4. Emission grows the count exactly as the schedule says; two runs give
-//     byte-identical state; a too long dt is split by the CFL bound.
+//     byte-identical state; a too long dt is split by the CFL bound; every
+//     particle's position keeps its material in w.
 //  5. Scene-block errors name the key.
 #include "test_util.h"
 
@@ -218,6 +219,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
             v0[4 * i + a] = (float)(test_rand_unit() - 0.5);
         }
         m0[i] = test_rand_u32() % 2u;
+        x0[4 * i + 3] = (float)m0[i]; // WCSPH positions carry the material in w (fluid.h)
         id0[i] = i;
     }
     if (n) {
@@ -269,6 +271,11 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
                 perm_ok = false;
         free(seen);
         CHECK(perm_ok, "%dD n=%u: the reorder did not carry the state along", dim, n);
+        uint32_t lost_material = 0;
+        for (uint32_t i = 0; i < n; i++)
+            lost_material += x_new[4 * i + 3] != (float)mat[i];
+        CHECK(lost_material == 0, "%dD n=%u: forces wrote %u positions whose w is not the material", dim, n,
+              lost_material);
 
         double *dx_old = to_double(x_old, n4), *dv_old = to_double(v_old, n4), *dx_new = to_double(x_new, n4);
         double *dv_new = to_double(v_new, n4), *ddens = to_double(dens, n), *dpress = to_double(press, n);
@@ -580,10 +587,28 @@ static const char *emit_json =
     "                    \"tait_gamma\": 7, \"viscosity\": 0.05 },"
     "                  { \"name\": \"oil\", \"mass\": 0.32, \"rest_density\": 800, \"speed_of_sound\": 25,"
     "                    \"tait_gamma\": 7, \"viscosity\": 0.1, \"surface_tension\": 0.001 } ],"
-    "  \"blocks\": [ { \"min\": [0, 0], \"max\": [1.2, 0.1], \"material\": \"water\" } ],"
+    "  \"blocks\": [ { \"min\": [0, 0], \"max\": [1.2, 0.1], \"material\": \"water\" },"
+    "              { \"min\": [0.9, 0.1], \"max\": [1.2, 0.16], \"material\": \"oil\" } ],"
     "  \"emitters\": [ { \"position\": [0.1, 0.5], \"direction\": [1, 0], \"width\": 0.06, \"speed\": 1.5,"
     "                  \"start_time\": 0.01, \"rate\": 600, \"budget\": 150, \"material\": \"oil\" } ],"
     "  \"wcsph\": {} }";
+
+// Every writer of WCSPH positions (the blocks' upload, emit, reorder,
+// forces, collide) keeps float(material) in w: density and forces read a
+// neighbour's material there. The emitter and one block here give oil
+// (material 1), so a writer that zeroes w shows.
+static void check_w_material(const float *positions4, const uint32_t *materials, uint32_t count, uint32_t blocks)
+{
+    uint32_t wrong = 0, oil_blocks = 0, oil_emitted = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        wrong += positions4[4 * i + 3] != (float)materials[i];
+        oil_blocks += i < blocks && materials[i] == 1;
+        oil_emitted += i >= blocks && materials[i] == 1;
+    }
+    CHECK(oil_blocks > 0 && oil_emitted > 0, "emit scene: %u block and %u emitted oil particles to check w on",
+          oil_blocks, oil_emitted);
+    CHECK(wrong == 0, "emit scene: %u of %u particles lost their material in positions' w", wrong, count);
+}
 
 static void check_emission_and_determinism(cs_context *ctx)
 {
@@ -619,8 +644,11 @@ static void check_emission_and_determinism(cs_context *ctx)
         }
         count[run] = w.fluid.count;
         state[run] = calloc((size_t)count[run] * 9 + 1, sizeof(float));
+        uint32_t *mat = calloc((size_t)count[run] + 1, sizeof(uint32_t));
         cs_fluid_download_by_id(&w.fluid, state[run], state[run] + 4 * count[run], state[run] + 8 * count[run],
-                                NULL);
+                                mat);
+        check_w_material(state[run], mat, count[run], blocks);
+        free(mat);
         cs_wcsph_destroy(&w);
         cs_scene_free(&sc);
     }

@@ -7,20 +7,23 @@
 // then symplectic Euler: v' = v + dt a, x' = x + dt v'. Jacobi-style: reads
 // the previous state of every particle, writes the new state to the
 // alternate buffers.
+//
+// Per candidate neighbour j it reads positions[j] (xyz, w =
+// float(material), which pos_out keeps), and for pairs within h
+// densities[j], pressures[j] and velocities[j].
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 4) readonly buffer Velocities { vec4 velocities[]; };
-layout(std430, binding = 5) readonly buffer Materials { uint materials[]; };
-layout(std430, binding = 6) readonly buffer Densities { float densities[]; };
-layout(std430, binding = 7) readonly buffer Pressures { float pressures[]; };
-layout(std430, binding = 8) writeonly buffer PosOut { vec4 pos_out[]; };
-layout(std430, binding = 9) writeonly buffer VelOut { vec4 vel_out[]; };
+layout(std430, binding = 5) readonly buffer Densities { float densities[]; };
+layout(std430, binding = 6) readonly buffer Pressures { float pressures[]; };
+layout(std430, binding = 7) writeonly buffer PosOut { vec4 pos_out[]; };
+layout(std430, binding = 8) writeonly buffer VelOut { vec4 vel_out[]; };
 #ifdef WITH_IMPULSES
 // With moving bodies: the wall pressure a body's face gives particle i is
 // handed back to the body, -m a dt at x_i (about its centre of mass), in
 // particle i's contact records (bodies/body_records.glsl; cleared and
 // summed per body by the bodies module).
-layout(std430, binding = 10) buffer Impulses { float impulses[]; };
+layout(std430, binding = 9) buffer Impulses { float impulses[]; };
 #include "../bodies/body_records.glsl"
 #endif
 void main()
@@ -28,9 +31,10 @@ void main()
     uint i = cs_linear_index();
     if (i >= pc.count)
         return;
-    vec3 xi = positions[i].xyz;
+    vec4 own = positions[i];
+    vec3 xi = own.xyz;
     vec3 vi = velocities[i].xyz;
-    uint mi = materials[i];
+    uint mi = uint(own.w);
     cs_wcsph_material mati = wp.materials[mi];
     float rhoi = densities[i];
     float pi_term = pressures[i] / (rhoi * rhoi);
@@ -58,11 +62,12 @@ void main()
     {
         if (j == i)
             continue;
-        vec3 d = CS_FLUID_XYZ(positions[j]) - xi; // x_j - x_i
+        vec4 xj = positions[j];
+        vec3 d = CS_FLUID_XYZ(xj) - xi; // x_j - x_i
         float r = length(d);
         if (r >= h || r <= 0.0)
             continue;
-        uint mj = materials[j];
+        uint mj = uint(xj.w);
         float massj = cs_pick_material(mass_of, mj);
         float q = r * inv_h;
         float rhoj = densities[j];
@@ -130,5 +135,5 @@ void main()
     v.z = 0.0;
 #endif
     vel_out[i] = vec4(v, 0.0);
-    pos_out[i] = vec4(xi + dt * v, 0.0);
+    pos_out[i] = vec4(xi + dt * v, own.w); // w: the material, kept
 }
