@@ -6,7 +6,8 @@
 //     reference tests/ref/wcsph_ref.h: each pass on the GPU's own inputs and
 //     the whole substep chained in double. Outputs poisoned; NaN never passes.
 //     The density is also checked against a brute-force all-pairs sum, so a
-//     neighbour the grid loses cannot hide.
+//     neighbour the grid loses cannot hide; the density pass's packed
+//     (rho, p / rho^2) for forces against its own densities and pressures.
 //  2. Invariants over a few hundred substeps: a 2D dam break and a 3D drop
 //     into a pool stay finite, inside the domain, conserve count and mass,
 //     and keep the density error bounded (reported).
@@ -169,6 +170,26 @@ static void ref_walls(wcsph_ref_params *rp, const cs_wcsph *w)
 
 // renormalise: wcsph.surface_renormalise (the lattice's top and far faces
 // are free surfaces, the jitter gives every particle a kernel gradient).
+//
+// The density pass's neighbour terms (what forces reads of a neighbour):
+// rho exactly the stored density, and p / rho^2 the float quotient of the
+// stored pressure and density squared. Same bits on lavapipe (the PLY
+// dumps before and after the packing match); any Vulkan device may round
+// a division to 2.5 ulp, so the quotient is held to 3 ulp here.
+static void check_neighbour_terms(int dim, uint32_t n, const float *dens, const float *press, const float *terms)
+{
+    uint32_t wrong_rho = 0, wrong_term = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        float rho = dens[i];
+        float expected = press[i] / (rho * rho);
+        wrong_rho += memcmp(&terms[2 * i], &rho, sizeof rho) != 0;
+        wrong_term += !(fabsf(terms[2 * i + 1] - expected) <= 3.0f * FLT_EPSILON * fabsf(expected));
+    }
+    CHECK(wrong_rho == 0, "%dD n=%u: %u neighbour terms whose rho is not the density", dim, n, wrong_rho);
+    CHECK(wrong_term == 0, "%dD n=%u: %u neighbour terms whose p / rho^2 is off by more than 3 ulp", dim, n,
+          wrong_term);
+}
+
 static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, const char *kernel, bool renormalise)
 {
     const double s = 0.02, h = 0.048;
@@ -230,7 +251,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
     }
     f->count = n;
     cs_buffer *poison[] = {cs_fluid_pos_alt(f), cs_fluid_vel_alt(f), &f->densities,
-                           &f->arrays[CS_WCSPH_ARRAY_PRESSURES]};
+                           &f->arrays[CS_WCSPH_ARRAY_PRESSURES], &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS]};
     for (size_t i = 0; i < CS_ARRAY_COUNT(poison); i++)
         cs_buffer_fill(ctx, poison[i], CS_POISON_U32);
 
@@ -250,7 +271,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
     {
         size_t n4 = (size_t)n * 4;
         float *x_old = malloc(n4 * 4), *v_old = malloc(n4 * 4), *x_new = malloc(n4 * 4), *v_new = malloc(n4 * 4);
-        float *dens = malloc((size_t)n * 4), *press = malloc((size_t)n * 4);
+        float *dens = malloc((size_t)n * 4), *press = malloc((size_t)n * 4), *terms = malloc((size_t)n * 8);
         uint32_t *ids = malloc((size_t)n * 4), *mat = malloc((size_t)n * 4);
         download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
         download(ctx, &f->velocities[f->vel_cur ^ 1u], v_old, n, 16);
@@ -258,6 +279,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         download(ctx, cs_fluid_vel(f), v_new, n, 16);
         download(ctx, &f->densities, dens, n, 4);
         download(ctx, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], press, n, 4);
+        download(ctx, &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS], terms, n, 8);
         download(ctx, cs_fluid_ids(f), ids, n, 4);
         download(ctx, cs_fluid_mat(f), mat, n, 4);
         uint32_t bad = count_non_finite(x_new, n4) + count_non_finite(v_new, n4) + count_non_finite(dens, n) +
@@ -271,6 +293,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
                 perm_ok = false;
         free(seen);
         CHECK(perm_ok, "%dD n=%u: the reorder did not carry the state along", dim, n);
+        check_neighbour_terms(dim, n, dens, press, terms);
         uint32_t lost_material = 0;
         for (uint32_t i = 0; i < n; i++)
             lost_material += x_new[4 * i + 3] != (float)mat[i];
@@ -363,7 +386,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         CHECK(n < 2 || mom_err < 1e-4, "%dD n=%u: forces carry net momentum (%.2e of the total)", dim, n, mom_err);
 
         ref_grid_free(&g);
-        free(x_old), free(v_old), free(x_new), free(v_new), free(dens), free(press), free(ids), free(mat);
+        free(x_old), free(v_old), free(x_new), free(v_new), free(dens), free(press), free(terms), free(ids), free(mat);
         free(dx_old), free(dv_old), free(dx_new), free(dv_new), free(ddens), free(dpress);
         free(r_rho), free(r_p), free(r_x), free(r_v);
     }

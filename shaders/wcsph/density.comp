@@ -11,11 +11,15 @@
 //
 // Buffers: positions (xyz, w = float(material): every writer of WCSPH
 // positions keeps it there, fluid.h), so a candidate neighbour is one vec4
-// read; out: densities and pressures.
+// read; out: densities and pressures (stats, bodies, dumps, the renderer
+// and the tests read them) and forces' per-neighbour pair (rho, p / rho^2),
+// so forces reads one vec2 per neighbour instead of two floats in two
+// arrays (docs/benchmarks.md, "Compact neighbour data (WCSPH)").
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 4) writeonly buffer Densities { float densities[]; };
 layout(std430, binding = 5) writeonly buffer Pressures { float pressures[]; };
+layout(std430, binding = 6) writeonly buffer NeighbourTerms { vec2 neighbour_terms[]; };
 void main()
 {
     uint i = cs_linear_index();
@@ -90,4 +94,8 @@ void main()
         p = max(p, 0.0);
     densities[i] = rho;
     pressures[i] = p;
+    // What forces.comp needs of particle i as a neighbour (and as itself):
+    // rho and p / rho^2 by the very float operations forces did with the
+    // two stored values, so its sums keep their bits.
+    neighbour_terms[i] = vec2(rho, p / (rho * rho));
 }
