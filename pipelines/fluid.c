@@ -333,7 +333,9 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     }
     ok = ok && cs_fluid_program(f, "fluid/collide.comp", f->impulse_slots ? with_impulses : with_velocity, &f->collide, err);
     ok = ok && cs_fluid_program(f, "fluid/collide.comp", NULL, &f->collide_positions, err);
-    ok = ok && cs_fluid_program(f, "fluid/emit.comp", NULL, &f->emit, err);
+    static const cs_define emit_w_material[] = {{"POSITIONS_W_MATERIAL", "1"}, {NULL, NULL}};
+    ok = ok && cs_fluid_program(f, "fluid/emit.comp", desc->positions_w_material ? emit_w_material : NULL, &f->emit,
+                                err);
     ok = ok && cs_fluid_program(f, "fluid/stats.comp", NULL, &f->stats, err);
     if (!ok) {
         cs_fluid_destroy(f);
@@ -364,6 +366,8 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
                 mat[i] = 0;
             dens[i] = scene->materials[mat[i]].rest_density;
             ids[i] = i;
+            if (desc->positions_w_material)
+                pos[i * 4 + 3] = (float)mat[i]; // a small integer, exact as a float
         }
         cs_buffer_upload(ctx, cs_fluid_pos(f), pos, (VkDeviceSize)blocks * 16, 0);
         cs_buffer_upload(ctx, cs_fluid_vel(f), vel, (VkDeviceSize)blocks * 16, 0);

@@ -6,7 +6,11 @@
 // Owns:
 //  - particle state, in "current order" (cell order after the last grid
 //    build), double-buffered so the reorder can gather:
-//      positions   vec4 (xyz, w = 0)       velocities  vec4 (xyz, w = 0)
+//      positions   vec4 (xyz, w = 0; with desc.positions_w_material, w =
+//                  float(material), kept by every writer: the blocks'
+//                  upload, "emit", the reorder, "collide" and the solver's
+//                  own passes)
+//      velocities  vec4 (xyz, w = 0)
 //      predicted   vec4 (only when desc.uses_predicted; xyz, w = particle
 //                  mass as "predict" writes it, so loops over x* need no
 //                  material lookup; with desc.predicted_w_material, w =
@@ -68,6 +72,7 @@ typedef struct cs_fluid_desc {
     const char *solver;        // "pbf", "sph", "wcsph": names buffers and messages
     bool uses_predicted;       // allocate and reorder the predicted positions
     bool predicted_w_material; // "predict" writes float(material) in w instead of the mass
+    bool positions_w_material; // the positions carry float(material) in w (WCSPH: one read per neighbour)
     cs_fluid_array_desc arrays[CS_FLUID_MAX_ARRAYS];
 } cs_fluid_desc;
 

@@ -178,7 +178,9 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     cs_fluid_desc desc = {
         .solver = "wcsph",
         .uses_predicted = false,
-        .arrays = {[CS_WCSPH_ARRAY_PRESSURES] = {.name = "wcsph pressures", .stride = 4}},
+        .positions_w_material = true, // density and forces take a neighbour's material from its position
+        .arrays = {[CS_WCSPH_ARRAY_PRESSURES] = {.name = "wcsph pressures", .stride = 4},
+                   [CS_WCSPH_ARRAY_NEIGHBOUR_TERMS] = {.name = "wcsph neighbour terms", .stride = 8}},
     };
     if (!cs_fluid_create(ctx, &split, &desc, &w->fluid, err))
         return false;
@@ -218,8 +220,8 @@ void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec)
     cs_wcsph_push pc = {.count = f->count};
     cs_pass_begin(rec, "wcsph: density");
     cs_dispatch(rec, w->density, &(cs_dispatch_desc){
-        .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_mat(f),
-                    &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES]},
+        .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), &f->densities,
+                    &f->arrays[CS_WCSPH_ARRAY_PRESSURES], &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS]},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
@@ -232,11 +234,10 @@ void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
     cs_pass_begin(rec, "wcsph: forces");
     cs_dispatch_desc dd = {
         .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), cs_fluid_vel(f),
-                    cs_fluid_mat(f), &f->densities, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], cs_fluid_pos_alt(f),
-                    cs_fluid_vel_alt(f)},
+                    &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS], cs_fluid_pos_alt(f), cs_fluid_vel_alt(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
     if (f->impulse_slots)
-        dd.buffers[10] = &f->body_impulses;
+        dd.buffers[8] = &f->body_impulses;
     cs_dispatch(rec, w->forces, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);

@@ -1,7 +1,10 @@
 // fluid_wcsph.h — weakly compressible SPH (Becker & Teschner 2007, "wcsph")
 // on the particle-fluid base (fluid.h). Owns the solver's parameter buffer,
-// its two programs and one scratch array (pressure); particle state, grid,
-// emitters, collisions and stats belong to the base.
+// its two programs and two scratch arrays (pressure; rho and p / rho^2 for
+// forces' neighbour loop); particle state, grid, emitters, collisions and
+// stats belong to the base. The positions carry the material in w
+// (cs_fluid_desc.positions_w_material): per candidate neighbour, density
+// reads one array and forces three.
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → grid on x (+ reorder)
@@ -43,7 +46,10 @@
 #include "../shaders/wcsph/wcsph_shared.h"
 #include "fluid.h"
 
-enum { CS_WCSPH_ARRAY_PRESSURES = 0 }; // fluid.arrays[]: float per particle
+// fluid.arrays[]: pressures, a float per particle; neighbour terms, a vec2
+// per particle (rho, p / rho^2), what forces reads of each neighbour
+// (density.comp writes both, and the densities).
+enum { CS_WCSPH_ARRAY_PRESSURES = 0, CS_WCSPH_ARRAY_NEIGHBOUR_TERMS = 1 };
 
 typedef struct cs_wcsph {
     cs_fluid fluid;            // its scene copy holds the (possibly split) dt and substeps

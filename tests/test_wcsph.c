@@ -6,14 +6,16 @@
 //     reference tests/ref/wcsph_ref.h: each pass on the GPU's own inputs and
 //     the whole substep chained in double. Outputs poisoned; NaN never passes.
 //     The density is also checked against a brute-force all-pairs sum, so a
-//     neighbour the grid loses cannot hide.
+//     neighbour the grid loses cannot hide; the density pass's packed
+//     (rho, p / rho^2) for forces against its own densities and pressures.
 //  2. Invariants over a few hundred substeps: a 2D dam break and a 3D drop
 //     into a pool stay finite, inside the domain, conserve count and mass,
 //     and keep the density error bounded (reported).
 //  3. Rest: a block without gravity stays at rest; a block on the floor
 //     settles and stays near rest.
 //  4. Emission grows the count exactly as the schedule says; two runs give
-//     byte-identical state; a too long dt is split by the CFL bound.
+//     byte-identical state; a too long dt is split by the CFL bound; every
+//     particle's position keeps its material in w.
 //  5. Scene-block errors name the key.
 #include "test_util.h"
 
@@ -168,6 +170,26 @@ static void ref_walls(wcsph_ref_params *rp, const cs_wcsph *w)
 
 // renormalise: wcsph.surface_renormalise (the lattice's top and far faces
 // are free surfaces, the jitter gives every particle a kernel gradient).
+//
+// The density pass's neighbour terms (what forces reads of a neighbour):
+// rho exactly the stored density, and p / rho^2 the float quotient of the
+// stored pressure and density squared. Same bits on lavapipe (the PLY
+// dumps before and after the packing match); any Vulkan device may round
+// a division to 2.5 ulp, so the quotient is held to 3 ulp here.
+static void check_neighbour_terms(int dim, uint32_t n, const float *dens, const float *press, const float *terms)
+{
+    uint32_t wrong_rho = 0, wrong_term = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        float rho = dens[i];
+        float expected = press[i] / (rho * rho);
+        wrong_rho += memcmp(&terms[2 * i], &rho, sizeof rho) != 0;
+        wrong_term += !(fabsf(terms[2 * i + 1] - expected) <= 3.0f * FLT_EPSILON * fabsf(expected));
+    }
+    CHECK(wrong_rho == 0, "%dD n=%u: %u neighbour terms whose rho is not the density", dim, n, wrong_rho);
+    CHECK(wrong_term == 0, "%dD n=%u: %u neighbour terms whose p / rho^2 is off by more than 3 ulp", dim, n,
+          wrong_term);
+}
+
 static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, const char *kernel, bool renormalise)
 {
     const double s = 0.02, h = 0.048;
@@ -218,6 +240,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
             v0[4 * i + a] = (float)(test_rand_unit() - 0.5);
         }
         m0[i] = test_rand_u32() % 2u;
+        x0[4 * i + 3] = (float)m0[i]; // WCSPH positions carry the material in w (fluid.h)
         id0[i] = i;
     }
     if (n) {
@@ -228,7 +251,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
     }
     f->count = n;
     cs_buffer *poison[] = {cs_fluid_pos_alt(f), cs_fluid_vel_alt(f), &f->densities,
-                           &f->arrays[CS_WCSPH_ARRAY_PRESSURES]};
+                           &f->arrays[CS_WCSPH_ARRAY_PRESSURES], &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS]};
     for (size_t i = 0; i < CS_ARRAY_COUNT(poison); i++)
         cs_buffer_fill(ctx, poison[i], CS_POISON_U32);
 
@@ -248,7 +271,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
     {
         size_t n4 = (size_t)n * 4;
         float *x_old = malloc(n4 * 4), *v_old = malloc(n4 * 4), *x_new = malloc(n4 * 4), *v_new = malloc(n4 * 4);
-        float *dens = malloc((size_t)n * 4), *press = malloc((size_t)n * 4);
+        float *dens = malloc((size_t)n * 4), *press = malloc((size_t)n * 4), *terms = malloc((size_t)n * 8);
         uint32_t *ids = malloc((size_t)n * 4), *mat = malloc((size_t)n * 4);
         download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
         download(ctx, &f->velocities[f->vel_cur ^ 1u], v_old, n, 16);
@@ -256,6 +279,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         download(ctx, cs_fluid_vel(f), v_new, n, 16);
         download(ctx, &f->densities, dens, n, 4);
         download(ctx, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], press, n, 4);
+        download(ctx, &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS], terms, n, 8);
         download(ctx, cs_fluid_ids(f), ids, n, 4);
         download(ctx, cs_fluid_mat(f), mat, n, 4);
         uint32_t bad = count_non_finite(x_new, n4) + count_non_finite(v_new, n4) + count_non_finite(dens, n) +
@@ -269,6 +293,12 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
                 perm_ok = false;
         free(seen);
         CHECK(perm_ok, "%dD n=%u: the reorder did not carry the state along", dim, n);
+        check_neighbour_terms(dim, n, dens, press, terms);
+        uint32_t lost_material = 0;
+        for (uint32_t i = 0; i < n; i++)
+            lost_material += x_new[4 * i + 3] != (float)mat[i];
+        CHECK(lost_material == 0, "%dD n=%u: forces wrote %u positions whose w is not the material", dim, n,
+              lost_material);
 
         double *dx_old = to_double(x_old, n4), *dv_old = to_double(v_old, n4), *dx_new = to_double(x_new, n4);
         double *dv_new = to_double(v_new, n4), *ddens = to_double(dens, n), *dpress = to_double(press, n);
@@ -356,7 +386,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         CHECK(n < 2 || mom_err < 1e-4, "%dD n=%u: forces carry net momentum (%.2e of the total)", dim, n, mom_err);
 
         ref_grid_free(&g);
-        free(x_old), free(v_old), free(x_new), free(v_new), free(dens), free(press), free(ids), free(mat);
+        free(x_old), free(v_old), free(x_new), free(v_new), free(dens), free(press), free(terms), free(ids), free(mat);
         free(dx_old), free(dv_old), free(dx_new), free(dv_new), free(ddens), free(dpress);
         free(r_rho), free(r_p), free(r_x), free(r_v);
     }
@@ -580,10 +610,28 @@ static const char *emit_json =
     "                    \"tait_gamma\": 7, \"viscosity\": 0.05 },"
     "                  { \"name\": \"oil\", \"mass\": 0.32, \"rest_density\": 800, \"speed_of_sound\": 25,"
     "                    \"tait_gamma\": 7, \"viscosity\": 0.1, \"surface_tension\": 0.001 } ],"
-    "  \"blocks\": [ { \"min\": [0, 0], \"max\": [1.2, 0.1], \"material\": \"water\" } ],"
+    "  \"blocks\": [ { \"min\": [0, 0], \"max\": [1.2, 0.1], \"material\": \"water\" },"
+    "              { \"min\": [0.9, 0.1], \"max\": [1.2, 0.16], \"material\": \"oil\" } ],"
     "  \"emitters\": [ { \"position\": [0.1, 0.5], \"direction\": [1, 0], \"width\": 0.06, \"speed\": 1.5,"
     "                  \"start_time\": 0.01, \"rate\": 600, \"budget\": 150, \"material\": \"oil\" } ],"
     "  \"wcsph\": {} }";
+
+// Every writer of WCSPH positions (the blocks' upload, emit, reorder,
+// forces, collide) keeps float(material) in w: density and forces read a
+// neighbour's material there. The emitter and one block here give oil
+// (material 1), so a writer that zeroes w shows.
+static void check_w_material(const float *positions4, const uint32_t *materials, uint32_t count, uint32_t blocks)
+{
+    uint32_t wrong = 0, oil_blocks = 0, oil_emitted = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        wrong += positions4[4 * i + 3] != (float)materials[i];
+        oil_blocks += i < blocks && materials[i] == 1;
+        oil_emitted += i >= blocks && materials[i] == 1;
+    }
+    CHECK(oil_blocks > 0 && oil_emitted > 0, "emit scene: %u block and %u emitted oil particles to check w on",
+          oil_blocks, oil_emitted);
+    CHECK(wrong == 0, "emit scene: %u of %u particles lost their material in positions' w", wrong, count);
+}
 
 static void check_emission_and_determinism(cs_context *ctx)
 {
@@ -619,8 +667,11 @@ static void check_emission_and_determinism(cs_context *ctx)
         }
         count[run] = w.fluid.count;
         state[run] = calloc((size_t)count[run] * 9 + 1, sizeof(float));
+        uint32_t *mat = calloc((size_t)count[run] + 1, sizeof(uint32_t));
         cs_fluid_download_by_id(&w.fluid, state[run], state[run] + 4 * count[run], state[run] + 8 * count[run],
-                                NULL);
+                                mat);
+        check_w_material(state[run], mat, count[run], blocks);
+        free(mat);
         cs_wcsph_destroy(&w);
         cs_scene_free(&sc);
     }

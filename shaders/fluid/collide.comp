@@ -43,7 +43,8 @@ void main()
     uint i = cs_linear_index();
     if (i >= pc.count)
         return;
-    vec3 x = positions[i].xyz;
+    vec4 position = positions[i];
+    vec3 x = position.xyz;
 #ifdef WITH_VELOCITY
     vec3 v = velocities[i].xyz;
 #else
@@ -54,7 +55,9 @@ void main()
     g_mass = CS_MASS(materials[i]);
 #endif
     cs_collide(x, v);
-    positions[i] = vec4(x, 0.0);
+    // w is the solver's (WCSPH: the material, cs_fluid_desc.
+    // positions_w_material; Clavet SPH: 0): kept as it was.
+    positions[i] = vec4(x, position.w);
 #ifdef WITH_VELOCITY
     velocities[i] = vec4(v, 0.0);
 #endif

@@ -46,7 +46,13 @@ void main()
     v.z = 0.0;
 #endif
     uint i = pc.first + k;
+#ifdef POSITIONS_W_MATERIAL
+    // WCSPH (cs_fluid_desc.positions_w_material): the material travels in
+    // w, so its neighbour loops read one array for both.
+    positions[i] = vec4(x, float(pc.material));
+#else
     positions[i] = vec4(x, 0.0);
+#endif
     velocities[i] = vec4(v, 0.0);
     materials[i] = pc.material;
     ids[i] = i;

@@ -8,17 +8,25 @@
 // sum is divided by the share of the kernel inside the fluid at the free
 // surface (wcsph.glsl wcsph_surface_share), so the top rows read their
 // density from their spacing instead of half a kernel.
+//
+// Buffers: positions (xyz, w = float(material): every writer of WCSPH
+// positions keeps it there, fluid.h), so a candidate neighbour is one vec4
+// read; out: densities and pressures (stats, bodies, dumps, the renderer
+// and the tests read them) and forces' per-neighbour pair (rho, p / rho^2),
+// so forces reads one vec2 per neighbour instead of two floats in two
+// arrays (docs/benchmarks.md, "Compact neighbour data (WCSPH)").
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
-layout(std430, binding = 4) readonly buffer Materials { uint materials[]; };
-layout(std430, binding = 5) writeonly buffer Densities { float densities[]; };
-layout(std430, binding = 6) writeonly buffer Pressures { float pressures[]; };
+layout(std430, binding = 4) writeonly buffer Densities { float densities[]; };
+layout(std430, binding = 5) writeonly buffer Pressures { float pressures[]; };
+layout(std430, binding = 6) writeonly buffer NeighbourTerms { vec2 neighbour_terms[]; };
 void main()
 {
     uint i = cs_linear_index();
     if (i >= pc.count)
         return;
-    vec3 xi = positions[i].xyz;
+    vec4 own = positions[i];
+    vec3 xi = own.xyz;
     float inv_h = wp.kernel.y;
     float h2 = CS_H * CS_H;
     float rho = 0.0;
@@ -27,32 +35,38 @@ void main()
     // sum_j (m_j / rho0_j) W_ij, and its gradient (both without the norm).
     float filled = 0.0;
     vec3 filled_grad = vec3(0.0);
-    // The neighbours' masses in registers (fluid.glsl, cs_pick_material):
-    // no storage-buffer read per neighbour but its position and material.
-    float mass_of[CS_FLUID_MAX_MATERIALS];
-    for (uint m = 0u; m < CS_FLUID_MAX_MATERIALS; m++)
+    // The neighbours' masses and rest densities in registers (fluid.glsl,
+    // cs_pick_material): no storage-buffer read per neighbour but its
+    // position, which carries its material in w.
+    float mass_of[CS_FLUID_MAX_MATERIALS], rest_of[CS_FLUID_MAX_MATERIALS];
+    for (uint m = 0u; m < CS_FLUID_MAX_MATERIALS; m++) {
         mass_of[m] = m < uint(CS_MATERIAL_COUNT) ? wp.materials[m].eos.w : 0.0;
+        rest_of[m] = m < uint(CS_MATERIAL_COUNT) ? wp.materials[m].eos.x : 1.0;
+    }
     uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
     CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
     {
-        vec3 d = CS_FLUID_XYZ(positions[j]) - xi;
+        vec4 xj = positions[j];
+        vec3 d = CS_FLUID_XYZ(xj) - xi;
         float r2 = dot(d, d);
         if (r2 >= h2)
             continue;
-        rho += cs_pick_material(mass_of, materials[j]) * wcsph_w(sqrt(r2) * inv_h);
+        uint mj = uint(xj.w);
+        float massj = cs_pick_material(mass_of, mj);
+        rho += massj * wcsph_w(sqrt(r2) * inv_h);
         if (renormalise && r2 > 0.0) {
             float r = sqrt(r2);
-            float volume = cs_pick_material(mass_of, materials[j]) / wp.materials[materials[j]].eos.x;
+            float volume = massj / cs_pick_material(rest_of, mj);
             filled += volume * wcsph_w(r * inv_h);
             filled_grad -= (volume * wcsph_dw(r * inv_h) / r) * d; // grad_i W_ij, d = x_j - x_i
         } else if (renormalise) {
-            filled += cs_pick_material(mass_of, materials[j]) / wp.materials[materials[j]].eos.x;
+            filled += massj / cs_pick_material(rest_of, mj);
         }
     }
     CS_GRID_END_NEIGHBOURS
     rho *= wp.kernel.x;
-    vec4 eos = wp.materials[materials[i]].eos;
+    vec4 eos = wp.materials[uint(own.w)].eos;
     // The boundary set's half-spaces (box faces, walls) count as fluid at
     // rest behind them, so the layer touching a wall is not under-dense (it
     // would otherwise be squeezed into the wall).
@@ -80,4 +94,8 @@ void main()
         p = max(p, 0.0);
     densities[i] = rho;
     pressures[i] = p;
+    // What forces.comp needs of particle i as a neighbour (and as itself):
+    // rho and p / rho^2 by the very float operations forces did with the
+    // two stored values, so its sums keep their bits.
+    neighbour_terms[i] = vec2(rho, p / (rho * rho));
 }

@@ -7,20 +7,26 @@
 // then symplectic Euler: v' = v + dt a, x' = x + dt v'. Jacobi-style: reads
 // the previous state of every particle, writes the new state to the
 // alternate buffers.
+//
+// Per candidate neighbour j it reads three arrays: positions[j] (xyz, w =
+// float(material), which pos_out keeps), and for pairs within h
+// velocities[j] and neighbour_terms[j] = (rho_j, p_j / rho_j^2) that
+// density.comp wrote with the same float operations this pass did on the
+// densities and pressures (same bits). Before: five (positions, materials,
+// densities, pressures, velocities); docs/benchmarks.md, "Compact
+// neighbour data (WCSPH)".
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 4) readonly buffer Velocities { vec4 velocities[]; };
-layout(std430, binding = 5) readonly buffer Materials { uint materials[]; };
-layout(std430, binding = 6) readonly buffer Densities { float densities[]; };
-layout(std430, binding = 7) readonly buffer Pressures { float pressures[]; };
-layout(std430, binding = 8) writeonly buffer PosOut { vec4 pos_out[]; };
-layout(std430, binding = 9) writeonly buffer VelOut { vec4 vel_out[]; };
+layout(std430, binding = 5) readonly buffer NeighbourTerms { vec2 neighbour_terms[]; };
+layout(std430, binding = 6) writeonly buffer PosOut { vec4 pos_out[]; };
+layout(std430, binding = 7) writeonly buffer VelOut { vec4 vel_out[]; };
 #ifdef WITH_IMPULSES
 // With moving bodies: the wall pressure a body's face gives particle i is
 // handed back to the body, -m a dt at x_i (about its centre of mass), in
 // particle i's contact records (bodies/body_records.glsl; cleared and
 // summed per body by the bodies module).
-layout(std430, binding = 10) buffer Impulses { float impulses[]; };
+layout(std430, binding = 8) buffer Impulses { float impulses[]; };
 #include "../bodies/body_records.glsl"
 #endif
 void main()
@@ -28,12 +34,14 @@ void main()
     uint i = cs_linear_index();
     if (i >= pc.count)
         return;
-    vec3 xi = positions[i].xyz;
+    vec4 own = positions[i];
+    vec3 xi = own.xyz;
     vec3 vi = velocities[i].xyz;
-    uint mi = materials[i];
+    uint mi = uint(own.w);
     cs_wcsph_material mati = wp.materials[mi];
-    float rhoi = densities[i];
-    float pi_term = pressures[i] / (rhoi * rhoi);
+    vec2 terms_i = neighbour_terms[i];
+    float rhoi = terms_i.x;
+    float pi_term = terms_i.y; // p_i / rho_i^2
     float h = CS_H;
     float inv_h = wp.kernel.y;
     float hs = wp.kernel.z;
@@ -58,15 +66,17 @@ void main()
     {
         if (j == i)
             continue;
-        vec3 d = CS_FLUID_XYZ(positions[j]) - xi; // x_j - x_i
+        vec4 xj = positions[j];
+        vec3 d = CS_FLUID_XYZ(xj) - xi; // x_j - x_i
         float r = length(d);
         if (r >= h || r <= 0.0)
             continue;
-        uint mj = materials[j];
+        uint mj = uint(xj.w);
         float massj = cs_pick_material(mass_of, mj);
         float q = r * inv_h;
-        float rhoj = densities[j];
-        float coef = -massj * (pi_term + pressures[j] / (rhoj * rhoj));
+        vec2 terms_j = neighbour_terms[j];
+        float rhoj = terms_j.x;
+        float coef = -massj * (pi_term + terms_j.y);
         float vx = -dot(vi - CS_FLUID_XYZ(velocities[j]), d); // v_ij . x_ij
         if (vx < 0.0) {
             float nu = (mati.viscosity.x + cs_pick_material(alpha_of, mj)) * 0.5 * hs *
@@ -130,5 +140,5 @@ void main()
     v.z = 0.0;
 #endif
     vel_out[i] = vec4(v, 0.0);
-    pos_out[i] = vec4(xi + dt * v, 0.0);
+    pos_out[i] = vec4(xi + dt * v, own.w); // w: the material, kept
 }
