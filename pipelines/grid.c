@@ -213,6 +213,17 @@ static cs_nb_layout neighbour_layout(const cs_context *ctx, cs_nb_layout asked)
     return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? CS_NB_LAYOUT_PARTICLE : CS_NB_LAYOUT_SLOT;
 }
 
+uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing)
+{
+    int n = (int)ceil(radius / spacing) + 1;
+    uint64_t count = 0;
+    for (int k = (dim == 3 ? -n : 0); k <= (dim == 3 ? n : 0); k++)
+        for (int j = -n; j <= n; j++)
+            for (int i = -n; i <= n; i++)
+                count += spacing * spacing * (double)(i * i + j * j + k * k) < radius * radius;
+    return count;
+}
+
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err)
 {
     memset(nb, 0, sizeof *nb);

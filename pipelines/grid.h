@@ -158,6 +158,10 @@ typedef struct cs_neighbours {
     cs_program_id clear, fill;
 } cs_neighbours;
 
+// Sites of a full lattice of spacing `spacing` strictly within `radius` of
+// one site, that site included: a solver sizes its slots from it (times a
+// slack for compressed fluid and clamped edge cells).
+uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing);
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err);
 void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb);
 // Records "grid: neighbours" over positions (vec4, in the grid's sorted

@@ -32,6 +32,17 @@ layout(push_constant) uniform Push { cs_sph_push pc; };
 #define SPH_PRESSURE_TYPE vec2
 #endif
 
+// Neighbour list (pipelines/fluid_sph.c, cs_neighbours in grid.h): built on
+// x* right after the grid build, with a radius a hair above h, and read by
+// both loops over the same x*: nothing moves x* between the build and the
+// loops, so every pair a loop accepts (r < h, tested in the loop as before)
+// is in the list, in the cell walk's order: the same sums, the same bits.
+// A particle whose list overflowed (more neighbours than slots) walks the
+// cells; with the lists off (state's slots 0, every count at least 1: the
+// particle itself) every particle walks. Needs the shader's nb_counts and
+// nb_state arrays.
+#define SPH_USE_LIST(I) (nb_counts[I] <= nb_state[CS_NB_SLOTS])
+
 // a^(n-1) for the density kernel (1 - q)^n; the near kernel is one power more.
 float sph_pow_nm1(float a)
 {
