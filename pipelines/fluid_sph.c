@@ -113,19 +113,19 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // Slots per particle: this many times the lattice count within the radius
 // at the scene's particle spacing (a particle with more walks the cells).
 #define SPH_LIST_SLACK 2.0
-// Below this many particles (the scene's capacity) the extra dispatch costs
-// more than the list saves (docs/benchmarks.md, "Neighbour lists for Clavet
-// SPH"): the loops walk the cells. CISTERN_SPH_LISTS=on|off forces either.
-#define SPH_LIST_MIN_PARTICLES 1u
-
-static bool lists_wanted(uint32_t capacity)
+// Measured on llvmpipe (docs/benchmarks.md, "Neighbour lists for Clavet
+// SPH"): in 3D (~6x more candidates than neighbours) the lists make a step
+// ~1.45x faster; in 2D (~2.9x) the build costs what the two loops save,
+// even at 64k particles, and the seed's 3000-particle scene pays one
+// dispatch more: 2D walks the cells. CISTERN_SPH_LISTS=on|off forces either.
+static bool lists_wanted(int dim)
 {
     const char *env = getenv("CISTERN_SPH_LISTS");
     if (env && strcmp(env, "on") == 0)
         return true;
     if (env && strcmp(env, "off") == 0)
         return false;
-    return capacity >= SPH_LIST_MIN_PARTICLES;
+    return dim == 3;
 }
 
 static bool create_neighbours(cs_context *ctx, cs_sph *s, cs_error *err)
@@ -145,7 +145,7 @@ static bool create_neighbours(cs_context *ctx, cs_sph *s, cs_error *err)
     };
     if (!cs_neighbours_create(ctx, &nd, &s->nb, err))
         return false;
-    cs_sph_set_neighbour_lists(s, lists_wanted(f->capacity));
+    cs_sph_set_neighbour_lists(s, lists_wanted(f->dim));
     return true;
 }
 

@@ -5,7 +5,7 @@
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → predict (v += g dt, x* = x + v dt) → grid on x* (+ reorder)
-//   → "grid: neighbours" (lists on x*, large scenes only: see fluid_sph.c)
+//   → "grid: neighbours" (lists on x*, 3D only: see fluid_sph.c)
 //   → "sph: density + viscosity" (rho, rho_near, P, P_near at x*; the
 //                                 viscosity impulses give x_visc = x* + dt dv)
 //   → "sph: relax"     (x' = x_visc + dx(x*, P), v = (x' - x) / dt)
@@ -73,7 +73,7 @@ typedef struct cs_sph {
     cs_buffer params_buffer;
     cs_program_id density, relax;
     cs_neighbours nb;         // built on x* after the grid, read by density and relax (fluid_sph.c)
-    bool lists;               // build and read the lists (fluid_sph.c: large enough scenes)
+    bool lists;               // build and read the lists (fluid_sph.c, lists_wanted)
 } cs_sph;
 
 // Parses scene->solver_params (the "sph" block), creates the base and the
@@ -83,7 +83,8 @@ void cs_sph_destroy(cs_sph *s);
 
 // Switches the neighbour lists on or off (off: no "grid: neighbours" pass,
 // both loops walk the cells; the results are the same bits either way).
-// cs_sph_create chooses by the scene's particle capacity; tests force both.
+// cs_sph_create chooses by the scene's dimension (fluid_sph.c, lists_wanted);
+// tests force both.
 void cs_sph_set_neighbour_lists(cs_sph *s, bool on);
 
 // One whole substep (see above).
