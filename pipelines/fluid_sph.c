@@ -128,7 +128,7 @@ static bool lists_wanted(int dim)
     return dim == 3;
 }
 
-static bool create_neighbours(cs_context *ctx, cs_sph *s, cs_error *err)
+static bool create_neighbours(cs_sph *s, cs_error *err)
 {
     cs_fluid *f = &s->fluid;
     const cs_scene *sc = &f->scene;
@@ -143,19 +143,29 @@ static bool create_neighbours(cs_context *ctx, cs_sph *s, cs_error *err)
         .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
         .cell_count = f->grid.cell_count,
     };
-    if (!cs_neighbours_create(ctx, &nd, &s->nb, err))
-        return false;
-    cs_sph_set_neighbour_lists(s, lists_wanted(f->dim));
-    return true;
+    return cs_neighbours_create(f->ctx, &nd, &s->nb, err);
 }
 
-void cs_sph_set_neighbour_lists(cs_sph *s, bool on)
+// Density and relax as one variant: the cell walk (lists = 0) or the list
+// loop (1). Each is compiled the first time it is asked for.
+static bool create_programs(cs_sph *s, bool lists, cs_error *err)
 {
+    if (s->density[lists].value)
+        return true;
+    char exponent[2] = {(char)('0' + s->exponent), 0};
+    const cs_define defines[] = {{"SPH_EXPONENT", exponent}, {"SPH_LISTS", lists ? "1" : "0"}, {NULL, NULL}};
+    return cs_fluid_program(&s->fluid, "sph/density.comp", defines, &s->density[lists], err) &&
+           cs_fluid_program(&s->fluid, "sph/relax.comp", defines, &s->relax[lists], err);
+}
+
+bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err)
+{
+    if (!create_programs(s, on, err))
+        return false;
+    if (on && !s->nb.capacity && !create_neighbours(s, err))
+        return false;
     s->lists = on;
-    // No slots: every list reads as incomplete (a particle counts itself),
-    // so both loops walk the cells, whatever an earlier build left.
-    uint32_t slots = on ? s->nb.slots : 0;
-    cs_buffer_upload(s->fluid.ctx, &s->nb.state, &slots, 4, CS_NB_SLOTS * 4);
+    return true;
 }
 
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err)
@@ -176,13 +186,9 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
     };
     if (!cs_fluid_create(ctx, &split, &desc, &s->fluid, err))
         return false;
-    char exponent[2] = {(char)('0' + s->exponent), 0};
-    const cs_define defines[] = {{"SPH_EXPONENT", exponent}, {NULL, NULL}};
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sph params", .size = sizeof(cs_sph_params)},
                                &s->params_buffer, err);
-    ok = ok && cs_fluid_program(&s->fluid, "sph/density.comp", defines, &s->density, err);
-    ok = ok && cs_fluid_program(&s->fluid, "sph/relax.comp", defines, &s->relax, err);
-    ok = ok && create_neighbours(ctx, s, err);
+    ok = ok && cs_sph_set_neighbour_lists(s, lists_wanted(scene->dim), err);
     if (!ok) {
         cs_sph_destroy(s);
         return false;
@@ -205,18 +211,29 @@ void cs_sph_destroy(cs_sph *s)
     memset(s, 0, sizeof *s);
 }
 
+// The list's counts, entries and state at bindings first..first + 2 (the
+// SPH_LISTS variants of density.comp and relax.comp).
+static void bind_lists(cs_sph *s, cs_dispatch_desc *dd, int first)
+{
+    dd->buffers[first] = &s->nb.counts;
+    dd->buffers[first + 1] = &s->nb.list;
+    dd->buffers[first + 2] = &s->nb.state;
+}
+
 void cs_sph_record_density(cs_sph *s, cs_recorder *rec)
 {
     cs_fluid *f = &s->fluid;
     cs_sph_push pc = {.count = f->count};
-    if (s->lists)
-        cs_neighbours_record_build(rec, &s->nb, &f->grid, cs_fluid_pred(f), f->count);
-    cs_pass_begin(rec, "sph: density + viscosity");
-    cs_dispatch(rec, s->density, &(cs_dispatch_desc){
+    cs_dispatch_desc dd = {
         .buffers = {&f->params_buffer, &s->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f),
-                    cs_fluid_mat(f), &f->densities, &f->arrays[CS_SPH_ARRAY_PRESSURES], cs_fluid_pred_alt(f),
-                    &s->nb.counts, &s->nb.list, &s->nb.state},
-        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+                    cs_fluid_mat(f), &f->densities, &f->arrays[CS_SPH_ARRAY_PRESSURES], cs_fluid_pred_alt(f)},
+        .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
+    if (s->lists) {
+        cs_neighbours_record_build(rec, &s->nb, &f->grid, cs_fluid_pred(f), f->count);
+        bind_lists(s, &dd, 9);
+    }
+    cs_pass_begin(rec, "sph: density + viscosity");
+    cs_dispatch(rec, s->density[s->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -225,12 +242,15 @@ void cs_sph_record_relax(cs_sph *s, cs_recorder *rec)
 {
     cs_fluid *f = &s->fluid;
     cs_sph_push pc = {.count = f->count};
-    cs_pass_begin(rec, "sph: relax");
-    cs_dispatch(rec, s->relax, &(cs_dispatch_desc){
+    cs_dispatch_desc dd = {
         .buffers = {&f->params_buffer, &s->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f),
                     &f->arrays[CS_SPH_ARRAY_PRESSURES], cs_fluid_pos(f), cs_fluid_pos_alt(f), cs_fluid_vel_alt(f),
-                    cs_fluid_pred_alt(f), &s->nb.counts, &s->nb.list, &s->nb.state},
-        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+                    cs_fluid_pred_alt(f)},
+        .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
+    if (s->lists)
+        bind_lists(s, &dd, 10);
+    cs_pass_begin(rec, "sph: relax");
+    cs_dispatch(rec, s->relax[s->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);

@@ -71,7 +71,7 @@ typedef struct cs_sph {
     uint32_t split;           // each scene substep runs as `split` solver substeps (fluid.scene holds the split dt)
     cs_sph_params params;     // host copy of params_buffer
     cs_buffer params_buffer;
-    cs_program_id density, relax;
+    cs_program_id density[2], relax[2]; // [0] the cell walk, [1] the list loop (compiled when first used)
     cs_neighbours nb;         // built on x* after the grid, read by density and relax (fluid_sph.c)
     bool lists;               // build and read the lists (fluid_sph.c, lists_wanted)
 } cs_sph;
@@ -83,9 +83,10 @@ void cs_sph_destroy(cs_sph *s);
 
 // Switches the neighbour lists on or off (off: no "grid: neighbours" pass,
 // both loops walk the cells; the results are the same bits either way).
+// The first switch on creates the lists and the list programs.
 // cs_sph_create chooses by the scene's dimension (fluid_sph.c, lists_wanted);
 // tests force both.
-void cs_sph_set_neighbour_lists(cs_sph *s, bool on);
+bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err);
 
 // One whole substep (see above).
 void cs_sph_record_substep(cs_sph *s, cs_recorder *rec);
