@@ -103,18 +103,6 @@ static double pbf_spiky_grad_len(int dim, double h, double r)
     return k * (h - r) * (h - r);
 }
 
-// Lattice points within distance r of one (itself included), spacing s.
-static uint64_t lattice_count(int dim, double r, double s)
-{
-    int n = (int)ceil(r / s) + 1;
-    uint64_t count = 0;
-    for (int k = (dim == 3 ? -n : 0); k <= (dim == 3 ? n : 0); k++)
-        for (int j = -n; j <= n; j++)
-            for (int i = -n; i <= n; i++)
-                count += s * s * (double)(i * i + j * j + k * k) < r * r;
-    return count;
-}
-
 // Lattice sums around a particle of a full lattice of spacing s: sum W and
 // sum |grad W|^2 (neighbours only).
 static void lattice_sums(int dim, double h, double s, double *sum_w, double *sum_grad2)
@@ -226,7 +214,7 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
 
     // Neighbour list: sized from the lattice count within the list radius.
     double radius = h * (1.0 + PBF_SKIN);
-    uint64_t lattice_neighbours = lattice_count(f->dim, radius, s);
+    uint64_t lattice_neighbours = cs_neighbours_lattice_count(f->dim, radius, s);
     double slots = ceil(PBF_LIST_SLACK * (double)lattice_neighbours);
     char nb_name[64];
     snprintf(nb_name, sizeof nb_name, "%s neighbours", f->solver);

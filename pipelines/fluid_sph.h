@@ -5,6 +5,7 @@
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → predict (v += g dt, x* = x + v dt) → grid on x* (+ reorder)
+//   → "grid: neighbours" (lists on x*, 3D only: see fluid_sph.c)
 //   → "sph: density + viscosity" (rho, rho_near, P, P_near at x*; the
 //                                 viscosity impulses give x_visc = x* + dt dv)
 //   → "sph: relax"     (x' = x_visc + dx(x*, P), v = (x' - x) / dt)
@@ -70,7 +71,9 @@ typedef struct cs_sph {
     uint32_t split;           // each scene substep runs as `split` solver substeps (fluid.scene holds the split dt)
     cs_sph_params params;     // host copy of params_buffer
     cs_buffer params_buffer;
-    cs_program_id density, relax;
+    cs_program_id density[2], relax[2]; // [0] the cell walk, [1] the list loop (compiled when first used)
+    cs_neighbours nb;         // built on x* after the grid, read by density and relax (fluid_sph.c)
+    bool lists;               // build and read the lists (fluid_sph.c, lists_wanted)
 } cs_sph;
 
 // Parses scene->solver_params (the "sph" block), creates the base and the
@@ -78,10 +81,18 @@ typedef struct cs_sph {
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err);
 void cs_sph_destroy(cs_sph *s);
 
+// Switches the neighbour lists on or off (off: no "grid: neighbours" pass,
+// both loops walk the cells; the results are the same bits either way).
+// The first switch on creates the lists and the list programs.
+// cs_sph_create chooses by the scene's dimension (fluid_sph.c, lists_wanted);
+// tests force both.
+bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err);
+
 // One whole substep (see above).
 void cs_sph_record_substep(cs_sph *s, cs_recorder *rec);
 // The solver's passes one by one (tests drive them between the base's).
-// Density writes densities, pressures and x_visc into the alternate
+// Density first builds the neighbour lists on x* (when on: it is the first
+// pass after the grid build), then writes densities, pressures and x_visc into the alternate
 // predicted buffer; relax reads x* (current) and x_visc and writes the new
 // positions and velocities (the current buffers swap).
 void cs_sph_record_density(cs_sph *s, cs_recorder *rec);

@@ -213,6 +213,17 @@ static cs_nb_layout neighbour_layout(const cs_context *ctx, cs_nb_layout asked)
     return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? CS_NB_LAYOUT_PARTICLE : CS_NB_LAYOUT_SLOT;
 }
 
+uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing)
+{
+    int n = (int)ceil(radius / spacing) + 1;
+    uint64_t count = 0;
+    for (int k = (dim == 3 ? -n : 0); k <= (dim == 3 ? n : 0); k++)
+        for (int j = -n; j <= n; j++)
+            for (int i = -n; i <= n; i++)
+                count += spacing * spacing * (double)(i * i + j * j + k * k) < radius * radius;
+    return count;
+}
+
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err)
 {
     memset(nb, 0, sizeof *nb);
@@ -223,9 +234,12 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
     nb->layout = neighbour_layout(ctx, desc->layout);
     // Fewer slots than asked for only means more particles fall back to the
     // cell walk; never refuse a scene for it.
+    // One entry per particle more than its slots: the fill's scratch entry
+    // (neighbours_fill.comp).
     uint64_t max_entries = ctx->props.limits.maxStorageBufferRange / 4;
-    nb->slots = (uint32_t)CS_MAX(CS_MIN((uint64_t)CS_MAX(desc->slots, 1u), max_entries / nb->capacity), 1u);
-    if ((uint64_t)nb->slots * nb->capacity > max_entries)
+    uint64_t per_particle = max_entries / nb->capacity;
+    nb->slots = (uint32_t)CS_MAX(CS_MIN((uint64_t)CS_MAX(desc->slots, 1u), per_particle ? per_particle - 1 : 0), 1u);
+    if (((uint64_t)nb->slots + 1) * nb->capacity > max_entries)
         return cs_fail(err, "%s: %u particles do not fit one neighbour list (device limit %llu entries); lower the "
                        "particle count", base, nb->capacity, (unsigned long long)max_entries);
     char name[96];
@@ -235,7 +249,7 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
         VkDeviceSize size;
     } buffers[] = {
         {&nb->counts, "counts", (VkDeviceSize)nb->capacity * 4},
-        {&nb->list, "list", (VkDeviceSize)nb->capacity * nb->slots * 4},
+        {&nb->list, "list", (VkDeviceSize)nb->capacity * (nb->slots + 1) * 4},
         {&nb->state, "state", ((VkDeviceSize)CS_NB_CELLS + nb->cell_count) * 4},
         {&nb->anchor, "anchor", (VkDeviceSize)nb->capacity * 16},
         {&nb->use, "use", (VkDeviceSize)nb->capacity * 4},
@@ -258,7 +272,7 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
     bool by_particle = nb->layout == CS_NB_LAYOUT_PARTICLE; // as cs_neighbours_record_build's push
     uint32_t head[CS_NB_CELLS] = {
         [CS_NB_SLOTS] = nb->slots,
-        [CS_NB_STRIDE_I] = by_particle ? nb->slots : 1u,
+        [CS_NB_STRIDE_I] = by_particle ? nb->slots + 1 : 1u,
         [CS_NB_STRIDE_K] = by_particle ? 1u : nb->capacity,
     };
     cs_buffer_upload(ctx, &nb->state, head, sizeof head, 0);
@@ -288,7 +302,7 @@ void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *gr
     cs_grid_push g = grid_push(grid, count);
     bool by_particle = nb->layout == CS_NB_LAYOUT_PARTICLE;
     cs_neighbours_push pc = {.origin = g.origin, .dims = g.dims, .radius = {nb->radius * nb->radius, 0, 0, 0},
-                             .cells = {grid->cell_count, nb->slots, by_particle ? nb->slots : 1u,
+                             .cells = {grid->cell_count, nb->slots, by_particle ? nb->slots + 1 : 1u,
                                        by_particle ? 1u : nb->capacity}};
     cs_pass_begin(rec, "grid: neighbours");
     cs_dispatch(rec, nb->clear, &(cs_dispatch_desc){

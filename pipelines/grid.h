@@ -115,7 +115,7 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 //
 // Layout, chosen per device at create (CISTERN_NB_LAYOUT=particle|slot
 // forces one): entry k of particle i sits at i * stride_i + k * stride_k.
-//  - particle-major (stride_i = slots, stride_k = 1) on CPU devices: each
+//  - particle-major (stride_i = slots + 1, stride_k = 1) on CPU devices: each
 //    invocation reads one contiguous run, which is what a CPU's caches like;
 //  - slot-major (stride_i = 1, stride_k = capacity) on GPUs: the threads of
 //    a subgroup handle consecutive particles, so entry k of all of them is
@@ -133,7 +133,7 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 // that the walk visits, in the same order: the results are the same bits.
 typedef enum cs_nb_layout {
     CS_NB_LAYOUT_AUTO,     // particle-major on CPU devices, slot-major otherwise (or CISTERN_NB_LAYOUT)
-    CS_NB_LAYOUT_PARTICLE, // list[i * slots + k]
+    CS_NB_LAYOUT_PARTICLE, // list[i * (slots + 1) + k]
     CS_NB_LAYOUT_SLOT,     // list[i + k * capacity]
 } cs_nb_layout;
 
@@ -151,13 +151,17 @@ typedef struct cs_neighbours {
     uint32_t capacity, slots, cell_count;
     cs_nb_layout layout;       // as chosen (never AUTO)
     cs_buffer counts;          // u32 per particle: neighbours within the radius at the build
-    cs_buffer list;            // u32, capacity x slots: sorted particle indices
+    cs_buffer list;            // u32, capacity x (slots + 1): sorted particle indices (+ the fill's scratch entry)
     cs_buffer state;           // u32: CS_NB_SLOTS, CS_NB_STRIDE_I, CS_NB_STRIDE_K, CS_NB_CELLS + cell
     cs_buffer anchor;          // vec4 per particle: positions at the build
     cs_buffer use;             // u32 per particle: a consumer's decision, for a later pass on the same set
     cs_program_id clear, fill;
 } cs_neighbours;
 
+// Sites of a full lattice of spacing `spacing` strictly within `radius` of
+// one site, that site included: a solver sizes its slots from it (times a
+// slack for compressed fluid and clamped edge cells).
+uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing);
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err);
 void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb);
 // Records "grid: neighbours" over positions (vec4, in the grid's sorted

@@ -158,7 +158,7 @@ static uint32_t check_lists(const char *label, const cs_grid *g, const cs_neighb
     bool by_particle = nb->layout == CS_NB_LAYOUT_PARTICLE;
     CHECK(nb->layout == CS_NB_LAYOUT_PARTICLE || nb->layout == CS_NB_LAYOUT_SLOT, "%s: layout %d", label,
           (int)nb->layout);
-    CHECK(state[CS_NB_SLOTS] == nb->slots && state[CS_NB_STRIDE_I] == (by_particle ? nb->slots : 1u) &&
+    CHECK(state[CS_NB_SLOTS] == nb->slots && state[CS_NB_STRIDE_I] == (by_particle ? nb->slots + 1 : 1u) &&
               state[CS_NB_STRIDE_K] == (by_particle ? 1u : nb->capacity),
           "%s: state words slots %u, strides %u, %u for %s-major with %u slots, capacity %u", label,
           state[CS_NB_SLOTS], state[CS_NB_STRIDE_I], state[CS_NB_STRIDE_K], by_particle ? "particle" : "slot",
@@ -420,7 +420,7 @@ static void run_case(cs_context *ctx, cs_program_id *count_prog, const grid_case
 
     for (int l = 0; l < LISTS; l++) {
         cs_neighbours *nb = &nbs[l];
-        size_t entries = (size_t)nb->capacity * nb->slots;
+        size_t entries = (size_t)nb->capacity * (nb->slots + 1); // + the fill's scratch entry
         uint32_t *counts = calloc(CS_MAX(n, 1u), 4), *list = calloc(entries, 4);
         uint32_t *state = calloc(CS_NB_CELLS + nb->cell_count, 4);
         float *anchor = calloc(n4, sizeof(float));

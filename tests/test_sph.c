@@ -12,7 +12,9 @@
 //  3. The two-material emitter scene: the count grows exactly as the emission
 //     schedule says and both materials are present.
 //  4. Determinism: two runs give byte-identical state.
-//  5. Scene-block errors name the key.
+//  5. Neighbour lists: the same bits as the cell walk (2D one and two
+//     materials, 3D, and some particles overflowing their lists).
+//  6. Scene-block errors name the key.
 #include "test_util.h"
 
 #include <float.h>
@@ -838,7 +840,108 @@ static void check_determinism(cs_context *ctx)
     free(state[1]);
 }
 
-// ---- 5. errors in the "sph" block ---------------------------------------------
+// ---- 5. neighbour lists against the cell walk -------------------------------
+
+// One run of a scene (a shipped name, or JSON when it starts with '{') with
+// the lists on or off. `slots_read`: when not 0, the slot count the loops
+// compare counts[i] against (the build still fills its own slots), so that
+// particles with longer lists walk the cells in the same dispatch as
+// particles reading theirs. Returns the particle count (0: failed) and
+// fills the state by id; `listed` = particles whose last list was read.
+static uint32_t run_with_lists(cs_context *ctx, const char *scene, bool lists, uint32_t slots_read,
+                               uint32_t substeps, float **state, uint32_t *listed, uint32_t *longest)
+{
+    cs_scene sc;
+    cs_sph s;
+    cs_error err;
+    bool ok = scene[0] == '{' ? create_from_json(ctx, scene, &sc, &s)
+                              : load_first_fluid(scene, &sc, &err) && cs_sph_create(ctx, &sc, &s, &err);
+    if (!ok) {
+        CHECK(false, "lists: scene %.40s", scene);
+        return 0;
+    }
+    if (!cs_sph_set_neighbour_lists(&s, lists, &err)) {
+        CHECK(false, "lists: %s", err.msg);
+        cs_sph_destroy(&s);
+        cs_scene_free(&sc);
+        return 0;
+    }
+    if (lists && slots_read)
+        cs_buffer_upload(ctx, &s.nb.state, &slots_read, 4, CS_NB_SLOTS * 4);
+    uint32_t slots = lists ? (slots_read ? slots_read : s.nb.slots) : 0;
+    run_substeps(&s, substeps);
+    uint32_t n = s.fluid.count;
+    *state = calloc((size_t)n * 9 + 1, sizeof(float));
+    cs_fluid_download_by_id(&s.fluid, *state, *state + 4 * n, *state + 8 * n, NULL);
+    uint32_t *counts = calloc((size_t)n + 1, 4);
+    if (s.nb.capacity) // the walk-only run of a 2D scene has no lists
+        download(ctx, &s.nb.counts, counts, n, 4);
+    *listed = *longest = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        *listed += lists && counts[i] <= slots;
+        if (counts[i] != 0xffffffffu)
+            *longest = CS_MAX(*longest, counts[i]);
+    }
+    free(counts);
+    cs_sph_destroy(&s);
+    cs_scene_free(&sc);
+    return n;
+}
+
+// Lists on and off must give the same bits (positions, velocities,
+// densities), and the lists must actually be read: by most particles, or,
+// with `slots_read`, by some while the others walk.
+static void check_lists_match_walk(cs_context *ctx, const char *what, const char *scene, uint32_t substeps,
+                                   uint32_t slots_read)
+{
+    float *state[2] = {NULL, NULL};
+    uint32_t listed[2], longest[2];
+    uint32_t n0 = run_with_lists(ctx, scene, true, slots_read, substeps, &state[0], &listed[0], &longest[0]);
+    uint32_t n1 = run_with_lists(ctx, scene, false, 0, substeps, &state[1], &listed[1], &longest[1]);
+    CHECK(n0 == n1 && n0 > 0, "%s: %u vs %u particles", what, n0, n1);
+    uint32_t diff = 0;
+    for (uint32_t i = 0; n0 == n1 && i < n0; i++)
+        if (memcmp(state[0] + 4 * i, state[1] + 4 * i, 16) || memcmp(state[0] + 4 * (n0 + i), state[1] + 4 * (n0 + i), 16) ||
+            memcmp(state[0] + 8 * n0 + i, state[1] + 8 * n0 + i, 4))
+            diff++;
+    fprintf(stderr, "sph lists vs cell walk, %s: %u substeps, %u particles, %u differ; the last loops read the list "
+                    "for %u (longest list %u)\n",
+            what, substeps, n0, diff, listed[0], longest[0]);
+    CHECK(diff == 0, "%s: %u of %u particles differ between neighbour lists and the cell walk", what, diff, n0);
+    if (slots_read)
+        CHECK(listed[0] > n0 / 10 && listed[0] < n0 - n0 / 10, "%s: %u of %u particles read their list: want a mix",
+              what, listed[0], n0);
+    else
+        CHECK(listed[0] > n0 / 2, "%s: only %u of %u particles read their list", what, listed[0], n0);
+    free(state[0]);
+    free(state[1]);
+}
+
+static void check_lists(cs_context *ctx)
+{
+    // 2D, one material (relax reads its record), the seed's kernel.
+    check_lists_match_walk(ctx, "dam_break_2d", "dam_break_2d", 60, 0);
+    // Some particles overflow (they walk), the others read their lists.
+    check_lists_match_walk(ctx, "dam_break_2d, 30 slots read", "dam_break_2d", 60, 30);
+    // 2D, two materials, seed 000's walls and viscosity, emitters.
+    check_lists_match_walk(ctx, "double_emitter_2d", "double_emitter_2d", 280, 0);
+    // 3D, two materials side by side, Clavet's kernel, a slanted wall.
+    const char *json =
+        "{ \"solver\": \"sph\", \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [2.4, 2.4, 1.2] },"
+        "  \"gravity\": [0, -9.8, 0], \"dt\": 0.0071429, \"substeps\": 1, \"smoothing_radius\": 0.3,"
+        "  \"particle_spacing\": 0.12,"
+        "  \"materials\": [ { \"name\": \"light\", \"mass\": 1.0, \"rest_density\": 457,"
+        "     \"stiffness\": 0.003, \"near_stiffness\": 0.003, \"viscosity_linear\": 0.5, \"surface_tension\": 0.0004 },"
+        "    { \"name\": \"heavy\", \"mass\": 1.4, \"rest_density\": 640,"
+        "     \"stiffness\": 0.003, \"near_stiffness\": 0.003, \"viscosity_quadratic\": 1.0, \"surface_tension\": 0.001 } ],"
+        "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.45, 1.5, 1.2], \"material\": \"light\" },"
+        "               { \"min\": [0.45, 0, 0], \"max\": [0.9, 1.5, 1.2], \"material\": \"heavy\" } ],"
+        "  \"walls\": [ { \"normal\": [-0.6, 0.8, 0], \"offset\": -1.5 } ],"
+        "  \"sph\": { \"kernel\": \"clavet\" } }";
+    check_lists_match_walk(ctx, "3D, two materials", json, 60, 0);
+}
+
+// ---- 6. errors in the "sph" block ---------------------------------------------
 
 static void check_block_errors(cs_context *ctx)
 {
@@ -913,5 +1016,6 @@ int main(void)
     check_rest(&ctx);
     check_double_emitter(&ctx);
     check_determinism(&ctx);
+    check_lists(&ctx);
     return test_finish(&ctx);
 }
