@@ -113,19 +113,24 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // Slots per particle: this many times the lattice count within the radius
 // at the scene's particle spacing (a particle with more walks the cells).
 #define SPH_LIST_SLACK 2.0
-// Measured on llvmpipe (docs/benchmarks.md, "Neighbour lists for Clavet
-// SPH"): in 3D (~6x more candidates than neighbours) the lists make a step
-// ~1.45x faster; in 2D (~2.9x) the build costs what the two loops save,
-// even at 64k particles, and the seed's 3000-particle scene pays one
-// dispatch more: 2D walks the cells. CISTERN_SPH_LISTS=on|off forces either.
-static bool lists_wanted(int dim)
+// When to use them, measured on llvmpipe (docs/benchmarks.md, "Neighbour
+// lists for Clavet SPH"): the list's build walks every candidate once
+// (one vec4 load and one store each), which costs about what a 2D loop
+// reading one array per candidate saves. So: on in 3D (~6x more
+// candidates than neighbours: a step 1.35-1.46x faster) and in 2D when
+// relax reads two arrays per candidate (several materials: seed 000's
+// scene takes ~9% less CPU); off in 2D with one material, where relax reads
+// its one-array record (cs_sph_relax_record: even at 64k the build costs
+// what the loops save, and at 3000 particles it is one dispatch more).
+// CISTERN_SPH_LISTS=on|off forces either.
+static bool lists_wanted(int dim, uint32_t material_count)
 {
     const char *env = getenv("CISTERN_SPH_LISTS");
     if (env && strcmp(env, "on") == 0)
         return true;
     if (env && strcmp(env, "off") == 0)
         return false;
-    return dim == 3;
+    return !cs_sph_relax_record(dim, material_count);
 }
 
 static bool create_neighbours(cs_sph *s, cs_error *err)
@@ -188,7 +193,7 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sph params", .size = sizeof(cs_sph_params)},
                                &s->params_buffer, err);
-    ok = ok && cs_sph_set_neighbour_lists(s, lists_wanted(scene->dim), err);
+    ok = ok && cs_sph_set_neighbour_lists(s, lists_wanted(scene->dim, scene->material_count), err);
     if (!ok) {
         cs_sph_destroy(s);
         return false;

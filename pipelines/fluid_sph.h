@@ -5,7 +5,7 @@
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → predict (v += g dt, x* = x + v dt) → grid on x* (+ reorder)
-//   → "grid: neighbours" (lists on x*, 3D only: see fluid_sph.c)
+//   → "grid: neighbours" (lists on x*, unless 2D with one material: fluid_sph.c)
 //   → "sph: density + viscosity" (rho, rho_near, P, P_near at x*; the
 //                                 viscosity impulses give x_visc = x* + dt dv)
 //   → "sph: relax"     (x' = x_visc + dx(x*, P), v = (x' - x) / dt)
@@ -84,7 +84,7 @@ void cs_sph_destroy(cs_sph *s);
 // Switches the neighbour lists on or off (off: no "grid: neighbours" pass,
 // both loops walk the cells; the results are the same bits either way).
 // The first switch on creates the lists and the list programs.
-// cs_sph_create chooses by the scene's dimension (fluid_sph.c, lists_wanted);
+// cs_sph_create chooses by dimension and materials (fluid_sph.c, lists_wanted);
 // tests force both.
 bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err);
 
