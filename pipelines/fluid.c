@@ -206,6 +206,35 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
     return true;
 }
 
+bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack, cs_neighbours *nb, cs_error *err)
+{
+    const cs_scene *sc = &f->scene;
+    double h = sc->smoothing_radius;
+    double spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : h * 0.5;
+    double radius = h * radius_over_h;
+    double slots = ceil(slack * (double)cs_neighbours_lattice_count(f->dim, radius, spacing));
+    char name[64];
+    snprintf(name, sizeof name, "%s neighbours", f->solver);
+    cs_neighbours_desc nd = {
+        .name = name,
+        .radius = (float)radius,
+        .capacity = f->capacity,
+        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
+        .cell_count = f->grid.cell_count,
+    };
+    return cs_neighbours_create(f->ctx, &nd, nb, err);
+}
+
+bool cs_fluid_lists_wanted(const char *env_var, bool fallback)
+{
+    const char *env = getenv(env_var);
+    if (env && strcmp(env, "on") == 0)
+        return true;
+    if (env && strcmp(env, "off") == 0)
+        return false;
+    return fallback;
+}
+
 static bool check_scene(const cs_scene *sc, cs_error *err)
 {
     const char *where = sc->path[0] ? sc->path : sc->name;

@@ -157,6 +157,15 @@ void cs_fluid_destroy(cs_fluid *f);
 // NULL; terminated by a NULL name) and remembers it for cs_fluid_destroy.
 bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program_id *prog, cs_error *err);
 
+// Neighbour lists (grid.h) for the solver's loops: radius = h *
+// radius_over_h (PBF: 1 + its skin; Clavet SPH and WCSPH: 1 + a hair, no
+// skin), slots = slack x the lattice count within the radius at the scene's
+// particle spacing (h / 2 without one), buffers named "<solver> neighbours".
+bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack, cs_neighbours *nb, cs_error *err);
+// Whether a solver builds its lists: the environment variable `env_var`
+// ("on" or "off") when set, else `fallback` (the solver's measured rule).
+bool cs_fluid_lists_wanted(const char *env_var, bool fallback);
+
 // Current and alternate buffers (see the IMPORTANT note above).
 static inline cs_buffer *cs_fluid_pos(cs_fluid *f) { return &f->positions[f->pos_cur]; }
 static inline cs_buffer *cs_fluid_pos_alt(cs_fluid *f) { return &f->positions[f->pos_cur ^ 1u]; }

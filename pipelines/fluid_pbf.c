@@ -213,19 +213,7 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     pbf->lattice_density = sum_w;
 
     // Neighbour list: sized from the lattice count within the list radius.
-    double radius = h * (1.0 + PBF_SKIN);
-    uint64_t lattice_neighbours = cs_neighbours_lattice_count(f->dim, radius, s);
-    double slots = ceil(PBF_LIST_SLACK * (double)lattice_neighbours);
-    char nb_name[64];
-    snprintf(nb_name, sizeof nb_name, "%s neighbours", f->solver);
-    cs_neighbours_desc nd = {
-        .name = nb_name,
-        .radius = (float)radius,
-        .capacity = f->capacity,
-        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
-        .cell_count = f->grid.cell_count,
-    };
-    if (!cs_neighbours_create(ctx, &nd, &pbf->nb, err)) {
+    if (!cs_fluid_create_neighbours(f, 1.0 + PBF_SKIN, PBF_LIST_SLACK, &pbf->nb, err)) {
         pbf_destroy(pbf);
         return false;
     }

@@ -125,30 +125,7 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // CISTERN_SPH_LISTS=on|off forces either.
 static bool lists_wanted(int dim, uint32_t material_count)
 {
-    const char *env = getenv("CISTERN_SPH_LISTS");
-    if (env && strcmp(env, "on") == 0)
-        return true;
-    if (env && strcmp(env, "off") == 0)
-        return false;
-    return !cs_sph_relax_record(dim, material_count);
-}
-
-static bool create_neighbours(cs_sph *s, cs_error *err)
-{
-    cs_fluid *f = &s->fluid;
-    const cs_scene *sc = &f->scene;
-    double h = sc->smoothing_radius;
-    double spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : h * 0.5;
-    double radius = h * (1.0 + SPH_LIST_MARGIN);
-    double slots = ceil(SPH_LIST_SLACK * (double)cs_neighbours_lattice_count(f->dim, radius, spacing));
-    cs_neighbours_desc nd = {
-        .name = "sph neighbours",
-        .radius = (float)radius,
-        .capacity = f->capacity,
-        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
-        .cell_count = f->grid.cell_count,
-    };
-    return cs_neighbours_create(f->ctx, &nd, &s->nb, err);
+    return cs_fluid_lists_wanted("CISTERN_SPH_LISTS", !cs_sph_relax_record(dim, material_count));
 }
 
 // Density and relax as one variant: the cell walk (lists = 0) or the list
@@ -158,7 +135,7 @@ static bool create_programs(cs_sph *s, bool lists, cs_error *err)
     if (s->density[lists].value)
         return true;
     char exponent[2] = {(char)('0' + s->exponent), 0};
-    const cs_define defines[] = {{"SPH_EXPONENT", exponent}, {"SPH_LISTS", lists ? "1" : "0"}, {NULL, NULL}};
+    const cs_define defines[] = {{"SPH_EXPONENT", exponent}, {"NB_LISTS", lists ? "1" : "0"}, {NULL, NULL}};
     return cs_fluid_program(&s->fluid, "sph/density.comp", defines, &s->density[lists], err) &&
            cs_fluid_program(&s->fluid, "sph/relax.comp", defines, &s->relax[lists], err);
 }
@@ -167,7 +144,8 @@ bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err)
 {
     if (!create_programs(s, on, err))
         return false;
-    if (on && !s->nb.capacity && !create_neighbours(s, err))
+    if (on && !s->nb.capacity &&
+        !cs_fluid_create_neighbours(&s->fluid, 1.0 + SPH_LIST_MARGIN, SPH_LIST_SLACK, &s->nb, err))
         return false;
     s->lists = on;
     return true;
@@ -216,15 +194,6 @@ void cs_sph_destroy(cs_sph *s)
     memset(s, 0, sizeof *s);
 }
 
-// The list's counts, entries and state at bindings first..first + 2 (the
-// SPH_LISTS variants of density.comp and relax.comp).
-static void bind_lists(cs_sph *s, cs_dispatch_desc *dd, int first)
-{
-    dd->buffers[first] = &s->nb.counts;
-    dd->buffers[first + 1] = &s->nb.list;
-    dd->buffers[first + 2] = &s->nb.state;
-}
-
 void cs_sph_record_density(cs_sph *s, cs_recorder *rec)
 {
     cs_fluid *f = &s->fluid;
@@ -235,7 +204,7 @@ void cs_sph_record_density(cs_sph *s, cs_recorder *rec)
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
     if (s->lists) {
         cs_neighbours_record_build(rec, &s->nb, &f->grid, cs_fluid_pred(f), f->count);
-        bind_lists(s, &dd, 9);
+        cs_neighbours_bind(&s->nb, &dd, 9);
     }
     cs_pass_begin(rec, "sph: density + viscosity");
     cs_dispatch(rec, s->density[s->lists], &dd);
@@ -253,7 +222,7 @@ void cs_sph_record_relax(cs_sph *s, cs_recorder *rec)
                     cs_fluid_pred_alt(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
     if (s->lists)
-        bind_lists(s, &dd, 10);
+        cs_neighbours_bind(&s->nb, &dd, 10);
     cs_pass_begin(rec, "sph: relax");
     cs_dispatch(rec, s->relax[s->lists], &dd);
     cs_barrier_compute(rec);

@@ -157,6 +157,55 @@ static void fill_params(cs_wcsph *w)
     }
 }
 
+// Neighbour lists. Density and forces both loop over the neighbours of the
+// positions as the grid build and reorder left them, and nothing moves them
+// in between (density writes densities, pressures and the neighbour terms;
+// forces writes the alternate buffers and swaps after its loop; emit comes
+// before the grid, collide and the bodies' step after forces), so one list
+// built there serves both, with no skin. Its radius is h (1 +
+// WCSPH_LIST_MARGIN), a hair above h, so the list keeps every pair density
+// (r^2 < h^2) and forces (|d| < h) accept despite rounding; both keep their
+// own test, so they sum exactly the walk's pairs in the walk's order: the
+// same bits (grid.glsl, CS_NB_FOR_NEIGHBOURS). On llvmpipe a masked branch
+// still runs, so the walk pays a loop body per candidate, ~6x (3D) or ~2.9x
+// (2D) more candidates than lie within h; the list pays one light walk.
+#define WCSPH_LIST_MARGIN 1e-4
+// Slots per particle: this many times the lattice count within the radius
+// at the scene's particle spacing (a particle with more walks the cells).
+#define WCSPH_LIST_SLACK 2.0
+// When to use them: CISTERN_WCSPH_LISTS=on|off forces either; by default on
+// (docs/benchmarks.md, "Neighbour lists for WCSPH").
+static bool lists_wanted(void) { return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", true); }
+
+// Density and forces as one variant: the cell walk (lists = 0) or the list
+// loop (1). Each is compiled the first time it is asked for. With moving
+// bodies the forces also hand them the pressure of their faces (forces.comp
+// WITH_IMPULSES).
+static bool create_programs(cs_wcsph *w, bool lists, cs_error *err)
+{
+    if (w->density[lists].value)
+        return true;
+    char kernel[2] = {(char)('0' + w->kernel), 0};
+    const char *nb_lists = lists ? "1" : "0";
+    const cs_define defines[] = {{"WCSPH_KERNEL", kernel}, {"NB_LISTS", nb_lists}, {NULL, NULL}};
+    const cs_define defines_impulses[] = {
+        {"WCSPH_KERNEL", kernel}, {"NB_LISTS", nb_lists}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
+    return cs_fluid_program(&w->fluid, "wcsph/density.comp", defines, &w->density[lists], err) &&
+           cs_fluid_program(&w->fluid, "wcsph/forces.comp", w->fluid.impulse_slots ? defines_impulses : defines,
+                            &w->forces[lists], err);
+}
+
+bool cs_wcsph_set_neighbour_lists(cs_wcsph *w, bool on, cs_error *err)
+{
+    if (!create_programs(w, on, err))
+        return false;
+    if (on && !w->nb.capacity &&
+        !cs_fluid_create_neighbours(&w->fluid, 1.0 + WCSPH_LIST_MARGIN, WCSPH_LIST_SLACK, &w->nb, err))
+        return false;
+    w->lists = on;
+    return true;
+}
+
 // A frame of more CFL-split substeps than this is refused: it is a dt far
 // too large for the speed of sound, not a scene anyone means to run.
 #define WCSPH_MAX_SUBSTEPS_PER_FRAME 10000u
@@ -184,16 +233,9 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     };
     if (!cs_fluid_create(ctx, &split, &desc, &w->fluid, err))
         return false;
-    char kernel[2] = {(char)('0' + w->kernel), 0};
-    const cs_define defines[] = {{"WCSPH_KERNEL", kernel}, {NULL, NULL}};
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
-    ok = ok && cs_fluid_program(&w->fluid, "wcsph/density.comp", defines, &w->density, err);
-    // With moving bodies the forces also hand them the pressure of their
-    // faces (forces.comp WITH_IMPULSES).
-    const cs_define defines_impulses[] = {{"WCSPH_KERNEL", kernel}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
-    ok = ok && cs_fluid_program(&w->fluid, "wcsph/forces.comp", w->fluid.impulse_slots ? defines_impulses : defines,
-                                &w->forces, err);
+    ok = ok && cs_wcsph_set_neighbour_lists(w, lists_wanted(), err);
     if (!ok) {
         cs_wcsph_destroy(w);
         return false;
@@ -210,6 +252,8 @@ void cs_wcsph_destroy(cs_wcsph *w)
         return;
     if (w->params_buffer.buffer)
         cs_buffer_destroy(ctx, &w->params_buffer);
+    if (w->nb.capacity)
+        cs_neighbours_destroy(ctx, &w->nb);
     cs_fluid_destroy(&w->fluid);
     memset(w, 0, sizeof *w);
 }
@@ -218,11 +262,16 @@ void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec)
 {
     cs_fluid *f = &w->fluid;
     cs_wcsph_push pc = {.count = f->count};
-    cs_pass_begin(rec, "wcsph: density");
-    cs_dispatch(rec, w->density, &(cs_dispatch_desc){
+    cs_dispatch_desc dd = {
         .buffers = {&f->params_buffer, &w->params_buffer, &f->grid.ranges, cs_fluid_pos(f), &f->densities,
                     &f->arrays[CS_WCSPH_ARRAY_PRESSURES], &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS]},
-        .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
+        .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
+    if (w->lists) {
+        cs_neighbours_record_build(rec, &w->nb, &f->grid, cs_fluid_pos(f), f->count);
+        cs_neighbours_bind(&w->nb, &dd, 7);
+    }
+    cs_pass_begin(rec, "wcsph: density");
+    cs_dispatch(rec, w->density[w->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -238,7 +287,9 @@ void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}};
     if (f->impulse_slots)
         dd.buffers[8] = &f->body_impulses;
-    cs_dispatch(rec, w->forces, &dd);
+    if (w->lists)
+        cs_neighbours_bind(&w->nb, &dd, 9);
+    cs_dispatch(rec, w->forces[w->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);

@@ -8,6 +8,7 @@
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → grid on x (+ reorder)
+//   → "grid: neighbours" (the lists on x, when on: fluid_wcsph.c)
 //   → "wcsph: density" (rho = sum m W, Tait p = B((rho/rho0)^gamma - 1), B = rho0 c^2/gamma)
 //   → "wcsph: forces"  (pressure, artificial viscosity, cohesion, gravity;
 //                       symplectic Euler v' = v + dt a, x' = x + dt v')
@@ -61,13 +62,23 @@ typedef struct cs_wcsph {
     uint32_t dt_split;         // scene dt was divided by this
     cs_wcsph_params params;    // host copy of params_buffer
     cs_buffer params_buffer;
-    cs_program_id density, forces;
+    cs_program_id density[2], forces[2]; // [0] the cell walk, [1] the list loop (compiled when first used)
+    cs_neighbours nb;          // built on x after the grid, read by density and forces (fluid_wcsph.c)
+    bool lists;                // build and read the lists (fluid_wcsph.c, lists_wanted)
 } cs_wcsph;
 
 bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err);
 void cs_wcsph_destroy(cs_wcsph *w);
 
+// Switches the neighbour lists on or off (off: no "grid: neighbours" pass,
+// both loops walk the cells; the results are the same bits either way).
+// The first switch on creates the lists and the list programs.
+// cs_wcsph_create chooses (fluid_wcsph.c, lists_wanted); tests force both.
+bool cs_wcsph_set_neighbour_lists(cs_wcsph *w, bool on, cs_error *err);
+
 void cs_wcsph_record_substep(cs_wcsph *w, cs_recorder *rec);
+// Density first builds the neighbour lists on the positions (when on: it
+// is the first pass after the grid build and reorder).
 void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec);
 void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec);
 

@@ -313,3 +313,10 @@ void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *gr
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
+
+void cs_neighbours_bind(cs_neighbours *nb, cs_dispatch_desc *dd, int first)
+{
+    dd->buffers[first] = &nb->counts;
+    dd->buffers[first + 1] = &nb->list;
+    dd->buffers[first + 2] = &nb->state;
+}

@@ -169,3 +169,6 @@ void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb);
 // barrier.
 void cs_neighbours_record_build(cs_recorder *rec, cs_neighbours *nb, cs_grid *grid, cs_buffer *positions,
                                 uint32_t count);
+// Binds counts, list and state at bindings first..first + 2: what a loop
+// over the list reads (CS_GRID_FOR_LISTED_NEIGHBOURS, CS_NB_FOR_NEIGHBOURS).
+void cs_neighbours_bind(cs_neighbours *nb, cs_dispatch_desc *dd, int first);

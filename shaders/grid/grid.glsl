@@ -86,6 +86,32 @@ uint cs_grid_cell_id(ivec3 c, uvec3 dims)
             uint J = (USE_LIST) ? LIST[(USE_LIST) ? at_ + t_ * step_ : 0u] : t_;
 #define CS_GRID_END_LISTED_NEIGHBOURS }}
 
+// The neighbour loop of a solver whose lists need no skin: built on the
+// very positions its loops read, with nothing moving them in between
+// (Clavet SPH on x*, WCSPH on x), with a radius a hair above h (so that the
+// build's own r^2 test, in another shader that may round its dot product
+// differently, keeps every pair a loop accepts). NB_LISTS (a define from
+// the solver, 0 by default): loop over the list (cs_neighbours, grid.h);
+// the loop body keeps its own r < h test, so it sums exactly the walk's
+// pairs in the walk's order: the same bits. A particle whose list
+// overflowed (more neighbours than slots) walks the cells. Needs the
+// shader's ranges, nb_counts, nb_list and nb_state arrays (cs_neighbours_bind).
+// Without NB_LISTS: the plain cell walk (the listed loop's walk branch is
+// slower on llvmpipe). Use as
+//     CS_NB_FOR_NEIGHBOURS(i, cell, dims, j) { ... } CS_NB_END_NEIGHBOURS
+#ifndef NB_LISTS
+#define NB_LISTS 0
+#endif
+#if NB_LISTS
+#define CS_NB_FOR_NEIGHBOURS(I, CELL, DIMS, J)                               \
+    bool use_list_ = nb_counts[I] <= nb_state[CS_NB_SLOTS];                 \
+    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, CELL, DIMS, nb_counts, nb_list, nb_state, use_list_, I, J)
+#define CS_NB_END_NEIGHBOURS CS_GRID_END_LISTED_NEIGHBOURS
+#else
+#define CS_NB_FOR_NEIGHBOURS(I, CELL, DIMS, J) CS_GRID_FOR_NEIGHBOURS(ranges, CELL, DIMS, J)
+#define CS_NB_END_NEIGHBOURS CS_GRID_END_NEIGHBOURS
+#endif
+
 // Declares bool USE: whether sorted particle I, now in cell CELL, may read
 // its list instead of walking for position set SLOT. True when its list is
 // complete (COUNTS[I] <= the slots), I is still in the cell it was listed

@@ -19,7 +19,7 @@ layout(std430, binding = 5) readonly buffer Materials { uint materials[]; };
 layout(std430, binding = 6) writeonly buffer Densities { float densities[]; };
 layout(std430, binding = 7) writeonly buffer Pressures { SPH_PRESSURE_TYPE pressures[]; }; // (P, P_near); sph.glsl
 layout(std430, binding = 8) writeonly buffer PredVisc { vec4 pred_visc[]; };
-#if SPH_LISTS
+#if NB_LISTS
 layout(std430, binding = 9) readonly buffer NbCounts { uint nb_counts[]; };  // cs_neighbours (sph.glsl)
 layout(std430, binding = 10) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 11) readonly buffer NbState { uint nb_state[]; };
@@ -57,7 +57,7 @@ void main()
     bool seed_share = sp.options.y != 0u;
     uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    SPH_FOR_NEIGHBOURS(i, cell, dims, j)
+    CS_NB_FOR_NEIGHBOURS(i, cell, dims, j)
     {
         // x* and the material in one read (predict.comp writes float(material) in w for Clavet).
         vec4 pj = pred[j];
@@ -83,7 +83,7 @@ void main()
             }
         }
     }
-    SPH_END_NEIGHBOURS
+    CS_NB_END_NEIGHBOURS
     // Wall mirrors: each half-space of the boundary set (box faces, walls)
     // closer than h/2 reflects the particle into a virtual neighbour of its
     // own mass at distance 2d, so a particle driven into a wall meets near

@@ -20,7 +20,7 @@ layout(std430, binding = 6) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 7) writeonly buffer PosOut { vec4 pos_out[]; };
 layout(std430, binding = 8) writeonly buffer VelOut { vec4 vel_out[]; };
 layout(std430, binding = 9) readonly buffer PredVisc { vec4 pred_visc[]; };
-#if SPH_LISTS
+#if NB_LISTS
 layout(std430, binding = 10) readonly buffer NbCounts { uint nb_counts[]; }; // cs_neighbours (sph.glsl)
 layout(std430, binding = 11) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 12) readonly buffer NbState { uint nb_state[]; };
@@ -51,7 +51,7 @@ void main()
     float norm = sp.kernel.x, norm_near = sp.kernel.y;
     uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    SPH_FOR_NEIGHBOURS(i, cell, dims, j)
+    CS_NB_FOR_NEIGHBOURS(i, cell, dims, j)
     {
 #if SPH_RELAX_RECORD
         vec4 xj = pressures[j]; // (x*, y*, P, P_near): one read (sph.glsl)
@@ -81,7 +81,7 @@ void main()
             dx += (pull - push) / r * d;
         }
     }
-    SPH_END_NEIGHBOURS
+    CS_NB_END_NEIGHBOURS
     // Wall mirrors (see density.comp; one per half-space of the boundary
     // set): the virtual neighbour has the
     // particle's own pressures and sits along -n, so the push is along +n.

@@ -32,28 +32,10 @@ layout(push_constant) uniform Push { cs_sph_push pc; };
 #define SPH_PRESSURE_TYPE vec2
 #endif
 
-// The neighbour loop of density and relax. SPH_LISTS (a define from
-// pipelines/fluid_sph.c): read the neighbour list (cs_neighbours, grid.h),
-// built on x* right after the grid build with a radius a hair above h.
-// Nothing moves x* between the build and the two loops, so every pair a
-// loop accepts (r < h, still tested in the loop) is in the list, in the
-// cell walk's order: the same sums, the same bits. A particle whose list
-// overflowed (more neighbours than slots) walks the cells. Needs the
-// shader's nb_counts, nb_list and nb_state arrays. Without SPH_LISTS: the
-// plain cell walk (the listed loop's walk branch is slower on llvmpipe).
-#ifndef SPH_LISTS
-#define SPH_LISTS 0
-#endif
-#if SPH_LISTS
-#define SPH_FOR_NEIGHBOURS(I, CELL, DIMS, J)                                   \
-    bool use_list_ = nb_counts[I] <= nb_state[CS_NB_SLOTS];                   \
-    CS_GRID_FOR_LISTED_NEIGHBOURS(ranges, CELL, DIMS, nb_counts, nb_list, nb_state, use_list_, I, J)
-#define SPH_END_NEIGHBOURS CS_GRID_END_LISTED_NEIGHBOURS
-#else
-#define SPH_FOR_NEIGHBOURS(I, CELL, DIMS, J) CS_GRID_FOR_NEIGHBOURS(ranges, CELL, DIMS, J)
-#define SPH_END_NEIGHBOURS CS_GRID_END_NEIGHBOURS
-#endif
-
+// The neighbour loop of density and relax: CS_NB_FOR_NEIGHBOURS
+// (grid.glsl), the list built on x* right after the grid build when
+// NB_LISTS (fluid_sph.c). Nothing moves x* between the build and the two
+// loops, so no skin is needed.
 // a^(n-1) for the density kernel (1 - q)^n; the near kernel is one power more.
 float sph_pow_nm1(float a)
 {

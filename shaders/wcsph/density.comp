@@ -15,11 +15,18 @@
 // and the tests read them) and forces' per-neighbour pair (rho, p / rho^2),
 // so forces reads one vec2 per neighbour instead of two floats in two
 // arrays (docs/benchmarks.md, "Compact neighbour data (WCSPH)").
+// With NB_LISTS the loop reads the neighbour list built on these positions
+// right before this pass (fluid_wcsph.c; the same bits as the walk).
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 4) writeonly buffer Densities { float densities[]; };
 layout(std430, binding = 5) writeonly buffer Pressures { float pressures[]; };
 layout(std430, binding = 6) writeonly buffer NeighbourTerms { vec2 neighbour_terms[]; };
+#if NB_LISTS
+layout(std430, binding = 7) readonly buffer NbCounts { uint nb_counts[]; }; // cs_neighbours (grid.glsl CS_NB_FOR_NEIGHBOURS)
+layout(std430, binding = 8) readonly buffer NbList { uint nb_list[]; };
+layout(std430, binding = 9) readonly buffer NbState { uint nb_state[]; };
+#endif
 void main()
 {
     uint i = cs_linear_index();
@@ -45,7 +52,7 @@ void main()
     }
     uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
+    CS_NB_FOR_NEIGHBOURS(i, cell, dims, j)
     {
         vec4 xj = positions[j];
         vec3 d = CS_FLUID_XYZ(xj) - xi;
@@ -64,7 +71,7 @@ void main()
             filled += massj / cs_pick_material(rest_of, mj);
         }
     }
-    CS_GRID_END_NEIGHBOURS
+    CS_NB_END_NEIGHBOURS
     rho *= wp.kernel.x;
     vec4 eos = wp.materials[uint(own.w)].eos;
     // The boundary set's half-spaces (box faces, walls) count as fluid at

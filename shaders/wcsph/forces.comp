@@ -14,7 +14,8 @@
 // density.comp wrote with the same float operations this pass did on the
 // densities and pressures (same bits). Before: five (positions, materials,
 // densities, pressures, velocities); docs/benchmarks.md, "Compact
-// neighbour data (WCSPH)".
+// neighbour data (WCSPH)". With NB_LISTS the candidates are the neighbour
+// list that density's pass built on these same positions (fluid_wcsph.c).
 #include "wcsph.glsl"
 layout(std430, binding = 3) readonly buffer Positions { vec4 positions[]; };
 layout(std430, binding = 4) readonly buffer Velocities { vec4 velocities[]; };
@@ -28,6 +29,11 @@ layout(std430, binding = 7) writeonly buffer VelOut { vec4 vel_out[]; };
 // summed per body by the bodies module).
 layout(std430, binding = 8) buffer Impulses { float impulses[]; };
 #include "../bodies/body_records.glsl"
+#endif
+#if NB_LISTS
+layout(std430, binding = 9) readonly buffer NbCounts { uint nb_counts[]; }; // cs_neighbours (grid.glsl CS_NB_FOR_NEIGHBOURS)
+layout(std430, binding = 10) readonly buffer NbList { uint nb_list[]; };
+layout(std430, binding = 11) readonly buffer NbState { uint nb_state[]; };
 #endif
 void main()
 {
@@ -62,7 +68,7 @@ void main()
     }
     uvec3 dims = fp.grid_dims.xyz;
     ivec3 cell = CS_FLUID_CELL(xi);
-    CS_GRID_FOR_NEIGHBOURS(ranges, cell, dims, j)
+    CS_NB_FOR_NEIGHBOURS(i, cell, dims, j)
     {
         if (j == i)
             continue;
@@ -88,7 +94,7 @@ void main()
         if (mj == mi)
             acc += (cohesion_scale * massj * wcsph_w(q)) * d;
     }
-    CS_GRID_END_NEIGHBOURS
+    CS_NB_END_NEIGHBOURS
     // Wall pressure (every half-space of the boundary set): minus the
     // gradient of the walls' share of the density (rho0 (1 - prod_k (1 -
     // psi_k))) times p_i / rho_i^2, as for Akinci et al.'s boundary
