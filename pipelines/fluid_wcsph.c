@@ -173,9 +173,13 @@ static void fill_params(cs_wcsph *w)
 // Slots per particle: this many times the lattice count within the radius
 // at the scene's particle spacing (a particle with more walks the cells).
 #define WCSPH_LIST_SLACK 2.0
-// When to use them: CISTERN_WCSPH_LISTS=on|off forces either; by default on
-// (docs/benchmarks.md, "Neighbour lists for WCSPH").
-static bool lists_wanted(void) { return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", true); }
+// When to use them, measured on llvmpipe (docs/benchmarks.md, "Neighbour
+// lists for WCSPH"): in 3D the two loops get 1.6-3.7x faster and the step
+// 1.2-1.6x, the build included; in 2D (~2.9x candidates per neighbour, one
+// array read per candidate in each loop) the build costs about what the
+// loops save, so the lists stay off there (and their 2.3x memory with
+// them). CISTERN_WCSPH_LISTS=on|off forces either.
+static bool lists_wanted(int dim) { return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", dim == 3); }
 
 // Density and forces as one variant: the cell walk (lists = 0) or the list
 // loop (1). Each is compiled the first time it is asked for. With moving
@@ -235,7 +239,7 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
-    ok = ok && cs_wcsph_set_neighbour_lists(w, lists_wanted(), err);
+    ok = ok && cs_wcsph_set_neighbour_lists(w, lists_wanted(scene->dim), err);
     if (!ok) {
         cs_wcsph_destroy(w);
         return false;

@@ -8,7 +8,7 @@
 //
 // One substep, as recorded (every pass labelled and timed):
 //   emit → grid on x (+ reorder)
-//   → "grid: neighbours" (the lists on x, when on: fluid_wcsph.c)
+//   → "grid: neighbours" (the lists on x, in 3D: fluid_wcsph.c)
 //   → "wcsph: density" (rho = sum m W, Tait p = B((rho/rho0)^gamma - 1), B = rho0 c^2/gamma)
 //   → "wcsph: forces"  (pressure, artificial viscosity, cohesion, gravity;
 //                       symplectic Euler v' = v + dt a, x' = x + dt v')
