@@ -214,15 +214,13 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
 
     // Neighbour list: sized from the lattice count within the list radius.
     double radius = h * (1.0 + PBF_SKIN);
-    uint64_t lattice_neighbours = cs_neighbours_lattice_count(f->dim, radius, s);
-    double slots = ceil(PBF_LIST_SLACK * (double)lattice_neighbours);
     char nb_name[64];
     snprintf(nb_name, sizeof nb_name, "%s neighbours", f->solver);
     cs_neighbours_desc nd = {
         .name = nb_name,
         .radius = (float)radius,
         .capacity = f->capacity,
-        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
+        .slots = cs_neighbours_slots(f->dim, radius, s, PBF_LIST_SLACK),
         .cell_count = f->grid.cell_count,
     };
     if (!cs_neighbours_create(ctx, &nd, &pbf->nb, err)) {

@@ -5,7 +5,9 @@
 #include "../shaders/grid/grid_shared.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -122,15 +124,18 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // scene takes ~9% less CPU); off in 2D with one material, where relax reads
 // its one-array record (cs_sph_relax_record: even at 64k the build costs
 // what the loops save, and at 3000 particles it is one dispatch more).
-// CISTERN_SPH_LISTS=on|off forces either.
-static bool lists_wanted(int dim, uint32_t material_count)
+// CISTERN_SPH_LISTS=on|off forces either; another value is refused.
+static bool lists_wanted(int dim, uint32_t material_count, bool *wanted, cs_error *err)
 {
     const char *env = getenv("CISTERN_SPH_LISTS");
-    if (env && strcmp(env, "on") == 0)
+    if (env && *env) {
+        if (strcmp(env, "on") != 0 && strcmp(env, "off") != 0)
+            return cs_fail(err, "CISTERN_SPH_LISTS=%s: expected on or off (or unset it for the scene's choice)", env);
+        *wanted = strcmp(env, "on") == 0;
         return true;
-    if (env && strcmp(env, "off") == 0)
-        return false;
-    return !cs_sph_relax_record(dim, material_count);
+    }
+    *wanted = !cs_sph_relax_record(dim, material_count);
+    return true;
 }
 
 static bool create_neighbours(cs_sph *s, cs_error *err)
@@ -140,12 +145,11 @@ static bool create_neighbours(cs_sph *s, cs_error *err)
     double h = sc->smoothing_radius;
     double spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : h * 0.5;
     double radius = h * (1.0 + SPH_LIST_MARGIN);
-    double slots = ceil(SPH_LIST_SLACK * (double)cs_neighbours_lattice_count(f->dim, radius, spacing));
     cs_neighbours_desc nd = {
         .name = "sph neighbours",
         .radius = (float)radius,
         .capacity = f->capacity,
-        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
+        .slots = cs_neighbours_slots(f->dim, radius, spacing, SPH_LIST_SLACK),
         .cell_count = f->grid.cell_count,
     };
     return cs_neighbours_create(f->ctx, &nd, &s->nb, err);
@@ -193,7 +197,15 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sph params", .size = sizeof(cs_sph_params)},
                                &s->params_buffer, err);
-    ok = ok && cs_sph_set_neighbour_lists(s, lists_wanted(scene->dim, scene->material_count), err);
+    bool lists = false;
+    ok = ok && lists_wanted(scene->dim, scene->material_count, &lists, err);
+    if (ok && lists && !cs_sph_set_neighbour_lists(s, true, err)) {
+        // The lists only make it faster: a device that cannot hold them
+        // (memory, buffer limits) runs the cell walk, as before they existed.
+        fprintf(stderr, "cistern: note: sph neighbour lists left off: %s\n", err->msg);
+        lists = false;
+    }
+    ok = ok && cs_sph_set_neighbour_lists(s, lists, err);
     if (!ok) {
         cs_sph_destroy(s);
         return false;
