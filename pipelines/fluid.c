@@ -212,27 +212,28 @@ bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack,
     double h = sc->smoothing_radius;
     double spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : h * 0.5;
     double radius = h * radius_over_h;
-    double slots = ceil(slack * (double)cs_neighbours_lattice_count(f->dim, radius, spacing));
     char name[64];
     snprintf(name, sizeof name, "%s neighbours", f->solver);
     cs_neighbours_desc nd = {
         .name = name,
         .radius = (float)radius,
         .capacity = f->capacity,
-        .slots = (uint32_t)CS_MIN(slots, (double)UINT32_MAX),
+        .slots = cs_neighbours_slots(f->dim, radius, spacing, slack),
         .cell_count = f->grid.cell_count,
     };
     return cs_neighbours_create(f->ctx, &nd, nb, err);
 }
 
-bool cs_fluid_lists_wanted(const char *env_var, bool fallback)
+bool cs_fluid_lists_wanted(const char *env_var, bool fallback, bool *wanted, cs_error *err)
 {
     const char *env = getenv(env_var);
-    if (env && strcmp(env, "on") == 0)
+    *wanted = fallback;
+    if (!env || !*env)
         return true;
-    if (env && strcmp(env, "off") == 0)
-        return false;
-    return fallback;
+    if (strcmp(env, "on") != 0 && strcmp(env, "off") != 0)
+        return cs_fail(err, "%s=%s: expected on or off (or unset it for the scene's choice)", env_var, env);
+    *wanted = strcmp(env, "on") == 0;
+    return true;
 }
 
 static bool check_scene(const cs_scene *sc, cs_error *err)

@@ -164,7 +164,8 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
 bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack, cs_neighbours *nb, cs_error *err);
 // Whether a solver builds its lists: the environment variable `env_var`
 // ("on" or "off") when set, else `fallback` (the solver's measured rule).
-bool cs_fluid_lists_wanted(const char *env_var, bool fallback);
+// False (err names the variable and its values) for any other value.
+bool cs_fluid_lists_wanted(const char *env_var, bool fallback, bool *wanted, cs_error *err);
 
 // Current and alternate buffers (see the IMPORTANT note above).
 static inline cs_buffer *cs_fluid_pos(cs_fluid *f) { return &f->positions[f->pos_cur]; }

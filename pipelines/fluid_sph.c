@@ -5,7 +5,9 @@
 #include "../shaders/grid/grid_shared.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -122,10 +124,10 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // scene takes ~9% less CPU); off in 2D with one material, where relax reads
 // its one-array record (cs_sph_relax_record: even at 64k the build costs
 // what the loops save, and at 3000 particles it is one dispatch more).
-// CISTERN_SPH_LISTS=on|off forces either.
-static bool lists_wanted(int dim, uint32_t material_count)
+// CISTERN_SPH_LISTS=on|off forces either; another value is refused.
+static bool lists_wanted(int dim, uint32_t material_count, bool *wanted, cs_error *err)
 {
-    return cs_fluid_lists_wanted("CISTERN_SPH_LISTS", !cs_sph_relax_record(dim, material_count));
+    return cs_fluid_lists_wanted("CISTERN_SPH_LISTS", !cs_sph_relax_record(dim, material_count), wanted, err);
 }
 
 // Density and relax as one variant: the cell walk (lists = 0) or the list
@@ -171,7 +173,15 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sph params", .size = sizeof(cs_sph_params)},
                                &s->params_buffer, err);
-    ok = ok && cs_sph_set_neighbour_lists(s, lists_wanted(scene->dim, scene->material_count), err);
+    bool lists = false;
+    ok = ok && lists_wanted(scene->dim, scene->material_count, &lists, err);
+    if (ok && lists && !cs_sph_set_neighbour_lists(s, true, err)) {
+        // The lists only make it faster: a device that cannot hold them
+        // (memory, buffer limits) runs the cell walk, as before they existed.
+        fprintf(stderr, "cistern: note: sph neighbour lists left off: %s\n", err->msg);
+        lists = false;
+    }
+    ok = ok && cs_sph_set_neighbour_lists(s, lists, err);
     if (!ok) {
         cs_sph_destroy(s);
         return false;

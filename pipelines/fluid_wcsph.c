@@ -2,6 +2,7 @@
 #include "fluid_wcsph.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -179,7 +180,10 @@ static void fill_params(cs_wcsph *w)
 // array read per candidate in each loop) the build costs about what the
 // loops save, so the lists stay off there (and their 2.3x memory with
 // them). CISTERN_WCSPH_LISTS=on|off forces either.
-static bool lists_wanted(int dim) { return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", dim == 3); }
+static bool lists_wanted(int dim, bool *wanted, cs_error *err)
+{
+    return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", dim == 3, wanted, err);
+}
 
 // Density and forces as one variant: the cell walk (lists = 0) or the list
 // loop (1). Each is compiled the first time it is asked for. With moving
@@ -239,7 +243,15 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
-    ok = ok && cs_wcsph_set_neighbour_lists(w, lists_wanted(scene->dim), err);
+    bool lists = false;
+    ok = ok && lists_wanted(scene->dim, &lists, err);
+    if (ok && lists && !cs_wcsph_set_neighbour_lists(w, true, err)) {
+        // The lists only make it faster: a device that cannot hold them
+        // (memory, buffer limits) runs the cell walk, as before they existed.
+        fprintf(stderr, "cistern: note: wcsph neighbour lists left off: %s\n", err->msg);
+        lists = false;
+    }
+    ok = ok && cs_wcsph_set_neighbour_lists(w, lists, err);
     if (!ok) {
         cs_wcsph_destroy(w);
         return false;

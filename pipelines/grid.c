@@ -4,6 +4,7 @@
 #include "../shaders/grid/grid_shared.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,17 +201,32 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 
 // ---- neighbour lists (see grid.h) ----
 
-// The layout CISTERN_NB_LAYOUT asks for, else the device's (grid.h).
-static cs_nb_layout neighbour_layout(const cs_context *ctx, cs_nb_layout asked)
+// The layout CISTERN_NB_LAYOUT asks for, else the device's (grid.h). False
+// (err) for a value it does not know.
+static bool neighbour_layout(const cs_context *ctx, cs_nb_layout asked, cs_nb_layout *layout, cs_error *err)
 {
+    *layout = asked;
     if (asked != CS_NB_LAYOUT_AUTO)
-        return asked;
+        return true;
     const char *env = getenv("CISTERN_NB_LAYOUT");
-    if (env && strcmp(env, "particle") == 0)
-        return CS_NB_LAYOUT_PARTICLE;
-    if (env && strcmp(env, "slot") == 0)
-        return CS_NB_LAYOUT_SLOT;
-    return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? CS_NB_LAYOUT_PARTICLE : CS_NB_LAYOUT_SLOT;
+    if (env && *env) {
+        if (strcmp(env, "particle") == 0)
+            *layout = CS_NB_LAYOUT_PARTICLE;
+        else if (strcmp(env, "slot") == 0)
+            *layout = CS_NB_LAYOUT_SLOT;
+        else
+            return cs_fail(err, "CISTERN_NB_LAYOUT=%s: expected particle or slot (or unset it for the device's "
+                           "choice)", env);
+        return true;
+    }
+    *layout = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? CS_NB_LAYOUT_PARTICLE : CS_NB_LAYOUT_SLOT;
+    return true;
+}
+
+uint32_t cs_neighbours_slots(int dim, double radius, double spacing, double slack)
+{
+    double slots = ceil(slack * (double)cs_neighbours_lattice_count(dim, radius, spacing));
+    return (uint32_t)CS_MAX(CS_MIN(slots, (double)UINT32_MAX), 1.0);
 }
 
 uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing)
@@ -231,7 +247,10 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
     nb->radius = desc->radius;
     nb->capacity = CS_MAX(desc->capacity, 1u);
     nb->cell_count = CS_MAX(desc->cell_count, 1u);
-    nb->layout = neighbour_layout(ctx, desc->layout);
+    if (!neighbour_layout(ctx, desc->layout, &nb->layout, err)) {
+        memset(nb, 0, sizeof *nb);
+        return false;
+    }
     // Fewer slots than asked for only means more particles fall back to the
     // cell walk; never refuse a scene for it.
     // One entry per particle more than its slots: the fill's scratch entry
@@ -239,9 +258,16 @@ bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_ne
     uint64_t max_entries = ctx->props.limits.maxStorageBufferRange / 4;
     uint64_t per_particle = max_entries / nb->capacity;
     nb->slots = (uint32_t)CS_MAX(CS_MIN((uint64_t)CS_MAX(desc->slots, 1u), per_particle ? per_particle - 1 : 0), 1u);
-    if (((uint64_t)nb->slots + 1) * nb->capacity > max_entries)
+    if (((uint64_t)nb->slots + 1) * nb->capacity > max_entries) {
+        uint32_t capacity = nb->capacity;
+        memset(nb, 0, sizeof *nb); // nothing was made: a later create starts clean
         return cs_fail(err, "%s: %u particles do not fit one neighbour list (device limit %llu entries); lower the "
-                       "particle count", base, nb->capacity, (unsigned long long)max_entries);
+                       "particle count", base, capacity, (unsigned long long)max_entries);
+    }
+    if (nb->slots < desc->slots)
+        fprintf(stderr, "cistern: note: %s hold %u entries a particle, not %u (the device's %llu-entry buffer "
+                "limit); particles with more neighbours walk the cells\n", base, nb->slots, desc->slots,
+                (unsigned long long)max_entries);
     char name[96];
     struct {
         cs_buffer *buf;

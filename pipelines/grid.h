@@ -162,6 +162,9 @@ typedef struct cs_neighbours {
 // one site, that site included: a solver sizes its slots from it (times a
 // slack for compressed fluid and clamped edge cells).
 uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing);
+// List slots for a scene: SLACK times the particles of a lattice of
+// SPACING within RADIUS of one of them (itself included), at least 1.
+uint32_t cs_neighbours_slots(int dim, double radius, double spacing, double slack);
 bool cs_neighbours_create(cs_context *ctx, const cs_neighbours_desc *desc, cs_neighbours *nb, cs_error *err);
 void cs_neighbours_destroy(cs_context *ctx, cs_neighbours *nb);
 // Records "grid: neighbours" over positions (vec4, in the grid's sorted

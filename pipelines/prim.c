@@ -211,7 +211,7 @@ static bool choose_digit_bits(cs_context *ctx, uint32_t block_keys, uint32_t *di
         return true;
     }
     cs_error unused;
-    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !cs_sort_choose_as_gpu;
     *digit_bits = !cpu && cs_sort8_supported(ctx, &unused) && sort8_passes_self_test(ctx, block_keys) ? 8 : 4;
     return true;
 }
@@ -256,8 +256,17 @@ bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bi
     sort->digit_bits = digit_bits;
     sort->block_keys = digit_bits == 8 ? block_keys : CS_SORT_BLOCK; // the 4-bit path's block is fixed
     // sort_small.comp (one block, 4-bit) runs on both paths.
-    if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err) || (digit_bits == 8 && !cs_sort8_supported(ctx, err)))
+    if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err))
         return false;
+    if (digit_bits == 8 && !cs_sort8_supported(ctx, err)) {
+        const char *forced = getenv("CISTERN_SORT");
+        if (forced && strcmp(forced, "8") == 0) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            return cs_fail(err, "%s (CISTERN_SORT=8 asks for it: unset it or set 4)", why);
+        }
+        return false;
+    }
     uint32_t radix = digit_bits == 8 ? CS_SORT8_RADIX : CS_SORT_RADIX;
     uint64_t hist_count = (uint64_t)radix * blocks_of(capacity, sort->block_keys);
     bool ok = create_sort_programs(ctx, sort, err) &&
@@ -368,6 +377,7 @@ void cs_sort_record(cs_recorder *rec, cs_sort *sort, cs_buffer *keys, cs_buffer 
 // ------------------------------------------------- 8-bit self-test ----
 
 bool cs_sort8_self_test_tamper = false;
+bool cs_sort_choose_as_gpu = false;
 
 // What the self-test sorts: the shapes a wrong ballot, rank or subgroup
 // order would break. Keys come from a fixed sequence, so every device and

@@ -94,6 +94,9 @@ bool cs_sort8_self_test(cs_context *ctx, cs_error *err);
 // Tests only: the self-test swaps two values of the GPU's result before
 // comparing, so it must report a mismatch.
 extern bool cs_sort8_self_test_tamper;
+// Tests only: cs_sort_create chooses for a CPU device as it would for a GPU
+// (8 bits after the self-test), so the fallback can run on lavapipe.
+extern bool cs_sort_choose_as_gpu;
 void cs_sort_destroy(cs_context *ctx, cs_sort *sort);
 // Sorts keys[0..count) ascending, carrying values along; equal keys keep
 // their input order. Only the low `key_bits` bits (0..32) are compared; the

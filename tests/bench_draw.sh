@@ -29,7 +29,8 @@ for s in d["sizes"]:
 ' "$out/draw/results.json") || fail "results.json missing or malformed"
 [ "$json_rows" = "$(rows "$small" | awk '{ print $1, $3 }')" ] ||
   fail "results.json sizes differ from the table: $json_rows"
-expect 0 "draw ms" -- "$cistern" bench --draw dam_break_3d --particles 2k --steps 1 --warmup 0 --size 320x180
+expect 0 "draw ms" -- "$cistern" bench --draw dam_break_3d --particles 2k --steps 1 --warmup 0 --size 320x180 \
+  --out "$out/big"
 big=$last_out
 small_px=$(rows "$small" | awk 'NR == 1 { print $7 }')
 big_px=$(rows "$big" | awk 'NR == 1 { print $7 }')

@@ -15,6 +15,7 @@
 //  - an impossible particle count is refused with a message before any
 //    allocation; bad "pbf" keys and values are refused with the key path;
 //  - hot reload rebuilds exactly the programs that include a changed file.
+#define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 
 #include "fluid_pbf.h"
@@ -606,12 +607,25 @@ static void test_determinism(cs_context *ctx)
 
 // Neighbour lists against the cell walk: the same scene with lists on and
 // off (every loop walking the cells) must give the same bits, and the lists
-// must actually be read (else the comparison proves nothing).
+// must actually be read (else the comparison proves nothing). Run 0 reads
+// the lists in the device's layout, run 2 in the other one
+// (CISTERN_NB_LAYOUT), run 1 walks.
 static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
 {
-    float *pos[2] = {NULL, NULL}, *vel[2] = {NULL, NULL}, *dens[2] = {NULL, NULL};
-    uint32_t n[2] = {0, 0}, listed[2] = {0, 0};
-    for (int run = 0; run < 2; run++) {
+    enum { RUNS = 3 };
+    float *pos[RUNS] = {NULL}, *vel[RUNS] = {NULL}, *dens[RUNS] = {NULL};
+    uint32_t n[RUNS] = {0}, listed[RUNS] = {0};
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    const char *other_layout = cpu ? "slot" : "particle";
+    const char *old_layout = getenv("CISTERN_NB_LAYOUT");
+    char *saved_layout = old_layout ? strdup(old_layout) : NULL;
+    for (int run = 0; run < RUNS; run++) {
+        if (run == 2)
+            setenv("CISTERN_NB_LAYOUT", other_layout, 1);
+        else if (saved_layout)
+            setenv("CISTERN_NB_LAYOUT", saved_layout, 1);
+        else
+            unsetenv("CISTERN_NB_LAYOUT");
         cs_scene s;
         if (dim == 2) {
             scene_init(&s, "lists_2d", 2, (float[3]){0, 0, 0}, (float[3]){1.2f, 1.0f, 0}, 0.02f, 0.04f, 1.0f / 240);
@@ -628,7 +642,10 @@ static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
             scene_free(&s);
             continue;
         }
-        cs_pbf_set_neighbour_lists(state, run == 0);
+        if (run == 2)
+            CHECK(cs_pbf_neighbours(state)->layout == (cpu ? CS_NB_LAYOUT_SLOT : CS_NB_LAYOUT_PARTICLE),
+                  "CISTERN_NB_LAYOUT=%s was not taken", other_layout);
+        cs_pbf_set_neighbour_lists(state, run != 1);
         run_steps(ctx, state, steps);
         cs_fluid *f = cs_pbf_fluid(state);
         n[run] = f->count;
@@ -644,20 +661,30 @@ static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
         cs_pbf_ops.destroy(state);
         scene_free(&s);
     }
-    if (pos[0] && pos[1]) {
-        CHECK(n[0] == n[1], "%dD lists: %u vs %u particles", dim, n[0], n[1]);
-        uint32_t m = CS_MIN(n[0], n[1]), diff = 0;
+    if (saved_layout)
+        setenv("CISTERN_NB_LAYOUT", saved_layout, 1);
+    else
+        unsetenv("CISTERN_NB_LAYOUT");
+    free(saved_layout);
+    for (int run = 0; run < RUNS; run += 2) {
+        if (!pos[run] || !pos[1])
+            continue;
+        const char *layout = run == 0 ? "device's layout" : other_layout;
+        CHECK(n[run] == n[1], "%dD lists (%s): %u vs %u particles", dim, layout, n[run], n[1]);
+        uint32_t m = CS_MIN(n[run], n[1]), diff = 0;
         for (uint32_t i = 0; i < m; i++)
-            if (memcmp(pos[0] + 4 * i, pos[1] + 4 * i, 16) || memcmp(vel[0] + 4 * i, vel[1] + 4 * i, 16) ||
-                memcmp(dens[0] + i, dens[1] + i, 4))
+            if (memcmp(pos[run] + 4 * i, pos[1] + 4 * i, 16) || memcmp(vel[run] + 4 * i, vel[1] + 4 * i, 16) ||
+                memcmp(dens[run] + i, dens[1] + i, 4))
                 diff++;
-        fprintf(stderr, "%dD lists vs cell walk, %u substeps: %u of %u particles differ; last lambda read the list "
-                        "for %u particles (walk run: %u)\n", dim, steps, diff, m, listed[0], listed[1]);
-        CHECK(diff == 0, "%dD: %u of %u particles differ between neighbour lists and the cell walk", dim, diff, m);
-        CHECK(listed[0] > m / 2, "%dD: only %u of %u particles read their list in the last lambda", dim, listed[0], m);
-        CHECK(listed[1] == 0, "%dD: %u particles read a list that was switched off", dim, listed[1]);
+        fprintf(stderr, "%dD lists (%s) vs cell walk, %u substeps: %u of %u particles differ; last lambda read the "
+                        "list for %u particles (walk run: %u)\n", dim, layout, steps, diff, m, listed[run], listed[1]);
+        CHECK(diff == 0, "%dD (%s): %u of %u particles differ between neighbour lists and the cell walk", dim, layout,
+              diff, m);
+        CHECK(listed[run] > m / 2, "%dD (%s): only %u of %u particles read their list in the last lambda", dim, layout,
+              listed[run], m);
     }
-    for (int r = 0; r < 2; r++) {
+    CHECK(listed[1] == 0, "%dD: %u particles read a list that was switched off", dim, listed[1]);
+    for (int r = 0; r < RUNS; r++) {
         free(pos[r]);
         free(vel[r]);
         free(dens[r]);

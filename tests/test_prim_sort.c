@@ -199,6 +199,30 @@ static void check_self_test(cs_context *ctx)
           tampered ? "it passed" : err.msg);
     if (!tampered)
         fprintf(stderr, "tampered self-test says: %s\n", err.msg);
+
+    // The automatic choice as a GPU makes it (cs_sort_choose_as_gpu): 8 bits
+    // after a passing self-test, 4 after a failing one (the verdict is
+    // cached in the context, so it is cleared between the two).
+    const char *forced = getenv("CISTERN_SORT");
+    char *saved_sort = forced ? strdup(forced) : NULL;
+    unsetenv("CISTERN_SORT");
+    cs_sort_choose_as_gpu = true;
+    for (int bad = 0; bad < 2; bad++) {
+        ctx->sort8_self_test_block = 0;
+        cs_sort8_self_test_tamper = bad;
+        cs_sort sort;
+        bool made = cs_sort_create(ctx, 20000, &sort, &err);
+        CHECK(made, "automatic sort create: %s", made ? "" : err.msg);
+        if (made) {
+            CHECK(sort.digit_bits == (bad ? 4u : 8u), "a %s self-test should give %u bits, got %u",
+                  bad ? "failing" : "passing", bad ? 4u : 8u, sort.digit_bits);
+            cs_sort_destroy(ctx, &sort);
+        }
+    }
+    cs_sort8_self_test_tamper = false;
+    cs_sort_choose_as_gpu = false;
+    ctx->sort8_self_test_block = 0;
+    restore_env("CISTERN_SORT", saved_sort);
 }
 
 // CISTERN_SORT picks the path (and a wrong value is an error, not ignored).
@@ -231,11 +255,7 @@ static void check_environment_choice(cs_context *ctx)
     CHECK(!made && strstr(err.msg, "CISTERN_SORT") != NULL, "CISTERN_SORT=5 is refused with a message");
     if (made)
         cs_sort_destroy(ctx, &bad);
-    if (saved)
-        setenv("CISTERN_SORT", saved, 1);
-    else
-        unsetenv("CISTERN_SORT");
-    free(saved);
+    restore_env("CISTERN_SORT", saved);
     if (!has8)
         fprintf(stderr, "no 8-bit sort on this device: %s\n", why_not.msg);
 }

@@ -15,6 +15,7 @@
 //  5. Neighbour lists: the same bits as the cell walk (2D one and two
 //     materials, 3D, and some particles overflowing their lists).
 //  6. Scene-block errors name the key.
+#define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 
 #include <float.h>
@@ -939,6 +940,20 @@ static void check_lists(cs_context *ctx)
         "  \"walls\": [ { \"normal\": [-0.6, 0.8, 0], \"offset\": -1.5 } ],"
         "  \"sph\": { \"kernel\": \"clavet\" } }";
     check_lists_match_walk(ctx, "3D, two materials", json, 60, 0);
+    // The other layout than the device's (CISTERN_NB_LAYOUT), with some
+    // particles overflowing: the same bits.
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    const char *old_layout = getenv("CISTERN_NB_LAYOUT");
+    char *saved_layout = old_layout ? strdup(old_layout) : NULL;
+    setenv("CISTERN_NB_LAYOUT", cpu ? "slot" : "particle", 1);
+    check_lists_match_walk(ctx, cpu ? "dam_break_2d, slot-major, 30 slots read"
+                                    : "dam_break_2d, particle-major, 30 slots read",
+                           "dam_break_2d", 60, 30);
+    if (saved_layout)
+        setenv("CISTERN_NB_LAYOUT", saved_layout, 1);
+    else
+        unsetenv("CISTERN_NB_LAYOUT");
+    free(saved_layout);
 }
 
 // ---- 6. errors in the "sph" block ---------------------------------------------

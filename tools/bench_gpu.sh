@@ -9,7 +9,7 @@
 #   sim        cistern bench: PBF 3D 1M..8M, WCSPH 3D 1M and 4M, Clavet 2D
 #              1M, reint 2D 4096^2 and 3D 256^3 (ms a substep, per pass)
 #   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH)
-#   draw       cistern bench --draw: the particles' draw at 1M, 720p and 1080p
+#   draw       cistern bench --draw: the particles' draw at 256k, 1M and 4M, 720p and 1080p
 #   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches
 #   knobs      the per-device choices made without a GPU at hand, each way:
 #              CISTERN_SORT=4|8, CISTERN_SORT_BLOCK=2048|8192 and
@@ -30,7 +30,7 @@ warmup=${WARMUP:-5}
 out=${OUT:-bench/gpu}
 status=0
 # The sizes: the issue's (PBF 1 M to 8 M, WCSPH 4 M, Clavet 1 M, reint
-# 4096^2 and 256^3, demos at 256 k to 4 M, the draw at 1 M, radiosity to
+# 4096^2 and 256^3, demos and the draw at 256 k to 4 M, radiosity to
 # 100 k patches), or tiny ones for the smoke test.
 if [ "${SMALL:-0}" = 1 ]; then
   steps=2 warmup=1 frames=2 rsteps=2 knob=2k

@@ -103,6 +103,8 @@ void main()
     pressures[i] = p;
     // What forces.comp needs of particle i as a neighbour (and as itself):
     // rho and p / rho^2 by the very float operations forces did with the
-    // two stored values, so its sums keep their bits.
+    // two stored values, so its sums keep their bits (on lavapipe, shown by
+    // the PLY bytes; Vulkan lets a driver round a division within 2.5 ulp,
+    // and compile the two shaders' divisions differently).
     neighbour_terms[i] = vec2(rho, p / (rho * rho));
 }
