@@ -130,7 +130,7 @@ static uint32_t smallest_subgroup_size(cs_context *ctx)
 
 // sort8_scatter.comp keeps one row of 256 counters per subgroup in shared
 // memory, so the bound comes from the smallest subgroup.
-static uint32_t sort8_max_subgroups(cs_context *ctx)
+uint32_t cs_sort8_max_subgroups(cs_context *ctx)
 {
     return CS_MAX(CS_SORT8_THREADS / smallest_subgroup_size(ctx), 1);
 }
@@ -148,7 +148,7 @@ bool cs_sort8_supported(cs_context *ctx, cs_error *err)
     if (subgroup.subgroupSize == 0 || subgroup.subgroupSize > 128 || CS_SORT8_THREADS % subgroup.subgroupSize != 0)
         return cs_fail(err, "8-bit sort: subgroups of %u on '%s' do not divide workgroups of %u",
                        subgroup.subgroupSize, ctx->props.deviceName, CS_SORT8_THREADS);
-    uint64_t shared_bytes = (uint64_t)sort8_max_subgroups(ctx) * CS_SORT8_RADIX * 4;
+    uint64_t shared_bytes = (uint64_t)cs_sort8_max_subgroups(ctx) * CS_SORT8_RADIX * 4;
     if (shared_bytes > ctx->props.limits.maxComputeSharedMemorySize)
         return cs_fail(err, "8-bit sort: needs %llu bytes of shared memory, '%s' has %u",
                        (unsigned long long)shared_bytes, ctx->props.deviceName,
@@ -222,7 +222,7 @@ static bool create_sort_programs(cs_context *ctx, cs_sort *sort, cs_error *err)
         return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
                cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err);
     char max_subgroups[16], block[16];
-    snprintf(max_subgroups, sizeof max_subgroups, "%u", sort8_max_subgroups(ctx));
+    snprintf(max_subgroups, sizeof max_subgroups, "%u", cs_sort8_max_subgroups(ctx));
     snprintf(block, sizeof block, "%u", sort->block_keys);
     return cs_program_create(ctx, &(cs_program_desc){
                .path = "prim/sort8_histogram.comp",

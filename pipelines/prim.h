@@ -91,6 +91,9 @@ bool cs_sort8_supported(cs_context *ctx, cs_error *err);
 // On a mismatch cs_sort_create prints one line on stderr and takes 4 bits.
 // Returns false with what differed (or why it could not run) in *err.
 bool cs_sort8_self_test(cs_context *ctx, cs_error *err);
+// The SORT8_MAX_SUBGROUPS define the 8-bit scatter is compiled with: its
+// workgroup over the device's smallest subgroup size.
+uint32_t cs_sort8_max_subgroups(cs_context *ctx);
 // Tests only: the self-test swaps two values of the GPU's result before
 // comparing, so it must report a mismatch.
 extern bool cs_sort8_self_test_tamper;

@@ -4,7 +4,7 @@
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 
-#include "../shaders/prim/prim_shared.h"
+#include "prim.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -19,14 +19,14 @@ static bool has_suffix(const char *s, const char *suffix)
 
 // Shaders their host always compiles with defines it picks per device
 // (a missing one is an #error): the same kind of values here.
-static void shader_defines(const cs_context *ctx, const char *path, cs_program_desc *desc)
+static void shader_defines(cs_context *ctx, const char *path, cs_program_desc *desc)
 {
     static char max_subgroups[16];
     if (strncmp(path, "prim/sort8_", strlen("prim/sort8_")) != 0)
         return;
-    // pipelines/prim.c: CS_SORT8_THREADS over the smallest subgroup, and the
-    // CPU devices' block of keys.
-    snprintf(max_subgroups, sizeof max_subgroups, "%u", CS_MAX(CS_SORT8_THREADS / CS_MAX(ctx->subgroup_size, 1u), 1u));
+    // What cs_sort_create gives them (pipelines/prim.c), with the CPU
+    // devices' block of keys.
+    snprintf(max_subgroups, sizeof max_subgroups, "%u", cs_sort8_max_subgroups(ctx));
     desc->defines[0] = (cs_define){"SORT8_BLOCK", "8192"};
     desc->defines[1] = (cs_define){"SORT8_MAX_SUBGROUPS", max_subgroups};
 }
