@@ -228,6 +228,8 @@ bool cs_fluid_lists_wanted(const char *env_var, bool fallback, bool *wanted, cs_
 {
     const char *env = getenv(env_var);
     *wanted = fallback;
+    if (!cs_neighbours_check_env(err))
+        return false;
     if (!env || !*env)
         return true;
     if (strcmp(env, "on") != 0 && strcmp(env, "off") != 0)

@@ -134,7 +134,7 @@ static bool lists_wanted(int dim, uint32_t material_count, bool *wanted, cs_erro
 // loop (1). Each is compiled the first time it is asked for.
 static bool create_programs(cs_sph *s, bool lists, cs_error *err)
 {
-    if (s->density[lists].value)
+    if (s->density[lists].value && s->relax[lists].value)
         return true;
     char exponent[2] = {(char)('0' + s->exponent), 0};
     const cs_define defines[] = {{"SPH_EXPONENT", exponent}, {"NB_LISTS", lists ? "1" : "0"}, {NULL, NULL}};
@@ -175,9 +175,11 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
                                &s->params_buffer, err);
     bool lists = false;
     ok = ok && lists_wanted(scene->dim, scene->material_count, &lists, err);
-    if (ok && lists && !cs_sph_set_neighbour_lists(s, true, err)) {
-        // The lists only make it faster: a device that cannot hold them
-        // (memory, buffer limits) runs the cell walk, as before they existed.
+    // A shader that does not compile fails the scene; lists the device
+    // cannot hold (memory, buffer limits) only cost speed: the cell walk
+    // runs, as before they existed, with a note.
+    ok = ok && (!lists || create_programs(s, true, err));
+    if (ok && lists && !cs_fluid_create_neighbours(&s->fluid, 1.0 + SPH_LIST_MARGIN, SPH_LIST_SLACK, &s->nb, err)) {
         fprintf(stderr, "cistern: note: sph neighbour lists left off: %s\n", err->msg);
         lists = false;
     }

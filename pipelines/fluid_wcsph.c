@@ -191,7 +191,7 @@ static bool lists_wanted(int dim, bool *wanted, cs_error *err)
 // WITH_IMPULSES).
 static bool create_programs(cs_wcsph *w, bool lists, cs_error *err)
 {
-    if (w->density[lists].value)
+    if (w->density[lists].value && w->forces[lists].value)
         return true;
     char kernel[2] = {(char)('0' + w->kernel), 0};
     const char *nb_lists = lists ? "1" : "0";
@@ -245,9 +245,11 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
                                &w->params_buffer, err);
     bool lists = false;
     ok = ok && lists_wanted(scene->dim, &lists, err);
-    if (ok && lists && !cs_wcsph_set_neighbour_lists(w, true, err)) {
-        // The lists only make it faster: a device that cannot hold them
-        // (memory, buffer limits) runs the cell walk, as before they existed.
+    // A shader that does not compile fails the scene; lists the device
+    // cannot hold (memory, buffer limits) only cost speed: the cell walk
+    // runs, as before they existed, with a note.
+    ok = ok && (!lists || create_programs(w, true, err));
+    if (ok && lists && !cs_fluid_create_neighbours(&w->fluid, 1.0 + WCSPH_LIST_MARGIN, WCSPH_LIST_SLACK, &w->nb, err)) {
         fprintf(stderr, "cistern: note: wcsph neighbour lists left off: %s\n", err->msg);
         lists = false;
     }

@@ -285,5 +285,17 @@ expect 2 "\-\-scale wants" -- "$cistern" view "$demo" --scale -3
 expect 1 "no_such.phd" -- "$cistern" view "$tmp/no_such.phd" --headless --out "$tmp/view"
 expect 1 "cut.phd: byte 131084" -- "$cistern" view "$tmp/cut.phd" --headless --out "$tmp/view"
 
+# The environment switches of the neighbour lists: a value they do not know
+# is refused with the values they take, also where the lists are off (2D
+# Clavet with one material), never ignored.
+expect 2 "CISTERN_NB_LAYOUT=bad: expected particle or slot" -- env CISTERN_NB_LAYOUT=bad "$cistern" run \
+  dam_break_3d --frames 1 --particles 2k --quiet --out "$tmp/env1"
+expect 2 "CISTERN_NB_LAYOUT=bad: expected particle or slot" -- env CISTERN_NB_LAYOUT=bad "$cistern" run \
+  dam_break_2d --frames 1 --quiet --out "$tmp/env2"
+expect 2 "CISTERN_WCSPH_LISTS=x: expected on or off" -- env CISTERN_WCSPH_LISTS=x "$cistern" run \
+  wcsph_tank_3d --frames 1 --particles 2k --quiet --out "$tmp/env3"
+expect 2 "CISTERN_SPH_LISTS=maybe: expected on or off" -- env CISTERN_SPH_LISTS=maybe "$cistern" run \
+  dam_break_2d --frames 1 --quiet --out "$tmp/env4"
+
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
 echo PASS

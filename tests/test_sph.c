@@ -849,6 +849,11 @@ static void check_determinism(cs_context *ctx)
 // particles with longer lists walk the cells in the same dispatch as
 // particles reading theirs. Returns the particle count (0: failed) and
 // fills the state by id; `listed` = particles whose last list was read.
+// The list radius as built, over the solver's own (1 in every real run):
+// below 1 the list misses pairs the loops accept near h, which must change
+// the results when the loops really read the lists (check_lists_are_read).
+static float list_radius_scale = 1.0f;
+
 static uint32_t run_with_lists(cs_context *ctx, const char *scene, bool lists, uint32_t slots_read,
                                uint32_t substeps, float **state, uint32_t *listed, uint32_t *longest)
 {
@@ -867,6 +872,8 @@ static uint32_t run_with_lists(cs_context *ctx, const char *scene, bool lists, u
         cs_scene_free(&sc);
         return 0;
     }
+    if (lists)
+        s.nb.radius *= list_radius_scale;
     if (lists && slots_read)
         cs_buffer_upload(ctx, &s.nb.state, &slots_read, 4, CS_NB_SLOTS * 4);
     uint32_t slots = lists ? (slots_read ? slots_read : s.nb.slots) : 0;
@@ -918,10 +925,32 @@ static void check_lists_match_walk(cs_context *ctx, const char *what, const char
     free(state[1]);
 }
 
+// The negative control of check_lists_match_walk: lists built a hair too
+// short (radius x 0.999, so pairs just inside h are missing) must give
+// other bits than the walk. If the loops ignored the lists, they would not.
+static void check_lists_are_read(cs_context *ctx, const char *what, const char *scene, uint32_t substeps)
+{
+    float *state[2] = {NULL, NULL};
+    uint32_t listed[2], longest[2];
+    list_radius_scale = 0.999f;
+    uint32_t n0 = run_with_lists(ctx, scene, true, 0, substeps, &state[0], &listed[0], &longest[0]);
+    list_radius_scale = 1.0f;
+    uint32_t n1 = run_with_lists(ctx, scene, false, 0, substeps, &state[1], &listed[1], &longest[1]);
+    uint32_t diff = 0;
+    for (uint32_t i = 0; n0 == n1 && i < n0; i++)
+        diff += memcmp(state[0] + 4 * i, state[1] + 4 * i, 16) != 0;
+    fprintf(stderr, "sph lists 0.1%% too short, %s: %u of %u positions differ from the cell walk\n", what, diff,
+            n0);
+    CHECK(n0 == n1 && diff > 0, "%s: lists missing pairs near h changed nothing: the loops do not read them", what);
+    free(state[0]);
+    free(state[1]);
+}
+
 static void check_lists(cs_context *ctx)
 {
     // 2D, one material (relax reads its record), the seed's kernel.
     check_lists_match_walk(ctx, "dam_break_2d", "dam_break_2d", 60, 0);
+    check_lists_are_read(ctx, "dam_break_2d", "dam_break_2d", 60);
     // Some particles overflow (they walk), the others read their lists.
     check_lists_match_walk(ctx, "dam_break_2d, 30 slots read", "dam_break_2d", 60, 30);
     // 2D, two materials, seed 000's walls and viscosity, emitters.

@@ -153,6 +153,8 @@ static void usage(FILE *out)
         "                         default) or slot-major (GPUs' default); the same results either way\n"
         "  CISTERN_SPH_LISTS      on|off: Clavet SPH reads neighbour lists (default: on in 3D and for several\n"
         "                         materials in 2D); the same results either way\n"
+        "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D); the same results\n"
+        "                         either way\n"
         "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can and whose 8-bit sort\n"
         "                         passes its self-test, 4 on CPUs); the same results either way\n"
         "  CISTERN_SORT_BLOCK     keys per block of the 8-bit sort, a power of two 128..65536 (default: 2048 on GPUs,\n"

@@ -20,7 +20,7 @@ layout(std430, binding = 6) writeonly buffer Densities { float densities[]; };
 layout(std430, binding = 7) writeonly buffer Pressures { SPH_PRESSURE_TYPE pressures[]; }; // (P, P_near); sph.glsl
 layout(std430, binding = 8) writeonly buffer PredVisc { vec4 pred_visc[]; };
 #if NB_LISTS
-layout(std430, binding = 9) readonly buffer NbCounts { uint nb_counts[]; };  // cs_neighbours (sph.glsl)
+layout(std430, binding = 9) readonly buffer NbCounts { uint nb_counts[]; };  // cs_neighbours (grid.h; the loop: grid.glsl CS_NB_FOR_NEIGHBOURS)
 layout(std430, binding = 10) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 11) readonly buffer NbState { uint nb_state[]; };
 #endif

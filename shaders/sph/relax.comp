@@ -21,7 +21,7 @@ layout(std430, binding = 7) writeonly buffer PosOut { vec4 pos_out[]; };
 layout(std430, binding = 8) writeonly buffer VelOut { vec4 vel_out[]; };
 layout(std430, binding = 9) readonly buffer PredVisc { vec4 pred_visc[]; };
 #if NB_LISTS
-layout(std430, binding = 10) readonly buffer NbCounts { uint nb_counts[]; }; // cs_neighbours (sph.glsl)
+layout(std430, binding = 10) readonly buffer NbCounts { uint nb_counts[]; }; // cs_neighbours (grid.h; the loop: grid.glsl CS_NB_FOR_NEIGHBOURS)
 layout(std430, binding = 11) readonly buffer NbList { uint nb_list[]; };
 layout(std430, binding = 12) readonly buffer NbState { uint nb_state[]; };
 #endif
