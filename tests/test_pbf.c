@@ -617,8 +617,7 @@ static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
     uint32_t n[RUNS] = {0}, listed[RUNS] = {0};
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     const char *other_layout = cpu ? "slot" : "particle";
-    const char *old_layout = getenv("CISTERN_NB_LAYOUT");
-    char *saved_layout = old_layout ? strdup(old_layout) : NULL;
+    char *saved_layout = test_env_save("CISTERN_NB_LAYOUT");
     for (int run = 0; run < RUNS; run++) {
         if (run == 2)
             setenv("CISTERN_NB_LAYOUT", other_layout, 1);
@@ -661,11 +660,7 @@ static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
         cs_pbf_ops.destroy(state);
         scene_free(&s);
     }
-    if (saved_layout)
-        setenv("CISTERN_NB_LAYOUT", saved_layout, 1);
-    else
-        unsetenv("CISTERN_NB_LAYOUT");
-    free(saved_layout);
+    test_env_restore("CISTERN_NB_LAYOUT", saved_layout);
     for (int run = 0; run < RUNS; run += 2) {
         if (!pos[run] || !pos[1])
             continue;

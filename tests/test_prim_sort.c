@@ -165,22 +165,12 @@ static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
     fprintf(stderr, "%u-bit sort checks took %.1f s\n", sort->digit_bits, cs_now_seconds() - t0);
 }
 
-static void restore_env(const char *name, char *saved)
-{
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
-    free(saved);
-}
-
 // The 8-bit path's self-test (what cs_sort_create runs before it picks
 // that path on a GPU) passes here with both default blocks, and reports a
 // result that was tampered with.
 static void check_self_test(cs_context *ctx)
 {
-    const char *old = getenv("CISTERN_SORT_BLOCK");
-    char *saved = old ? strdup(old) : NULL;
+    char *saved = test_env_save("CISTERN_SORT_BLOCK");
     cs_error err;
     const char *blocks[] = {"2048", "8192"};
     for (size_t b = 0; b < CS_ARRAY_COUNT(blocks); b++) {
@@ -191,7 +181,7 @@ static void check_self_test(cs_context *ctx)
         fprintf(stderr, "8-bit self-test, blocks of %s: %.1f ms (programs, buffers, one submit)\n", blocks[b],
                 (cs_now_seconds() - t0) * 1e3);
     }
-    restore_env("CISTERN_SORT_BLOCK", saved);
+    test_env_restore("CISTERN_SORT_BLOCK", saved);
     cs_sort8_self_test_tamper = true;
     bool tampered = cs_sort8_self_test(ctx, &err);
     cs_sort8_self_test_tamper = false;
@@ -203,8 +193,7 @@ static void check_self_test(cs_context *ctx)
     // The automatic choice as a GPU makes it (cs_sort_choose_as_gpu): 8 bits
     // after a passing self-test, 4 after a failing one (the verdict is
     // cached in the context, so it is cleared between the two).
-    const char *forced = getenv("CISTERN_SORT");
-    char *saved_sort = forced ? strdup(forced) : NULL;
+    char *saved_sort = test_env_save("CISTERN_SORT");
     unsetenv("CISTERN_SORT");
     cs_sort_choose_as_gpu = true;
     for (int bad = 0; bad < 2; bad++) {
@@ -222,14 +211,13 @@ static void check_self_test(cs_context *ctx)
     cs_sort8_self_test_tamper = false;
     cs_sort_choose_as_gpu = false;
     ctx->sort8_self_test_block = 0;
-    restore_env("CISTERN_SORT", saved_sort);
+    test_env_restore("CISTERN_SORT", saved_sort);
 }
 
 // CISTERN_SORT picks the path (and a wrong value is an error, not ignored).
 static void check_environment_choice(cs_context *ctx)
 {
-    const char *old = getenv("CISTERN_SORT");
-    char *saved = old ? strdup(old) : NULL;
+    char *saved = test_env_save("CISTERN_SORT");
     cs_error err;
     cs_error why_not;
     bool has8 = cs_sort8_supported(ctx, &why_not);
@@ -255,7 +243,7 @@ static void check_environment_choice(cs_context *ctx)
     CHECK(!made && strstr(err.msg, "CISTERN_SORT") != NULL, "CISTERN_SORT=5 is refused with a message");
     if (made)
         cs_sort_destroy(ctx, &bad);
-    restore_env("CISTERN_SORT", saved);
+    test_env_restore("CISTERN_SORT", saved);
     if (!has8)
         fprintf(stderr, "no 8-bit sort on this device: %s\n", why_not.msg);
 }
@@ -265,8 +253,7 @@ static void check_environment_choice(cs_context *ctx)
 // the allowed range (on the 4-bit path too, which ignores a good one).
 static void check_block_choice(cs_context *ctx)
 {
-    const char *old_sort = getenv("CISTERN_SORT"), *old_block = getenv("CISTERN_SORT_BLOCK");
-    char *saved_sort = old_sort ? strdup(old_sort) : NULL, *saved_block = old_block ? strdup(old_block) : NULL;
+    char *saved_sort = test_env_save("CISTERN_SORT"), *saved_block = test_env_save("CISTERN_SORT_BLOCK");
     cs_error err;
     cs_sort sort;
     setenv("CISTERN_SORT", "8", 1);
@@ -300,8 +287,8 @@ static void check_block_choice(cs_context *ctx)
                 cs_sort_destroy(ctx, &sort);
         }
     }
-    restore_env("CISTERN_SORT", saved_sort);
-    restore_env("CISTERN_SORT_BLOCK", saved_block);
+    test_env_restore("CISTERN_SORT", saved_sort);
+    test_env_restore("CISTERN_SORT_BLOCK", saved_block);
 }
 
 int main(void)

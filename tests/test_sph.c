@@ -972,17 +972,12 @@ static void check_lists(cs_context *ctx)
     // The other layout than the device's (CISTERN_NB_LAYOUT), with some
     // particles overflowing: the same bits.
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    const char *old_layout = getenv("CISTERN_NB_LAYOUT");
-    char *saved_layout = old_layout ? strdup(old_layout) : NULL;
+    char *saved_layout = test_env_save("CISTERN_NB_LAYOUT");
     setenv("CISTERN_NB_LAYOUT", cpu ? "slot" : "particle", 1);
     check_lists_match_walk(ctx, cpu ? "dam_break_2d, slot-major, 30 slots read"
                                     : "dam_break_2d, particle-major, 30 slots read",
                            "dam_break_2d", 60, 30);
-    if (saved_layout)
-        setenv("CISTERN_NB_LAYOUT", saved_layout, 1);
-    else
-        unsetenv("CISTERN_NB_LAYOUT");
-    free(saved_layout);
+    test_env_restore("CISTERN_NB_LAYOUT", saved_layout);
 }
 
 // ---- 6. errors in the "sph" block ---------------------------------------------

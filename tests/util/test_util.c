@@ -1,4 +1,5 @@
 // test_util.c — see test_util.h.
+#define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 
 #include <dlfcn.h>
@@ -116,4 +117,19 @@ void test_buffer(cs_context *ctx, cs_buffer *buf, const char *name, VkDeviceSize
         fprintf(stderr, "FAIL: %s\n", err.msg);
         exit(1);
     }
+}
+
+char *test_env_save(const char *name)
+{
+    const char *value = getenv(name);
+    return value ? strdup(value) : NULL;
+}
+
+void test_env_restore(const char *name, char *saved)
+{
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
 }

@@ -53,3 +53,9 @@ void test_rand_resume(uint64_t state);
 
 // True when the bits are a NaN or an infinity.
 bool test_not_finite(float f);
+
+// An environment variable saved for the length of a test case: its value
+// (a copy, or NULL when unset). test_env_restore sets it back (or unsets
+// it) and frees the copy.
+char *test_env_save(const char *name);
+void test_env_restore(const char *name, char *saved);
