@@ -17,6 +17,7 @@
 //  6. Scene-block errors name the key.
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
+#include "list_checks.h"
 
 #include <float.h>
 
@@ -843,118 +844,54 @@ static void check_determinism(cs_context *ctx)
 
 // ---- 5. neighbour lists against the cell walk -------------------------------
 
-// One run of a scene (a shipped name, or JSON when it starts with '{') with
-// the lists on or off. `slots_read`: when not 0, the slot count the loops
-// compare counts[i] against (the build still fills its own slots), so that
-// particles with longer lists walk the cells in the same dispatch as
-// particles reading theirs. Returns the particle count (0: failed) and
-// fills the state by id; `listed` = particles whose last list was read.
-// The list radius as built, over the solver's own (1 in every real run):
-// below 1 the list misses pairs the loops accept near h, which must change
-// the results when the loops really read the lists (check_lists_are_read).
-static float list_radius_scale = 1.0f;
+// The solver for list_checks.h: a scene (a shipped name, or JSON when it
+// starts with '{') and its cs_sph, made and freed together.
+typedef struct sph_list_run {
+    cs_scene scene;
+    cs_sph sph;
+} sph_list_run;
 
-static uint32_t run_with_lists(cs_context *ctx, const char *scene, bool lists, uint32_t slots_read,
-                               uint32_t substeps, float **state, uint32_t *listed, uint32_t *longest)
+static void *sph_list_create(cs_context *ctx, const char *scene, bool lists)
 {
-    cs_scene sc;
-    cs_sph s;
+    sph_list_run *r = calloc(1, sizeof *r);
     cs_error err;
-    bool ok = scene[0] == '{' ? create_from_json(ctx, scene, &sc, &s)
-                              : load_first_fluid(scene, &sc, &err) && cs_sph_create(ctx, &sc, &s, &err);
+    bool ok = scene[0] == '{' ? create_from_json(ctx, scene, &r->scene, &r->sph)
+                              : load_first_fluid(scene, &r->scene, &err) && cs_sph_create(ctx, &r->scene, &r->sph, &err);
     if (!ok) {
         CHECK(false, "lists: scene %.40s", scene);
-        return 0;
+        free(r);
+        return NULL;
     }
-    if (!cs_sph_set_neighbour_lists(&s, lists, &err)) {
+    if (!cs_sph_set_neighbour_lists(&r->sph, lists, &err)) {
         CHECK(false, "lists: %s", err.msg);
-        cs_sph_destroy(&s);
-        cs_scene_free(&sc);
-        return 0;
+        cs_sph_destroy(&r->sph);
+        cs_scene_free(&r->scene);
+        free(r);
+        return NULL;
     }
-    if (lists)
-        s.nb.radius *= list_radius_scale;
-    if (lists && slots_read)
-        cs_buffer_upload(ctx, &s.nb.state, &slots_read, 4, CS_NB_SLOTS * 4);
-    uint32_t slots = lists ? (slots_read ? slots_read : s.nb.slots) : 0;
-    run_substeps(&s, substeps);
-    uint32_t n = s.fluid.count;
-    *state = calloc((size_t)n * 9 + 1, sizeof(float));
-    cs_fluid_download_by_id(&s.fluid, *state, *state + 4 * n, *state + 8 * n, NULL);
-    uint32_t *counts = calloc((size_t)n + 1, 4);
-    if (s.nb.capacity) // the walk-only run of a 2D scene has no lists
-        download(ctx, &s.nb.counts, counts, n, 4);
-    *listed = *longest = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        *listed += lists && counts[i] <= slots;
-        if (counts[i] != 0xffffffffu)
-            *longest = CS_MAX(*longest, counts[i]);
-    }
-    free(counts);
-    cs_sph_destroy(&s);
-    cs_scene_free(&sc);
-    return n;
+    return r;
 }
-
-// Lists on and off must give the same bits (positions, velocities,
-// densities), and the lists must actually be read: by most particles, or,
-// with `slots_read`, by some while the others walk.
-static void check_lists_match_walk(cs_context *ctx, const char *what, const char *scene, uint32_t substeps,
-                                   uint32_t slots_read)
+static cs_fluid *sph_list_fluid(void *r) { return &((sph_list_run *)r)->sph.fluid; }
+static cs_neighbours *sph_list_neighbours(void *r) { return &((sph_list_run *)r)->sph.nb; }
+static void sph_list_run_substeps(void *r, uint32_t substeps) { run_substeps(&((sph_list_run *)r)->sph, substeps); }
+static void sph_list_destroy(void *p)
 {
-    float *state[2] = {NULL, NULL};
-    uint32_t listed[2], longest[2];
-    uint32_t n0 = run_with_lists(ctx, scene, true, slots_read, substeps, &state[0], &listed[0], &longest[0]);
-    uint32_t n1 = run_with_lists(ctx, scene, false, 0, substeps, &state[1], &listed[1], &longest[1]);
-    CHECK(n0 == n1 && n0 > 0, "%s: %u vs %u particles", what, n0, n1);
-    uint32_t diff = 0;
-    for (uint32_t i = 0; n0 == n1 && i < n0; i++)
-        if (memcmp(state[0] + 4 * i, state[1] + 4 * i, 16) || memcmp(state[0] + 4 * (n0 + i), state[1] + 4 * (n0 + i), 16) ||
-            memcmp(state[0] + 8 * n0 + i, state[1] + 8 * n0 + i, 4))
-            diff++;
-    fprintf(stderr, "sph lists vs cell walk, %s: %u substeps, %u particles, %u differ; the last loops read the list "
-                    "for %u (longest list %u)\n",
-            what, substeps, n0, diff, listed[0], longest[0]);
-    CHECK(diff == 0, "%s: %u of %u particles differ between neighbour lists and the cell walk", what, diff, n0);
-    if (slots_read)
-        CHECK(listed[0] > n0 / 10 && listed[0] < n0 - n0 / 10, "%s: %u of %u particles read their list: want a mix",
-              what, listed[0], n0);
-    else
-        CHECK(listed[0] > n0 / 2, "%s: only %u of %u particles read their list", what, listed[0], n0);
-    free(state[0]);
-    free(state[1]);
+    sph_list_run *r = p;
+    cs_sph_destroy(&r->sph);
+    cs_scene_free(&r->scene);
+    free(r);
 }
-
-// The negative control of check_lists_match_walk: lists built a hair too
-// short (radius x 0.999, so pairs just inside h are missing) must give
-// other bits than the walk. If the loops ignored the lists, they would not.
-static void check_lists_are_read(cs_context *ctx, const char *what, const char *scene, uint32_t substeps)
-{
-    float *state[2] = {NULL, NULL};
-    uint32_t listed[2], longest[2];
-    list_radius_scale = 0.999f;
-    uint32_t n0 = run_with_lists(ctx, scene, true, 0, substeps, &state[0], &listed[0], &longest[0]);
-    list_radius_scale = 1.0f;
-    uint32_t n1 = run_with_lists(ctx, scene, false, 0, substeps, &state[1], &listed[1], &longest[1]);
-    uint32_t diff = 0;
-    for (uint32_t i = 0; n0 == n1 && i < n0; i++)
-        diff += memcmp(state[0] + 4 * i, state[1] + 4 * i, 16) != 0;
-    fprintf(stderr, "sph lists 0.1%% too short, %s: %u of %u positions differ from the cell walk\n", what, diff,
-            n0);
-    CHECK(n0 == n1 && diff > 0, "%s: lists missing pairs near h changed nothing: the loops do not read them", what);
-    free(state[0]);
-    free(state[1]);
-}
-
+static const list_solver sph_lists = {"sph", sph_list_create, sph_list_fluid, sph_list_neighbours,
+                                      sph_list_run_substeps, sph_list_destroy};
 static void check_lists(cs_context *ctx)
 {
     // 2D, one material (relax reads its record), the seed's kernel.
-    check_lists_match_walk(ctx, "dam_break_2d", "dam_break_2d", 60, 0);
-    check_lists_are_read(ctx, "dam_break_2d", "dam_break_2d", 60);
+    list_check_match_walk(&sph_lists, ctx, "dam_break_2d", "dam_break_2d", 60, 0);
+    list_check_are_read(&sph_lists, ctx, "dam_break_2d", "dam_break_2d", 60);
     // Some particles overflow (they walk), the others read their lists.
-    check_lists_match_walk(ctx, "dam_break_2d, 30 slots read", "dam_break_2d", 60, 30);
+    list_check_match_walk(&sph_lists, ctx, "dam_break_2d, 30 slots read", "dam_break_2d", 60, 30);
     // 2D, two materials, seed 000's walls and viscosity, emitters.
-    check_lists_match_walk(ctx, "double_emitter_2d", "double_emitter_2d", 280, 0);
+    list_check_match_walk(&sph_lists, ctx, "double_emitter_2d", "double_emitter_2d", 280, 0);
     // 3D, two materials side by side, Clavet's kernel, a slanted wall.
     const char *json =
         "{ \"solver\": \"sph\", \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [2.4, 2.4, 1.2] },"
@@ -968,13 +905,13 @@ static void check_lists(cs_context *ctx)
         "               { \"min\": [0.45, 0, 0], \"max\": [0.9, 1.5, 1.2], \"material\": \"heavy\" } ],"
         "  \"walls\": [ { \"normal\": [-0.6, 0.8, 0], \"offset\": -1.5 } ],"
         "  \"sph\": { \"kernel\": \"clavet\" } }";
-    check_lists_match_walk(ctx, "3D, two materials", json, 60, 0);
+    list_check_match_walk(&sph_lists, ctx, "3D, two materials", json, 60, 0);
     // The other layout than the device's (CISTERN_NB_LAYOUT), with some
     // particles overflowing: the same bits.
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     char *saved_layout = test_env_save("CISTERN_NB_LAYOUT");
     setenv("CISTERN_NB_LAYOUT", cpu ? "slot" : "particle", 1);
-    check_lists_match_walk(ctx, cpu ? "dam_break_2d, slot-major, 30 slots read"
+    list_check_match_walk(&sph_lists, ctx, cpu ? "dam_break_2d, slot-major, 30 slots read"
                                     : "dam_break_2d, particle-major, 30 slots read",
                            "dam_break_2d", 60, 30);
     test_env_restore("CISTERN_NB_LAYOUT", saved_layout);

@@ -18,6 +18,7 @@
 //     particle's position keeps its material in w.
 //  5. Scene-block errors name the key.
 #include "test_util.h"
+#include "list_checks.h"
 
 #include <float.h>
 
@@ -686,115 +687,51 @@ static void check_emission_and_determinism(cs_context *ctx)
 
 // ---- neighbour lists against the cell walk ----------------------------------
 
-// One run of a JSON scene with the lists on or off. `slots_read`: when not
-// 0, the slot count the loops compare counts[i] against (the build still
-// fills its own slots), so that particles with longer lists walk the cells
-// in the same dispatch as particles reading theirs. Returns the particle
-// count (0: failed) and fills the state by id (positions, velocities,
-// densities); `listed` = particles whose last list was read.
-// The list radius as built, over the solver's own (1 in every real run):
-// below 1 the list misses pairs the loops accept near h, which must change
-// the results when the loops really read the lists (check_lists_are_read).
-static float list_radius_scale = 1.0f;
+// The solver for list_checks.h: a JSON scene and its cs_wcsph, made and
+// freed together.
+typedef struct wcsph_list_run {
+    cs_scene scene;
+    cs_wcsph wcsph;
+} wcsph_list_run;
 
-static uint32_t run_with_lists(cs_context *ctx, const char *json, bool lists, uint32_t slots_read,
-                               uint32_t substeps, float **state, uint32_t *listed, uint32_t *longest)
+static void *wcsph_list_create(cs_context *ctx, const char *json, bool lists)
 {
-    cs_scene sc;
-    cs_wcsph w;
+    wcsph_list_run *r = calloc(1, sizeof *r);
     cs_error err;
-    if (!create_from_json(ctx, json, &sc, &w)) {
+    if (!create_from_json(ctx, json, &r->scene, &r->wcsph)) {
         CHECK(false, "lists: scene %.40s", json);
-        return 0;
+        free(r);
+        return NULL;
     }
-    if (!cs_wcsph_set_neighbour_lists(&w, lists, &err)) {
+    if (!cs_wcsph_set_neighbour_lists(&r->wcsph, lists, &err)) {
         CHECK(false, "lists: %s", err.msg);
-        cs_wcsph_destroy(&w);
-        cs_scene_free(&sc);
-        return 0;
+        cs_wcsph_destroy(&r->wcsph);
+        cs_scene_free(&r->scene);
+        free(r);
+        return NULL;
     }
-    if (lists)
-        w.nb.radius *= list_radius_scale;
-    if (lists && slots_read)
-        cs_buffer_upload(ctx, &w.nb.state, &slots_read, 4, CS_NB_SLOTS * 4);
-    uint32_t slots = lists ? (slots_read ? slots_read : w.nb.slots) : 0;
-    run_substeps(&w, substeps);
-    uint32_t n = w.fluid.count;
-    *state = calloc((size_t)n * 9 + 1, sizeof(float));
-    cs_fluid_download_by_id(&w.fluid, *state, *state + 4 * n, *state + 8 * n, NULL);
-    uint32_t *counts = calloc((size_t)n + 1, 4);
-    if (w.nb.capacity)
-        download(ctx, &w.nb.counts, counts, n, 4);
-    *listed = *longest = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        *listed += lists && counts[i] <= slots;
-        if (counts[i] != 0xffffffffu)
-            *longest = CS_MAX(*longest, counts[i]);
-    }
-    free(counts);
-    cs_wcsph_destroy(&w);
-    cs_scene_free(&sc);
-    return n;
+    return r;
 }
-
-// Lists on and off must give the same bits (positions, velocities,
-// densities), and the lists must actually be read: by most particles, or,
-// with `slots_read`, by some while the others walk.
-static void check_lists_match_walk(cs_context *ctx, const char *what, const char *json, uint32_t substeps,
-                                   uint32_t slots_read)
+static cs_fluid *wcsph_list_fluid(void *r) { return &((wcsph_list_run *)r)->wcsph.fluid; }
+static cs_neighbours *wcsph_list_neighbours(void *r) { return &((wcsph_list_run *)r)->wcsph.nb; }
+static void wcsph_list_run_substeps(void *r, uint32_t substeps) { run_substeps(&((wcsph_list_run *)r)->wcsph, substeps); }
+static void wcsph_list_destroy(void *p)
 {
-    float *state[2] = {NULL, NULL};
-    uint32_t listed[2], longest[2];
-    uint32_t n0 = run_with_lists(ctx, json, true, slots_read, substeps, &state[0], &listed[0], &longest[0]);
-    uint32_t n1 = run_with_lists(ctx, json, false, 0, substeps, &state[1], &listed[1], &longest[1]);
-    CHECK(n0 == n1 && n0 > 0, "%s: %u vs %u particles", what, n0, n1);
-    uint32_t diff = 0;
-    for (uint32_t i = 0; n0 == n1 && i < n0; i++)
-        if (memcmp(state[0] + 4 * i, state[1] + 4 * i, 16) ||
-            memcmp(state[0] + 4 * (n0 + i), state[1] + 4 * (n0 + i), 16) ||
-            memcmp(state[0] + 8 * n0 + i, state[1] + 8 * n0 + i, 4))
-            diff++;
-    fprintf(stderr, "wcsph lists vs cell walk, %s: %u substeps, %u particles, %u differ; the last loops read the "
-                    "list for %u (longest list %u)\n",
-            what, substeps, n0, diff, listed[0], longest[0]);
-    CHECK(diff == 0, "%s: %u of %u particles differ between neighbour lists and the cell walk", what, diff, n0);
-    if (slots_read)
-        CHECK(listed[0] > n0 / 10 && listed[0] < n0 - n0 / 10, "%s: %u of %u particles read their list: want a mix",
-              what, listed[0], n0);
-    else
-        CHECK(listed[0] > n0 / 2, "%s: only %u of %u particles read their list", what, listed[0], n0);
-    free(state[0]);
-    free(state[1]);
+    wcsph_list_run *r = p;
+    cs_wcsph_destroy(&r->wcsph);
+    cs_scene_free(&r->scene);
+    free(r);
 }
-
-// The negative control of check_lists_match_walk: lists built a hair too
-// short (radius x 0.999, so pairs just inside h are missing) must give
-// other bits than the walk. If the loops ignored the lists, they would not.
-static void check_lists_are_read(cs_context *ctx, const char *what, const char *scene, uint32_t substeps)
-{
-    float *state[2] = {NULL, NULL};
-    uint32_t listed[2], longest[2];
-    list_radius_scale = 0.999f;
-    uint32_t n0 = run_with_lists(ctx, scene, true, 0, substeps, &state[0], &listed[0], &longest[0]);
-    list_radius_scale = 1.0f;
-    uint32_t n1 = run_with_lists(ctx, scene, false, 0, substeps, &state[1], &listed[1], &longest[1]);
-    uint32_t diff = 0;
-    for (uint32_t i = 0; n0 == n1 && i < n0; i++)
-        diff += memcmp(state[0] + 4 * i, state[1] + 4 * i, 16) != 0;
-    fprintf(stderr, "wcsph lists 0.1%% too short, %s: %u of %u positions differ from the cell walk\n", what, diff,
-            n0);
-    CHECK(n0 == n1 && diff > 0, "%s: lists missing pairs near h changed nothing: the loops do not read them", what);
-    free(state[0]);
-    free(state[1]);
-}
+static const list_solver wcsph_lists = {"wcsph", wcsph_list_create, wcsph_list_fluid, wcsph_list_neighbours,
+                                        wcsph_list_run_substeps, wcsph_list_destroy};
 
 static void check_lists(cs_context *ctx)
 {
     // 2D, two materials (cohesion), an emitter, dt split for the CFL bound.
-    check_lists_match_walk(ctx, "2D emitter, two materials", emit_json, 200, 0);
-    check_lists_are_read(ctx, "2D emitter, two materials", emit_json, 200);
+    list_check_match_walk(&wcsph_lists, ctx, "2D emitter, two materials", emit_json, 200, 0);
+    list_check_are_read(&wcsph_lists, ctx, "2D emitter, two materials", emit_json, 200);
     // Some particles overflow (they walk), the others read their lists.
-    check_lists_match_walk(ctx, "2D emitter, 12 slots read", emit_json, 200, 12);
+    list_check_match_walk(&wcsph_lists, ctx, "2D emitter, 12 slots read", emit_json, 200, 12);
     // 3D, two materials side by side falling into a corner cut by a slanted
     // wall, the Wendland kernel, no surface renormalisation.
     const char *json3 =
@@ -809,7 +746,7 @@ static void check_lists(cs_context *ctx)
         "              { \"min\": [0.1, 0, 0], \"max\": [0.2, 0.2, 0.16], \"material\": \"oil\" } ],"
         "  \"walls\": [ { \"normal\": [-0.6, 0.8, 0], \"offset\": -0.1 } ],"
         "  \"wcsph\": { \"kernel\": \"wendland\", \"surface_renormalise\": false } }";
-    check_lists_match_walk(ctx, "3D, two materials, slanted wall", json3, 60, 0);
+    list_check_match_walk(&wcsph_lists, ctx, "3D, two materials, slanted wall", json3, 60, 0);
 }
 
 static void check_block_errors(cs_context *ctx)
