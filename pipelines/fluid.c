@@ -224,6 +224,20 @@ bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack,
     return cs_neighbours_create(f->ctx, &nd, nb, err);
 }
 
+bool cs_fluid_create_exact_neighbours(cs_fluid *f, cs_neighbours *nb, cs_error *err)
+{
+    return cs_fluid_create_neighbours(f, 1.0 + 1e-4, 2.0, nb, err);
+}
+
+void cs_fluid_try_exact_neighbours(cs_fluid *f, cs_neighbours *nb, bool *on)
+{
+    cs_error err;
+    if (*on && !nb->capacity && !cs_fluid_create_exact_neighbours(f, nb, &err)) {
+        fprintf(stderr, "cistern: note: %s neighbour lists left off: %s\n", f->solver, err.msg);
+        *on = false;
+    }
+}
+
 bool cs_fluid_lists_wanted(const char *env_var, bool fallback, bool *wanted, cs_error *err)
 {
     const char *env = getenv(env_var);

@@ -162,6 +162,16 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
 // skin), slots = slack x the lattice count within the radius at the scene's
 // particle spacing (h / 2 without one), buffers named "<solver> neighbours".
 bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack, cs_neighbours *nb, cs_error *err);
+// Lists with no skin, for loops that all read the positions the lists were
+// built on (Clavet SPH, WCSPH): radius h (1 + 1e-4), a hair above h so the
+// build's own r^2 test (another shader, which may round differently) keeps
+// every pair a loop accepts with r < h; each loop keeps its test, so it sums
+// exactly the walk's pairs in the walk's order. Slots: 2 x the lattice count.
+bool cs_fluid_create_exact_neighbours(cs_fluid *f, cs_neighbours *nb, cs_error *err);
+// The same at a solver's create, where the lists only cost speed: when the
+// device cannot hold them (memory, buffer limits) it says so on stderr and
+// sets *on false, and the solver runs the cell walk as before lists existed.
+void cs_fluid_try_exact_neighbours(cs_fluid *f, cs_neighbours *nb, bool *on);
 // Whether a solver builds its lists: the environment variable `env_var`
 // ("on" or "off") when set, else `fallback` (the solver's measured rule).
 // False (err names the variable and its values) for any other value.

@@ -5,7 +5,6 @@
 #include "../shaders/grid/grid_shared.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,17 +103,12 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // and nothing moves x* between them (density writes x_visc, pressures and
 // densities to other arrays; collide and emit come after relax and before
 // the next predict), so one list built on x* after the grid build serves
-// both, with no skin. Its radius is h (1 + SPH_LIST_MARGIN): a hair above h,
-// so that the list's own r^2 test (another shader, which may round its dot
-// product differently) keeps every pair the loops accept with r^2 < h^2.
-// The loops keep that test, so they sum exactly the walk's pairs in the
-// walk's order: the same bits. On llvmpipe a masked branch still runs, so
+// both, with no skin and a radius a hair above h (fluid.h,
+// cs_fluid_create_exact_neighbours): the loops keep their own r < h test,
+// so they sum exactly the walk's pairs in the walk's order, the same bits.
+// On llvmpipe a masked branch still runs, so
 // the walk pays a loop body for each of its ~2.9x (2D; 3D ~6x) more
 // candidates than lie within h; the list pays one light walk instead.
-#define SPH_LIST_MARGIN 1e-4
-// Slots per particle: this many times the lattice count within the radius
-// at the scene's particle spacing (a particle with more walks the cells).
-#define SPH_LIST_SLACK 2.0
 // When to use them, measured on llvmpipe (docs/benchmarks.md, "Neighbour
 // lists for Clavet SPH"): the list's build walks every candidate once
 // (one vec4 load and one store each), which costs about what a 2D loop
@@ -146,8 +140,7 @@ bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err)
 {
     if (!create_programs(s, on, err))
         return false;
-    if (on && !s->nb.capacity &&
-        !cs_fluid_create_neighbours(&s->fluid, 1.0 + SPH_LIST_MARGIN, SPH_LIST_SLACK, &s->nb, err))
+    if (on && !s->nb.capacity && !cs_fluid_create_exact_neighbours(&s->fluid, &s->nb, err))
         return false;
     s->lists = on;
     return true;
@@ -176,13 +169,10 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
     bool lists = false;
     ok = ok && lists_wanted(scene->dim, scene->material_count, &lists, err);
     // A shader that does not compile fails the scene; lists the device
-    // cannot hold (memory, buffer limits) only cost speed: the cell walk
-    // runs, as before they existed, with a note.
+    // cannot hold only cost speed (cs_fluid_try_exact_neighbours).
     ok = ok && (!lists || create_programs(s, true, err));
-    if (ok && lists && !cs_fluid_create_neighbours(&s->fluid, 1.0 + SPH_LIST_MARGIN, SPH_LIST_SLACK, &s->nb, err)) {
-        fprintf(stderr, "cistern: note: sph neighbour lists left off: %s\n", err->msg);
-        lists = false;
-    }
+    if (ok)
+        cs_fluid_try_exact_neighbours(&s->fluid, &s->nb, &lists);
     ok = ok && cs_sph_set_neighbour_lists(s, lists, err);
     if (!ok) {
         cs_sph_destroy(s);

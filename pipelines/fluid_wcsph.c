@@ -2,7 +2,6 @@
 #include "fluid_wcsph.h"
 
 #include <math.h>
-#include <stdio.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -163,17 +162,13 @@ static void fill_params(cs_wcsph *w)
 // in between (density writes densities, pressures and the neighbour terms;
 // forces writes the alternate buffers and swaps after its loop; emit comes
 // before the grid, collide and the bodies' step after forces), so one list
-// built there serves both, with no skin. Its radius is h (1 +
-// WCSPH_LIST_MARGIN), a hair above h, so the list keeps every pair density
+// built there serves both, with no skin and a radius a hair above h (fluid.h,
+// cs_fluid_create_exact_neighbours), so the list keeps every pair density
 // (r^2 < h^2) and forces (|d| < h) accept despite rounding; both keep their
 // own test, so they sum exactly the walk's pairs in the walk's order: the
 // same bits (grid.glsl, CS_NB_FOR_NEIGHBOURS). On llvmpipe a masked branch
 // still runs, so the walk pays a loop body per candidate, ~6x (3D) or ~2.9x
 // (2D) more candidates than lie within h; the list pays one light walk.
-#define WCSPH_LIST_MARGIN 1e-4
-// Slots per particle: this many times the lattice count within the radius
-// at the scene's particle spacing (a particle with more walks the cells).
-#define WCSPH_LIST_SLACK 2.0
 // When to use them, measured on llvmpipe (docs/benchmarks.md, "Neighbour
 // lists for WCSPH"): in 3D the two loops get 1.6-3.7x faster and the step
 // 1.2-1.6x, the build included; in 2D (~2.9x candidates per neighbour, one
@@ -207,8 +202,7 @@ bool cs_wcsph_set_neighbour_lists(cs_wcsph *w, bool on, cs_error *err)
 {
     if (!create_programs(w, on, err))
         return false;
-    if (on && !w->nb.capacity &&
-        !cs_fluid_create_neighbours(&w->fluid, 1.0 + WCSPH_LIST_MARGIN, WCSPH_LIST_SLACK, &w->nb, err))
+    if (on && !w->nb.capacity && !cs_fluid_create_exact_neighbours(&w->fluid, &w->nb, err))
         return false;
     w->lists = on;
     return true;
@@ -246,13 +240,10 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     bool lists = false;
     ok = ok && lists_wanted(scene->dim, &lists, err);
     // A shader that does not compile fails the scene; lists the device
-    // cannot hold (memory, buffer limits) only cost speed: the cell walk
-    // runs, as before they existed, with a note.
+    // cannot hold only cost speed (cs_fluid_try_exact_neighbours).
     ok = ok && (!lists || create_programs(w, true, err));
-    if (ok && lists && !cs_fluid_create_neighbours(&w->fluid, 1.0 + WCSPH_LIST_MARGIN, WCSPH_LIST_SLACK, &w->nb, err)) {
-        fprintf(stderr, "cistern: note: wcsph neighbour lists left off: %s\n", err->msg);
-        lists = false;
-    }
+    if (ok)
+        cs_fluid_try_exact_neighbours(&w->fluid, &w->nb, &lists);
     ok = ok && cs_wcsph_set_neighbour_lists(w, lists, err);
     if (!ok) {
         cs_wcsph_destroy(w);
