@@ -11,6 +11,7 @@
 #   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH)
 #   draw       cistern bench --draw: the particles' draw at 256k, 1M and 4M, 720p and 1080p
 #   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches
+#   surface    cistern bench --surface: marching cubes on 128^3..512^3 fields
 #   knobs      the per-device choices made without a GPU at hand, each way:
 #              CISTERN_SORT=4|8, CISTERN_SORT_BLOCK=2048|8192 and
 #              CISTERN_NB_LAYOUT=particle|slot on PBF at 1 M (the same results
@@ -34,9 +35,9 @@ status=0
 # 100 k patches), or tiny ones for the smoke test.
 if [ "${SMALL:-0}" = 1 ]; then
   steps=2 warmup=1 frames=2 rsteps=2 knob=2k
-  pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200
+  pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200 nodes=32
 else
-  frames=20 rsteps=10 knob=1M
+  frames=20 rsteps=10 knob=1M nodes=128,256,512
   pbf=1M,2M,4M,8M wcsph=1M,4M clavet=1M drops=4096 cube=256 demo=256k,1M,4M draw=256k,1M,4M patches=1k,8k,32k,100k
 fi
 
@@ -85,6 +86,10 @@ part_radiosity() {
     --warmup 1
 }
 
+part_surface() {
+  run sphere_and_scene bench --surface --nodes "$nodes" --steps "$rsteps" --warmup 1 --cpu-runs 1
+}
+
 part_knobs() {
   local b=(bench dam_break_3d --particles "$knob" --steps "$steps" --warmup "$warmup")
   run sort4 CISTERN_SORT=4 "${b[@]}"
@@ -95,13 +100,13 @@ part_knobs() {
 }
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(sim demo draw radiosity knobs report)
+[ ${#parts[@]} -gt 0 ] || parts=(sim demo draw radiosity surface knobs report)
 for part in "${parts[@]}"; do
   case $part in
-    sim | demo | draw | radiosity | knobs) "part_$part" ;;
+    sim | demo | draw | radiosity | surface | knobs) "part_$part" ;;
     report) python3 tools/bench_report.py "$out" ${NO_WRITE:+--no-write} || status=1 ;;
     *)
-      echo "bench_gpu.sh: unknown part '$part' (sim, demo, draw, radiosity, knobs, report)" >&2
+      echo "bench_gpu.sh: unknown part '$part' (sim, demo, draw, radiosity, surface, knobs, report)" >&2
       exit 2
       ;;
   esac
