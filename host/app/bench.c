@@ -12,6 +12,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "provenance.h"
 #include "recorder.h"
 #include "reint.h"
 #include "scene.h"
@@ -23,10 +24,26 @@
 #include <math.h>
 
 #define MAX_PASSES 48
+#define MAX_BATCHES 16
+
+// Noise rules (docs/benchmarks.md "Noise"): a size is timed in batches of
+// `steps` steps until two batches' medians agree within BATCH_AGREE, up to
+// opt->batches batches or opt->budget_s seconds of timed steps. A row is
+// marked noisy when its steps spread wider than NOISY_SPREAD ((p90 - p10) /
+// median) or its batches disagree by more than NOISY_DRIFT.
+#define DEFAULT_BATCHES 3
+#define DEFAULT_BUDGET_S 60.0
+#define BATCH_AGREE 0.05
+#define NOISY_SPREAD 0.25
+#define NOISY_DRIFT 0.10
+
+// The one provenance of this process's bench (a CLI run is one bench):
+// begun when the context opens, closed when results.json is written.
+static cs_provenance bench_provenance;
 
 typedef struct bench_pass {
     char name[48];
-    double median_ms, p90_ms;
+    double median_ms, p10_ms, p90_ms;
     bool per_frame; // ran in only some steps: its mean over the steps (amortise_frame_passes)
     uint32_t runs;  // timed steps it ran in
 } bench_pass;
@@ -37,6 +54,12 @@ typedef struct bench_result {
     bool skipped;
     char skip_reason[512];
     double median_ms, p90_ms;        // GPU, whole step (sum of passes)
+    double p10_ms;
+    double spread;                   // (p90 - p10) / median of the steps
+    double batch_median_ms[MAX_BATCHES];
+    uint32_t batches;                // batches of `steps` steps timed
+    bool noisy;
+    char noise_reason[384];
     double wall_median_ms;           // submit + wait on the host
     double particle_steps_per_s;
     uint64_t memory_bytes;
@@ -110,13 +133,32 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
         return false;
     }
     cs_context_device_string(ctx, device, size);
+    // The scene file's path for its hash: load it once (names resolve).
+    char scene_file[512] = "";
+    if (opt->scene) {
+        cs_scene *probe = malloc(sizeof *probe);
+        if (probe && cs_scene_load(opt->scene, probe, &err)) {
+            snprintf(scene_file, sizeof scene_file, "%s", probe->path);
+            cs_scene_free(probe);
+        }
+        free(probe);
+    }
+    cs_provenance_begin(&bench_provenance, scene_file[0] ? scene_file : NULL);
+    if (!opt->quiet)
+        cs_provenance_print(&bench_provenance, stderr);
+    char busy[200];
+    if (cs_provenance_busy(&bench_provenance, busy, sizeof busy))
+        fprintf(stderr, "cistern: warning: %s: its timings are marked noisy\n", busy);
     return true;
 }
 
-bool cs_bench_write_json(const char *dir, const cJSON *json, cs_error *err)
+bool cs_bench_write_json(const char *dir, cJSON *json, cs_error *err)
 {
     if (!cs_make_dirs(dir, err))
         return false;
+    cs_provenance_end(&bench_provenance);
+    cJSON_DeleteItemFromObject(json, "provenance");
+    cs_provenance_add_json(&bench_provenance, json);
     char *text = cJSON_Print(json);
     CS_ASSERT(text, "out of memory printing %s/results.json", dir);
     char path[600];
@@ -199,6 +241,49 @@ static void amortise_frame_passes(bench_result *res, double *per_pass, uint32_t 
     }
 }
 
+static uint32_t bench_batches(const cs_bench_options *opt)
+{
+    return opt->batches ? CS_MIN(opt->batches, (uint32_t)MAX_BATCHES) : DEFAULT_BATCHES;
+}
+
+static double bench_budget_s(const cs_bench_options *opt)
+{
+    return opt->budget_s > 0 ? opt->budget_s : DEFAULT_BUDGET_S;
+}
+
+// CISTERN_BENCH_PLANT_NOISE=K (K >= 2): see the timing loop. 0 when unset.
+static uint32_t planted_noise_every(void)
+{
+    const char *v = getenv("CISTERN_BENCH_PLANT_NOISE");
+    long k = v ? strtol(v, NULL, 10) : 0;
+    return k >= 2 && k < 1000000 ? (uint32_t)k : 0;
+}
+
+// Marks the size noisy, with the reasons, from its spread, its batches and
+// the machine's load when the bench started.
+static void judge_noise(bench_result *res, uint32_t done)
+{
+    size_t used = 0;
+    char *why = res->noise_reason;
+    size_t size = sizeof res->noise_reason;
+    res->spread = res->median_ms > 0 ? (res->p90_ms - res->p10_ms) / res->median_ms : 0.0;
+    if (done >= 5 && res->spread > NOISY_SPREAD)
+        used += (size_t)snprintf(why + used, size - used, "%sthe steps spread %.0f%% of the median (p10 %.3f, p90 %.3f ms)",
+                                 used ? "; " : "", 100.0 * res->spread, res->p10_ms, res->p90_ms);
+    if (res->batches >= 2) {
+        double lo = res->batch_median_ms[0], hi = lo;
+        for (uint32_t b = 1; b < res->batches; b++)
+            lo = fmin(lo, res->batch_median_ms[b]), hi = fmax(hi, res->batch_median_ms[b]);
+        if (lo > 0 && hi / lo - 1.0 > NOISY_DRIFT && used < size)
+            used += (size_t)snprintf(why + used, size - used, "%sits %u batches' medians differ by %.0f%%",
+                                     used ? "; " : "", res->batches, 100.0 * (hi / lo - 1.0));
+    }
+    char busy[200];
+    if (cs_provenance_busy(&bench_provenance, busy, sizeof busy) && used < size)
+        used += (size_t)snprintf(why + used, size - used, "%s%s", used ? "; " : "", busy);
+    res->noisy = used > 0;
+}
+
 static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, bench_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -255,32 +340,49 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     res->memory_bytes = ctx->bytes_allocated - before;
     cs_recorder rec;
     cs_recorder_create(ctx, "bench", &rec);
-    uint32_t steps = opt->steps;
-    double *totals = calloc(steps, sizeof(double)), *walls = calloc(steps, sizeof(double));
-    double *per_pass = calloc((size_t)steps * MAX_PASSES, sizeof(double));
-    for (size_t k = 0; per_pass && k < (size_t)steps * MAX_PASSES; k++)
+    // Timed steps come in batches of opt->steps; `capacity` is the most
+    // that can be timed, the stride of per_pass.
+    uint32_t batch = opt->steps, max_batches = bench_batches(opt);
+    uint32_t capacity = batch * max_batches;
+    double *totals = calloc(capacity, sizeof(double)), *walls = calloc(capacity, sizeof(double));
+    double *raw_totals = calloc(capacity, sizeof(double));
+    double *per_pass = calloc((size_t)capacity * MAX_PASSES, sizeof(double));
+    CS_ASSERT(totals && walls && raw_totals && per_pass, "out of memory for %u timed steps", capacity);
+    for (size_t k = 0; k < (size_t)capacity * MAX_PASSES; k++)
         per_pass[k] = -1.0; // not run (yet): a pass first seen late did not run in the steps before
+    uint32_t plant = planted_noise_every();
     cs_progress progress;
     if (!opt->quiet)
-        cs_progress_begin(&progress, opt->warmup + steps);
+        cs_progress_begin(&progress, opt->warmup + capacity);
     uint32_t done = 0;
+    double timing_start = 0.0;
     // Steps are substeps; the per-frame work (reint's stats and points, the
     // radiosity) closes every steps_per_frame-th step, as in a run, and so
     // do the stats read-back and the sanity check.
     uint32_t per_frame = CS_MAX(res->steps_per_frame, 1u);
-    for (uint32_t i = 0; i < opt->warmup + steps; i++) {
+    bool batches_agree = false;
+    for (uint32_t i = 0; i < opt->warmup + capacity; i++) {
+        if (i == opt->warmup)
+            timing_start = cs_now_seconds();
         bool frame_ends = (i + 1) % per_frame == 0;
         cs_recorder_begin(&rec);
         cs_world_record_substep(&world, &rec, i % per_frame, per_frame);
+        // CISTERN_BENCH_PLANT_NOISE=K: every K-th timed step does the
+        // work of four, as a machine shared with other work would make it
+        // look; the noise check must flag it (tests/bench_noise.sh).
+        if (plant && i >= opt->warmup && (i - opt->warmup) % plant == plant - 1)
+            for (int extra = 0; extra < 3; extra++)
+                cs_world_record_substep(&world, &rec, i % per_frame, per_frame);
         if (frame_ends)
             cs_world_record_frame_end(&world, &rec);
         cs_recorder_submit_wait(&rec);
         if (i >= opt->warmup) {
             uint32_t s = i - opt->warmup;
             walls[s] = rec.submit_wall_ms;
+            raw_totals[s] = cs_recorder_total_ms(&rec);
             add_pass_names(res, &rec);
             for (uint32_t q = 0; q < res->pass_count; q++)
-                per_pass[(size_t)q * steps + s] = cs_recorder_pass_ms(&rec, res->passes[q].name); // -1: not run
+                per_pass[(size_t)q * capacity + s] = cs_recorder_pass_ms(&rec, res->passes[q].name); // -1: not run
             done++;
         }
         // A step that went wrong is not timed further: its figures would
@@ -298,13 +400,25 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         }
         if (i >= opt->warmup && cs_recorder_total_ms(&rec) > opt->max_step_ms)
             break; // one slow step is enough to know
+        // A batch closes: stop once two batches agree, or the budget is spent.
+        if (i >= opt->warmup && done % batch == 0) {
+            uint32_t b = done / batch - 1;
+            res->batch_median_ms[b] = cs_bench_percentile(raw_totals + (size_t)b * batch, batch, 0.5);
+            res->batches = b + 1;
+            if (b > 0) {
+                double m0 = res->batch_median_ms[b - 1], m1 = res->batch_median_ms[b];
+                batches_agree = fabs(m1 - m0) <= BATCH_AGREE * fmin(m0, m1);
+            }
+            if (batches_agree || cs_now_seconds() - timing_start > bench_budget_s(opt))
+                break;
+        }
         if (!opt->quiet) {
             char status[96];
             snprintf(status, sizeof status, "%u particles%s", requested, i < opt->warmup ? " (warm-up)" : "");
             cs_progress_update(&progress, i + 1, status);
         }
     }
-    amortise_frame_passes(res, per_pass, steps, done, totals);
+    amortise_frame_passes(res, per_pass, capacity, done, totals);
     res->timed_steps = done;
     if (!opt->quiet)
         cs_progress_end(&progress);
@@ -341,14 +455,17 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         }
     }
     res->median_ms = cs_bench_percentile(totals, done, 0.5);
+    res->p10_ms = cs_bench_percentile(totals, done, 0.1);
     res->p90_ms = cs_bench_percentile(totals, done, 0.9);
     res->wall_median_ms = cs_bench_percentile(walls, done, 0.5);
     res->particle_steps_per_s = res->median_ms > 0 ? res->particles / (res->median_ms * 1e-3) : 0;
     for (uint32_t q = 0; q < res->pass_count; q++) {
-        res->passes[q].median_ms = cs_bench_percentile(per_pass + (size_t)q * steps, done, 0.5);
-        res->passes[q].p90_ms = cs_bench_percentile(per_pass + (size_t)q * steps, done, 0.9);
+        res->passes[q].median_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.5);
+        res->passes[q].p10_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.1);
+        res->passes[q].p90_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.9);
     }
-    free(totals), free(walls), free(per_pass);
+    judge_noise(res, done);
+    free(totals), free(walls), free(raw_totals), free(per_pass);
     cs_recorder_destroy(&rec);
     cs_world_destroy(&world);
     cs_scene_free(&scene);
@@ -382,6 +499,8 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
     cJSON_AddStringToObject(root, "device_and_driver", device);
     cJSON_AddStringToObject(root, "unit", opt->cells ? "cells" : "particles");
     cJSON_AddNumberToObject(root, "steps", opt->steps);
+    cJSON_AddNumberToObject(root, "max_batches", bench_batches(opt));
+    cJSON_AddNumberToObject(root, "budget_s", bench_budget_s(opt));
     cJSON_AddNumberToObject(root, "warmup", opt->warmup);
     if (!isnan(exponent))
         cJSON_AddNumberToObject(root, "growth_exponent", exponent);
@@ -399,7 +518,15 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
             cJSON_AddNumberToObject(s, "dt", res[i].dt);
             cJSON_AddNumberToObject(s, "steps_per_frame", res[i].steps_per_frame);
             cJSON_AddNumberToObject(s, "median_ms", res[i].median_ms);
+            cJSON_AddNumberToObject(s, "p10_ms", res[i].p10_ms);
             cJSON_AddNumberToObject(s, "p90_ms", res[i].p90_ms);
+            cJSON_AddNumberToObject(s, "spread", res[i].spread);
+            cJSON_AddNumberToObject(s, "timed_steps", res[i].timed_steps);
+            cJSON_AddItemToObject(s, "batch_median_ms", cJSON_CreateDoubleArray(res[i].batch_median_ms,
+                                                                                (int)res[i].batches));
+            cJSON_AddBoolToObject(s, "noisy", res[i].noisy);
+            if (res[i].noisy)
+                cJSON_AddStringToObject(s, "noise", res[i].noise_reason);
             cJSON_AddNumberToObject(s, "wall_median_ms", res[i].wall_median_ms);
             cJSON_AddNumberToObject(s, "particle_steps_per_s", res[i].particle_steps_per_s);
             cJSON_AddNumberToObject(s, "memory_bytes", (double)res[i].memory_bytes);
@@ -407,6 +534,7 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
             for (uint32_t q = 0; q < res[i].pass_count; q++) {
                 cJSON *p = cJSON_AddObjectToObject(passes, res[i].passes[q].name);
                 cJSON_AddNumberToObject(p, "median_ms", res[i].passes[q].median_ms);
+                cJSON_AddNumberToObject(p, "p10_ms", res[i].passes[q].p10_ms);
                 cJSON_AddNumberToObject(p, "p90_ms", res[i].passes[q].p90_ms);
                 cJSON_AddNumberToObject(p, "runs", res[i].passes[q].runs);
             }
@@ -421,15 +549,16 @@ static bool write_csv(const char *path, const bench_result *res, uint32_t n, cs_
     cs_out_file f;
     if (!cs_out_open(&f, path, true, err))
         return false;
-    cs_out_printf(&f, "particles,pass,median_ms,p90_ms\n");
+    cs_out_printf(&f, "particles,pass,median_ms,p10_ms,p90_ms\n");
     for (uint32_t i = 0; i < n; i++) {
         if (res[i].skipped)
             continue;
-        cs_out_printf(&f, "%u,total,%.5f,%.5f\n", res[i].particles, res[i].median_ms, res[i].p90_ms);
-        cs_out_printf(&f, "%u,wall,%.5f,\n", res[i].particles, res[i].wall_median_ms);
+        cs_out_printf(&f, "%u,total,%.5f,%.5f,%.5f\n", res[i].particles, res[i].median_ms, res[i].p10_ms,
+                      res[i].p90_ms);
+        cs_out_printf(&f, "%u,wall,%.5f,,\n", res[i].particles, res[i].wall_median_ms);
         for (uint32_t q = 0; q < res[i].pass_count; q++)
-            cs_out_printf(&f, "%u,%s,%.5f,%.5f\n", res[i].particles, res[i].passes[q].name,
-                          res[i].passes[q].median_ms, res[i].passes[q].p90_ms);
+            cs_out_printf(&f, "%u,%s,%.5f,%.5f,%.5f\n", res[i].particles, res[i].passes[q].name,
+                          res[i].passes[q].median_ms, res[i].passes[q].p10_ms, res[i].passes[q].p90_ms);
     }
     return cs_out_close(&f, err);
 }
@@ -518,38 +647,124 @@ static bool write_plots(const char *dir, const char *title, const bench_result *
            cs_bench_plot(dir, title, "particles", "GPU ms per step (median)", series, styles, series_count, err);
 }
 
-static void print_baseline(const char *path, const bench_result *res, uint32_t n)
+// The bench in a results file that matches this one: the file itself when
+// it is one bench's results.json, else the entry of "benches" (a
+// per-device results/<device>.json) with the same scene and unit.
+static const cJSON *baseline_bench(const cJSON *root, const char *scene, const char *unit)
+{
+    const cJSON *benches = cJSON_GetObjectItem(root, "benches");
+    if (!cJSON_IsArray(benches)) {
+        const cJSON *name = cJSON_GetObjectItem(root, "scene");
+        bool same = !cJSON_IsString(name) || strcmp(name->valuestring, scene) == 0;
+        return same && cJSON_IsArray(cJSON_GetObjectItem(root, "sizes")) ? root : NULL;
+    }
+    const cJSON *b;
+    cJSON_ArrayForEach(b, benches)
+    {
+        const cJSON *name = cJSON_GetObjectItem(b, "scene"), *u = cJSON_GetObjectItem(b, "unit");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, scene) == 0 &&
+            (!cJSON_IsString(u) || strcmp(u->valuestring, unit) == 0))
+            return b;
+    }
+    return NULL;
+}
+
+// A number of an object, or NAN when it is missing.
+static double json_number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+// "x1.23 [1.10-1.31]": baseline ms / this ms, and the range its spreads
+// allow (baseline p10 / this p90 to baseline p90 / this p10, each side's
+// median where it has no percentile).
+static void print_ratio(double base, double base_lo, double base_hi, double now, double now_lo, double now_hi)
+{
+    base_lo = isnan(base_lo) ? base : base_lo;
+    base_hi = isnan(base_hi) ? base : base_hi;
+    now_lo = isnan(now_lo) || now_lo <= 0 ? now : now_lo;
+    now_hi = isnan(now_hi) || now_hi <= 0 ? now : now_hi;
+    printf("x%.2f [%.2f-%.2f]", base / now, base_lo / now_hi, base_hi / now_lo);
+}
+
+// Prints this run against the baseline file row by row (size, then every
+// pass both have). False, with the reason on stderr, when the file cannot
+// be read, holds no bench of this scene, or a size of this run (or one of
+// its passes) has no row there: a comparison with gaps is not one.
+static bool compare_baseline(const char *path, const char *scene, const char *unit, const bench_result *res,
+                             uint32_t n)
 {
     cs_error err;
     char *text = cs_read_file(path, NULL, &err);
     if (!text) {
         fprintf(stderr, "cistern: --baseline: %s\n", err.msg);
-        return;
+        return false;
     }
     cJSON *root = cJSON_Parse(text);
     free(text);
-    cJSON *sizes = root ? cJSON_GetObjectItem(root, "sizes") : NULL;
-    if (!cJSON_IsArray(sizes)) {
-        fprintf(stderr, "cistern: --baseline %s: not a cistern bench JSON (no \"sizes\" array)\n", path);
-        cJSON_Delete(root);
-        return;
+    if (!root) {
+        fprintf(stderr, "cistern: --baseline %s: not JSON (a results.json of cistern bench, or results/DEVICE.json)\n",
+                path);
+        return false;
     }
-    const cJSON *dev = cJSON_GetObjectItem(root, "device_and_driver");
-    printf("\nagainst baseline %s (%s): ratio = baseline ms / this ms (>1 is faster now)\n", path,
-           cJSON_IsString(dev) ? dev->valuestring : "?");
+    const cJSON *bench = baseline_bench(root, scene, unit);
+    if (!bench) {
+        fprintf(stderr, "cistern: --baseline %s: no bench of scene %s (%s) in it; compare like with like\n", path, scene,
+                unit);
+        cJSON_Delete(root);
+        return false;
+    }
+    const cJSON *dev = cJSON_GetObjectItem(bench, "device_and_driver");
+    printf("\nagainst baseline %s (%s): ratio = baseline ms / this ms (>1 is faster now), [range the spreads allow]\n",
+           path, cJSON_IsString(dev) ? dev->valuestring : "?");
+    uint32_t missing = 0;
+    const cJSON *sizes = cJSON_GetObjectItem(bench, "sizes");
     for (uint32_t i = 0; i < n; i++) {
         if (res[i].skipped)
             continue;
-        const cJSON *s;
+        const cJSON *row = NULL, *s;
         cJSON_ArrayForEach(s, sizes)
         {
-            const cJSON *req = cJSON_GetObjectItem(s, "requested"), *ms = cJSON_GetObjectItem(s, "median_ms");
-            if (cJSON_IsNumber(req) && cJSON_IsNumber(ms) && (uint32_t)req->valuedouble == res[i].requested)
-                printf("  %10u particles: %.3f ms → %.3f ms  (x%.2f)\n", res[i].particles, ms->valuedouble,
-                       res[i].median_ms, ms->valuedouble / res[i].median_ms);
+            double req = json_number(s, "requested");
+            if (!cJSON_GetObjectItem(s, "skipped") && !isnan(req) && (uint32_t)req == res[i].requested)
+                row = s;
+        }
+        if (!row) {
+            fprintf(stderr, "cistern: --baseline %s: no row for %u %s\n", path, res[i].requested, unit);
+            missing++;
+            continue;
+        }
+        double base = json_number(row, "median_ms");
+        printf("  %10u %s: %.3f ms -> %.3f ms  ", res[i].particles, unit, base, res[i].median_ms);
+        print_ratio(base, json_number(row, "p10_ms"), json_number(row, "p90_ms"), res[i].median_ms, res[i].p10_ms,
+                    res[i].p90_ms);
+        printf("%s\n", res[i].noisy ? "  (this run is noisy)" : "");
+        const cJSON *passes = cJSON_GetObjectItem(row, "passes");
+        for (uint32_t q = 0; q < res[i].pass_count; q++) {
+            const bench_pass *p = &res[i].passes[q];
+            const cJSON *bp = cJSON_GetObjectItem(passes, p->name);
+            // Older files hold a pass as a bare number of ms.
+            double pm = cJSON_IsNumber(bp) ? bp->valuedouble : json_number(bp, "median_ms");
+            if (isnan(pm)) {
+                fprintf(stderr, "cistern: --baseline %s: %u %s: no pass \"%s\"\n", path, res[i].requested, unit,
+                        p->name);
+                missing++;
+                continue;
+            }
+            if (!(p->median_ms > 0))
+                continue;
+            printf("  %10s   %-28s %9.3f -> %9.3f ms  ", "", p->name, pm, p->median_ms);
+            print_ratio(pm, json_number(bp, "p10_ms"), json_number(bp, "p90_ms"), p->median_ms, p->p10_ms,
+                        p->p90_ms);
+            printf("\n");
         }
     }
     cJSON_Delete(root);
+    if (missing)
+        fprintf(stderr, "cistern: --baseline %s: %u row(s) or pass(es) of this run have no match there\n", path,
+                missing);
+    return missing == 0;
 }
 
 int cs_bench(const cs_bench_options *opt)
@@ -603,6 +818,16 @@ int cs_bench(const cs_bench_options *opt)
                res[i].p90_ms, res[i].wall_median_ms, res[i].particle_steps_per_s,
                cs_format_bytes(res[i].memory_bytes, mem, sizeof mem), res[i].dt, res[i].steps_per_frame,
                res[i].stable ? "stable" : "UNSTABLE: ", res[i].stable ? "" : res[i].unstable_reason);
+        printf("%11s   timed %u steps in %u batch%s of %u (medians", "", res[i].timed_steps, res[i].batches,
+               res[i].batches == 1 ? "" : "es", opt->steps);
+        for (uint32_t b = 0; b < res[i].batches; b++)
+            printf(" %.3f", res[i].batch_median_ms[b]);
+        printf(" ms); p10 %.3f ms, spread (p90 - p10) / median %.0f%%\n", res[i].p10_ms, 100.0 * res[i].spread);
+        if (res[i].noisy) {
+            printf("%11s   NOISY: %s\n", "", res[i].noise_reason);
+            fprintf(stderr, "cistern: warning: %u %s: noisy timing: %s\n", res[i].particles, unit,
+                    res[i].noise_reason);
+        }
         for (uint32_t q = 0; q < res[i].pass_count; q++) {
             const bench_pass *p = &res[i].passes[q];
             printf("%11s   %-28s %9.3f ms (p90 %.3f)", "", p->name, p->median_ms, p->p90_ms);
@@ -636,8 +861,8 @@ int cs_bench(const cs_bench_options *opt)
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
     }
-    if (opt->baseline)
-        print_baseline(opt->baseline, res, n);
+    if (opt->baseline && !compare_baseline(opt->baseline, scene_name, unit, res, n))
+        code = code ? code : 3;
     cs_context_destroy(&ctx);
     cs_shader_shutdown();
     return failed ? 1 : code;

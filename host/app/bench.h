@@ -16,7 +16,9 @@ typedef struct cs_bench_options {
     uint32_t sizes[CS_BENCH_MAX_SIZES];
     uint32_t size_count;
     bool cells;              // sizes are grid cells along x (grid pipelines: reint)
-    uint32_t steps;          // timed steps per size
+    uint32_t steps;          // timed steps per size, per batch
+    uint32_t batches;        // most batches of `steps` per size, until two agree (0: 3)
+    double budget_s;         // no new batch after this many seconds of timing a size (0: 60)
     uint32_t warmup;         // untimed steps first (lavapipe compiles at first dispatch)
     const char *out_dir;     // default bench/<scene>
     const char *baseline;    // earlier JSON to compare against
@@ -42,6 +44,10 @@ typedef struct cs_bench_options {
     uint32_t cpu_runs;
 } cs_bench_options;
 
+// `baseline` (bench.c): any results file (one bench's results.json, or a
+// per-device results/<device>.json); rows are matched by scene, size and
+// pass, and a row that cannot be matched fails the bench.
+
 // Parses "16k,64k,1M,250000" into sizes. Returns false with a message naming
 // the bad item.
 bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err);
@@ -65,9 +71,10 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
 // with the error printed, when it does not load.
 bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size);
 
-// Writes JSON as DIR/results.json (DIR made first). Does not take JSON.
+// Writes JSON as DIR/results.json (DIR made first), with the run's
+// provenance (provenance.h) added as "provenance". Does not take JSON.
 // False with err set when the directory or the file cannot be written.
-bool cs_bench_write_json(const char *dir, const cJSON *json, cs_error *err);
+bool cs_bench_write_json(const char *dir, cJSON *json, cs_error *err);
 
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.

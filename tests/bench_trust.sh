@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Benchmarks one can trust and compare (docs/benchmarks.md "Provenance,
+# noise and baselines"):
+#   1. every results.json carries its provenance (commit, build type, date,
+#      cores, load at start and end, command line, settings, scene hash)
+#      and each size its spread and batches;
+#   2. a planted noisy run (CISTERN_BENCH_PLANT_NOISE=3: every third timed
+#      step does four steps' work) is flagged, in the JSON and on stderr;
+#   3. --baseline matches rows by scene, size and pass: against its own
+#      results it exits 0 with ratios; against a per-device file (a
+#      "benches" list) too; against a file missing a row or a pass, or of
+#      another scene, it exits 3 and says what is missing.
+set -uo pipefail
+cistern=${1:?usage: bench_trust.sh path/to/cistern}
+source "$(dirname "$0")/util/expect.sh"
+loud=(bench rest_box_3d --particles 2k --steps 6 --warmup 1)
+b=("${loud[@]}" --quiet)
+
+expect 0 "cistern: build [0-9a-f]\{7,\}" -- "$cistern" "${loud[@]}" --out "$tmp/a"
+python3 - "$tmp/a/results.json" <<'PY' || fail "provenance or spread missing in results.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["provenance"]
+for key in ("commit", "dirty", "build_type", "date_utc", "host_cores", "load_start", "load_end", "command_line",
+            "settings", "scene_file", "scene_fnv1a64"):
+    assert key in p, "provenance lacks " + key
+assert len(p["commit"]) >= 7 and p["host_cores"] >= 1 and len(p["load_start"]) == 3, p
+assert "bench rest_box_3d" in p["command_line"], p["command_line"]
+for s in d["sizes"]:
+    for key in ("p10_ms", "median_ms", "p90_ms", "spread", "batch_median_ms", "noisy", "timed_steps"):
+        assert key in s, "size lacks " + key
+    assert s["p10_ms"] <= s["median_ms"] <= s["p90_ms"], s
+    assert 1 <= len(s["batch_median_ms"]) <= d["max_batches"], s
+PY
+
+# 2. Planted noise: flagged, with the spread it made.
+out=$(CISTERN_BENCH_PLANT_NOISE=3 "$cistern" "${b[@]}" --out "$tmp/noisy" 2>&1) || fail "planted run failed: $out"
+grep -q "noisy timing: the steps spread" <<<"$out" || fail "planted noise not warned on stderr: $out"
+python3 - "$tmp/noisy/results.json" <<'PY' || fail "planted noise not marked in results.json"
+import json, sys
+s = json.load(open(sys.argv[1]))["sizes"][0]
+assert s["noisy"] and "spread" in s["noise"] and s["spread"] >= 1.5, s
+assert "CISTERN_BENCH_PLANT_NOISE=3" in json.load(open(sys.argv[1]))["provenance"]["settings"]
+PY
+
+# 3. Baselines.
+expect 0 "against baseline" -- "$cistern" "${b[@]}" --out "$tmp/c" --baseline "$tmp/a/results.json"
+grep -q "grid: sort .* x[0-9.]* \[" <<<"$last_out" || fail "--baseline: no per-pass ratio with its range: $last_out"
+python3 - "$tmp/a/results.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump({"device": "x", "device_and_driver": "x", "benches": [dict(d, scene="other"), d]},
+          open(sys.argv[2] + "/device.json", "w"))
+no_row = json.loads(json.dumps(d)); no_row["sizes"][0]["requested"] = 12345
+json.dump(no_row, open(sys.argv[2] + "/no_row.json", "w"))
+no_pass = json.loads(json.dumps(d)); del no_pass["sizes"][0]["passes"]["grid: sort"]
+json.dump(no_pass, open(sys.argv[2] + "/no_pass.json", "w"))
+json.dump(dict(d, scene="other"), open(sys.argv[2] + "/other.json", "w"))
+PY
+expect 0 "against baseline" -- "$cistern" "${b[@]}" --out "$tmp/d" --baseline "$tmp/device.json"
+expect 3 "no row for 2000 particles" -- "$cistern" "${b[@]}" --out "$tmp/e" --baseline "$tmp/no_row.json"
+expect 3 "no pass \"grid: sort\"" -- "$cistern" "${b[@]}" --out "$tmp/f" --baseline "$tmp/no_pass.json"
+expect 3 "cannot open" -- "$cistern" "${b[@]}" --out "$tmp/g" --baseline "$tmp/missing.json"
+expect 3 "no bench of scene rest_box_3d" -- "$cistern" "${b[@]}" --out "$tmp/h" --baseline "$tmp/other.json"
+exit $((failures > 0))
