@@ -1,6 +1,5 @@
 // radiosity.c — patches, form factors and the reference solver (radiosity.h).
 #include "radiosity.h"
-#include "radiosity_cluster.h"
 
 #include <math.h>
 #include <stdlib.h>

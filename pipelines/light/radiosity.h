@@ -26,6 +26,27 @@
 // Rounds of clustering at most (each cuts the nodes about 4 times).
 #define CS_RADIOSITY_MAX_LEVELS 32
 
+// One node of the cluster hierarchy (radiosity_cluster.h builds the tree),
+// here beside the compile that holds them: the solver below reads their
+// centres too.
+#define CS_CLUSTER_REPS 4u
+
+typedef struct cs_cluster {
+    double center[3];   // area-weighted centroid
+    double area;        // m^2, the patches' sum
+    double normal[3];   // area-weighted mean of the patches' unit normals
+    double spread;      // radians: every patch normal within this of normal's direction
+    double radius;      // every patch (its corners) inside this sphere about center
+    double box_min[3], box_max[3]; // the patches' corners' bounding box
+    double slab_min;    // the lowest (unit mean normal) . corner over the patches
+    double albedo[3];   // area-weighted
+    double emission[3]; // area-weighted, relative to the scene's brightest patch
+    uint32_t reps[CS_CLUSTER_REPS]; // patches the visibility rays aim at
+    // Flags, 0 or 1 (32-bit: no padding, compiles are compared byte for byte):
+    uint32_t all_emit;  // every patch under it emits (a lamp's own cluster)
+    uint32_t divided;   // holds two patches that face each other but cannot see each other (never linked)
+} cs_cluster;
+
 typedef struct cs_radiosity_compiled {
     cs_patch *patches;
     float (*corners)[3][3];  // each patch's triangle (for refinement and drawing)
