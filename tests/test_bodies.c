@@ -1,4 +1,4 @@
-// test_bodies.c — rigid bodies (pipelines/bodies.h, shaders/bodies/):
+// test_bodies.c — rigid bodies (pipelines/bodies/bodies.h, shaders/bodies/):
 //  1. cs_body_contact on the GPU against a double-precision reference of the
 //     same rule, for random points and rotated boxes, polytopes, a thin slab
 //     and a sphere: points inside, outside, on faces, on edges and vertices,

@@ -1,5 +1,5 @@
 // test_body_contact.c — rigid bodies against the domain walls, against
-// each other, and on a scripted path (pipelines/bodies.h,
+// each other, and on a scripted path (pipelines/bodies/bodies.h,
 // shaders/bodies/integrate.comp):
 //  1. Level: a heavy box dropped tilted 20 degrees onto the floor lands on a
 //     corner and must lie flat (tilt < 2 degrees) after 1.5 s: only a torque

@@ -1,4 +1,4 @@
-// test_boundary.c — the boundary set (pipelines/boundary.h,
+// test_boundary.c — the boundary set (pipelines/core/boundary.h,
 // shaders/common/boundary.glsl): the host builder's layout, and
 // cs_boundary_nearest on the GPU against a double-precision reference, for
 // 2D and 3D boxes with 0, 1, 3 and 16 walls and points inside, outside, on

@@ -1,5 +1,5 @@
 // test_cornell_radiosity.c — issue 11's cross-check: on scenes/cornell_box.json
-// (its light an emissive quad) the radiosity solution (pipelines/radiosity.c,
+// (its light an emissive quad) the radiosity solution (pipelines/light/radiosity.c,
 // the double CPU solver, bounced until it stops changing) against the path
 // tracer's converged per-triangle radiosity (probe mode, lavapipe, validation
 // on). Per scene triangle: radiosity's area-weighted mean over the triangle's

@@ -1,5 +1,5 @@
 // test_geometry.c — the scene's static geometry (host/scene/geometry.c) and
-// the BVH over it (pipelines/bvh.c), on the CPU:
+// the BVH over it (pipelines/trace/bvh.c), on the CPU:
 //   - scenes/cornell_box.json: triangle count, areas of the published data
 //     (floor, light), every normal facing into the room's air;
 //   - boxes (outward and inward), an OBJ mesh with scale and translate;

@@ -1,4 +1,4 @@
-// test_grid.c — the GPU neighbour grid (pipelines/grid.c) against brute force.
+// test_grid.c — the GPU neighbour grid (pipelines/core/grid.c) against brute force.
 //
 // For random, clustered, lattice and all-in-one-cell particle sets, in 2D and
 // 3D, at sizes 0, 1, 63, 64, 65, ~1000 and ~5000, with every output poisoned

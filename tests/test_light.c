@@ -1,4 +1,4 @@
-// test_light.c — point, spot and spherical lights (pipelines/light.h,
+// test_light.c — point, spot and spherical lights (pipelines/light/light.h,
 // shaders/light/light.glsl):
 //   - the spherical light's analytic irradiance on a plane below it against
 //     Monte-Carlo integration over the sphere's surface, in double: equal

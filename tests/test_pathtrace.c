@@ -1,4 +1,4 @@
-// test_pathtrace.c — the GPU path tracer (pipelines/pathtrace.c,
+// test_pathtrace.c — the GPU path tracer (pipelines/trace/pathtrace.c,
 // shaders/pathtrace/) on lavapipe with validation:
 //   - furnace: a closed box with uniform albedo rho and emission M; every
 //     path sees L = M / (pi (1 - rho)). NEE + roulette: the mean over the

@@ -1,4 +1,4 @@
-// test_pathtrace_determinism.c — the GPU path tracer (pipelines/pathtrace.c,
+// test_pathtrace_determinism.c — the GPU path tracer (pipelines/trace/pathtrace.c,
 // shaders/pathtrace/) must give the same bits for the same seed, however the
 // samples are split into dispatches and whatever else the machine is doing:
 // every sample's radiance depends only on (seed, pixel, sample index), and

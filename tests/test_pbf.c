@@ -1,5 +1,5 @@
-// test_pbf.c — Position Based Fluids (pipelines/fluid_pbf.c) and the fluid
-// base (pipelines/fluid.c), in 2D and 3D:
+// test_pbf.c — Position Based Fluids (pipelines/fluid/fluid_pbf.c) and the fluid
+// base (pipelines/fluid/fluid.c), in 2D and 3D:
 //  - kernel normalisations (poly6, spiky) integrate to 1 in 2D and 3D;
 //  - one GPU substep against the double-precision CPU reference
 //    (tests/ref/pbf_ref.h) on ~2-3k jittered particles with random

@@ -1,4 +1,4 @@
-// test_probes.c — light probes (pipelines/probes.h) on lavapipe:
+// test_probes.c — light probes (pipelines/light/probes.h) on lavapipe:
 //  1. closed box: a probe inside a box whose walls emit a uniform exitance M
 //     (albedo 0: radiosity B = M everywhere, radiance M / pi) receives
 //     E(n) = pi L = M for every normal, within 1e-3 relative, with K = 1024

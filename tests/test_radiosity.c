@@ -1,5 +1,5 @@
 // test_radiosity.c — radiosity compilation and the reference solver
-// (pipelines/radiosity.c), against analytic values:
+// (pipelines/light/radiosity.c), against analytic values:
 //   - two parallel opposed unit squares at distance 1: F = 0.19982;
 //   - two perpendicular unit squares sharing an edge: F = 0.20004;
 //   - a small patch under a coaxial disc of radius R at height h:

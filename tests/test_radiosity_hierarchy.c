@@ -1,5 +1,5 @@
 // test_radiosity_hierarchy.c — the k-means cluster hierarchy of radiosity
-// (pipelines/radiosity_cluster.c), on the CPU in double:
+// (pipelines/light/radiosity_cluster.c), on the CPU in double:
 //   - the tree: every patch and cluster but the roots is the child of
 //     exactly one cluster, the children's area shares sum to 1, parents
 //     come after their children;

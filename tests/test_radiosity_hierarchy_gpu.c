@@ -1,5 +1,5 @@
 // test_radiosity_hierarchy_gpu.c — the cluster hierarchy on the GPU
-// (pipelines/radiosity_cluster.c with GPU visibility, upsweep.comp and
+// (pipelines/light/radiosity_cluster.c with GPU visibility, upsweep.comp and
 // gather.comp through cs_radiosity_gpu) on the Cornell box at patch_size
 // 0.1:
 //   - two compiles with GPU visibility give the same bytes;

@@ -4,7 +4,7 @@
 //   1. one frame of scenes/cornell_box.json (patch_size 0.1 to keep the
 //      compile short), geometry only (no particles, no box lines). For a
 //      grid of pixels, a CPU ray through the pixel centre (the renderer's
-//      camera, pipelines/bvh.c in double) finds the patch under it; pixels
+//      camera, pipelines/trace/bvh.c in double) finds the patch under it; pixels
 //      within a pixel of an element's edge are skipped. The expected colour
 //      is computed here, independently of the feature's code: the patch's
 //      barycentric corner weights, each corner the area-weighted mean of

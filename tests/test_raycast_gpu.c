@@ -1,5 +1,5 @@
 // test_raycast_gpu.c — the GPU BVH walk (shaders/geometry/bvh.glsl through
-// shaders/geometry/cast.comp) against pipelines/bvh.c's double walk on the
+// shaders/geometry/cast.comp) against pipelines/trace/bvh.c's double walk on the
 // Cornell box, on random rays (seed printed) of four kinds: generic rays
 // from inside the box, grazing rays (a few 1e-6..1e-3 rad off a surface),
 // rays aimed at triangle edges and vertices, and edge-on rays lying along

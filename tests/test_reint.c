@@ -1,4 +1,4 @@
-// test_reint.c — reintegration tracking (pipelines/reint.c) against its CPU
+// test_reint.c — reintegration tracking (pipelines/reint/reint.c) against its CPU
 // reference (tests/ref/reint_ref.h) and by its invariants:
 //   - one step on fresh random grids, 2D and 3D, sizes 1 cell, around a
 //     workgroup, non-powers of two, empty, everything in one cell: every pass

@@ -24,7 +24,7 @@ static void shader_defines(cs_context *ctx, const char *path, cs_program_desc *d
     static char max_subgroups[16];
     if (strncmp(path, "prim/sort8_", strlen("prim/sort8_")) != 0)
         return;
-    // What cs_sort_create gives them (pipelines/prim.c), with the CPU
+    // What cs_sort_create gives them (pipelines/core/prim.c), with the CPU
     // devices' block of keys.
     snprintf(max_subgroups, sizeof max_subgroups, "%u", cs_sort8_max_subgroups(ctx));
     desc->defines[0] = (cs_define){"SORT8_BLOCK", "8192"};

@@ -1,4 +1,4 @@
-// test_splat.c — the anisotropic particle splat (pipelines/surface.h,
+// test_splat.c — the anisotropic particle splat (pipelines/surface/surface.h,
 // Yu & Turk 2013) against the double-precision CPU reference
 // (tests/ref/splat_ref.h), on lavapipe with validation:
 //   - particle sets of 0, 1, 63, 64, 65 (a flattened cluster: every

@@ -1,4 +1,4 @@
-// test_surface.c — GPU marching cubes (pipelines/surface.h) against the
+// test_surface.c — GPU marching cubes (pipelines/surface/surface.h) against the
 // double-precision CPU reference (tests/ref/surface_ref.h), on lavapipe
 // with validation:
 //   - the case table: every case's loops close, at most MAX_TRIS triangles;

@@ -1,4 +1,4 @@
-// test_vorton.c — the vortex-particle solver (pipelines/vorton.c) against its
+// test_vorton.c — the vortex-particle solver (pipelines/vorton/vorton.c) against its
 // double-precision CPU reference (tests/ref/vorton_ref.h) and by physics:
 //   - one vorton: velocity at random points vs the CPU Biot-Savart sum;
 //   - a random set (random radii, vorticity, temperature): velocity at

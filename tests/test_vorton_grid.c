@@ -1,5 +1,5 @@
 // test_vorton_grid.c — the vortex-in-cell velocity solve of the vorton
-// solver (`"velocity": "grid"`, pipelines/vorton_grid.c) against the
+// solver (`"velocity": "grid"`, pipelines/vorton/vorton_grid.c) against the
 // double-precision Biot-Savart sum and by physics:
 //   - one vorton, and a random set of 64 in a ball: grid velocity at probes
 //     away from the vortons vs the CPU double sum, at 16, 32 and 64 cells

@@ -1,5 +1,5 @@
 // test_vorton_grid_box.c — the vortex-in-cell grid's box follows the
-// vortons (pipelines/vorton_grid.c, shaders/vorton/vic_box.comp; the rule is
+// vortons (pipelines/vorton/vorton_grid.c, shaders/vorton/vic_box.comp; the rule is
 // in vic_shared.h):
 //   - a ring (32 cells over a unit box) travels up until every vorton has
 //     left the scene's box; the grid velocity at probes around the ring vs

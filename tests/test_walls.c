@@ -18,10 +18,10 @@
 // it is under 0.001 m/s; more iterations also settle it but inflate the
 // pool (s_corr pushes once per iteration: 8 iterations left the interior
 // 1.6% under rest density).
-// Everything runs through the solver table (sim.h), as the world does.
+// Everything runs through the solver table (solvers.h), as the world does.
 #include "test_util.h"
 
-#include "sim.h"
+#include "solvers.h"
 
 #define WALL_GAP_MIN 0.25 // fraction of the spacing
 

@@ -1,5 +1,5 @@
 // trace_command.h — `cistern trace SCENE`: render a scene's static geometry
-// with the GPU path tracer (pipelines/pathtrace.h) and write
+// with the GPU path tracer (pipelines/trace/pathtrace.h) and write
 //   trace.png    tone-mapped (exposure 1 / mean luminance, x / (1 + x), sRGB)
 //   trace.pfm    the mean radiance per pixel, float RGB (bottom row first)
 //   patches.csv  with --probes: every triangle's radiosity B = pi L and its

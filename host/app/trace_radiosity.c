@@ -1,5 +1,5 @@
 // trace_radiosity.c — `cistern trace --radiosity S`: the scene's radiosity
-// solution (pipelines/radiosity.h, the double CPU solver, patches of S m)
+// solution (pipelines/light/radiosity.h, the double CPU solver, patches of S m)
 // seen through the path tracer's camera, for the side-by-side picture. One
 // ray a pixel through its centre on the CPU BVH; the pixel shows B / pi of
 // the patch it hits (piecewise constant, as radiosity is).

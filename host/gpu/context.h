@@ -53,7 +53,7 @@ typedef struct cs_context {
 
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
 
-    // The 8-bit radix sort's self-test (pipelines/prim.c), run once per
+    // The 8-bit radix sort's self-test (pipelines/core/prim.c), run once per
     // context when cs_sort_create picks that path: the keys per block it ran
     // with (0: not run yet) and whether it passed.
     uint32_t sort8_self_test_block;

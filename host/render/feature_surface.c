@@ -1,5 +1,5 @@
 // feature_surface.c — fluid surfaces: the marching-cubes meshes
-// (pipelines/surface.h) drawn indexed, positions and normals pulled from
+// (pipelines/surface/surface.h) drawn indexed, positions and normals pulled from
 // their storage buffers, one draw per surface of the frame, opaque, with
 // depth. Shading: shaders/render/surface.frag; lit by the light probes
 // when the scene has them (the particles' switch, the L key).

@@ -79,7 +79,7 @@ typedef struct cs_renderer {
     uint32_t level_rooms_drawn; // rooms of the last frame's level drawn (portal traversal)
 } cs_renderer;
 
-// A fluid surface to draw: a marching-cubes mesh (pipelines/surface.h's
+// A fluid surface to draw: a marching-cubes mesh (pipelines/surface/surface.h's
 // outputs, read where they lie) and its colour.
 typedef struct cs_render_surface {
     cs_buffer *positions;      // vec4 per vertex

@@ -486,7 +486,7 @@ typedef struct scale_rule {
 } scale_rule;
 
 static const scale_rule scale_rules[] = {
-    // Clavet (pipelines/fluid_sph.c, shaders/sph/): densities are normalised
+    // Clavet (pipelines/fluid/fluid_sph.c, shaders/sph/): densities are normalised
     // (rho = N_n sum m a^n, N_n ∝ h^-dim) and do not change.
     {"sph", offsetof(cs_material, stiffness), 2, 1, -2,
      "relax displacement dt^2 P N_n / m ∝ k_s tau^2 k^(-2 dim) must scale like h"},

@@ -85,7 +85,7 @@ typedef struct cs_wall {     // a plane; fluid stays where dot(n, x) >= offset
     float offset;
 } cs_wall;
 
-// A rigid body (pipelines/bodies.h moves it). Shapes are convex: a box, a
+// A rigid body (pipelines/bodies/bodies.h moves it). Shapes are convex: a box, a
 // sphere (a disc in 2D) or a polytope given as half-spaces. In the body's
 // own frame, polytope plane k is (n_k, d_k) with n_k a unit normal pointing
 // OUT of the body: the body is where dot(n_k, x) <= d_k for every k, and

@@ -1,5 +1,5 @@
 // scene_probes.h — "radiosity": {"probes": {...}}: light probes over the
-// scene geometry's bounds (pipelines/probes.h), read with the radiosity
+// scene geometry's bounds (pipelines/light/probes.h), read with the radiosity
 // block (scene_lights.c). docs/scenes.md, "Static geometry".
 //
 //   "probes": {"resolution": [8, 8, 8], "rays": 256, "every": 1}

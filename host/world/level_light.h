@@ -8,7 +8,7 @@
 // Light mapping (TR1 room light: position, intensity, fade):
 //   position  the TR1 point in the world frame (level_mesh.h)
 //   range     fade / units_per_metre: the window (CS_WINDOW_DEFAULT,
-//             pipelines/light.h) reaches 0 there, as TR1's light does
+//             pipelines/light/light.h) reaches 0 there, as TR1's light does
 //   radius    range / CS_LEVEL_LIGHT_RADIUS_DIVISOR: the plain attenuation
 //             is 1/25 at the fade distance, the window takes it to 0
 //   colour    white x intensity / 8191 x CS_LEVEL_LIGHT_GAIN (TR1 room

@@ -33,7 +33,7 @@
 
 #include "grid.h"
 #include "bodies.h"
-#include "sim.h"
+#include "solvers.h"
 #include "surface.h"
 
 // The substep index of a surface that has no mesh yet.
@@ -49,7 +49,7 @@ typedef struct cs_world_surface {
     bool from_cells;           // a grid fluid's cells (reint); else a particle splat
     cs_surface_params params;  // node origin and spacing; iso (the field reads 1 inside the fluid at rest)
     cs_splat_params splat;     // particle fluids: nodes, kernel radius, scale
-    cs_surface mesh;           // node arrays and the mesh (pipelines/surface.h)
+    cs_surface mesh;           // node arrays and the mesh (pipelines/surface/surface.h)
     cs_buffer field;           // one float per node
     cs_grid grid;              // particle fluids
     cs_buffer sorted;          // particle fluids: positions in the grid's order

@@ -4,7 +4,7 @@
 // "hierarchy": false every pair, cs_radiosity_compile_gpu: form factors on
 // the CPU, visibility rays on the GPU) and, every frame, moves the scene's "lights" along their paths to
 // the frame's time and records the direct light and the gathers
-// (pipelines/radiosity_gpu.h). The renderer draws the geometry lit by the
+// (pipelines/light/radiosity_gpu.h). The renderer draws the geometry lit by the
 // result (host/render/feature_geometry.c). docs/light.md, "Radiosity".
 #pragma once
 
@@ -23,7 +23,7 @@ typedef struct cs_world_radiosity {
     uint32_t albedo_cycle;     // 0: the scene's colours; k: coloured patches' rgb rotated k times
     uint64_t frames;           // frames recorded
     // "radiosity.probes": light probes over the geometry's bounds, updated
-    // after the gathers every `every` frames (pipelines/probes.h); the
+    // after the gathers every `every` frames (pipelines/light/probes.h); the
     // renderer lights particles by them while probes_shading is on.
     cs_probes probes;
     bool probes_made, probes_shading;

@@ -3,7 +3,7 @@
 // GPU code: brute-force neighbours, plain loops. tests/test_pbf.c compares
 // one GPU substep with it. Header-only (only tests/test_*.c are built).
 //
-// Same algorithm and constants as pipelines/fluid_pbf.c (the test reads the
+// Same algorithm and constants as pipelines/fluid/fluid_pbf.c (the test reads the
 // constants the solver derived: epsilon, s_corr scale, W(dq), masses), so
 // any difference is float rounding or a bug:
 //   v += g dt, x* = x + v dt

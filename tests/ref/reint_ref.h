@@ -1,5 +1,5 @@
 // reint_ref.h — double-precision CPU reference of the reintegration-tracking
-// step (pipelines/reint.c, shaders/reint/), for tests/test_reint.c.
+// step (pipelines/reint/reint.c, shaders/reint/), for tests/test_reint.c.
 //
 // Written independently of the shaders where the algorithm allows it: the
 // advect step here SCATTERS each source box over the cells it overlaps

@@ -1,5 +1,5 @@
 // sh_ref.h — double-precision references for tests/test_sh.c, written from
-// the definitions rather than from pipelines/sh.c and pipelines/env.c:
+// the definitions rather than from pipelines/light/sh.c and pipelines/light/env.c:
 //
 //   - the real SH basis from its general form,
 //       Y_l^m(theta, phi) = Phi_m(phi) N_l^|m| P_l^|m|(cos theta),

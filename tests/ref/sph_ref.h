@@ -1,5 +1,5 @@
 // sph_ref.h — double-precision CPU reference for the Clavet double-density
-// relaxation solver (pipelines/fluid_sph.c, shaders/sph/). Header-only, for
+// relaxation solver (pipelines/fluid/fluid_sph.c, shaders/sph/). Header-only, for
 // tests/test_sph.c. Also holds the reference neighbour grid that
 // wcsph_ref.h reuses.
 //

@@ -1,5 +1,5 @@
 // splat_ref.h — CPU reference of the particle splats in double precision,
-// written from the description in pipelines/surface.h (not from the
+// written from the description in pipelines/surface/surface.h (not from the
 // shaders), brute force over all particles (no grid):
 //   - per particle: neighbours within r_n, weights 1 - (r/r_n)^3 (itself
 //     included), the smoothed centre, the weighted covariance, its

@@ -1,5 +1,5 @@
 // surface_ref.h — CPU reference of the marching-cubes pipeline in double
-// precision, written from the convention in pipelines/surface.h (not from
+// precision, written from the convention in pipelines/surface/surface.h (not from
 // the shaders): inside = field > iso, NaN and nodes beyond the grid outside,
 // one vertex per crossed edge of the padded lattice in global edge order,
 // triangles by cell then table order. Uses the pipeline's case table (it is

@@ -1,5 +1,5 @@
 // wcsph_ref.h — double-precision CPU reference for weakly compressible SPH
-// (Becker & Teschner 2007; pipelines/fluid_wcsph.c, shaders/wcsph/).
+// (Becker & Teschner 2007; pipelines/fluid/fluid_wcsph.c, shaders/wcsph/).
 // Header-only, for tests/test_wcsph.c. Uses the neighbour grid of sph_ref.h.
 #pragma once
 

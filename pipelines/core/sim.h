@@ -1,0 +1,181 @@
+// sim.h — what every simulation pipeline offers the frame loop, the
+// benchmark, the renderer and the dumps.
+//
+// A pipeline (PBF, Clavet SPH, WCSPH, reintegration tracking) is a table of
+// functions looked up by a fluid's "solver" key. The world (host/world/)
+// records a frame as substeps: for each substep, every part's
+// record_substep() in scene order (later: bodies and coupling between them);
+// then, once, every part's record_frame_end(); it submits, then asks for
+// stats or a particle view. Nothing here knows which solver runs: the table
+// that names them is pipelines/solvers.h, above every family.
+#pragma once
+
+#include "recorder.h"
+#include "scene.h"
+
+// Particle data as the renderer and the PLY dumps read it. Arrays are in the
+// solver's current order (which may change every step: sorted by cell).
+typedef struct cs_float_buffer {
+    const char *name;
+    cs_buffer *buffer;
+    uint32_t floats;
+} cs_float_buffer;
+
+// Soft smoke sprites (host/render/feature_smoke.c): a particle view with
+// radius > 0 is drawn as additive camera-facing gaussian splats instead of
+// lit spheres, coloured by the temperature its `densities` buffer holds on
+// a ramp from grey (`cool` K and below) to orange (`hot` K and above).
+typedef struct cs_smoke_style {
+    float radius;            // the gaussian's standard deviation (m); 0: spheres
+    float intensity;         // linear colour one sprite adds at its centre, before the ramp
+    float cool, hot;         // K: the ends of the temperature ramp
+} cs_smoke_style;
+
+// Oriented arrows (host/render/feature_arrows.c): a line from each point
+// along its vector, scale |vector| long (at most max_length), with a head at
+// the tip, coloured by the temperature the vector's w holds on the smoke
+// ramp (cool .. hot K). The vorton solver shows its vortons so (vorticity).
+typedef struct cs_arrow_style {
+    float scale;             // m per unit |vector|
+    float max_length;        // m
+    float cool, hot;         // K: the colour ramp's ends
+    bool shown;              // the scene's choice; the window's O key flips it (cs_render_frame.flip_arrows)
+} cs_arrow_style;
+
+typedef struct cs_particle_view {
+    cs_buffer *positions;    // vec4: xyz, w unused
+    cs_buffer *velocities;   // vec4: xyz, w unused
+    cs_buffer *densities;    // float
+    cs_buffer *materials;    // uint
+    uint32_t count;
+    // Optional (NULL for most pipelines). For a pipeline that decides the
+    // count on the GPU (reint's points): a buffer holding a
+    // VkDrawIndirectCommand {6 * particles, 1, 0, 0} written by the frame's
+    // own passes. The renderer then draws from it, so a frame draws exactly
+    // the particles it made; `count` is the count the host has read back
+    // (exact once the frame has completed: PLY dumps). The arrays hold as
+    // many particles as draw_args can ask for.
+    cs_buffer *draw_args;
+    // Optional: the fluid's own scene (its materials and domain), for a
+    // frame that draws several fluids; NULL: the frame's scene.
+    const cs_scene *scene;
+    // Optional: draw as smoke (radius 0: as spheres).
+    cs_smoke_style smoke;
+    // Optional: arrows, apart from the particles above (arrow_count 0: none).
+    cs_buffer *arrow_positions;  // vec4: xyz, w unused
+    cs_buffer *arrow_vectors;    // vec4: xyz the vector, w the temperature (K)
+    uint32_t arrow_count;
+    cs_arrow_style arrows;
+} cs_particle_view;
+
+// A 2D/3D field for grid pipelines (reintegration): drawn as an image in 2D,
+// meshed as the fluid's surface in 3D (one node per cell centre).
+typedef struct cs_field_view {
+    cs_buffer *cells;        // per cell: vec4 (mass / rest mass, velocity xy(z), unused)
+    uint32_t dims[3];
+    uint32_t stride_floats;  // floats per cell
+    float origin[3];         // world position of cell (0, 0, 0)'s low corner
+    float cell_size;         // world units (cells are cubes)
+} cs_field_view;
+
+typedef struct cs_sim_stats {
+    uint32_t particles;
+    double mean_density_error; // mean |rho/rho0 - 1| over particles
+    double max_density_error;
+    double max_speed;
+    double kinetic_energy;
+    double total_mass;
+    uint32_t non_finite;       // particles with a NaN/Inf component
+    uint32_t outside_domain;   // particles outside the domain box
+    // Cells whose content overflowed the solver's fixed-point capacity since
+    // the start (reint: 4096 rest masses a cell); 0 for particle solvers.
+    uint32_t over_capacity;
+} cs_sim_stats;
+
+// What the world hands every part for one substep. A fluid's scene carries
+// the same dt (the world keeps one substep clock for all its parts, see
+// cs_scene_scale_world), so solvers bake dt into their constants; time and
+// index let a part that is not a fluid (bodies, coupling) follow the clock.
+typedef struct cs_substep {
+    uint64_t index;            // substeps since the world was created
+    double time;               // simulated time at the start of this substep, seconds
+    float dt;                  // its length, seconds
+    uint32_t frame_substep;    // 0 .. frame_substeps - 1 within the frame being recorded
+    uint32_t frame_substeps;
+} cs_substep;
+
+// What the rigid bodies (bodies.h) need from a particle fluid: where to
+// publish the bodies' world-space set, and the momentum its collisions gave
+// each moving body (collide.comp WITH_IMPULSES), per particle.
+typedef struct cs_body_link {
+    cs_buffer *params;         // the fluid's constant buffer (cs_fluid_params)
+    VkDeviceSize set_offset;   // byte offset of its cs_body_set
+    cs_buffer *impulses;       // contact records (bodies_shared.h), CS_BODY_RECORDS_PER_PARTICLE per particle; NULL without moving bodies
+    uint32_t count;            // live particles now
+    uint32_t capacity;
+} cs_body_link;
+
+// A level's signed distance field on a regular grid (host/world/level_sdf.h
+// bakes it): > 0 in open space, < 0 in solid, metres. Node (x, y, z) is at
+// origin + cell (x, y, z) and holds values[(z dims[1] + y) dims[0] + x].
+typedef struct cs_level_field {
+    float origin[3];
+    float cell;
+    uint32_t dims[3];
+    const float *values;
+} cs_level_field;
+
+// Such a field (origin, cell, dims, values as above) sampled at world point
+// p: trilinear between the eight nodes around p, p clamped to the grid, in
+// double. The one CPU copy of the shaders' cs_level_distance (fluid.glsl):
+// the level bake's checks (host/world/level_sdf.c) and reint's cell flags
+// (reint.c) both read the field through it.
+double cs_level_field_sample(const double origin[3], double cell, const uint32_t dims[3], const float *values,
+                             const double p[3]);
+
+typedef struct cs_sim_ops {
+    const char *solver;        // scene "solver" value
+    const char *summary;       // one line for --help
+    // Parses the solver block and allocates everything. Refuses a particle
+    // count the device cannot hold before allocating anything.
+    bool (*create)(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err);
+    void (*destroy)(void *state);
+    // Records one substep as named passes. A solver may split it into
+    // smaller steps of its own (Clavet's sph.split, WCSPH's CFL split).
+    void (*record_substep)(void *state, cs_recorder *rec, const cs_substep *step);
+    // Optional: once a frame, after its substeps (views and reductions the
+    // frame shows: reint's stats and points).
+    void (*record_frame_end)(void *state, cs_recorder *rec);
+    // Read back after the recorder has been submitted and waited on.
+    void (*stats)(void *state, cs_sim_stats *out);
+    // Optional, both or neither: the stats recorded into the frame's own
+    // recording at its end (into the recorder's frame slot), and read after
+    // that frame completed, possibly while later frames run. Without them a
+    // loop falls back to `stats` and cannot keep frames in flight.
+    void (*record_stats)(void *state, cs_recorder *rec);
+    void (*read_stats)(void *state, uint32_t frame_slot, cs_sim_stats *out);
+    // Optional (NULL when the pipeline has none).
+    void (*particles)(void *state, cs_particle_view *out);
+    void (*field)(void *state, cs_field_view *out);
+    // Optional: the density an interior particle of a block on a lattice of
+    // `spacing` of material `material` starts at, as the solver's own density
+    // sum computes it (CPU, double; same kernel, same self term), and the
+    // material mass that would make it the rest density (0 when the solver
+    // derives the mass itself: PBF). False when the solver block does not
+    // parse (create reports it). The world checks every block with it
+    // before anything runs (world.h, cs_world_check_rest_density).
+    bool (*lattice_density)(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                            double *fitting_mass);
+    // Optional: a pipeline whose particles collide with rigid bodies fills
+    // this (NULL: the world refuses a scene with bodies for it).
+    void (*bodies)(void *state, cs_body_link *out);
+    // Optional: a pipeline whose particles collide with a level takes its
+    // distance field here, after create and before the first substep (NULL:
+    // the world refuses a scene with a level for it). False when the device
+    // cannot hold the field.
+    bool (*level)(void *state, const cs_level_field *field, cs_error *err);
+    // Optional: the float buffers the solver's passes write (name, buffer,
+    // floats in use), at most `max`; returns how many. Read only when a run
+    // went non-finite, to name the first pass that did (world_first_nan.c).
+    uint32_t (*float_buffers)(void *state, cs_float_buffer *out, uint32_t max);
+} cs_sim_ops;

@@ -1,0 +1,422 @@
+// fluid_pbf.c — Position Based Fluids (Macklin & Müller 2013) on the fluid
+// base (fluid.h), in 2D and 3D. The "pbf" scene block is documented in
+// docs/scenes.md ("pbf: Position Based Fluids").
+//
+// One substep, as passes:
+//   emit → predict (v += g dt, x* = x + v dt) → grid on x* (cell ids, sort,
+//   ranges, reorder, neighbours) → iterations × ("pbf: lambda", "pbf: delta" + collide
+//   with the boundary set) → "pbf: velocity" (v = (x* - x) / dt, restitution)
+//   → "pbf: vorticity+xsph" (curl, then confinement + XSPH, and x = x*).
+//
+// Departures from the paper, each for a reason:
+//  - the density constraint is unilateral, C = max(rho / rho0 - 1, 0): a
+//    two-sided one pulls free-surface and wall particles (which miss part of
+//    their neighbourhood) inwards until the block collapses;
+//  - boundaries (the boundary set: domain faces, walls) count as rest fluid
+//    filling the region beyond them (fluid.glsl cs_boundary): density, a
+//    gradient term and a push with lambda_i, so fluid at a wall keeps its
+//    spacing;
+//  - scale-free parameters: epsilon and s_corr are measured against D0, the
+//    constraint-gradient norm sum_k |grad_k C|^2 of a particle in a full
+//    lattice of the scene's particle_spacing (computed here, in double):
+//      epsilon = relaxation * D0
+//      s_corr  = -(scorr_k / D0) (W / W(dq))^n   (acts like a density error
+//                                                 of scorr_k at distance dq)
+//  - particle mass m = rho0 / sum_lattice W, so a block on the scene's
+//    lattice starts exactly at its rest density (the scene's material mass
+//    is not used: with a fixed spacing, mass and rest density cannot be
+//    chosen independently without the block jumping to another volume);
+//  - XSPH and vorticity weight neighbours by the rest volume V = m / rho0
+//    (the same for every material), so XSPH c is a dimensionless fraction
+//    and the vorticity epsilon is in m/s.
+//
+// Neighbour lists: the ~10 neighbour loops of a substep read one list per
+// particle (grid.h "neighbour lists"), built after the grid with radius
+// h (1 + PBF_SKIN): the cell walk visits ~6x (3D) more candidates than lie
+// within h. Delta marks the build cell of every particle that ends more
+// than PBF_SKIN h / 2 from where the list was built; lambda decides per
+// particle (list, or walk where its block holds a marked cell or it left
+// its cell) for itself and delta, curl and XSPH decide after the last delta.
+// The list loop then visits the same particles within h in the same order
+// as the walk: the results are the same bits (test_pbf checks it).
+#include "fluid_pbf.h"
+
+#include "../../shaders/grid/grid_shared.h"
+#include "../../shaders/pbf/pbf_shared.h"
+
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+// List radius h (1 + PBF_SKIN). Larger: longer lists; smaller: the list
+// retires (cell walk) after less motion within a substep.
+#define PBF_SKIN 0.1
+// List slots per particle: this many times the lattice neighbours within
+// the list radius (compressed fluid and clamped edge cells hold more; a
+// particle with more walks the cells).
+#define PBF_LIST_SLACK 2.0
+
+typedef struct cs_pbf_params {
+    uint32_t iterations;
+    float relaxation;
+    float scorr_k, scorr_dq;
+    uint32_t scorr_n;
+    float vorticity;
+    float xsph;
+} cs_pbf_params;
+
+typedef struct cs_pbf {
+    cs_fluid fluid;
+    cs_pbf_params params;
+    double lattice_density; // sum_j W over the lattice (per unit mass)
+    double d0;              // sum_k |grad_k C|^2 on the lattice
+    cs_pbf_push push;
+    cs_neighbours nb;
+    cs_program_id lambda, delta, velocity, curl, confine;
+} cs_pbf;
+
+// Fluid scratch arrays. Two are neighbour records: what a loop reads of a
+// neighbour, packed by the pass before it so the loop reads fewer arrays
+// (docs/benchmarks.md, "Fewer reads per neighbour"):
+//  - PBF_X_LAMBDA, written by lambda for delta: x*, lambda (and in 2D the
+//    mass; shaders/pbf/pbf_pack.glsl);
+//  - PBF_VEL_CURL, written by curl for confine: v, |omega|.
+enum { PBF_X_LAMBDA, PBF_CURL, PBF_VEL_CURL };
+
+// Kernels in double, same definitions as fluid.glsl.
+static double pbf_poly6(int dim, double h, double r2)
+{
+    double d = h * h - r2;
+    if (d <= 0.0)
+        return 0.0;
+    double k = dim == 3 ? 315.0 / (64.0 * M_PI * pow(h, 9)) : 4.0 / (M_PI * pow(h, 8));
+    return k * d * d * d;
+}
+
+static double pbf_spiky_grad_len(int dim, double h, double r)
+{
+    if (r <= 0.0 || r >= h)
+        return 0.0;
+    double k = dim == 3 ? 45.0 / (M_PI * pow(h, 6)) : 30.0 / (M_PI * pow(h, 5));
+    return k * (h - r) * (h - r);
+}
+
+// Lattice sums around a particle of a full lattice of spacing s: sum W and
+// sum |grad W|^2 (neighbours only).
+static void lattice_sums(int dim, double h, double s, double *sum_w, double *sum_grad2)
+{
+    int n = (int)ceil(h / s) + 1;
+    *sum_w = 0.0;
+    *sum_grad2 = 0.0;
+    for (int k = (dim == 3 ? -n : 0); k <= (dim == 3 ? n : 0); k++)
+        for (int j = -n; j <= n; j++)
+            for (int i = -n; i <= n; i++) {
+                double r2 = s * s * (double)(i * i + j * j + k * k);
+                *sum_w += pbf_poly6(dim, h, r2);
+                double g = pbf_spiky_grad_len(dim, h, sqrt(r2));
+                *sum_grad2 += g * g;
+            }
+}
+
+static bool parse_params(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
+{
+    *p = (cs_pbf_params){
+        .iterations = 4,
+        .relaxation = 0.01f,
+        .scorr_k = 0.1f,
+        .scorr_n = 4,
+        .scorr_dq = 0.2f,
+        .vorticity = 0.0f,
+        .xsph = 0.01f,
+    };
+    const cJSON *o = scene->solver_params;
+    if (!o)
+        return true;
+    static const char *const keys[] = {"iterations", "relaxation", "scorr_k", "scorr_n", "scorr_dq",
+                                       "vorticity", "xsph", NULL};
+    bool ok = cs_json_check_keys(scene, o, "pbf", keys, err) &&
+              cs_json_uint(scene, o, "pbf", "iterations", 1, 64, &p->iterations, err) &&
+              cs_json_float(scene, o, "pbf", "relaxation", 0.0f, 1e30f, &p->relaxation, err) &&
+              cs_json_float(scene, o, "pbf", "scorr_k", 0.0f, 1e30f, &p->scorr_k, err);
+    if (!ok)
+        return false;
+    // Both are relative to D0 here (see the header comment); the paper's
+    // absolute values (epsilon ~ 600, k ~ 0.001-0.1) mean something else.
+    const char *where = scene->path[0] ? scene->path : scene->name;
+    if (p->relaxation > 100.0f)
+        return cs_fail(err, "%s: pbf.relaxation: %g is too soft: cistern's relaxation is relative to the constraint "
+                            "stiffness of the particle lattice (epsilon = relaxation * D0, docs/scenes.md \"pbf\"); "
+                            "use 0.01-0.1 (a paper-style absolute epsilon does not carry over)",
+                       where, (double)p->relaxation);
+    if (p->scorr_k > 10.0f)
+        return cs_fail(err, "%s: pbf.scorr_k: %g is too strong: cistern's scorr_k is relative (s_corr acts like a "
+                            "density error of scorr_k at distance dq, docs/scenes.md \"pbf\"); use 0-0.2",
+                       where, (double)p->scorr_k);
+    return cs_json_uint(scene, o, "pbf", "scorr_n", 1, 16, &p->scorr_n, err) &&
+           cs_json_float(scene, o, "pbf", "scorr_dq", 0.01f, 0.99f, &p->scorr_dq, err) &&
+           cs_json_float(scene, o, "pbf", "vorticity", 0.0f, 1e6f, &p->vorticity, err) &&
+           cs_json_float(scene, o, "pbf", "xsph", 0.0f, 1.0f, &p->xsph, err);
+}
+
+static void pbf_destroy(void *state)
+{
+    cs_pbf *pbf = state;
+    if (!pbf)
+        return;
+    if (pbf->nb.capacity)
+        cs_neighbours_destroy(pbf->fluid.ctx, &pbf->nb);
+    cs_fluid_destroy(&pbf->fluid);
+    free(pbf);
+}
+
+static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
+{
+    cs_pbf_params params;
+    if (!parse_params(scene, &params, err))
+        return false;
+    cs_pbf *pbf = calloc(1, sizeof *pbf);
+    CS_ASSERT(pbf, "out of host memory");
+    pbf->params = params;
+    cs_fluid_desc desc = {
+        .solver = "pbf",
+        .uses_predicted = true,
+        .arrays = {[PBF_X_LAMBDA] = {"pbf x* lambda", 16},
+                   [PBF_CURL] = {"pbf curl", 16},
+                   [PBF_VEL_CURL] = {"pbf velocity |curl|", 16}},
+    };
+    if (!cs_fluid_create(ctx, scene, &desc, &pbf->fluid, err)) {
+        free(pbf);
+        return false;
+    }
+    cs_fluid *f = &pbf->fluid;
+    // With moving bodies, delta and velocity hand them what their pushes
+    // and reflections gave the particles (pbf_impulse.glsl).
+    static const cs_define with_impulses[] = {{"WITH_IMPULSES", "1"}, {NULL, NULL}};
+    const cs_define *impulses = f->impulse_slots ? with_impulses : NULL;
+    bool ok = cs_fluid_program(f, "pbf/lambda.comp", NULL, &pbf->lambda, err) &&
+              cs_fluid_program(f, "pbf/delta.comp", impulses, &pbf->delta, err) &&
+              cs_fluid_program(f, "pbf/velocity.comp", impulses, &pbf->velocity, err) &&
+              cs_fluid_program(f, "pbf/curl.comp", NULL, &pbf->curl, err) &&
+              cs_fluid_program(f, "pbf/confine.comp", NULL, &pbf->confine, err);
+    if (!ok) {
+        pbf_destroy(pbf);
+        return false;
+    }
+
+    // Mass from the lattice (see the header comment), then D0 with that mass.
+    double h = scene->smoothing_radius;
+    double s = scene->particle_spacing > 0.0f ? scene->particle_spacing : h * 0.5;
+    double sum_w, sum_grad2;
+    lattice_sums(f->dim, h, s, &sum_w, &sum_grad2);
+    pbf->lattice_density = sum_w;
+
+    // Neighbour list: sized from the lattice count within the list radius.
+    if (!cs_fluid_create_neighbours(f, 1.0 + PBF_SKIN, PBF_LIST_SLACK, &pbf->nb, err)) {
+        pbf_destroy(pbf);
+        return false;
+    }
+    double volume = 1.0 / sum_w; // m / rho0, the same for every material
+    pbf->d0 = volume * volume * sum_grad2;
+    for (uint32_t m = 0; m < scene->material_count; m++) {
+        double rho0 = scene->materials[m].rest_density;
+        f->params.materials[m] = (vec4){(float)(rho0 * volume), (float)rho0, (float)volume, 0.0f};
+    }
+    cs_fluid_upload_params(f);
+
+    double dq = params.scorr_dq * h;
+    double w_dq = pbf_poly6(f->dim, h, dq * dq);
+    pbf->push = (cs_pbf_push){
+        .solver = {(float)(params.relaxation * pbf->d0), (float)(params.scorr_k / pbf->d0), (float)(1.0 / w_dq),
+                   (float)params.scorr_n},
+        .post = {params.vorticity, params.xsph, (float)volume, (float)(0.25 * PBF_SKIN * PBF_SKIN * h * h)},
+    };
+    *state = pbf;
+    return true;
+}
+
+// One pass per constraint step ("pbf: lambda", "pbf: delta"), so a capture
+// and the bench show every iteration.
+static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
+{
+    cs_fluid *f = &pbf->fluid;
+    cs_fluid_record_emit(f, rec);
+    cs_fluid_record_predict_grid(f, rec);
+    cs_neighbours_record_build(rec, &pbf->nb, &f->grid, cs_fluid_pred(f), f->count);
+
+    cs_pbf_push pc = pbf->push;
+    pc.count = f->count;
+    cs_buffer *nb_counts = &pbf->nb.counts, *nb_list = &pbf->nb.list, *nb_state = &pbf->nb.state, *keys = &f->grid.keys;
+    cs_buffer *x_lambda = &f->arrays[PBF_X_LAMBDA];
+    uint32_t n = f->count;
+    for (uint32_t it = 0; it < pbf->params.iterations; it++) {
+        pc.slot = it; // the predicted positions after `it` delta steps
+        cs_pass_begin(rec, "pbf: lambda");
+        cs_dispatch(rec, pbf->lambda, &(cs_dispatch_desc){
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), x_lambda, &f->densities,
+                        nb_counts, nb_list, nb_state, keys, &pbf->nb.use},
+            .push = &pc, .push_size = sizeof pc, .threads = {n}});
+        cs_barrier_compute(rec);
+        cs_pass_end(rec);
+        cs_pass_begin(rec, "pbf: delta");
+        cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), x_lambda,
+                        cs_fluid_pred_alt(f), nb_counts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
+                        f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
+            .push = &pc, .push_size = sizeof pc, .threads = {n}});
+        cs_barrier_compute(rec);
+        cs_fluid_swap_pred(f);
+        cs_pass_end(rec);
+    }
+    pc.slot = pbf->params.iterations; // the final predicted positions
+
+    cs_pass_begin(rec, "pbf: velocity");
+    cs_dispatch(rec, pbf->velocity, &(cs_dispatch_desc){
+        .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_pred(f), cs_fluid_vel(f),
+                    f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
+        .push = &pc, .push_size = sizeof pc, .threads = {n}});
+    cs_barrier_compute(rec);
+    cs_pass_end(rec);
+
+    cs_pass_begin(rec, "pbf: vorticity+xsph");
+    cs_buffer *curl = &f->arrays[PBF_CURL];
+    // Confine reads each neighbour's velocity and, with vorticity, |omega|:
+    // curl packs both into one record, so confine reads x* and that record
+    // (without vorticity, the velocities, whose w confine then ignores).
+    cs_buffer *confine_velocities = cs_fluid_vel(f);
+    if (pbf->params.vorticity > 0.0f) {
+        cs_dispatch(rec, pbf->curl, &(cs_dispatch_desc){
+            .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_counts, nb_list,
+                        nb_state, keys, &f->arrays[PBF_VEL_CURL]},
+            .push = &pc, .push_size = sizeof pc, .threads = {n}});
+        cs_barrier_compute(rec);
+        confine_velocities = &f->arrays[PBF_VEL_CURL];
+    }
+    cs_dispatch(rec, pbf->confine, &(cs_dispatch_desc){
+        .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), confine_velocities, curl, cs_fluid_vel_alt(f),
+                    cs_fluid_pos(f), nb_counts, nb_list, nb_state, keys},
+        .push = &pc, .push_size = sizeof pc, .threads = {n}});
+    cs_barrier_compute(rec);
+    cs_fluid_swap_vel(f);
+    cs_pass_end(rec);
+
+    cs_fluid_end_substep(f);
+}
+
+static void pbf_record_substep_op(void *state, cs_recorder *rec, const cs_substep *step)
+{
+    (void)step;
+    pbf_record_substep(state, rec);
+}
+
+static void pbf_stats(void *state, cs_sim_stats *out)
+{
+    cs_pbf *pbf = state;
+    cs_fluid_stats(&pbf->fluid, out);
+}
+
+static void pbf_record_stats(void *state, cs_recorder *rec) { cs_fluid_record_stats(&((cs_pbf *)state)->fluid, rec); }
+static void pbf_read_stats(void *state, uint32_t frame_slot, cs_sim_stats *out)
+{
+    cs_fluid_read_stats(&((cs_pbf *)state)->fluid, frame_slot, out);
+}
+
+static void pbf_particles(void *state, cs_particle_view *out)
+{
+    cs_pbf *pbf = state;
+    cs_fluid_particles(&pbf->fluid, out);
+}
+
+// PBF: bodies push its particles (collide on the predicted positions, the
+// restitution on the velocities), and with moving bodies the particles push
+// back: every push dx in "pbf: delta" becomes the velocity change dx / dt,
+// and the restitution's dv in "pbf: velocity"; each hands the body -m dv
+// (pbf_impulse.glsl).
+static void pbf_bodies(void *state, cs_body_link *out)
+{
+    cs_pbf *pbf = state;
+    cs_fluid_body_link(&pbf->fluid, out);
+}
+
+// PBF's mass is rho0 / sum_lattice W at particle_spacing (pbf_create): a
+// block on another spacing starts at rho0 sum W(spacing) / sum W(particle_spacing).
+static bool pbf_lattice_density(const cs_scene *scene, uint32_t material, double spacing, double *rho,
+                                double *fitting_mass)
+{
+    double h = scene->smoothing_radius;
+    double s = scene->particle_spacing > 0.0f ? scene->particle_spacing : h * 0.5;
+    double sum_w, sum_w_block, unused;
+    lattice_sums(scene->dim, h, s, &sum_w, &unused);
+    lattice_sums(scene->dim, h, spacing, &sum_w_block, &unused);
+    *rho = scene->materials[material].rest_density * sum_w_block / sum_w;
+    *fitting_mass = 0.0; // the scene's mass is not used
+    return true;
+}
+
+static bool pbf_level(void *state, const cs_level_field *field, cs_error *err)
+{
+    return cs_fluid_set_level(&((cs_pbf *)state)->fluid, field, err);
+}
+
+static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t max)
+{
+    return cs_fluid_float_buffers(&((cs_pbf *)state)->fluid, out, max);
+}
+
+const cs_sim_ops cs_pbf_ops = {
+    .float_buffers = ops_float_buffers,
+    .solver = "pbf",
+    .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
+    .create = pbf_create,
+    .destroy = pbf_destroy,
+    .record_substep = pbf_record_substep_op,
+    .stats = pbf_stats,
+    .record_stats = pbf_record_stats,
+    .read_stats = pbf_read_stats,
+    .particles = pbf_particles,
+    .lattice_density = pbf_lattice_density,
+    .bodies = pbf_bodies,
+    .level = pbf_level,
+};
+
+// For tests: the fluid inside a PBF state, and one substep.
+cs_fluid *cs_pbf_fluid(void *state)
+{
+    return &((cs_pbf *)state)->fluid;
+}
+
+void cs_pbf_get_constants(void *state, cs_pbf_constants *out)
+{
+    cs_pbf *pbf = state;
+    *out = (cs_pbf_constants){
+        .iterations = pbf->params.iterations,
+        .lattice_density = pbf->lattice_density,
+        .d0 = pbf->d0,
+        .epsilon = pbf->push.solver.x,
+        .scorr_scale = pbf->push.solver.y,
+        .inv_w_dq = pbf->push.solver.z,
+        .scorr_n = pbf->push.solver.w,
+        .vorticity = pbf->push.post.x,
+        .xsph = pbf->push.post.y,
+    };
+}
+
+void cs_pbf_record_substep(void *state, cs_recorder *rec)
+{
+    pbf_record_substep(state, rec);
+}
+
+void cs_pbf_set_neighbour_lists(void *state, bool on)
+{
+    cs_pbf *pbf = state;
+    // No slots: every list reads as incomplete (a particle counts itself), so
+    // every consumer walks the cells.
+    uint32_t slots = on ? pbf->nb.slots : 0;
+    cs_buffer_upload(pbf->fluid.ctx, &pbf->nb.state, &slots, 4, CS_NB_SLOTS * 4);
+}
+
+cs_neighbours *cs_pbf_neighbours(void *state)
+{
+    return &((cs_pbf *)state)->nb;
+}
