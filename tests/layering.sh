@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layers (CMakeLists.txt, README "Layout") include only downwards. CMake
+# The layers (CMakeLists.txt, docs/architecture.md "Folders") include only downwards. CMake
 # enforces it through include directories; this catches the one way around
 # that: a relative include ("../world/world.h") that reaches another layer.
 # Relative includes of shaders/*/…_shared.h (data layouts shared with GLSL)
