@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layers (CMakeLists.txt, README "Layout") include only downwards. CMake
+# The layers (CMakeLists.txt, docs/architecture.md "Folders") include only downwards. CMake
 # enforces it through include directories, but only where a .c file of the
 # layer is compiled: a header included by name is looked up with the include
 # directories of whoever includes it, so a header that reaches up or sideways

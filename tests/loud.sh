@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs that go wrong say so (README "When a run goes wrong"), on lavapipe
+# Runs that go wrong say so (docs/fluids.md, "When a run goes wrong"), on lavapipe
 # with validation on. $1 is the cistern binary. Scenes: tests/loud/.
 #  - a WCSPH scene that blows up stops at the frame it does, with the frame,
 #    the solver, NaN/Inf and the first pass that wrote them in the message, exit 1, the stats rows so far

@@ -333,7 +333,7 @@ static void replay_failed_frame(run_state *r, uint32_t frame, char *culprit, siz
 
 // A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
 // the run: a last particle dump of it, then a message naming the frame, the
-// fluid's solver and what went wrong (README "When a run goes wrong").
+// fluid's solver and what went wrong (docs/fluids.md, "When a run goes wrong").
 // stats.csv already holds its row.
 static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *err)
 {

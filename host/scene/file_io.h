@@ -14,7 +14,7 @@
 
 // Scene (.json) and level (.PHD) files larger than this are refused before
 // anything is read (the biggest Tomb Raider 1 level is under 3 MiB, the
-// scenes are a few KiB). Documented in `cistern help` and the README.
+// scenes are a few KiB). Documented in `cistern help` and docs/scenes.md.
 #define CS_INPUT_FILE_MAX_MIB 64
 #define CS_INPUT_FILE_MAX ((size_t)CS_INPUT_FILE_MAX_MIB << 20)
 

@@ -141,7 +141,7 @@ void cs_world_combine_stats(const cs_world *world, const cs_sim_stats *per_fluid
 // per-fluid figures) went right: false, with what went wrong in `what`
 // (the fluid, its solver, the count), when a fluid has NaN/Inf values or
 // cells past its fixed-point capacity. `cistern run` and `cistern bench`
-// stop there (README, "When a run goes wrong").
+// stop there (docs/fluids.md, "When a run goes wrong").
 bool cs_world_check_stats(const cs_world *world, const cs_sim_stats *per_fluid, char *what, size_t size);
 
 // A fresh world of `scene` run through its first `frames` simulated frames,
