@@ -27,6 +27,14 @@
 #define CS_STR(x) CS_STR_(x)
 #define COUNT_OF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
+// CS_CLI_SIZE (--size WxH) writes the height right after the width.
+#define SIZE_FIELDS_ADJACENT(type) \
+    _Static_assert(offsetof(type, height) == offsetof(type, width) + sizeof(uint32_t), #type ": height after width")
+SIZE_FIELDS_ADJACENT(cs_run_options);
+SIZE_FIELDS_ADJACENT(cs_bench_options);
+SIZE_FIELDS_ADJACENT(cs_trace_options);
+SIZE_FIELDS_ADJACENT(cs_view_options);
+
 // ---- setters shared by several tables ------------------------------------
 
 // --device N|NAME: any string but an empty one.
