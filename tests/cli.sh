@@ -10,8 +10,51 @@ expect 0 "usage:" -- "$cistern" help
 expect 0 "cistern run" -- "$cistern" run --help
 expect 2 "usage:" -- "$cistern"
 expect 2 'unknown command "frobnicate"' -- "$cistern" frobnicate
-expect 2 "unknown option --frmes" -- "$cistern" run rest_box_3d --frmes 3
+expect 2 "run: unknown option --frmes (did you mean --frames?)" -- "$cistern" run rest_box_3d --frmes 3
 expect 2 "\-\-frames wants a whole number" -- "$cistern" run rest_box_3d --frames many
+
+# Help from the option tables: `cistern help` one line a command and no
+# command's options; `cistern COMMAND --help` (-h, `cistern help COMMAND`)
+# that command's options with their values and defaults, and no other's.
+expect 0 "cistern bench \[SCENE\] \[options\]" -- "$cistern" --help
+for c in run bench sh trace level view scenes devices help; do
+  [ "$(grep -c "^  cistern $c\b" <<<"$last_out")" -eq 1 ] || fail "cistern --help: not one line for $c: $last_out"
+done
+grep -q -e "--frames" -e "--spp" <<<"$last_out" && fail "cistern --help lists a command's options: $last_out"
+expect 0 "usage: cistern run \[SCENE\]" -- "$cistern" run --help
+grep -q -- "--png-every K .*\[default: 10\]" <<<"$last_out" || fail "run --help: no --png-every default: $last_out"
+grep -q -- "--verbose" <<<"$last_out" || fail "run --help lacks --verbose: $last_out"
+grep -q -e "--spp" -e "--nodes" -e "--cube" <<<"$last_out" && fail "run --help lists other commands' options: $last_out"
+expect 0 "\-\-spp N .*\[default: 64\]" -- "$cistern" trace --help
+grep -q -e "--headless" -e "--png-every" <<<"$last_out" && fail "trace --help lists other commands' options: $last_out"
+expect 0 "\-\-nodes LIST" -- "$cistern" bench -h
+expect 0 "\-\-light baked|radiosity" -- "$cistern" view --help
+expect 0 "\-\-cube" -- "$cistern" help sh
+expect 0 "\-\-generate OUT.phd" -- "$cistern" level --help
+# Every option docs/cli.md lists for a command (the same tables) is in
+# that command's --help.
+docs="$(dirname "$0")/../docs/cli.md"
+for c in run bench sh trace level view; do
+  help=$("$cistern" "$c" --help)
+  for o in $(awk -v c="## cistern $c" '/^## /{on = ($0 == c)} on && /^\| `--/{gsub(/[|` ]/, "", $2); print $2}' FS='|' "$docs"); do
+    grep -q -- "^  $o\b" <<<"$help" || fail "cistern $c --help lacks $o (docs/cli.md has it)"
+  done
+done
+# Mistyped options, commands and scenes: a message naming the nearest one,
+# exit code 2; nothing near: no guess.
+expect 2 "trace: unknown option --sp (did you mean --spp?)" -- "$cistern" trace cornell_box --sp 4
+expect 2 "bench: unknown option --warmpu (did you mean --warmup?)" -- "$cistern" bench --warmpu 3
+expect 2 "view: unknown option --zzzzzz; .cistern view --help. lists them" -- "$cistern" view levels/x.phd --zzzzzz
+grep -q "did you mean" <<<"$last_out" && fail "a guess for --zzzzzz: $last_out"
+expect 2 'unknown command "bnech" (did you mean bench?)' -- "$cistern" bnech
+expect 2 'scene "dam_brake_3d": .*; did you mean dam_break_3d?' -- "$cistern" run dam_brake_3d --headless --frames 1
+expect 2 'did you mean cornell_box?' -- "$cistern" trace cornel_box
+expect 2 'did you mean rest_box_3d?' -- "$cistern" bench rest_box_3 --steps 1
+expect 2 "scenes takes no arguments" -- "$cistern" scenes extra
+# `cistern scenes`: sorted, with descriptions.
+names=$("$cistern" scenes | awk '{print $1}')
+[ "$names" = "$(LC_ALL=C sort <<<"$names")" ] || fail "cistern scenes is not sorted: $names"
+grep -q "^rest_box_3d .*Water at rest" <<<"$("$cistern" scenes)" || fail "cistern scenes: no description for rest_box_3d"
 # `cistern devices` marks the default device, and `cistern run` uses it
 # (whatever the machine has: lavapipe, a GPU).
 devices=$("$cistern" devices 2>&1)
@@ -19,6 +62,7 @@ default_block=$(awk '/^\[[0-9]+\] /{block=""} {block=block $0 "\n"} /the default
 default_name=$(head -n 1 <<<"$default_block" | sed 's/^\[[0-9]*\] //')
 [ -n "$default_name" ] || fail "cistern devices marks no default device: $devices"
 expect 0 "device $default_name" -- "$cistern" run rest_box_3d --headless --frames 1 --particles 1000 --out "$tmp/device"
+grep -q "frame loop:" <<<"$last_out" && fail "the frame-loop report without --verbose: $last_out"
 expect 0 "dam_break_3d" -- "$cistern" scenes
 expect 2 "no_such_scene" -- "$cistern" run no_such_scene --headless --frames 1
 expect 2 "particles: cannot read" -- "$cistern" bench rest_box_3d --particles 16k,lots

@@ -13,7 +13,7 @@ source "$(dirname "$0")/util/expect.sh"
 
 for run in "reint_dam_2d 8" "vorton_rings_3d 4"; do
   read -r scene frames <<<"$run"
-  expect 0 "frame loop:" -- "$cistern" run "$scene" --frames "$frames" --png-every 0 --validation --out "$tmp/$scene"
+  expect 0 "frame loop:" -- "$cistern" run "$scene" --frames "$frames" --png-every 0 --validation --verbose --out "$tmp/$scene"
   grep -q "validation error" <<<"$last_out" && fail "$scene: validation errors: $(grep 'validation error' <<<"$last_out" | head -3)"
   loop=$(tr '\r' '\n' <<<"$last_out" | grep "frame loop:")
   submits=$(sed -n 's/.* \([0-9.]*\) queue submits and.*/\1/p' <<<"$loop")
@@ -38,8 +38,8 @@ done
 scene=reint_dam_2d frames=8
 deterministic() { cut -d, -f1-10 "$1" 2>/dev/null; }
 for every in 1 3; do
-  expect 0 "frame loop:" -- "$cistern" run "$scene" --frames "$frames" --png-every "$every" --out "$tmp/png$every"
-  expect 0 "frame loop:" -- "$cistern" run "$scene" --frames "$frames" --png-every 0 --dump-every "$every" \
+  expect 0 "frame loop:" -- "$cistern" run "$scene" --frames "$frames" --png-every "$every" --verbose --out "$tmp/png$every"
+  expect 0 "frame loop:" -- "$cistern" run "$scene" --frames "$frames" --png-every 0 --dump-every "$every" --verbose \
     --out "$tmp/dump$every"
 done
 [ "$(deterministic "$tmp/png1/stats.csv" | wc -l)" = $((frames + 1)) ] || fail "png1: not $frames stats rows"

@@ -13,7 +13,7 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run dam_break_2d --frames 8 --capture-frame 5 \
-  --size 640x480 --out "$tmp/out" --validation > "$tmp/log" 2>&1 || fail "cistern run in a window failed: $(cat "$tmp/log")"
+  --size 640x480 --verbose --out "$tmp/out" --validation > "$tmp/log" 2>&1 || fail "cistern run in a window failed: $(cat "$tmp/log")"
 grep -q "running headless" "$tmp/log" && fail "fell back to headless: $(cat "$tmp/log")"
 rows=$(($(wc -l < "$tmp/out/stats.csv" 2>/dev/null || echo 1) - 1))
 [ "$rows" -eq 8 ] || fail "stats.csv has $rows rows, wanted 8"

@@ -1,6 +1,10 @@
-// main.c — the `cistern` command line: parses options, hands off to run,
-// bench or devices. Every bad option is an error that says what to write.
+// main.c — the `cistern` command line: one table of options per command
+// (cli.h), read by the parser, `cistern COMMAND --help` and docs/cli.md;
+// after the table parse, each command's checks across options, then the
+// hand-off to run, bench, sh, trace, level, view, scenes or devices. Every
+// bad option is an error that says what to write.
 #include "bench.h"
+#include "cli.h"
 #include "context.h"
 #include "file_io.h"
 #include "level_tr1.h"
@@ -21,202 +25,110 @@
 #define DEFAULT_SCENE "dam_break_3d"
 #define CS_STR_(x) #x
 #define CS_STR(x) CS_STR_(x)
+#define COUNT_OF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "cistern — a Vulkan compute lab for real-time particle fluids and light\n"
-        "\n"
-        "usage:\n"
-        "  cistern run [SCENE] [options]      simulate a scene (default: " DEFAULT_SCENE ")\n"
-        "  cistern bench [SCENE] [options]    sweep particle counts, time every pass\n"
-        "  cistern sh IMAGE.hdr [options]     spherical-harmonic irradiance of an environment image\n"
-        "  cistern bench --surface [SCENE]    time surface extraction (sphere, SCENE splatted both ways)\n"
-        "  cistern bench --radiosity [SCENE]  time radiosity and light probes (default cornell_box);\n"
-        "                                     --patches 1k,8k,32k,100k,1M: at those patch counts instead\n"
-        "  cistern bench --demo [SCENE]       frames/s of whole frames (substeps + draw), per pass\n"
-        "  cistern bench --draw [SCENE]       GPU ms of drawing the scene's particles alone (--size WxH)\n"
-        "  cistern trace SCENE [options]      path-trace a scene's static geometry (trace.png, trace.pfm)\n"
-        "  cistern level FILE.PHD             check a Tomb Raider 1 level and summarise it (rooms, portals, ...)\n"
-        "  cistern level --generate OUT.phd   write the generated demo level (levels/cistern_demo.phd)\n"
-        "  cistern view FILE.PHD [options]    fly through a Tomb Raider 1 level (headless: one image per room)\n"
-        "  cistern scenes                     list the scenes in scenes/\n"
-        "  cistern devices                    list Vulkan devices, drivers and limits\n"
-        "  cistern help                       this text\n"
-        "\n"
-        "SCENE is a name under scenes/ (dam_break_3d) or a path to a .json file. Scene and level files must\n"
-        "be regular files of at most " CS_STR(CS_INPUT_FILE_MAX_MIB) " MiB; larger ones, directories, devices and FIFOs are refused.\n"
-        "\n"
-        "run options:\n"
-        "  --headless             no window, even when a display exists (default without one)\n"
-        "  --frames N             frames to simulate, at least 1 (headless default 120; window: until closed)\n"
-        "  --out DIR              where stats.csv, dumps and images go (default out/SCENE); it must be empty\n"
-        "                         or new, so that no earlier run's files mix with this run's\n"
-        "  --overwrite            use a non-empty --out: first delete cistern's own files there (stats.csv,\n"
-        "                         frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png), nothing else\n"
-        "  --dump-every K         write particles_NNNNN.ply every K frames (default and 0: never)\n"
-        "  --mesh-every K         write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes\n"
-        "                         whose fluids have a \"surface\"; default and 0: never)\n"
-        "  --mesh-format F        ply (binary, default) | obj\n"
-        "  --png-every K          write frame_NNNNN.png every K frames, headless (default 10; 0: never)\n"
-        "  --particles N          rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)\n"
-        "  --color MODE           material | speed | density\n"
-        "  --size WxH             image or window size\n"
-        "  --no-vsync             present as fast as possible (window)\n"
-        "  --overlay              per-pass GPU ms of the previous frame (top 8 and the total) in the\n"
-        "                         image's top-left corner: the window starts with it, headless PNGs carry it\n"
-        "  --watch / --no-watch   hot-reload shaders on save (default: on in a window, off headless)\n"
-        "  --capture-frame N      RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)\n"
-        "  --capture-path PATH    capture file template (default: RenderDoc's temp dir)\n"
-        "  --renderdoc            load librenderdoc.so ourselves instead of running under renderdoccmd\n"
-        "  --quiet                no progress bar or summary\n"
-        "  A write that fails (disk full, file size limit) stops the run with the reason and exit code 1;\n"
-        "  the closing summary counts only the files that were written whole.\n"
-        "\n"
-        "window keys:\n"
-        "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
-        "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
-        "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture), Esc quit; WASD/QE fly, drag to look /\n"
-        "  orbit / pan\n"
-        "\n"
-        "bench options:\n"
-        "  --particles LIST       sizes, e.g. 16k,64k,256k,1M (default 16k,64k)\n"
-        "  --cells LIST           grid pipelines (reint): cells along x, e.g. 512,2048\n"
-        "  --steps N              timed steps per size, at least 1 (default 50)\n"
-        "  --warmup N             untimed steps first (default 5)\n"
-        "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
-        "  --baseline FILE.json   print ratios against an earlier results.json\n"
-        "  --max-step-ms MS       stop the sweep once a step takes longer, at least 1 (default 10000)\n"
-        "  --demo                 time whole frames as a run makes them: the scene's substeps for a frame,\n"
-        "                         surfaces, the draw (headless: to the offscreen image, no present), the\n"
-        "                         stats check; frame ms, frames/s, sim / draw GPU ms and every pass a\n"
-        "                         frame (default --particles 256k,1M,4M, --steps 10 frames, --warmup 2;\n"
-        "                         --out default bench/SCENE_demo: results.json)\n"
-        "  --draw                 the particles' draw alone (no substep: the scene as it starts), GPU ms of\n"
-        "                         the draw pass, one-pixel particles and triangle pixels (default --particles\n"
-        "                         64k,256k,1M, --size 1280x720, --steps 5, --warmup 1; --out default\n"
-        "                         bench/SCENE_draw: results.json)\n"
-        "\n"
-        "sh options (IMAGE.hdr: a Radiance .hdr, lat-long of any shape, +z up = the top row):\n"
-        "  --out DIR              irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv\n"
-        "                         (default out/sh/IMAGE); prints the 9 RGB radiance coefficients and their\n"
-        "                         irradiance form; the brute force runs on the image averaged down to\n"
-        "                         at most 128 x 64 texels (cube: 32 x 32 a face)\n"
-        "  --cube                 the image is six square cube faces side by side: +X -X +Y -Y +Z -Z\n"
-        "  --quiet                no device line\n"
-        "\n"
-        "bench --surface options (SCENE: a 3D particle scene, default " DEFAULT_SCENE "):\n"
-        "  --nodes LIST           field nodes per axis, e.g. 128,256,512 (default; sizes the device\n"
-        "                         cannot hold are skipped with the reason)\n"
-        "  --frames N             frames simulated before the particles are splatted (default 40)\n"
-        "  --particles N          rescale the scene to about N particles first\n"
-        "  --cpu-runs N           CPU reference runs per field (default 3; 0: none)\n"
-        "  --steps N, --warmup N  timed and untimed runs per field (default 5 and 1)\n"
-        "  --out DIR              default bench/surface\n"
-        "\n"
-        "trace options (SCENE: one with \"geometry\", e.g. cornell_box; docs/light.md \"Path tracer\"):\n"
-        "  --spp N                paths a pixel, at least 1 (default 64; dispatched 64 at a time)\n"
-        "  --size WxH             image size (default 256x256)\n"
-        "  --out DIR              trace.png (exposure 1 / mean luminance, x / (1 + x), sRGB), trace.pfm (mean\n"
-        "                         radiance W/m^2/sr, float RGB), patches.csv (default out/trace/SCENE); it must\n"
-        "                         be empty or new, or add --overwrite (deletes only cistern's own files there)\n"
-        "  --variance N,K         then K more paths for each of the N pixels of highest variance (biased)\n"
-        "  --probes               patches.csv: every triangle's radiosity B = pi L and its standard error\n"
-        "  --probe-paths N        paths a triangle for --probes (default 4096; rounded up to a multiple of 64)\n"
-        "  --radiosity S          also radiosity.png (the radiosity solution, patches of S metres, through\n"
-        "                         the same camera and exposure) and compare.png (path tracer | radiosity)\n"
-        "  --seed N               random seed (default 1)\n"
-        "  --quiet                no device line, progress or summary\n"
-        "  The scene's \"camera\" is used when it has one; else a 45 degree view that frames the geometry.\n"
-        "\n"
-        "view options (FILE.PHD: a Tomb Raider 1 level, e.g. levels/cistern_demo.phd):\n"
-        "  --headless             one image per room (camera in its middle, facing its first portal),\n"
-        "                         DIR/room_NNN.png, with the rooms the portal walk drew (default\n"
-        "                         without a display)\n"
-        "  --room N               headless: only room N\n"
-        "  --out DIR              default out/view/FILE\n"
-        "  --size WxH             image or window size (default 640x360 headless, 1280x720 window)\n"
-        "  --scale UNITS          level units per metre (default 512: a 1024-unit sector is 2 m)\n"
-        "  --no-fog               no depth cue\n"
-        "  --light baked|radiosity  TR1's baked vertex light (default) or the room lights and their bounces\n"
-        "  --patch-size M         radiosity patch size in metres (default 4)\n"
-        "  --frames N             window: stop after N frames\n"
-        "  window keys: Tab next room, B baked light / radiosity, WASD/QE fly, drag to look, Esc quit\n"
-        "\n"
-        "common options:\n"
-        "  --device N|NAME        pick a device by index or name substring (see `cistern devices`)\n"
-        "  --validation           Vulkan validation + synchronization validation (slow)\n"
-        "\n"
-        "environment:\n"
-        "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
-        "  CISTERN_NB_LAYOUT      particle|slot: neighbour lists (PBF, SPH, WCSPH) particle-major (CPU devices'\n"
-        "                         default) or slot-major (GPUs' default); the same results either way\n"
-        "  CISTERN_SPH_LISTS      on|off: Clavet SPH reads neighbour lists (default: on in 3D and for several\n"
-        "                         materials in 2D); the same results either way\n"
-        "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D); the same results\n"
-        "                         either way\n"
-        "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can and whose 8-bit sort\n"
-        "                         passes its self-test, 4 on CPUs); the same results either way\n"
-        "  CISTERN_SORT_BLOCK     keys per block of the 8-bit sort, a power of two 128..65536 (default: 2048 on GPUs,\n"
-        "                         8192 on CPUs); the same results either way\n");
-}
+// CS_CLI_SIZE (--size WxH) writes the height right after the width.
+#define SIZE_FIELDS_ADJACENT(type) \
+    _Static_assert(offsetof(type, height) == offsetof(type, width) + sizeof(uint32_t), #type ": height after width")
+SIZE_FIELDS_ADJACENT(cs_run_options);
+SIZE_FIELDS_ADJACENT(cs_bench_options);
+SIZE_FIELDS_ADJACENT(cs_trace_options);
+SIZE_FIELDS_ADJACENT(cs_view_options);
 
-// A whole number with an optional k / M suffix (16k, 1.5M), from min to max.
-// Every comparison is written so that NaN fails it: strtod reads "nan", and
-// casting NaN to an integer is undefined behaviour.
-static bool parse_count(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out)
+// ---- setters shared by several tables ------------------------------------
+
+// --device N|NAME: any string but an empty one.
+static bool set_device(const cs_cli_option *o, void *opts, const char *v)
 {
-    char *end;
-    double v = strtod(text ? text : "", &end);
-    if (!text || end == text)
-        goto bad;
-    if (*end == 'k' || *end == 'K')
-        v *= 1e3, end++;
-    else if (*end == 'M' || *end == 'm')
-        v *= 1e6, end++;
-    if (*end || !(v >= 0 && v <= 4e9) || v != floor(v))
-        goto bad;
-    if (v < min || v > max) {
-        if (max == UINT32_MAX)
-            fprintf(stderr, "cistern: %s must be at least %u (got \"%s\")\n", flag, min, text);
-        else
-            fprintf(stderr, "cistern: %s wants %u to %u (got \"%s\")\n", flag, min, max, text);
+    if (!v) {
+        fprintf(stderr, "cistern: --device wants an index or a name (see `cistern devices`)\n");
         return false;
     }
-    *out = (uint32_t)v;
+    if (!*v) {
+        fprintf(stderr, "cistern: --device wants an index or a name, not an empty string (see `cistern devices`)\n");
+        return false;
+    }
+    *(const char **)((char *)opts + o->at) = v;
     return true;
-bad:
-    fprintf(stderr, "cistern: %s wants a whole number (got \"%s\")\n", flag, text ? text : "nothing");
-    return false;
 }
 
-static bool parse_uint(const char *flag, const char *text, uint32_t *out)
+#define DEVICE_HELP "pick a device by index or name substring (see `cistern devices`)"
+#define VALIDATION_HELP "Vulkan validation + synchronization validation (slow)"
+
+// ---- the scenes in scenes/ ------------------------------------------------
+
+#define MAX_SCENES 256
+
+static int compare_names(const void *a, const void *b)
 {
-    return parse_count(flag, text, 0, UINT32_MAX, out);
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-// At least 1: for counts where 0 would silently mean something else.
-static bool parse_positive(const char *flag, const char *text, uint32_t *out)
+// The scene names under CS_SOURCE_DIR/scenes (file names without .json),
+// sorted, in storage that lives as long as the process. Returns the count.
+static uint32_t scene_names(const char **names, uint32_t max)
 {
-    return parse_count(flag, text, 1, UINT32_MAX, out);
-}
-
-static int list_scenes(void)
-{
+    static char storage[MAX_SCENES][128];
     char dir_path[512];
     snprintf(dir_path, sizeof dir_path, "%s/scenes", CS_SOURCE_DIR);
     DIR *dir = opendir(dir_path);
-    if (!dir) {
-        fprintf(stderr, "cistern: cannot open %s\n", dir_path);
+    if (!dir)
+        return 0;
+    uint32_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) && n < max && n < MAX_SCENES) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || len - 5 >= sizeof storage[0] || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        snprintf(storage[n], sizeof storage[n], "%.*s", (int)(len - 5), e->d_name);
+        names[n] = storage[n];
+        n++;
+    }
+    closedir(dir);
+    qsort(names, n, sizeof names[0], compare_names);
+    return n;
+}
+
+// A scene argument that names no file: the loader's message, with the
+// nearest name in scenes/ when there is a likely one. True when `scene`
+// is a path or a name whose file exists (the command loads it then).
+static bool check_scene_name(const char *scene)
+{
+    if (!scene || strchr(scene, '/') || strstr(scene, ".json"))
+        return true;
+    char local[512], source[512];
+    snprintf(local, sizeof local, "scenes/%s.json", scene);
+    snprintf(source, sizeof source, "%s/scenes/%s.json", CS_SOURCE_DIR, scene);
+    if (access(local, R_OK) == 0 || access(source, R_OK) == 0)
+        return true;
+    cs_scene s;
+    cs_error err;
+    if (cs_scene_load(scene, &s, &err)) { // appeared in between: let the command load it
+        cs_scene_free(&s);
+        return true;
+    }
+    const char *names[MAX_SCENES];
+    const char *near = cs_cli_nearest(scene, names, scene_names(names, MAX_SCENES));
+    if (near)
+        fprintf(stderr, "cistern: %s; did you mean %s?\n", err.msg, near);
+    else
+        fprintf(stderr, "cistern: %s\n", err.msg);
+    return false;
+}
+
+// `cistern scenes`: every scene, sorted, with its solvers, dimension and
+// its "description".
+static int list_scenes(void)
+{
+    const char *names[MAX_SCENES];
+    uint32_t n = scene_names(names, MAX_SCENES);
+    if (!n) {
+        fprintf(stderr, "cistern: no scenes in %s/scenes\n", CS_SOURCE_DIR);
         return 1;
     }
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
+    for (uint32_t k = 0; k < n; k++) {
         char path[800];
-        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+        snprintf(path, sizeof path, "%s/scenes/%s.json", CS_SOURCE_DIR, names[k]);
         cs_scene scene;
         cs_error err;
         if (cs_scene_load(path, &scene, &err)) {
@@ -229,10 +141,9 @@ static int list_scenes(void)
             printf("%-22s %-9s %dD  %s\n", scene.name, solvers, scene.dim, scene.description);
             cs_scene_free(&scene);
         } else {
-            printf("%-22s (broken: %s)\n", e->d_name, err.msg);
+            printf("%-22s (broken: %s)\n", names[k], err.msg);
         }
     }
-    closedir(dir);
     return 0;
 }
 
@@ -242,232 +153,251 @@ static bool has_display(void)
     return (x && *x) || (w && *w);
 }
 
-// --size WIDTHxHEIGHT (run and view), each 1..16384.
-static bool parse_size(const char *v, uint32_t *width, uint32_t *height)
+// ---- run ------------------------------------------------------------------
+
+typedef struct run_args {
+    cs_run_options run;
+    int watch; // -1: on in a window, off headless
+} run_args;
+
+static bool set_watch(const cs_cli_option *o, void *opts, const char *v)
 {
-    char rest = 0;
-    // %c catches anything after HEIGHT; a digit first refuses "-5x3", which %u would wrap.
-    if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%ux%u%c", width, height, &rest) != 2 || !*width ||
-        !*height || *width > 16384 || *height > 16384) {
-        fprintf(stderr, "cistern: --size wants WIDTHxHEIGHT, e.g. 1280x720 (got \"%s\")\n", v ? v : "");
-        return false;
-    }
+    (void)v;
+    ((run_args *)opts)->watch = strcmp(o->name, "--watch") == 0;
     return true;
 }
 
-// Options shared by run and bench; returns 1 if consumed (with value), 0 if
-// not ours, -1 on error.
-static int common_option(int argc, char **argv, int *i, const char **device, bool *validation)
-{
-    const char *a = argv[*i];
-    if (strcmp(a, "--device") == 0) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "cistern: --device wants an index or a name (see `cistern devices`)\n");
-            return -1;
-        }
-        *device = argv[++*i];
-        if (!**device) {
-            fprintf(stderr, "cistern: --device wants an index or a name, not an empty string "
-                            "(see `cistern devices`)\n");
-            return -1;
-        }
-        return 1;
-    }
-    if (strcmp(a, "--validation") == 0) {
-        *validation = true;
-        return 1;
-    }
-    return 0;
-}
+#define RUN_AT(member) CS_CLI_AT(run_args, run.member)
+
+static const cs_cli_option run_options[] = {
+    {.name = "--headless", .kind = CS_CLI_FLAG, RUN_AT(headless),
+     .help = "no window, even when a display exists (default without one)"},
+    {.name = "--frames", .kind = CS_CLI_UINT, RUN_AT(frames), .arg = "N", .min = 1, .max = UINT32_MAX,
+     .help = "frames to simulate, at least 1 (headless default 120; window: until closed)"},
+    {.name = "--out", .kind = CS_CLI_PATH, RUN_AT(out_dir), .arg = "DIR",
+     .help = "where stats.csv, dumps and images go (default out/SCENE); it must be empty or new, so that no "
+             "earlier run's files mix with this run's"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, RUN_AT(overwrite),
+     .help = "use a non-empty --out: first delete cistern's own files there (stats.csv, frame_*.png, "
+             "particles_*.ply, mesh_*.ply/obj, screenshot_*.png), nothing else"},
+    {.name = "--dump-every", .kind = CS_CLI_UINT, RUN_AT(dump_every), .arg = "K", .max = UINT32_MAX,
+     .help = "write particles_NNNNN.ply every K frames (default and 0: never)"},
+    {.name = "--mesh-every", .kind = CS_CLI_UINT, RUN_AT(mesh_every), .arg = "K", .max = UINT32_MAX,
+     .help = "write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes whose fluids have a "
+             "\"surface\"; default and 0: never)"},
+    {.name = "--mesh-format", .kind = CS_CLI_CHOICE, RUN_AT(mesh_obj), .arg = "ply|obj", .choices = "ply|obj",
+     .def = "ply", .help = "meshes as binary PLY or as OBJ"},
+    {.name = "--png-every", .kind = CS_CLI_UINT, RUN_AT(png_every), .arg = "K", .max = UINT32_MAX, .def = "10",
+     .help = "write frame_NNNNN.png every K frames, headless (0: never)"},
+    {.name = "--particles", .kind = CS_CLI_UINT, RUN_AT(particles), .arg = "N", .min = 1, .max = UINT32_MAX,
+     .help = "rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)"},
+    {.name = "--color", .kind = CS_CLI_CHOICE, RUN_AT(color_mode), .arg = "MODE",
+     .choices = "material|speed|density", .help = "colour particles by material, speed or density (default: the scene's)"},
+    {.name = "--size", .kind = CS_CLI_SIZE, RUN_AT(width), .arg = "WxH",
+     .help = "image or window size (default: the scene's)"},
+    {.name = "--no-vsync", .kind = CS_CLI_FLAG, RUN_AT(no_vsync), .help = "present as fast as possible (window)"},
+    {.name = "--overlay", .kind = CS_CLI_FLAG, RUN_AT(overlay),
+     .help = "per-pass GPU ms of the previous frame (top 8 and the total) in the image's top-left corner: the "
+             "window starts with it, headless PNGs carry it"},
+    {.name = "--watch", .kind = CS_CLI_FLAG, .set = set_watch,
+     .help = "hot-reload shaders on save (default: on in a window, off headless)"},
+    {.name = "--no-watch", .kind = CS_CLI_FLAG, .set = set_watch, .help = "no shader hot reload, even in a window"},
+    {.name = "--capture-frame", .kind = CS_CLI_INT, RUN_AT(capture_frame), .arg = "N", .max = INT_MAX,
+     .help = "RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)"},
+    {.name = "--capture-path", .kind = CS_CLI_PATH, RUN_AT(capture_path), .arg = "PATH",
+     .help = "capture file template (default: RenderDoc's temp dir)"},
+    {.name = "--renderdoc", .kind = CS_CLI_FLAG, RUN_AT(load_renderdoc),
+     .help = "load librenderdoc.so ourselves instead of running under renderdoccmd"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, RUN_AT(quiet), .help = "no progress bar or summary"},
+    {.name = "--verbose", .kind = CS_CLI_FLAG, RUN_AT(verbose),
+     .help = "also the frame loop's report: queue submits and fence waits a frame, frames overlapped"},
+    {.name = "--device", .kind = CS_CLI_SETTER, RUN_AT(device), .arg = "N|NAME", .set = set_device,
+     .help = DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, RUN_AT(validation), .help = VALIDATION_HELP},
+};
+
+static const cs_cli_command run_command = {
+    .name = "run",
+    .args = "[SCENE] [options]",
+    .summary = "simulate a scene (default: " DEFAULT_SCENE "), in a window or headless",
+    .positional = "scene",
+    .positional_at = offsetof(run_args, run.scene),
+    .options = run_options,
+    .option_count = COUNT_OF(run_options),
+    .notes =
+        "SCENE is a name under scenes/ (" DEFAULT_SCENE ") or a path to a .json file. Scene and level files must\n"
+        "be regular files of at most " CS_STR(CS_INPUT_FILE_MAX_MIB) " MiB; larger ones, directories, devices and "
+        "FIFOs are refused.\n"
+        "A write that fails (disk full, file size limit) stops the run with the reason and exit code 1;\n"
+        "the closing summary counts only the files that were written whole.\n"
+        "\n"
+        "window keys:\n"
+        "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
+        "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
+        "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture),\n"
+        "  Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
+};
 
 static int cmd_run(int argc, char **argv)
 {
-    cs_run_options opt = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1, .png_every = 10};
-    int watch = -1;
-    bool scene_given = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
-        if (c < 0)
-            return 2;
-        if (c > 0)
-            continue;
-        uint32_t n;
-        if (strcmp(a, "--headless") == 0) opt.headless = true;
-        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
-        else if (strcmp(a, "--no-vsync") == 0) opt.no_vsync = true;
-        else if (strcmp(a, "--overlay") == 0) opt.overlay = true;
-        else if (strcmp(a, "--renderdoc") == 0) opt.load_renderdoc = true;
-        else if (strcmp(a, "--watch") == 0) watch = 1;
-        else if (strcmp(a, "--no-watch") == 0) watch = 0;
-        else if (strcmp(a, "--frames") == 0) { if (!parse_positive(a, v, &opt.frames)) return 2; i++; }
-        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
-        else if (strcmp(a, "--dump-every") == 0) { if (!parse_uint(a, v, &opt.dump_every)) return 2; i++; }
-        else if (strcmp(a, "--png-every") == 0) { if (!parse_uint(a, v, &opt.png_every)) return 2; i++; }
-        else if (strcmp(a, "--mesh-every") == 0) { if (!parse_uint(a, v, &opt.mesh_every)) return 2; i++; }
-        else if (strcmp(a, "--mesh-format") == 0) {
-            if (!v || (strcmp(v, "ply") != 0 && strcmp(v, "obj") != 0)) {
-                fprintf(stderr, "cistern: --mesh-format wants ply or obj (got \"%s\")\n", v ? v : "");
-                return 2;
-            }
-            opt.mesh_obj = strcmp(v, "obj") == 0;
-            i++;
-        }
-        else if (strcmp(a, "--particles") == 0) { if (!parse_positive(a, v, &opt.particles)) return 2; i++; }
-        else if (strcmp(a, "--capture-frame") == 0) {
-            if (!parse_count(a, v, 0, INT_MAX, &n)) return 2;
-            opt.capture_frame = (int)n;
-            i++;
-        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--capture-path") == 0) {
-            if (!v) {
-                fprintf(stderr, "cistern: %s wants a path\n", a);
-                return 2;
-            }
-            *(strcmp(a, "--out") == 0 ? &opt.out_dir : &opt.capture_path) = v;
-            i++;
-        } else if (strcmp(a, "--color") == 0) {
-            const char *modes[] = {"material", "speed", "density"};
-            for (int m = 0; m < 3 && v; m++)
-                if (strcmp(v, modes[m]) == 0)
-                    opt.color_mode = m;
-            if (opt.color_mode < 0) {
-                fprintf(stderr, "cistern: --color wants material, speed or density (got \"%s\")\n", v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(a, "--size") == 0) {
-            if (!parse_size(v, &opt.width, &opt.height))
-                return 2;
-            i++;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "cistern: run: unknown option %s; `cistern help` lists them\n", a);
-            return 2;
-        } else if (!scene_given) {
-            opt.scene = a;
-            scene_given = true;
-        } else {
-            fprintf(stderr, "cistern: run: one scene at a time (got \"%s\" and \"%s\")\n", opt.scene, a);
-            return 2;
-        }
-    }
-    if (!opt.headless && !has_display()) {
-        opt.headless = true;
-        if (!opt.quiet)
+    run_args a = {.run = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1}, .watch = -1};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&run_command, argc, argv, 2, &a, &parsed))
+        return 2;
+    cs_run_options *opt = &a.run;
+    if (!check_scene_name(opt->scene))
+        return 2;
+    if (!opt->headless && !has_display()) {
+        opt->headless = true;
+        if (!opt->quiet)
             fprintf(stderr, "cistern: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n");
     }
-    opt.watch = watch < 0 ? !opt.headless : watch == 1;
-    return cs_run(&opt);
+    opt->watch = a.watch < 0 ? !opt->headless : a.watch == 1;
+    return cs_run(opt);
 }
 
-// --patches LIST (bench --radiosity): the --particles list syntax, each
-// count within what one radiosity compile makes.
-static bool parse_patch_counts(const char *v, cs_bench_options *opt)
+// ---- bench ----------------------------------------------------------------
+
+// --particles LIST and --cells LIST: the same sizes, counted in particles
+// or in grid cells along x.
+static bool set_sizes(const cs_cli_option *o, void *opts, const char *v)
 {
-    cs_bench_options counts = {0};
+    cs_bench_options *opt = opts;
     cs_error err;
-    if (!v || !cs_bench_parse_sizes(v, &counts, &err)) {
-        const char *why = v ? strstr(err.msg, ": ") : NULL; // past cs_bench_parse_sizes' "--particles"
-        fprintf(stderr, "cistern: --patches wants a list of patch counts, e.g. 1k,8k,32k,100k,1M%s%s\n",
-                why ? ": " : "", why ? why + 2 : "");
+    opt->cells = strcmp(o->name, "--cells") == 0;
+    if (!v || !cs_bench_parse_sizes(v, opt, &err)) {
+        fprintf(stderr, "cistern: %s\n", v ? err.msg : "--particles wants a list, e.g. 16k,64k,1M");
         return false;
     }
-    for (uint32_t k = 0; k < counts.size_count; k++) {
-        if (counts.sizes[k] < 16 || counts.sizes[k] > CS_BENCH_MAX_PATCHES) {
-            fprintf(stderr, "cistern: --patches: %u patches; give 16 to %u\n", counts.sizes[k], CS_BENCH_MAX_PATCHES);
-            return false;
-        }
-        opt->patches[k] = counts.sizes[k];
-    }
-    opt->patch_target_count = counts.size_count;
     return true;
 }
 
+// The --particles list syntax for another count (--nodes, --patches), each
+// from min to max; the parser's "--particles" replaced by the option's name.
+static bool parse_count_list(const cs_cli_option *o, const char *v, const char *what, uint32_t *counts,
+                             uint32_t *count)
+{
+    cs_bench_options list = {0};
+    cs_error err;
+    if (!v || !cs_bench_parse_sizes(v, &list, &err)) {
+        const char *why = v ? strstr(err.msg, ": ") : NULL; // past cs_bench_parse_sizes' "--particles"
+        fprintf(stderr, "cistern: %s wants a list of %s%s%s\n", o->name, what, why ? ": " : "", why ? why + 2 : "");
+        return false;
+    }
+    for (uint32_t k = 0; k < list.size_count; k++) {
+        if (list.sizes[k] < o->min || list.sizes[k] > o->max) {
+            fprintf(stderr, "cistern: %s: %u %s; give %u to %u\n", o->name, list.sizes[k],
+                    strcmp(o->name, "--nodes") == 0 ? "nodes per axis" : "patches", (uint32_t)o->min, (uint32_t)o->max);
+            return false;
+        }
+        counts[k] = list.sizes[k];
+    }
+    *count = list.size_count;
+    return true;
+}
+
+static bool set_nodes(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_bench_options *opt = opts;
+    return parse_count_list(o, v, "node counts per axis, e.g. 128,256,512", opt->nodes, &opt->node_count);
+}
+
+static bool set_patches(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_bench_options *opt = opts;
+    return parse_count_list(o, v, "patch counts, e.g. 1k,8k,32k,100k,1M", opt->patches, &opt->patch_target_count);
+}
+
+static bool set_max_step_ms(const cs_cli_option *o, void *opts, const char *v)
+{
+    uint32_t n;
+    if (!cs_cli_parse_count(o->name, v, 1, UINT32_MAX, &n))
+        return false;
+    ((cs_bench_options *)opts)->max_step_ms = n;
+    return true;
+}
+
+#define BENCH_AT(member) CS_CLI_AT(cs_bench_options, member)
+
+static const cs_cli_option bench_options[] = {
+    {.name = "--particles", .kind = CS_CLI_SETTER, BENCH_AT(sizes), .arg = "LIST", .set = set_sizes, .def = "16k,64k",
+     .help = "particle counts, e.g. 16k,64k,256k,1M (--demo: 256k,1M,4M; --draw: 64k,256k,1M; "
+             "--surface: one count, the scene rescaled to it first)"},
+    {.name = "--cells", .kind = CS_CLI_SETTER, BENCH_AT(sizes), .arg = "LIST", .set = set_sizes,
+     .help = "grid pipelines (reint): cells along x, e.g. 512,2048"},
+    {.name = "--steps", .kind = CS_CLI_UINT, BENCH_AT(steps), .arg = "N", .min = 1, .max = UINT32_MAX, .def = "50",
+     .help = "timed steps per size, at least 1 (--demo: 10 frames; --draw, --surface, --radiosity: 5)"},
+    {.name = "--warmup", .kind = CS_CLI_UINT, BENCH_AT(warmup), .arg = "N", .max = UINT32_MAX, .def = "5",
+     .help = "untimed steps first (--demo: 2; --draw, --surface, --radiosity: 1)"},
+    {.name = "--out", .kind = CS_CLI_PATH, BENCH_AT(out_dir), .arg = "DIR",
+     .help = "results.json, results.csv, plot.png, plot.svg (default bench/SCENE; --demo bench/SCENE_demo, "
+             "--draw bench/SCENE_draw, --surface bench/surface)"},
+    {.name = "--baseline", .kind = CS_CLI_PATH, BENCH_AT(baseline), .arg = "FILE.json",
+     .help = "print ratios against an earlier results.json"},
+    {.name = "--max-step-ms", .kind = CS_CLI_SETTER, BENCH_AT(max_step_ms), .arg = "MS", .set = set_max_step_ms,
+     .def = "10000", .help = "stop the sweep once a step takes longer, at least 1"},
+    {.name = "--demo", .kind = CS_CLI_FLAG, BENCH_AT(demo),
+     .help = "time whole frames as a run makes them: the scene's substeps for a frame, surfaces, the draw "
+             "(headless: to the offscreen image, no present), the stats check; frame ms, frames/s, sim / draw GPU "
+             "ms and every pass a frame"},
+    {.name = "--draw", .kind = CS_CLI_FLAG, BENCH_AT(draw),
+     .help = "the particles' draw alone (no substep: the scene as it starts), GPU ms of the draw pass, one-pixel "
+             "particles and triangle pixels"},
+    {.name = "--size", .kind = CS_CLI_SIZE, BENCH_AT(width), .arg = "WxH",
+     .help = "--draw: the image size (default 1280x720)"},
+    {.name = "--surface", .kind = CS_CLI_FLAG, BENCH_AT(surface),
+     .help = "time surface extraction: a sphere, and SCENE (a 3D particle scene) splatted with both kernels, "
+             "against the CPU reference"},
+    {.name = "--nodes", .kind = CS_CLI_SETTER, BENCH_AT(nodes), .arg = "LIST", .min = 2, .max = 2048,
+     .set = set_nodes, .def = "128,256,512",
+     .help = "--surface: field nodes per axis (sizes the device cannot hold are skipped with the reason)"},
+    {.name = "--frames", .kind = CS_CLI_UINT, BENCH_AT(frames), .arg = "N", .max = UINT32_MAX, .def = "40",
+     .help = "--surface: frames simulated before the particles are splatted"},
+    {.name = "--cpu-runs", .kind = CS_CLI_UINT, BENCH_AT(cpu_runs), .arg = "N", .max = UINT32_MAX, .def = "3",
+     .help = "--surface: CPU reference runs per field (0: none)"},
+    {.name = "--radiosity", .kind = CS_CLI_FLAG, BENCH_AT(radiosity),
+     .help = "time radiosity and light probes (default scene cornell_box)"},
+    {.name = "--patches", .kind = CS_CLI_SETTER, BENCH_AT(patches), .arg = "LIST", .min = 16,
+     .max = CS_BENCH_MAX_PATCHES, .set = set_patches,
+     .help = "--radiosity: at these patch counts instead, e.g. 1k,8k,32k,100k,1M"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, BENCH_AT(quiet), .help = "no device line or progress"},
+    {.name = "--device", .kind = CS_CLI_SETTER, BENCH_AT(device), .arg = "N|NAME", .set = set_device,
+     .help = DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, BENCH_AT(validation), .help = VALIDATION_HELP},
+};
+
+static const cs_cli_command bench_command = {
+    .name = "bench",
+    .args = "[SCENE] [options]",
+    .summary = "sweep particle counts, time every pass (or --demo, --draw, --surface, --radiosity)",
+    .positional = "scene",
+    .positional_at = offsetof(cs_bench_options, scene),
+    .options = bench_options,
+    .option_count = COUNT_OF(bench_options),
+    .notes = "bench --demo:      whole frames (substeps + draw), frames/s and every pass\n"
+             "bench --draw:      GPU ms of drawing the scene's particles alone (--size WxH)\n"
+             "bench --surface:   surface extraction (a sphere, SCENE splatted both ways) against the CPU\n"
+             "bench --radiosity: radiosity and light probes (default cornell_box; --patches for patch counts)\n",
+};
+
 static int cmd_bench(int argc, char **argv)
 {
-    cs_bench_options opt = {.scene = DEFAULT_SCENE, .steps = 50, .warmup = 5, .max_step_ms = 10000, .frames = 40,
-                            .cpu_runs = 3};
+    cs_bench_options opt = {.scene = DEFAULT_SCENE};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&bench_command, argc, argv, 2, &opt, &parsed))
+        return 2;
     cs_error err;
-    cs_bench_parse_sizes("16k,64k", &opt, &err);
-    bool scene_given = false, steps_given = false, warmup_given = false, particles_given = false,
-         nodes_given = false;
-    cs_bench_options nodes = {0};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
-        if (c < 0)
-            return 2;
-        if (c > 0)
-            continue;
-        uint32_t n;
-        if (strcmp(a, "--quiet") == 0) opt.quiet = true;
-        else if (strcmp(a, "--surface") == 0) opt.surface = true;
-        else if (strcmp(a, "--radiosity") == 0) opt.radiosity = true;
-        else if (strcmp(a, "--demo") == 0) opt.demo = true;
-        else if (strcmp(a, "--draw") == 0) opt.draw = true;
-        else if (strcmp(a, "--size") == 0) { if (!parse_size(v, &opt.width, &opt.height)) return 2; i++; }
-        else if (strcmp(a, "--steps") == 0) {
-            if (!parse_positive(a, v, &opt.steps)) return 2;
-            steps_given = true;
-            i++;
-        } else if (strcmp(a, "--warmup") == 0) {
-            if (!parse_uint(a, v, &opt.warmup)) return 2;
-            warmup_given = true;
-            i++;
-        } else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
-        else if (strcmp(a, "--cpu-runs") == 0) { if (!parse_uint(a, v, &opt.cpu_runs)) return 2; i++; }
-        else if (strcmp(a, "--nodes") == 0) {
-            // Same list syntax as --particles; at least 2 nodes per axis.
-            if (!v || !cs_bench_parse_sizes(v, &nodes, &err)) {
-                const char *why = v ? strstr(err.msg, ": ") : NULL;   // past cs_bench_parse_sizes' "--particles"
-                fprintf(stderr, "cistern: --nodes wants a list of node counts per axis, e.g. 128,256,512%s%s\n",
-                        why ? ": " : "", why ? why + 2 : "");
-                return 2;
-            }
-            for (uint32_t k = 0; k < nodes.size_count; k++)
-                if (nodes.sizes[k] < 2 || nodes.sizes[k] > 2048) {
-                    fprintf(stderr, "cistern: --nodes: %u nodes per axis; give 2 to 2048\n", nodes.sizes[k]);
-                    return 2;
-                }
-            nodes_given = true;
-            i++;
-        }
-        else if (strcmp(a, "--patches") == 0) {
-            if (!parse_patch_counts(v, &opt)) return 2;
-            i++;
-        }
-        else if (strcmp(a, "--max-step-ms") == 0) { if (!parse_positive(a, v, &n)) return 2; opt.max_step_ms = n; i++; }
-        else if (strcmp(a, "--particles") == 0 || strcmp(a, "--cells") == 0) {
-            opt.cells = strcmp(a, "--cells") == 0;
-            particles_given = !opt.cells;
-            if (!v || !cs_bench_parse_sizes(v, &opt, &err)) {
-                fprintf(stderr, "cistern: %s\n", v ? err.msg : "--particles wants a list, e.g. 16k,64k,1M");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--baseline") == 0) {
-            if (!v) {
-                fprintf(stderr, "cistern: %s wants a path\n", a);
-                return 2;
-            }
-            *(strcmp(a, "--out") == 0 ? &opt.out_dir : &opt.baseline) = v;
-            i++;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "cistern: bench: unknown option %s; `cistern help` lists them\n", a);
-            return 2;
-        } else if (!scene_given) {
-            opt.scene = a;
-            scene_given = true;
-        } else {
-            fprintf(stderr, "cistern: bench: one scene at a time\n");
-            return 2;
-        }
-    }
+    bool scene_given = parsed.positional_given;
+    bool steps_given = cs_cli_given(&bench_command, &parsed, "--steps");
+    bool warmup_given = cs_cli_given(&bench_command, &parsed, "--warmup");
+    bool particles_given = cs_cli_given(&bench_command, &parsed, "--particles") && !opt.cells;
+    bool nodes_given = cs_cli_given(&bench_command, &parsed, "--nodes");
     if (opt.patch_target_count && !opt.radiosity) {
         fprintf(stderr, "cistern: --patches is a `bench --radiosity` option\n");
         return 2;
     }
+    if (scene_given && !check_scene_name(opt.scene))
+        return 2;
     if (opt.radiosity) {
         // Its own default scene (the Cornell box: DEFAULT_SCENE has no
         // geometry) and fewer frames: a frame takes up to a second on lavapipe.
@@ -508,10 +438,6 @@ static int cmd_bench(int argc, char **argv)
         return 2;
     }
     opt.surface_particles = particles_given ? opt.sizes[0] : 0;
-    if (!nodes_given)
-        cs_bench_parse_sizes("128,256,512", &nodes, &err);
-    memcpy(opt.nodes, nodes.sizes, sizeof opt.nodes);
-    opt.node_count = nodes.size_count;
     if (!steps_given)
         opt.steps = 5;
     if (!warmup_given)
@@ -519,34 +445,40 @@ static int cmd_bench(int argc, char **argv)
     return cs_bench_surface(&opt);
 }
 
+// ---- sh -------------------------------------------------------------------
+
+#define SH_AT(member) CS_CLI_AT(cs_sh_options, member)
+
+static const cs_cli_option sh_options[] = {
+    {.name = "--out", .kind = CS_CLI_PATH, SH_AT(out_dir), .arg = "DIR",
+     .help = "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv (default out/sh/IMAGE)"},
+    {.name = "--cube", .kind = CS_CLI_FLAG, SH_AT(cube),
+     .help = "the image is six square cube faces side by side: +X -X +Y -Y +Z -Z"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, SH_AT(quiet), .help = "no device line"},
+    {.name = "--device", .kind = CS_CLI_SETTER, SH_AT(device), .arg = "N|NAME", .set = set_device,
+     .help = DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, SH_AT(validation), .help = VALIDATION_HELP},
+};
+
+static const cs_cli_command sh_command = {
+    .name = "sh",
+    .args = "IMAGE.hdr [options]",
+    .summary = "spherical-harmonic irradiance of an environment image",
+    .positional = "image",
+    .positional_at = offsetof(cs_sh_options, image),
+    .options = sh_options,
+    .option_count = COUNT_OF(sh_options),
+    .notes = "IMAGE.hdr is a Radiance .hdr, lat-long of any shape, +z up = the top row. Prints the 9 RGB radiance\n"
+             "coefficients and their irradiance form. The brute-force convolution runs on the image averaged\n"
+             "down to at most 128 x 64 texels (cube: 32 x 32 a face).\n",
+};
+
 static int cmd_sh(int argc, char **argv)
 {
     cs_sh_options opt = {0};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
-        if (c < 0)
-            return 2;
-        if (c > 0)
-            continue;
-        if (strcmp(a, "--cube") == 0) opt.cube = true;
-        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
-        else if (strcmp(a, "--out") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "cistern: --out wants a path\n");
-                return 2;
-            }
-            opt.out_dir = argv[++i];
-        } else if (a[0] == '-') {
-            fprintf(stderr, "cistern: sh: unknown option %s; `cistern help` lists them\n", a);
-            return 2;
-        } else if (!opt.image) {
-            opt.image = a;
-        } else {
-            fprintf(stderr, "cistern: sh: one image at a time (got \"%s\" and \"%s\")\n", opt.image, a);
-            return 2;
-        }
-    }
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&sh_command, argc, argv, 2, &opt, &parsed))
+        return 2;
     if (!opt.image) {
         fprintf(stderr, "cistern: sh wants an image: cistern sh IMAGE.hdr [--out DIR] (a Radiance .hdr file)\n");
         return 2;
@@ -554,12 +486,17 @@ static int cmd_sh(int argc, char **argv)
     return cs_sh_command(&opt);
 }
 
-// --variance N,K: N pixels (at least 1), K paths each (at least 1).
-static bool parse_variance(const char *v, uint32_t *pixels, uint32_t *spp)
+// ---- trace ----------------------------------------------------------------
+
+// --variance N,K: N pixels (at least 1), K paths each (1 to 1000000).
+static bool set_variance(const cs_cli_option *o, void *opts, const char *v)
 {
+    (void)o;
+    cs_trace_options *opt = opts;
     char rest = 0;
-    if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%u,%u%c", pixels, spp, &rest) != 2 || !*pixels ||
-        !*spp || *spp > 1000000) {
+    if (!v || !isdigit((unsigned char)v[0]) ||
+        sscanf(v, "%u,%u%c", &opt->variance_pixels, &opt->variance_spp, &rest) != 2 || !opt->variance_pixels ||
+        !opt->variance_spp || opt->variance_spp > 1000000) {
         fprintf(stderr, "cistern: --variance wants N,K: K more paths (1 to 1000000) for each of the N noisiest "
                         "pixels, e.g. 1000,256 (got \"%s\")\n", v ? v : "");
         return false;
@@ -567,85 +504,119 @@ static bool parse_variance(const char *v, uint32_t *pixels, uint32_t *spp)
     return true;
 }
 
+#define TRACE_AT(member) CS_CLI_AT(cs_trace_options, member)
+
+static const cs_cli_option trace_options[] = {
+    {.name = "--spp", .kind = CS_CLI_UINT, TRACE_AT(spp), .arg = "N", .min = 1, .max = 1000000, .def = "64",
+     .help = "paths a pixel (dispatched 64 at a time)"},
+    {.name = "--size", .kind = CS_CLI_SIZE, TRACE_AT(width), .arg = "WxH", .def = "256x256", .help = "image size"},
+    {.name = "--out", .kind = CS_CLI_PATH, TRACE_AT(out_dir), .arg = "DIR",
+     .help = "trace.png (exposure 1 / mean luminance, x / (1 + x), sRGB), trace.pfm (mean radiance W/m^2/sr, "
+             "float RGB), patches.csv (default out/trace/SCENE); it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, TRACE_AT(overwrite),
+     .help = "use a non-empty --out: first delete cistern's own files there, nothing else"},
+    {.name = "--variance", .kind = CS_CLI_SETTER, TRACE_AT(variance_pixels), .arg = "N,K", .set = set_variance,
+     .help = "then K more paths for each of the N pixels of highest variance (biased)"},
+    {.name = "--probes", .kind = CS_CLI_FLAG, TRACE_AT(probes),
+     .help = "patches.csv: every triangle's radiosity B = pi L and its standard error"},
+    {.name = "--probe-paths", .kind = CS_CLI_UINT, TRACE_AT(probe_paths), .arg = "N", .min = 1, .max = 100000000,
+     .def = "4096", .help = "paths a triangle for --probes (rounded up to a multiple of 64)"},
+    {.name = "--radiosity", .kind = CS_CLI_FLOAT, TRACE_AT(radiosity_patch), .arg = "S", .min = 0.01, .max = 100,
+     .unit = "a patch size in metres",
+     .help = "also radiosity.png (the radiosity solution, patches of S metres, through the same camera and "
+             "exposure) and compare.png (path tracer | radiosity)"},
+    {.name = "--seed", .kind = CS_CLI_UINT, TRACE_AT(seed), .arg = "N", .max = UINT32_MAX, .def = "1",
+     .help = "random seed"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, TRACE_AT(quiet), .help = "no device line, progress or summary"},
+    {.name = "--device", .kind = CS_CLI_SETTER, TRACE_AT(device), .arg = "N|NAME", .set = set_device,
+     .help = DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, TRACE_AT(validation), .help = VALIDATION_HELP},
+};
+
+static const cs_cli_command trace_command = {
+    .name = "trace",
+    .args = "SCENE [options]",
+    .summary = "path-trace a scene's static geometry (trace.png, trace.pfm)",
+    .positional = "scene",
+    .positional_at = offsetof(cs_trace_options, scene),
+    .options = trace_options,
+    .option_count = COUNT_OF(trace_options),
+    .notes = "SCENE has \"geometry\", e.g. cornell_box (docs/light.md \"Path tracer\").\n"
+             "The scene's \"camera\" is used when it has one; else a 45 degree view that frames the geometry.\n",
+};
+
 static int cmd_trace(int argc, char **argv)
 {
-    cs_trace_options opt = {.spp = 64, .width = 256, .height = 256, .probe_paths = 4096, .seed = 1};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
-        if (c < 0)
-            return 2;
-        if (c > 0)
-            continue;
-        if (strcmp(a, "--quiet") == 0) opt.quiet = true;
-        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
-        else if (strcmp(a, "--probes") == 0) opt.probes = true;
-        else if (strcmp(a, "--spp") == 0) { if (!parse_count(a, v, 1, 1000000, &opt.spp)) return 2; i++; }
-        else if (strcmp(a, "--probe-paths") == 0) { if (!parse_count(a, v, 1, 100000000, &opt.probe_paths)) return 2; i++; }
-        else if (strcmp(a, "--seed") == 0) { if (!parse_uint(a, v, &opt.seed)) return 2; i++; }
-        else if (strcmp(a, "--size") == 0) { if (!parse_size(v, &opt.width, &opt.height)) return 2; i++; }
-        else if (strcmp(a, "--radiosity") == 0) {
-            char *end = NULL;
-            opt.radiosity_patch = v ? strtod(v, &end) : 0.0;
-            if (!v || end == v || *end || !(opt.radiosity_patch >= 0.01 && opt.radiosity_patch <= 100.0)) {
-                fprintf(stderr, "cistern: --radiosity wants a patch size in metres, 0.01 to 100, e.g. 0.07 "
-                                "(got \"%s\")\n", v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(a, "--variance") == 0) {
-            if (!parse_variance(v, &opt.variance_pixels, &opt.variance_spp)) return 2;
-            i++;
-        } else if (strcmp(a, "--out") == 0) {
-            if (!v) {
-                fprintf(stderr, "cistern: --out wants a path\n");
-                return 2;
-            }
-            opt.out_dir = v;
-            i++;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "cistern: trace: unknown option %s; `cistern help` lists them\n", a);
-            return 2;
-        } else if (!opt.scene) {
-            opt.scene = a;
-        } else {
-            fprintf(stderr, "cistern: trace: one scene at a time (got \"%s\" and \"%s\")\n", opt.scene, a);
-            return 2;
-        }
-    }
+    cs_trace_options opt = {0};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&trace_command, argc, argv, 2, &opt, &parsed))
+        return 2;
     if (!opt.scene) {
         fprintf(stderr, "cistern: trace wants a scene with \"geometry\": cistern trace SCENE [--spp N] "
                         "[--size WxH] [--out DIR] (e.g. cistern trace cornell_box)\n");
         return 2;
     }
+    if (!check_scene_name(opt.scene))
+        return 2;
     return cs_trace_command(&opt);
+}
+
+// ---- level ----------------------------------------------------------------
+
+typedef struct level_args {
+    const char *file;
+    const char *generate;
+} level_args;
+
+static const cs_cli_option level_options[] = {
+    {.name = "--generate", .kind = CS_CLI_PATH, CS_CLI_AT(level_args, generate), .arg = "OUT.phd",
+     .help = "write the generated demo level (levels/cistern_demo.phd) instead of reading FILE.PHD"},
+};
+
+static const cs_cli_command level_command = {
+    .name = "level",
+    .args = "FILE.PHD",
+    .summary = "check a Tomb Raider 1 level and summarise it (rooms, portals, ...)",
+    .positional = "file",
+    .positional_at = offsetof(level_args, file),
+    .options = level_options,
+    .option_count = COUNT_OF(level_options),
+    .notes = "Prints the level's rooms, portals, sectors, textures and meshes, or the first thing wrong with it\n"
+             "(file, byte offset, field).\n",
+};
+
+static int level_generate(const char *path)
+{
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    bool ok = cs_tr1_write(&lvl, &data, &size);
+    cs_tr1_free(&lvl);
+    cs_error err;
+    if (!ok)
+        cs_fail(&err, "a count of the demo level does not fit its field");
+    ok = ok && cs_write_whole_file(path, data, size, false, &err);
+    free(data);
+    if (!ok) {
+        fprintf(stderr, "cistern: level: %s\n", err.msg);
+        return 1;
+    }
+    printf("wrote %s (%zu bytes)\n", path, size);
+    return 0;
 }
 
 // `cistern level FILE.PHD`: reads the whole file with the strict reader
 // (docs/levels.md) and prints what it holds, or the first thing wrong with it.
 static int cmd_level(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[2], "--generate") == 0) {
-        cs_tr1_level lvl;
-        cs_tr1_generate_demo(&lvl);
-        uint8_t *data = NULL;
-        size_t size = 0;
-        bool ok = cs_tr1_write(&lvl, &data, &size);
-        cs_tr1_free(&lvl);
-        cs_error err;
-        if (!ok)
-            cs_fail(&err, "a count of the demo level does not fit its field");
-        ok = ok && cs_write_whole_file(argv[3], data, size, false, &err);
-        free(data);
-        if (!ok) {
-            fprintf(stderr, "cistern: level: %s\n", err.msg);
-            return 1;
-        }
-        printf("wrote %s (%zu bytes)\n", argv[3], size);
-        return 0;
-    }
-    if (argc != 3 || argv[2][0] == '-') {
+    level_args a = {0};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&level_command, argc, argv, 2, &a, &parsed))
+        return 2;
+    if (a.generate && !a.file)
+        return level_generate(a.generate);
+    if (!a.file || a.generate) {
         fprintf(stderr, "cistern: level wants one file: cistern level FILE.PHD (a Tomb Raider 1 level), "
                         "or cistern level --generate OUT.phd\n");
         return 2;
@@ -653,12 +624,12 @@ static int cmd_level(int argc, char **argv)
     cs_error err;
     size_t size = 0;
     cs_tr1_level lvl;
-    if (!cs_tr1_load(argv[2], &lvl, &size, &err)) {
+    if (!cs_tr1_load(a.file, &lvl, &size, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 1;
     }
     cs_tr1_stats s = cs_tr1_count(&lvl);
-    printf("%s: Tomb Raider 1 level, %zu bytes\n", argv[2], size);
+    printf("%s: Tomb Raider 1 level, %zu bytes\n", a.file, size);
     printf("  rooms            %u\n", s.rooms);
     printf("  portals          %u\n", s.portals);
     printf("  sectors          %u\n", s.sectors);
@@ -675,73 +646,54 @@ static int cmd_level(int argc, char **argv)
     return 0;
 }
 
+// ---- view -----------------------------------------------------------------
+
+#define VIEW_AT(member) CS_CLI_AT(cs_view_options, member)
+
+static const cs_cli_option view_options[] = {
+    {.name = "--headless", .kind = CS_CLI_FLAG, VIEW_AT(headless),
+     .help = "one image per room (camera in its middle, facing its first portal), DIR/room_NNN.png, with the "
+             "rooms the portal walk drew (default without a display)"},
+    {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = 65535,
+     .help = "headless: only room N (default: every room)"},
+    {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR", .help = "default out/view/FILE"},
+    {.name = "--size", .kind = CS_CLI_SIZE, VIEW_AT(width), .arg = "WxH",
+     .help = "image or window size (default 640x360 headless, 1280x720 window)"},
+    {.name = "--scale", .kind = CS_CLI_FLOAT, VIEW_AT(units_per_metre), .arg = "UNITS", .min = 0.001, .max = 1e6,
+     .unit = "level units per metre", .help = "level units per metre (default 512: a 1024-unit sector is 2 m)"},
+    {.name = "--no-fog", .kind = CS_CLI_FLAG, VIEW_AT(no_fog), .help = "no depth cue"},
+    {.name = "--light", .kind = CS_CLI_CHOICE, VIEW_AT(radiosity), .arg = "baked|radiosity",
+     .choices = "baked|radiosity", .def = "baked",
+     .help = "TR1's baked vertex light or the room lights and their bounces"},
+    {.name = "--patch-size", .kind = CS_CLI_FLOAT, VIEW_AT(patch_size), .arg = "M", .min = 0.05, .max = 1000,
+     .unit = "metres", .def = "4", .help = "radiosity patch size in metres"},
+    {.name = "--frames", .kind = CS_CLI_UINT, VIEW_AT(frames), .arg = "N", .max = UINT32_MAX,
+     .help = "window: stop after N frames (default and 0: when closed)"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, VIEW_AT(quiet), .help = "no device line or summary"},
+    {.name = "--device", .kind = CS_CLI_SETTER, VIEW_AT(device), .arg = "N|NAME", .set = set_device,
+     .help = DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, VIEW_AT(validation), .help = VALIDATION_HELP},
+};
+
+static const cs_cli_command view_command = {
+    .name = "view",
+    .args = "FILE.PHD [options]",
+    .summary = "fly through a Tomb Raider 1 level (headless: one image per room)",
+    .positional = "level",
+    .positional_at = offsetof(cs_view_options, level),
+    .options = view_options,
+    .option_count = COUNT_OF(view_options),
+    .notes = "FILE.PHD: a Tomb Raider 1 level, e.g. levels/cistern_demo.phd; drawn through its portals.\n"
+             "window keys: Tab next room, B baked light / radiosity, WASD/QE fly, drag to look, Esc quit\n",
+};
+
 // `cistern view FILE.PHD`: the level drawn through its portals (view.c).
 static int cmd_view(int argc, char **argv)
 {
-    cs_view_options opt = {.room = -1, .patch_size = 4.0};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int c = common_option(argc, argv, &i, &opt.device, &opt.validation);
-        if (c < 0)
-            return 2;
-        if (c > 0)
-            continue;
-        uint32_t n;
-        if (strcmp(a, "--headless") == 0) opt.headless = true;
-        else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
-        else if (strcmp(a, "--no-fog") == 0) opt.no_fog = true;
-        else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
-        else if (strcmp(a, "--light") == 0) {
-            if (!v || (strcmp(v, "baked") != 0 && strcmp(v, "radiosity") != 0)) {
-                fprintf(stderr, "cistern: --light wants baked or radiosity (got \"%s\")\n", v ? v : "");
-                return 2;
-            }
-            opt.radiosity = strcmp(v, "radiosity") == 0;
-            i++;
-        } else if (strcmp(a, "--patch-size") == 0) {
-            char *end = NULL;
-            opt.patch_size = v ? strtod(v, &end) : 0;
-            if (!v || end == v || *end || !(opt.patch_size >= 0.05) || opt.patch_size > 1e3) {
-                fprintf(stderr, "cistern: --patch-size wants metres, 0.05 to 1000 (got \"%s\")\n", v ? v : "");
-                return 2;
-            }
-            i++;
-        }
-        else if (strcmp(a, "--room") == 0) {
-            if (!parse_uint(a, v, &n) || n > 65535) return 2;
-            opt.room = (int)n;
-            i++;
-        } else if (strcmp(a, "--scale") == 0) {
-            char *end = NULL;
-            opt.units_per_metre = v ? strtod(v, &end) : 0;
-            if (!v || end == v || *end || !(opt.units_per_metre > 0) || opt.units_per_metre > 1e6) {
-                fprintf(stderr, "cistern: --scale wants level units per metre, a positive number (got \"%s\")\n",
-                        v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(a, "--out") == 0) {
-            if (!v) {
-                fprintf(stderr, "cistern: --out wants a path\n");
-                return 2;
-            }
-            opt.out_dir = v;
-            i++;
-        } else if (strcmp(a, "--size") == 0) {
-            if (!parse_size(v, &opt.width, &opt.height))
-                return 2;
-            i++;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "cistern: view: unknown option %s; `cistern help` lists them\n", a);
-            return 2;
-        } else if (!opt.level) {
-            opt.level = a;
-        } else {
-            fprintf(stderr, "cistern: view: one level at a time (got \"%s\" and \"%s\")\n", opt.level, a);
-            return 2;
-        }
-    }
+    cs_view_options opt = {.room = -1};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&view_command, argc, argv, 2, &opt, &parsed))
+        return 2;
     if (!opt.level) {
         fprintf(stderr, "cistern: view wants a level: cistern view FILE.PHD (a Tomb Raider 1 level; "
                         "levels/cistern_demo.phd is shipped)\n");
@@ -750,44 +702,173 @@ static int cmd_view(int argc, char **argv)
     return cs_view_command(&opt);
 }
 
+// ---- scenes, devices, help ------------------------------------------------
+
+static const cs_cli_command scenes_command = {
+    .name = "scenes",
+    .summary = "list the scenes in scenes/ with their solvers and descriptions",
+};
+
+static int cmd_scenes(int argc, char **argv)
+{
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&scenes_command, argc, argv, 2, NULL, &parsed))
+        return 2;
+    return list_scenes();
+}
+
+static const cs_cli_command devices_command = {
+    .name = "devices",
+    .summary = "list Vulkan devices, drivers and limits (the default marked)",
+};
+
+static int cmd_devices(int argc, char **argv)
+{
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&devices_command, argc, argv, 2, NULL, &parsed))
+        return 2;
+    cs_error err;
+    if (!cs_print_devices(stdout, &err)) {
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const cs_cli_command help_command = {
+    .name = "help",
+    .args = "[COMMAND]",
+    .summary = "this text, or one command's options (= `cistern COMMAND --help`)",
+    .positional = "command",
+};
+
+typedef struct command {
+    const cs_cli_command *cli;
+    int (*main)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    {&run_command, cmd_run},         {&bench_command, cmd_bench},     {&sh_command, cmd_sh},
+    {&trace_command, cmd_trace},     {&level_command, cmd_level},     {&view_command, cmd_view},
+    {&scenes_command, cmd_scenes},   {&devices_command, cmd_devices}, {&help_command, cmd_help},
+};
+
+static const char general_notes[] =
+    "SCENE is a name under scenes/ (" DEFAULT_SCENE ") or a path to a .json file. Scene and level files must\n"
+    "be regular files of at most " CS_STR(CS_INPUT_FILE_MAX_MIB) " MiB; larger ones, directories, devices and FIFOs "
+    "are refused.\n"
+    "\n"
+    "environment:\n"
+    "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
+    "  CISTERN_NB_LAYOUT      particle|slot: neighbour lists (PBF, SPH, WCSPH) particle-major (CPU devices'\n"
+    "                         default) or slot-major (GPUs' default); the same results either way\n"
+    "  CISTERN_SPH_LISTS      on|off: Clavet SPH reads neighbour lists (default: on in 3D and for several\n"
+    "                         materials in 2D); the same results either way\n"
+    "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D); the same results\n"
+    "                         either way\n"
+    "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can and whose 8-bit sort\n"
+    "                         passes its self-test, 4 on CPUs); the same results either way\n"
+    "  CISTERN_SORT_BLOCK     keys per block of the 8-bit sort, a power of two 128..65536 (default: 2048 on GPUs,\n"
+    "                         8192 on CPUs); the same results either way\n";
+
+static void usage(FILE *out)
+{
+    fprintf(out, "cistern — a Vulkan compute lab for real-time particle fluids and light\n\n"
+                 "usage: cistern COMMAND [arguments] [options]; `cistern COMMAND --help` lists its options\n\n");
+    char heads[COUNT_OF(commands)][96];
+    int width = 0;
+    for (uint32_t k = 0; k < COUNT_OF(commands); k++) {
+        const cs_cli_command *c = commands[k].cli;
+        int n = snprintf(heads[k], sizeof heads[k], "cistern %s%s%s", c->name, c->args ? " " : "",
+                         c->args ? c->args : "");
+        width = CS_MAX(width, n);
+    }
+    for (uint32_t k = 0; k < COUNT_OF(commands); k++)
+        fprintf(out, "  %-*s  %s\n", width, heads[k], commands[k].cli->summary);
+    fprintf(out, "\nrun, bench, sh, trace and view take --device N|NAME (a device by index or name substring, see\n"
+                 "`cistern devices`) and --validation (Vulkan validation + synchronization validation, slow).\n\n%s",
+            general_notes);
+}
+
+// docs/cli.md, whole: tests/cli_docs.sh compares it with this output.
+static void print_markdown(FILE *out)
+{
+    fprintf(out, "# The cistern command line\n\n"
+                 "<!-- Generated by `cistern help --markdown` from the option tables in host/app/main.c;\n"
+                 "     tests/cli_docs.sh fails when this file differs. Edit the tables, then run\n"
+                 "     build/release/cistern help --markdown > docs/cli.md -->\n\n"
+                 "| command | what |\n|---|---|\n");
+    for (uint32_t k = 0; k < COUNT_OF(commands); k++) {
+        const cs_cli_command *c = commands[k].cli;
+        fprintf(out, "| `cistern %s%s", c->name, c->args ? " " : "");
+        cs_cli_print_cell(out, c->args ? c->args : "");
+        fprintf(out, "` | ");
+        cs_cli_print_cell(out, c->summary);
+        fprintf(out, " |\n");
+    }
+    fprintf(out, "\n```\n%s```\n\n", general_notes);
+    for (uint32_t k = 0; k < COUNT_OF(commands); k++)
+        cs_cli_print_markdown(out, commands[k].cli);
+}
+
+static const command *find_command(const char *name)
+{
+    for (uint32_t k = 0; k < COUNT_OF(commands); k++)
+        if (strcmp(commands[k].cli->name, name) == 0)
+            return &commands[k];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[COUNT_OF(commands)];
+    for (uint32_t k = 0; k < COUNT_OF(commands); k++)
+        names[k] = commands[k].cli->name;
+    const char *near = cs_cli_nearest(name, names, COUNT_OF(commands));
+    fprintf(stderr, "cistern: unknown command \"%s\"%s%s%s; `cistern help` lists them\n", name,
+            near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+    return 2;
+}
+
+// `cistern help`, `cistern help COMMAND`, `cistern help --markdown` (docs/cli.md).
+static int cmd_help(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[2], "--markdown") == 0) {
+        print_markdown(stdout);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0) {
+        const command *c = find_command(argv[2]);
+        if (!c)
+            return unknown_command(argv[2]);
+        cs_cli_print_help(stdout, c->cli);
+        return 0;
+    }
+    usage(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
         return 2;
     }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    for (int i = 2; i < argc; i++)
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        return cmd_help(1, argv);
+    const command *cmd = find_command(name);
+    for (int i = 2; i < argc && cmd != &commands[COUNT_OF(commands) - 1]; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
+            if (cmd)
+                cs_cli_print_help(stdout, cmd->cli);
+            else
+                usage(stdout);
             return 0;
         }
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc, argv);
-    if (strcmp(cmd, "bench") == 0)
-        return cmd_bench(argc, argv);
-    if (strcmp(cmd, "sh") == 0)
-        return cmd_sh(argc, argv);
-    if (strcmp(cmd, "trace") == 0)
-        return cmd_trace(argc, argv);
-    if (strcmp(cmd, "level") == 0)
-        return cmd_level(argc, argv);
-    if (strcmp(cmd, "view") == 0)
-        return cmd_view(argc, argv);
-    if (strcmp(cmd, "scenes") == 0)
-        return list_scenes();
-    if (strcmp(cmd, "devices") == 0) {
-        cs_error err;
-        if (!cs_print_devices(stdout, &err)) {
-            fprintf(stderr, "cistern: %s\n", err.msg);
-            return 1;
-        }
-        return 0;
-    }
-    fprintf(stderr, "cistern: unknown command \"%s\"; `cistern help` lists them\n", cmd);
-    return 2;
+    if (!cmd)
+        return unknown_command(name);
+    return cmd->main(argc, argv);
 }

@@ -880,7 +880,7 @@ int cs_run(const cs_run_options *opt)
     r.waits_before = r.ctx.fence_waits;
     code = r.windowed ? run_window(&r) : run_headless(&r);
     warn_bodies_overflow(&r);
-    if (!opt->quiet)
+    if (opt->verbose)
         print_frame_report(&r);
     // stats.csv counts only once it is closed whole; a failure that stopped
     // the run was reported there already.

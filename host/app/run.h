@@ -26,6 +26,7 @@ typedef struct cs_run_options {
     bool overlay;               // per-pass GPU ms in the image's corner (P toggles it in a window)
     uint32_t particles;         // rescale the fluid to about this many (0: as the scene says)
     bool quiet;
+    bool verbose;               // also the frame loop's report (submits, fence waits, overlap)
 } cs_run_options;
 
 // Returns the process exit code (0 ok, 1 runtime failure, 2 bad input).
