@@ -9,7 +9,7 @@ cistern=${1:?usage: bench_frames.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"
 
 steps=85
-expect 0 "reint: stats" -- "$cistern" bench reint_drops_2d --cells 32 --steps $steps --warmup 0 --quiet --out "$tmp/b"
+expect 0 "reint: stats" -- "$cistern" bench reint_drops_2d --cells 32 --steps $steps --batches 1 --warmup 0 --quiet --out "$tmp/b"
 per_frame=$(awk '$1 == 1024 && $NF == "stable" { print $(NF - 1) }' <<<"$last_out")
 [ -n "$per_frame" ] && [ "$per_frame" -gt 1 ] || fail "no steps-per-frame figure above 1 in: $last_out"
 frames=$((steps / ${per_frame:-1}))

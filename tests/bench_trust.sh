@@ -62,4 +62,11 @@ expect 3 "no row for 2000 particles" -- "$cistern" "${b[@]}" --out "$tmp/e" --ba
 expect 3 "no pass \"grid: sort\"" -- "$cistern" "${b[@]}" --out "$tmp/f" --baseline "$tmp/no_pass.json"
 expect 3 "cannot open" -- "$cistern" "${b[@]}" --out "$tmp/g" --baseline "$tmp/missing.json"
 expect 3 "no bench of scene rest_box_3d" -- "$cistern" "${b[@]}" --out "$tmp/h" --baseline "$tmp/other.json"
+# tools/bench_report.py --compare: two results files as one table and a plot.
+cmp=$(python3 "$(dirname "$0")/../tools/bench_report.py" --compare "$tmp/a/results.json" "$tmp/c/results.json" \
+      --plot "$tmp/cmp.svg") || fail "bench_report.py --compare failed: $cmp"
+grep -q "^| rest_box_3d | 2 k | grid: sort | " <<<"$cmp" || fail "--compare: no per-pass row: $cmp"
+grep -q "<svg" "$tmp/cmp.svg" || fail "--compare: no plot"
+python3 "$(dirname "$0")/../tools/bench_report.py" --compare "$tmp/a/results.json" "$tmp/other.json" >/dev/null &&
+  fail "--compare of two different scenes should exit non-zero (nothing matches)"
 exit $((failures > 0))

@@ -3,9 +3,16 @@
 prints the speed table (Markdown) with the goals a discrete GPU is held to.
 
 Usage: tools/bench_report.py [DIR] [--no-write]
+       tools/bench_report.py --compare A.json B.json [--plot OUT.svg]
   DIR        what tools/bench_gpu.sh wrote (default bench/gpu): DIR/sim/*/,
              DIR/demo/*/, DIR/draw/*/, DIR/knobs/*/ results.json files
   --no-write print the table only; leave results/ alone
+  --compare  two results files (a bench's results.json or a per-device
+             results/<device>.json; two commits or two devices): one table of
+             every row both have, matched by scene, size and pass, with the
+             ratio A / B (>1: B is faster) and the range the spreads allow;
+             rows only one file has are listed. --plot writes a bar chart of
+             the ratios (SVG, no dependency). Exit 1 when nothing matches.
 
 Each goal row takes the size of its bench nearest to the goal's size and
 says which size it read, so a partial run (or a small device) still gives a
@@ -108,7 +115,101 @@ def goal_row(goal, results):
                                                    verdict)
 
 
+def benches_of(path):
+    """{(scene, unit): bench} of a results file of either shape."""
+    with open(path) as f:
+        root = json.load(f)
+    benches = root.get("benches") if isinstance(root, dict) and "benches" in root else [root]
+    return {(b.get("scene", "?"), b.get("unit", "particles")): b for b in benches if "sizes" in b}
+
+
+def pass_stats(p):
+    """(median, p10, p90) of a pass entry: a number (old files) or a dict."""
+    if isinstance(p, dict):
+        m = p.get("median_ms")
+        return m, p.get("p10_ms", m), p.get("p90_ms", m)
+    return p, p, p
+
+
+def compare(path_a, path_b, plot):
+    a, b = benches_of(path_a), benches_of(path_b)
+    rows, only = [], []
+    for key in sorted(set(a) | set(b)):
+        if key not in a or key not in b:
+            only.append("%s (%s): only in %s" % (key[0], key[1], path_a if key in a else path_b))
+            continue
+        sizes_b = {s["requested"]: s for s in b[key]["sizes"] if "skipped" not in s}
+        sizes_a = {s["requested"] for s in a[key]["sizes"] if "skipped" not in s}
+        only += ["%s %s %s: only in %s" % (key[0], r, key[1], path_b) for r in sorted(set(sizes_b) - sizes_a)]
+        for sa in a[key]["sizes"]:
+            if "skipped" in sa:
+                continue
+            sb = sizes_b.get(sa["requested"])
+            if sb is None:
+                only.append("%s %s %s: only in %s" % (key[0], sa["requested"], key[1], path_a))
+                continue
+            entries = [("total", (sa["median_ms"], sa.get("p10_ms", sa["median_ms"]), sa["p90_ms"]),
+                        (sb["median_ms"], sb.get("p10_ms", sb["median_ms"]), sb["p90_ms"]))]
+            for name, pa in sa.get("passes", {}).items():
+                if name in sb.get("passes", {}):
+                    entries.append((name, pass_stats(pa), pass_stats(sb["passes"][name])))
+            for name, (ma, la, ha), (mb, lb, hb) in entries:
+                if ma and mb and ma > 0 and mb > 0:
+                    rows.append((key[0], size_of(sa), name, ma, mb, ma / mb, la / hb, ha / lb,
+                                 sa.get("noisy") or sb.get("noisy")))
+    print("A: %s\nB: %s\nratio = A ms / B ms (>1: B is faster), [range the p10-p90 spreads allow]\n" % (path_a, path_b))
+    print("| scene | size | pass | A ms | B ms | A / B | range | |")
+    print("|---|---|---|---|---|---|---|---|")
+    for scene, size, name, ma, mb, r, lo, hi, noisy in rows:
+        print("| %s | %s | %s | %.3f | %.3f | %.2f | %.2f-%.2f | %s |" % (scene, fmt_count(size), name, ma, mb, r, lo, hi,
+                                                                       "noisy" if noisy else ""))
+    for line in only:
+        print("not compared: " + line)
+    if plot and rows:
+        write_ratio_svg(plot, [r for r in rows if r[2] == "total"] or rows, path_a, path_b)
+        print("\nwrote %s" % plot)
+    return 0 if rows else 1
+
+
+def write_ratio_svg(path, rows, name_a, name_b):
+    """A horizontal bar a row: log2 of A / B, the spread as a line."""
+    bar_h, left, width = 18, 260, 420
+    height = 60 + bar_h * len(rows)
+    span = max(1.0, max(abs(math.log2(max(r[6], 1e-9))) for r in rows), max(abs(math.log2(max(r[7], 1e-9))) for r in rows))
+    x0 = left + width / 2
+    scale = (width / 2) / span
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">'
+           % (left + width + 20, height),
+           '<text x="10" y="16">A / B (right: B faster), log scale: A = %s, B = %s</text>'
+           % (os.path.basename(name_a), os.path.basename(name_b)),
+           '<line x1="%g" y1="24" x2="%g" y2="%d" stroke="black"/>' % (x0, x0, height - 10)]
+    for i, (scene, size, name, ma, mb, r, lo, hi, noisy) in enumerate(rows):
+        y = 30 + i * bar_h
+        v = math.log2(r) * scale
+        out.append('<text x="10" y="%d">%s %s %s</text>' % (y + 12, scene, fmt_count(size), name))
+        out.append('<rect x="%g" y="%d" width="%g" height="%d" fill="%s"/>'
+                   % (min(x0, x0 + v), y + 2, abs(v), bar_h - 6, "#c44" if noisy else "#48c"))
+        out.append('<line x1="%g" y1="%d" x2="%g" y2="%d" stroke="black"/>'
+                   % (x0 + math.log2(max(lo, 1e-9)) * scale, y + bar_h / 2, x0 + math.log2(max(hi, 1e-9)) * scale,
+                      y + bar_h / 2))
+        out.append('<text x="%g" y="%d">x%.2f</text>' % (left + width + 2 - 40, y + 12, r))
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def main(argv):
+    if "--compare" in argv:
+        rest = [a for a in argv if a != "--compare"]
+        plot = None
+        if "--plot" in rest:
+            k = rest.index("--plot")
+            plot = rest[k + 1] if k + 1 < len(rest) else None
+            rest = rest[:k] + rest[k + 2:]
+        if len(rest) != 2 or plot is None and "--plot" in argv:
+            print("usage: tools/bench_report.py --compare A.json B.json [--plot OUT.svg]", file=sys.stderr)
+            return 2
+        return compare(rest[0], rest[1], plot)
     args = [a for a in argv if not a.startswith("--")]
     write = "--no-write" not in argv
     directory = args[0] if args else "bench/gpu"

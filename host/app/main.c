@@ -332,8 +332,13 @@ static const cs_cli_option bench_options[] = {
     {.name = "--out", .kind = CS_CLI_PATH, BENCH_AT(out_dir), .arg = "DIR",
      .help = "results.json, results.csv, plot.png, plot.svg (default bench/SCENE; --demo bench/SCENE_demo, "
              "--draw bench/SCENE_draw, --surface bench/surface)"},
+    {.name = "--batches", .kind = CS_CLI_UINT, BENCH_AT(batches), .arg = "N", .min = 1, .max = 16, .def = "3",
+     .help = "time each size in up to N batches of --steps, until two batches' medians agree within 5%"},
+    {.name = "--budget-s", .kind = CS_CLI_FLOAT, BENCH_AT(budget_s), .arg = "S", .min = 0.001, .max = 1e6,
+     .def = "60", .unit = "seconds", .help = "no new batch once a size has been timed this long"},
     {.name = "--baseline", .kind = CS_CLI_PATH, BENCH_AT(baseline), .arg = "FILE.json",
-     .help = "print ratios against an earlier results.json"},
+     .help = "ratios against any results file (a results.json, or results/DEVICE.json), matched by scene, size "
+             "and pass; exit 3 when a row or pass has no match"},
     {.name = "--max-step-ms", .kind = CS_CLI_SETTER, BENCH_AT(max_step_ms), .arg = "MS", .set = set_max_step_ms,
      .def = "10000", .help = "stop the sweep once a step takes longer, at least 1"},
     {.name = "--demo", .kind = CS_CLI_FLAG, BENCH_AT(demo),
