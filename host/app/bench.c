@@ -147,7 +147,7 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
     if (!opt->quiet)
         cs_provenance_print(&bench_provenance, stderr);
     char busy[200];
-    if (cs_provenance_busy(&bench_provenance, busy, sizeof busy))
+    if (!opt->quiet && cs_provenance_busy(&bench_provenance, busy, sizeof busy))
         fprintf(stderr, "cistern: warning: %s: its timings are marked noisy\n", busy);
     return true;
 }
