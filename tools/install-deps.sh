@@ -12,6 +12,7 @@ build_packages=(
   xvfb xauth gnuplot valgrind
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev
+  python3-pysph python3-vtk9   # peers side by side: tools/peer_pysph.py, tools/peer_vtk.py
 )
 
 missing=()
