@@ -224,7 +224,9 @@ bool cs_env_load_hdr(const char *path, bool cube, cs_env *env, cs_error *err)
     static const char *const want = "cistern sh reads Radiance .hdr (RGBE) images";
     size_t size = 0;
     cs_error read_err;
-    unsigned char *data = (unsigned char *)cs_read_file(path, &size, &read_err);
+    // RGBE is 4 bytes a texel uncompressed; 1 MiB more for the header.
+    unsigned char *data = (unsigned char *)cs_read_file_max(path, (size_t)CS_ENV_MAX_TEXELS * 4 + ((size_t)1 << 20),
+                                                            ".hdr images", &size, &read_err);
     if (!data)
         return cs_fail(err, "%s; give the path of a Radiance .hdr image", read_err.msg);
     bool ok = false;

@@ -105,7 +105,15 @@ expect 2 "huge.json: 65.0 MiB; scene and level files are limited to 64 MiB" -- \
   timeout 60 "$cistern" run "$tmp/huge.json" --headless --frames 1
 expect 1 "huge.phd: 65.0 MiB; scene and level files are limited to 64 MiB" -- timeout 60 "$cistern" level "$tmp/huge.phd"
 expect 1 "/dev/zero: is a character device" -- timeout 60 "$cistern" level /dev/zero
-rm -f "$tmp/pipe.json" "$tmp/huge.json" "$tmp/huge.phd"
+# The same reader for .hdr images (and shaders, --baseline): sh read
+# /dev/zero until killed, blocked on a FIFO, said only "read error" for a
+# directory.
+expect 2 "/dev/zero: is a character device" -- timeout 60 "$cistern" sh /dev/zero --out "$tmp/sh_zero"
+expect 2 "pipe.json: is a FIFO" -- timeout 60 "$cistern" sh "$tmp/pipe.json" --out "$tmp/sh_fifo"
+expect 2 "$tmp: is a directory" -- timeout 60 "$cistern" sh "$tmp" --out "$tmp/sh_dir"
+truncate -s 300M "$tmp/huge.hdr"
+expect 2 "huge.hdr: 300.0 MiB; .hdr images are limited to 257 MiB" -- timeout 60 "$cistern" sh "$tmp/huge.hdr"
+rm -f "$tmp/pipe.json" "$tmp/huge.json" "$tmp/huge.phd" "$tmp/huge.hdr"
 expect 0 "64 MiB" -- "$cistern" run --help
 # JSON nested past cJSON's limit says so, with the place.
 python3 -c "print('[' * 1001 + ']' * 1001)" > "$tmp/deep.json"

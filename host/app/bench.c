@@ -523,7 +523,7 @@ static void print_baseline(const char *path, const bench_result *res, uint32_t n
     cs_error err;
     char *text = cs_read_file(path, NULL, &err);
     if (!text) {
-        fprintf(stderr, "cistern: --baseline: %s\n", err.msg);
+        fprintf(stderr, "cistern: --baseline: %s; give the JSON an earlier `cistern bench` wrote\n", err.msg);
         return;
     }
     cJSON *root = cJSON_Parse(text);

@@ -7,98 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// What a non-regular file is, for the refusal message.
-static const char *file_kind(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return "a directory";
-    if (S_ISFIFO(mode))
-        return "a FIFO (named pipe)";
-    if (S_ISCHR(mode))
-        return "a character device";
-    if (S_ISBLK(mode))
-        return "a block device";
-    if (S_ISSOCK(mode))
-        return "a socket";
-    return "not a regular file";
-}
-
-// Reads up to max_bytes + 1 bytes, so a file that grew past the limit after
-// fstat (or a /proc file that reports size 0) is still caught.
-static char *read_bounded(int fd, const char *path, size_t max_bytes, size_t *size_out, cs_error *err)
-{
-    size_t cap = 4096, size = 0;
-    char *data = malloc(cap);
-    if (!data) {
-        cs_fail(err, "%s: out of memory reading it", path);
-        return NULL;
-    }
-    for (;;) {
-        if (size + 1 >= cap) {
-            size_t grown = cap * 2;
-            char *bigger = realloc(data, grown);
-            if (!bigger) {
-                free(data);
-                cs_fail(err, "%s: out of memory after %zu bytes", path, size);
-                return NULL;
-            }
-            data = bigger, cap = grown;
-        }
-        ssize_t got = read(fd, data + size, cap - size - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            cs_fail(err, "%s: read error: %s", path, strerror(errno));
-            free(data);
-            return NULL;
-        }
-        if (got == 0)
-            break;
-        size += (size_t)got;
-        if (size > max_bytes) {
-            free(data);
-            cs_fail(err, "%s: larger than %zu MiB, the limit for scene and level files", path, max_bytes >> 20);
-            return NULL;
-        }
-    }
-    data[size] = 0;
-    *size_out = size;
-    return data;
-}
-
 char *cs_read_input_file(const char *path, size_t max_bytes, size_t *size_out, cs_error *err)
 {
-    // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever
-    // before fstat could refuse it.
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        cs_fail(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        cs_fail(err, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        cs_fail(err, "%s: is %s, not a file cistern can read", path, file_kind(st.st_mode));
-        close(fd);
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > max_bytes) {
-        char size_text[32];
-        cs_fail(err, "%s: %s; scene and level files are limited to %zu MiB", path,
-                cs_format_bytes((uint64_t)st.st_size, size_text, sizeof size_text), max_bytes >> 20);
-        close(fd);
-        return NULL;
-    }
-    size_t size = 0;
-    char *data = read_bounded(fd, path, max_bytes, &size, err);
-    close(fd);
-    if (data && size_out)
-        *size_out = size;
-    return data;
+    return cs_read_file_max(path, max_bytes, "scene and level files", size_out, err);
 }
 
 // ---- the checked writer ------------------------------------------------------

@@ -12,16 +12,9 @@
 
 #include <stdarg.h>
 
-// Scene (.json) and level (.PHD) files larger than this are refused before
-// anything is read (the biggest Tomb Raider 1 level is under 3 MiB, the
-// scenes are a few KiB). Documented in `cistern help` and the README.
-#define CS_INPUT_FILE_MAX_MIB 64
-#define CS_INPUT_FILE_MAX ((size_t)CS_INPUT_FILE_MAX_MIB << 20)
-
-// Reads a regular file of at most max_bytes into a malloc'd, NUL-terminated
-// buffer. Directories, devices, FIFOs and sockets are refused with what they
-// are; a larger file is refused with its size and the limit; a failed
-// allocation or read is an error with the reason. NULL + err on failure.
+// Reads a scene or level file: cs_read_file_max (host/gpu/common.h: regular
+// files only, refused by fstat before reading) with "scene and level files"
+// in the size refusal.
 char *cs_read_input_file(const char *path, size_t max_bytes, size_t *size_out, cs_error *err);
 
 // A file being written. Every write is checked; the first failure is kept
