@@ -123,6 +123,7 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
     char example[256] = "";
     bool ok = true;
     struct dirent *e;
+    // First look, then delete: a refusal leaves everything as it was.
     while (ok && (e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
@@ -131,12 +132,31 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
         char path[800];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat st;
-        bool own = cs_is_run_output(e->d_name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+        bool named = cs_is_run_output(e->d_name), found = lstat(path, &st) == 0;
+        if (named && found && S_ISLNK(st.st_mode)) {
+            // stats.csv is written in place: through a link it would
+            // overwrite whatever the link points to, outside --out.
+            char target[512];
+            ssize_t n = readlink(path, target, sizeof target - 1);
+            target[n > 0 ? n : 0] = 0;
+            ok = cs_fail(err, "%s: is a symbolic link (to %s), not a file cistern wrote; cistern never writes "
+                              "through links, and --overwrite deletes only its own files: remove the link, or "
+                              "choose another --out",
+                         path, n > 0 ? target : "?");
+            break;
+        }
+        bool own = named && found && S_ISREG(st.st_mode);
         if (!*example || (own && !ours))
             snprintf(example, sizeof example, "%s", e->d_name);
         own ? ours++ : others++;
-        if (own && overwrite) {
-            if (unlink(path) != 0)
+    }
+    if (ok && overwrite && ours) {
+        rewinddir(d);
+        while (ok && (e = readdir(d))) {
+            char path[800];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat st;
+            if (cs_is_run_output(e->d_name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) != 0)
                 ok = cs_fail(err, "%s: cannot delete (--overwrite): %s", path, strerror(errno));
         }
     }

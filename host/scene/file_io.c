@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,19 +23,61 @@ static void out_failed(cs_out_file *out, const char *call)
     }
 }
 
-bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err)
+// Opened for writing (created, truncated); with no_follow a symbolic link
+// at path is refused (ELOOP) rather than written through.
+static FILE *open_write(const char *path, bool no_follow)
 {
-    *out = (cs_out_file){.atomic = atomic};
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0), 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int why = errno;
+        close(fd);
+        errno = why;
+    }
+    return f;
+}
+
+static bool open_failed(const char *path, cs_error *err)
+{
+    if (errno == ELOOP)
+        return cs_fail(err, "%s: is a symbolic link; cistern does not write through links (the file it points to "
+                            "may be outside the output folder): remove the link, or choose another --out",
+                       path);
+    return cs_fail(err, "%s: cannot write: %s", path, strerror(errno));
+}
+
+static bool out_open(cs_out_file *out, const char *path, bool atomic, bool table, cs_error *err)
+{
+    // Once per process: past `ulimit -f` a write then fails with EFBIG,
+    // which is reported, instead of SIGXFSZ ending the process.
+    static bool xfsz_ignored;
+    if (!xfsz_ignored) {
+        signal(SIGXFSZ, SIG_IGN);
+        xfsz_ignored = true;
+    }
+    *out = (cs_out_file){.atomic = atomic, .keep_flushed = table};
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->tmp, sizeof out->tmp, "%s.tmp", path);
-    out->f = fopen(atomic ? out->tmp : path, "wb");
+    out->f = open_write(atomic ? out->tmp : path, atomic || table);
     if (!out->f)
-        return cs_fail(err, "%s: cannot write: %s", path, strerror(errno));
+        return open_failed(atomic ? out->tmp : path, err);
     // Only a regular file may be removed after a failure: the path of a
     // non-atomic write can be /dev/full or /dev/stdout.
     struct stat st;
     out->regular = fstat(fileno(out->f), &st) == 0 && S_ISREG(st.st_mode);
     return true;
+}
+
+bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err)
+{
+    return out_open(out, path, atomic, false, err);
+}
+
+bool cs_out_open_table(cs_out_file *out, const char *path, cs_error *err)
+{
+    return out_open(out, path, false, true, err);
 }
 
 bool cs_out_write(cs_out_file *out, const void *data, size_t size)
@@ -71,7 +114,23 @@ bool cs_out_flush(cs_out_file *out, cs_error *err)
     errno = 0;
     if (!out->error && fflush(out->f) != 0)
         out_failed(out, "flush");
-    return out->error ? out_error(out, err) : true;
+    if (out->error)
+        return out_error(out, err);
+    off_t at = ftello(out->f);
+    if (at >= 0)
+        out->flushed = (long long)at;
+    return true;
+}
+
+// After a failure: a table keeps its flushed bytes (whole rows; a partial
+// row past them is cut off), anything else is removed.
+static void drop_partial(const cs_out_file *out, const char *written)
+{
+    if (!out->regular)
+        return;
+    if (out->keep_flushed && out->flushed > 0 && truncate(written, (off_t)out->flushed) == 0)
+        return;
+    unlink(written); // a short file would pass for a whole one
 }
 
 bool cs_out_close(cs_out_file *out, cs_error *err)
@@ -94,8 +153,7 @@ bool cs_out_close(cs_out_file *out, cs_error *err)
         return cs_fail(err, "%s: cannot rename %s onto it: %s", out->path, out->tmp, strerror(why));
     }
     if (out->error) {
-        if (out->regular)
-            unlink(written); // a short file would pass for a whole one
+        drop_partial(out, written);
         return out_error(out, err);
     }
     return true;
@@ -107,8 +165,7 @@ void cs_out_abandon(cs_out_file *out)
         return;
     fclose(out->f);
     out->f = NULL;
-    if (out->regular)
-        unlink(out->atomic ? out->tmp : out->path);
+    drop_partial(out, out->atomic ? out->tmp : out->path);
 }
 
 bool cs_write_whole_file(const char *path, const void *data, size_t size, bool atomic, cs_error *err)

@@ -21,24 +21,37 @@ char *cs_read_input_file(const char *path, size_t max_bytes, size_t *size_out, c
 // (its errno) and reported by cs_out_close with the path and strerror.
 // With atomic, the bytes go to PATH.tmp and are renamed onto PATH only once
 // all of them are on disk, so a reader (or a crash) never sees half a file.
+// The first open ignores SIGXFSZ for the process: a write past a file size
+// limit (ulimit -f) then fails with EFBIG and is reported like a full disk,
+// instead of killing cistern silently with a partial file left.
+// PATH.tmp is never opened through a symbolic link.
 typedef struct cs_out_file {
     FILE *f;
     char path[600];
     char tmp[608];
     bool atomic;
     bool regular;       // a regular file (only those are removed after a failure)
+    bool keep_flushed;  // cs_out_open_table: a failure keeps what was flushed
+    long long flushed;  // bytes on disk at the last successful cs_out_flush
     int error;          // errno of the first failed call; 0 while all is well
     const char *failed; // which call failed ("write", "flush", "close", "rename")
 } cs_out_file;
 
 bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err);
+// A table written row by row into an output folder (a run's stats.csv): not
+// atomic, so the rows stay readable while it runs; never opened through a
+// symbolic link (refused, saying so); after a failed write the file is cut
+// back to what the last successful cs_out_flush pushed (whole rows) instead
+// of removed, and removed only when that is nothing.
+bool cs_out_open_table(cs_out_file *out, const char *path, cs_error *err);
 // Appends bytes or formatted text; false once anything has failed.
 bool cs_out_write(cs_out_file *out, const void *data, size_t size);
 bool cs_out_printf(cs_out_file *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Pushes what is buffered to the file, so an error shows now (stats rows).
 bool cs_out_flush(cs_out_file *out, cs_error *err);
 // Flushes, closes and (atomic) renames; on any failure since open, removes
-// the partial file and fills err: "PATH: cannot write: No space left on device".
+// the partial file (a table: cuts it back to its last flush) and fills err:
+// "PATH: cannot write: No space left on device".
 bool cs_out_close(cs_out_file *out, cs_error *err);
 // Closes after a failure elsewhere; the partial file is removed.
 void cs_out_abandon(cs_out_file *out);
