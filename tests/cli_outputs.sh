@@ -41,4 +41,38 @@ expect 2 "linked/stats.csv: is a symbolic link" -- \
 [ "$(cat "$tmp/victim.txt")" = "precious" ] || fail "--overwrite wrote through the stats.csv link"
 [ -L "$tmp/linked/stats.csv" ] || fail "the link itself was removed"
 
+# view, sh and bench follow run's rule for --out: empty or new, or
+# --overwrite, which deletes only cistern's own files of that command
+# (a stale room_007.png of another level must not stay beside new images).
+demo="$(dirname "$0")/../levels/cistern_demo.phd"
+expect 0 "room_001.png" -- "$cistern" view "$demo" --headless --room 1 --size 48x32 --out "$tmp/view"
+expect 2 "view is not empty (1 entry, e.g. room_001.png).*add --overwrite" -- \
+  "$cistern" view "$demo" --headless --room 2 --size 48x32 --out "$tmp/view"
+touch "$tmp/view/notes.txt"
+expect 0 "room_002.png" -- \
+  "$cistern" view "$demo" --headless --room 2 --size 48x32 --out "$tmp/view" --overwrite
+left=$(cd "$tmp/view" && echo *)
+[ "$left" = "notes.txt room_002.png" ] || fail "view --overwrite left '$left'"
+
+make_hdr="$(dirname "$cistern")/make_hdr"
+if "$make_hdr" "$tmp/sky.hdr" 16x8; then
+  expect 0 "radiance coefficients" -- "$cistern" sh "$tmp/sky.hdr" --out "$tmp/sh" --quiet
+  expect 2 "sh is not empty (4 entries.*add --overwrite" -- "$cistern" sh "$tmp/sky.hdr" --out "$tmp/sh" --quiet
+  touch "$tmp/sh/notes.txt"
+  expect 0 "radiance coefficients" -- "$cistern" sh "$tmp/sky.hdr" --out "$tmp/sh" --quiet --overwrite
+  [ -f "$tmp/sh/notes.txt" ] && [ -f "$tmp/sh/coefficients.csv" ] || fail "sh --overwrite: $(ls "$tmp/sh")"
+else
+  fail "make_hdr could not write the test image"
+fi
+
+bench=(bench reint_drops_2d --cells 32 --steps 1 --warmup 0 --quiet)
+expect 0 "" -- "$cistern" "${bench[@]}" --out "$tmp/bench"
+[ -f "$tmp/bench/results.json" ] || fail "bench wrote no results.json: $last_out"
+# Refused before the benchmark runs (no device line, nothing timed).
+expect 2 "bench is not empty (.*add --overwrite" -- "$cistern" "${bench[@]}" --out "$tmp/bench"
+grep -q "reint" <<<"$last_out" && fail "bench ran before refusing its --out: $last_out"
+touch "$tmp/bench/notes.txt"
+expect 0 "" -- "$cistern" "${bench[@]}" --out "$tmp/bench" --overwrite
+[ -f "$tmp/bench/notes.txt" ] && [ -f "$tmp/bench/results.json" ] || fail "bench --overwrite: $(ls "$tmp/bench")"
+
 exit $((failures > 0))

@@ -84,7 +84,8 @@ static void usage(FILE *out)
         "  --cells LIST           grid pipelines (reint): cells along x, e.g. 512,2048\n"
         "  --steps N              timed steps per size, at least 1 (default 50)\n"
         "  --warmup N             untimed steps first (default 5)\n"
-        "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE)\n"
+        "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE); it must\n"
+        "                         be empty or new, or add --overwrite (deletes only those files there)\n"
         "  --baseline FILE.json   print ratios against an earlier results.json\n"
         "  --max-step-ms MS       stop the sweep once a step takes longer, at least 1 (default 10000)\n"
         "  --demo                 time whole frames as a run makes them: the scene's substeps for a frame,\n"
@@ -101,7 +102,8 @@ static void usage(FILE *out)
         "  --out DIR              irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv\n"
         "                         (default out/sh/IMAGE); prints the 9 RGB radiance coefficients and their\n"
         "                         irradiance form; the brute force runs on the image averaged down to\n"
-        "                         at most 128 x 64 texels (cube: 32 x 32 a face)\n"
+        "                         at most 128 x 64 texels (cube: 32 x 32 a face); it must be empty or new,\n"
+        "                         or add --overwrite (deletes only those four files there)\n"
         "  --cube                 the image is six square cube faces side by side: +X -X +Y -Y +Z -Z\n"
         "  --quiet                no device line\n"
         "\n"
@@ -134,7 +136,8 @@ static void usage(FILE *out)
         "                         DIR/room_NNN.png, with the rooms the portal walk drew (default\n"
         "                         without a display)\n"
         "  --room N               headless: only room N\n"
-        "  --out DIR              default out/view/FILE\n"
+        "  --out DIR              default out/view/FILE; it must be empty or new, or add --overwrite\n"
+        "                         (deletes only room_*.png there)\n"
         "  --size WxH             image or window size (default 640x360 headless, 1280x720 window)\n"
         "  --scale UNITS          level units per metre (default 512: a 1024-unit sector is 2 m)\n"
         "  --no-fog               no depth cue\n"
@@ -406,6 +409,7 @@ static int cmd_bench(int argc, char **argv)
         else if (strcmp(a, "--radiosity") == 0) opt.radiosity = true;
         else if (strcmp(a, "--demo") == 0) opt.demo = true;
         else if (strcmp(a, "--draw") == 0) opt.draw = true;
+        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
         else if (strcmp(a, "--size") == 0) { if (!parse_size(v, &opt.width, &opt.height)) return 2; i++; }
         else if (strcmp(a, "--steps") == 0) {
             if (!parse_positive(a, v, &opt.steps)) return 2;
@@ -530,6 +534,7 @@ static int cmd_sh(int argc, char **argv)
         if (c > 0)
             continue;
         if (strcmp(a, "--cube") == 0) opt.cube = true;
+        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
         else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--out") == 0) {
             if (i + 1 >= argc) {
@@ -691,6 +696,7 @@ static int cmd_view(int argc, char **argv)
         if (strcmp(a, "--headless") == 0) opt.headless = true;
         else if (strcmp(a, "--quiet") == 0) opt.quiet = true;
         else if (strcmp(a, "--no-fog") == 0) opt.no_fog = true;
+        else if (strcmp(a, "--overwrite") == 0) opt.overwrite = true;
         else if (strcmp(a, "--frames") == 0) { if (!parse_uint(a, v, &opt.frames)) return 2; i++; }
         else if (strcmp(a, "--light") == 0) {
             if (!v || (strcmp(v, "baked") != 0 && strcmp(v, "radiosity") != 0)) {

@@ -802,7 +802,7 @@ int cs_run(const cs_run_options *opt)
         snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir);
     else
         snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
-    if (!cs_prepare_out_dir(r.out_dir, opt->overwrite, &err) || !open_stats(&r, &err)) {
+    if (!cs_prepare_out_dir(r.out_dir, opt->overwrite, CS_OUT_RUN, &err) || !open_stats(&r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         cs_scene_free(&r.scene);
         return 2;

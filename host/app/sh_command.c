@@ -84,7 +84,7 @@ int cs_sh_command(const cs_sh_options *opt)
     snprintf(out_dir, sizeof out_dir, "%s", opt->out_dir ? opt->out_dir : "");
     if (!opt->out_dir)
         snprintf(out_dir, sizeof out_dir, "out/sh/%s", base);
-    if (!cs_make_dirs(out_dir, &err)) {
+    if (!cs_prepare_out_dir(out_dir, opt->overwrite, CS_OUT_SH, &err)) {
         fprintf(stderr, "cistern: sh: %s\n", err.msg);
         cs_env_free(&env);
         return 2;

@@ -283,11 +283,11 @@ int cs_view_command(const cs_view_options *opt)
             snprintf(v->out_dir, sizeof v->out_dir, "%s", opt->out_dir);
         else
             snprintf(v->out_dir, sizeof v->out_dir, "out/view/%s", base);
-        if (!cs_make_dirs(v->out_dir, &err)) {
+        if (!cs_prepare_out_dir(v->out_dir, opt->overwrite, CS_OUT_VIEW, &err)) {
             fprintf(stderr, "cistern: view: %s\n", err.msg);
             cs_level_mesh_free(&v->mesh);
             free(v);
-            return 1;
+            return 2;
         }
     }
     cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
