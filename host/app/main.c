@@ -715,7 +715,7 @@ static int cmd_view(int argc, char **argv)
             i++;
         }
         else if (strcmp(a, "--room") == 0) {
-            if (!parse_uint(a, v, &n) || n > 65535) return 2;
+            if (!parse_count(a, v, 0, INT32_MAX, &n)) return 2; // the level's own range: view.c
             opt.room = (int)n;
             i++;
         } else if (strcmp(a, "--scale") == 0) {

@@ -155,6 +155,9 @@ static const char *own_files_text(cs_out_kind kind)
 
 bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_out_kind kind, cs_error *err)
 {
+    if (!dir[0])
+        return cs_fail(err, "--out \"\": the output folder's path is empty; give a folder (e.g. --out out/mine), "
+                            "or drop --out for the default");
     if (!cs_make_dirs(dir, err))
         return false;
     DIR *d = opendir(dir);

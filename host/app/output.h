@@ -23,8 +23,9 @@ typedef enum cs_out_kind {
 } cs_out_kind;
 
 // The folder of a command's outputs, made ready before anything runs:
-// created if missing; refused when it is not a directory, when one of the
-// command's own names there is a symbolic link (never written through), or
+// created if missing; refused when its path is empty, when it is not a
+// directory, when one of the command's own names there is a symbolic link
+// (never written through), or
 // when it holds anything and overwrite is off (an earlier run's numbered
 // files would mix with this one's). With overwrite, the command's own
 // regular files there (cs_is_own_output) are deleted first and nothing else

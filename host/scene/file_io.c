@@ -179,6 +179,8 @@ bool cs_write_whole_file(const char *path, const void *data, size_t size, bool a
 
 bool cs_make_dirs(const char *path, cs_error *err)
 {
+    if (!path[0])
+        return cs_fail(err, "an empty path is not a directory: give a folder name");
     char buf[512];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1;; p++) {
