@@ -22,4 +22,37 @@ expect 2 '\-\-out "": the output folder.s path is empty' -- "$cistern" view "$de
 expect 2 '\-\-out "": the output folder.s path is empty' -- \
   "$cistern" bench reint_drops_2d --cells 32 --steps 1 --warmup 0 --quiet --out ""
 
+# Buffers too large for the device name what sizes them, not "the particle
+# or cell count": an image (--size), radiosity patches (--patch-size), the
+# neighbour grid's cells (domain / smoothing radius). Sized past lavapipe's
+# 128 MiB and any GPU's 4 GiB storage-buffer range only where the device
+# says so.
+devices=$("$cistern" devices 2>&1)
+default_block=$(awk '/^\[[0-9]+\] /{block=""} {block=block $0 "\n"} /the default device/{printf "%s", block}' <<<"$devices")
+range=$(sed -n 's/.*bytes: maxStorageBufferRange \([0-9]*\),.*/\1/p' <<<"$default_block")
+if [ -n "$range" ] && [ "$range" -le 134217728 ]; then
+  expect 1 "offscreen readback.*; lower \-\-size (the image is 8192 x 4200)" -- \
+    "$cistern" run rest_box_3d --headless --frames 1 --size 8192x4200 --out "$tmp/image"
+  grep -q "particle or cell count" <<<"$last_out" && fail "an image's buffer advises the particle count: $last_out"
+  expect 1 "radiosity.patch_size: buffer .*; raise \-\-patch-size (fewer patches)" -- \
+    "$cistern" view "$demo" --headless --light radiosity --patch-size 0.05 --room 0 --out "$tmp/patches"
+else
+  echo "skipped: image and patch buffers (maxStorageBufferRange ${range:-unknown} is past 128 MiB)"
+fi
+sed 's/"max": \[0.4, 0.4, 0.4\]}/"max": [20, 20, 20]}/' "$here/../scenes/rest_box_3d.json" > "$tmp/bigdomain.json"
+grep -q "20, 20, 20" "$tmp/bigdomain.json" || fail "bigdomain.json was not made"
+expect 2 "grid cell ranges.*cells of 0.05 m over the domain: make the smoothing radius larger or the domain smaller" -- \
+  "$cistern" run "$tmp/bigdomain.json" --headless --frames 1 --out "$tmp/grid"
+
+# Vortons past the workgroup limit: the numbers in the right order (it
+# read "(65535 of 64)") and the count that would fit.
+limit=$(sed -n 's/.*max groups \([0-9]*\) x.*/\1/p' <<<"$default_block")
+if [ -n "$limit" ] && [ "$limit" -le 65535 ]; then
+  expect 2 "workgroups of 64, more than the $limit .*use at most $((limit * 64)) vortons" -- \
+    "$cistern" run vorton_bench_direct_3d --headless --frames 1 --particles 4400k --out "$tmp/vortons"
+  grep -q "($limit of 64)" <<<"$last_out" && fail "the workgroup numbers read backwards: $last_out"
+else
+  echo "skipped: vortons past the workgroup limit (${limit:-unknown} x 64 is too many to make here)"
+fi
+
 exit $((failures > 0))
