@@ -269,6 +269,16 @@ bool cs_env_load_hdr(const char *path, bool cube, cs_env *env, cs_error *err)
                 stbi_failure_reason());
         goto done;
     }
+    for (size_t i = 0; i < (size_t)w * h * 3; i++) {
+        if (!isfinite(pixels[i]) || pixels[i] > CS_ENV_MAX_RADIANCE || pixels[i] < 0.0f) {
+            size_t t = i / 3;
+            cs_fail(err, "%s: texel (%zu, %zu) %s is %g, outside 0 to %g: the SH sums would not be finite numbers; "
+                    "scale the image's values down (its exposure) and export it again",
+                    path, t % (size_t)w, t / (size_t)w, (const char *[]){"red", "green", "blue"}[i % 3],
+                    (double)pixels[i], (double)CS_ENV_MAX_RADIANCE);
+            goto done;
+        }
+    }
     if (cube) {
         if (w != 6 * h) {
             cs_fail(err, "%s: %d x %d is not a cube-map strip; --cube wants six square faces side by side "

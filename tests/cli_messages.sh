@@ -55,4 +55,13 @@ else
   echo "skipped: vortons past the workgroup limit (${limit:-unknown} x 64 is too many to make here)"
 fi
 
+# An .hdr at RGBE's largest exponent: refused (it printed L00 = inf, exit 0).
+python3 -c "
+import sys
+w, h = 16, 8
+sys.stdout.buffer.write(b'#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n' % (h, w) + bytes([255] * 4) * (w * h))
+" > "$tmp/max.hdr"
+expect 2 "max.hdr: texel (0, 0) red is 1.69.*e+38, outside 0 to 1e+30" -- "$cistern" sh "$tmp/max.hdr" --out "$tmp/sh"
+grep -q "inf" <<<"$last_out" && fail "sh printed an infinity: $last_out"
+
 exit $((failures > 0))

@@ -6,7 +6,7 @@
 //   - refusals that name the element and the file: zero-area and sliver
 //     triangles, a NaN vertex in a mesh, a mesh that does not parse, a
 //     missing file, two shapes in one element, a face index past the
-//     vertex list (or negative);
+//     vertex list (or negative), an emission past 1e9;
 //   - BVH casts (nearest hit, shadow rays) against brute force over every
 //     triangle, random rays (seed printed).
 #define _POSIX_C_SOURCE 200809L // mkdtemp
@@ -203,6 +203,9 @@ static void test_refusals(void)
         const char *index[] = {"geometry[0].mesh.file", "index.ply", "face 1", "has 3 vertices"};
         expect_refused("[{\"mesh\": {\"file\": \"index.ply\"}}]", index, 4);
     }
+    // 1e38 W/m^2 was accepted: the light sums overflowed to infinity.
+    const char *emission[] = {"geometry[0].emission", "0 to 1e+09", "1e+38"};
+    expect_refused("[{\"box\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"emission\": [0, 1e38, 0]}]", emission, 3);
     const char *albedo[] = {"geometry[0].albedo", "[0, 1]"};
     expect_refused("[{\"box\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"albedo\": [1.5, 0, 0]}]", albedo, 2);
 }

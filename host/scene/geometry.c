@@ -299,9 +299,11 @@ static bool parse_element(const cs_scene *scene, const cJSON *entry, uint32_t in
         if (element.albedo[k] < 0.0f || element.albedo[k] > 1.0f)
             return cs_scene_fail(scene, err, path, "albedo", "must be in [0, 1] per channel (got %g)",
                                  element.albedo[k]);
-        if (element.emission[k] < 0.0f)
-            return cs_scene_fail(scene, err, path, "emission", "must be >= 0 per channel (got %g)",
-                                 element.emission[k]);
+        if (!(element.emission[k] >= 0.0f && element.emission[k] <= CS_GEOMETRY_MAX_EMISSION))
+            return cs_scene_fail(scene, err, path, "emission",
+                                 "must be 0 to %g per channel (got %g): larger exitance overflows the light "
+                                 "sums in float",
+                                 (double)CS_GEOMETRY_MAX_EMISSION, element.emission[k]);
     }
     const cJSON *box = cJSON_GetObjectItemCaseSensitive(entry, "box");
     const cJSON *quad = cJSON_GetObjectItemCaseSensitive(entry, "quad");
