@@ -1,5 +1,6 @@
 // file_io.h — the two ends of cistern's file traffic that a user controls:
-// input files (scenes, levels) read with a size limit, and every output file
+// input files (scenes, levels) read with a size limit (through
+// cs_read_file_max, host/gpu/common.h, the one bounded reader), and every output file
 // (stats.csv, PNG frames, PLY/OBJ dumps, bench tables) written through one
 // checked writer, so a full disk or a file size limit stops the command with
 // the system's reason instead of leaving a silently short file.
