@@ -85,7 +85,7 @@ static void usage(FILE *out)
         "  --steps N              timed steps per size, at least 1 (default 50)\n"
         "  --warmup N             untimed steps first (default 5)\n"
         "  --out DIR              results.json, results.csv, plot.png, plot.svg (default bench/SCENE); it must\n"
-        "                         be empty or new, or add --overwrite (deletes only those files there)\n"
+        "                         be empty or new, or add --overwrite (deletes only those and plot.dat/.gp)\n"
         "  --baseline FILE.json   print ratios against an earlier results.json\n"
         "  --max-step-ms MS       stop the sweep once a step takes longer, at least 1 (default 10000)\n"
         "  --demo                 time whole frames as a run makes them: the scene's substeps for a frame,\n"
