@@ -332,6 +332,9 @@ static const cs_cli_option bench_options[] = {
     {.name = "--out", .kind = CS_CLI_PATH, BENCH_AT(out_dir), .arg = "DIR",
      .help = "results.json, results.csv, plot.png, plot.svg (default bench/SCENE; --demo bench/SCENE_demo, "
              "--draw bench/SCENE_draw, --surface bench/surface)"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, BENCH_AT(overwrite),
+     .help = "use a non-empty --out: first delete the bench's own files there (results.json/.csv, "
+             "plot.png/.svg/.dat/.gp), nothing else"},
     {.name = "--batches", .kind = CS_CLI_UINT, BENCH_AT(batches), .arg = "N", .min = 1, .max = 16, .def = "3",
      .help = "time each size in up to N batches of --steps, until two batches' medians agree within 5%"},
     {.name = "--budget-s", .kind = CS_CLI_FLOAT, BENCH_AT(budget_s), .arg = "S", .min = 0.001, .max = 1e6,
@@ -456,7 +459,10 @@ static int cmd_bench(int argc, char **argv)
 
 static const cs_cli_option sh_options[] = {
     {.name = "--out", .kind = CS_CLI_PATH, SH_AT(out_dir), .arg = "DIR",
-     .help = "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv (default out/sh/IMAGE)"},
+     .help = "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv (default out/sh/IMAGE); "
+             "it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, SH_AT(overwrite),
+     .help = "use a non-empty --out: first delete those four files there, nothing else"},
     {.name = "--cube", .kind = CS_CLI_FLAG, SH_AT(cube),
      .help = "the image is six square cube faces side by side: +X -X +Y -Y +Z -Z"},
     {.name = "--quiet", .kind = CS_CLI_FLAG, SH_AT(quiet), .help = "no device line"},
@@ -659,9 +665,12 @@ static const cs_cli_option view_options[] = {
     {.name = "--headless", .kind = CS_CLI_FLAG, VIEW_AT(headless),
      .help = "one image per room (camera in its middle, facing its first portal), DIR/room_NNN.png, with the "
              "rooms the portal walk drew (default without a display)"},
-    {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = 65535,
-     .help = "headless: only room N (default: every room)"},
-    {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR", .help = "default out/view/FILE"},
+    {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = INT32_MAX,
+     .help = "headless: only room N (default: every room; the level says how many it has)"},
+    {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR",
+     .help = "default out/view/FILE; it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, VIEW_AT(overwrite),
+     .help = "use a non-empty --out: first delete room_*.png there, nothing else"},
     {.name = "--size", .kind = CS_CLI_SIZE, VIEW_AT(width), .arg = "WxH",
      .help = "image or window size (default 640x360 headless, 1280x720 window)"},
     {.name = "--scale", .kind = CS_CLI_FLOAT, VIEW_AT(units_per_metre), .arg = "UNITS", .min = 0.001, .max = 1e6,

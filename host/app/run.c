@@ -105,8 +105,9 @@ static bool open_stats(run_state *r, cs_error *err)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/stats.csv", r->out_dir);
-    // Not atomic: the rows written so far stay readable when a run stops.
-    r->stats_open = cs_out_open(&r->stats, path, false, err);
+    // A table: the rows written so far stay readable when a run stops, and
+    // stay when a write fails (a link there is refused, not written through).
+    r->stats_open = cs_out_open_table(&r->stats, path, err);
     return r->stats_open;
 }
 
@@ -773,6 +774,8 @@ static void print_summary(const run_state *r, bool stats_whole, bool stopped)
     const char *sep = " ";
     if (stats_whole)
         fprintf(stderr, "%s%s/stats.csv (%u rows)", sep, where, r->stats_rows), sep = ", ";
+    else if (r->stats_rows)
+        fprintf(stderr, "%s%s/stats.csv (%u rows before the write failed)", sep, where, r->stats_rows), sep = ", ";
     if (r->dumps_written)
         fprintf(stderr, "%s%u PLY dumps (%s/particles_*.ply)", sep, r->dumps_written, where), sep = ", ";
     if (r->images_written)
@@ -799,7 +802,7 @@ int cs_run(const cs_run_options *opt)
         snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir);
     else
         snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
-    if (!cs_prepare_out_dir(r.out_dir, opt->overwrite, &err) || !open_stats(&r, &err)) {
+    if (!cs_prepare_out_dir(r.out_dir, opt->overwrite, CS_OUT_RUN, &err) || !open_stats(&r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         cs_scene_free(&r.scene);
         return 2;
