@@ -102,14 +102,28 @@ static bool numbered_name(const char *name, const char *prefix, const char *ext,
     return d == p || (fluid && d - 1 > p && name[d - 1] == '_');
 }
 
+// NAME is SERIES.pvd or SERIES_FLUID.pvd (a ParaView collection of a run's
+// .vtu/.vtp files), maybe followed by ".tmp".
+static bool series_name(const char *name, const char *series)
+{
+    size_t n = strlen(name), p = strlen(series);
+    if (n > 4 && strcmp(name + n - 4, ".tmp") == 0)
+        n -= 4;
+    if (n < p + 4 || strncmp(name, series, p) != 0 || strncmp(name + n - 4, ".pvd", 4) != 0)
+        return false;
+    return n == p + 4 || (n > p + 5 && name[p] == '_');
+}
+
 bool cs_is_run_output(const char *name)
 {
     // trace.png, trace.pfm, patches.csv, radiosity.png, compare.png: `cistern trace`.
     return strcmp(name, "stats.csv") == 0 || strcmp(name, "trace.png") == 0 || strcmp(name, "trace.pfm") == 0 ||
            strcmp(name, "patches.csv") == 0 || strcmp(name, "radiosity.png") == 0 ||
            strcmp(name, "compare.png") == 0 || numbered_name(name, "frame_", ".png", 5, false) ||
-           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "mesh_", ".ply", 5, true) ||
-           numbered_name(name, "mesh_", ".obj", 5, true) || numbered_name(name, "screenshot_", ".png", 3, false);
+           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "particles_", ".vtu", 5, true) ||
+           numbered_name(name, "mesh_", ".ply", 5, true) || numbered_name(name, "mesh_", ".obj", 5, true) ||
+           numbered_name(name, "mesh_", ".vtp", 5, true) || series_name(name, "particles") ||
+           series_name(name, "mesh") || numbered_name(name, "screenshot_", ".png", 3, false);
 }
 
 bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
@@ -145,7 +159,8 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
         return ok;
     return cs_fail(err, "%s is not empty (%u entr%s, e.g. %s); an earlier run's files would mix with this "
                         "run's: choose another --out, or add --overwrite to delete cistern's own files there "
-                        "(stats.csv, frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png, trace.png/pfm, "
+                        "(stats.csv, frame_*.png, particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, "
+                        "screenshot_*.png, trace.png/pfm, "
                         "patches.csv, radiosity.png, compare.png; nothing else)",
                    dir, ours + others, ours + others == 1 ? "y" : "ies", example);
 }

@@ -21,9 +21,10 @@ bool cs_ply_read(const char *path, float **positions4, float **velocities4, floa
 // deleted first and nothing else is touched.
 bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err);
 
-// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply,
-// particles_FLUID_NNNNN.ply, mesh_NNNNN.ply/.obj, mesh_FLUID_NNNNN.ply/.obj,
-// screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
+// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply/.vtu,
+// particles_FLUID_NNNNN.ply/.vtu, mesh_NNNNN.ply/.obj/.vtp,
+// mesh_FLUID_NNNNN.ply/.obj/.vtp, particles.pvd, particles_FLUID.pvd,
+// mesh.pvd, mesh_FLUID.pvd, screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
 // compare.png (`cistern trace`),
 // and the NAME.tmp of an interrupted atomic write.
 bool cs_is_run_output(const char *name);
