@@ -28,12 +28,12 @@
 #include "context.h"
 #include "output.h"
 #include "recorder.h"
-#include "vtk_out.h"
 #include "render.h"
 #include "renderdoc.h"
 #include "run_rooms.h"
 #include "scene.h"
 #include "sim.h"
+#include "vtk_out.h"
 #include "watch.h"
 #include "window.h"
 #include "world.h"
@@ -206,7 +206,7 @@ static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_err
         const char *fluid = f->scene->fluid_name;
         char name[200], path[700], comment[160];
         series_file(r, "particles", fluid, frame, r->opt->dump_vtu ? "vtu" : "ply", name, sizeof name, path,
-                    sizeof path);
+                    sizeof path); // r->world and a replay of it have the same fluids
         if (world->fluid_count == 1)
             snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
         else
@@ -223,6 +223,7 @@ static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_err
     return true;
 }
 
+// The extension of --mesh-format's files.
 static const char *mesh_ext(const run_state *r)
 {
     return r->opt->mesh_format == CS_MESH_OBJ ? "obj" : r->opt->mesh_format == CS_MESH_VTP ? "vtp" : "ply";
