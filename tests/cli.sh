@@ -185,8 +185,9 @@ expect 2 "a_file: cannot use as a directory: Not a directory" -- \
   "$cistern" run rest_box_3d --headless --frames 1 --out "$tmp/a_file" --device no_such_gpu
 mkdir -p "$tmp/used/notes.d"
 touch "$tmp/used/particles_00099.ply" "$tmp/used/frame_00099.png" "$tmp/used/mesh_water_00004.obj" \
-  "$tmp/used/notes.txt" "$tmp/used/frame_final.png"
-expect 2 "used is not empty (6 entries.*add --overwrite" -- \
+  "$tmp/used/particles_00099.vtu" "$tmp/used/mesh_water_00004.vtp" "$tmp/used/particles.pvd" \
+  "$tmp/used/mesh_water.pvd.tmp" "$tmp/used/notes.txt" "$tmp/used/frame_final.png"
+expect 2 "used is not empty (10 entries.*add --overwrite" -- \
   "$cistern" run rest_box_3d --headless --frames 1 --out "$tmp/used" --device no_such_gpu
 [ -f "$tmp/used/particles_00099.ply" ] || fail "a refused run deleted files"
 expect 0 "1 frames of rest_box_3d" -- \
@@ -213,6 +214,9 @@ grep -q "stopped after 0 frames of rest_box_3d; wrote .*stats.csv (0 rows)$" <<<
   || fail "summary after a failed PNG: $summary"
 expect 1 "particles_00000.ply: cannot write (write failed): File too large" -- \
   limited 40 "$cistern" run rest_box_3d --headless --frames 2 --png-every 0 --dump-every 1 --out "$tmp/full_ply" --quiet
+expect 1 "particles_00000.vtu: cannot write (write failed): File too large" -- limited 40 "$cistern" run \
+  rest_box_3d --headless --frames 2 --png-every 0 --dump-every 1 --dump-format vtu --out "$tmp/full_vtu" --quiet
+[ -z "$(ls "$tmp/full_vtu" | grep -v stats.csv)" ] || fail "a failed .vtu left $(ls "$tmp/full_vtu")"
 expect 1 "level: /dev/full: cannot write (.*): No space left on device" -- "$cistern" level --generate /dev/full
 [ -c /dev/full ] || fail "/dev/full is no longer a device"
 
@@ -281,7 +285,7 @@ else
   fail "run with --mesh-format obj failed"
 fi
 # Meshes and sh outputs past a file size limit: the reason, exit 1, no file.
-for format in ply obj; do
+for format in ply obj vtp; do
   expect 1 "mesh_00000.$format: cannot write (write failed): File too large" -- limited 8 \
     "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-format $format --png-every 0 \
     --out "$tmp/full_mesh_$format" --quiet
@@ -292,7 +296,8 @@ if [ -f "$tmp/sky.hdr" ]; then
     limited 1 "$cistern" sh "$tmp/sky.hdr" --out "$tmp/full_sh" --quiet
 fi
 expect 2 "no fluid of rest_box_3d has a surface" -- "$cistern" run rest_box_3d --headless --frames 1 --mesh-every 1
-expect 2 "\-\-mesh-format wants ply or obj" -- "$cistern" run rest_box_3d --mesh-format stl
+expect 2 "\-\-mesh-format wants ply, obj or vtp" -- "$cistern" run rest_box_3d --mesh-format stl
+expect 2 "\-\-dump-format wants ply or vtu" -- "$cistern" run rest_box_3d --dump-format vtk
 sed 's/"blocks": \[/"surface": {"enabeld": true},\n      "blocks": [/' "$scene_dir/rest_box_3d.json" > "$tmp/badsurf.json"
 expect 2 "badsurf.json: fluids\[0\].surface.enabeld: unknown key" -- "$cistern" run "$tmp/badsurf.json" --headless --frames 1
 # Light probes: a fractional resolution is refused by the parser, a grid

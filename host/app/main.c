@@ -179,14 +179,18 @@ static const cs_cli_option run_options[] = {
              "earlier run's files mix with this run's"},
     {.name = "--overwrite", .kind = CS_CLI_FLAG, RUN_AT(overwrite),
      .help = "use a non-empty --out: first delete cistern's own files there (stats.csv, frame_*.png, "
-             "particles_*.ply, mesh_*.ply/obj, screenshot_*.png), nothing else"},
+             "particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, screenshot_*.png), nothing else"},
     {.name = "--dump-every", .kind = CS_CLI_UINT, RUN_AT(dump_every), .arg = "K", .max = UINT32_MAX,
-     .help = "write particles_NNNNN.ply every K frames (default and 0: never)"},
+     .help = "write particles_NNNNN.ply (or .vtu) every K frames (default and 0: never)"},
+    {.name = "--dump-format", .kind = CS_CLI_CHOICE, RUN_AT(dump_vtu), .arg = "ply|vtu", .choices = "ply|vtu",
+     .def = "ply", .help = "particle dumps as binary PLY, or as VTK .vtu files listed with their simulated "
+                           "times in particles.pvd, a time series ParaView opens (meshes then default to .vtp)"},
     {.name = "--mesh-every", .kind = CS_CLI_UINT, RUN_AT(mesh_every), .arg = "K", .max = UINT32_MAX,
      .help = "write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes whose fluids have a "
              "\"surface\"; default and 0: never)"},
-    {.name = "--mesh-format", .kind = CS_CLI_CHOICE, RUN_AT(mesh_obj), .arg = "ply|obj", .choices = "ply|obj",
-     .def = "ply", .help = "meshes as binary PLY or as OBJ"},
+    {.name = "--mesh-format", .kind = CS_CLI_CHOICE, RUN_AT(mesh_format), .arg = "ply|obj|vtp",
+     .choices = "ply|obj|vtp", .help = "meshes as binary PLY, as OBJ, or as VTK .vtp files listed in mesh.pvd "
+                                       "(default: ply; vtp with --dump-format vtu)"},
     {.name = "--png-every", .kind = CS_CLI_UINT, RUN_AT(png_every), .arg = "K", .max = UINT32_MAX, .def = "10",
      .help = "write frame_NNNNN.png every K frames, headless (0: never)"},
     {.name = "--particles", .kind = CS_CLI_UINT, RUN_AT(particles), .arg = "N", .min = 1, .max = UINT32_MAX,
@@ -240,7 +244,8 @@ static const cs_cli_command run_command = {
 
 static int cmd_run(int argc, char **argv)
 {
-    run_args a = {.run = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1}, .watch = -1};
+    run_args a = {.run = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1, .mesh_format = -1},
+                  .watch = -1};
     cs_cli_parsed parsed;
     if (!cs_cli_parse(&run_command, argc, argv, 2, &a, &parsed))
         return 2;
@@ -253,6 +258,9 @@ static int cmd_run(int argc, char **argv)
             fprintf(stderr, "cistern: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n");
     }
     opt->watch = a.watch < 0 ? !opt->headless : a.watch == 1;
+    // A ParaView series gets its surfaces in the same form unless told otherwise.
+    if (opt->mesh_format < 0)
+        opt->mesh_format = opt->dump_vtu ? CS_MESH_VTP : CS_MESH_PLY;
     return cs_run(opt);
 }
 

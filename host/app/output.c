@@ -114,14 +114,28 @@ static bool fixed_name(const char *name, const char *const *names)
     return false;
 }
 
+// NAME is SERIES.pvd or SERIES_FLUID.pvd (a ParaView collection of a run's
+// .vtu/.vtp files), maybe followed by ".tmp".
+static bool series_name(const char *name, const char *series)
+{
+    size_t n = strlen(name), p = strlen(series);
+    if (n > 4 && strcmp(name + n - 4, ".tmp") == 0)
+        n -= 4;
+    if (n < p + 4 || strncmp(name, series, p) != 0 || strncmp(name + n - 4, ".pvd", 4) != 0)
+        return false;
+    return n == p + 4 || (n > p + 5 && name[p] == '_');
+}
+
 bool cs_is_run_output(const char *name)
 {
     // trace.png, trace.pfm, patches.csv, radiosity.png, compare.png: `cistern trace`.
     static const char *const names[] = {"stats.csv", "trace.png", "trace.pfm", "patches.csv", "radiosity.png",
                                         "compare.png", NULL};
     return fixed_name(name, names) || numbered_name(name, "frame_", ".png", 5, false) ||
-           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "mesh_", ".ply", 5, true) ||
-           numbered_name(name, "mesh_", ".obj", 5, true) || numbered_name(name, "screenshot_", ".png", 3, false);
+           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "particles_", ".vtu", 5, true) ||
+           numbered_name(name, "mesh_", ".ply", 5, true) || numbered_name(name, "mesh_", ".obj", 5, true) ||
+           numbered_name(name, "mesh_", ".vtp", 5, true) || series_name(name, "particles") ||
+           series_name(name, "mesh") || numbered_name(name, "screenshot_", ".png", 3, false);
 }
 
 bool cs_is_own_output(cs_out_kind kind, const char *name)
@@ -144,8 +158,8 @@ static const char *own_files_text(cs_out_kind kind)
 {
     switch (kind) {
     case CS_OUT_RUN:
-        return "stats.csv, frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png, trace.png/pfm, "
-               "patches.csv, radiosity.png, compare.png";
+        return "stats.csv, frame_*.png, particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, "
+               "screenshot_*.png, trace.png/pfm, patches.csv, radiosity.png, compare.png";
     case CS_OUT_SH: return "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv";
     case CS_OUT_VIEW: return "room_*.png";
     case CS_OUT_BENCH: return "results.json, results.csv, plot.png, plot.svg, plot.dat, plot.gp";

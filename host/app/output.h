@@ -36,9 +36,10 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_out_kind kind, cs_er
 // interrupted atomic write of one.
 bool cs_is_own_output(cs_out_kind kind, const char *name);
 
-// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply,
-// particles_FLUID_NNNNN.ply, mesh_NNNNN.ply/.obj, mesh_FLUID_NNNNN.ply/.obj,
-// screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
+// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply/.vtu,
+// particles_FLUID_NNNNN.ply/.vtu, mesh_NNNNN.ply/.obj/.vtp,
+// mesh_FLUID_NNNNN.ply/.obj/.vtp, particles.pvd, particles_FLUID.pvd,
+// mesh.pvd, mesh_FLUID.pvd, screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
 // compare.png (`cistern trace`),
 // and the NAME.tmp of an interrupted atomic write.
 bool cs_is_run_output(const char *name);

@@ -33,6 +33,7 @@
 #include "run_rooms.h"
 #include "scene.h"
 #include "sim.h"
+#include "vtk_out.h"
 #include "watch.h"
 #include "window.h"
 #include "world.h"
@@ -99,7 +100,17 @@ typedef struct run_state {
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
     uint32_t stats_rows, dumps_written, images_written, meshes_written, captures;
+    // ParaView's collections (--dump-format vtu, --mesh-format vtp): one per
+    // fluid with particles, one per fluid with a surface, by fluid index.
+    cs_pvd particle_series[CS_MAX_FLUIDS], mesh_series[CS_MAX_FLUIDS];
 } run_state;
+
+// The simulated seconds at the end of frame `frame` (stats.csv's time_s; a
+// dump of the frame holds the particles of that moment).
+static double frame_time(const run_state *r, uint32_t frame)
+{
+    return (double)(frame + 1) * r->scene.dt * r->scene.substeps;
+}
 
 static bool open_stats(run_state *r, cs_error *err)
 {
@@ -131,7 +142,7 @@ static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_s
         cs_out_printf(out, "\n");
     }
     uint32_t frame = r->sim_frames;
-    double t = (double)(frame + 1) * r->scene.dt * r->scene.substeps;
+    double t = frame_time(r, frame);
     cs_out_printf(out, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
             s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
             s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms);
@@ -144,8 +155,36 @@ static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_s
     return true;
 }
 
-// One PLY per fluid that has particles: particles_NNNNN.ply for a world of
-// one fluid, particles_<fluid>_NNNNN.ply when there are several.
+// A numbered file of series `series` ("particles", "mesh"): SERIES_NNNNN.EXT
+// for a world of one fluid, SERIES_<fluid>_NNNNN.EXT when there are several;
+// the series' .pvd is named the same way without the number. `name` gets
+// the file name, `path` the path in the output folder.
+static void series_file(const run_state *r, const char *series, const char *fluid, uint32_t frame,
+                        const char *ext, char *name, size_t name_size, char *path, size_t path_size)
+{
+    if (r->world.fluid_count == 1)
+        snprintf(name, name_size, "%s_%05u.%s", series, frame, ext);
+    else
+        snprintf(name, name_size, "%s_%s_%05u.%s", series, fluid, frame, ext);
+    snprintf(path, path_size, "%s/%s", r->out_dir, name);
+}
+
+// Lists a file just written whole in its series' .pvd, rewritten at once so
+// that a run stopped later leaves a collection of every file written.
+static bool add_to_series(run_state *r, cs_pvd *pvd, const char *series, const char *fluid, const char *name,
+                          uint32_t frame, cs_error *err)
+{
+    char path[700];
+    if (r->world.fluid_count == 1)
+        snprintf(path, sizeof path, "%s/%s.pvd", r->out_dir, series);
+    else
+        snprintf(path, sizeof path, "%s/%s_%s.pvd", r->out_dir, series, fluid);
+    return cs_pvd_add(pvd, path, name, frame_time(r, frame), err);
+}
+
+// One dump per fluid that has particles: particles_NNNNN.ply for a world of
+// one fluid, particles_<fluid>_NNNNN.ply when there are several (.vtu with
+// --dump-format vtu, each listed in particles[_<fluid>].pvd).
 static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_error *err)
 {
     for (uint32_t i = 0; i < world->fluid_count; i++) {
@@ -165,26 +204,35 @@ static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_err
         cs_buffer_download(&r->ctx, v.velocities, vel, n * 16, 0);
         cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
         cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
-        char path[700], comment[160];
-        if (world->fluid_count == 1) {
-            snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
+        const char *fluid = f->scene->fluid_name;
+        char name[200], path[700], comment[160];
+        series_file(r, "particles", fluid, frame, r->opt->dump_vtu ? "vtu" : "ply", name, sizeof name, path,
+                    sizeof path); // r->world and a replay of it have the same fluids
+        if (world->fluid_count == 1)
             snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
-        } else {
-            snprintf(path, sizeof path, "%s/particles_%s_%05u.ply", r->out_dir, f->scene->fluid_name, frame);
-            snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u", r->scene.name,
-                     f->scene->fluid_name, frame);
-        }
-        bool ok = cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
+        else
+            snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u", r->scene.name, fluid, frame);
+        bool ok = r->opt->dump_vtu ? cs_vtu_write(path, frame_time(r, frame), pos, vel, den, mat, v.count, err)
+                                   : cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
         free(pos), free(vel), free(den), free(mat);
         if (!ok)
             return false;
         r->dumps_written++;
+        if (r->opt->dump_vtu && !add_to_series(r, &r->particle_series[i], "particles", fluid, name, frame, err))
+            return false;
     }
     return true;
 }
 
+// The extension of --mesh-format's files.
+static const char *mesh_ext(const run_state *r)
+{
+    return r->opt->mesh_format == CS_MESH_OBJ ? "obj" : r->opt->mesh_format == CS_MESH_VTP ? "vtp" : "ply";
+}
+
 // One mesh file per surface: mesh_NNNNN.ply for a world of one fluid,
-// mesh_<fluid>_NNNNN.ply when there are several (.obj with --mesh-format obj).
+// mesh_<fluid>_NNNNN.ply when there are several (.obj with --mesh-format obj;
+// .vtp with --mesh-format vtp, each listed in mesh[_<fluid>].pvd).
 static bool write_meshes(run_state *r, uint32_t frame, cs_error *err)
 {
     for (uint32_t i = 0; i < r->world.surface_count; i++) {
@@ -199,20 +247,21 @@ static bool write_meshes(run_state *r, uint32_t frame, cs_error *err)
         }
         if (s->drawable)
             cs_surface_download(&r->ctx, &s->mesh, pos, nrm, idx);
-        const char *ext = r->opt->mesh_obj ? "obj" : "ply";
-        char path[700], comment[200];
-        if (r->world.fluid_count == 1)
-            snprintf(path, sizeof path, "%s/mesh_%05u.%s", r->out_dir, frame, ext);
-        else
-            snprintf(path, sizeof path, "%s/mesh_%s_%05u.%s", r->out_dir, fs->fluid_name, frame, ext);
+        cs_mesh_format format = (cs_mesh_format)r->opt->mesh_format;
+        char name[200], path[700], comment[200];
+        series_file(r, "mesh", fs->fluid_name, frame, mesh_ext(r), name, sizeof name, path, sizeof path);
         snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u surface (iso %g)", r->scene.name,
                  fs->fluid_name, frame, (double)s->params.iso);
-        bool ok = r->opt->mesh_obj ? cs_surface_write_obj(path, comment, pos, nrm, nv, idx, nt, err)
-                                   : cs_surface_write_ply(path, pos, nrm, nv, idx, nt, err);
+        bool ok = format == CS_MESH_OBJ   ? cs_surface_write_obj(path, comment, pos, nrm, nv, idx, nt, err)
+                  : format == CS_MESH_VTP ? cs_vtp_write(path, frame_time(r, frame), pos, nrm, nv, idx, nt, err)
+                                          : cs_surface_write_ply(path, pos, nrm, nv, idx, nt, err);
         free(pos), free(nrm), free(idx);
         if (!ok)
             return false;
         r->meshes_written++;
+        if (format == CS_MESH_VTP &&
+            !add_to_series(r, &r->mesh_series[s->fluid], "mesh", fs->fluid_name, name, frame, err))
+            return false;
     }
     return true;
 }
@@ -350,7 +399,10 @@ static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *e
         snprintf(first_pass, sizeof first_pass, "; first non-finite output: %s", culprit);
     return cs_fail(err, "%s: frame %u (t = %.4g s): %s%s; stopped. %s/stats.csv has frames 0-%u%s%s",
                    r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, first_pass,
-                   r->out_dir, frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
+                   r->out_dir, frame,
+                   !dumped              ? "; no particle dump: "
+                   : r->opt->dump_vtu ? ", particles_*.vtu the particles of this frame"
+                                        : ", particles_*.ply the particles of this frame",
                    dumped ? "" : dump_err.msg);
 }
 
@@ -776,13 +828,16 @@ static void print_summary(const run_state *r, bool stats_whole, bool stopped)
         fprintf(stderr, "%s%s/stats.csv (%u rows)", sep, where, r->stats_rows), sep = ", ";
     else if (r->stats_rows)
         fprintf(stderr, "%s%s/stats.csv (%u rows before the write failed)", sep, where, r->stats_rows), sep = ", ";
-    if (r->dumps_written)
+    if (r->dumps_written && r->opt->dump_vtu)
+        fprintf(stderr, "%s%u VTU dumps (%s/particles_*.vtu, listed in particles*.pvd)", sep, r->dumps_written,
+                where), sep = ", ";
+    else if (r->dumps_written)
         fprintf(stderr, "%s%u PLY dumps (%s/particles_*.ply)", sep, r->dumps_written, where), sep = ", ";
     if (r->images_written)
         fprintf(stderr, "%s%u PNG images (%s/frame_*.png)", sep, r->images_written, where), sep = ", ";
     if (r->meshes_written)
-        fprintf(stderr, "%s%u meshes (%s/mesh_*.%s)", sep, r->meshes_written, where,
-                r->opt->mesh_obj ? "obj" : "ply"), sep = ", ";
+        fprintf(stderr, "%s%u meshes (%s/mesh_*.%s%s)", sep, r->meshes_written, where, mesh_ext(r),
+                r->opt->mesh_format == CS_MESH_VTP ? ", listed in mesh*.pvd" : ""), sep = ", ";
     fprintf(stderr, "%s\n", *sep == ' ' ? " nothing" : "");
 }
 
@@ -909,6 +964,8 @@ done:
     if (r.windowed)
         cs_window_destroy(&r.window);
     cs_context_destroy(&r.ctx);
+    for (uint32_t i = 0; i < CS_MAX_FLUIDS; i++)
+        cs_pvd_free(&r.particle_series[i]), cs_pvd_free(&r.mesh_series[i]);
     cs_scene_free(&r.scene);
     cs_shader_shutdown();
     if (opt->validation && r.ctx.validation_errors) {
