@@ -6,9 +6,11 @@
 #   3. fix it: the run recovers; then an empty file, a binary file, an
 #      include cycle and a self-include: each a short message with file:line
 #      while the previous shader keeps running;
-#   4. edit a primitive (prim/sort_scatter.comp, under the neighbour grid)
-#      and a render shader (render/particles.frag) at once: both rebuilt,
-#      both reported, the run goes on drawing frames.
+#   4. edit a primitive (the radix sort's scatter under the neighbour grid:
+#      the one this device runs, as the run's start line names it,
+#      prim/sort_scatter.comp on CPUs, prim/sort8_scatter.comp on GPUs) and
+#      a render shader (render/particles.frag) at once: both rebuilt, both
+#      reported, the run goes on drawing frames.
 # The edit scales the stats pass's per-particle mass by 1000, so the
 # total_mass column of stats.csv shows which shader is running. Every save is
 # an atomic rename, as editors do. $1 is the cistern binary.
@@ -118,11 +120,20 @@ restored "cycle"
 
 # 4. A primitive and a render shader, saved together (comment-only edits:
 # the results must not change, the programs must be rebuilt and said so).
-for f in prim/sort_scatter.comp render/particles.frag; do
+# The scatter is the one the run says its sort runs (README, Hot reload):
+# the 4-bit sort's on CPU devices, the 8-bit sort's on GPUs.
+scatter=$(grep -m1 -o "for shader edits (radix sort: [48]-bit digits, prim/sort8*_scatter\.comp)" "$tmp/log" |
+  grep -o "prim/sort8*_scatter\.comp")
+if [ -z "$scatter" ]; then
+  fail "the run does not say which radix sort scatter it runs: $(grep -m1 'watching' "$tmp/log")"
+  scatter=prim/sort_scatter.comp
+fi
+echo "the grid's sort runs $scatter"
+for f in "$scatter" render/particles.frag; do
   { cat "$tmp/shaders/$f"; echo "// edited by hot_reload_run.sh"; } > "$tmp/edit~" && mv "$tmp/edit~" "$tmp/shaders/$f"
 done
 # They may arrive as one burst ("2 files changed: rebuilt ...") or two.
-wait_for "the primitive's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*prim/sort_scatter.comp" "$tmp/log"
+wait_for "the primitive's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*$scatter" "$tmp/log"
 wait_for "the render shader's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*render particles" "$tmp/log"
 before=$(rows)
 pngs_before=$(ls "$tmp/out"/frame_*.png 2>/dev/null | wc -l)

@@ -27,6 +27,7 @@
 #include "camera.h"
 #include "context.h"
 #include "output.h"
+#include "prim.h"
 #include "recorder.h"
 #include "render.h"
 #include "renderdoc.h"
@@ -930,8 +931,18 @@ int cs_run(const cs_run_options *opt)
         r.watching = cs_watch_open(&r.watch, cs_shader_dir(), 100, &err);
         if (!r.watching)
             fprintf(stderr, "cistern: %s\n", err.msg);
-        else if (!opt->quiet)
-            fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
+        else if (!opt->quiet) {
+            // Which of the two radix sorts' shaders the grids run (prim.h:
+            // 4-bit digits on CPU devices, 8-bit on GPUs that pass its
+            // self-test), so an edit goes to the file that is live.
+            uint32_t digit_bits, block_keys;
+            cs_error unused;
+            if (cs_sort_choose(&r.ctx, &digit_bits, &block_keys, &unused))
+                fprintf(stderr, "cistern: watching %s for shader edits (radix sort: %u-bit digits, %s)\n",
+                        cs_shader_dir(), digit_bits, cs_sort_scatter_source(digit_bits));
+            else
+                fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
+        }
     }
     create_frames(&r);
     r.submits_before = r.ctx.queue_submits;
