@@ -295,7 +295,7 @@ static bool read_room(reader *r, uint32_t index, cs_tr1_level *lvl)
         l->x = get_i32(r);
         l->y = get_i32(r);
         l->z = get_i32(r);
-        l->intensity = get_u16(r);
+        l->intensity = get_i16(r);
         l->fade = get_u32(r);
     }
 
@@ -732,7 +732,7 @@ static void write_room(writer *w, const cs_tr1_room *room)
         put_i32(w, l->x);
         put_i32(w, l->y);
         put_i32(w, l->z);
-        put_u16(w, l->intensity);
+        put_i16(w, l->intensity);
         put_u32(w, l->fade);
     }
     put_u16(w, (uint16_t)room->mesh_count);

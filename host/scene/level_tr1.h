@@ -50,7 +50,9 @@ typedef struct cs_tr1_sector {
 
 typedef struct cs_tr1_light {
     int32_t x, y, z;
-    uint16_t intensity;
+    // TR1 stores it signed (0 off .. 8191 full); a negative light darkens
+    // (the game adds it signed to an item's light).
+    int16_t intensity;
     uint32_t fade;
 } cs_tr1_light;
 
