@@ -8,8 +8,10 @@
 //                                 by tests/fuzz_replay_tr1.sh under valgrind
 //   test_level --write-corpus DIR writes the seed corpus (tests/fuzz/corpus/tr1)
 #define _POSIX_C_SOURCE 200809L
+#include "level_mesh.h"
 #include "level_tr1.h"
 #include "test_util.h"
+
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -388,9 +390,6 @@ static void test_malformed(void)
          "4 x 4 sectors x 8 bytes = 128 bytes, but only 17 are left");
     CASE("num_data_words beyond the file", n, set32(&c, r0.words, 0x7fffffff), r0.words, "rooms[0].num_data_words",
          "only");
-    CASE("num_data_words one word long", n,
-         set32(&c, r0.words, (uint32_t)((r0.geometry_end - r0.data) / 2 + 1)), r0.geometry_end,
-         "rooms[0].num_data_words", "ends 2 bytes earlier");
     CASE("num_data_words short", n, set32(&c, r0.words, 1), r0.data, "rooms[0].vertices", "room's data block");
     CASE("negative vertex count", n, set16(&c, r0.data, 0x8000), r0.data, "rooms[0].vertices", "negative count");
     CASE("vertex count past the block", n, set16(&c, r0.data, (uint16_t)(room0->vertex_count + 1000)), r0.data,
@@ -403,16 +402,10 @@ static void test_malformed(void)
          "rooms[0].triangles[1].vertices[2]", "vertex 999");
     CASE("negative rectangle count", n, set16(&c, r0.rects, 0xffff), r0.rects, "rooms[0].rectangles",
          "negative count -1");
-    CASE("sprite vertex negative", n, set16(&c, r0.sprites + 2, 0xfffe), r0.sprites + 2, "rooms[0].sprites[0].vertex",
-         "vertex -2");
-    CASE("sprite vertex one past", n, set16(&c, r0.sprites + 2, (uint16_t)room0->vertex_count), r0.sprites + 2,
-         "rooms[0].sprites[0].vertex", "does not exist");
     CASE("rectangle texture out of range", n, set16(&c, r1.rects + 2 + 8, 6), r1.rects + 2 + 8,
          "rooms[1].rectangles[0].texture", "object texture 6 does not exist (6)");
     CASE("triangle texture out of range", n, set16(&c, r0.tris + 2 + 6, 100), r0.tris + 2 + 6,
          "rooms[0].triangles[0].texture", "object texture 100");
-    CASE("sprite texture out of range", n, set16(&c, r2.sprites + 2 + 4 + 2, 2), r2.sprites + 2 + 4 + 2,
-         "rooms[2].sprites[1].texture", "sprite texture 2 does not exist (2)");
     CASE("portal to a missing room", n, set16(&c, r0.portals + 2 + 32, 17), r0.portals + 2 + 32,
          "rooms[0].portals[1].adjoining_room", "room 17 does not exist (4 rooms)");
     CASE("portal to itself", n, set16(&c, r1.portals + 2, 1), r1.portals + 2, "rooms[1].portals[0].adjoining_room",
@@ -477,6 +470,171 @@ static void test_malformed(void)
     CHECK(malformed_count >= 30, "30+ malformed variants (got %u)", malformed_count);
     cs_tr1_free(&lvl);
     free(base.d);
+}
+
+// ---- tolerated oddities of real files ---------------------------------------
+
+typedef enum fixture_kind { FIX_ANIM_PADDING, FIX_DEMO_PALETTE, FIX_SPRITES, FIX_DATA_WORDS, FIX_COUNT } fixture_kind;
+static const char *const fixture_names[FIX_COUNT] = {"anim_padding", "demo_palette", "bad_sprites", "data_words"};
+
+// Three zero words after the last animated texture range.
+static void pad_animated_textures(cs_tr1_level *lvl, uint32_t words)
+{
+    cs_tr1_blob *b = &lvl->sections[CS_TR1_ANIMATED_TEXTURES];
+    uint8_t *bytes = calloc(b->size + 2 * (size_t)words, 1);
+    CS_ASSERT(bytes, "out of memory");
+    memcpy(bytes, b->bytes, b->size);
+    free(b->bytes);
+    b->bytes = bytes;
+    b->count += words;
+    b->size += 2 * (size_t)words;
+}
+
+// The demo level (or a level given) with one kind of oddity, built in C and
+// written by the writer: the file a real level with it would be.
+static void add_oddity(cs_tr1_level *lvl, fixture_kind kind)
+{
+    switch (kind) {
+    case FIX_ANIM_PADDING:
+        pad_animated_textures(lvl, 3);
+        break;
+    case FIX_DEMO_PALETTE:
+        lvl->demo_palette = true;
+        break;
+    case FIX_SPRITES: { // room 0's first sprite on vertex -2, room 2's second on sprite texture 7
+        lvl->rooms[0].sprites[0].vertex = -2;
+        cs_tr1_room *r = &lvl->rooms[CS_MIN(2u, lvl->room_count - 1)];
+        r->sprites[r->sprite_count - 1].texture = 7;
+        break;
+    }
+    case FIX_DATA_WORDS: { // room 1's block says 3 words more than its geometry
+        cs_tr1_room *r = &lvl->rooms[1];
+        r->extra_data_size = 6;
+        r->extra_data = malloc(6);
+        CS_ASSERT(r->extra_data, "out of memory");
+        memcpy(r->extra_data, "\x01\x02\x03\x04\x05\x06", 6);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static const cs_tr1_oddity fixture_oddity[FIX_COUNT] = {CS_TR1_ODD_ANIM_PADDING, CS_TR1_ODD_DEMO_PALETTE,
+                                                        CS_TR1_ODD_SPRITE, CS_TR1_ODD_DATA_WORDS};
+
+// Each oddity: the file loads, is counted with a warning (and nothing
+// else is), writes back byte for byte, and what it tolerated is kept.
+static void test_tolerated(void)
+{
+    cs_tr1_level plain;
+    cs_tr1_generate_demo(&plain);
+    cs_level_mesh plain_mesh;
+    cs_error err;
+    CS_ASSERT(cs_level_mesh_build(&plain, 512, &plain_mesh, &err), "%s", err.msg);
+    for (int k = 0; k < FIX_COUNT; k++) {
+        cs_tr1_level lvl, back;
+        cs_tr1_generate_demo(&lvl);
+        add_oddity(&lvl, (fixture_kind)k);
+        bytes b = {0};
+        CHECK(cs_tr1_write(&lvl, &b.d, &b.n), "%s: the writer writes it", fixture_names[k]);
+        bool ok = cs_tr1_read(b.d, b.n, "odd.phd", &back, &err);
+        CHECK(ok, "%s: loads: %s", fixture_names[k], ok ? "" : err.msg);
+        if (!ok) {
+            cs_tr1_free(&lvl);
+            free(b.d);
+            continue;
+        }
+        for (int o = 0; o < CS_TR1_ODDITY_COUNT; o++) {
+            uint32_t want = o != (int)fixture_oddity[k] ? 0 : k == FIX_SPRITES ? 2 : 1;
+            CHECK(back.tolerated[o].count == want, "%s: oddity %d counted %u times, wanted %u", fixture_names[k], o,
+                  back.tolerated[o].count, want);
+        }
+        char warnings[1024];
+        uint32_t kinds = cs_tr1_warnings(&back, warnings, sizeof warnings);
+        printf("%s: %zu bytes: %s\n", fixture_names[k], b.n, warnings);
+        CHECK(kinds == 1 && strncmp(warnings, "warning: ", 9) == 0 && !strchr(warnings, '\n'),
+              "%s: one warning line (%u): %s", fixture_names[k], kinds, warnings);
+        CHECK(same_level(&lvl, &back), "%s: every field read back as written", fixture_names[k]);
+        bytes again = {0};
+        CHECK(cs_tr1_write(&back, &again.d, &again.n) && again.n == b.n && memcmp(again.d, b.d, b.n) == 0,
+              "%s: write(read(x)) == x (%zu vs %zu bytes)", fixture_names[k], again.n, b.n);
+        free(again.d);
+        switch ((fixture_kind)k) {
+        case FIX_ANIM_PADDING:
+            CHECK(back.anim_range_count == 1 && back.anim_texture_count == 2, "anim_padding: the range {4, 5} kept");
+            break;
+        case FIX_DEMO_PALETTE: {
+            // The palette sits right after the sprite sequences, and the
+            // same level in the .PHD layout is a different file.
+            const cs_tr1_blob *seq = &back.sections[CS_TR1_SPRITE_SEQUENCES];
+            CHECK(back.demo_palette && back.sections[CS_TR1_PALETTE].offset == seq->offset + seq->size &&
+                      back.sections[CS_TR1_CAMERAS].offset == seq->offset + seq->size + 768 + 4,
+                  "demo_palette: the palette between the sprite sequences and the cameras");
+            CHECK(memcmp(back.palette, plain.palette, 768) == 0, "demo_palette: the palette read");
+            break;
+        }
+        case FIX_SPRITES: {
+            // Kept for the writer, left out of what is drawn: 2 sprites of
+            // 6 vertices fewer than the plain demo's mesh.
+            cs_level_mesh mesh;
+            bool built = cs_level_mesh_build(&back, 512, &mesh, &err);
+            CHECK(built, "bad_sprites: the mesh builds: %s", built ? "" : err.msg);
+            if (built) {
+                CHECK(mesh.sprites_dropped == 2 && mesh.vertex_count + 12 == plain_mesh.vertex_count,
+                      "bad_sprites: 2 sprites left out (%u), %u vertices vs %u", mesh.sprites_dropped,
+                      mesh.vertex_count, plain_mesh.vertex_count);
+                cs_level_mesh_free(&mesh);
+            }
+            break;
+        }
+        case FIX_DATA_WORDS:
+            CHECK(back.rooms[1].extra_data_size == 6 && memcmp(back.rooms[1].extra_data, "\x01\x02\x03\x04\x05\x06", 6) == 0,
+                  "data_words: the 6 bytes after room 1's geometry kept");
+            break;
+        default:
+            break;
+        }
+        cs_tr1_free(&back);
+        cs_tr1_free(&lvl);
+        free(b.d);
+    }
+    // All four in one file: four warning lines.
+    cs_tr1_level lvl, back;
+    cs_tr1_generate_demo(&lvl);
+    for (int k = 0; k < FIX_COUNT; k++)
+        add_oddity(&lvl, (fixture_kind)k);
+    bytes b = {0};
+    CHECK(cs_tr1_write(&lvl, &b.d, &b.n), "all four: written");
+    bool ok = cs_tr1_read(b.d, b.n, "odd.phd", &back, &err);
+    CHECK(ok, "all four: loads: %s", ok ? "" : err.msg);
+    if (ok) {
+        char warnings[2048];
+        CHECK(cs_tr1_warnings(&back, warnings, sizeof warnings) == 4, "all four: four warnings: %s", warnings);
+        bytes again = {0};
+        CHECK(cs_tr1_write(&back, &again.d, &again.n) && again.n == b.n && memcmp(again.d, b.d, b.n) == 0,
+              "all four: write(read(x)) == x");
+        free(again.d);
+        cs_tr1_free(&back);
+    }
+    // Still refused: words after the last range that are not zero, and a
+    // num_data_words shorter than the geometry.
+    cs_tr1_free(&lvl);
+    free(b.d);
+    cs_tr1_generate_demo(&lvl);
+    pad_animated_textures(&lvl, 2);
+    cs_tr1_blob *anim = &lvl.sections[CS_TR1_ANIMATED_TEXTURES];
+    anim->bytes[anim->size - 2] = 9;
+    CHECK(cs_tr1_write(&lvl, &b.d, &b.n), "non-zero padding: written");
+    ok = cs_tr1_read(b.d, b.n, "odd.phd", &back, &err);
+    CHECK(!ok && strstr(err.msg, "animated_textures: 2 words after the last range (1 ranges), not all 0"),
+          "non-zero words after the last range refused: %s", ok ? "accepted" : err.msg);
+    if (ok)
+        cs_tr1_free(&back);
+    cs_tr1_free(&lvl);
+    free(b.d);
+    cs_level_mesh_free(&plain_mesh);
+    cs_tr1_free(&plain);
 }
 
 // ---- random corruption ------------------------------------------------------
@@ -592,6 +750,21 @@ static bool write_file(const char *dir, const char *name, const uint8_t *d, size
     return fclose(f) == 0 && ok;
 }
 
+// The demo level without textiles (faces and sprites need textures, so it
+// keeps rooms, portals, sectors, lights and meshes).
+static void generate_small(cs_tr1_level *lvl)
+{
+    cs_tr1_generate_demo(lvl);
+    free(lvl->textiles);
+    lvl->textiles = NULL;
+    lvl->textile_count = 0;
+    lvl->object_texture_count = lvl->sprite_texture_count = 0;
+    for (uint32_t i = 0; i < lvl->room_count; i++) {
+        cs_tr1_room *r = &lvl->rooms[i];
+        r->rect_count = r->tri_count = r->sprite_count = 0;
+    }
+}
+
 // The seed corpus: the demo level, a small one without textiles (faces and
 // sprites need textures, so it keeps rooms, portals, sectors, lights and
 // meshes), and truncated and corrupted variants of the small one.
@@ -600,15 +773,7 @@ static int write_corpus(const char *dir)
     bytes demo = demo_bytes();
     bool ok = write_file(dir, "demo.phd", demo.d, demo.n);
     cs_tr1_level lvl;
-    cs_tr1_generate_demo(&lvl);
-    free(lvl.textiles);
-    lvl.textiles = NULL;
-    lvl.textile_count = 0;
-    lvl.object_texture_count = lvl.sprite_texture_count = 0;
-    for (uint32_t i = 0; i < lvl.room_count; i++) {
-        cs_tr1_room *r = &lvl.rooms[i];
-        r->rect_count = r->tri_count = r->sprite_count = 0;
-    }
+    generate_small(&lvl);
     bytes small = {0};
     ok &= cs_tr1_write(&lvl, &small.d, &small.n);
     cs_tr1_free(&lvl);
@@ -630,6 +795,27 @@ static int write_corpus(const char *dir)
         snprintf(name, sizeof name, "small_flip_%d.phd", i);
         ok &= write_file(dir, name, c.d, c.n);
         free(c.d);
+    }
+    // The tolerated layouts (test_tolerated), on the small level without
+    // textiles and without animated ranges (they name object textures it
+    // does not have): each is accepted, warned about and written back.
+    for (int k = 0; k < FIX_COUNT; k++) {
+        generate_small(&lvl);
+        CS_ASSERT(cs_tr1_set_animated_textures(&lvl, NULL, NULL, 0), "no animated ranges");
+        if (k == FIX_SPRITES) // no sprite textures: any sprite's texture is out of range
+            for (uint32_t i = 0; i < 3; i++) {
+                lvl.rooms[i].sprite_count = 2;
+                lvl.rooms[i].sprites[0] = (cs_tr1_sprite){0, 0};
+                lvl.rooms[i].sprites[1] = (cs_tr1_sprite){0, 0};
+            }
+        add_oddity(&lvl, (fixture_kind)k);
+        bytes odd = {0};
+        ok &= cs_tr1_write(&lvl, &odd.d, &odd.n);
+        cs_tr1_free(&lvl);
+        char name[64];
+        snprintf(name, sizeof name, "small_%s.phd", fixture_names[k]);
+        ok &= write_file(dir, name, odd.d, odd.n);
+        free(odd.d);
     }
     free(small.d);
     free(demo.d);
@@ -653,6 +839,7 @@ int main(int argc, char **argv)
     test_writer_refuses();
     test_portals();
     test_malformed();
+    test_tolerated();
     test_random_corruption();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u broke a rule", files, failures);

@@ -205,20 +205,17 @@ static bool add_face(builder *b, const cs_tr1_level *level, uint32_t ri, const u
 
 // A sprite as two camera-facing triangles: every corner sits on the
 // sprite's vertex and carries its offset; level.vert turns it to the camera.
-static bool add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint32_t si, cs_error *err)
+// A sprite whose vertex or texture does not exist is left out (real files
+// hold some; the reader keeps them with a warning) and counted.
+static void add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint32_t si)
 {
     const cs_tr1_room *room = &level->rooms[ri];
     const cs_tr1_sprite *s = &room->sprites[si];
-    if (s->vertex < 0 || (uint32_t)s->vertex >= room->vertex_count)
-        return cs_fail(err, "rooms[%u].sprites[%u].vertex: %d does not exist (%u)", ri, si, s->vertex,
-                       room->vertex_count);
-    if (s->texture < 0 || (uint32_t)s->texture >= level->sprite_texture_count)
-        return cs_fail(err, "rooms[%u].sprites[%u].texture: sprite texture %d does not exist (%u)", ri, si,
-                       s->texture, level->sprite_texture_count);
+    if (!cs_tr1_sprite_drawable(level, room, s)) {
+        b->mesh->sprites_dropped++;
+        return;
+    }
     const cs_tr1_sprite_texture *t = &level->sprite_textures[s->texture];
-    if (t->tile >= level->textile_count)
-        return cs_fail(err, "sprite_textures[%d].tile: textile %u does not exist (%u)", s->texture, t->tile,
-                       level->textile_count);
     const cs_tr1_vertex *tv = &room->vertices[s->vertex];
     double p[3];
     to_world(b->mesh->units_per_metre, room->x + tv->x, tv->y, room->z + tv->z, p);
@@ -243,7 +240,6 @@ static bool add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint3
         v->offset[0] = q[0];
         v->offset[1] = q[1];
     }
-    return true;
 }
 
 // The sRGB colour of palette entry `index`, packed r | g << 8 | b << 16.
@@ -390,8 +386,7 @@ bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_l
             if (!add_static(&b, level, ri, m, err))
                 goto fail;
         for (uint32_t s = 0; s < room->sprite_count; s++)
-            if (!add_sprite(&b, level, ri, s, err))
-                goto fail;
+            add_sprite(&b, level, ri, s);
         dst->vertex_count = out->vertex_count - dst->first_vertex;
         if (out->vertex_count >= 1u << 24) { // the draw passes first_vertex as a float
             cs_fail(err, "rooms[%u]: the level has more than 2^24 vertices", ri);

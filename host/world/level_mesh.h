@@ -84,6 +84,7 @@ typedef struct cs_level_mesh {
     uint32_t *texels;     // tile_count x 256 x 256 RGBA8 (sRGB, alpha 0 = transparent)
     uint32_t anim_count;
     cs_level_anim_entry *anim; // the level's animated ranges, entry by entry (anim_textures' order)
+    uint32_t sprites_dropped;  // room sprites not drawn: their vertex or texture does not exist
     double fog_start, fog_end; // depth cue to black, metres (TR1 style)
     bool flipped;         // the file wound its fronts clockwise: every face was reversed
     uint64_t generation;  // changes whenever the mesh is rebuilt (uploads key on it)
