@@ -12,6 +12,7 @@
 #include "level_tr1.h"
 #include "test_util.h"
 
+#include <math.h>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -637,6 +638,215 @@ static void test_tolerated(void)
     cs_tr1_free(&plain);
 }
 
+// ---- the room a point is in ------------------------------------------------
+
+// Two rooms that overlap by their wall columns, as neighbouring rooms of
+// real levels do, and a third under the second through a floor portal:
+//   A (room 0): sectors x 0..2, z 0..6 (one open column, x = 1), floor 0,
+//      ceiling -2048; its wall sector (2, 3) is a door to B.
+//   B (room 1): sectors x 1..5, z 2..4 (open: x 2..4, z 3), same heights;
+//      its wall sector (0, 1) (world column 1, row 3) is a door to A; its
+//      open sectors lead down to C.
+//   C (room 2): under B, floor 2048, ceiling 0; its open sectors lead up.
+// A's middle (x 1.5, z 3.5 sectors) lies in B's box, which is smaller
+// than A's: the smallest-box rule starts there, in B.
+#define OV_WALL (-127) // TR1 walls: floor and ceiling both -127 clicks
+static void overlap_room(cs_tr1_room *r, int sx, int sz, int nx, int nz, int floor, int ceiling)
+{
+    memset(r, 0, sizeof *r);
+    r->x = sx * 1024;
+    r->z = sz * 1024;
+    r->y_bottom = floor;
+    r->y_top = ceiling;
+    r->x_sectors = (uint16_t)nx;
+    r->z_sectors = (uint16_t)nz;
+    r->sectors = calloc((size_t)nx * nz, sizeof *r->sectors);
+    CS_ASSERT(r->sectors, "out of memory");
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < nz; j++) {
+            bool wall = i == 0 || j == 0 || i == nx - 1 || j == nz - 1;
+            r->sectors[i * nz + j] = (cs_tr1_sector){0, 0xffff, CS_TR1_NO_ROOM, (int8_t)(wall ? OV_WALL : floor / 256),
+                                                      CS_TR1_NO_ROOM, (int8_t)(wall ? OV_WALL : ceiling / 256)};
+        }
+    r->alternate_room = -1;
+}
+
+static void overlap_level(cs_tr1_level *lvl)
+{
+    cs_tr1_generate_demo(lvl);
+    for (uint32_t i = 0; i < lvl->room_count; i++) {
+        cs_tr1_room *r = &lvl->rooms[i];
+        free(r->vertices);
+        free(r->rects);
+        free(r->tris);
+        free(r->sprites);
+        free(r->portals);
+        free(r->sectors);
+        free(r->lights);
+        free(r->meshes);
+    }
+    lvl->room_count = 3;
+    overlap_room(&lvl->rooms[0], 0, 0, 3, 7, 0, -2048);
+    overlap_room(&lvl->rooms[1], 1, 2, 5, 3, 0, -2048);
+    overlap_room(&lvl->rooms[2], 1, 2, 5, 3, 2048, 0);
+    // Floor data: entry 0 is "none"; A's door to B comes after a floor
+    // slant entry (the game's GetDoor skips it), B's door to A alone.
+    static const uint16_t fd[] = {0, 0x0002, 0x0000, 0x8001, 1, 0x8001, 0};
+    cs_tr1_blob *b = &lvl->sections[CS_TR1_FLOOR_DATA];
+    free(b->bytes);
+    b->count = CS_ARRAY_COUNT(fd);
+    b->size = sizeof fd;
+    b->bytes = malloc(sizeof fd);
+    CS_ASSERT(b->bytes, "out of memory");
+    for (size_t i = 0; i < CS_ARRAY_COUNT(fd); i++) {
+        b->bytes[2 * i] = (uint8_t)fd[i];
+        b->bytes[2 * i + 1] = (uint8_t)(fd[i] >> 8);
+    }
+    lvl->rooms[0].sectors[2 * 7 + 3].fd_index = 1;
+    lvl->rooms[1].sectors[0 * 3 + 1].fd_index = 5;
+    for (int i = 1; i <= 3; i++) {
+        lvl->rooms[1].sectors[i * 3 + 1].room_below = 2;
+        lvl->rooms[2].sectors[i * 3 + 1].room_above = 1;
+    }
+}
+
+// The reference, written from the format description (TRosettaStone's
+// floor data and sector fields, and how the game's GetFloor walks them),
+// not from level_mesh.c: TR units, the start room given.
+static int ref_word(const cs_tr1_level *lvl, uint32_t i)
+{
+    const cs_tr1_blob *b = &lvl->sections[CS_TR1_FLOOR_DATA];
+    return i < b->count ? b->bytes[2 * i] | b->bytes[2 * i + 1] << 8 : -1;
+}
+
+// The portal room of a sector's floor data: FloorData[fd_index] onwards,
+// function = bits 0..4, bit 15 ends the list; 2 and 3 (floor, ceiling
+// slant) carry one word, 1 (portal) one word: the room.
+static int ref_door(const cs_tr1_level *lvl, const cs_tr1_sector *s)
+{
+    if (s->fd_index == 0)
+        return -1;
+    uint32_t i = s->fd_index;
+    for (;;) {
+        int h = ref_word(lvl, i);
+        if (h < 0)
+            return -1;
+        int function = h & 0x1f;
+        if (function == 1) {
+            int room = ref_word(lvl, i + 1);
+            return room >= 0 && (uint32_t)room < lvl->room_count ? room : -1;
+        }
+        if ((function != 2 && function != 3) || (h & 0x8000))
+            return -1;
+        i += 2;
+    }
+}
+
+static const cs_tr1_sector *ref_sector(const cs_tr1_room *r, double x, double z, bool clamp)
+{
+    int sx = (int)floor((x - r->x) / 1024), sz = (int)floor((z - r->z) / 1024);
+    int nx = r->x_sectors, nz = r->z_sectors;
+    if (!clamp && (sx < 0 || sz < 0 || sx >= nx || sz >= nz))
+        return NULL;
+    if (sz <= 0 || sz >= nz - 1) { // a z edge row: keep off the corners
+        sz = sz <= 0 ? 0 : nz - 1;
+        sx = sx < 1 ? 1 : sx > nx - 2 ? nx - 2 : sx;
+    } else {
+        sx = sx < 0 ? 0 : sx >= nx ? nx - 1 : sx;
+    }
+    return &r->sectors[sx * nz + sz];
+}
+
+static int ref_room_at(const cs_tr1_level *lvl, int room, double x, double y, double z)
+{
+    const cs_tr1_sector *s;
+    for (int guard = 0;; guard++) {
+        CS_ASSERT(guard < 16, "a door loop in the fixture");
+        s = ref_sector(&lvl->rooms[room], x, z, true);
+        int door = ref_door(lvl, s);
+        if (door < 0)
+            break;
+        room = door;
+    }
+    if (y >= s->floor * 256.0) {
+        while (s->room_below != CS_TR1_NO_ROOM) {
+            room = s->room_below;
+            s = ref_sector(&lvl->rooms[room], x, z, false);
+            if (!s || y < s->floor * 256.0)
+                break;
+        }
+    } else if (y < s->ceiling * 256.0) {
+        while (s->room_above != CS_TR1_NO_ROOM) {
+            room = s->room_above;
+            s = ref_sector(&lvl->rooms[room], x, z, false);
+            if (!s || y >= s->ceiling * 256.0)
+                break;
+        }
+    }
+    return room;
+}
+
+static void test_room_at(void)
+{
+    cs_tr1_level gen, lvl;
+    overlap_level(&gen);
+    bytes b = {0};
+    CS_ASSERT(cs_tr1_write(&gen, &b.d, &b.n), "the overlap level does not write");
+    cs_tr1_free(&gen);
+    cs_error err;
+    CS_ASSERT(cs_tr1_read(b.d, b.n, "overlap.phd", &lvl, &err), "%s", err.msg);
+    free(b.d);
+    const double upm = 512;
+    cs_level_mesh mesh;
+    CS_ASSERT(cs_level_mesh_build(&lvl, upm, &mesh, &err), "%s", err.msg);
+    CHECK(cs_tr1_sector_door(&lvl, &lvl.rooms[0].sectors[2 * 7 + 3]) == 1 &&
+              cs_tr1_sector_door(&lvl, &lvl.rooms[1].sectors[1]) == 0 &&
+              cs_tr1_sector_door(&lvl, &lvl.rooms[1].sectors[4]) == -1,
+          "the fixture's doors: A -> B (after a slant entry), B -> A, none");
+    // Each room's middle: its own room, as the reference says; the old
+    // rule (smallest box) puts A's middle in B.
+    uint32_t old_wrong = 0;
+    for (uint32_t r = 0; r < lvl.room_count; r++) {
+        const cs_tr1_room *room = &lvl.rooms[r];
+        double x = room->x + room->x_sectors * 512.0, z = room->z + room->z_sectors * 512.0;
+        double y = 0.5 * (room->y_bottom + room->y_top);
+        double p[3] = {x / upm, -y / upm, -z / upm};
+        int start = cs_level_room_in_box(&mesh, p), got = cs_level_room_at(&mesh, p);
+        int want = ref_room_at(&lvl, start, x, y, z);
+        printf("room %u's middle (%g, %g, %g): smallest box %d, room_at %d, reference %d\n", r, x, y, z, start, got,
+               want);
+        CHECK(got == (int)r && want == (int)r, "room %u's middle starts in room %d (reference %d)", r, got, want);
+        old_wrong += start != (int)r;
+    }
+    CHECK(old_wrong == 1, "the fixture does not catch the old rule (%u middles in the wrong box)", old_wrong);
+    // On B's floor portal (y = 0, B's floor and C's ceiling): both boxes
+    // hold it, B (same size, first) is the start; TR1 puts it below, in C.
+    double pit[3] = {3584 / upm, 0, -3584 / upm};
+    CHECK(cs_level_room_in_box(&mesh, pit) == 1 && cs_level_room_at(&mesh, pit) == 2,
+          "a point on B's floor portal is in C (box %d, room_at %d)", cs_level_room_in_box(&mesh, pit),
+          cs_level_room_at(&mesh, pit));
+    // Random points in the level's boxes against the reference.
+    uint32_t tried = 0, differ = 0, moved = 0;
+    for (int i = 0; i < 4000; i++) {
+        double x = (test_rand_u32() % 6145), z = (test_rand_u32() % 7169), y = -2048.0 + (test_rand_u32() % 4097);
+        double p[3] = {x / upm, -y / upm, -z / upm};
+        int start = cs_level_room_in_box(&mesh, p);
+        if (start < 0)
+            continue;
+        tried++;
+        int got = cs_level_room_at(&mesh, p), want = ref_room_at(&lvl, start, x, y, z);
+        if (got != want && differ++ < 5)
+            CHECK(false, "(%g, %g, %g): room_at %d, reference %d (start %d)", x, y, z, got, want, start);
+        moved += got != start;
+    }
+    printf("room_at: %u random points in the boxes, %u left their smallest box, %u differ from the reference\n",
+           tried, moved, differ);
+    CHECK(tried > 1000 && moved > 0 && differ == 0, "random points: %u tried, %u moved, %u differ", tried, moved,
+          differ);
+    cs_level_mesh_free(&mesh);
+    cs_tr1_free(&lvl);
+}
+
 // ---- random corruption ------------------------------------------------------
 
 // Reads one buffer: a refusal must carry "PATH: byte "; an acceptance must
@@ -817,6 +1027,17 @@ static int write_corpus(const char *dir)
         ok &= write_file(dir, name, odd.d, odd.n);
         free(odd.d);
     }
+    // The overlapping rooms of test_room_at (floor data portals, pits).
+    overlap_level(&lvl); // without textiles or textures: small, and the rooms have no faces
+    free(lvl.textiles);
+    lvl.textiles = NULL;
+    lvl.textile_count = lvl.object_texture_count = lvl.sprite_texture_count = 0;
+    CS_ASSERT(cs_tr1_set_animated_textures(&lvl, NULL, NULL, 0), "no animated ranges");
+    bytes overlap = {0};
+    ok &= cs_tr1_write(&lvl, &overlap.d, &overlap.n);
+    cs_tr1_free(&lvl);
+    ok &= write_file(dir, "overlap.phd", overlap.d, overlap.n);
+    free(overlap.d);
     free(small.d);
     free(demo.d);
     printf("wrote the tr1 corpus to %s\n", dir);
@@ -840,6 +1061,7 @@ int main(int argc, char **argv)
     test_portals();
     test_malformed();
     test_tolerated();
+    test_room_at();
     test_random_corruption();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u broke a rule", files, failures);
