@@ -59,8 +59,8 @@ static const section_info sections[CS_TR1_SECTION_COUNT] = {
 
 // The sections in file order: the .PHD layout, or the demo-file layout,
 // which has the palette between the sprite sequences and the cameras
-// instead of after the light map (TRosettaStone; OpenLara reads demo
-// levels so). Unfinished Business files use the ordinary layout.
+// instead of after the light map (TRosettaStone's TR1 notes). Unfinished
+// Business files use the ordinary layout.
 static void section_order(bool demo_palette, cs_tr1_section order[CS_TR1_SECTION_COUNT])
 {
     int n = 0;

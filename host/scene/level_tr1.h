@@ -119,7 +119,7 @@ typedef enum cs_tr1_section {
     CS_TR1_SOUND_SOURCES,
     CS_TR1_BOXES,
     CS_TR1_OVERLAPS,
-    CS_TR1_ZONES, // no count of its own: 12 bytes per box
+    CS_TR1_ZONES, // no count of its own: six arrays of NumBoxes u16 (12 bytes per box in all)
     CS_TR1_ANIMATED_TEXTURES,
     CS_TR1_ENTITIES,
     CS_TR1_LIGHT_MAP, // 32 x 256 bytes
