@@ -664,8 +664,7 @@ uint32_t cs_tr1_warnings(const cs_tr1_level *lvl, char *out, size_t size)
 {
     static const char *const what[CS_TR1_ODDITY_COUNT] = {
         [CS_TR1_ODD_ANIM_PADDING] = "zero padding after the last animated texture range (kept)",
-        [CS_TR1_ODD_DEMO_PALETTE] = "the demo-file layout: the palette sits between the sprite sequences and the "
-                                    "cameras (read and written so)",
+        [CS_TR1_ODD_DEMO_PALETTE] = "the demo-file layout, palette before the cameras (read and written so)",
         [CS_TR1_ODD_SPRITE] = "room sprites whose vertex or sprite texture does not exist (kept, not drawn)",
         [CS_TR1_ODD_DATA_WORDS] = "rooms whose num_data_words is longer than their geometry (the rest kept)",
     };
