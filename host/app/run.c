@@ -90,6 +90,11 @@ typedef struct run_state {
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
     bool flip_arrows;          // O: arrows shown where the scene hides them and back
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
+    // A hot reload that failed: its first error, drawn in red in the image
+    // (window and PNGs) until a reload builds every program again; empty
+    // when none stands. The title alone cannot carry it: the fps title
+    // replaces it twice a second, and headless frames have none.
+    char shader_error[1024];
     cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
@@ -292,6 +297,7 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.camera = &r->camera;
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
+    frame.alert = r->shader_error[0] ? r->shader_error : NULL;
     frame.flip_arrows = r->flip_arrows;
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
@@ -305,6 +311,34 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
         return false;
     r->images_written++;
     return true;
+}
+
+// The text drawn in the image while a shader error stands: a headline, the
+// failed programs, then the first lines of the first error (file:line
+// first), each cut to fit a window's width. stb_easy_font draws ASCII only,
+// so anything else becomes '?'.
+static void set_shader_error(run_state *r, const cs_reload_report *report)
+{
+    enum { max_lines = 6, max_columns = 110 };
+    char *out = r->shader_error;
+    size_t size = sizeof r->shader_error;
+    size_t used = (size_t)snprintf(out, size, "SHADER ERROR - previous shaders running; fix and save\n"
+                                              "failed: %.200s\n", report->names);
+    const char *p = report->first_error.msg;
+    for (int line = 0; line < max_lines && *p && used + 2 < size; line++) {
+        int column = 0;
+        for (; *p && *p != '\n' && used + 2 < size; p++) {
+            if (column < max_columns)
+                out[used++] = (*p >= 32 && *p < 127) ? *p : '?';
+            else if (column == max_columns)
+                out[used - 1] = '~'; // cut here
+            column++;
+        }
+        out[used++] = '\n';
+        if (*p == '\n')
+            p++;
+    }
+    out[CS_MIN(used, size - 1)] = 0;
 }
 
 // Rebuilds every program (compute or graphics, any module) whose sources
@@ -325,6 +359,10 @@ static void hot_reload(run_state *r)
     cs_reload_report report;
     cs_programs_reload_burst(&r->ctx, list, n, &report);
     free(list);
+    // Every burst rebuilds the programs whose last build failed too
+    // (program.h), so one without failures means the error is fixed.
+    if (!report.failed)
+        r->shader_error[0] = 0;
     const char *what = n == 1 ? paths[0] : "files";
     char changed[600];
     if (n == 1)
@@ -335,6 +373,7 @@ static void hot_reload(run_state *r)
         fprintf(stderr,
                 "\ncistern: %s: %u program%s failed to build (%s); every previous shader keeps running:\n%s\n",
                 changed, report.failed, report.failed == 1 ? "" : "s", report.names, report.first_error.msg);
+        set_shader_error(r, &report);
         if (r->windowed) {
             char title[600];
             snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shaders running): %.400s",
@@ -763,8 +802,13 @@ static int run_window(run_state *r)
         if (now - title_time > 0.5 && r->any_frame_done) {
             // The title reads the timings as a recorder's pass list.
             const cs_recorder timings = {.passes = r->last_pass_sums, .pass_count = r->last_pass_sum_count};
+            // While a shader error stands the title says so first: it
+            // replaces the hot reload's error title, and the error itself
+            // is drawn in the image.
             char title[1024];
-            cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
+            size_t prefix = r->shader_error[0] ? (size_t)snprintf(title, sizeof title, "SHADER ERROR (see the image) - ")
+                                               : 0;
+            cs_window_format_title(title + prefix, sizeof title - prefix, r->scene.name, frames_since_title / (now - title_time),
                                    r->last_stats.particles,
                                    r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
                                    &timings);
