@@ -27,6 +27,7 @@
 #include "camera.h"
 #include "context.h"
 #include "output.h"
+#include "record.h"
 #include "recorder.h"
 #include "render.h"
 #include "renderdoc.h"
@@ -42,6 +43,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 typedef struct run_state {
     const cs_run_options *opt;
@@ -54,7 +56,9 @@ typedef struct run_state {
     struct frame_slot {
         bool pending;          // submitted, not yet finished (finish_frame)
         bool stepped;          // it simulated a frame: a stats row comes of it
-        bool image;            // headless: it drew into the offscreen image (a PNG)
+        bool image;            // headless: it drew into the offscreen image and read it back
+        bool png;              // headless: that image is a PNG (--png-every)
+        bool record;           // its image goes into the video (headless: the read-back one; window: the screenshot copy)
         bool capture;          // a RenderDoc capture and/or a screenshot
         uint32_t frame;        // index of the loop's frame (headless: the PNG's number)
         uint32_t sim_frame;    // stepped: the simulated frame it holds (its stats row)
@@ -101,6 +105,12 @@ typedef struct run_state {
     char out_dir[512];
     cs_out_file stats;
     bool stats_open;
+    // The video (--record, F9): video_wanted while frames should go to it;
+    // ffmpeg starts with the first (record.h), whose size it keeps.
+    cs_record video;
+    bool video_wanted;
+    bool video_failed;         // ffmpeg failed or went away: the file is not whole
+    char video_path[600];
     char stat_passes[64][48];
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
@@ -481,6 +491,91 @@ static void format_overlay(run_state *r, const cs_recorder *rec)
         snprintf(r->overlay_text + used, sizeof r->overlay_text - used, "%s\n", rooms);
 }
 
+// ---- the video (--record, F9) ----
+
+// The simulated frame rate: a second of video is a second of simulation.
+static double video_fps(const run_state *r)
+{
+    return 1.0 / ((double)r->scene.dt * r->scene.substeps);
+}
+
+// Ends the recording, if one runs, and says where it went.
+static void stop_video(run_state *r)
+{
+    r->video_wanted = false;
+    if (!cs_record_active(&r->video))
+        return;
+    uint32_t frames = r->video.frames;
+    cs_error err;
+    if (!cs_record_stop(&r->video, &err)) {
+        fprintf(stderr, "\ncistern: %s\n", err.msg);
+        r->video_failed = true;
+    } else if (!r->opt->quiet || r->windowed) {
+        fprintf(stderr, "%scistern: recorded %u frames (%ux%u, %.6g fps) to %s\n", r->windowed ? "" : "\n", frames,
+                r->video.width, r->video.height, video_fps(r), r->video.path);
+    }
+}
+
+// One frame into the video: ffmpeg starts at the first, at its size. A
+// size that changes (a resized window) or an ffmpeg that has gone away
+// (a broken pipe) ends the recording with a message; the run goes on.
+static void record_video_frame(run_state *r, const uint8_t *px, uint32_t w, uint32_t h)
+{
+    if (!r->video_wanted)
+        return; // stopped (F9, an error) while this frame was in flight
+    cs_error err;
+    if (!px) {
+        fprintf(stderr, "\ncistern: %s: this frame's image could not be copied; recording stopped\n", r->video_path);
+        stop_video(r);
+        return;
+    }
+    if (cs_record_active(&r->video) && (w != r->video.width || h != r->video.height)) {
+        fprintf(stderr, "cistern: the window changed size (%ux%u to %ux%u); recording stopped\n", r->video.width,
+                r->video.height, w, h);
+        stop_video(r);
+        return;
+    }
+    if (!cs_record_active(&r->video)) {
+        if (!cs_record_start(&r->video, r->video_path, w, h, video_fps(r), &err)) {
+            fprintf(stderr, "\ncistern: %s\n", err.msg);
+            r->video_wanted = false;
+            r->video_failed = true;
+            return;
+        }
+        if (r->windowed)
+            fprintf(stderr, "cistern: recording to %s (F9 stops)\n", r->video_path);
+    }
+    if (!cs_record_frame(&r->video, px, &err)) {
+        fprintf(stderr, "\ncistern: %s\n", err.msg);
+        r->video_wanted = false;
+        r->video_failed = true;
+    }
+}
+
+// F9 in a window: stops the recording, or starts one into the first free
+// DIR/recording_NNN.mp4.
+static void toggle_video(run_state *r)
+{
+    if (r->video_wanted || cs_record_active(&r->video)) {
+        stop_video(r);
+        return;
+    }
+    char hint[200];
+    if (!cs_record_available(hint, sizeof hint)) {
+        fprintf(stderr, "cistern: F9: no recording: %s\n", hint);
+        return;
+    }
+    for (uint32_t n = 0; n < 1000; n++) {
+        struct stat st;
+        snprintf(r->video_path, sizeof r->video_path, "%s/recording_%03u.mp4", r->out_dir, n);
+        if (lstat(r->video_path, &st) != 0) {
+            r->video_wanted = true;
+            return;
+        }
+    }
+    fprintf(stderr, "cistern: F9: %s already holds recording_000.mp4 to recording_999.mp4\n", r->out_dir);
+}
+
 // ---- the ring of frames in flight ----
 
 static void create_frames(run_state *r)
@@ -582,8 +677,13 @@ static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
                 fprintf(stderr, "cistern: %s\n", err->msg);
         }
     }
-    if (s->image && !write_image(r, s->frame, err))
+    if (s->png && !write_image(r, s->frame, err))
         return false;
+    if (s->record) {
+        uint32_t w = r->renderer.width, h = r->renderer.height;
+        const uint8_t *px = r->windowed ? cs_window_screenshot(&r->window, &w, &h) : cs_render_pixels(&r->renderer);
+        record_video_frame(r, px, w, h);
+    }
     if (!s->stepped)
         return true;
     CS_ASSERT(s->sim_frame == r->sim_frames, "simulated frame %u finished as frame %u", s->sim_frame, r->sim_frames);
@@ -647,7 +747,9 @@ static int run_headless(run_state *r)
         bool capture = (int)frame == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
-        bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool png = r->rendering && opt->png_every && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool record = r->rendering && r->video_wanted;
+        bool image = png || record;
         uint32_t sim_frame = r->recorded_sim_frames;
         cs_recorder *rec = begin_frame(r, frame);
         cs_world_record_frame(&r->world, rec);
@@ -664,6 +766,8 @@ static int run_headless(run_state *r)
             r->slots[slot].drew = true;
         }
         r->slots[slot].image = image;
+        r->slots[slot].png = png;
+        r->slots[slot].record = record;
         r->slots[slot].capture = capture;
         submit_frame(r, rec, true, NULL);
         if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_latest_frame(r, slot, &err))
@@ -725,6 +829,8 @@ static int run_window(run_state *r)
             r->overlay = !r->overlay;
         if (ev.toggle_arrows)
             r->flip_arrows = !r->flip_arrows;
+        if (ev.toggle_record)
+            toggle_video(r);
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);
@@ -764,6 +870,9 @@ static int run_window(run_state *r)
         // F12 or --capture-frame: a RenderDoc capture (when attached) and a
         // screenshot of the swapchain image.
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
+        // Only simulated frames go into the video: its time is the
+        // simulation's, a pause does not stretch it.
+        bool record = r->video_wanted && step;
         if (capture)
             cs_renderdoc_begin();
         uint32_t sim_frame = r->recorded_sim_frames;
@@ -788,11 +897,12 @@ static int run_window(run_state *r)
         record_draw(r, rec, &target);
         r->slots[slot].rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
         r->slots[slot].drew = true;
-        cs_window_record_present(&r->window, rec, capture);
+        cs_window_record_present(&r->window, rec, capture || record);
         r->slots[slot].capture = capture;
+        r->slots[slot].record = record;
         submit_frame(r, rec, step, &sync);
         cs_window_present(&r->window);
-        if (host_needs_frame(r, step, sim_frame, false, capture) && !finish_latest_frame(r, slot, &err)) {
+        if (host_needs_frame(r, step, sim_frame, false, capture || record) && !finish_latest_frame(r, slot, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             vkDeviceWaitIdle(r->ctx.device);
             return 1;
@@ -806,8 +916,9 @@ static int run_window(run_state *r)
             // replaces the hot reload's error title, and the error itself
             // is drawn in the image.
             char title[1024];
-            size_t prefix = r->shader_error[0] ? (size_t)snprintf(title, sizeof title, "SHADER ERROR (see the image) - ")
-                                               : 0;
+            size_t prefix = (size_t)snprintf(title, sizeof title, "%s%s",
+                                             r->shader_error[0] ? "SHADER ERROR (see the image) - " : "",
+                                             cs_record_active(&r->video) ? "REC - " : "");
             cs_window_format_title(title + prefix, sizeof title - prefix, r->scene.name, frames_since_title / (now - title_time),
                                    r->last_stats.particles,
                                    r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
@@ -895,6 +1006,27 @@ int cs_run(const cs_run_options *opt)
     }
     if (opt->particles)
         cs_scene_scale_world(&r.scene, opt->particles);
+    // --record is settled before anything starts, too: no ffmpeg, or a
+    // file there already, is refused (exit 2) rather than found out after
+    // the first frame.
+    if (opt->record_path) {
+        char hint[200];
+        struct stat st;
+        bool exists = lstat(opt->record_path, &st) == 0;
+        if (!cs_record_available(hint, sizeof hint))
+            fprintf(stderr, "cistern: --record: %s\n", hint);
+        else if (exists && (!S_ISREG(st.st_mode) || !opt->overwrite))
+            fprintf(stderr, "cistern: --record: %s exists%s\n", opt->record_path,
+                    S_ISREG(st.st_mode) ? "; --overwrite replaces it" : " and is not a regular file");
+        else if (strlen(opt->record_path) >= sizeof r.video_path)
+            fprintf(stderr, "cistern: --record: the path is too long\n");
+        else
+            snprintf(r.video_path, sizeof r.video_path, "%s", opt->record_path), r.video_wanted = true;
+        if (!r.video_wanted) {
+            cs_scene_free(&r.scene);
+            return 2;
+        }
+    }
     // The output folder is settled before Vulkan starts: a refusal costs
     // nothing, and no run ends after minutes on a folder it cannot use.
     if (opt->out_dir)
@@ -955,7 +1087,12 @@ int cs_run(const cs_run_options *opt)
     bool drawable = false;
     for (uint32_t i = 0; i < r.world.fluid_count; i++)
         drawable |= r.world.fluids[i].ops->particles || r.world.fluids[i].ops->field;
-    bool want_images = r.windowed || (opt->png_every && drawable);
+    if (opt->record_path && !drawable && !r.windowed) {
+        fprintf(stderr, "cistern: --record: %s draws nothing (no fluid with particles or a field)\n", r.scene.name);
+        code = 2;
+        goto done;
+    }
+    bool want_images = r.windowed || ((opt->png_every || opt->record_path) && drawable);
     if (want_images) {
         uint32_t w = opt->width ? opt->width : r.scene.render.width;
         uint32_t h = opt->height ? opt->height : r.scene.render.height;
@@ -981,6 +1118,9 @@ int cs_run(const cs_run_options *opt)
     r.submits_before = r.ctx.queue_submits;
     r.waits_before = r.ctx.fence_waits;
     code = r.windowed ? run_window(&r) : run_headless(&r);
+    stop_video(&r);
+    if (r.video_failed && code == 0)
+        code = 1; // the video asked for is not whole
     warn_bodies_overflow(&r);
     if (opt->verbose)
         print_frame_report(&r);
@@ -996,6 +1136,7 @@ int cs_run(const cs_run_options *opt)
     if (!opt->quiet)
         print_summary(&r, stats_whole, code != 0);
 done:
+    stop_video(&r); // a run that failed: ffmpeg still finishes what it has
     destroy_frames(&r);
     if (r.stats_open)
         cs_out_abandon(&r.stats);
