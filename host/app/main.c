@@ -179,7 +179,8 @@ static const cs_cli_option run_options[] = {
              "earlier run's files mix with this run's"},
     {.name = "--overwrite", .kind = CS_CLI_FLAG, RUN_AT(overwrite),
      .help = "use a non-empty --out: first delete cistern's own files there (stats.csv, frame_*.png, "
-             "particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, screenshot_*.png), nothing else"},
+             "particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, screenshot_*.png, "
+             "recording_*.mp4), nothing else"},
     {.name = "--dump-every", .kind = CS_CLI_UINT, RUN_AT(dump_every), .arg = "K", .max = UINT32_MAX,
      .help = "write particles_NNNNN.ply (or .vtu) every K frames (default and 0: never)"},
     {.name = "--dump-format", .kind = CS_CLI_CHOICE, RUN_AT(dump_vtu), .arg = "ply|vtu", .choices = "ply|vtu",
@@ -193,6 +194,9 @@ static const cs_cli_option run_options[] = {
                                        "(default: ply; vtp with --dump-format vtu)"},
     {.name = "--png-every", .kind = CS_CLI_UINT, RUN_AT(png_every), .arg = "K", .max = UINT32_MAX, .def = "10",
      .help = "write frame_NNNNN.png every K frames, headless (0: never)"},
+    {.name = "--record", .kind = CS_CLI_PATH, RUN_AT(record_path), .arg = "FILE.mp4",
+     .help = "a video of every simulated frame at the simulated frame rate, encoded by ffmpeg (H.264, "
+             "yuv420p), headless or in a window (where F9 stops it); an existing FILE needs --overwrite"},
     {.name = "--particles", .kind = CS_CLI_UINT, RUN_AT(particles), .arg = "N", .min = 1, .max = UINT32_MAX,
      .help = "rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)"},
     {.name = "--color", .kind = CS_CLI_CHOICE, RUN_AT(color_mode), .arg = "MODE",
@@ -239,7 +243,7 @@ static const cs_cli_command run_command = {
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
         "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture),\n"
-        "  Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
+        "  F9 start / stop a video (DIR/recording_NNN.mp4, needs ffmpeg), Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
 };
 
 static int cmd_run(int argc, char **argv)

@@ -28,6 +28,7 @@
 #include "context.h"
 #include "output.h"
 #include "prim.h"
+#include "record.h"
 #include "recorder.h"
 #include "render.h"
 #include "renderdoc.h"
@@ -43,6 +44,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 typedef struct run_state {
     const cs_run_options *opt;
@@ -55,7 +57,9 @@ typedef struct run_state {
     struct frame_slot {
         bool pending;          // submitted, not yet finished (finish_frame)
         bool stepped;          // it simulated a frame: a stats row comes of it
-        bool image;            // headless: it drew into the offscreen image (a PNG)
+        bool image;            // headless: it drew into the offscreen image and read it back
+        bool png;              // headless: that image is a PNG (--png-every)
+        bool record;           // its image goes into the video (headless: the read-back one; window: the screenshot copy)
         bool capture;          // a RenderDoc capture and/or a screenshot
         uint32_t frame;        // index of the loop's frame (headless: the PNG's number)
         uint32_t sim_frame;    // stepped: the simulated frame it holds (its stats row)
@@ -91,12 +95,23 @@ typedef struct run_state {
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
     bool flip_arrows;          // O: arrows shown where the scene hides them and back
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
+    // A hot reload that failed: its first error, drawn in red in the image
+    // (window and PNGs) until a reload builds every program again; empty
+    // when none stands. The title alone cannot carry it: the fps title
+    // replaces it twice a second, and headless frames have none.
+    char shader_error[1024];
     cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
     bool stats_open;
+    // The video (--record, F9): video_wanted while frames should go to it;
+    // ffmpeg starts with the first (record.h), whose size it keeps.
+    cs_record video;
+    bool video_wanted;
+    bool video_failed;         // ffmpeg failed or went away: the file is not whole
+    char video_path[600];
     char stat_passes[64][48];
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
@@ -293,6 +308,7 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.camera = &r->camera;
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
+    frame.alert = r->shader_error[0] ? r->shader_error : NULL;
     frame.flip_arrows = r->flip_arrows;
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
@@ -306,6 +322,34 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
         return false;
     r->images_written++;
     return true;
+}
+
+// The text drawn in the image while a shader error stands: a headline, the
+// failed programs, then the first lines of the first error (file:line
+// first), each cut to fit a window's width. stb_easy_font draws ASCII only,
+// so anything else becomes '?'.
+static void set_shader_error(run_state *r, const cs_reload_report *report)
+{
+    enum { max_lines = 6, max_columns = 110 };
+    char *out = r->shader_error;
+    size_t size = sizeof r->shader_error;
+    size_t used = (size_t)snprintf(out, size, "SHADER ERROR - previous shaders running; fix and save\n"
+                                              "failed: %.200s\n", report->names);
+    const char *p = report->first_error.msg;
+    for (int line = 0; line < max_lines && *p && used + 2 < size; line++) {
+        int column = 0;
+        for (; *p && *p != '\n' && used + 2 < size; p++) {
+            if (column < max_columns)
+                out[used++] = (*p >= 32 && *p < 127) ? *p : '?';
+            else if (column == max_columns)
+                out[used - 1] = '~'; // cut here
+            column++;
+        }
+        out[used++] = '\n';
+        if (*p == '\n')
+            p++;
+    }
+    out[CS_MIN(used, size - 1)] = 0;
 }
 
 // Rebuilds every program (compute or graphics, any module) whose sources
@@ -326,6 +370,10 @@ static void hot_reload(run_state *r)
     cs_reload_report report;
     cs_programs_reload_burst(&r->ctx, list, n, &report);
     free(list);
+    // Every burst rebuilds the programs whose last build failed too
+    // (program.h), so one without failures means the error is fixed.
+    if (!report.failed)
+        r->shader_error[0] = 0;
     const char *what = n == 1 ? paths[0] : "files";
     char changed[600];
     if (n == 1)
@@ -336,6 +384,7 @@ static void hot_reload(run_state *r)
         fprintf(stderr,
                 "\ncistern: %s: %u program%s failed to build (%s); every previous shader keeps running:\n%s\n",
                 changed, report.failed, report.failed == 1 ? "" : "s", report.names, report.first_error.msg);
+        set_shader_error(r, &report);
         if (r->windowed) {
             char title[600];
             snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shaders running): %.400s",
@@ -443,6 +492,91 @@ static void format_overlay(run_state *r, const cs_recorder *rec)
         snprintf(r->overlay_text + used, sizeof r->overlay_text - used, "%s\n", rooms);
 }
 
+// ---- the video (--record, F9) ----
+
+// The simulated frame rate: a second of video is a second of simulation.
+static double video_fps(const run_state *r)
+{
+    return 1.0 / ((double)r->scene.dt * r->scene.substeps);
+}
+
+// Ends the recording, if one runs, and says where it went.
+static void stop_video(run_state *r)
+{
+    r->video_wanted = false;
+    if (!cs_record_active(&r->video))
+        return;
+    uint32_t frames = r->video.frames;
+    cs_error err;
+    if (!cs_record_stop(&r->video, &err)) {
+        fprintf(stderr, "\ncistern: %s\n", err.msg);
+        r->video_failed = true;
+    } else if (!r->opt->quiet || r->windowed) {
+        fprintf(stderr, "%scistern: recorded %u frames (%ux%u, %.6g fps) to %s\n", r->windowed ? "" : "\n", frames,
+                r->video.width, r->video.height, video_fps(r), r->video.path);
+    }
+}
+
+// One frame into the video: ffmpeg starts at the first, at its size. A
+// size that changes (a resized window) or an ffmpeg that has gone away
+// (a broken pipe) ends the recording with a message; the run goes on.
+static void record_video_frame(run_state *r, const uint8_t *px, uint32_t w, uint32_t h)
+{
+    if (!r->video_wanted)
+        return; // stopped (F9, an error) while this frame was in flight
+    cs_error err;
+    if (!px) {
+        fprintf(stderr, "\ncistern: %s: this frame's image could not be copied; recording stopped\n", r->video_path);
+        stop_video(r);
+        return;
+    }
+    if (cs_record_active(&r->video) && (w != r->video.width || h != r->video.height)) {
+        fprintf(stderr, "cistern: the window changed size (%ux%u to %ux%u); recording stopped\n", r->video.width,
+                r->video.height, w, h);
+        stop_video(r);
+        return;
+    }
+    if (!cs_record_active(&r->video)) {
+        if (!cs_record_start(&r->video, r->video_path, w, h, video_fps(r), &err)) {
+            fprintf(stderr, "\ncistern: %s\n", err.msg);
+            r->video_wanted = false;
+            r->video_failed = true;
+            return;
+        }
+        if (r->windowed)
+            fprintf(stderr, "cistern: recording to %s (F9 stops)\n", r->video_path);
+    }
+    if (!cs_record_frame(&r->video, px, &err)) {
+        fprintf(stderr, "\ncistern: %s\n", err.msg);
+        r->video_wanted = false;
+        r->video_failed = true;
+    }
+}
+
+// F9 in a window: stops the recording, or starts one into the first free
+// DIR/recording_NNN.mp4.
+static void toggle_video(run_state *r)
+{
+    if (r->video_wanted || cs_record_active(&r->video)) {
+        stop_video(r);
+        return;
+    }
+    char hint[200];
+    if (!cs_record_available(hint, sizeof hint)) {
+        fprintf(stderr, "cistern: F9: no recording: %s\n", hint);
+        return;
+    }
+    for (uint32_t n = 0; n < 1000; n++) {
+        struct stat st;
+        snprintf(r->video_path, sizeof r->video_path, "%s/recording_%03u.mp4", r->out_dir, n);
+        if (lstat(r->video_path, &st) != 0) {
+            r->video_wanted = true;
+            return;
+        }
+    }
+    fprintf(stderr, "cistern: F9: %s already holds recording_000.mp4 to recording_999.mp4\n", r->out_dir);
+}
+
 // ---- the ring of frames in flight ----
 
 static void create_frames(run_state *r)
@@ -544,8 +678,13 @@ static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
                 fprintf(stderr, "cistern: %s\n", err->msg);
         }
     }
-    if (s->image && !write_image(r, s->frame, err))
+    if (s->png && !write_image(r, s->frame, err))
         return false;
+    if (s->record) {
+        uint32_t w = r->renderer.width, h = r->renderer.height;
+        const uint8_t *px = r->windowed ? cs_window_screenshot(&r->window, &w, &h) : cs_render_pixels(&r->renderer);
+        record_video_frame(r, px, w, h);
+    }
     if (!s->stepped)
         return true;
     CS_ASSERT(s->sim_frame == r->sim_frames, "simulated frame %u finished as frame %u", s->sim_frame, r->sim_frames);
@@ -609,7 +748,9 @@ static int run_headless(run_state *r)
         bool capture = (int)frame == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
-        bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool png = r->rendering && opt->png_every && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool record = r->rendering && r->video_wanted;
+        bool image = png || record;
         uint32_t sim_frame = r->recorded_sim_frames;
         cs_recorder *rec = begin_frame(r, frame);
         cs_world_record_frame(&r->world, rec);
@@ -626,6 +767,8 @@ static int run_headless(run_state *r)
             r->slots[slot].drew = true;
         }
         r->slots[slot].image = image;
+        r->slots[slot].png = png;
+        r->slots[slot].record = record;
         r->slots[slot].capture = capture;
         submit_frame(r, rec, true, NULL);
         if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_latest_frame(r, slot, &err))
@@ -687,6 +830,8 @@ static int run_window(run_state *r)
             r->overlay = !r->overlay;
         if (ev.toggle_arrows)
             r->flip_arrows = !r->flip_arrows;
+        if (ev.toggle_record)
+            toggle_video(r);
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);
@@ -726,6 +871,9 @@ static int run_window(run_state *r)
         // F12 or --capture-frame: a RenderDoc capture (when attached) and a
         // screenshot of the swapchain image.
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
+        // Only simulated frames go into the video: its time is the
+        // simulation's, a pause does not stretch it.
+        bool record = r->video_wanted && step;
         if (capture)
             cs_renderdoc_begin();
         uint32_t sim_frame = r->recorded_sim_frames;
@@ -750,11 +898,12 @@ static int run_window(run_state *r)
         record_draw(r, rec, &target);
         r->slots[slot].rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
         r->slots[slot].drew = true;
-        cs_window_record_present(&r->window, rec, capture);
+        cs_window_record_present(&r->window, rec, capture || record);
         r->slots[slot].capture = capture;
+        r->slots[slot].record = record;
         submit_frame(r, rec, step, &sync);
         cs_window_present(&r->window);
-        if (host_needs_frame(r, step, sim_frame, false, capture) && !finish_latest_frame(r, slot, &err)) {
+        if (host_needs_frame(r, step, sim_frame, false, capture || record) && !finish_latest_frame(r, slot, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             vkDeviceWaitIdle(r->ctx.device);
             return 1;
@@ -764,8 +913,14 @@ static int run_window(run_state *r)
         if (now - title_time > 0.5 && r->any_frame_done) {
             // The title reads the timings as a recorder's pass list.
             const cs_recorder timings = {.passes = r->last_pass_sums, .pass_count = r->last_pass_sum_count};
+            // While a shader error stands the title says so first: it
+            // replaces the hot reload's error title, and the error itself
+            // is drawn in the image.
             char title[1024];
-            cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
+            size_t prefix = (size_t)snprintf(title, sizeof title, "%s%s",
+                                             r->shader_error[0] ? "SHADER ERROR (see the image) - " : "",
+                                             cs_record_active(&r->video) ? "REC - " : "");
+            cs_window_format_title(title + prefix, sizeof title - prefix, r->scene.name, frames_since_title / (now - title_time),
                                    r->last_stats.particles,
                                    r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
                                    &timings);
@@ -852,6 +1007,27 @@ int cs_run(const cs_run_options *opt)
     }
     if (opt->particles)
         cs_scene_scale_world(&r.scene, opt->particles);
+    // --record is settled before anything starts, too: no ffmpeg, or a
+    // file there already, is refused (exit 2) rather than found out after
+    // the first frame.
+    if (opt->record_path) {
+        char hint[200];
+        struct stat st;
+        bool exists = lstat(opt->record_path, &st) == 0;
+        if (!cs_record_available(hint, sizeof hint))
+            fprintf(stderr, "cistern: --record: %s\n", hint);
+        else if (exists && (!S_ISREG(st.st_mode) || !opt->overwrite))
+            fprintf(stderr, "cistern: --record: %s exists%s\n", opt->record_path,
+                    S_ISREG(st.st_mode) ? "; --overwrite replaces it" : " and is not a regular file");
+        else if (strlen(opt->record_path) >= sizeof r.video_path)
+            fprintf(stderr, "cistern: --record: the path is too long\n");
+        else
+            snprintf(r.video_path, sizeof r.video_path, "%s", opt->record_path), r.video_wanted = true;
+        if (!r.video_wanted) {
+            cs_scene_free(&r.scene);
+            return 2;
+        }
+    }
     // The output folder is settled before Vulkan starts: a refusal costs
     // nothing, and no run ends after minutes on a folder it cannot use.
     if (opt->out_dir)
@@ -912,7 +1088,12 @@ int cs_run(const cs_run_options *opt)
     bool drawable = false;
     for (uint32_t i = 0; i < r.world.fluid_count; i++)
         drawable |= r.world.fluids[i].ops->particles || r.world.fluids[i].ops->field;
-    bool want_images = r.windowed || (opt->png_every && drawable);
+    if (opt->record_path && !drawable && !r.windowed) {
+        fprintf(stderr, "cistern: --record: %s draws nothing (no fluid with particles or a field)\n", r.scene.name);
+        code = 2;
+        goto done;
+    }
+    bool want_images = r.windowed || ((opt->png_every || opt->record_path) && drawable);
     if (want_images) {
         uint32_t w = opt->width ? opt->width : r.scene.render.width;
         uint32_t h = opt->height ? opt->height : r.scene.render.height;
@@ -948,6 +1129,9 @@ int cs_run(const cs_run_options *opt)
     r.submits_before = r.ctx.queue_submits;
     r.waits_before = r.ctx.fence_waits;
     code = r.windowed ? run_window(&r) : run_headless(&r);
+    stop_video(&r);
+    if (r.video_failed && code == 0)
+        code = 1; // the video asked for is not whole
     warn_bodies_overflow(&r);
     if (opt->verbose)
         print_frame_report(&r);
@@ -963,6 +1147,7 @@ int cs_run(const cs_run_options *opt)
     if (!opt->quiet)
         print_summary(&r, stats_whole, code != 0);
 done:
+    stop_video(&r); // a run that failed: ffmpeg still finishes what it has
     destroy_frames(&r);
     if (r.stats_open)
         cs_out_abandon(&r.stats);

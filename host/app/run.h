@@ -18,6 +18,7 @@ typedef struct cs_run_options {
     uint32_t mesh_every;        // surface meshes every K frames (0: none)
     int mesh_format;            // cs_mesh_format (the CLI resolves its default from dump_vtu)
     uint32_t png_every;         // PNG every K frames (headless; 0: none)
+    const char *record_path;    // a video of every frame, through ffmpeg (record.h); NULL: none
     const char *device;
     bool validation;
     int capture_frame;          // RenderDoc capture of this frame (-1: none)
