@@ -174,10 +174,16 @@ static void fill_params(cs_wcsph *w)
 // 1.2-1.6x, the build included; in 2D (~2.9x candidates per neighbour, one
 // array read per candidate in each loop) the build costs about what the
 // loops save, so the lists stay off there (and their 2.3x memory with
-// them). CISTERN_WCSPH_LISTS=on|off forces either.
-static bool lists_wanted(int dim, bool *wanted, cs_error *err)
+// them). On a GPU the other way round: on an NVIDIA H200 (2026-11-28,
+// docs/benchmarks.md "NVIDIA H200") the list build took 7.2 of 10.5 ms a
+// substep at 4.2 M particles while the two loops it speeds up took 2.6 ms
+// with lists and 6.4 ms without, so the walk is 1.5-1.6x faster (1 M and 4 M)
+// and needs 4.5x less memory: lists are for CPU devices only, where a
+// masked branch is no skip. CISTERN_WCSPH_LISTS=on|off forces either.
+static bool lists_wanted(const cs_context *ctx, int dim, bool *wanted, cs_error *err)
 {
-    return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", dim == 3, wanted, err);
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", cpu && dim == 3, wanted, err);
 }
 
 // Density and forces as one variant: the cell walk (lists = 0) or the list
@@ -238,7 +244,7 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
     bool lists = false;
-    ok = ok && lists_wanted(scene->dim, &lists, err);
+    ok = ok && lists_wanted(ctx, scene->dim, &lists, err);
     // A shader that does not compile fails the scene; lists the device
     // cannot hold only cost speed (cs_fluid_try_exact_neighbours).
     ok = ok && (!lists || create_programs(w, true, err));
