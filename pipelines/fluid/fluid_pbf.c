@@ -58,15 +58,6 @@
 // particle with more walks the cells).
 #define PBF_LIST_SLACK 2.0
 
-typedef struct cs_pbf_params {
-    uint32_t iterations;
-    float relaxation;
-    float scorr_k, scorr_dq;
-    uint32_t scorr_n;
-    float vorticity;
-    float xsph;
-} cs_pbf_params;
-
 typedef struct cs_pbf {
     cs_fluid fluid;
     cs_pbf_params params;
@@ -120,7 +111,7 @@ static void lattice_sums(int dim, double h, double s, double *sum_w, double *sum
             }
 }
 
-static bool parse_params(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
+bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
 {
     *p = (cs_pbf_params){
         .iterations = 4,
@@ -174,7 +165,7 @@ static void pbf_destroy(void *state)
 static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     cs_pbf_params params;
-    if (!parse_params(scene, &params, err))
+    if (!cs_pbf_params_read(scene, &params, err))
         return false;
     cs_pbf *pbf = calloc(1, sizeof *pbf);
     CS_ASSERT(pbf, "out of host memory");
