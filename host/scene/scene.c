@@ -2,14 +2,15 @@
 // the particle-count scaling used by benchmarks.
 //
 // Owns: the schema of the keys common to every pipeline (docs/scenes.md is
-// its manual and must change with this file), the error messages for them,
-// and the cs_json_* helpers the solver modules use for their own blocks.
+// its manual and must change with this file) and the error messages for
+// them; the getters behind them are in scene_json.c.
 // Every error is `file: key.path: what is wrong` (or `file:line:col:` for
 // JSON syntax); nothing the file says can abort or leak.
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
 
 #include "body_shape.h"
+#include "scene_json.h"
 #include "file_io.h"
 #include "geometry.h"
 
@@ -19,11 +20,6 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-// Coordinates and sizes beyond these are certainly typos, and keeping them
-// bounded keeps every derived count finite.
-#define COORD_LIMIT 1e6
-#define SPACING_MIN 1e-5
-#define SPACING_MAX 1e5
 // floor(extent / spacing) with this slack, so 0.4 / 0.02 counts 20 even when
 // the float quotient lands at 19.999998.
 #define LATTICE_SLACK 1e-4
@@ -32,335 +28,6 @@
 // A spacing must stay this many times above the float resolution of the
 // domain's coordinates, or neighbouring particles share a position.
 #define FLOAT_RESOLUTION 1e-6
-
-// ---- key paths and messages ----------------------------------------------
-
-static void join_key(char *out, size_t size, const char *path, const char *key)
-{
-    if (!path || !path[0])
-        snprintf(out, size, "%s", key);
-    else
-        snprintf(out, size, "%s.%s", path, key);
-}
-
-static void join_index(char *out, size_t size, const char *path, uint32_t index)
-{
-    snprintf(out, size, "%s[%u]", path, index);
-}
-
-// `file: path.key: message`. key may be NULL when path already names it.
-static bool key_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static bool key_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
-{
-    char where[300], full[300];
-    if (key)
-        join_key(full, sizeof full, path, key[0] ? key : "\"\"");
-    else
-        snprintf(full, sizeof full, "%s", path);
-    // A fluid's scene names its entry first: fluids[1].blocks[0].min.
-    join_key(where, sizeof where, scene->key_prefix, full);
-    // Keys come from the file: keep control bytes out of the terminal.
-    for (char *c = where; *c; c++) {
-        if ((unsigned char)*c < 32 || *c == 127)
-            *c = '?';
-    }
-    char what[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return cs_fail(err, "%s: %s: %s", scene->path, where, what);
-}
-
-static const char *json_type_name(const cJSON *item)
-{
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsString(item))
-        return "a string";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    if (cJSON_IsNull(item))
-        return "null";
-    if (cJSON_IsArray(item))
-        return "an array";
-    if (cJSON_IsObject(item))
-        return "an object";
-    return "an invalid value";
-}
-
-bool cs_scene_fail(const cs_scene *scene, cs_error *err, const char *path, const char *key, const char *fmt, ...)
-{
-    char what[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return key_fail(scene, err, path, key, "%s", what);
-}
-
-bool cs_scene_surface_fail(const cs_scene *fluid, cs_error *err, const char *key, const char *fmt, ...)
-{
-    char what[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    const cJSON *own = fluid->surface.own_block;
-    const cJSON *top = fluid->surface.top_block;
-    bool in_own = own && cJSON_GetObjectItemCaseSensitive(own, key);
-    bool in_top = top && top != own && cJSON_GetObjectItemCaseSensitive(top, key);
-    if (!in_own && in_top) {
-        cs_scene world = {0};
-        memcpy(world.path, fluid->path, sizeof world.path);
-        return key_fail(&world, err, "surface", key, "%s", what);
-    }
-    return key_fail(fluid, err, "surface", key, "%s", what);
-}
-
-// ---- public JSON helpers -------------------------------------------------
-
-bool cs_json_check_keys(const cs_scene *scene, const cJSON *object, const char *path, const char *const *allowed,
-                        cs_error *err)
-{
-    if (!cJSON_IsObject(object))
-        return key_fail(scene, err, path, NULL, "must be an object (got %s)", json_type_name(object));
-    size_t allowed_count = 0;
-    while (allowed[allowed_count])
-        allowed_count++;
-    CS_ASSERT(allowed_count <= 256, "cs_json_check_keys: %zu allowed keys, at most 256", allowed_count);
-    uint64_t seen[4] = {0};
-    for (const cJSON *child = object->child; child; child = child->next) {
-        const char *key = child->string ? child->string : "";
-        size_t a = 0;
-        while (a < allowed_count && strcmp(allowed[a], key) != 0)
-            a++;
-        if (a == allowed_count) {
-            char list[768] = "";
-            size_t used = 0;
-            for (size_t i = 0; i < allowed_count && used < sizeof list; i++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", allowed[i]);
-            return key_fail(scene, err, path, key, "unknown key (allowed here: %s)", list);
-        }
-        if (seen[a / 64] & (1ull << (a % 64)))
-            return key_fail(scene, err, path, key, "duplicate key");
-        seen[a / 64] |= 1ull << (a % 64);
-    }
-    return true;
-}
-
-// One number with a range; an open lower bound reads "must be > min".
-// *present tells whether the key was there (NULL: don't care).
-static bool get_number(const cs_scene *scene, const cJSON *object, const char *path, const char *key, double min,
-                       bool min_open, double max, bool whole, double *out, bool *present, cs_error *err)
-{
-    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
-    if (present)
-        *present = item != NULL;
-    if (!item)
-        return true;
-    if (!cJSON_IsNumber(item))
-        return key_fail(scene, err, path, key, "must be a number (got %s)", json_type_name(item));
-    double v = item->valuedouble;
-    if (!isfinite(v))
-        return key_fail(scene, err, path, key, "must be a finite number (got %g)", v);
-    if (whole && v != floor(v))
-        return key_fail(scene, err, path, key, "must be a whole number (got %g)", v);
-    if (min_open ? !(v > min) : !(v >= min))
-        return key_fail(scene, err, path, key, "must be %s %g (got %g)", min_open ? ">" : ">=", min, v);
-    if (!(v <= max))
-        return key_fail(scene, err, path, key, "must be <= %g (got %g)", max, v);
-    *out = v;
-    return true;
-}
-
-bool cs_json_float(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float min,
-                   float max, float *out, cs_error *err)
-{
-    double v = 0.0;
-    bool present;
-    if (!get_number(scene, object, path, key, min, false, max, false, &v, &present, err))
-        return false;
-    if (present && fabs(v) > FLT_MAX)
-        return key_fail(scene, err, path, key, "%g does not fit in a float", v);
-    if (present)
-        *out = (float)v;
-    return true;
-}
-
-bool cs_json_uint(const cs_scene *scene, const cJSON *object, const char *path, const char *key, uint32_t min,
-                  uint32_t max, uint32_t *out, cs_error *err)
-{
-    double v = 0.0;
-    bool present;
-    if (!get_number(scene, object, path, key, min, false, max, true, &v, &present, err))
-        return false;
-    if (present)
-        *out = (uint32_t)v;
-    return true;
-}
-
-bool cs_json_bool(const cs_scene *scene, const cJSON *object, const char *path, const char *key, bool *out,
-                  cs_error *err)
-{
-    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
-    if (!item)
-        return true;
-    if (!cJSON_IsBool(item))
-        return key_fail(scene, err, path, key, "must be true or false (got %s)", json_type_name(item));
-    *out = cJSON_IsTrue(item);
-    return true;
-}
-
-// A vector of n numbers. `spatial` (n == 3 in a 2D scene): x, y and an
-// optional z that must be 0.
-static bool get_vec(const cs_scene *scene, const cJSON *object, const char *path, const char *key, int n,
-                    bool spatial, float *out, bool *present, cs_error *err)
-{
-    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
-    if (present)
-        *present = item != NULL;
-    if (!item)
-        return true;
-    bool flat = spatial && scene->dim == 2 && n == 3;
-    int count = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : -1;
-    if (count != n && !(flat && count == 2)) {
-        const char *want = flat ? "an array of 2 numbers (x, y) or 3 with z = 0" : NULL;
-        char got[64];
-        if (count < 0)
-            snprintf(got, sizeof got, "%s", json_type_name(item));
-        else
-            snprintf(got, sizeof got, "%d element%s", count, count == 1 ? "" : "s");
-        if (want)
-            return key_fail(scene, err, path, key, "must be %s (got %s)", want, got);
-        return key_fail(scene, err, path, key, "must be an array of %d numbers (got %s)", n, got);
-    }
-    char where[300];
-    join_key(where, sizeof where, path, key);
-    float v[4] = {0};
-    int i = 0;
-    for (const cJSON *e = item->child; e && i < count; e = e->next, i++) {
-        char elem[320];
-        join_index(elem, sizeof elem, where, (uint32_t)i);
-        if (!cJSON_IsNumber(e))
-            return key_fail(scene, err, elem, NULL, "must be a number (got %s)", json_type_name(e));
-        if (!isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX)
-            return key_fail(scene, err, elem, NULL, "must be a finite number (got %g)", e->valuedouble);
-        if (flat && i == 2 && e->valuedouble != 0.0)
-            return key_fail(scene, err, elem, NULL, "must be 0 in a 2D scene (got %g)", e->valuedouble);
-        v[i] = (float)e->valuedouble;
-    }
-    for (int k = 0; k < n; k++)
-        out[k] = v[k];
-    return true;
-}
-
-bool cs_json_vec(const cs_scene *scene, const cJSON *object, const char *path, const char *key, int n, float *out,
-                 cs_error *err)
-{
-    CS_ASSERT(n >= 1 && n <= 4, "cs_json_vec: n = %d", n);
-    return get_vec(scene, object, path, key, n, true, out, NULL, err);
-}
-
-// ---- small typed getters used by the parser -----------------------------
-
-static bool get_positive(const cs_scene *scene, const cJSON *object, const char *path, const char *key, double max,
-                         float *out, cs_error *err)
-{
-    double v = 0.0;
-    bool present;
-    if (!get_number(scene, object, path, key, 0.0, true, max, false, &v, &present, err))
-        return false;
-    if (present && !((float)v >= FLT_MIN))
-        return key_fail(scene, err, path, key, "%g is too small for a float (the smallest is %g)", v, FLT_MIN);
-    if (present)
-        *out = (float)v;
-    return true;
-}
-
-static bool get_range(const cs_scene *scene, const cJSON *object, const char *path, const char *key, double min,
-                      double max, float *out, cs_error *err)
-{
-    double v = 0.0;
-    bool present;
-    if (!get_number(scene, object, path, key, min, false, max, false, &v, &present, err))
-        return false;
-    if (present)
-        *out = (float)v;
-    return true;
-}
-
-static bool get_string(const cs_scene *scene, const cJSON *object, const char *path, const char *key, char *out,
-                       size_t size, bool *present, cs_error *err)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
-    if (present)
-        *present = item != NULL;
-    if (!item)
-        return true;
-    if (!cJSON_IsString(item) || !item->valuestring)
-        return key_fail(scene, err, path, key, "must be a string (got %s)", json_type_name(item));
-    if (strlen(item->valuestring) >= size)
-        return key_fail(scene, err, path, key, "must be shorter than %zu characters", size);
-    snprintf(out, size, "%s", item->valuestring);
-    return true;
-}
-
-// A vector whose components must lie within +-COORD_LIMIT (positions, sizes).
-static bool get_coord(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float *out,
-                      bool *present, cs_error *err)
-{
-    if (!get_vec(scene, object, path, key, 3, true, out, present, err))
-        return false;
-    for (int a = 0; a < 3; a++) {
-        if (fabsf(out[a]) > COORD_LIMIT)
-            return key_fail(scene, err, path, key, "component %d is %g; coordinates must lie within +-%g", a,
-                            out[a], COORD_LIMIT);
-    }
-    return true;
-}
-
-// A direction: nonzero, returned normalised.
-static bool get_direction(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float *out,
-                          bool *present, cs_error *err)
-{
-    if (!get_vec(scene, object, path, key, 3, true, out, present, err))
-        return false;
-    if (present && !*present)
-        return true;
-    double len = sqrt((double)out[0] * out[0] + (double)out[1] * out[1] + (double)out[2] * out[2]);
-    if (!(len > 1e-12) || !isfinite(len))
-        return key_fail(scene, err, path, key, "must be a nonzero vector");
-    for (int a = 0; a < 3; a++)
-        out[a] = (float)(out[a] / len);
-    return true;
-}
-
-static bool get_color(const cs_scene *scene, const cJSON *object, const char *path, const char *key, float *out,
-                      cs_error *err)
-{
-    float c[3];
-    bool present;
-    if (!get_vec(scene, object, path, key, 3, false, c, &present, err))
-        return false;
-    if (!present)
-        return true;
-    for (int a = 0; a < 3; a++) {
-        if (!(c[a] >= 0.0f && c[a] <= 1.0f))
-            return key_fail(scene, err, path, key, "component %d is %g; colours are linear RGB in [0, 1]", a,
-                            c[a]);
-    }
-    memcpy(out, c, sizeof c);
-    return true;
-}
-
-static bool require(const cs_scene *scene, const cJSON *object, const char *path, const char *key, cs_error *err)
-{
-    if (cJSON_GetObjectItemCaseSensitive(object, key))
-        return true;
-    return key_fail(scene, err, path, key, "missing (required)");
-}
 
 // ---- lattice ---------------------------------------------------------------
 
@@ -697,14 +364,14 @@ static bool material_ref(const cs_scene *scene, const cJSON *object, const char 
         for (uint32_t m = 0; m < scene->material_count && used < sizeof list; m++)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"", m ? ", " : "",
                                      scene->materials[m].name);
-        return key_fail(scene, err, path, "material", "unknown material \"%.64s\" (this scene has %s)",
+        return cs_json_fail(scene, err, path, "material", "unknown material \"%.64s\" (this scene has %s)",
                         item->valuestring, list);
     }
     double v = 0.0;
     if (!cJSON_IsNumber(item))
-        return key_fail(scene, err, path, "material", "must be a material name or index (got %s)",
-                        json_type_name(item));
-    if (!get_number(scene, object, path, "material", 0, false, (double)scene->material_count - 1, true, &v, NULL,
+        return cs_json_fail(scene, err, path, "material", "must be a material name or index (got %s)",
+                        cs_json_type_name(item));
+    if (!cs_json_number(scene, object, path, "material", 0, false, (double)scene->material_count - 1, true, &v, NULL,
                     err))
         return false;
     *out = (uint32_t)v;
@@ -721,12 +388,12 @@ static bool get_array(const cs_scene *scene, const cJSON *root, const char *key,
     if (!item)
         return true;
     if (!cJSON_IsArray(item))
-        return key_fail(scene, err, "", key, "must be an array (got %s)", json_type_name(item));
+        return cs_json_fail(scene, err, "", key, "must be an array (got %s)", cs_json_type_name(item));
     int n = cJSON_GetArraySize(item);
     if (n < (int)min)
-        return key_fail(scene, err, "", key, "must hold at least %u entr%s", min, min == 1 ? "y" : "ies");
+        return cs_json_fail(scene, err, "", key, "must hold at least %u entr%s", min, min == 1 ? "y" : "ies");
     if (n > (int)max)
-        return key_fail(scene, err, "", key, "holds %d entries; at most %u are supported", n, max);
+        return cs_json_fail(scene, err, "", key, "holds %d entries; at most %u are supported", n, max);
     *count = (uint32_t)n;
     return true;
 }
@@ -780,40 +447,40 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
         bool mass_given = false;
         if (entry) {
             char path[64];
-            join_index(path, sizeof path, "materials", i);
+            cs_json_join_index(path, sizeof path, "materials", i);
             double mass = 0.0;
             if (!cs_json_check_keys(scene, entry, path, keys, err) ||
-                !get_string(scene, entry, path, "name", m->name, sizeof m->name, NULL, err) ||
-                !get_number(scene, entry, path, "mass", 0.0, true, 1e9, false, &mass, &mass_given, err) ||
-                !get_positive(scene, entry, path, "rest_density", 1e9, &m->rest_density, err) ||
-                !get_color(scene, entry, path, "color", m->color, err) ||
-                !get_range(scene, entry, path, "stiffness", 0.0, 1e9, &m->stiffness, err) ||
-                !get_range(scene, entry, path, "near_stiffness", 0.0, 1e9, &m->near_stiffness, err) ||
-                !get_range(scene, entry, path, "viscosity_linear", 0.0, 1e6, &m->viscosity_linear, err) ||
-                !get_range(scene, entry, path, "viscosity_quadratic", 0.0, 1e6, &m->viscosity_quadratic, err) ||
-                !get_range(scene, entry, path, "surface_tension", 0.0, 1e6, &m->surface_tension, err) ||
-                !get_positive(scene, entry, path, "speed_of_sound", 1e6, &m->speed_of_sound, err) ||
-                !get_range(scene, entry, path, "tait_gamma", 1.0, 10.0, &m->tait_gamma, err) ||
-                !get_range(scene, entry, path, "viscosity", 0.0, 1e3, &m->viscosity, err))
+                !cs_json_string(scene, entry, path, "name", m->name, sizeof m->name, NULL, err) ||
+                !cs_json_number(scene, entry, path, "mass", 0.0, true, 1e9, false, &mass, &mass_given, err) ||
+                !cs_json_positive(scene, entry, path, "rest_density", 1e9, &m->rest_density, err) ||
+                !cs_json_color(scene, entry, path, "color", m->color, err) ||
+                !cs_json_range(scene, entry, path, "stiffness", 0.0, 1e9, &m->stiffness, err) ||
+                !cs_json_range(scene, entry, path, "near_stiffness", 0.0, 1e9, &m->near_stiffness, err) ||
+                !cs_json_range(scene, entry, path, "viscosity_linear", 0.0, 1e6, &m->viscosity_linear, err) ||
+                !cs_json_range(scene, entry, path, "viscosity_quadratic", 0.0, 1e6, &m->viscosity_quadratic, err) ||
+                !cs_json_range(scene, entry, path, "surface_tension", 0.0, 1e6, &m->surface_tension, err) ||
+                !cs_json_positive(scene, entry, path, "speed_of_sound", 1e6, &m->speed_of_sound, err) ||
+                !cs_json_range(scene, entry, path, "tait_gamma", 1.0, 10.0, &m->tait_gamma, err) ||
+                !cs_json_range(scene, entry, path, "viscosity", 0.0, 1e3, &m->viscosity, err))
                 return false;
             if (m->name[0] == 0)
-                return key_fail(scene, err, path, "name", "must not be empty");
+                return cs_json_fail(scene, err, path, "name", "must not be empty");
             for (uint32_t j = 0; j < i; j++) {
                 if (strcmp(scene->materials[j].name, m->name) == 0)
-                    return key_fail(scene, err, path, "name", "\"%s\" is already the name of materials[%u]",
+                    return cs_json_fail(scene, err, path, "name", "\"%s\" is already the name of materials[%u]",
                                     m->name, j);
             }
             if (mass_given) {
                 m->mass = (float)mass;
                 if (!(m->mass > 0.0f))
-                    return key_fail(scene, err, path, "mass", "%g is too small for a float", mass);
+                    return cs_json_fail(scene, err, path, "mass", "%g is too small for a float", mass);
             }
         }
         if (!mass_given) {
             // One lattice cell of fluid at rest density.
             m->mass = (float)(m->rest_density * pow(scene->particle_spacing, scene->dim));
             if (!(m->mass > 0.0f) || !isfinite(m->mass))
-                return key_fail(scene, err, "materials", NULL,
+                return cs_json_fail(scene, err, "materials", NULL,
                                 "material \"%s\": rest_density x particle_spacing^%d = %g is not a usable mass; "
                                 "give \"mass\"", m->name, scene->dim, (double)m->mass);
         }
@@ -844,7 +511,7 @@ static bool parse_room(const cs_scene *scene, const cJSON *entry, const char *pa
     if (!cs_json_uint(scene, entry, path, "room", 0, UINT16_MAX, &n, err))
         return false;
     if (!scene->level.enabled)
-        return key_fail(scene, err, path, "room", "needs a \"level\" in the scene (room %u of what?); remove "
+        return cs_json_fail(scene, err, path, "room", "needs a \"level\" in the scene (room %u of what?); remove "
                         "\"room\" or add \"level\"", n);
     *room = n;
     return true;
@@ -862,52 +529,52 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
         cs_fluid_block *b = &scene->blocks[i];
         *b = (cs_fluid_block){.spacing = scene->particle_spacing};
         char path[64];
-        join_index(path, sizeof path, "blocks", i);
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "min", err) ||
-            !require(scene, entry, path, "max", err) || !get_coord(scene, entry, path, "min", b->min, NULL, err) ||
-            !get_coord(scene, entry, path, "max", b->max, NULL, err) ||
-            !get_range(scene, entry, path, "spacing", -FLT_MAX, SPACING_MAX, &b->spacing, err) ||
-            !get_vec(scene, entry, path, "velocity", 3, true, b->velocity, NULL, err) ||
+        cs_json_join_index(path, sizeof path, "blocks", i);
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "min", err) ||
+            !cs_json_require(scene, entry, path, "max", err) || !cs_json_coord(scene, entry, path, "min", b->min, NULL, err) ||
+            !cs_json_coord(scene, entry, path, "max", b->max, NULL, err) ||
+            !cs_json_range(scene, entry, path, "spacing", -FLT_MAX, SPACING_MAX, &b->spacing, err) ||
+            !cs_json_vector(scene, entry, path, "velocity", 3, true, b->velocity, NULL, err) ||
             !material_ref(scene, entry, path, &b->material, err) ||
             !parse_room(scene, entry, path, &b->in_room, &b->room, err))
             return false;
         // "must be > 0" reads better than a range for the common mistake.
         if (!(b->spacing >= SPACING_MIN))
-            return key_fail(scene, err, path, "spacing", "must be > 0 (got %g)%s", b->spacing,
+            return cs_json_fail(scene, err, path, "spacing", "must be > 0 (got %g)%s", b->spacing,
                             b->spacing > 0 ? "; the smallest spacing accepted is 1e-05" : "");
         double jitter = 0.0;
-        if (!get_number(scene, entry, path, "jitter", 0.0, false, 0.5, false, &jitter, NULL, err))
+        if (!cs_json_number(scene, entry, path, "jitter", 0.0, false, 0.5, false, &jitter, NULL, err))
             return false;
         b->jitter = (float)jitter;
         for (int a = 0; a < scene->dim; a++) {
             if (!(b->max[a] > b->min[a]))
-                return key_fail(scene, err, path, "max", "must exceed min on every axis (axis %d: min %g, max %g)",
+                return cs_json_fail(scene, err, path, "max", "must exceed min on every axis (axis %d: min %g, max %g)",
                                 a, b->min[a], b->max[a]);
         }
         // A small slack so a block flush with the domain wall is accepted.
         float slack = 1e-4f * b->spacing;
         bool placed = !b->in_room; // a room-relative box is checked once the world has moved it
         if (placed && (!inside_domain(scene, b->min, slack) || !inside_domain(scene, b->max, slack)))
-            return key_fail(scene, err, path, NULL,
+            return cs_json_fail(scene, err, path, NULL,
                             "box [%g %g %g]..[%g %g %g] reaches outside the domain [%g %g %g]..[%g %g %g]",
                             b->min[0], b->min[1], b->min[2], b->max[0], b->max[1], b->max[2], scene->domain_min[0],
                             scene->domain_min[1], scene->domain_min[2], scene->domain_max[0], scene->domain_max[1],
                             scene->domain_max[2]);
         if (b->spacing < scene_resolution(scene))
-            return key_fail(scene, err, path, "spacing", "%g is below what float coordinates resolve in this domain "
+            return cs_json_fail(scene, err, path, "spacing", "%g is below what float coordinates resolve in this domain "
                             "(at least %g)", b->spacing, scene_resolution(scene));
         for (int a = 0; a < scene->dim; a++) {
             if (((double)b->max[a] - b->min[a]) / b->spacing > AXIS_LIMIT)
-                return key_fail(scene, err, path, NULL, "more than %g particles along axis %d; raise the spacing",
+                return cs_json_fail(scene, err, path, NULL, "more than %g particles along axis %d; raise the spacing",
                                 AXIS_LIMIT, a);
         }
         uint64_t n = block_count(scene, b, b->spacing);
         if (n == 0)
-            return key_fail(scene, err, path, NULL, "holds no particle: the box is thinner than one spacing (%g)",
+            return cs_json_fail(scene, err, path, NULL, "holds no particle: the box is thinner than one spacing (%g)",
                             b->spacing);
         *particles += n;
         if (*particles > CS_SCENE_MAX_PARTICLES)
-            return key_fail(scene, err, path, NULL,
+            return cs_json_fail(scene, err, path, NULL,
                             "the blocks so far hold %llu particles, more than the limit of %u; raise the spacing",
                             (unsigned long long)*particles, CS_SCENE_MAX_PARTICLES);
     }
@@ -927,24 +594,24 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
         cs_emitter *e = &scene->emitters[i];
         *e = (cs_emitter){.width = 4.0f * scene->particle_spacing, .speed = 1.0f};
         char path[64];
-        join_index(path, sizeof path, "emitters", i);
+        cs_json_join_index(path, sizeof path, "emitters", i);
         bool rate_given = false;
         double rate = 0.0;
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "position", err) ||
-            !require(scene, entry, path, "direction", err) || !require(scene, entry, path, "budget", err) ||
-            !get_coord(scene, entry, path, "position", e->position, NULL, err) ||
-            !get_direction(scene, entry, path, "direction", e->direction, NULL, err) ||
-            !get_range(scene, entry, path, "width", 0.0, COORD_LIMIT, &e->width, err) ||
-            !get_positive(scene, entry, path, "speed", 1e4, &e->speed, err) ||
-            !get_range(scene, entry, path, "speed_jitter", 0.0, 0.9, &e->speed_jitter, err) ||
-            !get_range(scene, entry, path, "start_time", 0.0, 1e9, &e->start_time, err) ||
-            !get_number(scene, entry, path, "rate", 0.0, true, 1e9, false, &rate, &rate_given, err) ||
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "position", err) ||
+            !cs_json_require(scene, entry, path, "direction", err) || !cs_json_require(scene, entry, path, "budget", err) ||
+            !cs_json_coord(scene, entry, path, "position", e->position, NULL, err) ||
+            !cs_json_direction(scene, entry, path, "direction", e->direction, NULL, err) ||
+            !cs_json_range(scene, entry, path, "width", 0.0, COORD_LIMIT, &e->width, err) ||
+            !cs_json_positive(scene, entry, path, "speed", 1e4, &e->speed, err) ||
+            !cs_json_range(scene, entry, path, "speed_jitter", 0.0, 0.9, &e->speed_jitter, err) ||
+            !cs_json_range(scene, entry, path, "start_time", 0.0, 1e9, &e->start_time, err) ||
+            !cs_json_number(scene, entry, path, "rate", 0.0, true, 1e9, false, &rate, &rate_given, err) ||
             !cs_json_uint(scene, entry, path, "budget", 1, CS_SCENE_MAX_PARTICLES, &e->budget, err) ||
             !material_ref(scene, entry, path, &e->material, err) ||
             !parse_room(scene, entry, path, &e->in_room, &e->room, err))
             return false;
         if (!e->in_room && !inside_domain(scene, e->position, 0.0f))
-            return key_fail(scene, err, path, "position", "(%g %g %g) lies outside the domain", e->position[0],
+            return cs_json_fail(scene, err, path, "position", "(%g %g %g) lies outside the domain", e->position[0],
                             e->position[1], e->position[2]);
         if (rate_given) {
             e->rate = (float)rate;
@@ -971,17 +638,17 @@ static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
         cs_wall *w = &scene->walls[i];
         *w = (cs_wall){0};
         char path[64];
-        join_index(path, sizeof path, "walls", i);
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "normal", err) ||
-            !get_vec(scene, entry, path, "normal", 3, true, w->normal, NULL, err) ||
-            !get_range(scene, entry, path, "offset", -COORD_LIMIT, COORD_LIMIT, &w->offset, err))
+        cs_json_join_index(path, sizeof path, "walls", i);
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "normal", err) ||
+            !cs_json_vector(scene, entry, path, "normal", 3, true, w->normal, NULL, err) ||
+            !cs_json_range(scene, entry, path, "offset", -COORD_LIMIT, COORD_LIMIT, &w->offset, err))
             return false;
         // Normalise the normal and the offset together: the plane stays the
         // one the file wrote, dot(normal, x) = offset.
         double len = sqrt((double)w->normal[0] * w->normal[0] + (double)w->normal[1] * w->normal[1] +
                           (double)w->normal[2] * w->normal[2]);
         if (!(len > 1e-12) || !isfinite(len))
-            return key_fail(scene, err, path, "normal", "must be a nonzero vector");
+            return cs_json_fail(scene, err, path, "normal", "must be a nonzero vector");
         for (int a = 0; a < 3; a++)
             w->normal[a] = (float)(w->normal[a] / len);
         w->offset = (float)(w->offset / len);
@@ -997,15 +664,15 @@ static bool parse_body_planes(cs_scene *scene, const cJSON *entry, const char *p
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(entry, "planes");
     if (!cJSON_IsArray(item))
-        return key_fail(scene, err, path, "planes", "must be an array of planes [nx, ny, nz, d] (got %s)",
-                        json_type_name(item));
+        return cs_json_fail(scene, err, path, "planes", "must be an array of planes [nx, ny, nz, d] (got %s)",
+                        cs_json_type_name(item));
     int n = cJSON_GetArraySize(item);
     int need = scene->dim + 1;
     if (n < need)
-        return key_fail(scene, err, path, "planes", "holds %d planes; a bounded %dD polytope needs at least %d", n,
+        return cs_json_fail(scene, err, path, "planes", "holds %d planes; a bounded %dD polytope needs at least %d", n,
                         scene->dim, need);
     if (n > CS_MAX_BODY_PLANES)
-        return key_fail(scene, err, path, "planes", "holds %d planes; at most %d are supported", n,
+        return cs_json_fail(scene, err, path, "planes", "holds %d planes; at most %d are supported", n,
                         CS_MAX_BODY_PLANES);
     char where[128];
     snprintf(where, sizeof where, "%s.planes", path);
@@ -1013,29 +680,29 @@ static bool parse_body_planes(cs_scene *scene, const cJSON *entry, const char *p
     uint32_t i = 0;
     for (const cJSON *e = item->child; e; e = e->next, i++) {
         char elem[160];
-        join_index(elem, sizeof elem, where, i);
+        cs_json_join_index(elem, sizeof elem, where, i);
         int count = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : -1;
         bool flat = scene->dim == 2 && count == 3;
         if (count != 4 && !flat)
-            return key_fail(scene, err, elem, NULL, "must be [nx, ny, nz, d]%s (got %s)",
-                            scene->dim == 2 ? " or [nx, ny, d]" : "", count < 0 ? json_type_name(e) : "another length");
+            return cs_json_fail(scene, err, elem, NULL, "must be [nx, ny, nz, d]%s (got %s)",
+                            scene->dim == 2 ? " or [nx, ny, d]" : "", count < 0 ? cs_json_type_name(e) : "another length");
         double v[4] = {0, 0, 0, 0};
         int c = 0;
         for (const cJSON *x = e->child; x; x = x->next, c++) {
             if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > COORD_LIMIT)
-                return key_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c,
+                return cs_json_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c,
                                 COORD_LIMIT);
             v[flat && c == 2 ? 3 : c] = x->valuedouble;
         }
         if (scene->dim == 2 && v[2] != 0.0)
-            return key_fail(scene, err, elem, NULL, "nz must be 0 in a 2D scene (got %g)", v[2]);
+            return cs_json_fail(scene, err, elem, NULL, "nz must be 0 in a 2D scene (got %g)", v[2]);
         double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         if (!(fabs(len - 1.0) <= 1e-3))
-            return key_fail(scene, err, elem, NULL, "the normal must have unit length (|n| = %g)", len);
+            return cs_json_fail(scene, err, elem, NULL, "the normal must have unit length (|n| = %g)", len);
         for (int k = 0; k < 4; k++)
             b->planes[i][k] = (float)(v[k] / len);
         if (!(b->planes[i][3] > 0.0f))
-            return key_fail(scene, err, elem, NULL,
+            return cs_json_fail(scene, err, elem, NULL,
                             "d must be > 0: the body frame's origin must lie strictly inside every plane (got %g)",
                             v[3]);
     }
@@ -1044,7 +711,7 @@ static bool parse_body_planes(cs_scene *scene, const cJSON *entry, const char *p
     bool bounded;
     uint32_t nv = cs_convex_vertices((const double(*)[4])planes, np, scene->dim, verts, &bounded);
     if (!bounded || nv < (uint32_t)scene->dim + 1)
-        return key_fail(scene, err, path, "planes", "do not bound a finite region (the normals must point every way)");
+        return cs_json_fail(scene, err, path, "planes", "do not bound a finite region (the normals must point every way)");
     return true;
 }
 
@@ -1056,29 +723,29 @@ static bool parse_orientation(cs_scene *scene, const cJSON *entry, const char *p
     if (!o)
         return true;
     char where[128];
-    join_key(where, sizeof where, path, "orientation");
+    cs_json_join_key(where, sizeof where, path, "orientation");
     static const char *const keys[] = {"axis", "degrees", "quaternion", NULL};
     if (!cs_json_check_keys(scene, o, where, keys, err))
         return false;
     bool has_q = cJSON_GetObjectItemCaseSensitive(o, "quaternion") != NULL;
     bool has_axis = cJSON_GetObjectItemCaseSensitive(o, "axis") || cJSON_GetObjectItemCaseSensitive(o, "degrees");
     if (has_q == has_axis)
-        return key_fail(scene, err, where, NULL, "give either \"quaternion\" or \"axis\" and \"degrees\"");
+        return cs_json_fail(scene, err, where, NULL, "give either \"quaternion\" or \"axis\" and \"degrees\"");
     double v[4];
     if (has_q) {
         float f[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-        if (!get_vec(scene, o, where, "quaternion", 4, false, f, NULL, err))
+        if (!cs_json_vector(scene, o, where, "quaternion", 4, false, f, NULL, err))
             return false;
         for (int k = 0; k < 4; k++)
             v[k] = f[k];
     } else {
         float axis[3] = {0.0f, 0.0f, 1.0f}, deg = 0.0f;
-        if (!get_vec(scene, o, where, "axis", 3, false, axis, NULL, err) ||
-            !get_range(scene, o, where, "degrees", -1e6, 1e6, &deg, err))
+        if (!cs_json_vector(scene, o, where, "axis", 3, false, axis, NULL, err) ||
+            !cs_json_range(scene, o, where, "degrees", -1e6, 1e6, &deg, err))
             return false;
         double len = sqrt((double)axis[0] * axis[0] + (double)axis[1] * axis[1] + (double)axis[2] * axis[2]);
         if (!(len > 1e-12))
-            return key_fail(scene, err, where, "axis", "must be a nonzero vector");
+            return cs_json_fail(scene, err, where, "axis", "must be a nonzero vector");
         double half = 0.5 * deg * 3.14159265358979323846 / 180.0;
         for (int k = 0; k < 3; k++)
             v[k] = axis[k] / len * sin(half);
@@ -1086,9 +753,9 @@ static bool parse_orientation(cs_scene *scene, const cJSON *entry, const char *p
     }
     double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
     if (!(len > 1e-12))
-        return key_fail(scene, err, where, "quaternion", "must be nonzero");
+        return cs_json_fail(scene, err, where, "quaternion", "must be nonzero");
     if (scene->dim == 2 && (fabs(v[0]) > 1e-6 * len || fabs(v[1]) > 1e-6 * len))
-        return key_fail(scene, err, where, NULL, "a 2D body turns about z only");
+        return cs_json_fail(scene, err, where, NULL, "a 2D body turns about z only");
     for (int k = 0; k < 4; k++)
         q[k] = (float)(v[k] / len);
     return true;
@@ -1106,39 +773,39 @@ bool cs_scene_read_path(const cs_scene *scene, const cJSON *o, const char *owner
     char where[160];
     snprintf(where, sizeof where, "%s.path", owner);
     if (!cJSON_IsObject(o))
-        return key_fail(scene, err, owner, "path", "must be an object {\"keys\": [%s, ...], \"loop\": bool}", shape);
+        return cs_json_fail(scene, err, owner, "path", "must be an object {\"keys\": [%s, ...], \"loop\": bool}", shape);
     *loop = false;
-    if (!cs_json_check_keys(scene, o, where, names, err) || !require(scene, o, where, "keys", err) ||
+    if (!cs_json_check_keys(scene, o, where, names, err) || !cs_json_require(scene, o, where, "keys", err) ||
         !cs_json_bool(scene, o, where, "loop", loop, err))
         return false;
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, "keys");
     int n = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : -1;
     if (n < 2 || n > (int)max_keys)
-        return key_fail(scene, err, where, "keys", "must be an array of 2 to %u keys %s", max_keys, shape);
+        return cs_json_fail(scene, err, where, "keys", "must be an array of 2 to %u keys %s", max_keys, shape);
     snprintf(where, sizeof where, "%s.path.keys", owner);
     uint32_t i = 0;
     for (const cJSON *e = item->child; e; e = e->next, i++) {
         char elem[200];
-        join_index(elem, sizeof elem, where, i);
+        cs_json_join_index(elem, sizeof elem, where, i);
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 1 + dim)
-            return key_fail(scene, err, elem, NULL, "must be %s", shape);
+            return cs_json_fail(scene, err, elem, NULL, "must be %s", shape);
         float *k = keys[i];
         k[0] = k[1] = k[2] = k[3] = 0.0f;
         int c = 0;
         for (const cJSON *x = e->child; x; x = x->next, c++) {
             if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > coord_limit)
-                return key_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c, coord_limit);
+                return cs_json_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c, coord_limit);
             k[c] = (float)x->valuedouble;
         }
         if (i == 0 && k[0] != 0.0f)
-            return key_fail(scene, err, elem, NULL, "the first key's time must be 0 (got %g)", k[0]);
+            return cs_json_fail(scene, err, elem, NULL, "the first key's time must be 0 (got %g)", k[0]);
         if (i > 0 && !(k[0] > keys[i - 1][0]))
-            return key_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0], keys[i - 1][0]);
+            return cs_json_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0], keys[i - 1][0]);
     }
     *count = (uint32_t)n;
     snprintf(where, sizeof where, "%s.path", owner);
     if (*loop && memcmp(&keys[0][1], &keys[n - 1][1], 3 * sizeof(float)) != 0)
-        return key_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
+        return cs_json_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
     return true;
 }
 
@@ -1152,9 +819,9 @@ static bool parse_body_path(cs_scene *scene, const cJSON *entry, const char *pat
     for (uint32_t i = 0; i < b->path_count; i++) {
         const float *k = b->path[i];
         char elem[200];
-        join_index(elem, sizeof elem, where, i);
+        cs_json_join_index(elem, sizeof elem, where, i);
         if (!inside_domain(scene, &k[1], 0.0f))
-            return key_fail(scene, err, elem, NULL, "(%g, %g, %g) is outside the domain", k[1], k[2], k[3]);
+            return cs_json_fail(scene, err, elem, NULL, "(%g, %g, %g) is outside the domain", k[1], k[2], k[3]);
     }
     for (int a = 0; a < 3; a++)
         b->position[a] = b->path[0][1 + a];
@@ -1174,34 +841,34 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
         cs_body *b = &scene->bodies[i];
         *b = (cs_body){0};
         char path[64];
-        join_index(path, sizeof path, "bodies", i);
+        cs_json_join_index(path, sizeof path, "bodies", i);
         char shape[16] = "";
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !require(scene, entry, path, "shape", err) ||
-            !get_string(scene, entry, path, "shape", shape, sizeof shape, NULL, err))
+        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "shape", err) ||
+            !cs_json_string(scene, entry, path, "shape", shape, sizeof shape, NULL, err))
             return false;
         // Only the keys of its shape.
         static const char *const shape_keys[] = {"size", "radius", "planes"};
         int own = strcmp(shape, "box") == 0 ? 0 : strcmp(shape, "sphere") == 0 ? 1 : strcmp(shape, "polytope") == 0 ? 2 : -1;
         if (own < 0)
-            return key_fail(scene, err, path, "shape", "must be \"box\", \"sphere\" or \"polytope\" (got \"%s\")",
+            return cs_json_fail(scene, err, path, "shape", "must be \"box\", \"sphere\" or \"polytope\" (got \"%s\")",
                             shape);
         for (int k = 0; k < 3; k++) {
             if (k != own && cJSON_GetObjectItemCaseSensitive(entry, shape_keys[k]))
-                return key_fail(scene, err, path, shape_keys[k], "does not belong to a %s", shape);
+                return cs_json_fail(scene, err, path, shape_keys[k], "does not belong to a %s", shape);
         }
-        if (!require(scene, entry, path, shape_keys[own], err))
+        if (!cs_json_require(scene, entry, path, shape_keys[own], err))
             return false;
         b->shape = own == 0 ? CS_BODY_BOX : own == 1 ? CS_BODY_SPHERE : CS_BODY_POLYTOPE;
         if (own == 0) {
-            if (!get_coord(scene, entry, path, "size", b->size, NULL, err))
+            if (!cs_json_coord(scene, entry, path, "size", b->size, NULL, err))
                 return false;
             for (int a = 0; a < scene->dim; a++) {
                 if (!(b->size[a] > 0.0f))
-                    return key_fail(scene, err, path, "size", "must be positive on every axis (axis %d: %g)", a,
+                    return cs_json_fail(scene, err, path, "size", "must be positive on every axis (axis %d: %g)", a,
                                     b->size[a]);
             }
         } else if (own == 1) {
-            if (!get_positive(scene, entry, path, "radius", COORD_LIMIT, &b->radius, err))
+            if (!cs_json_positive(scene, entry, path, "radius", COORD_LIMIT, &b->radius, err))
                 return false;
         } else if (!parse_body_planes(scene, entry, path, b, err)) {
             return false;
@@ -1212,42 +879,42 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
         if (!cs_json_bool(scene, entry, path, "static", &b->is_static, err))
             return false;
         if (has_density && has_mass)
-            return key_fail(scene, err, path, "mass", "give density or mass, not both");
+            return cs_json_fail(scene, err, path, "mass", "give density or mass, not both");
         bool has_path = cJSON_GetObjectItemCaseSensitive(entry, "path") != NULL;
         if (has_path && (b->is_static || cJSON_GetObjectItemCaseSensitive(entry, "position") ||
                          cJSON_GetObjectItemCaseSensitive(entry, "velocity") ||
                          cJSON_GetObjectItemCaseSensitive(entry, "angular_velocity")))
-            return key_fail(scene, err, path, "path", "a body on a path is neither static nor given a position or a velocity "
+            return cs_json_fail(scene, err, path, "path", "a body on a path is neither static nor given a position or a velocity "
                             "(its first key is its position)");
         if (has_path && !parse_body_path(scene, entry, path, b, err))
             return false;
         if (!has_density && !has_mass && !b->is_static && !has_path)
-            return key_fail(scene, err, path, "density", "missing: a moving body needs a density or a mass");
-        if (!get_positive(scene, entry, path, "density", 1e7, &b->density, err) ||
-            !get_positive(scene, entry, path, "mass", 1e9, &b->mass, err) ||
-            (!has_path && !require(scene, entry, path, "position", err)) ||
-            !get_coord(scene, entry, path, "position", b->position, NULL, err) ||
+            return cs_json_fail(scene, err, path, "density", "missing: a moving body needs a density or a mass");
+        if (!cs_json_positive(scene, entry, path, "density", 1e7, &b->density, err) ||
+            !cs_json_positive(scene, entry, path, "mass", 1e9, &b->mass, err) ||
+            (!has_path && !cs_json_require(scene, entry, path, "position", err)) ||
+            !cs_json_coord(scene, entry, path, "position", b->position, NULL, err) ||
             !parse_orientation(scene, entry, path, b->orientation, err) ||
-            !get_coord(scene, entry, path, "velocity", b->velocity, NULL, err) ||
-            !get_vec(scene, entry, path, "angular_velocity", 3, false, b->angular_velocity, NULL, err) ||
-            !get_range(scene, entry, path, "restitution", 0.0, 1.0, &b->restitution, err) ||
-            !get_range(scene, entry, path, "friction", 0.0, 1.0, &b->friction, err) ||
-            !get_color(scene, entry, path, "color", b->color, err))
+            !cs_json_coord(scene, entry, path, "velocity", b->velocity, NULL, err) ||
+            !cs_json_vector(scene, entry, path, "angular_velocity", 3, false, b->angular_velocity, NULL, err) ||
+            !cs_json_range(scene, entry, path, "restitution", 0.0, 1.0, &b->restitution, err) ||
+            !cs_json_range(scene, entry, path, "friction", 0.0, 1.0, &b->friction, err) ||
+            !cs_json_color(scene, entry, path, "color", b->color, err))
             return false;
         if (!inside_domain(scene, b->position, 0.0f))
-            return key_fail(scene, err, path, "position", "(%g, %g, %g) is outside the domain", b->position[0],
+            return cs_json_fail(scene, err, path, "position", "(%g, %g, %g) is outside the domain", b->position[0],
                             b->position[1], b->position[2]);
         for (int a = 0; a < 3; a++) {
             if (fabsf(b->angular_velocity[a]) > 1e4f)
-                return key_fail(scene, err, path, "angular_velocity", "component %d is %g; at most 1e4 rad/s", a,
+                return cs_json_fail(scene, err, path, "angular_velocity", "component %d is %g; at most 1e4 rad/s", a,
                                 b->angular_velocity[a]);
         }
         if (scene->dim == 2 && (b->angular_velocity[0] != 0.0f || b->angular_velocity[1] != 0.0f))
-            return key_fail(scene, err, path, "angular_velocity", "a 2D body turns about z only: [0, 0, wz]");
+            return cs_json_fail(scene, err, path, "angular_velocity", "a 2D body turns about z only: [0, 0, wz]");
         if (b->is_static && (b->velocity[0] != 0.0f || b->velocity[1] != 0.0f || b->velocity[2] != 0.0f ||
                              b->angular_velocity[0] != 0.0f || b->angular_velocity[1] != 0.0f ||
                              b->angular_velocity[2] != 0.0f))
-            return key_fail(scene, err, path, "static", "a static body has no velocity");
+            return cs_json_fail(scene, err, path, "static", "a static body has no velocity");
     }
     return true;
 }
@@ -1274,11 +941,11 @@ static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
     const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "camera");
     if (object &&
         (!cs_json_check_keys(scene, object, "camera", keys, err) ||
-         !get_coord(scene, object, "camera", "position", c->position, NULL, err) ||
-         !get_coord(scene, object, "camera", "target", c->target, NULL, err) ||
-         !get_direction(scene, object, "camera", "up", c->up, NULL, err) ||
-         !get_range(scene, object, "camera", "fov_degrees", 1.0, 179.0, &c->fov_degrees, err) ||
-         !get_range(scene, object, "camera", "ortho_height", 0.0, COORD_LIMIT, &c->ortho_height, err)))
+         !cs_json_coord(scene, object, "camera", "position", c->position, NULL, err) ||
+         !cs_json_coord(scene, object, "camera", "target", c->target, NULL, err) ||
+         !cs_json_direction(scene, object, "camera", "up", c->up, NULL, err) ||
+         !cs_json_range(scene, object, "camera", "fov_degrees", 1.0, 179.0, &c->fov_degrees, err) ||
+         !cs_json_range(scene, object, "camera", "ortho_height", 0.0, COORD_LIMIT, &c->ortho_height, err)))
         return false;
     if (scene->dim == 2) {
         // 2D looks down -z at the xy plane: position.xy is the view centre.
@@ -1292,12 +959,12 @@ static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
         view[a] = (double)c->target[a] - c->position[a];
     double len = sqrt(view[0] * view[0] + view[1] * view[1] + view[2] * view[2]);
     if (!(len > 1e-9))
-        return key_fail(scene, err, "camera", "target", "must differ from camera.position");
+        return cs_json_fail(scene, err, "camera", "target", "must differ from camera.position");
     cross[0] = view[1] * c->up[2] - view[2] * c->up[1];
     cross[1] = view[2] * c->up[0] - view[0] * c->up[2];
     cross[2] = view[0] * c->up[1] - view[1] * c->up[0];
     if (sqrt(cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]) < 1e-6 * len)
-        return key_fail(scene, err, "camera", "up", "must not be parallel to the view direction");
+        return cs_json_fail(scene, err, "camera", "up", "must not be parallel to the view direction");
     return true;
 }
 
@@ -1318,13 +985,13 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
     char mode[16] = "material", draw[16] = "particles";
     bool mode_given = false, draw_given = false;
     if (!cs_json_check_keys(scene, object, "render", keys, err) ||
-        !get_string(scene, object, "render", "draw", draw, sizeof draw, &draw_given, err) ||
+        !cs_json_string(scene, object, "render", "draw", draw, sizeof draw, &draw_given, err) ||
         !cs_json_uint(scene, object, "render", "width", 16, 16384, &r->width, err) ||
         !cs_json_uint(scene, object, "render", "height", 16, 16384, &r->height, err) ||
-        !get_string(scene, object, "render", "color_mode", mode, sizeof mode, &mode_given, err) ||
-        !get_range(scene, object, "render", "particle_radius", 0.0, COORD_LIMIT, &r->particle_radius, err) ||
-        !get_color(scene, object, "render", "background", r->background, err) ||
-        !get_range(scene, object, "render", "fog_density", 0.0, 1e6, &r->fog_density, err))
+        !cs_json_string(scene, object, "render", "color_mode", mode, sizeof mode, &mode_given, err) ||
+        !cs_json_range(scene, object, "render", "particle_radius", 0.0, COORD_LIMIT, &r->particle_radius, err) ||
+        !cs_json_color(scene, object, "render", "background", r->background, err) ||
+        !cs_json_range(scene, object, "render", "fog_density", 0.0, 1e6, &r->fog_density, err))
         return false;
     // Which fluids have a surface is known after the fluids: finish_draw()
     // checks "surface" / "both" against them.
@@ -1337,7 +1004,7 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
         }
     }
     if (!draw_known)
-        return key_fail(scene, err, "render", "draw", "must be \"particles\", \"surface\" or \"both\" (got \"%s\")",
+        return cs_json_fail(scene, err, "render", "draw", "must be \"particles\", \"surface\" or \"both\" (got \"%s\")",
                         draw);
     static const char *const modes[] = {"material", "speed", "density"};
     for (uint32_t m = 0; m < CS_ARRAY_COUNT(modes); m++) {
@@ -1346,7 +1013,7 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
             return true;
         }
     }
-    return key_fail(scene, err, "render", "color_mode", "must be \"material\", \"speed\" or \"density\" (got \"%s\")",
+    return cs_json_fail(scene, err, "render", "color_mode", "must be \"material\", \"speed\" or \"density\" (got \"%s\")",
                     mode);
 }
 
@@ -1375,12 +1042,12 @@ static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_
     bool has_cps = cJSON_GetObjectItemCaseSensitive(object, "cells_per_spacing") != NULL;
     bool has_cell = cJSON_GetObjectItemCaseSensitive(object, "cell_size") != NULL;
     if (has_cps && has_cell)
-        return key_fail(scene, err, "surface", "cell_size", "give cells_per_spacing or cell_size, not both");
+        return cs_json_fail(scene, err, "surface", "cell_size", "give cells_per_spacing or cell_size, not both");
     if (in_fluid && strcmp(scene->solver, "reint") == 0) {
         static const char *const particle_keys[] = {"cells_per_spacing", "cell_size", "radius"};
         for (uint32_t k = 0; k < CS_ARRAY_COUNT(particle_keys); k++) {
             if (cJSON_GetObjectItemCaseSensitive(object, particle_keys[k]))
-                return key_fail(scene, err, "surface", particle_keys[k],
+                return cs_json_fail(scene, err, "surface", particle_keys[k],
                                 "a reint fluid meshes its own cells (one field node per cell); remove it");
         }
     }
@@ -1388,11 +1055,11 @@ static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_
     float cell = 0.0f;
     bool enabled_given = cJSON_GetObjectItemCaseSensitive(object, "enabled") != NULL;
     if (!cs_json_bool(scene, object, "surface", "enabled", &o->enabled, err) ||
-        !get_number(scene, object, "surface", "cells_per_spacing", SURFACE_CELLS_PER_SPACING_MIN, false,
+        !cs_json_number(scene, object, "surface", "cells_per_spacing", SURFACE_CELLS_PER_SPACING_MIN, false,
                     SURFACE_CELLS_PER_SPACING_MAX, false, &cps, NULL, err) ||
-        !get_positive(scene, object, "surface", "cell_size", COORD_LIMIT, &cell, err) ||
-        !get_number(scene, object, "surface", "iso", SURFACE_ISO_MIN, false, SURFACE_ISO_MAX, false, &iso, NULL, err) ||
-        !get_number(scene, object, "surface", "radius", SURFACE_RADIUS_MIN, false, SURFACE_RADIUS_MAX, false, &radius,
+        !cs_json_positive(scene, object, "surface", "cell_size", COORD_LIMIT, &cell, err) ||
+        !cs_json_number(scene, object, "surface", "iso", SURFACE_ISO_MIN, false, SURFACE_ISO_MAX, false, &iso, NULL, err) ||
+        !cs_json_number(scene, object, "surface", "radius", SURFACE_RADIUS_MIN, false, SURFACE_RADIUS_MAX, false, &radius,
                     NULL, err))
         return false;
     o->enabled_given |= enabled_given;
@@ -1407,7 +1074,7 @@ static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_
     else
         o->top_block = object;
     if (o->enabled && scene->dim != 3)
-        return key_fail(scene, err, "surface", "enabled", "a surface is for 3D scenes (this one has dim %d)",
+        return cs_json_fail(scene, err, "surface", "enabled", "a surface is for 3D scenes (this one has dim %d)",
                         scene->dim);
     return true;
 }
@@ -1448,7 +1115,7 @@ static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
     if (!given)
         scene->render.draw = any ? CS_DRAW_SURFACE : CS_DRAW_PARTICLES;
     else if (scene->render.draw != CS_DRAW_PARTICLES && !any)
-        return key_fail(scene, err, "render", "draw",
+        return cs_json_fail(scene, err, "render", "draw",
                         "\"%s\" needs a fluid with a surface (\"surface\": {\"enabled\": true}, 3D scenes only)",
                         scene->render.draw == CS_DRAW_SURFACE ? "surface" : "both");
     for (uint32_t i = 0; i < scene->fluid_count; i++)
@@ -1461,21 +1128,21 @@ static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
 // here the name only has to be a plausible key.
 static bool parse_solver(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    if (!require(scene, root, "", "solver", err) ||
-        !get_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+    if (!cs_json_require(scene, root, "", "solver", err) ||
+        !cs_json_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
         return false;
     bool plain = scene->solver[0] != 0;
     for (const char *c = scene->solver; *c; c++)
         plain &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
     if (!plain)
-        return key_fail(scene, err, "", "solver", "must be a solver's name, e.g. \"pbf\" (got \"%s\"; "
+        return cs_json_fail(scene, err, "", "solver", "must be a solver's name, e.g. \"pbf\" (got \"%s\"; "
                         "`cistern help` lists the solvers)", scene->solver);
     const cJSON *own = cJSON_GetObjectItemCaseSensitive(root, scene->solver);
     if (!own)
-        return key_fail(scene, err, "", scene->solver,
+        return cs_json_fail(scene, err, "", scene->solver,
                         "missing: the solver block is required ({} takes the solver's defaults)");
     if (!cJSON_IsObject(own))
-        return key_fail(scene, err, "", scene->solver, "must be an object (got %s)", json_type_name(own));
+        return cs_json_fail(scene, err, "", scene->solver, "must be an object (got %s)", cs_json_type_name(own));
     scene->solver_params = own;
     return true;
 }
@@ -1483,17 +1150,17 @@ static bool parse_solver(cs_scene *scene, const cJSON *root, cs_error *err)
 static bool parse_domain(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     static const char *const keys[] = {"min", "max", NULL};
-    if (!require(scene, root, "", "domain", err))
+    if (!cs_json_require(scene, root, "", "domain", err))
         return false;
     const cJSON *domain = cJSON_GetObjectItemCaseSensitive(root, "domain");
-    if (!cs_json_check_keys(scene, domain, "domain", keys, err) || !require(scene, domain, "domain", "min", err) ||
-        !require(scene, domain, "domain", "max", err) ||
-        !get_coord(scene, domain, "domain", "min", scene->domain_min, NULL, err) ||
-        !get_coord(scene, domain, "domain", "max", scene->domain_max, NULL, err))
+    if (!cs_json_check_keys(scene, domain, "domain", keys, err) || !cs_json_require(scene, domain, "domain", "min", err) ||
+        !cs_json_require(scene, domain, "domain", "max", err) ||
+        !cs_json_coord(scene, domain, "domain", "min", scene->domain_min, NULL, err) ||
+        !cs_json_coord(scene, domain, "domain", "max", scene->domain_max, NULL, err))
         return false;
     for (int a = 0; a < scene->dim; a++) {
         if (!(scene->domain_max[a] > scene->domain_min[a]))
-            return key_fail(scene, err, "domain", "max", "must exceed domain.min on every axis (axis %d: %g <= %g)",
+            return cs_json_fail(scene, err, "domain", "max", "must exceed domain.min on every axis (axis %d: %g <= %g)",
                             a, scene->domain_max[a], scene->domain_min[a]);
     }
     return true;
@@ -1515,31 +1182,31 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
     if (!cs_json_uint(scene, root, "", "dim", 0, UINT32_MAX, &dim, err))
         return false;
     if (dim != 2 && dim != 3)
-        return key_fail(scene, err, "", "dim", "must be 2 or 3 (got %u)", dim);
+        return cs_json_fail(scene, err, "", "dim", "must be 2 or 3 (got %u)", dim);
     scene->dim = (int)dim;
 
-    if (!get_string(scene, root, "", "name", scene->name, sizeof scene->name, NULL, err) ||
-        !get_string(scene, root, "", "description", scene->description, sizeof scene->description, NULL, err) ||
+    if (!cs_json_string(scene, root, "", "name", scene->name, sizeof scene->name, NULL, err) ||
+        !cs_json_string(scene, root, "", "description", scene->description, sizeof scene->description, NULL, err) ||
         !parse_domain(scene, root, err))
         return false;
 
     scene->gravity[1] = -9.81f;
     scene->substeps = 1;
     float dt = 0.0f;
-    if (!get_vec(scene, root, "", "gravity", 3, true, scene->gravity, NULL, err) ||
-        !get_positive(scene, root, "", "dt", 1.0, &dt, err) ||
+    if (!cs_json_vector(scene, root, "", "gravity", 3, true, scene->gravity, NULL, err) ||
+        !cs_json_positive(scene, root, "", "dt", 1.0, &dt, err) ||
         !cs_json_uint(scene, root, "", "substeps", 1, 1000, &scene->substeps, err) ||
         !cs_json_uint(scene, root, "", "seed", 0, UINT32_MAX, &scene->seed, err))
         return false;
     for (int a = 0; a < 3; a++) {
         if (fabsf(scene->gravity[a]) > 1e4f)
-            return key_fail(scene, err, "", "gravity", "component %d is %g; at most 1e4 in magnitude", a,
+            return cs_json_fail(scene, err, "", "gravity", "component %d is %g; at most 1e4 in magnitude", a,
                             scene->gravity[a]);
     }
     // One frame is 1/60 s of simulated time unless dt says otherwise.
     scene->dt = dt > 0.0f ? dt : 1.0f / (60.0f * (float)scene->substeps);
     scene->surface = (cs_surface_options){.iso = 0.5f, .radius = 2.5f};
-    return get_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err) &&
+    return cs_json_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err) &&
            parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err) &&
            parse_surface(scene, root, false, err);
 }
@@ -1552,22 +1219,22 @@ static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
         return false;
     bool have_spacing, have_h;
     double spacing = 0.0, h = 0.0;
-    if (!get_number(scene, object, "", "particle_spacing", 0.0, true, SPACING_MAX, false, &spacing, &have_spacing,
+    if (!cs_json_number(scene, object, "", "particle_spacing", 0.0, true, SPACING_MAX, false, &spacing, &have_spacing,
                     err) ||
-        !get_number(scene, object, "", "smoothing_radius", 0.0, true, SPACING_MAX, false, &h, &have_h, err) ||
+        !cs_json_number(scene, object, "", "smoothing_radius", 0.0, true, SPACING_MAX, false, &h, &have_h, err) ||
         !cs_json_uint(scene, object, "", "seed", 0, UINT32_MAX, &scene->seed, err) ||
-        !get_range(scene, object, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err))
+        !cs_json_range(scene, object, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err))
         return false;
     if (!have_spacing && !have_h)
-        return key_fail(scene, err, "", "particle_spacing", "missing (give particle_spacing, smoothing_radius or both)");
+        return cs_json_fail(scene, err, "", "particle_spacing", "missing (give particle_spacing, smoothing_radius or both)");
     scene->particle_spacing = (float)(have_spacing ? spacing : h / 2.0);
     scene->smoothing_radius = (float)(have_h ? h : spacing * 2.0);
     if (!(scene->particle_spacing >= scene_resolution(scene)))
-        return key_fail(scene, err, "", "particle_spacing",
+        return cs_json_fail(scene, err, "", "particle_spacing",
                         "%g is below what float coordinates resolve in this domain (at least %g)",
                         scene->particle_spacing, scene_resolution(scene));
     if (!(scene->smoothing_radius >= scene->particle_spacing))
-        return key_fail(scene, err, "", "smoothing_radius",
+        return cs_json_fail(scene, err, "", "smoothing_radius",
                         "must be >= particle_spacing (%g), or particles have no neighbours (got %g)",
                         scene->particle_spacing, scene->smoothing_radius);
 
@@ -1577,18 +1244,18 @@ static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
         return false;
     uint64_t needed = block_particles + budgets;
     if (needed > CS_SCENE_MAX_PARTICLES)
-        return key_fail(scene, err, "", "emitters",
+        return cs_json_fail(scene, err, "", "emitters",
                         "blocks (%llu particles) + emitter budgets (%llu) exceed the limit of %u particles",
                         (unsigned long long)block_particles, (unsigned long long)budgets, CS_SCENE_MAX_PARTICLES);
     // A particle solver with no particles has nothing to do (and would make
     // empty buffers); the grid solver ("reint") starts from its own grid.
     if (needed == 0 && strcmp(scene->solver, "reint") != 0)
-        return key_fail(scene, err, "", "blocks", "the scene has no particles: add a block or an emitter");
+        return cs_json_fail(scene, err, "", "blocks", "the scene has no particles: add a block or an emitter");
     scene->max_particles = (uint32_t)needed;
     if (!cs_json_uint(scene, object, "", "max_particles", 1, CS_SCENE_MAX_PARTICLES, &scene->max_particles, err))
         return false;
     if (scene->max_particles < block_particles)
-        return key_fail(scene, err, "", "max_particles", "is %u but the blocks alone hold %llu particles",
+        return cs_json_fail(scene, err, "", "max_particles", "is %u but the blocks alone hold %llu particles",
                         scene->max_particles, (unsigned long long)block_particles);
     return parse_surface(scene, object, true, err) && finish_surface(scene, err);
 }
@@ -1601,8 +1268,8 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
     memcpy(allowed, keys, sizeof keys);
     // The solver block is allowed once the solver is known; a missing
     // solver is reported before any key is.
-    if (!require(scene, root, "", "solver", err) ||
-        !get_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+    if (!cs_json_require(scene, root, "", "solver", err) ||
+        !cs_json_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
         return false;
     allowed[CS_ARRAY_COUNT(keys) - 2] = scene->solver;
     if (!cs_json_check_keys(scene, root, "", allowed, err) || !parse_world(scene, root, err) ||
@@ -1629,23 +1296,23 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
     if (!level)
         return true;
     if (!cJSON_IsObject(level))
-        return key_fail(scene, err, "", "level", "must be an object {\"file\": \"...phd\"} (got %s)",
-                        json_type_name(level));
+        return cs_json_fail(scene, err, "", "level", "must be an object {\"file\": \"...phd\"} (got %s)",
+                        cs_json_type_name(level));
     static const char *const keys[] = {"file", "units_per_metre", "light", NULL};
     char file[512] = "", light[16] = "";
     double upm = 512.0;
     bool has_radiosity = cJSON_GetObjectItemCaseSensitive(root, "radiosity") != NULL;
-    if (!cs_json_check_keys(scene, level, "level", keys, err) || !require(scene, level, "level", "file", err) ||
-        !get_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
-        !get_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err) ||
-        !get_string(scene, level, "level", "light", light, sizeof light, NULL, err))
+    if (!cs_json_check_keys(scene, level, "level", keys, err) || !cs_json_require(scene, level, "level", "file", err) ||
+        !cs_json_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
+        !cs_json_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err) ||
+        !cs_json_string(scene, level, "level", "light", light, sizeof light, NULL, err))
         return false;
     if (light[0] && strcmp(light, "baked") != 0 && (strcmp(light, "radiosity") != 0 || !has_radiosity))
-        return key_fail(scene, err, "level", "light", "must be \"baked\" or, with a \"radiosity\" block, "
+        return cs_json_fail(scene, err, "level", "light", "must be \"baked\" or, with a \"radiosity\" block, "
                         "\"radiosity\" (got \"%s\")", light);
     scene->level.radiosity_shown = has_radiosity && strcmp(light, "baked") != 0;
     if (!file[0])
-        return key_fail(scene, err, "level", "file", "is empty; give a .PHD path relative to the scene file");
+        return cs_json_fail(scene, err, "level", "file", "is empty; give a .PHD path relative to the scene file");
     const char *slash = strrchr(scene->path, '/');
     if (file[0] == '/' || !slash)
         snprintf(scene->level.file, sizeof scene->level.file, "%s", file);
@@ -1703,14 +1370,14 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
         f->json = NULL;
         f->fluids = NULL;
         f->fluid_count = 0;
-        join_index(f->key_prefix, sizeof f->key_prefix, "fluids", i);
+        cs_json_join_index(f->key_prefix, sizeof f->key_prefix, "fluids", i);
         if (!cJSON_IsObject(entry))
-            return key_fail(scene, err, f->key_prefix, NULL, "must be an object (got %s)", json_type_name(entry));
+            return cs_json_fail(scene, err, f->key_prefix, NULL, "must be an object (got %s)", cs_json_type_name(entry));
         static const char *const fluid_keys[] = {"name", "domain", FLUID_KEYS, NULL, NULL};
         const char *allowed[CS_ARRAY_COUNT(fluid_keys)];
         memcpy(allowed, fluid_keys, sizeof fluid_keys);
-        if (!require(f, entry, "", "solver", err) ||
-            !get_string(f, entry, "", "solver", f->solver, sizeof f->solver, NULL, err))
+        if (!cs_json_require(f, entry, "", "solver", err) ||
+            !cs_json_string(f, entry, "", "solver", f->solver, sizeof f->solver, NULL, err))
             return false;
         allowed[CS_ARRAY_COUNT(fluid_keys) - 2] = f->solver;
         if (!cs_json_check_keys(f, entry, "", allowed, err))
@@ -1720,7 +1387,7 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
         if (cJSON_GetObjectItemCaseSensitive(entry, "domain") && !parse_domain(f, entry, err))
             return false;
         bool named = false;
-        if (!get_string(f, entry, "", "name", f->fluid_name, sizeof f->fluid_name, &named, err) ||
+        if (!cs_json_string(f, entry, "", "name", f->fluid_name, sizeof f->fluid_name, &named, err) ||
             !parse_fluid(f, entry, err))
             return false;
         if (!named) {
@@ -1736,7 +1403,7 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
         }
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(scene->fluids[j].fluid_name, f->fluid_name) == 0)
-                return key_fail(f, err, "", "name", "\"%s\" is already the name of fluids[%u]; names must differ",
+                return cs_json_fail(f, err, "", "name", "\"%s\" is already the name of fluids[%u]; names must differ",
                                 f->fluid_name, j);
         }
     }
@@ -1748,11 +1415,11 @@ static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     if (!cJSON_IsObject(root))
         return cs_fail(err, "%s: the top level must be a JSON object {...} (got %s)", scene->path,
-                       json_type_name(root));
+                       cs_json_type_name(root));
     if (cJSON_GetObjectItemCaseSensitive(root, "fluids"))
         return parse_world_format(scene, root, err);
     if (!cJSON_GetObjectItemCaseSensitive(root, "solver"))
-        return key_fail(scene, err, "", "fluids",
+        return cs_json_fail(scene, err, "", "fluids",
                         "missing: a scene lists its fluids, \"fluids\": [{\"solver\": \"pbf\", ...}] "
                         "(docs/scenes.md), or is one fluid with a \"solver\" key at the top level");
     return parse_first_format(scene, root, err);
