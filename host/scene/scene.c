@@ -11,6 +11,7 @@
 
 #include "body_shape.h"
 #include "scene_json.h"
+#include "scene_keys.h"
 #include "file_io.h"
 #include "geometry.h"
 
@@ -409,10 +410,6 @@ static bool inside_domain(const cs_scene *scene, const float *p, float slack)
 
 static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {"name",     "mass",           "rest_density",        "color",
-                                       "stiffness", "near_stiffness", "viscosity_linear",    "viscosity_quadratic",
-                                       "surface_tension", "speed_of_sound", "tait_gamma", "viscosity",
-                                       NULL};
     const cJSON *array;
     uint32_t count;
     if (!get_array(scene, root, "materials", 1, CS_MAX_MATERIALS, &array, &count, err))
@@ -448,32 +445,15 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
         if (entry) {
             char path[64];
             cs_json_join_index(path, sizeof path, "materials", i);
-            double mass = 0.0;
-            if (!cs_json_check_keys(scene, entry, path, keys, err) ||
-                !cs_json_string(scene, entry, path, "name", m->name, sizeof m->name, NULL, err) ||
-                !cs_json_number(scene, entry, path, "mass", 0.0, true, 1e9, false, &mass, &mass_given, err) ||
-                !cs_json_positive(scene, entry, path, "rest_density", 1e9, &m->rest_density, err) ||
-                !cs_json_color(scene, entry, path, "color", m->color, err) ||
-                !cs_json_range(scene, entry, path, "stiffness", 0.0, 1e9, &m->stiffness, err) ||
-                !cs_json_range(scene, entry, path, "near_stiffness", 0.0, 1e9, &m->near_stiffness, err) ||
-                !cs_json_range(scene, entry, path, "viscosity_linear", 0.0, 1e6, &m->viscosity_linear, err) ||
-                !cs_json_range(scene, entry, path, "viscosity_quadratic", 0.0, 1e6, &m->viscosity_quadratic, err) ||
-                !cs_json_range(scene, entry, path, "surface_tension", 0.0, 1e6, &m->surface_tension, err) ||
-                !cs_json_positive(scene, entry, path, "speed_of_sound", 1e6, &m->speed_of_sound, err) ||
-                !cs_json_range(scene, entry, path, "tait_gamma", 1.0, 10.0, &m->tait_gamma, err) ||
-                !cs_json_range(scene, entry, path, "viscosity", 0.0, 1e3, &m->viscosity, err))
+            if (!cs_scene_keys_read(scene, entry, path, cs_scene_material_keys, m, err))
                 return false;
+            mass_given = cJSON_GetObjectItemCaseSensitive(entry, "mass") != NULL;
             if (m->name[0] == 0)
                 return cs_json_fail(scene, err, path, "name", "must not be empty");
             for (uint32_t j = 0; j < i; j++) {
                 if (strcmp(scene->materials[j].name, m->name) == 0)
                     return cs_json_fail(scene, err, path, "name", "\"%s\" is already the name of materials[%u]",
                                     m->name, j);
-            }
-            if (mass_given) {
-                m->mass = (float)mass;
-                if (!(m->mass > 0.0f))
-                    return cs_json_fail(scene, err, path, "mass", "%g is too small for a float", mass);
             }
         }
         if (!mass_given) {

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scene_json.h"
 
+#include "scene_keys.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -114,6 +116,10 @@ bool cs_json_check_keys(const cs_scene *scene, const cJSON *object, const char *
             size_t used = 0;
             for (size_t i = 0; i < allowed_count && used < sizeof list; i++)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", allowed[i]);
+            const char *near = cs_scene_keys_nearest(key, allowed, (uint32_t)allowed_count);
+            if (near)
+                return cs_json_fail(scene, err, path, key, "unknown key (did you mean \"%s\"? allowed here: %s)",
+                                    near, list);
             return cs_json_fail(scene, err, path, key, "unknown key (allowed here: %s)", list);
         }
         if (seen[a / 64] & (1ull << (a % 64)))
