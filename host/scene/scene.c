@@ -609,7 +609,6 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
 
 static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {"normal", "offset", NULL};
     const cJSON *array;
     if (!get_array(scene, root, "walls", 0, CS_MAX_WALLS, &array, &scene->wall_count, err))
         return false;
@@ -619,9 +618,7 @@ static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
         *w = (cs_wall){0};
         char path[64];
         cs_json_join_index(path, sizeof path, "walls", i);
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "normal", err) ||
-            !cs_json_vector(scene, entry, path, "normal", 3, true, w->normal, NULL, err) ||
-            !cs_json_range(scene, entry, path, "offset", -COORD_LIMIT, COORD_LIMIT, &w->offset, err))
+        if (!cs_scene_keys_read(scene, entry, path, cs_scene_wall_keys, w, err))
             return false;
         // Normalise the normal and the offset together: the plane stays the
         // one the file wrote, dot(normal, x) = offset.
@@ -901,7 +898,6 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
 
 static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {"position", "target", "up", "fov_degrees", "ortho_height", NULL};
     cs_camera *c = &scene->camera;
     float centre[3], diagonal = 0.0f;
     for (int a = 0; a < 3; a++) {
@@ -919,13 +915,7 @@ static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
     if (scene->dim == 2)
         c->position[1] = centre[1];
     const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "camera");
-    if (object &&
-        (!cs_json_check_keys(scene, object, "camera", keys, err) ||
-         !cs_json_coord(scene, object, "camera", "position", c->position, NULL, err) ||
-         !cs_json_coord(scene, object, "camera", "target", c->target, NULL, err) ||
-         !cs_json_direction(scene, object, "camera", "up", c->up, NULL, err) ||
-         !cs_json_range(scene, object, "camera", "fov_degrees", 1.0, 179.0, &c->fov_degrees, err) ||
-         !cs_json_range(scene, object, "camera", "ortho_height", 0.0, COORD_LIMIT, &c->ortho_height, err)))
+    if (object && !cs_scene_keys_read(scene, object, "camera", cs_scene_camera_keys, c, err))
         return false;
     if (scene->dim == 2) {
         // 2D looks down -z at the xy plane: position.xy is the view centre.
@@ -950,8 +940,6 @@ static bool parse_camera(cs_scene *scene, const cJSON *root, cs_error *err)
 
 static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {"width",      "height", "color_mode", "particle_radius", "background",
-                                       "fog_density", "draw", NULL};
     cs_render_options *r = &scene->render;
     *r = (cs_render_options){
         .width = 1280,
@@ -962,62 +950,25 @@ static bool parse_render(cs_scene *scene, const cJSON *root, cs_error *err)
     const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "render");
     if (!object)
         return true;
-    char mode[16] = "material", draw[16] = "particles";
-    bool mode_given = false, draw_given = false;
-    if (!cs_json_check_keys(scene, object, "render", keys, err) ||
-        !cs_json_string(scene, object, "render", "draw", draw, sizeof draw, &draw_given, err) ||
-        !cs_json_uint(scene, object, "render", "width", 16, 16384, &r->width, err) ||
-        !cs_json_uint(scene, object, "render", "height", 16, 16384, &r->height, err) ||
-        !cs_json_string(scene, object, "render", "color_mode", mode, sizeof mode, &mode_given, err) ||
-        !cs_json_range(scene, object, "render", "particle_radius", 0.0, COORD_LIMIT, &r->particle_radius, err) ||
-        !cs_json_color(scene, object, "render", "background", r->background, err) ||
-        !cs_json_range(scene, object, "render", "fog_density", 0.0, 1e6, &r->fog_density, err))
-        return false;
     // Which fluids have a surface is known after the fluids: finish_draw()
     // checks "surface" / "both" against them.
-    static const char *const draws[] = {"particles", "surface", "both"};
-    bool draw_known = false;
-    for (uint32_t d = 0; d < CS_ARRAY_COUNT(draws); d++) {
-        if (strcmp(draw, draws[d]) == 0) {
-            r->draw = (cs_draw_mode)d;
-            draw_known = true;
-        }
-    }
-    if (!draw_known)
-        return cs_json_fail(scene, err, "render", "draw", "must be \"particles\", \"surface\" or \"both\" (got \"%s\")",
-                        draw);
-    static const char *const modes[] = {"material", "speed", "density"};
-    for (uint32_t m = 0; m < CS_ARRAY_COUNT(modes); m++) {
-        if (strcmp(mode, modes[m]) == 0) {
-            r->color_mode = (cs_color_mode)m;
-            return true;
-        }
-    }
-    return cs_json_fail(scene, err, "render", "color_mode", "must be \"material\", \"speed\" or \"density\" (got \"%s\")",
-                    mode);
+    return cs_scene_keys_read(scene, object, "render", cs_scene_render_keys, r, err);
 }
 
 // "surface": {...}. At the top level (in_fluid false) it sets every fluid's
 // defaults; in a fluid's entry it overrides them key by key. A reint fluid
 // meshes its own cells (one node per cell), so its own block may not give
 // a resolution or a kernel radius (the top level's are for particle fluids).
-// Lower bounds instead of "> 0", so a value never rounds to 0 in a float
-// (0 reads as "not given").
-#define SURFACE_CELLS_PER_SPACING_MIN 0.01
-#define SURFACE_CELLS_PER_SPACING_MAX 16.0
-#define SURFACE_ISO_MIN 1e-6
-#define SURFACE_RADIUS_MIN 0.5
-#define SURFACE_RADIUS_MAX 8.0
-#define SURFACE_ISO_MAX 1000.0
+// Lower bounds instead of "> 0" (the table's surface rows), so a value never
+// rounds to 0 in a float (0 reads as "not given").
 
 static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_error *err)
 {
-    static const char *const keys[] = {"enabled", "cells_per_spacing", "cell_size", "iso", "radius", NULL};
     cs_surface_options *o = &scene->surface;
     const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "surface");
     if (!object)
         return true;
-    if (!cs_json_check_keys(scene, object, "surface", keys, err))
+    if (!cs_scene_keys_check(scene, object, "surface", cs_scene_surface_keys, err))
         return false;
     bool has_cps = cJSON_GetObjectItemCaseSensitive(object, "cells_per_spacing") != NULL;
     bool has_cell = cJSON_GetObjectItemCaseSensitive(object, "cell_size") != NULL;
@@ -1031,23 +982,19 @@ static bool parse_surface(cs_scene *scene, const cJSON *root, bool in_fluid, cs_
                                 "a reint fluid meshes its own cells (one field node per cell); remove it");
         }
     }
-    double cps = 0.0, iso = o->iso, radius = o->radius;
-    float cell = 0.0f;
-    bool enabled_given = cJSON_GetObjectItemCaseSensitive(object, "enabled") != NULL;
-    if (!cs_json_bool(scene, object, "surface", "enabled", &o->enabled, err) ||
-        !cs_json_number(scene, object, "surface", "cells_per_spacing", SURFACE_CELLS_PER_SPACING_MIN, false,
-                    SURFACE_CELLS_PER_SPACING_MAX, false, &cps, NULL, err) ||
-        !cs_json_positive(scene, object, "surface", "cell_size", COORD_LIMIT, &cell, err) ||
-        !cs_json_number(scene, object, "surface", "iso", SURFACE_ISO_MIN, false, SURFACE_ISO_MAX, false, &iso, NULL, err) ||
-        !cs_json_number(scene, object, "surface", "radius", SURFACE_RADIUS_MIN, false, SURFACE_RADIUS_MAX, false, &radius,
-                    NULL, err))
+    // Read over a copy: a resolution key given here replaces both of the
+    // defaults' (the top level's), so the other one reads 0 (not given).
+    cs_surface_options got = *o;
+    got.cells_per_spacing = 0.0f, got.cell_size = 0.0f;
+    if (!cs_scene_keys_read(scene, object, "surface", cs_scene_surface_keys, &got, err))
         return false;
-    o->enabled_given |= enabled_given;
-    o->iso = (float)iso;
-    o->radius = (float)radius;
+    o->enabled_given |= cJSON_GetObjectItemCaseSensitive(object, "enabled") != NULL;
+    o->enabled = got.enabled;
+    o->iso = got.iso;
+    o->radius = got.radius;
     if (has_cps || has_cell) {
-        o->cells_per_spacing = (float)cps;
-        o->cell_size = cell;
+        o->cells_per_spacing = got.cells_per_spacing;
+        o->cell_size = got.cell_size;
     }
     if (in_fluid)
         o->own_block = object;
@@ -1165,28 +1112,27 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
         return cs_json_fail(scene, err, "", "dim", "must be 2 or 3 (got %u)", dim);
     scene->dim = (int)dim;
 
-    if (!cs_json_string(scene, root, "", "name", scene->name, sizeof scene->name, NULL, err) ||
-        !cs_json_string(scene, root, "", "description", scene->description, sizeof scene->description, NULL, err) ||
-        !parse_domain(scene, root, err))
+    // The top level's keys are checked by the caller (WORLD_KEYS); the
+    // table's rows read the values, in this order because the domain is
+    // read by code between them.
+    const cs_scene_key_block *keys = cs_scene_world_keys;
+    if (!cs_scene_key_read_named(scene, root, "", keys, "name", scene, err) ||
+        !cs_scene_key_read_named(scene, root, "", keys, "description", scene, err) || !parse_domain(scene, root, err))
         return false;
 
     scene->gravity[1] = -9.81f;
     scene->substeps = 1;
-    float dt = 0.0f;
-    if (!cs_json_vector(scene, root, "", "gravity", 3, true, scene->gravity, NULL, err) ||
-        !cs_json_positive(scene, root, "", "dt", 1.0, &dt, err) ||
-        !cs_json_uint(scene, root, "", "substeps", 1, 1000, &scene->substeps, err) ||
-        !cs_json_uint(scene, root, "", "seed", 0, UINT32_MAX, &scene->seed, err))
+    scene->dt = 0.0f;
+    if (!cs_scene_key_read_named(scene, root, "", keys, "gravity", scene, err) ||
+        !cs_scene_key_read_named(scene, root, "", keys, "dt", scene, err) ||
+        !cs_scene_key_read_named(scene, root, "", keys, "substeps", scene, err) ||
+        !cs_scene_key_read_named(scene, root, "", keys, "seed", scene, err))
         return false;
-    for (int a = 0; a < 3; a++) {
-        if (fabsf(scene->gravity[a]) > 1e4f)
-            return cs_json_fail(scene, err, "", "gravity", "component %d is %g; at most 1e4 in magnitude", a,
-                            scene->gravity[a]);
-    }
     // One frame is 1/60 s of simulated time unless dt says otherwise.
-    scene->dt = dt > 0.0f ? dt : 1.0f / (60.0f * (float)scene->substeps);
+    if (!(scene->dt > 0.0f))
+        scene->dt = 1.0f / (60.0f * (float)scene->substeps);
     scene->surface = (cs_surface_options){.iso = 0.5f, .radius = 2.5f};
-    return cs_json_range(scene, root, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err) &&
+    return cs_scene_key_read_named(scene, root, "", keys, "boundary_restitution", scene, err) &&
            parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err) &&
            parse_surface(scene, root, false, err);
 }
@@ -1202,8 +1148,8 @@ static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
     if (!cs_json_number(scene, object, "", "particle_spacing", 0.0, true, SPACING_MAX, false, &spacing, &have_spacing,
                     err) ||
         !cs_json_number(scene, object, "", "smoothing_radius", 0.0, true, SPACING_MAX, false, &h, &have_h, err) ||
-        !cs_json_uint(scene, object, "", "seed", 0, UINT32_MAX, &scene->seed, err) ||
-        !cs_json_range(scene, object, "", "boundary_restitution", 0.0, 1.0, &scene->boundary_restitution, err))
+        !cs_scene_key_read_named(scene, object, "", cs_scene_fluid_keys, "seed", scene, err) ||
+        !cs_scene_key_read_named(scene, object, "", cs_scene_fluid_keys, "boundary_restitution", scene, err))
         return false;
     if (!have_spacing && !have_h)
         return cs_json_fail(scene, err, "", "particle_spacing", "missing (give particle_spacing, smoothing_radius or both)");
@@ -1232,7 +1178,7 @@ static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
     if (needed == 0 && strcmp(scene->solver, "reint") != 0)
         return cs_json_fail(scene, err, "", "blocks", "the scene has no particles: add a block or an emitter");
     scene->max_particles = (uint32_t)needed;
-    if (!cs_json_uint(scene, object, "", "max_particles", 1, CS_SCENE_MAX_PARTICLES, &scene->max_particles, err))
+    if (!cs_scene_key_read_named(scene, object, "", cs_scene_fluid_keys, "max_particles", scene, err))
         return false;
     if (scene->max_particles < block_particles)
         return cs_json_fail(scene, err, "", "max_particles", "is %u but the blocks alone hold %llu particles",
@@ -1367,8 +1313,8 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
         if (cJSON_GetObjectItemCaseSensitive(entry, "domain") && !parse_domain(f, entry, err))
             return false;
         bool named = false;
-        if (!cs_json_string(f, entry, "", "name", f->fluid_name, sizeof f->fluid_name, &named, err) ||
-            !parse_fluid(f, entry, err))
+        named = cJSON_GetObjectItemCaseSensitive(entry, "name") != NULL;
+        if (!cs_scene_key_read_named(f, entry, "", cs_scene_fluid_keys, "name", f, err) || !parse_fluid(f, entry, err))
             return false;
         if (!named) {
             uint32_t same = 0;
