@@ -499,7 +499,7 @@ static bool parse_room(const cs_scene *scene, const cJSON *entry, const char *pa
 
 static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles, cs_error *err)
 {
-    static const char *const keys[] = {"min", "max", "spacing", "velocity", "material", "jitter", "room", NULL};
+    const cs_scene_key_block *keys = cs_scene_fluid_block_keys;
     const cJSON *array;
     if (!get_array(scene, root, "blocks", 0, CS_MAX_BLOCKS, &array, &scene->block_count, err))
         return false;
@@ -510,11 +510,14 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
         *b = (cs_fluid_block){.spacing = scene->particle_spacing};
         char path[64];
         cs_json_join_index(path, sizeof path, "blocks", i);
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "min", err) ||
-            !cs_json_require(scene, entry, path, "max", err) || !cs_json_coord(scene, entry, path, "min", b->min, NULL, err) ||
-            !cs_json_coord(scene, entry, path, "max", b->max, NULL, err) ||
+        // spacing (its message), material (a name or an index) and room
+        // (needs a level) are read by code; the rest by their rows.
+        if (!cs_scene_keys_check(scene, entry, path, keys, err) ||
+            !cs_json_require(scene, entry, path, "min", err) || !cs_json_require(scene, entry, path, "max", err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "min", b, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "max", b, err) ||
             !cs_json_range(scene, entry, path, "spacing", -FLT_MAX, SPACING_MAX, &b->spacing, err) ||
-            !cs_json_vector(scene, entry, path, "velocity", 3, true, b->velocity, NULL, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "velocity", b, err) ||
             !material_ref(scene, entry, path, &b->material, err) ||
             !parse_room(scene, entry, path, &b->in_room, &b->room, err))
             return false;
@@ -522,10 +525,8 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
         if (!(b->spacing >= SPACING_MIN))
             return cs_json_fail(scene, err, path, "spacing", "must be > 0 (got %g)%s", b->spacing,
                             b->spacing > 0 ? "; the smallest spacing accepted is 1e-05" : "");
-        double jitter = 0.0;
-        if (!cs_json_number(scene, entry, path, "jitter", 0.0, false, 0.5, false, &jitter, NULL, err))
+        if (!cs_scene_key_read_named(scene, entry, path, keys, "jitter", b, err))
             return false;
-        b->jitter = (float)jitter;
         for (int a = 0; a < scene->dim; a++) {
             if (!(b->max[a] > b->min[a]))
                 return cs_json_fail(scene, err, path, "max", "must exceed min on every axis (axis %d: min %g, max %g)",
@@ -563,8 +564,7 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
 
 static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets, cs_error *err)
 {
-    static const char *const keys[] = {"position", "direction", "width",  "speed",    "speed_jitter",
-                                       "start_time", "rate",    "budget", "material", "room", NULL};
+    const cs_scene_key_block *keys = cs_scene_emitter_keys;
     const cJSON *array;
     if (!get_array(scene, root, "emitters", 0, CS_MAX_EMITTERS, &array, &scene->emitter_count, err))
         return false;
@@ -577,16 +577,19 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
         cs_json_join_index(path, sizeof path, "emitters", i);
         bool rate_given = false;
         double rate = 0.0;
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "position", err) ||
-            !cs_json_require(scene, entry, path, "direction", err) || !cs_json_require(scene, entry, path, "budget", err) ||
-            !cs_json_coord(scene, entry, path, "position", e->position, NULL, err) ||
-            !cs_json_direction(scene, entry, path, "direction", e->direction, NULL, err) ||
-            !cs_json_range(scene, entry, path, "width", 0.0, COORD_LIMIT, &e->width, err) ||
-            !cs_json_positive(scene, entry, path, "speed", 1e4, &e->speed, err) ||
-            !cs_json_range(scene, entry, path, "speed_jitter", 0.0, 0.9, &e->speed_jitter, err) ||
-            !cs_json_range(scene, entry, path, "start_time", 0.0, 1e9, &e->start_time, err) ||
-            !cs_json_number(scene, entry, path, "rate", 0.0, true, 1e9, false, &rate, &rate_given, err) ||
-            !cs_json_uint(scene, entry, path, "budget", 1, CS_SCENE_MAX_PARTICLES, &e->budget, err) ||
+        // rate (its default follows width and speed), material and room are
+        // read by code; the rest by their rows (required ones first).
+        if (!cs_scene_keys_check(scene, entry, path, keys, err) ||
+            !cs_json_require(scene, entry, path, "position", err) ||
+            !cs_json_require(scene, entry, path, "direction", err) ||
+            !cs_json_require(scene, entry, path, "budget", err))
+            return false;
+        static const char *const rows[] = {"position", "direction", "width", "speed", "speed_jitter", "start_time"};
+        for (uint32_t k = 0; k < CS_ARRAY_COUNT(rows); k++)
+            if (!cs_scene_key_read_named(scene, entry, path, keys, rows[k], e, err))
+                return false;
+        if (!cs_json_number(scene, entry, path, "rate", 0.0, true, 1e9, false, &rate, &rate_given, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "budget", e, err) ||
             !material_ref(scene, entry, path, &e->material, err) ||
             !parse_room(scene, entry, path, &e->in_room, &e->room, err))
             return false;
@@ -807,9 +810,9 @@ static bool parse_body_path(cs_scene *scene, const cJSON *entry, const char *pat
 
 static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {"shape", "size", "radius", "planes", "density", "mass", "position",
-                                       "orientation", "velocity", "angular_velocity", "static", "restitution",
-                                       "friction", "color", "path", NULL};
+    // Read key by key in the order the checks need: the shape first, then
+    // what the shape and a path allow (the rows give each value's checks).
+    const cs_scene_key_block *keys = cs_scene_body_keys;
     const cJSON *array;
     if (!get_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
         return false;
@@ -820,7 +823,7 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
         char path[64];
         cs_json_join_index(path, sizeof path, "bodies", i);
         char shape[16] = "";
-        if (!cs_json_check_keys(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "shape", err) ||
+        if (!cs_scene_keys_check(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "shape", err) ||
             !cs_json_string(scene, entry, path, "shape", shape, sizeof shape, NULL, err))
             return false;
         // Only the keys of its shape.
@@ -837,7 +840,7 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
             return false;
         b->shape = own == 0 ? CS_BODY_BOX : own == 1 ? CS_BODY_SPHERE : CS_BODY_POLYTOPE;
         if (own == 0) {
-            if (!cs_json_coord(scene, entry, path, "size", b->size, NULL, err))
+            if (!cs_scene_key_read_named(scene, entry, path, keys, "size", b, err))
                 return false;
             for (int a = 0; a < scene->dim; a++) {
                 if (!(b->size[a] > 0.0f))
@@ -845,7 +848,7 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
                                     b->size[a]);
             }
         } else if (own == 1) {
-            if (!cs_json_positive(scene, entry, path, "radius", COORD_LIMIT, &b->radius, err))
+            if (!cs_scene_key_read_named(scene, entry, path, keys, "radius", b, err))
                 return false;
         } else if (!parse_body_planes(scene, entry, path, b, err)) {
             return false;
@@ -853,7 +856,7 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
         bool has_density = cJSON_GetObjectItemCaseSensitive(entry, "density") != NULL;
         bool has_mass = cJSON_GetObjectItemCaseSensitive(entry, "mass") != NULL;
         b->is_static = false;
-        if (!cs_json_bool(scene, entry, path, "static", &b->is_static, err))
+        if (!cs_scene_key_read_named(scene, entry, path, keys, "static", b, err))
             return false;
         if (has_density && has_mass)
             return cs_json_fail(scene, err, path, "mass", "give density or mass, not both");
@@ -867,16 +870,16 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
             return false;
         if (!has_density && !has_mass && !b->is_static && !has_path)
             return cs_json_fail(scene, err, path, "density", "missing: a moving body needs a density or a mass");
-        if (!cs_json_positive(scene, entry, path, "density", 1e7, &b->density, err) ||
-            !cs_json_positive(scene, entry, path, "mass", 1e9, &b->mass, err) ||
+        if (!cs_scene_key_read_named(scene, entry, path, keys, "density", b, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "mass", b, err) ||
             (!has_path && !cs_json_require(scene, entry, path, "position", err)) ||
-            !cs_json_coord(scene, entry, path, "position", b->position, NULL, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "position", b, err) ||
             !parse_orientation(scene, entry, path, b->orientation, err) ||
-            !cs_json_coord(scene, entry, path, "velocity", b->velocity, NULL, err) ||
-            !cs_json_vector(scene, entry, path, "angular_velocity", 3, false, b->angular_velocity, NULL, err) ||
-            !cs_json_range(scene, entry, path, "restitution", 0.0, 1.0, &b->restitution, err) ||
-            !cs_json_range(scene, entry, path, "friction", 0.0, 1.0, &b->friction, err) ||
-            !cs_json_color(scene, entry, path, "color", b->color, err))
+            !cs_scene_key_read_named(scene, entry, path, keys, "velocity", b, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "angular_velocity", b, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "restitution", b, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "friction", b, err) ||
+            !cs_scene_key_read_named(scene, entry, path, keys, "color", b, err))
             return false;
         if (!inside_domain(scene, b->position, 0.0f))
             return cs_json_fail(scene, err, path, "position", "(%g, %g, %g) is outside the domain", b->position[0],
