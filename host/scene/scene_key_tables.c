@@ -393,7 +393,7 @@ static const cs_scene_key light_keys[] = {
     {"type", CS_KEY_ENUM, CS_KEY_AT(cs_scene_light, type), .flags = CS_KEY_BY_CODE | CS_KEY_REQUIRED,
      .choices = "point|spot|sphere|area", .help = "decides which other keys it takes"},
     {"position", CS_KEY_VEC3, CS_KEY_AT(cs_scene_light, position), 0, 1e6, CS_KEY_SPATIAL | CS_KEY_BY_CODE | CS_KEY_LIVE,
-     .unit = "m", .def = "required (without path)", .help = "point, spot, sphere: the centre"},
+     .unit = "m", .def = "required (without path)", .help = "point, spot, sphere: the centre; within ±1e6"},
     {"radius", CS_KEY_NUMBER, CS_KEY_AT(cs_scene_light, radius), 0.0f, 1e6f, .unit = "m", .def = "0.02",
      .help = "> 0; not for area lights"},
     {"color", CS_KEY_VEC3, CS_KEY_AT(cs_scene_light, color), .flags = CS_KEY_SPATIAL | CS_KEY_LIVE,
