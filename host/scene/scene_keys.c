@@ -133,7 +133,8 @@ bool cs_scene_key_read(const cs_scene *scene, const cJSON *object, const char *p
     const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
     if (!item)
         return (row->flags & CS_KEY_REQUIRED) ? cs_json_require(scene, object, path, key, err) : true;
-    CS_ASSERT(row->size > 0 && row->type != CS_KEY_OBJECT, "scene key %s: no field to read into", key);
+    CS_ASSERT(row->size > 0 && row->type != CS_KEY_OBJECT && row->type != CS_KEY_ARRAY,
+              "scene key %s: no field to read into", key);
     char *p = (char *)base + row->at;
     switch (row->type) {
     case CS_KEY_NUMBER: {
@@ -212,6 +213,7 @@ bool cs_scene_key_read(const cs_scene *scene, const cJSON *object, const char *p
         CS_ASSERT(row->size == 3 * sizeof(float), "scene key %s: DIRECTION wants float[3]", key);
         return cs_json_direction(scene, object, path, key, (float *)p, NULL, err);
     case CS_KEY_OBJECT:
+    case CS_KEY_ARRAY:
         break;
     }
     return true;
@@ -407,24 +409,59 @@ static const char *type_name(const cs_scene_key *row)
     case CS_KEY_COLOR: return "colour";
     case CS_KEY_DIRECTION: return "direction";
     case CS_KEY_OBJECT: return "object";
+    case CS_KEY_ARRAY: return "array";
     }
     return "?";
 }
 
+// 0.5, 1000, 4294967295, 1e6, 1e-6, 1e30: short and exact enough for a table.
+static const char *num(double v, char buf[32])
+{
+    double p = v != 0.0 ? log10(fabs(v)) : 0.0;
+    if (v == floor(v) && fabs(v) >= 1e5 && fabs(p - round(p)) < 1e-9)
+        snprintf(buf, 32, "%s1e%d", v < 0 ? "-" : "", (int)round(p));
+    else if (v == floor(v) && fabs(v) < 1e10)
+        snprintf(buf, 32, "%.0f", v);
+    else {
+        char raw[32];
+        snprintf(raw, sizeof raw, "%g", v);
+        // 1e+30 -> 1e30, 1e-06 -> 1e-6
+        size_t o = 0;
+        for (const char *c = raw; *c && o < 31; c++) {
+            if (*c == 'e') {
+                buf[o++] = 'e';
+                c++;
+                if (*c == '-')
+                    buf[o++] = '-';
+                if (*c == '+' || *c == '-')
+                    c++;
+                while (*c == '0' && c[1])
+                    c++;
+                c--;
+                continue;
+            }
+            buf[o++] = *c;
+        }
+        buf[o] = 0;
+    }
+    return buf;
+}
+
 static void range_text(const cs_scene_key *row, char *out, size_t size)
 {
+    char a[32], b[32];
     out[0] = 0;
     switch (row->type) {
     case CS_KEY_NUMBER:
         if (row->flags & CS_KEY_POSITIVE)
-            snprintf(out, size, "> 0, ≤ %g", row->max);
+            snprintf(out, size, "> 0, ≤ %s", num(row->max, b));
         else if (row->flags & CS_KEY_MIN_OPEN)
-            snprintf(out, size, "> %g, ≤ %g", row->min, row->max);
+            snprintf(out, size, "> %s, ≤ %s", num(row->min, a), num(row->max, b));
         else
-            snprintf(out, size, "%g … %g", row->min, row->max);
+            snprintf(out, size, "%s … %s", num(row->min, a), num(row->max, b));
         break;
     case CS_KEY_UINT:
-        snprintf(out, size, "%.0f … %.0f", row->min, row->max);
+        snprintf(out, size, "%s … %s", num(row->min, a), num(row->max, b));
         break;
     case CS_KEY_ENUM: {
         size_t used = 0;
@@ -444,7 +481,7 @@ static void range_text(const cs_scene_key *row, char *out, size_t size)
         break;
     case CS_KEY_VEC3:
         if (row->flags & (CS_KEY_COORD | CS_KEY_LIMIT))
-            snprintf(out, size, "each within ±%g", row->max);
+            snprintf(out, size, "each within ±%s", num(row->max, b));
         break;
     case CS_KEY_COLOR:
         snprintf(out, size, "each 0 … 1");

@@ -33,7 +33,8 @@ typedef enum cs_key_type {
     CS_KEY_VEC3,      // float[3]; CS_KEY_SPATIAL: 2 numbers in a 2D scene (z = 0)
     CS_KEY_COLOR,     // float[3], linear RGB, each in [0, 1]
     CS_KEY_DIRECTION, // float[3], nonzero, stored normalised (spatial)
-    CS_KEY_OBJECT,    // an object or array its block's code reads (always CS_KEY_BY_CODE)
+    CS_KEY_OBJECT,    // an object its block's code reads (always CS_KEY_BY_CODE)
+    CS_KEY_ARRAY,     // an array (of blocks, planes, triangles) its block's code reads (CS_KEY_BY_CODE)
 } cs_key_type;
 
 enum {

@@ -17,6 +17,9 @@ typedef struct cs_pbf_params {
     float xsph;
 } cs_pbf_params;
 
+// The block's rows (scene_keys.h): cs_pbf_params is what they fill.
+extern const cs_scene_key_block cs_pbf_keys;
+
 // Reads scene->solver_params (defaults first); messages name `pbf.key`.
 bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err);
 
