@@ -35,9 +35,10 @@ static uint32_t edit_distance(const char *a, const char *b)
 
 const char *cs_scene_keys_nearest(const char *word, const char *const *names, uint32_t count)
 {
-    // A third of the word's length, at least 2: "spcing" finds "spacing",
-    // "x" finds nothing.
-    uint32_t limit = CS_MAX(2u, (uint32_t)(strlen(word) / 3)), best = UINT32_MAX;
+    // A third of the word's length, at least 2, and less than the word's
+    // length: "spcing" finds "spacing", "x" or "q" finds nothing.
+    size_t len = strlen(word);
+    uint32_t limit = CS_MIN(CS_MAX(2u, (uint32_t)(len / 3)), len ? (uint32_t)len - 1 : 0u), best = UINT32_MAX;
     const char *nearest = NULL;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t d = edit_distance(word, names[k]);
