@@ -3,7 +3,8 @@
 // that must not change what a scene means (the key table's migration of
 // hand-written parsing, docs/scenes.md "Key reference"): a digest of the
 // cs_scene of the file, of each fluid's, of the static geometry and its
-// lighting, and of the "pbf" block as the solver reads it. CPU only.
+// lighting, and of the "pbf" and "vorton" blocks as their solvers read them
+// (the vortons: their params and spacing). CPU only.
 //
 //   test_scene_digest            compare with tests/ref/scene_digests.txt
 //   test_scene_digest --print    print the digests (to regenerate the file
@@ -15,6 +16,7 @@
 // whether they are set before hashing; everything else is hashed as bytes.
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
+#include "vorton.h"
 #include "geometry.h"
 #include "scene.h"
 #include "test_util.h"
@@ -83,6 +85,14 @@ static void digest_file(line_list *l, const char *path, const char *label)
             bool ok = cs_pbf_params_read(&s.fluids[i], &p, &err);
             snprintf(part, sizeof part, "fluids[%u].pbf", i);
             add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, &p, sizeof p) : 0);
+        }
+        if (strcmp(s.fluids[i].solver, "vorton") == 0) {
+            cs_vorton_params *v = calloc(1, sizeof *v);
+            float spacing = 0.0f;
+            bool ok = cs_vorton_params_read(&s.fluids[i], v, &spacing, &err);
+            snprintf(part, sizeof part, "fluids[%u].vorton", i);
+            add(l, label, part, ok ? fnv(fnv(0xcbf29ce484222325ull, v, sizeof *v), &spacing, sizeof spacing) : 0);
+            free(v);
         }
     }
     if (s.geometry) {

@@ -4,6 +4,7 @@
 #include "vorton.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VORTON_MAX_RINGS 8
@@ -317,6 +318,20 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
            cs_json_float(scene, block, "vorton", "specific_heat", 1e-3f, 1e7f, &s->params.specific_heat, err) &&
            parse_body_temperature(scene, block, &s->params, err) &&
            parse_body_specific_heat(scene, block, &s->params, err);
+}
+
+bool cs_vorton_params_read(const cs_scene *scene, cs_vorton_params *p, float *spacing, cs_error *err)
+{
+    vorton_setup *s = malloc(sizeof *s);
+    CS_ASSERT(s, "out of host memory");
+    memset(s, 0, sizeof *s);
+    bool ok = setup_from_scene(scene, s, err);
+    if (ok) {
+        memcpy(p, &s->params, sizeof *p);
+        *spacing = s->spacing;
+    }
+    free(s);
+    return ok;
 }
 
 // Every ring, then every heat ball, in file order.
