@@ -13,6 +13,7 @@
 #include "scene.h"
 #include "scene_keys.h"
 #include "solvers.h"
+#include "vorton.h"
 #include "test_util.h"
 
 #include <stdlib.h>
@@ -131,16 +132,34 @@ static void test_defaults(void)
             checked += check_default(blocks[b], &blocks[b]->keys[k], base);
     }
     // The solvers' blocks: pbf's params as the solver reads them.
+    uint32_t solver_blocks = 0;
     for (int i = 0; cs_sim_registry[i]; i++)
-        if (cs_sim_registry[i]->keys)
-            check_rows(cs_sim_registry[i]->keys);
+        for (int k = 0; cs_sim_registry[i]->keys && cs_sim_registry[i]->keys[k]; k++, solver_blocks++)
+            check_rows(cs_sim_registry[i]->keys[k]);
+    CHECK(solver_blocks >= 3, "the solvers name %u key blocks (pbf, vorton, vorton.grid at least)", solver_blocks);
     cs_pbf_params p;
     CHECK(cs_pbf_params_read(&s.fluids[0], &p, &err), "pbf: %s", err.msg);
     for (uint32_t k = 0; k < cs_pbf_keys.count; k++)
         checked += check_default(&cs_pbf_keys, &cs_pbf_keys.keys[k], &p);
-    printf("defaults: %u rows checked in %u blocks\n", checked, blocks_located + 1);
-    CHECK(checked >= 40, "only %u defaults checked", checked);
     cs_scene_free(&s);
+    // The vortons' block, empty: its defaults.
+    static const char vorton_text[] =
+        "{\"dim\": 3, \"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"fluids\": [{\"solver\": \"vorton\","
+        " \"particle_spacing\": 0.1, \"blocks\": [{\"min\": [0,0,0], \"max\": [0.2,0.2,0.2]}], \"vorton\": {}}]}";
+    cs_vorton_params *v = calloc(1, sizeof *v);
+    float spacing;
+    ok = cs_scene_parse(vorton_text, strlen(vorton_text), "keys.json", &s, &err) &&
+         cs_vorton_params_read(&s.fluids[0], v, &spacing, &err);
+    CHECK(ok, "the vorton scene: %s", err.msg);
+    for (uint32_t k = 0; ok && k < cs_vorton_keys.count; k++)
+        checked += check_default(&cs_vorton_keys, &cs_vorton_keys.keys[k], v);
+    for (uint32_t k = 0; ok && k < cs_vorton_grid_keys.count; k++)
+        checked += check_default(&cs_vorton_grid_keys, &cs_vorton_grid_keys.keys[k], v);
+    free(v);
+    printf("defaults: %u rows checked in %u blocks\n", checked, blocks_located + 3);
+    CHECK(checked >= 60, "only %u defaults checked", checked);
+    if (ok)
+        cs_scene_free(&s);
 }
 
 static void test_panel(void)

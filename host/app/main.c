@@ -839,8 +839,8 @@ static void print_scene_keys_markdown(FILE *out)
     for (uint32_t b = 0; b < n; b++)
         cs_scene_keys_print_markdown(out, blocks[b]);
     for (int i = 0; cs_sim_registry[i]; i++)
-        if (cs_sim_registry[i]->keys)
-            cs_scene_keys_print_markdown(out, cs_sim_registry[i]->keys);
+        for (int k = 0; cs_sim_registry[i]->keys && cs_sim_registry[i]->keys[k]; k++)
+            cs_scene_keys_print_markdown(out, cs_sim_registry[i]->keys[k]);
 }
 
 static const command *find_command(const char *name)

@@ -385,7 +385,7 @@ static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t ma
 const cs_sim_ops cs_pbf_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "pbf",
-    .keys = &cs_pbf_keys,
+    .keys = (const cs_scene_key_block *const[]){&cs_pbf_keys, NULL},
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
     .create = pbf_create,
     .destroy = pbf_destroy,

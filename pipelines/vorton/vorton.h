@@ -143,6 +143,9 @@ typedef struct cs_vorton {
     uint64_t steps;
 } cs_vorton;
 
+// The block's rows (scene_keys.h) and its "grid" sub-block's.
+extern const cs_scene_key_block cs_vorton_keys, cs_vorton_grid_keys;
+
 // The "vorton" block of a fluid's scene as the solver reads it
 // (vorton_scene.c): its params and the vortons' spacing. Messages name
 // `vorton.key`.
