@@ -3,8 +3,9 @@
 // that must not change what a scene means (the key table's migration of
 // hand-written parsing, docs/scenes.md "Key reference"): a digest of the
 // cs_scene of the file, of each fluid's, of the static geometry and its
-// lighting, and of the "pbf" and "vorton" blocks as their solvers read them
-// (the vortons: their params and spacing). CPU only.
+// lighting, and of each solver's block as the solver reads it (pbf's params,
+// sph's and wcsph's options in their zeroed state, reint's params, the
+// vortons' params and spacing). CPU only.
 //
 //   test_scene_digest            compare with tests/ref/scene_digests.txt
 //   test_scene_digest --print    print the digests (to regenerate the file
@@ -16,6 +17,9 @@
 // whether they are set before hashing; everything else is hashed as bytes.
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
+#include "fluid_sph.h"
+#include "fluid_wcsph.h"
+#include "reint.h"
 #include "vorton.h"
 #include "geometry.h"
 #include "scene.h"
@@ -85,6 +89,30 @@ static void digest_file(line_list *l, const char *path, const char *label)
             bool ok = cs_pbf_params_read(&s.fluids[i], &p, &err);
             snprintf(part, sizeof part, "fluids[%u].pbf", i);
             add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, &p, sizeof p) : 0);
+        }
+        // sph and wcsph: the solver state the block fills, from zero.
+        if (strcmp(s.fluids[i].solver, "sph") == 0) {
+            cs_sph *x = calloc(1, sizeof *x);
+            bool ok = cs_sph_read_block(&s.fluids[i], x, &err);
+            snprintf(part, sizeof part, "fluids[%u].sph", i);
+            add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, x, sizeof *x) : 0);
+            free(x);
+        }
+        if (strcmp(s.fluids[i].solver, "wcsph") == 0) {
+            cs_wcsph *x = calloc(1, sizeof *x);
+            bool ok = cs_wcsph_read_block(&s.fluids[i], x, &err);
+            snprintf(part, sizeof part, "fluids[%u].wcsph", i);
+            add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, x, sizeof *x) : 0);
+            free(x);
+        }
+        if (strcmp(s.fluids[i].solver, "reint") == 0) {
+            cs_reint_params *x = calloc(1, sizeof *x);
+            bool ok = cs_reint_params_from_scene(&s.fluids[i], x, &err);
+            snprintf(part, sizeof part, "fluids[%u].reint", i);
+            add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, x, sizeof *x) : 0);
+            if (!ok)
+                fprintf(stderr, "%s: %s\n", label, err.msg);
+            free(x);
         }
         if (strcmp(s.fluids[i].solver, "vorton") == 0) {
             cs_vorton_params *v = calloc(1, sizeof *v);

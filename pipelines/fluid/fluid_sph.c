@@ -38,7 +38,7 @@ static bool parse_seed_compatible(const cs_scene *scene, const cJSON *block, cs_
 // which it found less compressible at the same time step than Clavet's
 // (1-q)^2 / (1-q)^3; the scenes' stiffnesses are tuned for it) and whether
 // walls push back through mirror particles.
-static bool parse_block(const cs_scene *scene, cs_sph *s, cs_error *err)
+bool cs_sph_read_block(const cs_scene *scene, cs_sph *s, cs_error *err)
 {
     static const char *const keys[] = {"kernel", "wall_mirror", "split", "seed_compatible", NULL};
     const cJSON *block = scene->solver_params;
@@ -149,7 +149,7 @@ bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err)
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err)
 {
     memset(s, 0, sizeof *s);
-    if (!parse_block(scene, s, err))
+    if (!cs_sph_read_block(scene, s, err))
         return false;
     uint64_t substeps = (uint64_t)scene->substeps * s->split;
     cs_scene split = *scene;
@@ -295,7 +295,7 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     cs_sph s;
     cs_error err;
     memset(&s, 0, sizeof s);
-    if (!parse_block(scene, &s, &err))
+    if (!cs_sph_read_block(scene, &s, &err))
         return false;
     double h = scene->smoothing_radius, sum = 0.0;
     int n = (int)ceil(h / spacing) + 1;

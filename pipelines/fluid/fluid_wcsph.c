@@ -81,7 +81,7 @@ double cs_wcsph_wall_table_value(int kernel, int dim, double spacing_over_h, dou
     return spacing_over_h * sum;
 }
 
-static bool parse_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
+bool cs_wcsph_read_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
 {
     static const char *const keys[] = {"kernel", "clamp_negative_pressure", "wall_density", "cfl", "surface_renormalise",
                                        NULL};
@@ -214,7 +214,7 @@ bool cs_wcsph_set_neighbour_lists(cs_wcsph *w, bool on, cs_error *err)
 bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err)
 {
     memset(w, 0, sizeof *w);
-    if (!parse_block(scene, w, err))
+    if (!cs_wcsph_read_block(scene, w, err))
         return false;
     cs_scene split = *scene;
     w->dt_split = cfl_split(scene, w->cfl);
@@ -368,7 +368,7 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
 {
     cs_wcsph w;
     cs_error err;
-    if (!parse_block(scene, &w, &err))
+    if (!cs_wcsph_read_block(scene, &w, &err))
         return false;
     double h = scene->smoothing_radius, sum = 0.0;
     int n = (int)ceil(h / spacing) + 1;
