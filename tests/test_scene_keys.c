@@ -9,6 +9,9 @@
 //   - an unknown key names the nearest row ("did you mean").
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
+#include "fluid_sph.h"
+#include "fluid_wcsph.h"
+#include "reint.h"
 #include "geometry.h"
 #include "scene.h"
 #include "scene_keys.h"
@@ -156,10 +159,33 @@ static void test_defaults(void)
     for (uint32_t k = 0; ok && k < cs_vorton_grid_keys.count; k++)
         checked += check_default(&cs_vorton_grid_keys, &cs_vorton_grid_keys.keys[k], v);
     free(v);
-    printf("defaults: %u rows checked in %u blocks\n", checked, blocks_located + 3);
-    CHECK(checked >= 60, "only %u defaults checked", checked);
     if (ok)
         cs_scene_free(&s);
+    // sph, wcsph and reint with empty blocks: their defaults.
+    static const char *const solvers[] = {"sph", "wcsph", "reint"};
+    for (uint32_t k = 0; k < CS_ARRAY_COUNT(solvers); k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"dim\": 3, \"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"fluids\": [{\"solver\": \"%s\","
+                 " \"particle_spacing\": 0.1, \"blocks\": [{\"min\": [0,0,0], \"max\": [0.2,0.2,0.2]}], \"%s\": {}}]}",
+                 solvers[k], solvers[k]);
+        ok = cs_scene_parse(text, strlen(text), "keys.json", &s, &err);
+        CHECK(ok, "the %s scene: %s", solvers[k], err.msg);
+        if (!ok)
+            continue;
+        void *base = calloc(1, sizeof(cs_sph) + sizeof(cs_wcsph) + sizeof(cs_reint_params));
+        const cs_scene_key_block *b = k == 0 ? &cs_sph_keys : k == 1 ? &cs_wcsph_keys : &cs_reint_keys;
+        bool read = k == 0   ? cs_sph_read_block(&s.fluids[0], base, &err)
+                    : k == 1 ? cs_wcsph_read_block(&s.fluids[0], base, &err)
+                             : cs_reint_params_from_scene(&s.fluids[0], base, &err);
+        CHECK(read, "%s block: %s", solvers[k], err.msg);
+        for (uint32_t r = 0; read && r < b->count; r++)
+            checked += check_default(b, &b->keys[r], base);
+        free(base);
+        cs_scene_free(&s);
+    }
+    printf("defaults: %u rows checked in %u blocks\n", checked, blocks_located + 6);
+    CHECK(checked >= 70, "only %u defaults checked", checked);
 }
 
 static void test_panel(void)
