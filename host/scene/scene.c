@@ -1,350 +1,28 @@
-// scene.c — the scene parser (JSON → cs_scene), the block lattice fill and
-// the particle-count scaling used by benchmarks.
+// scene.c — the scene parser (JSON → cs_scene): the two file formats, the
+// world's keys, each fluid's, and the checks between keys.
 //
 // Owns: the schema of the keys common to every pipeline (docs/scenes.md is
 // its manual and must change with this file) and the error messages for
-// them; the getters behind them are in scene_json.c.
+// them. The keys' types, ranges and defaults are rows of the key table
+// (scene_key_tables.c); the getters behind them are in scene_json.c; the
+// bodies in scene_bodies.c; the lattice fill and the particle-count
+// scaling in scene_lattice.c; geometry, lights and probes in their files.
 // Every error is `file: key.path: what is wrong` (or `file:line:col:` for
 // JSON syntax); nothing the file says can abort or leak.
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
 
-#include "body_shape.h"
-#include "scene_json.h"
-#include "scene_keys.h"
 #include "file_io.h"
 #include "geometry.h"
+#include "scene_json.h"
+#include "scene_keys.h"
+#include "scene_parse.h"
 
 #include <float.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <unistd.h>
-
-// floor(extent / spacing) with this slack, so 0.4 / 0.02 counts 20 even when
-// the float quotient lands at 19.999998.
-#define LATTICE_SLACK 1e-4
-// Most lattice points along one axis of a block.
-#define AXIS_LIMIT 1e6
-// A spacing must stay this many times above the float resolution of the
-// domain's coordinates, or neighbouring particles share a position.
-#define FLOAT_RESOLUTION 1e-6
-
-// ---- lattice ---------------------------------------------------------------
-
-// Lattice points per axis of a block at `spacing`: the points
-// min + (i + 0.5) * spacing whose cells of size `spacing` lie inside the box.
-static void block_dims(const cs_scene *scene, const cs_fluid_block *b, float spacing, uint64_t n[3])
-{
-    for (int a = 0; a < 3; a++) {
-        if (a == 2 && scene->dim == 2) {
-            n[a] = 1;
-            continue;
-        }
-        double cells = floor(((double)b->max[a] - (double)b->min[a]) / (double)spacing + LATTICE_SLACK);
-        // Clamped so 16 blocks' products still sum exactly in 64 bits; the
-        // parser and the scaling keep real scenes below the clamp.
-        n[a] = cells <= 0.0 ? 0 : cells >= AXIS_LIMIT ? (uint64_t)AXIS_LIMIT : (uint64_t)cells;
-    }
-}
-
-static uint64_t block_count(const cs_scene *scene, const cs_fluid_block *b, float spacing)
-{
-    uint64_t n[3];
-    block_dims(scene, b, spacing, n);
-    return n[0] * n[1] * n[2];
-}
-
-uint32_t cs_scene_block_particles(const cs_scene *scene)
-{
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < scene->block_count; i++)
-        total += block_count(scene, &scene->blocks[i], scene->blocks[i].spacing);
-    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
-}
-
-// splitmix64 finaliser: a hash of (seed, block, particle, axis), so the
-// jitter of a particle depends on nothing but its own identity.
-static uint64_t mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float jitter_unit(uint32_t seed, uint32_t block, uint64_t index, int axis)
-{
-    uint64_t h = mix64(((uint64_t)seed << 32) ^ ((uint64_t)block << 8) ^ (uint64_t)axis);
-    h = mix64(h ^ index);
-    return (float)((double)(h >> 11) * (2.0 / 9007199254740992.0) - 1.0); // [-1, 1)
-}
-
-uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *velocities4, uint32_t *materials,
-                              uint32_t capacity)
-{
-    uint32_t written = 0;
-    int axes = scene->dim == 2 ? 2 : 3;
-    for (uint32_t bi = 0; bi < scene->block_count && written < capacity; bi++) {
-        const cs_fluid_block *b = &scene->blocks[bi];
-        uint64_t n[3];
-        block_dims(scene, b, b->spacing, n);
-        float amplitude = b->jitter * b->spacing;
-        uint64_t index = 0;
-        for (uint64_t k = 0; k < n[2] && written < capacity; k++) {
-            for (uint64_t j = 0; j < n[1] && written < capacity; j++) {
-                for (uint64_t i = 0; i < n[0] && written < capacity; i++, index++) {
-                    uint64_t cell[3] = {i, j, k};
-                    float p[3] = {0, 0, 0};
-                    for (int a = 0; a < axes; a++) {
-                        p[a] = b->min[a] + ((float)cell[a] + 0.5f) * b->spacing;
-                        if (amplitude > 0.0f)
-                            p[a] += amplitude * jitter_unit(scene->seed, bi, index, a);
-                    }
-                    if (positions4) {
-                        float *o = positions4 + (size_t)written * 4;
-                        o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = 0.0f;
-                    }
-                    if (velocities4) {
-                        float *o = velocities4 + (size_t)written * 4;
-                        o[0] = b->velocity[0], o[1] = b->velocity[1];
-                        o[2] = scene->dim == 2 ? 0.0f : b->velocity[2], o[3] = 0.0f;
-                    }
-                    if (materials)
-                        materials[written] = b->material;
-                    written++;
-                }
-            }
-        }
-    }
-    return written;
-}
-
-static float scene_resolution(const cs_scene *scene);
-
-// Total block particles if every spacing were multiplied by k (the float
-// spacings are what the fill will use, so count those).
-static uint64_t scaled_count(const cs_scene *scene, double k)
-{
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < scene->block_count; i++)
-        total += block_count(scene, &scene->blocks[i], (float)(scene->blocks[i].spacing * k));
-    return total;
-}
-
-// How a scaled scene stays the same flow at a finer resolution (docs/scenes.md
-// "Particle-count scaling" is the manual of this table and must change with
-// it). The rule: the discrete system keeps its shape in units of h and dt.
-// dt shrinks with k (so h / dt, every velocity and the CFL number v dt / h
-// stay) and the frame keeps its simulated time (substeps grow), so every
-// number a solver computes per substep in units of h keeps its value; only
-// g dt^2 / h shrinks (like k): gravity is resolved by more substeps. Each
-// material parameter p whose unit involves h, dt or the particle mass m
-// (m ∝ k^dim) becomes p * k^(per_dim * dim + constant) * tau^time, where
-// tau = dt' / dt (<= k: whole substeps per frame). Parameters not
-// listed stay: rest_density, colours, speed_of_sound (a physical speed; the
-// WCSPH CFL split follows h itself), tait_gamma, WCSPH alpha and PBF XSPH c
-// (dimensionless per substep), and every solver block (the "pbf" block is
-// relative to the lattice, the "sph" block has no units).
-typedef struct scale_rule {
-    const char *solver;  // scene "solver" this rule applies to
-    size_t offset;       // float field of cs_material
-    int per_dim, constant, time;
-    const char *why;     // the unit argument, for the reader (docs repeat it)
-} scale_rule;
-
-static const scale_rule scale_rules[] = {
-    // Clavet (pipelines/fluid/fluid_sph.c, shaders/sph/): densities are normalised
-    // (rho = N_n sum m a^n, N_n ∝ h^-dim) and do not change.
-    {"sph", offsetof(cs_material, stiffness), 2, 1, -2,
-     "relax displacement dt^2 P N_n / m ∝ k_s tau^2 k^(-2 dim) must scale like h"},
-    {"sph", offsetof(cs_material, near_stiffness), 2, 1, -2, "same as stiffness (P_near = k_near rho_near)"},
-    {"sph", offsetof(cs_material, viscosity_linear), 0, 0, -1, "impulse dt sigma u: sigma dt is kept (sigma is 1/s)"},
-    {"sph", offsetof(cs_material, viscosity_quadratic), 0, -1, 0,
-     "impulse dt beta u^2 over u: beta dt u is kept, u ∝ h / dt, so beta h is"},
-    {"sph", offsetof(cs_material, surface_tension), 1, 0, 0,
-     "cohesion displacement per substep kappa N_n m r / m ∝ kappa k^(1 - dim) must scale like h"},
-    // WCSPH (shaders/wcsph/forces.comp): cohesion is an acceleration.
-    {"wcsph", offsetof(cs_material, surface_tension), 1, 0, -2,
-     "cohesion acceleration kappa N_n m r / m ∝ kappa k^(1 - dim) must scale like h / dt^2"},
-};
-
-// Lattice fit: a block whose box is a whole number of spacings is filled to
-// its faces. The bisected k generally leaves a gap of up to one spacing at
-// those faces, and the fluid then slumps into it (a pool at rest next to a
-// wall starts to flow: wcsph_tank_3d at 64k moved at 1.5 m/s within 0.04 s).
-// So where the file's blocks fit, the scaling prefers the closest k that
-// keeps them fitting, when its count is within FIT_TOLERANCE of the target.
-#define FIT_TOLERANCE 0.05
-
-static bool axis_fits(double extent, double spacing)
-{
-    double x = extent / spacing;
-    return x >= 0.5 && fabs(x - round(x)) < 0.5 * LATTICE_SLACK; // inside the count's slack
-}
-
-// Every block axis that fits the file's spacing still fits after k.
-static bool fits_after(const cs_scene *scene, double k)
-{
-    for (uint32_t i = 0; i < scene->block_count; i++) {
-        const cs_fluid_block *b = &scene->blocks[i];
-        for (int a = 0; a < scene->dim; a++) {
-            double extent = (double)b->max[a] - b->min[a];
-            if (axis_fits(extent, b->spacing) && !axis_fits(extent, (float)(b->spacing * k)))
-                return false;
-        }
-    }
-    return true;
-}
-
-// Candidates are k = n0 / j for an axis of n0 spacings and j near n0 / k.
-static double fitting_k(const cs_scene *scene, double k, uint32_t target, double min_k, double max_k)
-{
-    double best = k, best_miss = INFINITY;
-    if (fits_after(scene, k))
-        return k;
-    for (uint32_t i = 0; i < scene->block_count; i++) {
-        const cs_fluid_block *b = &scene->blocks[i];
-        for (int a = 0; a < scene->dim; a++) {
-            double extent = (double)b->max[a] - b->min[a];
-            if (!axis_fits(extent, b->spacing))
-                continue;
-            double n0 = round(extent / b->spacing);
-            double j0 = round(n0 / k);
-            for (double j = fmax(j0 - 3, 1); j <= j0 + 3; j++) {
-                double c = n0 / j;
-                if (c < min_k || c > max_k || !fits_after(scene, c))
-                    continue;
-                double miss = fabs((double)scaled_count(scene, c) - target) / target;
-                if (miss <= FIT_TOLERANCE && miss < best_miss)
-                    best = c, best_miss = miss;
-            }
-        }
-    }
-    return best;
-}
-
-// New substep count for a factor k: at least substeps / k (so dt' <= k dt),
-// frame time kept: dt' = dt substeps / substeps'.
-static uint32_t scaled_substeps(uint32_t substeps, double k)
-{
-    double n = ceil((double)substeps / k - 1e-6);
-    return (uint32_t)fmin(fmax(n, 1.0), 1000.0); // the parser's range
-}
-
-void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target)
-{
-    uint64_t current = scaled_count(scene, 1.0);
-    if (target == 0 || current == 0)
-        return;
-    if (target > CS_SCENE_MAX_PARTICLES)
-        target = CS_SCENE_MAX_PARTICLES;
-    // The count is a monotone staircase in k (floor per axis): bracket the
-    // target between k_small (count >= target) and k_large (count < target),
-    // bisect in log space, then take the closer of the two stairs.
-    double min_k = 0.0, max_k = INFINITY; // spacings stay in the parser's range
-    for (uint32_t i = 0; i < scene->block_count; i++) {
-        const cs_fluid_block *b = &scene->blocks[i];
-        min_k = fmax(min_k, scene_resolution(scene) / b->spacing);
-        max_k = fmin(max_k, SPACING_MAX / b->spacing);
-        for (int a = 0; a < scene->dim; a++)
-            min_k = fmax(min_k, ((double)b->max[a] - b->min[a]) / (AXIS_LIMIT * b->spacing));
-    }
-    double guess = fmin(fmax(pow((double)current / target, 1.0 / scene->dim), min_k), max_k);
-    double k_small = guess, k_large = guess;
-    while (k_small > min_k && scaled_count(scene, k_small) < target)
-        k_small = fmax(k_small * 0.5, min_k);
-    while (k_large < max_k && scaled_count(scene, k_large) >= target)
-        k_large = fmin(k_large * 2.0, max_k);
-    for (int it = 0; it < 64 && k_small < k_large; it++) {
-        double mid = sqrt(k_small * k_large);
-        if (mid <= k_small || mid >= k_large)
-            break;
-        if (scaled_count(scene, mid) >= target)
-            k_small = mid;
-        else
-            k_large = mid;
-    }
-    double miss_small = fabs((double)scaled_count(scene, k_small) - target);
-    double miss_large = fabs((double)scaled_count(scene, k_large) - target);
-    double best_k = fitting_k(scene, miss_small <= miss_large ? k_small : k_large, target, min_k, max_k);
-    if (best_k == 1.0)
-        return;
-    uint64_t old_blocks = current;
-    for (uint32_t i = 0; i < scene->block_count; i++)
-        scene->blocks[i].spacing = (float)(scene->blocks[i].spacing * best_k);
-    scene->particle_spacing = (float)(scene->particle_spacing * best_k);
-    scene->smoothing_radius = (float)(scene->smoothing_radius * best_k);
-    double volume = pow(best_k, scene->dim); // per particle, relative
-    // Same frame time in substeps of dt' = tau dt <= k dt.
-    uint32_t substeps = scaled_substeps(scene->substeps, best_k);
-    double tau = (double)scene->substeps / substeps;
-    scene->dt = (float)(scene->dt * tau);
-    scene->substeps = substeps;
-    for (uint32_t m = 0; m < scene->material_count; m++) {
-        cs_material *mat = &scene->materials[m];
-        mat->mass = fmaxf((float)(mat->mass * volume), FLT_MIN);
-        for (size_t r = 0; r < CS_ARRAY_COUNT(scale_rules); r++) {
-            const scale_rule *rule = &scale_rules[r];
-            if (strcmp(rule->solver, scene->solver) != 0)
-                continue;
-            float *p = (float *)((char *)mat + rule->offset);
-            *p = (float)(*p * pow(best_k, rule->per_dim * scene->dim + rule->constant) * pow(tau, rule->time));
-        }
-    }
-    if (scene->render.particle_radius > 0.0f)
-        scene->render.particle_radius = (float)(scene->render.particle_radius * best_k);
-    // Emitters keep their mass flow: 1/k^dim as many particles, each k^dim
-    // as heavy, through the same jet at the same speed.
-    uint64_t old_budgets = 0, new_budgets = 0;
-    for (uint32_t e = 0; e < scene->emitter_count; e++) {
-        cs_emitter *em = &scene->emitters[e];
-        old_budgets += em->budget;
-        em->rate = fminf((float)(em->rate / volume), 1e9f);
-        em->budget = (uint32_t)fmin(fmax(ceil(em->budget / volume - 1e-6), 1.0), CS_SCENE_MAX_PARTICLES);
-        new_budgets += em->budget;
-    }
-    // Keep the head room the file gave above the block particles (its
-    // emitter budgets, by default), scaled like the budgets.
-    uint64_t new_blocks = scaled_count(scene, 1.0);
-    uint64_t room = scene->max_particles >= old_blocks ? scene->max_particles - old_blocks : 0;
-    room = room == old_budgets ? new_budgets : (uint64_t)ceil(room / volume - 1e-6);
-    uint64_t max = new_blocks + room;
-    scene->max_particles = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
-}
-
-void cs_scene_scale_world(cs_scene *scene, uint32_t target)
-{
-    if (scene->first_format) {
-        // The top level is the fluid: scale it and copy it again, keeping
-        // the copy's own bookkeeping.
-        cs_scene_scale_particle_count(scene, target);
-        cs_scene *f = &scene->fluids[0];
-        cs_scene keep = *f;
-        *f = *scene;
-        f->json = NULL, f->fluids = NULL, f->fluid_count = 0;
-        memcpy(f->fluid_name, keep.fluid_name, sizeof f->fluid_name);
-        return;
-    }
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < scene->fluid_count; i++)
-        total += cs_scene_block_particles(&scene->fluids[i]);
-    uint32_t most = 0;
-    for (uint32_t i = 0; i < scene->fluid_count; i++) {
-        cs_scene *f = &scene->fluids[i];
-        double share = total ? (double)cs_scene_block_particles(f) / (double)total : 1.0 / scene->fluid_count;
-        cs_scene_scale_particle_count(f, (uint32_t)fmax(1.0, round(share * target)));
-        if (f->substeps > scene->fluids[most].substeps)
-            most = i;
-    }
-    // One substep clock for the world: the finest fluid's.
-    scene->dt = scene->fluids[most].dt;
-    scene->substeps = scene->fluids[most].substeps;
-    for (uint32_t i = 0; i < scene->fluid_count; i++) {
-        scene->fluids[i].dt = scene->dt;
-        scene->fluids[i].substeps = scene->substeps;
-    }
-}
 
 // ---- the parser ------------------------------------------------------------
 
@@ -379,8 +57,8 @@ static bool material_ref(const cs_scene *scene, const cJSON *object, const char 
     return true;
 }
 
-// Starts the array walk shared by materials, blocks, emitters and walls.
-static bool get_array(const cs_scene *scene, const cJSON *root, const char *key, uint32_t min, uint32_t max,
+// Starts the array walk shared by materials, blocks, emitters, walls and bodies.
+bool cs_json_array(const cs_scene *scene, const cJSON *root, const char *key, uint32_t min, uint32_t max,
                       const cJSON **out, uint32_t *count, cs_error *err)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
@@ -399,7 +77,7 @@ static bool get_array(const cs_scene *scene, const cJSON *root, const char *key,
     return true;
 }
 
-static bool inside_domain(const cs_scene *scene, const float *p, float slack)
+bool cs_scene_inside_domain(const cs_scene *scene, const float *p, float slack)
 {
     for (int a = 0; a < 3; a++) {
         if (p[a] < scene->domain_min[a] - slack || p[a] > scene->domain_max[a] + slack)
@@ -412,7 +90,7 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     const cJSON *array;
     uint32_t count;
-    if (!get_array(scene, root, "materials", 1, CS_MAX_MATERIALS, &array, &count, err))
+    if (!cs_json_array(scene, root, "materials", 1, CS_MAX_MATERIALS, &array, &count, err))
         return false;
     // Default speed of sound: ten times the fastest free fall across the
     // domain (weakly compressible: density error ~ (v / c)^2 ~ 1%).
@@ -468,14 +146,6 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
-// The smallest spacing float positions resolve anywhere in the domain.
-static float scene_resolution(const cs_scene *scene)
-{
-    float largest = 0.0f;
-    for (int a = 0; a < 3; a++)
-        largest = fmaxf(largest, fmaxf(fabsf(scene->domain_min[a]), fabsf(scene->domain_max[a])));
-    return fmaxf((float)SPACING_MIN, largest * (float)FLOAT_RESOLUTION);
-}
 
 // "room": N on a block or an emitter: its coordinates are relative to room
 // N's origin in the scene's level. Only the level's reader knows the rooms,
@@ -501,7 +171,7 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
 {
     const cs_scene_key_block *keys = cs_scene_fluid_block_keys;
     const cJSON *array;
-    if (!get_array(scene, root, "blocks", 0, CS_MAX_BLOCKS, &array, &scene->block_count, err))
+    if (!cs_json_array(scene, root, "blocks", 0, CS_MAX_BLOCKS, &array, &scene->block_count, err))
         return false;
     *particles = 0;
     const cJSON *entry = array ? array->child : NULL;
@@ -535,21 +205,21 @@ static bool parse_blocks(cs_scene *scene, const cJSON *root, uint64_t *particles
         // A small slack so a block flush with the domain wall is accepted.
         float slack = 1e-4f * b->spacing;
         bool placed = !b->in_room; // a room-relative box is checked once the world has moved it
-        if (placed && (!inside_domain(scene, b->min, slack) || !inside_domain(scene, b->max, slack)))
+        if (placed && (!cs_scene_inside_domain(scene, b->min, slack) || !cs_scene_inside_domain(scene, b->max, slack)))
             return cs_json_fail(scene, err, path, NULL,
                             "box [%g %g %g]..[%g %g %g] reaches outside the domain [%g %g %g]..[%g %g %g]",
                             b->min[0], b->min[1], b->min[2], b->max[0], b->max[1], b->max[2], scene->domain_min[0],
                             scene->domain_min[1], scene->domain_min[2], scene->domain_max[0], scene->domain_max[1],
                             scene->domain_max[2]);
-        if (b->spacing < scene_resolution(scene))
+        if (b->spacing < cs_scene_resolution(scene))
             return cs_json_fail(scene, err, path, "spacing", "%g is below what float coordinates resolve in this domain "
-                            "(at least %g)", b->spacing, scene_resolution(scene));
+                            "(at least %g)", b->spacing, cs_scene_resolution(scene));
         for (int a = 0; a < scene->dim; a++) {
             if (((double)b->max[a] - b->min[a]) / b->spacing > AXIS_LIMIT)
                 return cs_json_fail(scene, err, path, NULL, "more than %g particles along axis %d; raise the spacing",
                                 AXIS_LIMIT, a);
         }
-        uint64_t n = block_count(scene, b, b->spacing);
+        uint64_t n = cs_scene_lattice_count(scene, b, b->spacing);
         if (n == 0)
             return cs_json_fail(scene, err, path, NULL, "holds no particle: the box is thinner than one spacing (%g)",
                             b->spacing);
@@ -566,7 +236,7 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
 {
     const cs_scene_key_block *keys = cs_scene_emitter_keys;
     const cJSON *array;
-    if (!get_array(scene, root, "emitters", 0, CS_MAX_EMITTERS, &array, &scene->emitter_count, err))
+    if (!cs_json_array(scene, root, "emitters", 0, CS_MAX_EMITTERS, &array, &scene->emitter_count, err))
         return false;
     *budgets = 0;
     const cJSON *entry = array ? array->child : NULL;
@@ -593,7 +263,7 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
             !material_ref(scene, entry, path, &e->material, err) ||
             !parse_room(scene, entry, path, &e->in_room, &e->room, err))
             return false;
-        if (!e->in_room && !inside_domain(scene, e->position, 0.0f))
+        if (!e->in_room && !cs_scene_inside_domain(scene, e->position, 0.0f))
             return cs_json_fail(scene, err, path, "position", "(%g %g %g) lies outside the domain", e->position[0],
                             e->position[1], e->position[2]);
         if (rate_given) {
@@ -613,7 +283,7 @@ static bool parse_emitters(cs_scene *scene, const cJSON *root, uint64_t *budgets
 static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     const cJSON *array;
-    if (!get_array(scene, root, "walls", 0, CS_MAX_WALLS, &array, &scene->wall_count, err))
+    if (!cs_json_array(scene, root, "walls", 0, CS_MAX_WALLS, &array, &scene->wall_count, err))
         return false;
     const cJSON *entry = array ? array->child : NULL;
     for (uint32_t i = 0; i < scene->wall_count; i++, entry = entry->next) {
@@ -632,269 +302,6 @@ static bool parse_walls(cs_scene *scene, const cJSON *root, cs_error *err)
         for (int a = 0; a < 3; a++)
             w->normal[a] = (float)(w->normal[a] / len);
         w->offset = (float)(w->offset / len);
-    }
-    return true;
-}
-
-// ---- bodies ----------------------------------------------------------------
-
-// A polytope's "planes": [[nx, ny, nz, d], ...] (2D: [nx, ny, d] or nz = 0),
-// n a unit normal pointing out of the body, inside where dot(n, x) <= d.
-static bool parse_body_planes(cs_scene *scene, const cJSON *entry, const char *path, cs_body *b, cs_error *err)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(entry, "planes");
-    if (!cJSON_IsArray(item))
-        return cs_json_fail(scene, err, path, "planes", "must be an array of planes [nx, ny, nz, d] (got %s)",
-                        cs_json_type_name(item));
-    int n = cJSON_GetArraySize(item);
-    int need = scene->dim + 1;
-    if (n < need)
-        return cs_json_fail(scene, err, path, "planes", "holds %d planes; a bounded %dD polytope needs at least %d", n,
-                        scene->dim, need);
-    if (n > CS_MAX_BODY_PLANES)
-        return cs_json_fail(scene, err, path, "planes", "holds %d planes; at most %d are supported", n,
-                        CS_MAX_BODY_PLANES);
-    char where[128];
-    snprintf(where, sizeof where, "%s.planes", path);
-    b->plane_count = (uint32_t)n;
-    uint32_t i = 0;
-    for (const cJSON *e = item->child; e; e = e->next, i++) {
-        char elem[160];
-        cs_json_join_index(elem, sizeof elem, where, i);
-        int count = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : -1;
-        bool flat = scene->dim == 2 && count == 3;
-        if (count != 4 && !flat)
-            return cs_json_fail(scene, err, elem, NULL, "must be [nx, ny, nz, d]%s (got %s)",
-                            scene->dim == 2 ? " or [nx, ny, d]" : "", count < 0 ? cs_json_type_name(e) : "another length");
-        double v[4] = {0, 0, 0, 0};
-        int c = 0;
-        for (const cJSON *x = e->child; x; x = x->next, c++) {
-            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > COORD_LIMIT)
-                return cs_json_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c,
-                                COORD_LIMIT);
-            v[flat && c == 2 ? 3 : c] = x->valuedouble;
-        }
-        if (scene->dim == 2 && v[2] != 0.0)
-            return cs_json_fail(scene, err, elem, NULL, "nz must be 0 in a 2D scene (got %g)", v[2]);
-        double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (!(fabs(len - 1.0) <= 1e-3))
-            return cs_json_fail(scene, err, elem, NULL, "the normal must have unit length (|n| = %g)", len);
-        for (int k = 0; k < 4; k++)
-            b->planes[i][k] = (float)(v[k] / len);
-        if (!(b->planes[i][3] > 0.0f))
-            return cs_json_fail(scene, err, elem, NULL,
-                            "d must be > 0: the body frame's origin must lie strictly inside every plane (got %g)",
-                            v[3]);
-    }
-    double planes[CS_MAX_BODY_PLANES][4], verts[CS_BODY_MAX_VERTICES][3];
-    uint32_t np = cs_body_planes(b, scene->dim, planes);
-    bool bounded;
-    uint32_t nv = cs_convex_vertices((const double(*)[4])planes, np, scene->dim, verts, &bounded);
-    if (!bounded || nv < (uint32_t)scene->dim + 1)
-        return cs_json_fail(scene, err, path, "planes", "do not bound a finite region (the normals must point every way)");
-    return true;
-}
-
-// One orientation: {"axis": [x, y, z], "degrees": a} or {"quaternion": [x, y, z, w]}.
-static bool parse_orientation(cs_scene *scene, const cJSON *entry, const char *path, float q[4], cs_error *err)
-{
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(entry, "orientation");
-    q[0] = q[1] = q[2] = 0.0f, q[3] = 1.0f;
-    if (!o)
-        return true;
-    char where[128];
-    cs_json_join_key(where, sizeof where, path, "orientation");
-    static const char *const keys[] = {"axis", "degrees", "quaternion", NULL};
-    if (!cs_json_check_keys(scene, o, where, keys, err))
-        return false;
-    bool has_q = cJSON_GetObjectItemCaseSensitive(o, "quaternion") != NULL;
-    bool has_axis = cJSON_GetObjectItemCaseSensitive(o, "axis") || cJSON_GetObjectItemCaseSensitive(o, "degrees");
-    if (has_q == has_axis)
-        return cs_json_fail(scene, err, where, NULL, "give either \"quaternion\" or \"axis\" and \"degrees\"");
-    double v[4];
-    if (has_q) {
-        float f[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-        if (!cs_json_vector(scene, o, where, "quaternion", 4, false, f, NULL, err))
-            return false;
-        for (int k = 0; k < 4; k++)
-            v[k] = f[k];
-    } else {
-        float axis[3] = {0.0f, 0.0f, 1.0f}, deg = 0.0f;
-        if (!cs_json_vector(scene, o, where, "axis", 3, false, axis, NULL, err) ||
-            !cs_json_range(scene, o, where, "degrees", -1e6, 1e6, &deg, err))
-            return false;
-        double len = sqrt((double)axis[0] * axis[0] + (double)axis[1] * axis[1] + (double)axis[2] * axis[2]);
-        if (!(len > 1e-12))
-            return cs_json_fail(scene, err, where, "axis", "must be a nonzero vector");
-        double half = 0.5 * deg * 3.14159265358979323846 / 180.0;
-        for (int k = 0; k < 3; k++)
-            v[k] = axis[k] / len * sin(half);
-        v[3] = cos(half);
-    }
-    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
-    if (!(len > 1e-12))
-        return cs_json_fail(scene, err, where, "quaternion", "must be nonzero");
-    if (scene->dim == 2 && (fabs(v[0]) > 1e-6 * len || fabs(v[1]) > 1e-6 * len))
-        return cs_json_fail(scene, err, where, NULL, "a 2D body turns about z only");
-    for (int k = 0; k < 4; k++)
-        q[k] = (float)(v[k] / len);
-    return true;
-}
-
-// A kinematic body's "path": {"keys": [[t, x, y, z], ...] (2D: [t, x, y]),
-// "loop": bool}: positions of the body frame's origin at times t, the
-// first at t = 0, t strictly increasing; with loop the last key must equal
-// the first (the body goes round again without a jump).
-bool cs_scene_read_path(const cs_scene *scene, const cJSON *o, const char *owner, int dim, double coord_limit,
-                        uint32_t max_keys, float (*keys)[4], uint32_t *count, bool *loop, cs_error *err)
-{
-    static const char *const names[] = {"keys", "loop", NULL};
-    const char *shape = dim == 3 ? "[t, x, y, z]" : "[t, x, y]";
-    char where[160];
-    snprintf(where, sizeof where, "%s.path", owner);
-    if (!cJSON_IsObject(o))
-        return cs_json_fail(scene, err, owner, "path", "must be an object {\"keys\": [%s, ...], \"loop\": bool}", shape);
-    *loop = false;
-    if (!cs_json_check_keys(scene, o, where, names, err) || !cs_json_require(scene, o, where, "keys", err) ||
-        !cs_json_bool(scene, o, where, "loop", loop, err))
-        return false;
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, "keys");
-    int n = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : -1;
-    if (n < 2 || n > (int)max_keys)
-        return cs_json_fail(scene, err, where, "keys", "must be an array of 2 to %u keys %s", max_keys, shape);
-    snprintf(where, sizeof where, "%s.path.keys", owner);
-    uint32_t i = 0;
-    for (const cJSON *e = item->child; e; e = e->next, i++) {
-        char elem[200];
-        cs_json_join_index(elem, sizeof elem, where, i);
-        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 1 + dim)
-            return cs_json_fail(scene, err, elem, NULL, "must be %s", shape);
-        float *k = keys[i];
-        k[0] = k[1] = k[2] = k[3] = 0.0f;
-        int c = 0;
-        for (const cJSON *x = e->child; x; x = x->next, c++) {
-            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > coord_limit)
-                return cs_json_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c, coord_limit);
-            k[c] = (float)x->valuedouble;
-        }
-        if (i == 0 && k[0] != 0.0f)
-            return cs_json_fail(scene, err, elem, NULL, "the first key's time must be 0 (got %g)", k[0]);
-        if (i > 0 && !(k[0] > keys[i - 1][0]))
-            return cs_json_fail(scene, err, elem, NULL, "times must increase (%g after %g)", k[0], keys[i - 1][0]);
-    }
-    *count = (uint32_t)n;
-    snprintf(where, sizeof where, "%s.path", owner);
-    if (*loop && memcmp(&keys[0][1], &keys[n - 1][1], 3 * sizeof(float)) != 0)
-        return cs_json_fail(scene, err, where, NULL, "with loop, the last key's position must equal the first's");
-    return true;
-}
-
-static bool parse_body_path(cs_scene *scene, const cJSON *entry, const char *path, cs_body *b, cs_error *err)
-{
-    if (!cs_scene_read_path(scene, cJSON_GetObjectItemCaseSensitive(entry, "path"), path, scene->dim, COORD_LIMIT,
-                            CS_MAX_BODY_PATH_KEYS, b->path, &b->path_count, &b->path_loop, err))
-        return false;
-    char where[160];
-    snprintf(where, sizeof where, "%s.path.keys", path);
-    for (uint32_t i = 0; i < b->path_count; i++) {
-        const float *k = b->path[i];
-        char elem[200];
-        cs_json_join_index(elem, sizeof elem, where, i);
-        if (!inside_domain(scene, &k[1], 0.0f))
-            return cs_json_fail(scene, err, elem, NULL, "(%g, %g, %g) is outside the domain", k[1], k[2], k[3]);
-    }
-    for (int a = 0; a < 3; a++)
-        b->position[a] = b->path[0][1 + a];
-    return true;
-}
-
-static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
-{
-    // Read key by key in the order the checks need: the shape first, then
-    // what the shape and a path allow (the rows give each value's checks).
-    const cs_scene_key_block *keys = cs_scene_body_keys;
-    const cJSON *array;
-    if (!get_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
-        return false;
-    const cJSON *entry = array ? array->child : NULL;
-    for (uint32_t i = 0; i < scene->body_count; i++, entry = entry->next) {
-        cs_body *b = &scene->bodies[i];
-        *b = (cs_body){0};
-        char path[64];
-        cs_json_join_index(path, sizeof path, "bodies", i);
-        char shape[16] = "";
-        if (!cs_scene_keys_check(scene, entry, path, keys, err) || !cs_json_require(scene, entry, path, "shape", err) ||
-            !cs_json_string(scene, entry, path, "shape", shape, sizeof shape, NULL, err))
-            return false;
-        // Only the keys of its shape.
-        static const char *const shape_keys[] = {"size", "radius", "planes"};
-        int own = strcmp(shape, "box") == 0 ? 0 : strcmp(shape, "sphere") == 0 ? 1 : strcmp(shape, "polytope") == 0 ? 2 : -1;
-        if (own < 0)
-            return cs_json_fail(scene, err, path, "shape", "must be \"box\", \"sphere\" or \"polytope\" (got \"%s\")",
-                            shape);
-        for (int k = 0; k < 3; k++) {
-            if (k != own && cJSON_GetObjectItemCaseSensitive(entry, shape_keys[k]))
-                return cs_json_fail(scene, err, path, shape_keys[k], "does not belong to a %s", shape);
-        }
-        if (!cs_json_require(scene, entry, path, shape_keys[own], err))
-            return false;
-        b->shape = own == 0 ? CS_BODY_BOX : own == 1 ? CS_BODY_SPHERE : CS_BODY_POLYTOPE;
-        if (own == 0) {
-            if (!cs_scene_key_read_named(scene, entry, path, keys, "size", b, err))
-                return false;
-            for (int a = 0; a < scene->dim; a++) {
-                if (!(b->size[a] > 0.0f))
-                    return cs_json_fail(scene, err, path, "size", "must be positive on every axis (axis %d: %g)", a,
-                                    b->size[a]);
-            }
-        } else if (own == 1) {
-            if (!cs_scene_key_read_named(scene, entry, path, keys, "radius", b, err))
-                return false;
-        } else if (!parse_body_planes(scene, entry, path, b, err)) {
-            return false;
-        }
-        bool has_density = cJSON_GetObjectItemCaseSensitive(entry, "density") != NULL;
-        bool has_mass = cJSON_GetObjectItemCaseSensitive(entry, "mass") != NULL;
-        b->is_static = false;
-        if (!cs_scene_key_read_named(scene, entry, path, keys, "static", b, err))
-            return false;
-        if (has_density && has_mass)
-            return cs_json_fail(scene, err, path, "mass", "give density or mass, not both");
-        bool has_path = cJSON_GetObjectItemCaseSensitive(entry, "path") != NULL;
-        if (has_path && (b->is_static || cJSON_GetObjectItemCaseSensitive(entry, "position") ||
-                         cJSON_GetObjectItemCaseSensitive(entry, "velocity") ||
-                         cJSON_GetObjectItemCaseSensitive(entry, "angular_velocity")))
-            return cs_json_fail(scene, err, path, "path", "a body on a path is neither static nor given a position or a velocity "
-                            "(its first key is its position)");
-        if (has_path && !parse_body_path(scene, entry, path, b, err))
-            return false;
-        if (!has_density && !has_mass && !b->is_static && !has_path)
-            return cs_json_fail(scene, err, path, "density", "missing: a moving body needs a density or a mass");
-        if (!cs_scene_key_read_named(scene, entry, path, keys, "density", b, err) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "mass", b, err) ||
-            (!has_path && !cs_json_require(scene, entry, path, "position", err)) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "position", b, err) ||
-            !parse_orientation(scene, entry, path, b->orientation, err) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "velocity", b, err) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "angular_velocity", b, err) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "restitution", b, err) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "friction", b, err) ||
-            !cs_scene_key_read_named(scene, entry, path, keys, "color", b, err))
-            return false;
-        if (!inside_domain(scene, b->position, 0.0f))
-            return cs_json_fail(scene, err, path, "position", "(%g, %g, %g) is outside the domain", b->position[0],
-                            b->position[1], b->position[2]);
-        for (int a = 0; a < 3; a++) {
-            if (fabsf(b->angular_velocity[a]) > 1e4f)
-                return cs_json_fail(scene, err, path, "angular_velocity", "component %d is %g; at most 1e4 rad/s", a,
-                                b->angular_velocity[a]);
-        }
-        if (scene->dim == 2 && (b->angular_velocity[0] != 0.0f || b->angular_velocity[1] != 0.0f))
-            return cs_json_fail(scene, err, path, "angular_velocity", "a 2D body turns about z only: [0, 0, wz]");
-        if (b->is_static && (b->velocity[0] != 0.0f || b->velocity[1] != 0.0f || b->velocity[2] != 0.0f ||
-                             b->angular_velocity[0] != 0.0f || b->angular_velocity[1] != 0.0f ||
-                             b->angular_velocity[2] != 0.0f))
-            return cs_json_fail(scene, err, path, "static", "a static body has no velocity");
     }
     return true;
 }
@@ -1158,10 +565,10 @@ static bool parse_fluid(cs_scene *scene, const cJSON *object, cs_error *err)
         return cs_json_fail(scene, err, "", "particle_spacing", "missing (give particle_spacing, smoothing_radius or both)");
     scene->particle_spacing = (float)(have_spacing ? spacing : h / 2.0);
     scene->smoothing_radius = (float)(have_h ? h : spacing * 2.0);
-    if (!(scene->particle_spacing >= scene_resolution(scene)))
+    if (!(scene->particle_spacing >= cs_scene_resolution(scene)))
         return cs_json_fail(scene, err, "", "particle_spacing",
                         "%g is below what float coordinates resolve in this domain (at least %g)",
-                        scene->particle_spacing, scene_resolution(scene));
+                        scene->particle_spacing, cs_scene_resolution(scene));
     if (!(scene->smoothing_radius >= scene->particle_spacing))
         return cs_json_fail(scene, err, "", "smoothing_radius",
                         "must be >= particle_spacing (%g), or particles have no neighbours (got %g)",
@@ -1284,10 +691,10 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
                                        NULL};
     if (!cs_json_check_keys(scene, root, "", keys, err))
         return false;
-    if (!parse_world(scene, root, err) || !parse_bodies(scene, root, err) || !parse_level(scene, root, err))
+    if (!parse_world(scene, root, err) || !cs_scene_parse_bodies(scene, root, err) || !parse_level(scene, root, err))
         return false;
     const cJSON *array;
-    if (!get_array(scene, root, "fluids", 1, CS_MAX_FLUIDS, &array, &scene->fluid_count, err))
+    if (!cs_json_array(scene, root, "fluids", 1, CS_MAX_FLUIDS, &array, &scene->fluid_count, err))
         return false;
     scene->fluids = calloc(scene->fluid_count, sizeof *scene->fluids);
     if (!scene->fluids)

@@ -277,7 +277,7 @@ static void *locate_body(cs_scene *scene, uint32_t index)
 
 static const cs_scene_key_block body_block = {
     .path = "bodies[]",
-    .what = "A rigid convex body (0 … 256). Read in scene.c's parse_bodies, in an order its checks need "
+    .what = "A rigid convex body (0 … 256). Read in scene_bodies.c, in an order its checks need "
             "(shape first, then what the shape and path allow).",
     ROWS(body_keys),
     .locate = locate_body,
