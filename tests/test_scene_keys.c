@@ -24,7 +24,7 @@
 static const char scene_text[] =
     "{\"dim\": 3, \"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]},"
     " \"geometry\": [{\"quad\": {\"vertices\": [[0,0,0], [1,0,0], [1,0,1], [0,0,1]]}}],"
-    " \"radiosity\": {}, \"lights\": [{\"type\": \"point\", \"position\": [0.5, 0.5, 0.5]}],"
+    " \"radiosity\": {\"probes\": {}}, \"lights\": [{\"type\": \"point\", \"position\": [0.5, 0.5, 0.5]}],"
     " \"walls\": [{\"normal\": [0, 1, 0]}], \"camera\": {}, \"render\": {}, \"surface\": {},"
     " \"bodies\": [{\"shape\": \"sphere\", \"radius\": 0.1, \"density\": 500, \"position\": [0.5, 0.8, 0.5]}],"
     " \"fluids\": [{\"solver\": \"pbf\", \"particle_spacing\": 0.1,"

@@ -634,13 +634,18 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
     if (!cJSON_IsObject(level))
         return cs_json_fail(scene, err, "", "level", "must be an object {\"file\": \"...phd\"} (got %s)",
                         cs_json_type_name(level));
-    static const char *const keys[] = {"file", "units_per_metre", "light", NULL};
+    // Every value by code (a path resolved against the scene's folder, a
+    // double at the file's precision, a choice that depends on "radiosity");
+    // the rows name the keys and give the range.
+    const cs_scene_key *upm_row = cs_scene_key_find(cs_scene_level_keys, "units_per_metre");
     char file[512] = "", light[16] = "";
     double upm = 512.0;
     bool has_radiosity = cJSON_GetObjectItemCaseSensitive(root, "radiosity") != NULL;
-    if (!cs_json_check_keys(scene, level, "level", keys, err) || !cs_json_require(scene, level, "level", "file", err) ||
+    if (!cs_scene_keys_check(scene, level, "level", cs_scene_level_keys, err) ||
+        !cs_json_require(scene, level, "level", "file", err) ||
         !cs_json_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
-        !cs_json_number(scene, level, "level", "units_per_metre", 0.0, true, 1e6, false, &upm, NULL, err) ||
+        !cs_json_number(scene, level, "level", "units_per_metre", upm_row->min, true, upm_row->max, false, &upm, NULL,
+                        err) ||
         !cs_json_string(scene, level, "level", "light", light, sizeof light, NULL, err))
         return false;
     if (light[0] && strcmp(light, "baked") != 0 && (strcmp(light, "radiosity") != 0 || !has_radiosity))

@@ -390,6 +390,28 @@ static const cs_scene_key_block radiosity_block = {
     .locate = locate_radiosity,
 };
 
+static const cs_scene_key probe_keys[] = {
+    // Whole numbers in floats' clothing: read by code with its own message.
+    {"resolution", CS_KEY_VEC3, .flags = CS_KEY_BY_CODE, .def = "[4, 4, 4]",
+     .help = "probes along x, y, z over the geometry's box: 3 whole numbers from 1 to 64"},
+    {"rays", CS_KEY_UINT, CS_KEY_AT(cs_scene_probes, rays), 1, 16384, .def = "256",
+     .help = "rays a probe casts to gather the radiosity"},
+    {"every", CS_KEY_UINT, CS_KEY_AT(cs_scene_probes, every), 1, 1000000, CS_KEY_LIVE, .def = "1",
+     .help = "frames between two updates"},
+};
+
+static void *locate_probes(cs_scene *scene, uint32_t index)
+{
+    return index == 0 && scene->geometry ? &scene->geometry->lighting.probes : NULL;
+}
+
+static const cs_scene_key_block probe_block = {
+    .path = "radiosity.probes",
+    .what = "SH light probes lit by the radiosity, which light the water (docs/light.md, scene_probes.c).",
+    ROWS(probe_keys),
+    .locate = locate_probes,
+};
+
 static const cs_scene_key light_keys[] = {
     {"type", CS_KEY_ENUM, CS_KEY_AT(cs_scene_light, type), .flags = CS_KEY_BY_CODE | CS_KEY_REQUIRED,
      .choices = "point|spot|sphere|area", .help = "decides which other keys it takes"},
@@ -436,6 +458,27 @@ static const cs_scene_key_block light_block = {
     .locate = locate_light,
 };
 
+// ---- level ---------------------------------------------------------------------------
+
+static const cs_scene_key level_keys[] = {
+    {"file", CS_KEY_STRING, .flags = CS_KEY_BY_CODE | CS_KEY_REQUIRED,
+     .help = "a TR1 .PHD file, relative to the scene file (stored resolved)"},
+    // A double the file gives at full precision: read by code.
+    {"units_per_metre", CS_KEY_NUMBER, .min = 0, .max = 1e6, .flags = CS_KEY_MIN_OPEN | CS_KEY_BY_CODE,
+     .def = "512", .help = "level units a metre (512: a sector is 2 m)"},
+    {"light", CS_KEY_ENUM, .flags = CS_KEY_BY_CODE, .choices = "radiosity|baked",
+     .def = "radiosity with a radiosity block, else baked", .help = "what is shown first (B switches)"},
+};
+
+static void *locate_level(cs_scene *scene, uint32_t index) { return index == 0 ? &scene->level : NULL; }
+
+static const cs_scene_key_block level_block = {
+    .path = "level",
+    .what = "A Tomb Raider 1 level drawn around the fluids, which collide with it (docs/levels.md).",
+    ROWS(level_keys),
+    .locate = locate_level,
+};
+
 // ---- the list ----------------------------------------------------------------------
 
 // Shared with the parsers (scene.c, scene_lights.c).
@@ -451,10 +494,13 @@ const cs_scene_key_block *const cs_scene_render_keys = &render_block;
 const cs_scene_key_block *const cs_scene_surface_keys = &surface_block;
 const cs_scene_key_block *const cs_scene_radiosity_keys = &radiosity_block;
 const cs_scene_key_block *const cs_scene_light_keys = &light_block;
+const cs_scene_key_block *const cs_scene_probe_keys = &probe_block;
+const cs_scene_key_block *const cs_scene_level_keys = &level_block;
 
 static const cs_scene_key_block *const blocks[] = {
     &world_block, &fluid_block,  &material_block, &fluid_block_block, &emitter_block, &wall_block,
-    &body_block,  &camera_block, &render_block,   &surface_block,     &radiosity_block, &light_block,
+    &body_block,  &camera_block, &render_block,   &surface_block,     &radiosity_block, &probe_block,
+    &light_block, &level_block,
 };
 
 const cs_scene_key_block *const *cs_scene_key_blocks(uint32_t *count)

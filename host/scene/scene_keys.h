@@ -87,6 +87,8 @@ extern const cs_scene_key_block *const cs_scene_render_keys;      // render
 extern const cs_scene_key_block *const cs_scene_surface_keys;     // surface, fluids[].surface
 extern const cs_scene_key_block *const cs_scene_radiosity_keys;   // radiosity
 extern const cs_scene_key_block *const cs_scene_light_keys;       // lights[]
+extern const cs_scene_key_block *const cs_scene_probe_keys;       // radiosity.probes
+extern const cs_scene_key_block *const cs_scene_level_keys;       // level
 
 // The blocks of the scene file the scene layer reads, in docs order.
 const cs_scene_key_block *const *cs_scene_key_blocks(uint32_t *count);
