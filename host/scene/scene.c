@@ -503,14 +503,15 @@ static bool parse_domain(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
-// Keys a file's top level shares with all its parts.
+// The first format's key lists: the world's keys but fluids, level, bodies,
+// lights, geometry and radiosity, one fluid's keys, and its solver's block.
+// (The world format's top level and fluid entries take theirs from the key
+// table's top-level and fluids[] rows.)
 #define WORLD_KEYS "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", \
                    "boundary_restitution", "walls", "camera", "render", "surface"
 // Keys of one fluid (plus its solver block, named after the solver).
 #define FLUID_ONLY_KEYS "solver", "smoothing_radius", "particle_spacing", "max_particles", "materials", "blocks", \
                         "emitters"
-// A fluid may also set its own seed, boundary restitution and surface.
-#define FLUID_KEYS FLUID_ONLY_KEYS, "seed", "boundary_restitution", "surface"
 
 // The keys every part shares: dim, domain, gravity, time step, walls, view.
 static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
@@ -522,8 +523,8 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
         return cs_json_fail(scene, err, "", "dim", "must be 2 or 3 (got %u)", dim);
     scene->dim = (int)dim;
 
-    // The top level's keys are checked by the caller (WORLD_KEYS); the
-    // table's rows read the values, in this order because the domain is
+    // The top level's keys are checked by the caller (the table's rows, or
+    // the first format's lists); the rows read the values, in this order because the domain is
     // read by code between them.
     const cs_scene_key_block *keys = cs_scene_world_keys;
     if (!cs_scene_key_read_named(scene, root, "", keys, "name", scene, err) ||
@@ -692,9 +693,7 @@ static bool parse_geometry(cs_scene *scene, const cJSON *root, cs_error *err)
 // The world format: shared keys, then "fluids": [{...}, ...].
 static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    static const char *const keys[] = {WORLD_KEYS, "fluids", "level", "bodies", "lights", "geometry", "radiosity",
-                                       NULL};
-    if (!cs_json_check_keys(scene, root, "", keys, err))
+    if (!cs_scene_keys_check(scene, root, "", cs_scene_world_keys, err))
         return false;
     if (!parse_world(scene, root, err) || !cs_scene_parse_bodies(scene, root, err) || !parse_level(scene, root, err))
         return false;
@@ -714,14 +713,10 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
         cs_json_join_index(f->key_prefix, sizeof f->key_prefix, "fluids", i);
         if (!cJSON_IsObject(entry))
             return cs_json_fail(scene, err, f->key_prefix, NULL, "must be an object (got %s)", cs_json_type_name(entry));
-        static const char *const fluid_keys[] = {"name", "domain", FLUID_KEYS, NULL, NULL};
-        const char *allowed[CS_ARRAY_COUNT(fluid_keys)];
-        memcpy(allowed, fluid_keys, sizeof fluid_keys);
+        // The fluid's keys are its rows plus its solver's block.
         if (!cs_json_require(f, entry, "", "solver", err) ||
-            !cs_json_string(f, entry, "", "solver", f->solver, sizeof f->solver, NULL, err))
-            return false;
-        allowed[CS_ARRAY_COUNT(fluid_keys) - 2] = f->solver;
-        if (!cs_json_check_keys(f, entry, "", allowed, err))
+            !cs_json_string(f, entry, "", "solver", f->solver, sizeof f->solver, NULL, err) ||
+            !cs_scene_keys_check_with(f, entry, "", cs_scene_fluid_keys, f->solver, err))
             return false;
         // A fluid may have a domain of its own (its neighbour grid and its
         // box), inside or beside the world's.

@@ -57,8 +57,8 @@ static void *locate_world(cs_scene *scene, uint32_t index) { return index == 0 ?
 
 static const cs_scene_key_block world_block = {
     .path = "",
-    .what = "The keys every part shares. (The top level's key list is also in scene.c, WORLD_KEYS: a file of "
-            "the first format mixes them with one fluid's keys and its solver block.)",
+    .what = "The keys every part shares. (A file of the first format, one fluid at the top level, mixes some of "
+            "them with one fluid's keys and its solver block: scene.c's WORLD_KEYS, FLUID_ONLY_KEYS.)",
     ROWS(world_keys),
     .locate = locate_world,
 };
@@ -97,8 +97,7 @@ static void *locate_fluid(cs_scene *scene, uint32_t index)
 
 static const cs_scene_key_block fluid_block = {
     .path = "fluids[]",
-    .what = "One fluid. Its solver's block (named like `solver`: pbf, sph, wcsph, reint, vorton) is required too. "
-            "Its keys' list is also in scene.c (FLUID_KEYS), shared with the first format.",
+    .what = "One fluid. Its solver's block (named like `solver`: pbf, sph, wcsph, reint, vorton) is required too.",
     ROWS(fluid_keys),
     .locate = locate_fluid,
 };

@@ -70,16 +70,25 @@ const cs_scene_key_block *cs_scene_key_block_find(const char *path)
 
 #define MAX_BLOCK_KEYS 64
 
+bool cs_scene_keys_check_with(const cs_scene *scene, const cJSON *object, const char *path,
+                              const cs_scene_key_block *block, const char *extra, cs_error *err)
+{
+    const char *names[MAX_BLOCK_KEYS + 2];
+    CS_ASSERT(block->count <= MAX_BLOCK_KEYS, "scene key block %s: %u keys, at most %d", block->path, block->count,
+              MAX_BLOCK_KEYS);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < block->count; k++)
+        names[n++] = block->keys[k].key;
+    if (extra)
+        names[n++] = extra;
+    names[n] = NULL;
+    return cs_json_check_keys(scene, object, path, names, err);
+}
+
 bool cs_scene_keys_check(const cs_scene *scene, const cJSON *object, const char *path,
                          const cs_scene_key_block *block, cs_error *err)
 {
-    const char *names[MAX_BLOCK_KEYS + 1];
-    CS_ASSERT(block->count <= MAX_BLOCK_KEYS, "scene key block %s: %u keys, at most %d", block->path, block->count,
-              MAX_BLOCK_KEYS);
-    for (uint32_t k = 0; k < block->count; k++)
-        names[k] = block->keys[k].key;
-    names[block->count] = NULL;
-    return cs_json_check_keys(scene, object, path, names, err);
+    return cs_scene_keys_check_with(scene, object, path, block, NULL, err);
 }
 
 // "a", "b" or "c" from "a|b|c".

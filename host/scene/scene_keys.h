@@ -102,6 +102,10 @@ const cs_scene_key *cs_scene_key_find(const cs_scene_key_block *block, const cha
 // row's name) and duplicate keys.
 bool cs_scene_keys_check(const cs_scene *scene, const cJSON *object, const char *path,
                          const cs_scene_key_block *block, cs_error *err);
+// The same, with one more key allowed (a fluid's solver block, named like
+// its solver).
+bool cs_scene_keys_check_with(const cs_scene *scene, const cJSON *object, const char *path,
+                              const cs_scene_key_block *block, const char *extra, cs_error *err);
 // Reads one row's value from object into base + row->at when present.
 bool cs_scene_key_read(const cs_scene *scene, const cJSON *object, const char *path, const cs_scene_key *row,
                        void *base, cs_error *err);
