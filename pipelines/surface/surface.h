@@ -55,12 +55,13 @@ typedef struct cs_surface {
     uint32_t dims[3];
     uint32_t padded_count;     // (nx+2)(ny+2)(nz+2)
     cs_buffer table;           // 256 * CS_SURFACE_TABLE_STRIDE u32
-    cs_buffer info, vcount, tcount, active;   // u32 per padded node (classify)
+    cs_buffer bits;            // u32 per 32 field nodes: inside bits (classify)
+    cs_buffer info, vcount, tcount, active;   // u32 per padded node; counts per segment (classify)
     cs_buffer vbase, tbase, abase;            // u32 per padded node (scans)
     cs_buffer list;            // u32 per active node
     cs_buffer totals[3];       // host visible: vertex, triangle, active totals
     cs_scan scan;
-    cs_program_id classify, compact, emit;
+    cs_program_id bits_program, classify, compact, emit;
     // Outputs, grown to the totals (never shrunk); capacities in elements.
     cs_buffer positions;       // vec4 per vertex (w = 1); VERTEX usage too
     cs_buffer normals;         // vec4 per vertex (w = 0); VERTEX usage too

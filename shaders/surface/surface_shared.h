@@ -16,8 +16,9 @@
 #include "cs_shared.h"
 
 #define CS_SURFACE_GROUP 64
-// Nodes one classify invocation walks along x (reusing a column of corners).
-#define CS_SURFACE_RUN 8
+// Padded nodes of a segment (classify, compact): a run along a padded row,
+// one bit each in a u32.
+#define CS_SURFACE_SEG 32
 // Most triangles one cell's case emits (checked when the table is built).
 #define CS_SURFACE_MAX_TRIS 5
 // One table row per case: [0] = triangle count, then 3 local edges per
