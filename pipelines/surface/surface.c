@@ -202,7 +202,7 @@ bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface 
         return false;
     snprintf(name, sizeof name, "%s inside bits", surf->name);
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "surface case table",
-                                                      .size = sizeof case_table}, &surf->table, err) &&
+                                                      .size = sizeof case_table + 256 * 8}, &surf->table, err) &&
               node_buffer(ctx, surf, "info", &surf->info, err) && node_buffer(ctx, surf, "vcount", &surf->vcount, err) &&
               node_buffer(ctx, surf, "tcount", &surf->tcount, err) &&
               node_buffer(ctx, surf, "active", &surf->active, err) &&
@@ -226,6 +226,17 @@ bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface 
         return false;
     }
     cs_buffer_upload(ctx, &surf->table, cs_surface_table(), sizeof case_table, 0);
+    // The packed copy emit reads (surface_shared.h).
+    uint32_t packed[256 * 2] = {0};
+    for (int cs = 0; cs < 256; cs++) {
+        const uint32_t *row = &case_table[cs * CS_SURFACE_TABLE_STRIDE];
+        uint64_t bits = row[0];
+        for (uint32_t k = 0; k < 3 * row[0]; k++)
+            bits |= (uint64_t)row[1 + k] << (4 + 4 * k);
+        packed[2 * cs] = (uint32_t)bits;
+        packed[2 * cs + 1] = (uint32_t)(bits >> 32);
+    }
+    cs_buffer_upload(ctx, &surf->table, packed, sizeof packed, sizeof case_table);
     return true;
 }
 

@@ -25,6 +25,11 @@
 // triangle, counter-clockwise seen from outside (normal = outward).
 #define CS_SURFACE_TABLE_STRIDE (1 + 3 * CS_SURFACE_MAX_TRIS)
 
+// After the 256 rows, the same table packed for emit: 2 u32 per case, the
+// triangle count in bits 0..3 of the first, then the 15 local edges, 4 bits
+// each, from bit 4 of the first word (7 edges) on into the second (8).
+#define CS_SURFACE_PACKED_TABLE (256 * CS_SURFACE_TABLE_STRIDE)
+
 // info[p]: bits 0..2 = which of the node's 3 forward edges are crossed,
 // bits 3..10 = the case of the cell with min corner p (0 for no cell).
 #define CS_SURFACE_CASE_SHIFT 3u
