@@ -21,9 +21,11 @@
 // shared by exactly two triangles. Same field, same bits.
 //
 // Passes (each a labelled pass, see docs/surface.md):
-//   count submit: "surface: classify" (per padded node: crossed edges, cell
-//     case, counts), "surface: scan" (three exclusive scans, prim.h), 
-//     "surface: compact" (the list of active nodes);
+//   count submit: "surface: classify" (one inside bit per field node, then
+//     per segment of 32 padded nodes of a row: vertex, triangle and active
+//     node counts), "surface: scan" (three exclusive scans over the
+//     segments, prim.h), "surface: compact" (per segment: info, vbase and
+//     tbase of its active nodes and the list of active nodes);
 //   the host reads the three totals and grows the output buffers;
 //   emit submit: "surface: emit" (per active node: its vertices and its
 //     cell's triangles).
@@ -84,8 +86,9 @@ const uint32_t *cs_surface_table(void);
 bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface *surf, cs_error *err);
 
 // Device memory per padded node a surface and its field take: the eight u32
-// node arrays plus one float of field (the scan's block sums are ~1/256 of
-// that and the outputs are sized later, to the mesh).
+// node arrays plus one float of field (the inside bits, 1/32 u32 a node,
+// and the scan's block sums are small beside that, and the outputs are
+// sized later, to the mesh).
 #define CS_SURFACE_BYTES_PER_NODE 36u
 // The most padded nodes, (nx+2)(ny+2)(nz+2), a surface can have on this
 // device now: each node array within maxStorageBufferRange, all of them
