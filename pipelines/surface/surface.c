@@ -294,10 +294,13 @@ void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *fiel
             .buffers = {field, &surf->bits}, .push = &pc, .push_size = sizeof pc, .threads = {words}});
         cs_barrier_compute(rec);
     }
-    pc = surface_push(surf, segs);
+    // One invocation per padded row walks its segments (neighbouring
+    // segments share a word of each row's bits).
+    uint32_t rows = surf->padded_count / (surf->dims[0] + 2);
+    pc = surface_push(surf, rows);
     cs_dispatch(rec, surf->classify, &(cs_dispatch_desc){
         .buffers = {&surf->bits, &surf->table, &surf->vcount, &surf->tcount, &surf->active},
-        .push = &pc, .push_size = sizeof pc, .threads = {segs}});
+        .push = &pc, .push_size = sizeof pc, .threads = {rows}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     // The segment counts scanned in place: each segment's first offsets.
@@ -310,7 +313,7 @@ void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *fiel
     cs_dispatch(rec, surf->compact, &(cs_dispatch_desc){
         .buffers = {&surf->bits, &surf->table, &surf->vcount, &surf->tcount, &surf->active, &surf->info,
                     &surf->vbase, &surf->tbase, &surf->list},
-        .push = &pc, .push_size = sizeof pc, .threads = {segs}});
+        .push = &pc, .push_size = sizeof pc, .threads = {rows}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }

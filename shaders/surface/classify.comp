@@ -2,8 +2,9 @@
 // "surface: classify", second dispatch: per segment of CS_SURFACE_SEG
 // padded nodes along a padded row (segment.glsl), how many vertices,
 // triangles and active nodes (a crossed forward edge or a cell with
-// triangles) its nodes have: vcount[s], tcount[s], active[s]. The corners
-// come from the inside bits (8 word loads a segment); only nodes whose
+// triangles) its nodes have: vcount[s], tcount[s], active[s]. One
+// invocation walks the segments of a padded row; the corners come from
+// the inside bits of 4 rows (one new word a row a segment); only nodes whose
 // cell has corners on both sides are classified one by one (a loop over
 // their bits, so a segment away from the surface does no per-node work).
 #include "index.glsl"
@@ -22,27 +23,32 @@ float field[1];
 
 void main()
 {
-    uint s = cs_linear_index();
-    if (s >= pc.dims.w)
+    uint row = cs_linear_index();
+    if (row >= pc.dims.w)
         return;
     ivec3 n = surf_padded_dims();
+    int y = int(row) % n.y, z = int(row) / n.y;
     int per_row = seg_per_row();
-    int row = int(s) / per_row;
-    int x0 = (int(s) - row * per_row) * CS_SURFACE_SEG, y = row % n.y, z = row / n.y;
-    seg_corners c = seg_load(x0, y, z);
-    uint m = seg_candidates(c);
-    uint v = 0u, t = 0u, a = 0u;
-    while (m != 0u) {
-        int i = findLSB(m);
-        m &= m - 1u;
-        uint tris;
-        uint inf = seg_classify(ivec3(x0 + i, y, z), seg_cell_bits(c, i), tris);
-        uint mask = inf & 7u;
-        v += uint(bitCount(mask));
-        t += tris;
-        a += (mask != 0u || tris != 0u) ? 1u : 0u;
+    seg_row r0 = seg_row_begin(y, z), r1 = seg_row_begin(y + 1, z), r2 = seg_row_begin(y, z + 1),
+            r3 = seg_row_begin(y + 1, z + 1);
+    for (int xb = 0; xb < per_row; xb++) {
+        int x0 = xb * CS_SURFACE_SEG;
+        uint s = row * uint(per_row) + uint(xb);
+        seg_corners c = seg_next(r0, r1, r2, r3, x0);
+        uint m = seg_candidates(c);
+        uint v = 0u, t = 0u, a = 0u;
+        while (m != 0u) {
+            int i = findLSB(m);
+            m &= m - 1u;
+            uint tris;
+            uint inf = seg_classify(ivec3(x0 + i, y, z), seg_cell_bits(c, i), tris);
+            uint mask = inf & 7u;
+            v += uint(bitCount(mask));
+            t += tris;
+            a += (mask != 0u || tris != 0u) ? 1u : 0u;
+        }
+        vcount[s] = v;
+        tcount[s] = t;
+        active_flag[s] = a;
     }
-    vcount[s] = v;
-    tcount[s] = t;
-    active_flag[s] = a;
 }
