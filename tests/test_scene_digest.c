@@ -27,9 +27,14 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-#define SCENE_DIR CS_SOURCE_DIR "/scenes"
-#define REF_FILE CS_SOURCE_DIR "/tests/ref/scene_digests.txt"
+// Relative to the source tree (main() changes into it): a scene's path and
+// the paths resolved from it (a level's file) are bytes of the parsed
+// structs, so absolute paths would make the digests depend on where the
+// checkout lies.
+#define SCENE_DIR "scenes"
+#define REF_FILE "tests/ref/scene_digests.txt"
 
 static uint64_t fnv(uint64_t h, const void *data, size_t size)
 {
@@ -157,6 +162,10 @@ static void digest_dir(line_list *l, const char *dir, const char *prefix)
 
 int main(int argc, char **argv)
 {
+    if (chdir(CS_SOURCE_DIR) != 0) {
+        fprintf(stderr, "FAIL: cannot enter the source tree %s\n", CS_SOURCE_DIR);
+        return 1;
+    }
     line_list l = {0};
     digest_dir(&l, SCENE_DIR, "");
     digest_dir(&l, SCENE_DIR "/mesh_scene_small", "mesh_scene_small/");
