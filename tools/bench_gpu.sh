@@ -10,7 +10,8 @@
 #              1M, reint 2D 4096^2 and 3D 256^3 (ms a substep, per pass)
 #   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH)
 #   draw       cistern bench --draw: the particles' draw at 256k, 1M and 4M, 720p and 1080p
-#   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches
+#   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches,
+#              then its light probes (1k and 8k)
 #   surface    cistern bench --surface: marching cubes on 128^3..512^3 fields
 #   knobs      the per-device choices made without a GPU at hand, each way:
 #              CISTERN_SORT=4|8, CISTERN_SORT_BLOCK=2048|8192 and
@@ -84,6 +85,10 @@ part_draw() {
 part_radiosity() {
   run rooms_radiosity bench --radiosity scenes/rooms_radiosity.json --patches "$patches" --steps "$rsteps" \
     --warmup 1
+  # The light probes' rows (1k and 8k probes) come only without --patches;
+  # too slow for the smoke test on lavapipe.
+  [ "${SMALL:-0}" = 1 ] || run rooms_radiosity_probes bench --radiosity scenes/rooms_radiosity.json \
+    --steps "$rsteps" --warmup 1
 }
 
 part_surface() {
