@@ -654,7 +654,7 @@ void cs_scene_scale_world(cs_scene *scene, uint32_t target)
         cs_scene *f = &scene->fluids[0];
         cs_scene keep = *f;
         *f = *scene;
-        f->json = NULL, f->fluids = NULL, f->fluid_count = 0;
+        f->json = NULL, f->fluids = NULL, f->fluid_count = 0, f->body_storage = NULL;
         memcpy(f->fluid_name, keep.fluid_name, sizeof f->fluid_name);
         return;
     }
@@ -1169,9 +1169,15 @@ static bool parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
     const cJSON *array;
     if (!get_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
         return false;
+    if (scene->body_count) {
+        scene->body_storage = calloc(scene->body_count, sizeof *scene->body_storage);
+        if (!scene->body_storage)
+            return cs_fail(err, "%s: out of memory", scene->path);
+        scene->bodies = scene->body_storage;
+    }
     const cJSON *entry = array ? array->child : NULL;
     for (uint32_t i = 0; i < scene->body_count; i++, entry = entry->next) {
-        cs_body *b = &scene->bodies[i];
+        cs_body *b = &scene->body_storage[i];
         *b = (cs_body){0};
         char path[64];
         join_index(path, sizeof path, "bodies", i);
@@ -1615,6 +1621,7 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
         return cs_fail(err, "%s: out of memory", scene->path);
     scene->fluids[0] = *scene;
     scene->fluids[0].json = NULL;
+    scene->fluids[0].body_storage = NULL;
     scene->fluids[0].fluids = NULL;
     scene->fluids[0].fluid_count = 0;
     snprintf(scene->fluids[0].fluid_name, sizeof scene->fluids[0].fluid_name, "%s", scene->solver);
@@ -1699,8 +1706,9 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
     const cJSON *entry = array->child;
     for (uint32_t i = 0; i < scene->fluid_count; i++, entry = entry->next) {
         cs_scene *f = &scene->fluids[i];
-        *f = *scene;
+        *f = *scene; // the shared keys; the bodies stay the file's (f->bodies points at them)
         f->json = NULL;
+        f->body_storage = NULL;
         f->fluids = NULL;
         f->fluid_count = 0;
         join_index(f->key_prefix, sizeof f->key_prefix, "fluids", i);
@@ -1865,6 +1873,7 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
     if (!parse_root(scene, root, err)) {
         cJSON_Delete(root);
         free(scene->fluids);
+        free(scene->body_storage);
         cs_geometry_free(scene->geometry);
         free(scene->geometry);
         char keep[sizeof scene->path];
@@ -1916,6 +1925,10 @@ void cs_scene_free(cs_scene *scene)
     free(scene->fluids);
     scene->fluids = NULL;
     scene->fluid_count = 0;
+    free(scene->body_storage);
+    scene->body_storage = NULL;
+    scene->bodies = NULL;
+    scene->body_count = 0;
     cs_geometry_free(scene->geometry);
     free(scene->geometry);
     scene->geometry = NULL;
