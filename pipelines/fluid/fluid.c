@@ -157,13 +157,13 @@ static void boundary_tables(int dim, double kappa, vec4 *out)
 
 static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const cs_body_set *body_set)
 {
-    const cs_scene *sc = &f->scene;
+    const cs_scene *sc = f->scene;
     cs_fluid_params *p = &f->params;
     memset(p, 0, sizeof *p);
     float h = sc->smoothing_radius;
     bool d3 = f->dim == 3;
     p->domain_min = (vec4){sc->domain_min[0], sc->domain_min[1], d3 ? sc->domain_min[2] : 0.0f, h};
-    p->domain_max = (vec4){sc->domain_max[0], sc->domain_max[1], d3 ? sc->domain_max[2] : 0.0f, sc->dt};
+    p->domain_max = (vec4){sc->domain_max[0], sc->domain_max[1], d3 ? sc->domain_max[2] : 0.0f, f->dt};
     p->gravity = (vec4){sc->gravity[0], sc->gravity[1], d3 ? sc->gravity[2] : 0.0f, sc->boundary_restitution};
     p->grid_origin = (vec4){f->grid.origin[0], f->grid.origin[1], f->grid.origin[2], 1.0f / f->grid.cell_size};
     p->grid_dims = (uvec4){f->grid.dims[0], f->grid.dims[1], f->grid.dims[2], f->grid.cell_count};
@@ -196,7 +196,7 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
     // How many materials the shaders' register tables hold (fluid.glsl,
     // cs_pick_material); the create function checked it is 1..8.
     char materials[4];
-    snprintf(materials, sizeof materials, "%u", CS_MIN(CS_MAX(f->scene.material_count, 1u), (uint32_t)CS_FLUID_MAX_MATERIALS));
+    snprintf(materials, sizeof materials, "%u", CS_MIN(CS_MAX(f->scene->material_count, 1u), (uint32_t)CS_FLUID_MAX_MATERIALS));
     pd.defines[1] = (cs_define){"CS_MATERIAL_COUNT", materials};
     for (int i = 0; defines && defines[i].name && i + 2 < CS_MAX_DEFINES; i++)
         pd.defines[i + 2] = defines[i];
@@ -208,7 +208,7 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
 
 bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack, cs_neighbours *nb, cs_error *err)
 {
-    const cs_scene *sc = &f->scene;
+    const cs_scene *sc = f->scene;
     double h = sc->smoothing_radius;
     double spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : h * 0.5;
     double radius = h * radius_over_h;
@@ -270,6 +270,9 @@ static bool check_scene(const cs_scene *sc, cs_error *err)
     return true;
 }
 
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
+                   const cs_boundary_set *boundary_set, const cs_body_set *body_set, cs_error *err);
+
 bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
                      cs_error *err)
 {
@@ -277,15 +280,28 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     // The boundary set (domain box faces + walls) every wall model reads;
     // building it also refuses a scene with more walls than it holds.
     cs_boundary_set boundary_set;
-    cs_body_set body_set;
+    // The bodies' set is a quarter megabyte: on the heap, not the stack.
+    cs_body_set *body_set = malloc(sizeof *body_set);
+    CS_ASSERT(body_set, "out of host memory");
     if (!check_scene(scene, err) || !cs_boundary_set_build(scene, &boundary_set, err) ||
-        !cs_bodies_set_build(scene, &body_set, err))
+        !cs_bodies_set_build(scene, body_set, err)) {
+        free(body_set);
         return false;
+    }
+    bool created = create(ctx, scene, desc, f, &boundary_set, body_set, err);
+    free(body_set);
+    return created;
+}
+
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
+                   const cs_boundary_set *boundary_set, const cs_body_set *body_set, cs_error *err)
+{
     f->ctx = ctx;
     f->desc = *desc;
-    f->scene = *scene;
-    f->scene.json = NULL;
-    f->scene.solver_params = NULL;
+    f->scene = scene;
+    uint32_t split = CS_MAX(desc->dt_split, 1u);
+    f->dt = scene->dt / (float)split;
+    f->substeps = scene->substeps * split;
     snprintf(f->scene_name, sizeof f->scene_name, "%s", scene->name);
     snprintf(f->solver, sizeof f->solver, "%s", desc->solver ? desc->solver : "fluid");
     f->dim = scene->dim;
@@ -367,7 +383,7 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     ok = ok && cs_fluid_program(f, "fluid/reorder.comp", desc->uses_predicted ? with_predicted : NULL, &f->reorder, err);
     // With moving bodies the velocity collide also hands them impulses.
     static const cs_define with_impulses[] = {{"WITH_VELOCITY", "1"}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
-    f->impulse_slots = body_set.counts.w;
+    f->impulse_slots = body_set->counts.w;
     if (f->impulse_slots) {
         snprintf(name, sizeof name, "%s body impulses", f->solver);
         // Contact records (bodies_shared.h): a fixed number per particle,
@@ -390,7 +406,7 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     snprintf(name, sizeof name, "%s stats", f->solver);
     cs_recorder_create(ctx, name, &f->stats_rec);
 
-    fill_params(f, &boundary_set, &body_set);
+    fill_params(f, boundary_set, body_set);
     cs_fluid_upload_params(f);
 
     // Blocks: lattice particles in block order; ids are creation indices.
@@ -475,7 +491,7 @@ static cs_fluid_push base_push(const cs_fluid *f)
 
 double cs_fluid_time(const cs_fluid *f)
 {
-    return (double)f->substep_index * (double)f->scene.dt;
+    return (double)f->substep_index * (double)f->dt;
 }
 
 void cs_fluid_end_substep(cs_fluid *f)
@@ -511,7 +527,7 @@ static void across_vectors(const float d[3], int dim, float u[3], float v[3])
 
 void cs_fluid_record_emit(cs_fluid *f, cs_recorder *rec)
 {
-    const cs_scene *sc = &f->scene;
+    const cs_scene *sc = f->scene;
     double t = cs_fluid_time(f);
     bool any = false;
     for (uint32_t e = 0; e < sc->emitter_count; e++) {
@@ -638,7 +654,7 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
 
 bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err)
 {
-    const char *where = f->scene.path[0] ? f->scene.path : f->scene.name;
+    const char *where = f->scene->path[0] ? f->scene->path : f->scene->name;
     if (f->dim != 3)
         return cs_fail(err, "%s: a level needs a 3D fluid (dim is %d)", where, f->dim);
     VkDeviceSize size = (VkDeviceSize)field->dims[0] * field->dims[1] * field->dims[2] * sizeof(float);

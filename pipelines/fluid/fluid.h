@@ -73,6 +73,9 @@ typedef struct cs_fluid_desc {
     bool uses_predicted;       // allocate and reorder the predicted positions
     bool predicted_w_material; // "predict" writes float(material) in w instead of the mass
     bool positions_w_material; // the positions carry float(material) in w (WCSPH: one read per neighbour)
+    // Each scene substep runs as this many solver substeps (SPH "split",
+    // WCSPH's CFL split): dt is the scene's divided by it; 0 and 1: the scene's.
+    uint32_t dt_split;
     cs_fluid_array_desc arrays[CS_FLUID_MAX_ARRAYS];
 } cs_fluid_desc;
 
@@ -82,7 +85,12 @@ typedef struct cs_fluid {
     char scene_name[64];
     char solver[16];
     int dim;
-    cs_scene scene;            // copy of the scene (json / solver_params cleared)
+    // The fluid's scene (its entry of the file, or the world's placed copy
+    // of it), not a copy: whoever made the fluid keeps it alive and
+    // unchanged until cs_fluid_destroy (the world does for its fluids).
+    const cs_scene *scene;
+    float dt;                  // the solver's substep: scene->dt / desc.dt_split
+    uint32_t substeps;         // solver substeps per frame: scene->substeps * desc.dt_split
 
     uint32_t count;            // live particles (grows with emission)
     uint32_t capacity;         // scene max_particles, or blocks + emitter budgets
