@@ -13,13 +13,33 @@ void cs_world_list_solvers(char *out, size_t size)
         used += (size_t)snprintf(out + used, size - used, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
 }
 
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file, cs_world *world,
+                   cs_error *err);
+
+// The scene's level file is read once here and every part that needs it
+// (the drawn mesh, the fluids' distance fields, the radiosity) builds from
+// that one parse.
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err)
 {
     *world = (cs_world){.ctx = ctx, .scene = scene};
-    if (scene->level.enabled) {
+    if (!scene->level.enabled)
+        return create(ctx, scene, NULL, world, err);
+    cs_tr1_level level_file;
+    cs_error inner;
+    if (!cs_tr1_load(scene->level.file, &level_file, NULL, &inner))
+        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+    bool ok = create(ctx, scene, &level_file, world, err);
+    cs_tr1_free(&level_file);
+    return ok;
+}
+
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file, cs_world *world,
+                   cs_error *err)
+{
+    if (level_file) {
         cs_error inner;
-        if (!cs_level_mesh_load(scene->level.file, scene->level.units_per_metre, &world->level, &inner))
-            return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+        if (!cs_level_mesh_build(level_file, scene->level.units_per_metre, &world->level, &inner))
+            return cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
         world->has_level = true;
     }
     if (!cs_world_place_in_rooms(world, err)) {
@@ -46,7 +66,7 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
         world->fluid_count = i + 1;
     }
-    if (!cs_world_create_level_fields(world, err)) {
+    if (!cs_world_create_level_fields(world, level_file, err)) {
         cs_world_destroy(world);
         return false;
     }
@@ -80,7 +100,8 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
     if (scene->geometry) {
         world->radiosity = calloc(1, sizeof *world->radiosity);
         CS_ASSERT(world->radiosity, "out of memory");
-        if (!cs_world_radiosity_create(ctx, scene, world->radiosity, err)) {
+        if (!cs_world_radiosity_create_from(ctx, scene, level_file, world->has_level ? &world->level : NULL,
+                                            world->radiosity, err)) {
             free(world->radiosity);
             world->radiosity = NULL;
             cs_world_destroy(world);
