@@ -111,6 +111,19 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *l
     return true;
 }
 
+cs_world *cs_world_alloc(void)
+{
+    cs_world *world = calloc(1, sizeof *world);
+    CS_ASSERT(world, "out of host memory for a world");
+    return world;
+}
+
+void cs_world_free_at(cs_world **world)
+{
+    free(*world);
+    *world = NULL;
+}
+
 // Every fluid's link to the bodies, as of now (counts grow with emission).
 static void body_links(cs_world *world, cs_body_link *links)
 {
