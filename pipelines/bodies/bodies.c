@@ -523,10 +523,24 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
     record_broad(b, rec);
     cs_pass_end(rec);
 
+    // Published once: the fluids that read a set of their choosing read this
+    // one from now on (broad.comp's last barrier orders their reads after
+    // its writes); only fluids that keep the set in a buffer of their own
+    // get a copy ("bodies: publish").
+    bool copies = false;
+    for (uint32_t f = 0; f < b->fluids; f++) {
+        if (links[f].reads_set)
+            *links[f].reads_set = &b->set;
+        else
+            copies = true;
+    }
+    if (!copies)
+        return;
     cs_pass_begin(rec, "bodies: publish");
     cs_barrier_compute_to_transfer(rec);
     for (uint32_t f = 0; f < b->fluids; f++)
-        cs_cmd_copy_range(rec, &b->set, 0, links[f].params, links[f].set_offset, sizeof(cs_body_set));
+        if (!links[f].reads_set)
+            cs_cmd_copy_range(rec, &b->set, 0, links[f].params, links[f].set_offset, sizeof(cs_body_set));
     cs_barrier_transfer_to_compute(rec);
     cs_pass_end(rec);
 }

@@ -18,8 +18,10 @@
 //                                                                contacts, 8 sweeps, separate, finish)
 //                                           "bodies: broad phase" broad.comp: the grid's per-cell body
 //                                                                lists (bodies_shared.h cs_body_grid)
-//                                           "bodies: publish"    the world-space set into every
-//                                                                fluid's constants
+//                                           the world-space set, published: every particle fluid
+//                                           reads b->set from then on (cs_body_link.reads_set);
+//                                           "bodies: publish" copies it only into fluids that
+//                                           keep their own (the vortons)
 //
 // The integration stays on the GPU so a frame of many substeps is one
 // recording with no read-back: P += J + m g dt, L += J_ang (semi-implicit

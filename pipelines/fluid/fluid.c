@@ -10,6 +10,10 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+// A fluid points at its scene and reads the bodies' set from a buffer: it
+// holds neither (once 420 KiB). Keep it small.
+_Static_assert(sizeof(cs_fluid) <= 16384, "cs_fluid grew past 16 KiB: point at large data, do not embed it");
+
 uint32_t cs_fluid_scene_capacity(const cs_scene *scene)
 {
     if (scene->max_particles)
@@ -155,7 +159,7 @@ static void boundary_tables(int dim, double kappa, vec4 *out)
     }
 }
 
-static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const cs_body_set *body_set)
+static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
 {
     const cs_scene *sc = f->scene;
     cs_fluid_params *p = &f->params;
@@ -173,7 +177,6 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const 
     p->kernel = (vec4){(float)poly6, (float)spiky_grad, (float)(hd * hd), (float)(1.0 / hd)};
     p->counts = (uvec4){0, sc->material_count, (uint32_t)f->dim, f->capacity};
     p->boundary_set = *boundary_set;
-    p->bodies = *body_set;
     for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
         const cs_material *mat = &sc->materials[m];
         p->materials[m] = (vec4){mat->mass, mat->rest_density, mat->mass / mat->rest_density, 0.0f};
@@ -186,6 +189,19 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const 
 void cs_fluid_upload_params(cs_fluid *f)
 {
     cs_buffer_upload(f->ctx, &f->params_buffer, &f->params, sizeof f->params, 0);
+}
+
+void cs_fluid_dispatch(cs_fluid *f, cs_recorder *rec, cs_program_id program, const cs_dispatch_desc *desc)
+{
+    const cs_program *prog = cs_program_get(f->ctx, program);
+    if (!(prog->reflection.binding_mask & (1u << CS_BODY_SET_BINDING))) {
+        cs_dispatch(rec, program, desc);
+        return;
+    }
+    cs_dispatch_desc dd = *desc;
+    CS_ASSERT(!dd.buffers[CS_BODY_SET_BINDING], "binding %d is the bodies' set", CS_BODY_SET_BINDING);
+    dd.buffers[CS_BODY_SET_BINDING] = f->shared_body_set ? f->shared_body_set : &f->own_body_set;
+    cs_dispatch(rec, program, &dd);
 }
 
 bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program_id *prog, cs_error *err)
@@ -367,6 +383,9 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *
                                     &f->stats_readback[i], err);
     ok = ok && cs_grid_create(ctx, &gd, &f->grid, err);
     ok = ok && cs_reduce_create(ctx, CS_MAX(f->capacity, 1u), &f->reduce, err);
+    snprintf(name, sizeof name, "%s bodies (initial)", f->solver);
+    ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = sizeof(cs_body_set)}, &f->own_body_set,
+                                err);
     snprintf(name, sizeof name, "%s level field (none)", f->solver);
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16}, &f->level_field, err);
     static const cs_define with_predicted[] = {{"HAS_PREDICTED", "1"}, {NULL, NULL}};
@@ -406,7 +425,8 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *
     snprintf(name, sizeof name, "%s stats", f->solver);
     cs_recorder_create(ctx, name, &f->stats_rec);
 
-    fill_params(f, boundary_set, body_set);
+    fill_params(f, boundary_set);
+    cs_buffer_upload(ctx, &f->own_body_set, body_set, sizeof *body_set, 0);
     cs_fluid_upload_params(f);
 
     // Blocks: lattice particles in block order; ids are creation indices.
@@ -478,6 +498,8 @@ void cs_fluid_destroy(cs_fluid *f)
         cs_buffer_destroy(ctx, &f->body_impulses);
     if (f->level_field.buffer)
         cs_buffer_destroy(ctx, &f->level_field);
+    if (f->own_body_set.buffer)
+        cs_buffer_destroy(ctx, &f->own_body_set);
     memset(f, 0, sizeof *f);
 }
 
@@ -563,7 +585,7 @@ void cs_fluid_record_emit(cs_fluid *f, cs_recorder *rec)
             .timing = {(float)(1.0 / (double)em->rate), em->speed_jitter, 0.0f, 0.0f},
             .seed = {sc->seed, e, 0, 0},
         };
-        cs_dispatch(rec, f->emit, &(cs_dispatch_desc){
+        cs_fluid_dispatch(f, rec, f->emit, &(cs_dispatch_desc){
             .buffers = {NULL, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_mat(f), cs_fluid_ids(f)},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         f->count += n;
@@ -580,7 +602,7 @@ void cs_fluid_record_predict(cs_fluid *f, cs_recorder *rec)
     CS_ASSERT(f->desc.uses_predicted, "predict needs uses_predicted");
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "predict");
-    cs_dispatch(rec, f->predict, &(cs_dispatch_desc){
+    cs_fluid_dispatch(f, rec, f->predict, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_pred(f), cs_fluid_mat(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
     cs_barrier_compute(rec);
@@ -602,7 +624,7 @@ static void record_reorder(cs_fluid *f, cs_recorder *rec)
         dd.buffers[9] = cs_fluid_pred(f);
         dd.buffers[10] = cs_fluid_pred_alt(f);
     }
-    cs_dispatch(rec, f->reorder, &dd);
+    cs_fluid_dispatch(f, rec, f->reorder, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     f->pos_cur ^= 1u;
@@ -626,7 +648,7 @@ void cs_fluid_record_predict_grid(cs_fluid *f, cs_recorder *rec)
     CS_ASSERT(f->count <= g->capacity, "grid build of %u particles, capacity %u", f->count, g->capacity);
     cs_grid_push pc = cs_grid_push_for(g, f->count);
     cs_pass_begin(rec, "predict");
-    cs_dispatch(rec, f->predict_cells, &(cs_dispatch_desc){
+    cs_fluid_dispatch(f, rec, f->predict_cells, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_pred(f), cs_fluid_mat(f), &g->keys,
                     &g->order, &g->ranges},
         .push = &pc, .push_size = sizeof pc, .threads = {CS_MAX(f->count, g->cell_count)}});
@@ -647,7 +669,7 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
         dd.buffers[3] = &f->body_impulses;
         dd.buffers[4] = cs_fluid_mat(f);
     }
-    cs_dispatch(rec, velocities ? f->collide : f->collide_positions, &dd);
+    cs_fluid_dispatch(f, rec, velocities ? f->collide : f->collide_positions, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -680,8 +702,7 @@ bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err)
 void cs_fluid_body_link(cs_fluid *f, cs_body_link *out)
 {
     *out = (cs_body_link){
-        .params = &f->params_buffer,
-        .set_offset = offsetof(cs_fluid_params, bodies),
+        .reads_set = &f->shared_body_set,
         .impulses = f->impulse_slots ? &f->body_impulses : NULL,
         .count = f->count,
         .capacity = f->capacity,
@@ -710,7 +731,7 @@ void cs_fluid_record_stats(cs_fluid *f, cs_recorder *rec)
         return;
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "stats");
-    cs_dispatch(rec, f->stats, &(cs_dispatch_desc){
+    cs_fluid_dispatch(f, rec, f->stats, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), &f->densities, cs_fluid_mat(f),
                     &f->stats_terms[0], &f->stats_terms[1], &f->stats_terms[2], &f->stats_terms[3],
                     &f->stats_terms[4], &f->stats_terms[5]},

@@ -132,6 +132,14 @@ typedef struct cs_fluid {
     cs_buffer body_impulses;
     uint32_t impulse_slots;
 
+    // The bodies' set (bodies_shared.h) every pass that reads the bodies
+    // binds at CS_BODY_SET_BINDING (cs_fluid_dispatch): own_body_set, the
+    // initial set built from the scene, until the bodies publish theirs
+    // (cs_body_link.reads_set); then shared_body_set, the one buffer every
+    // fluid of the world reads.
+    cs_buffer own_body_set;
+    cs_buffer *shared_body_set;
+
     // The level's signed distance field (cs_fluid_set_level), bound at
     // CS_LEVEL_FIELD_BINDING by every pass that collides; one placeholder
     // float until a level is set.
@@ -200,6 +208,10 @@ static inline void cs_fluid_swap_pred(cs_fluid *f) { f->pred_cur ^= 1u; }
 
 // Uploads f->params (after a solver changed it).
 void cs_fluid_upload_params(cs_fluid *f);
+
+// cs_dispatch for the fluid's programs: also binds the bodies' set at
+// CS_BODY_SET_BINDING when the program's shader reads it.
+void cs_fluid_dispatch(cs_fluid *f, cs_recorder *rec, cs_program_id program, const cs_dispatch_desc *desc);
 
 // ---- per-substep passes (each ends with a compute barrier) ----
 // "emit": particles whose birth time has come are written at [count, ...)

@@ -206,7 +206,7 @@ void cs_sph_record_density(cs_sph *s, cs_recorder *rec)
         cs_neighbours_bind(&s->nb, &dd, 9);
     }
     cs_pass_begin(rec, "sph: density + viscosity");
-    cs_dispatch(rec, s->density[s->lists], &dd);
+    cs_fluid_dispatch(&s->fluid, rec, s->density[s->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -223,7 +223,7 @@ void cs_sph_record_relax(cs_sph *s, cs_recorder *rec)
     if (s->lists)
         cs_neighbours_bind(&s->nb, &dd, 10);
     cs_pass_begin(rec, "sph: relax");
-    cs_dispatch(rec, s->relax[s->lists], &dd);
+    cs_fluid_dispatch(&s->fluid, rec, s->relax[s->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);

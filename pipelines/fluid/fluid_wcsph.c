@@ -278,7 +278,7 @@ void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec)
         cs_neighbours_bind(&w->nb, &dd, 7);
     }
     cs_pass_begin(rec, "wcsph: density");
-    cs_dispatch(rec, w->density[w->lists], &dd);
+    cs_fluid_dispatch(&w->fluid, rec, w->density[w->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -296,7 +296,7 @@ void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
         dd.buffers[8] = &f->body_impulses;
     if (w->lists)
         cs_neighbours_bind(&w->nb, &dd, 9);
-    cs_dispatch(rec, w->forces[w->lists], &dd);
+    cs_fluid_dispatch(&w->fluid, rec, w->forces[w->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);
