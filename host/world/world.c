@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The world's parts hold their large data on the heap or the device (once
+// 300 KiB: the bodies' integration constants); keep the world itself small.
+_Static_assert(sizeof(cs_world) <= 16384, "cs_world grew past 16 KiB: keep large arrays out of it");
+
 void cs_world_list_solvers(char *out, size_t size)
 {
     size_t used = 0;

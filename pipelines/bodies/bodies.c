@@ -271,9 +271,10 @@ void cs_body_path_at(const cs_body *body, double t, double pos[3], double vel[3]
 // ---------------------------------------------------------------------------
 // GPU part
 
-// cs_bodies_create with the set and the states (together 280 KiB) on the heap.
+// cs_bodies_create with the set, the states and the integration's constants
+// (together 580 KiB) on the heap; the constants are zeroed (calloc).
 static bool create(cs_context *ctx, const cs_scene *scene, const cs_body_link *links, uint32_t fluids,
-                   cs_bodies *b, cs_body_set *set, cs_body_state *states, cs_error *err)
+                   cs_bodies *b, cs_body_set *set, cs_body_state *states, cs_bodies_params *bp, cs_error *err)
 {
     memset(b, 0, sizeof *b);
     const char *where = scene->path[0] ? scene->path : scene->name;
@@ -285,7 +286,6 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_body_link *l
     b->fluids = fluids;
     b->grid_cells = set->grid.dims.x * set->grid.dims.y * set->grid.dims.z;
     bool d3 = scene->dim == 3;
-    cs_bodies_params *bp = &b->params;
     bp->counts = (uvec4){b->count, fluids, (uint32_t)scene->dim, b->dynamic};
     bp->gravity = (vec4){scene->gravity[0], scene->gravity[1], d3 ? scene->gravity[2] : 0.0f, scene->dt};
     bp->domain_min = (vec4){scene->domain_min[0], scene->domain_min[1], d3 ? scene->domain_min[2] : 0.0f, 0.0f};
@@ -398,10 +398,12 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
 {
     cs_body_set *set = malloc(sizeof *set);
     cs_body_state *states = malloc(sizeof *states * CS_BODIES_MAX);
-    CS_ASSERT(set && states, "out of host memory");
-    bool ok = create(ctx, scene, links, fluids, b, set, states, err);
+    cs_bodies_params *bp = calloc(1, sizeof *bp);
+    CS_ASSERT(set && states && bp, "out of host memory");
+    bool ok = create(ctx, scene, links, fluids, b, set, states, bp, err);
     free(set);
     free(states);
+    free(bp);
     return ok;
 }
 

@@ -84,8 +84,7 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
 typedef struct cs_bodies {
     cs_context *ctx;
     uint32_t count, dynamic, kinematic, fluids; // dynamic: pushed by the fluids; kinematic: on a path
-    cs_bodies_params params;
-    cs_buffer params_buffer;       // cs_bodies_params
+    cs_buffer params_buffer;       // cs_bodies_params (built and uploaded at creation, not kept on the host)
     cs_buffer states;              // cs_body_state[count]
     cs_buffer set;                 // cs_body_set, written by integrate
     cs_buffer sums;                // floats: ((fluid * dynamic) + slot) * 6 + term
