@@ -10,7 +10,8 @@
 #       compares two such folders: every PLY and PNG byte for byte, stats.csv
 #       without its wall-clock and GPU-timing columns (gpu_total_ms,
 #       submit_wall_ms, gpu_ms:*), and each scene's exit code; prints one
-#       line per scene and exits non-zero when anything differs;
+#       line per scene (with the gpu_ms:PASS columns that came or went, a
+#       pass added or removed) and exits non-zero when anything differs;
 #   tools/compare_outputs.sh BINARY_A BINARY_B [WORKDIR]
 #       both runs (into WORKDIR/a and WORKDIR/b, default a new temporary
 #       folder), then the diff.
@@ -32,7 +33,7 @@ SIZE=${SIZE:-96x64}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
-    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -90,7 +91,7 @@ diff_all() {
     local a=$1 b=$2 bad=0 name
     for d in "$a"/*/; do
         name=$(basename "$d")
-        local msg="" files=0 f
+        local msg="" note="" files=0 f
         if [ ! -d "$b/$name" ]; then
             echo "$name: missing in $b"; bad=1; continue
         fi
@@ -105,9 +106,9 @@ diff_all() {
                     if ! cmp -s <(strip_timing "$a/$name/$f") <(strip_timing "$b/$name/$f"); then
                         msg="$msg stats.csv differs;"
                     fi
-                    if ! cmp -s <(head -1 "$a/$name/$f") <(head -1 "$b/$name/$f"); then
-                        msg="$msg (stats.csv header differs);"
-                    fi ;;
+                    # Passes that came or went change only the timing columns: a note.
+                    note=$(diff <(head -1 "$a/$name/$f" | tr , '\n') <(head -1 "$b/$name/$f" | tr , '\n') |
+                           sed -n 's/^\([<>]\) /\1/p' | tr '<>' '-+' | paste -sd ' ' -) ;;
                 *)
                     if [ ! -f "$a/$name/$f" ] || [ ! -f "$b/$name/$f" ]; then
                         msg="$msg $f only in one;"
@@ -118,7 +119,7 @@ diff_all() {
             files=$((files + 1))
         done
         if [ -z "$msg" ]; then
-            printf '%-28s same (%d files, rc %s)\n' "$name" "$files" "$rca"
+            printf '%-28s same (%d files, rc %s)%s\n' "$name" "$files" "$rca" "${note:+; timing columns: $note}"
         else
             printf '%-28s DIFFERENT:%s\n' "$name" "$msg"
             bad=1
