@@ -149,7 +149,15 @@ expect 2 "huge.json: 65.0 MiB; scene and level files are limited to 64 MiB" -- \
   timeout 60 "$cistern" run "$tmp/huge.json" --headless --frames 1
 expect 1 "huge.phd: 65.0 MiB; scene and level files are limited to 64 MiB" -- timeout 60 "$cistern" level "$tmp/huge.phd"
 expect 1 "/dev/zero: is a character device" -- timeout 60 "$cistern" level /dev/zero
-rm -f "$tmp/pipe.json" "$tmp/huge.json" "$tmp/huge.phd"
+# The same reader for .hdr images (and shaders, --baseline): sh read
+# /dev/zero until killed, blocked on a FIFO, said only "read error" for a
+# directory.
+expect 2 "/dev/zero: is a character device" -- timeout 60 "$cistern" sh /dev/zero --out "$tmp/sh_zero"
+expect 2 "pipe.json: is a FIFO" -- timeout 60 "$cistern" sh "$tmp/pipe.json" --out "$tmp/sh_fifo"
+expect 2 "$tmp: is a directory" -- timeout 60 "$cistern" sh "$tmp" --out "$tmp/sh_dir"
+truncate -s 300M "$tmp/huge.hdr"
+expect 2 "huge.hdr: 300.0 MiB; .hdr images are limited to 257 MiB" -- timeout 60 "$cistern" sh "$tmp/huge.hdr"
+rm -f "$tmp/pipe.json" "$tmp/huge.json" "$tmp/huge.phd" "$tmp/huge.hdr"
 expect 0 "64 MiB" -- "$cistern" run --help
 # JSON nested past cJSON's limit says so, with the place.
 python3 -c "print('[' * 1001 + ']' * 1001)" > "$tmp/deep.json"
@@ -177,8 +185,9 @@ expect 2 "a_file: cannot use as a directory: Not a directory" -- \
   "$cistern" run rest_box_3d --headless --frames 1 --out "$tmp/a_file" --device no_such_gpu
 mkdir -p "$tmp/used/notes.d"
 touch "$tmp/used/particles_00099.ply" "$tmp/used/frame_00099.png" "$tmp/used/mesh_water_00004.obj" \
-  "$tmp/used/notes.txt" "$tmp/used/frame_final.png"
-expect 2 "used is not empty (6 entries.*add --overwrite" -- \
+  "$tmp/used/particles_00099.vtu" "$tmp/used/mesh_water_00004.vtp" "$tmp/used/particles.pvd" \
+  "$tmp/used/mesh_water.pvd.tmp" "$tmp/used/notes.txt" "$tmp/used/frame_final.png"
+expect 2 "used is not empty (10 entries.*add --overwrite" -- \
   "$cistern" run rest_box_3d --headless --frames 1 --out "$tmp/used" --device no_such_gpu
 [ -f "$tmp/used/particles_00099.ply" ] || fail "a refused run deleted files"
 expect 0 "1 frames of rest_box_3d" -- \
@@ -190,13 +199,13 @@ mkdir "$tmp/used/particles_00000.ply"
 expect 1 "particles_00000.ply: cannot rename .*: Is a directory" -- \
   "$cistern" run rest_box_3d --headless --frames 1 --png-every 0 --dump-every 1 --out "$tmp/used" --overwrite --quiet
 
-# Writes that fail (a 4 KiB file size limit: EFBIG, and SIGXFSZ ignored)
-# stop the run with the reason and exit 1, leave no partial file, and the
+# Writes that fail (a 4 KiB file size limit: EFBIG; cistern ignores
+# SIGXFSZ itself) stop the run with the reason and exit 1, leave no partial
+# file (stats.csv keeps its whole rows: tests/cli_outputs.sh), and the
 # summary counts only what was written.
-limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$@"); }
+limited() { (ulimit -f "$1"; shift; exec "$@"); }
 expect 1 "stats.csv: cannot write (flush failed): File too large" -- \
   limited 4 "$cistern" run rest_box_3d --headless --frames 40 --png-every 0 --out "$tmp/full_stats" --quiet
-[ ! -e "$tmp/full_stats/stats.csv" ] || fail "a short stats.csv was left behind"
 expect 1 "frame_00000.png: cannot write (write failed): File too large" -- \
   limited 4 "$cistern" run rest_box_3d --headless --frames 2 --png-every 1 --out "$tmp/full_png"
 ls "$tmp/full_png" | grep -q png && fail "a PNG was left behind: $(ls "$tmp/full_png")"
@@ -205,6 +214,9 @@ grep -q "stopped after 0 frames of rest_box_3d; wrote .*stats.csv (0 rows)$" <<<
   || fail "summary after a failed PNG: $summary"
 expect 1 "particles_00000.ply: cannot write (write failed): File too large" -- \
   limited 40 "$cistern" run rest_box_3d --headless --frames 2 --png-every 0 --dump-every 1 --out "$tmp/full_ply" --quiet
+expect 1 "particles_00000.vtu: cannot write (write failed): File too large" -- limited 40 "$cistern" run \
+  rest_box_3d --headless --frames 2 --png-every 0 --dump-every 1 --dump-format vtu --out "$tmp/full_vtu" --quiet
+[ -z "$(ls "$tmp/full_vtu" | grep -v stats.csv)" ] || fail "a failed .vtu left $(ls "$tmp/full_vtu")"
 expect 1 "level: /dev/full: cannot write (.*): No space left on device" -- "$cistern" level --generate /dev/full
 [ -c /dev/full ] || fail "/dev/full is no longer a device"
 
@@ -273,7 +285,7 @@ else
   fail "run with --mesh-format obj failed"
 fi
 # Meshes and sh outputs past a file size limit: the reason, exit 1, no file.
-for format in ply obj; do
+for format in ply obj vtp; do
   expect 1 "mesh_00000.$format: cannot write (write failed): File too large" -- limited 8 \
     "$cistern" run "$tmp/surf.json" --headless --frames 1 --mesh-every 1 --mesh-format $format --png-every 0 \
     --out "$tmp/full_mesh_$format" --quiet
@@ -284,7 +296,8 @@ if [ -f "$tmp/sky.hdr" ]; then
     limited 1 "$cistern" sh "$tmp/sky.hdr" --out "$tmp/full_sh" --quiet
 fi
 expect 2 "no fluid of rest_box_3d has a surface" -- "$cistern" run rest_box_3d --headless --frames 1 --mesh-every 1
-expect 2 "\-\-mesh-format wants ply or obj" -- "$cistern" run rest_box_3d --mesh-format stl
+expect 2 "\-\-mesh-format wants ply, obj or vtp" -- "$cistern" run rest_box_3d --mesh-format stl
+expect 2 "\-\-dump-format wants ply or vtu" -- "$cistern" run rest_box_3d --dump-format vtk
 sed 's/"blocks": \[/"surface": {"enabeld": true},\n      "blocks": [/' "$scene_dir/rest_box_3d.json" > "$tmp/badsurf.json"
 expect 2 "badsurf.json: fluids\[0\].surface.enabeld: unknown key" -- "$cistern" run "$tmp/badsurf.json" --headless --frames 1
 # Light probes: a fractional resolution is refused by the parser, a grid

@@ -2,13 +2,17 @@
 # Hot reload during a real `cistern run --watch` (headless, lavapipe), on a
 # copy of the shader tree:
 #   1. edit a constant in a shader: the next frames' stats change;
-#   2. break the shader: the run goes on, the error names file:line;
-#   3. fix it: the run recovers; then an empty file, a binary file, an
+#   2. break the shader: the run goes on, the error names file:line, and
+#      the next PNG frames carry the error's text in the alert red
+#      (feature_overlay.c's CS_OVERLAY_ALERT);
+#   3. fix it: the run recovers and the red text leaves the frames; then an empty file, a binary file, an
 #      include cycle and a self-include: each a short message with file:line
 #      while the previous shader keeps running;
-#   4. edit a primitive (prim/sort_scatter.comp, under the neighbour grid)
-#      and a render shader (render/particles.frag) at once: both rebuilt,
-#      both reported, the run goes on drawing frames.
+#   4. edit a primitive (the radix sort's scatter under the neighbour grid:
+#      the one this device runs, as the run's start line names it,
+#      prim/sort_scatter.comp on CPUs, prim/sort8_scatter.comp on GPUs) and
+#      a render shader (render/particles.frag) at once: both rebuilt, both
+#      reported, the run goes on drawing frames.
 # The edit scales the stats pass's per-particle mass by 1000, so the
 # total_mass column of stats.csv shows which shader is running. Every save is
 # an atomic rename, as editors do. $1 is the cistern binary.
@@ -52,6 +56,46 @@ wait_for "first frames" rows_at_least 3
 m0=$(last_mass)
 echo "total mass before the edit: $m0"
 
+# alert_pixels PNG: how many pixels have the shader error's red (linear
+# 1.0, 0.08, 0.05, sRGB-encoded ~ 255, 80, 63). Debian's Python has no PNG
+# reader; this one knows stb_image_write's 8-bit RGB(A) files.
+alert_pixels() {
+  /usr/bin/python3 - "$1" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+pos, idat = 8, b''
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    if kind == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', data[pos + 8:pos + 18])
+        bpp = 4 if ctype == 6 else 3
+    elif kind == b'IDAT':
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw, stride, prev, count = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a, b = line[i - bpp] if i >= bpp else 0, prev[i]
+        c = prev[i - bpp] if i >= bpp else 0
+        p = a + b - c
+        pred = [0, a, b, (a + b) // 2,
+                a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][f]
+        line[i] = (line[i] + pred) & 255
+    count += sum(1 for x in range(w) if line[x * bpp] >= 230 and 50 <= line[x * bpp + 1] <= 110
+                 and 35 <= line[x * bpp + 2] <= 95)
+    prev = line
+print(count)
+PY
+}
+# The newest PNG written whole: the one before the newest (which may be
+# being written now).
+settled_png() { ls "$tmp/out"/frame_*.png 2>/dev/null | sort | tail -n 2 | head -n 1; }
+red_in_latest() { local n; n=$(alert_pixels "$(settled_png)") && [ "$n" -ge "$1" ]; }
+no_red_in_latest() { local n; n=$(alert_pixels "$(settled_png)") && [ "$n" -eq 0 ]; }
+clean_red=$(alert_pixels "$(settled_png)")
+[ "$clean_red" -eq 0 ] || fail "a clean frame has $clean_red pixels of the alert red"
+
 # 1. Edit a constant.
 sed 's/mass\[i\] = CS_MASS(m);/mass[i] = 1000.0 * CS_MASS(m);/' "$tmp/stats.orig" > "$tmp/stats.edit"
 save "$tmp/stats.edit"
@@ -66,11 +110,15 @@ wait_for "frames after the error" rows_at_least $((before + 4))
 kill -0 "$pid" 2>/dev/null || fail "the run died after a broken shader"
 ratio_is 1000 || fail "after the failed reload the previous (edited) shader should still run; mass $(last_mass)"
 grep -q "previous shader keeps running" "$tmp/log" || fail "the log does not say the previous shader keeps running"
+# The error stays in the image: the frames after it carry its text in red.
+wait_for "the error's red text in the frames" red_in_latest 20 &&
+  echo "error drawn: $(alert_pixels "$(settled_png)") red pixels in $(basename "$(settled_png)")"
 
 # 3. Fix it: back to the original.
 save "$tmp/stats.orig"
 wait_for "recovery (mass back to the original)" ratio_is 1
 kill -0 "$pid" 2>/dev/null || fail "the run died"
+wait_for "the error's text gone from the frames" no_red_in_latest && echo "error text gone after the fix"
 
 # 3b. Files that are not shaders, each saved over stats.comp and then
 # restored: an empty save, a binary file (the cistern executable's first 4 KiB:
@@ -118,11 +166,20 @@ restored "cycle"
 
 # 4. A primitive and a render shader, saved together (comment-only edits:
 # the results must not change, the programs must be rebuilt and said so).
-for f in prim/sort_scatter.comp render/particles.frag; do
+# The scatter is the one the run says its sort runs (README, Hot reload):
+# the 4-bit sort's on CPU devices, the 8-bit sort's on GPUs.
+scatter=$(grep -m1 -o "for shader edits (radix sort: [48]-bit digits, prim/sort8*_scatter\.comp)" "$tmp/log" |
+  grep -o "prim/sort8*_scatter\.comp")
+if [ -z "$scatter" ]; then
+  fail "the run does not say which radix sort scatter it runs: $(grep -m1 'watching' "$tmp/log")"
+  scatter=prim/sort_scatter.comp
+fi
+echo "the grid's sort runs $scatter"
+for f in "$scatter" render/particles.frag; do
   { cat "$tmp/shaders/$f"; echo "// edited by hot_reload_run.sh"; } > "$tmp/edit~" && mv "$tmp/edit~" "$tmp/shaders/$f"
 done
 # They may arrive as one burst ("2 files changed: rebuilt ...") or two.
-wait_for "the primitive's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*prim/sort_scatter.comp" "$tmp/log"
+wait_for "the primitive's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*$scatter" "$tmp/log"
 wait_for "the render shader's rebuild reported" grep -q "changed: rebuilt [0-9]* programs* (.*render particles" "$tmp/log"
 before=$(rows)
 pngs_before=$(ls "$tmp/out"/frame_*.png 2>/dev/null | wc -l)

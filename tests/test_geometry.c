@@ -5,7 +5,8 @@
 //   - boxes (outward and inward), an OBJ mesh with scale and translate;
 //   - refusals that name the element and the file: zero-area and sliver
 //     triangles, a NaN vertex in a mesh, a mesh that does not parse, a
-//     missing file, two shapes in one element;
+//     missing file, two shapes in one element, a face index past the
+//     vertex list (or negative), an emission past 1e9;
 //   - BVH casts (nearest hit, shadow rays) against brute force over every
 //     triangle, random rays (seed printed).
 #define _POSIX_C_SOURCE 200809L // mkdtemp
@@ -188,6 +189,23 @@ static void test_refusals(void)
     expect_refused("[{\"mesh\": {\"file\": \"absent.obj\"}}]", missing, 3);
     const char *two[] = {"geometry[0]", "exactly one shape"};
     expect_refused("[{\"box\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"mesh\": {\"file\": \"quad.obj\"}}]", two, 2);
+    // Face indices past the vertex list (or negative, read as unsigned)
+    // were read from the heap: a crash, or a triangle of garbage accepted.
+    const char *const bad_indices[] = {"3", "1000000", "-5"};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(bad_indices); i++) {
+        char ply[512];
+        snprintf(ply, sizeof ply,
+                 "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                 "element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n"
+                 "3 0 1 2\n3 0 1 %s\n",
+                 bad_indices[i]);
+        write_text("index.ply", ply);
+        const char *index[] = {"geometry[0].mesh.file", "index.ply", "face 1", "has 3 vertices"};
+        expect_refused("[{\"mesh\": {\"file\": \"index.ply\"}}]", index, 4);
+    }
+    // 1e38 W/m^2 was accepted: the light sums overflowed to infinity.
+    const char *emission[] = {"geometry[0].emission", "0 to 1e+09", "1e+38"};
+    expect_refused("[{\"box\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"emission\": [0, 1e38, 0]}]", emission, 3);
     const char *albedo[] = {"geometry[0].albedo", "[0, 1]"};
     expect_refused("[{\"box\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"albedo\": [1.5, 0, 0]}]", albedo, 2);
 }
@@ -276,7 +294,7 @@ int main(void)
     test_shapes();
     test_refusals();
     test_bvh();
-    const char *names[] = {"quad.obj", "nan.obj", "zero.obj", "junk.ply"};
+    const char *names[] = {"quad.obj", "nan.obj", "zero.obj", "junk.ply", "index.ply"};
     for (size_t i = 0; i < CS_ARRAY_COUNT(names); i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", tmp_dir, names[i]);

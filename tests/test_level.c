@@ -8,8 +8,11 @@
 //                                 by tests/fuzz_replay_tr1.sh under valgrind
 //   test_level --write-corpus DIR writes the seed corpus (tests/fuzz/corpus/tr1)
 #define _POSIX_C_SOURCE 200809L
+#include "level_mesh.h"
 #include "level_tr1.h"
 #include "test_util.h"
+
+#include <math.h>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -388,9 +391,6 @@ static void test_malformed(void)
          "4 x 4 sectors x 8 bytes = 128 bytes, but only 17 are left");
     CASE("num_data_words beyond the file", n, set32(&c, r0.words, 0x7fffffff), r0.words, "rooms[0].num_data_words",
          "only");
-    CASE("num_data_words one word long", n,
-         set32(&c, r0.words, (uint32_t)((r0.geometry_end - r0.data) / 2 + 1)), r0.geometry_end,
-         "rooms[0].num_data_words", "ends 2 bytes earlier");
     CASE("num_data_words short", n, set32(&c, r0.words, 1), r0.data, "rooms[0].vertices", "room's data block");
     CASE("negative vertex count", n, set16(&c, r0.data, 0x8000), r0.data, "rooms[0].vertices", "negative count");
     CASE("vertex count past the block", n, set16(&c, r0.data, (uint16_t)(room0->vertex_count + 1000)), r0.data,
@@ -403,16 +403,10 @@ static void test_malformed(void)
          "rooms[0].triangles[1].vertices[2]", "vertex 999");
     CASE("negative rectangle count", n, set16(&c, r0.rects, 0xffff), r0.rects, "rooms[0].rectangles",
          "negative count -1");
-    CASE("sprite vertex negative", n, set16(&c, r0.sprites + 2, 0xfffe), r0.sprites + 2, "rooms[0].sprites[0].vertex",
-         "vertex -2");
-    CASE("sprite vertex one past", n, set16(&c, r0.sprites + 2, (uint16_t)room0->vertex_count), r0.sprites + 2,
-         "rooms[0].sprites[0].vertex", "does not exist");
     CASE("rectangle texture out of range", n, set16(&c, r1.rects + 2 + 8, 6), r1.rects + 2 + 8,
          "rooms[1].rectangles[0].texture", "object texture 6 does not exist (6)");
     CASE("triangle texture out of range", n, set16(&c, r0.tris + 2 + 6, 100), r0.tris + 2 + 6,
          "rooms[0].triangles[0].texture", "object texture 100");
-    CASE("sprite texture out of range", n, set16(&c, r2.sprites + 2 + 4 + 2, 2), r2.sprites + 2 + 4 + 2,
-         "rooms[2].sprites[1].texture", "sprite texture 2 does not exist (2)");
     CASE("portal to a missing room", n, set16(&c, r0.portals + 2 + 32, 17), r0.portals + 2 + 32,
          "rooms[0].portals[1].adjoining_room", "room 17 does not exist (4 rooms)");
     CASE("portal to itself", n, set16(&c, r1.portals + 2, 1), r1.portals + 2, "rooms[1].portals[0].adjoining_room",
@@ -477,6 +471,380 @@ static void test_malformed(void)
     CHECK(malformed_count >= 30, "30+ malformed variants (got %u)", malformed_count);
     cs_tr1_free(&lvl);
     free(base.d);
+}
+
+// ---- tolerated oddities of real files ---------------------------------------
+
+typedef enum fixture_kind { FIX_ANIM_PADDING, FIX_DEMO_PALETTE, FIX_SPRITES, FIX_DATA_WORDS, FIX_COUNT } fixture_kind;
+static const char *const fixture_names[FIX_COUNT] = {"anim_padding", "demo_palette", "bad_sprites", "data_words"};
+
+// Three zero words after the last animated texture range.
+static void pad_animated_textures(cs_tr1_level *lvl, uint32_t words)
+{
+    cs_tr1_blob *b = &lvl->sections[CS_TR1_ANIMATED_TEXTURES];
+    uint8_t *bytes = calloc(b->size + 2 * (size_t)words, 1);
+    CS_ASSERT(bytes, "out of memory");
+    memcpy(bytes, b->bytes, b->size);
+    free(b->bytes);
+    b->bytes = bytes;
+    b->count += words;
+    b->size += 2 * (size_t)words;
+}
+
+// The demo level (or a level given) with one kind of oddity, built in C and
+// written by the writer: the file a real level with it would be.
+static void add_oddity(cs_tr1_level *lvl, fixture_kind kind)
+{
+    switch (kind) {
+    case FIX_ANIM_PADDING:
+        pad_animated_textures(lvl, 3);
+        break;
+    case FIX_DEMO_PALETTE:
+        lvl->demo_palette = true;
+        break;
+    case FIX_SPRITES: { // room 0's first sprite on vertex -2, room 2's second on sprite texture 7
+        lvl->rooms[0].sprites[0].vertex = -2;
+        cs_tr1_room *r = &lvl->rooms[CS_MIN(2u, lvl->room_count - 1)];
+        r->sprites[r->sprite_count - 1].texture = 7;
+        break;
+    }
+    case FIX_DATA_WORDS: { // room 1's block says 3 words more than its geometry
+        cs_tr1_room *r = &lvl->rooms[1];
+        r->extra_data_size = 6;
+        r->extra_data = malloc(6);
+        CS_ASSERT(r->extra_data, "out of memory");
+        memcpy(r->extra_data, "\x01\x02\x03\x04\x05\x06", 6);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static const cs_tr1_oddity fixture_oddity[FIX_COUNT] = {CS_TR1_ODD_ANIM_PADDING, CS_TR1_ODD_DEMO_PALETTE,
+                                                        CS_TR1_ODD_SPRITE, CS_TR1_ODD_DATA_WORDS};
+
+// Each oddity: the file loads, is counted with a warning (and nothing
+// else is), writes back byte for byte, and what it tolerated is kept.
+static void test_tolerated(void)
+{
+    cs_tr1_level plain;
+    cs_tr1_generate_demo(&plain);
+    cs_level_mesh plain_mesh;
+    cs_error err;
+    CS_ASSERT(cs_level_mesh_build(&plain, 512, &plain_mesh, &err), "%s", err.msg);
+    for (int k = 0; k < FIX_COUNT; k++) {
+        cs_tr1_level lvl, back;
+        cs_tr1_generate_demo(&lvl);
+        add_oddity(&lvl, (fixture_kind)k);
+        bytes b = {0};
+        CHECK(cs_tr1_write(&lvl, &b.d, &b.n), "%s: the writer writes it", fixture_names[k]);
+        bool ok = cs_tr1_read(b.d, b.n, "odd.phd", &back, &err);
+        CHECK(ok, "%s: loads: %s", fixture_names[k], ok ? "" : err.msg);
+        if (!ok) {
+            cs_tr1_free(&lvl);
+            free(b.d);
+            continue;
+        }
+        for (int o = 0; o < CS_TR1_ODDITY_COUNT; o++) {
+            uint32_t want = o != (int)fixture_oddity[k] ? 0 : k == FIX_SPRITES ? 2 : 1;
+            CHECK(back.tolerated[o].count == want, "%s: oddity %d counted %u times, wanted %u", fixture_names[k], o,
+                  back.tolerated[o].count, want);
+        }
+        char warnings[1024];
+        uint32_t kinds = cs_tr1_warnings(&back, warnings, sizeof warnings);
+        printf("%s: %zu bytes: %s\n", fixture_names[k], b.n, warnings);
+        CHECK(kinds == 1 && strncmp(warnings, "warning: ", 9) == 0 && !strchr(warnings, '\n'),
+              "%s: one warning line (%u): %s", fixture_names[k], kinds, warnings);
+        CHECK(same_level(&lvl, &back), "%s: every field read back as written", fixture_names[k]);
+        bytes again = {0};
+        CHECK(cs_tr1_write(&back, &again.d, &again.n) && again.n == b.n && memcmp(again.d, b.d, b.n) == 0,
+              "%s: write(read(x)) == x (%zu vs %zu bytes)", fixture_names[k], again.n, b.n);
+        free(again.d);
+        switch ((fixture_kind)k) {
+        case FIX_ANIM_PADDING:
+            CHECK(back.anim_range_count == 1 && back.anim_texture_count == 2, "anim_padding: the range {4, 5} kept");
+            break;
+        case FIX_DEMO_PALETTE: {
+            // The palette sits right after the sprite sequences, and the
+            // same level in the .PHD layout is a different file.
+            const cs_tr1_blob *seq = &back.sections[CS_TR1_SPRITE_SEQUENCES];
+            CHECK(back.demo_palette && back.sections[CS_TR1_PALETTE].offset == seq->offset + seq->size &&
+                      back.sections[CS_TR1_CAMERAS].offset == seq->offset + seq->size + 768 + 4,
+                  "demo_palette: the palette between the sprite sequences and the cameras");
+            CHECK(memcmp(back.palette, plain.palette, 768) == 0, "demo_palette: the palette read");
+            break;
+        }
+        case FIX_SPRITES: {
+            // Kept for the writer, left out of what is drawn: 2 sprites of
+            // 6 vertices fewer than the plain demo's mesh.
+            cs_level_mesh mesh;
+            bool built = cs_level_mesh_build(&back, 512, &mesh, &err);
+            CHECK(built, "bad_sprites: the mesh builds: %s", built ? "" : err.msg);
+            if (built) {
+                CHECK(mesh.sprites_dropped == 2 && mesh.vertex_count + 12 == plain_mesh.vertex_count,
+                      "bad_sprites: 2 sprites left out (%u), %u vertices vs %u", mesh.sprites_dropped,
+                      mesh.vertex_count, plain_mesh.vertex_count);
+                cs_level_mesh_free(&mesh);
+            }
+            break;
+        }
+        case FIX_DATA_WORDS:
+            CHECK(back.rooms[1].extra_data_size == 6 && memcmp(back.rooms[1].extra_data, "\x01\x02\x03\x04\x05\x06", 6) == 0,
+                  "data_words: the 6 bytes after room 1's geometry kept");
+            break;
+        default:
+            break;
+        }
+        cs_tr1_free(&back);
+        cs_tr1_free(&lvl);
+        free(b.d);
+    }
+    // All four in one file: four warning lines.
+    cs_tr1_level lvl, back;
+    cs_tr1_generate_demo(&lvl);
+    for (int k = 0; k < FIX_COUNT; k++)
+        add_oddity(&lvl, (fixture_kind)k);
+    bytes b = {0};
+    CHECK(cs_tr1_write(&lvl, &b.d, &b.n), "all four: written");
+    bool ok = cs_tr1_read(b.d, b.n, "odd.phd", &back, &err);
+    CHECK(ok, "all four: loads: %s", ok ? "" : err.msg);
+    if (ok) {
+        char warnings[2048];
+        CHECK(cs_tr1_warnings(&back, warnings, sizeof warnings) == 4, "all four: four warnings: %s", warnings);
+        bytes again = {0};
+        CHECK(cs_tr1_write(&back, &again.d, &again.n) && again.n == b.n && memcmp(again.d, b.d, b.n) == 0,
+              "all four: write(read(x)) == x");
+        free(again.d);
+        cs_tr1_free(&back);
+    }
+    // Still refused: words after the last range that are not zero, and a
+    // num_data_words shorter than the geometry.
+    cs_tr1_free(&lvl);
+    free(b.d);
+    cs_tr1_generate_demo(&lvl);
+    pad_animated_textures(&lvl, 2);
+    cs_tr1_blob *anim = &lvl.sections[CS_TR1_ANIMATED_TEXTURES];
+    anim->bytes[anim->size - 2] = 9;
+    CHECK(cs_tr1_write(&lvl, &b.d, &b.n), "non-zero padding: written");
+    ok = cs_tr1_read(b.d, b.n, "odd.phd", &back, &err);
+    CHECK(!ok && strstr(err.msg, "animated_textures: 2 words after the last range (1 ranges), not all 0"),
+          "non-zero words after the last range refused: %s", ok ? "accepted" : err.msg);
+    if (ok)
+        cs_tr1_free(&back);
+    cs_tr1_free(&lvl);
+    free(b.d);
+    cs_level_mesh_free(&plain_mesh);
+    cs_tr1_free(&plain);
+}
+
+// ---- the room a point is in ------------------------------------------------
+
+// Two rooms that overlap by their wall columns, as neighbouring rooms of
+// real levels do, and a third under the second through a floor portal:
+//   A (room 0): sectors x 0..2, z 0..6 (one open column, x = 1), floor 0,
+//      ceiling -2048; its wall sector (2, 3) is a door to B.
+//   B (room 1): sectors x 1..5, z 2..4 (open: x 2..4, z 3), same heights;
+//      its wall sector (0, 1) (world column 1, row 3) is a door to A; its
+//      open sectors lead down to C.
+//   C (room 2): under B, floor 2048, ceiling 0; its open sectors lead up.
+// A's middle (x 1.5, z 3.5 sectors) lies in B's box, which is smaller
+// than A's: the smallest-box rule starts there, in B.
+#define OV_WALL (-127) // TR1 walls: floor and ceiling both -127 clicks
+static void overlap_room(cs_tr1_room *r, int sx, int sz, int nx, int nz, int floor, int ceiling)
+{
+    memset(r, 0, sizeof *r);
+    r->x = sx * 1024;
+    r->z = sz * 1024;
+    r->y_bottom = floor;
+    r->y_top = ceiling;
+    r->x_sectors = (uint16_t)nx;
+    r->z_sectors = (uint16_t)nz;
+    r->sectors = calloc((size_t)nx * nz, sizeof *r->sectors);
+    CS_ASSERT(r->sectors, "out of memory");
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < nz; j++) {
+            bool wall = i == 0 || j == 0 || i == nx - 1 || j == nz - 1;
+            r->sectors[i * nz + j] = (cs_tr1_sector){0, 0xffff, CS_TR1_NO_ROOM, (int8_t)(wall ? OV_WALL : floor / 256),
+                                                      CS_TR1_NO_ROOM, (int8_t)(wall ? OV_WALL : ceiling / 256)};
+        }
+    r->alternate_room = -1;
+}
+
+static void overlap_level(cs_tr1_level *lvl)
+{
+    cs_tr1_generate_demo(lvl);
+    for (uint32_t i = 0; i < lvl->room_count; i++) {
+        cs_tr1_room *r = &lvl->rooms[i];
+        free(r->vertices);
+        free(r->rects);
+        free(r->tris);
+        free(r->sprites);
+        free(r->portals);
+        free(r->sectors);
+        free(r->lights);
+        free(r->meshes);
+    }
+    lvl->room_count = 3;
+    overlap_room(&lvl->rooms[0], 0, 0, 3, 7, 0, -2048);
+    overlap_room(&lvl->rooms[1], 1, 2, 5, 3, 0, -2048);
+    overlap_room(&lvl->rooms[2], 1, 2, 5, 3, 2048, 0);
+    // Floor data: entry 0 is "none"; A's door to B comes after a floor
+    // slant entry (the game's GetDoor skips it), B's door to A alone.
+    static const uint16_t fd[] = {0, 0x0002, 0x0000, 0x8001, 1, 0x8001, 0};
+    cs_tr1_blob *b = &lvl->sections[CS_TR1_FLOOR_DATA];
+    free(b->bytes);
+    b->count = CS_ARRAY_COUNT(fd);
+    b->size = sizeof fd;
+    b->bytes = malloc(sizeof fd);
+    CS_ASSERT(b->bytes, "out of memory");
+    for (size_t i = 0; i < CS_ARRAY_COUNT(fd); i++) {
+        b->bytes[2 * i] = (uint8_t)fd[i];
+        b->bytes[2 * i + 1] = (uint8_t)(fd[i] >> 8);
+    }
+    lvl->rooms[0].sectors[2 * 7 + 3].fd_index = 1;
+    lvl->rooms[1].sectors[0 * 3 + 1].fd_index = 5;
+    for (int i = 1; i <= 3; i++) {
+        lvl->rooms[1].sectors[i * 3 + 1].room_below = 2;
+        lvl->rooms[2].sectors[i * 3 + 1].room_above = 1;
+    }
+}
+
+// The reference, written from the format description (TRosettaStone's
+// floor data and sector fields, and how the game's GetFloor walks them),
+// not from level_mesh.c: TR units, the start room given.
+static int ref_word(const cs_tr1_level *lvl, uint32_t i)
+{
+    const cs_tr1_blob *b = &lvl->sections[CS_TR1_FLOOR_DATA];
+    return i < b->count ? b->bytes[2 * i] | b->bytes[2 * i + 1] << 8 : -1;
+}
+
+// The portal room of a sector's floor data: FloorData[fd_index] onwards,
+// function = bits 0..4, bit 15 ends the list; 2 and 3 (floor, ceiling
+// slant) carry one word, 1 (portal) one word: the room.
+static int ref_door(const cs_tr1_level *lvl, const cs_tr1_sector *s)
+{
+    if (s->fd_index == 0)
+        return -1;
+    uint32_t i = s->fd_index;
+    for (;;) {
+        int h = ref_word(lvl, i);
+        if (h < 0)
+            return -1;
+        int function = h & 0x1f;
+        if (function == 1) {
+            int room = ref_word(lvl, i + 1);
+            return room >= 0 && (uint32_t)room < lvl->room_count ? room : -1;
+        }
+        if ((function != 2 && function != 3) || (h & 0x8000))
+            return -1;
+        i += 2;
+    }
+}
+
+static const cs_tr1_sector *ref_sector(const cs_tr1_room *r, double x, double z, bool clamp)
+{
+    int sx = (int)floor((x - r->x) / 1024), sz = (int)floor((z - r->z) / 1024);
+    int nx = r->x_sectors, nz = r->z_sectors;
+    if (!clamp && (sx < 0 || sz < 0 || sx >= nx || sz >= nz))
+        return NULL;
+    if (sz <= 0 || sz >= nz - 1) { // a z edge row: keep off the corners
+        sz = sz <= 0 ? 0 : nz - 1;
+        sx = sx < 1 ? 1 : sx > nx - 2 ? nx - 2 : sx;
+    } else {
+        sx = sx < 0 ? 0 : sx >= nx ? nx - 1 : sx;
+    }
+    return &r->sectors[sx * nz + sz];
+}
+
+static int ref_room_at(const cs_tr1_level *lvl, int room, double x, double y, double z)
+{
+    const cs_tr1_sector *s;
+    for (int guard = 0;; guard++) {
+        CS_ASSERT(guard < 16, "a door loop in the fixture");
+        s = ref_sector(&lvl->rooms[room], x, z, true);
+        int door = ref_door(lvl, s);
+        if (door < 0)
+            break;
+        room = door;
+    }
+    if (y >= s->floor * 256.0) {
+        while (s->room_below != CS_TR1_NO_ROOM) {
+            room = s->room_below;
+            s = ref_sector(&lvl->rooms[room], x, z, false);
+            if (!s || y < s->floor * 256.0)
+                break;
+        }
+    } else if (y < s->ceiling * 256.0) {
+        while (s->room_above != CS_TR1_NO_ROOM) {
+            room = s->room_above;
+            s = ref_sector(&lvl->rooms[room], x, z, false);
+            if (!s || y >= s->ceiling * 256.0)
+                break;
+        }
+    }
+    return room;
+}
+
+static void test_room_at(void)
+{
+    cs_tr1_level gen, lvl;
+    overlap_level(&gen);
+    bytes b = {0};
+    CS_ASSERT(cs_tr1_write(&gen, &b.d, &b.n), "the overlap level does not write");
+    cs_tr1_free(&gen);
+    cs_error err;
+    CS_ASSERT(cs_tr1_read(b.d, b.n, "overlap.phd", &lvl, &err), "%s", err.msg);
+    free(b.d);
+    const double upm = 512;
+    cs_level_mesh mesh;
+    CS_ASSERT(cs_level_mesh_build(&lvl, upm, &mesh, &err), "%s", err.msg);
+    CHECK(cs_tr1_sector_door(&lvl, &lvl.rooms[0].sectors[2 * 7 + 3]) == 1 &&
+              cs_tr1_sector_door(&lvl, &lvl.rooms[1].sectors[1]) == 0 &&
+              cs_tr1_sector_door(&lvl, &lvl.rooms[1].sectors[4]) == -1,
+          "the fixture's doors: A -> B (after a slant entry), B -> A, none");
+    // Each room's middle: its own room, as the reference says; the old
+    // rule (smallest box) puts A's middle in B.
+    uint32_t old_wrong = 0;
+    for (uint32_t r = 0; r < lvl.room_count; r++) {
+        const cs_tr1_room *room = &lvl.rooms[r];
+        double x = room->x + room->x_sectors * 512.0, z = room->z + room->z_sectors * 512.0;
+        double y = 0.5 * (room->y_bottom + room->y_top);
+        double p[3] = {x / upm, -y / upm, -z / upm};
+        int start = cs_level_room_in_box(&mesh, p), got = cs_level_room_at(&mesh, p);
+        int want = ref_room_at(&lvl, start, x, y, z);
+        printf("room %u's middle (%g, %g, %g): smallest box %d, room_at %d, reference %d\n", r, x, y, z, start, got,
+               want);
+        CHECK(got == (int)r && want == (int)r, "room %u's middle starts in room %d (reference %d)", r, got, want);
+        old_wrong += start != (int)r;
+    }
+    CHECK(old_wrong == 1, "the fixture does not catch the old rule (%u middles in the wrong box)", old_wrong);
+    // On B's floor portal (y = 0, B's floor and C's ceiling): both boxes
+    // hold it, B (same size, first) is the start; TR1 puts it below, in C.
+    double pit[3] = {3584 / upm, 0, -3584 / upm};
+    CHECK(cs_level_room_in_box(&mesh, pit) == 1 && cs_level_room_at(&mesh, pit) == 2,
+          "a point on B's floor portal is in C (box %d, room_at %d)", cs_level_room_in_box(&mesh, pit),
+          cs_level_room_at(&mesh, pit));
+    // Random points in the level's boxes against the reference.
+    uint32_t tried = 0, differ = 0, moved = 0;
+    for (int i = 0; i < 4000; i++) {
+        double x = (test_rand_u32() % 6145), z = (test_rand_u32() % 7169), y = -2048.0 + (test_rand_u32() % 4097);
+        double p[3] = {x / upm, -y / upm, -z / upm};
+        int start = cs_level_room_in_box(&mesh, p);
+        if (start < 0)
+            continue;
+        tried++;
+        int got = cs_level_room_at(&mesh, p), want = ref_room_at(&lvl, start, x, y, z);
+        if (got != want && differ++ < 5)
+            CHECK(false, "(%g, %g, %g): room_at %d, reference %d (start %d)", x, y, z, got, want, start);
+        moved += got != start;
+    }
+    printf("room_at: %u random points in the boxes, %u left their smallest box, %u differ from the reference\n",
+           tried, moved, differ);
+    CHECK(tried > 1000 && moved > 0 && differ == 0, "random points: %u tried, %u moved, %u differ", tried, moved,
+          differ);
+    cs_level_mesh_free(&mesh);
+    cs_tr1_free(&lvl);
 }
 
 // ---- random corruption ------------------------------------------------------
@@ -592,6 +960,21 @@ static bool write_file(const char *dir, const char *name, const uint8_t *d, size
     return fclose(f) == 0 && ok;
 }
 
+// The demo level without textiles (faces and sprites need textures, so it
+// keeps rooms, portals, sectors, lights and meshes).
+static void generate_small(cs_tr1_level *lvl)
+{
+    cs_tr1_generate_demo(lvl);
+    free(lvl->textiles);
+    lvl->textiles = NULL;
+    lvl->textile_count = 0;
+    lvl->object_texture_count = lvl->sprite_texture_count = 0;
+    for (uint32_t i = 0; i < lvl->room_count; i++) {
+        cs_tr1_room *r = &lvl->rooms[i];
+        r->rect_count = r->tri_count = r->sprite_count = 0;
+    }
+}
+
 // The seed corpus: the demo level, a small one without textiles (faces and
 // sprites need textures, so it keeps rooms, portals, sectors, lights and
 // meshes), and truncated and corrupted variants of the small one.
@@ -600,15 +983,7 @@ static int write_corpus(const char *dir)
     bytes demo = demo_bytes();
     bool ok = write_file(dir, "demo.phd", demo.d, demo.n);
     cs_tr1_level lvl;
-    cs_tr1_generate_demo(&lvl);
-    free(lvl.textiles);
-    lvl.textiles = NULL;
-    lvl.textile_count = 0;
-    lvl.object_texture_count = lvl.sprite_texture_count = 0;
-    for (uint32_t i = 0; i < lvl.room_count; i++) {
-        cs_tr1_room *r = &lvl.rooms[i];
-        r->rect_count = r->tri_count = r->sprite_count = 0;
-    }
+    generate_small(&lvl);
     bytes small = {0};
     ok &= cs_tr1_write(&lvl, &small.d, &small.n);
     cs_tr1_free(&lvl);
@@ -631,6 +1006,38 @@ static int write_corpus(const char *dir)
         ok &= write_file(dir, name, c.d, c.n);
         free(c.d);
     }
+    // The tolerated layouts (test_tolerated), on the small level without
+    // textiles and without animated ranges (they name object textures it
+    // does not have): each is accepted, warned about and written back.
+    for (int k = 0; k < FIX_COUNT; k++) {
+        generate_small(&lvl);
+        CS_ASSERT(cs_tr1_set_animated_textures(&lvl, NULL, NULL, 0), "no animated ranges");
+        if (k == FIX_SPRITES) // no sprite textures: any sprite's texture is out of range
+            for (uint32_t i = 0; i < 3; i++) {
+                lvl.rooms[i].sprite_count = 2;
+                lvl.rooms[i].sprites[0] = (cs_tr1_sprite){0, 0};
+                lvl.rooms[i].sprites[1] = (cs_tr1_sprite){0, 0};
+            }
+        add_oddity(&lvl, (fixture_kind)k);
+        bytes odd = {0};
+        ok &= cs_tr1_write(&lvl, &odd.d, &odd.n);
+        cs_tr1_free(&lvl);
+        char name[64];
+        snprintf(name, sizeof name, "small_%s.phd", fixture_names[k]);
+        ok &= write_file(dir, name, odd.d, odd.n);
+        free(odd.d);
+    }
+    // The overlapping rooms of test_room_at (floor data portals, pits).
+    overlap_level(&lvl); // without textiles or textures: small, and the rooms have no faces
+    free(lvl.textiles);
+    lvl.textiles = NULL;
+    lvl.textile_count = lvl.object_texture_count = lvl.sprite_texture_count = 0;
+    CS_ASSERT(cs_tr1_set_animated_textures(&lvl, NULL, NULL, 0), "no animated ranges");
+    bytes overlap = {0};
+    ok &= cs_tr1_write(&lvl, &overlap.d, &overlap.n);
+    cs_tr1_free(&lvl);
+    ok &= write_file(dir, "overlap.phd", overlap.d, overlap.n);
+    free(overlap.d);
     free(small.d);
     free(demo.d);
     printf("wrote the tr1 corpus to %s\n", dir);
@@ -653,6 +1060,8 @@ int main(int argc, char **argv)
     test_writer_refuses();
     test_portals();
     test_malformed();
+    test_tolerated();
+    test_room_at();
     test_random_corruption();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u broke a rule", files, failures);

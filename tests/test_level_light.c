@@ -9,7 +9,9 @@
 //   - the hall's light with a short fade (4 m: direct light cannot reach the
 //     east room, 6 m away through the doorway): the east room gets bounce
 //     light through the doorway portal (> 0), and exactly 0 with 0 bounces or
-//     with the doorway closed by a two-sided quad.
+//     with the doorway closed by a two-sided quad;
+//   - a negative room light (TR1 stores the intensity signed; it darkens):
+//     added to the hall, no patch gets brighter and the hall gets darker.
 #include "test_util.h"
 
 #include "level_light.h"
@@ -56,7 +58,7 @@ static void check_light_mapping(const cs_tr1_level *level, const cs_level_mesh *
             double past_fade = cs_light_falloff(1.5 * fade, radius, range, gpu_light.kind.y);
             double inside_fade = cs_light_falloff(0.99 * fade, radius, range, gpu_light.kind.y);
             double half_fade = cs_light_falloff(0.5 * fade, radius, range, gpu_light.kind.y);
-            printf("room %u light: intensity %u fade %u (%.2f m): falloff %.4g at fade/2, %.3g at 0.99 fade, %g at "
+            printf("room %u light: intensity %d fade %u (%.2f m): falloff %.4g at fade/2, %.3g at 0.99 fade, %g at "
                    "fade, %g at 1.5 fade\n", r, t->intensity, t->fade, fade, half_fade, inside_fade, at_fade,
                    past_fade);
             CHECK(at_fade == 0.0 && past_fade == 0.0, "room %u: the window is not 0 at the fade distance", r);
@@ -198,6 +200,48 @@ static void check_near_brighter(cs_context *ctx, cs_tr1_level *level, const cs_l
     free_lit(&l);
 }
 
+// The hall lit by its own light, then again with a second light of
+// negative intensity beside it (read signed: before, -4096 was read as
+// 61440 and clamped to 8191, the brightest light there is). Wanted: no
+// patch brighter than without it, and the hall darker in all.
+static void check_negative_light(cs_context *ctx, cs_tr1_level *level, const cs_level_mesh *mesh)
+{
+    keep_one_light(level, (int)HALL);
+    cs_tr1_room *hall = &level->rooms[HALL];
+    lit_level plain;
+    light_level(ctx, level, mesh, 2, NULL, &plain);
+    cs_tr1_light *saved = hall->lights;
+    cs_tr1_light two[2] = {saved[0], saved[0]};
+    two[1].x -= 1024; // a sector west of the positive one, same height and fade
+    two[1].intensity = -4096;
+    hall->lights = two;
+    hall->light_count = 2;
+    lit_level dark;
+    light_level(ctx, level, mesh, 2, NULL, &dark);
+    hall->lights = saved;
+    hall->light_count = 1;
+    CS_ASSERT(plain.compiled.patch_count == dark.compiled.patch_count, "the patches differ");
+    uint32_t brighter = 0;
+    double worst = 0, sum_plain = 0, sum_dark = 0;
+    for (uint32_t i = 0; i < plain.compiled.patch_count; i++) {
+        double a = luminance(&plain, i), b = luminance(&dark, i);
+        // Same patches, same links, same order of sums: the negative light
+        // can only lower every term, so any rise is a real one.
+        if (b > a) {
+            brighter++;
+            worst = CS_MAX(worst, b - a);
+        }
+        sum_plain += a;
+        sum_dark += b;
+    }
+    printf("negative light (-4096) in the hall: sum B %.6g without, %.6g with; %u of %u patches brighter "
+           "(worst +%g)\n", sum_plain, sum_dark, brighter, plain.compiled.patch_count, worst);
+    CHECK(brighter == 0, "a negative light made %u patches brighter (worst +%g)", brighter, worst);
+    CHECK(sum_dark < 0.95 * sum_plain, "a negative light did not darken the level (%g vs %g)", sum_dark, sum_plain);
+    free_lit(&plain);
+    free_lit(&dark);
+}
+
 static double room_sum(const lit_level *l, uint32_t room, uint32_t *patches)
 {
     double sum = 0;
@@ -261,6 +305,7 @@ int main(void)
     CS_ASSERT(cs_level_mesh_build(&level, UNITS, &mesh, &err), "%s", err.msg);
     check_light_mapping(&level, &mesh);
     check_near_brighter(&ctx, &level, &mesh);
+    check_negative_light(&ctx, &level, &mesh);
     check_bounce_through_portal(&ctx, &level, &mesh);
     cs_level_mesh_free(&mesh);
     cs_tr1_free(&level);

@@ -24,6 +24,7 @@
 #include "scene.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define RAYS_PER_KIND 4096
 #define EDGE_BARY 1e-4
@@ -271,6 +272,141 @@ static void check_link_visibility(cs_context *ctx, const cs_scene *scene, const 
     cs_radiosity_free(&gpu);
 }
 
+// Watertightness, with no tolerance: a wall of WALL_N x WALL_N quads of
+// two triangles (diagonals alternating), tilted so that its vertices are
+// generic floats, and rays from random points in front of it through its
+// interior vertices and through points of its interior edges (lattice
+// edges and diagonals), which the float rays pass within rounding of, plus
+// rays through triangle interiors as a control. Every ray must be stopped,
+// nearest and any hit, on the GPU and on the CPU: a ray through an edge or
+// vertex that triangles share meets one of them (the watertight test,
+// shaders/geometry/bvh.glsl). Moller-Trumbore left some through on
+// lavapipe, and FMA contraction (NVIDIA) let light through a closed doorway
+// of test_level_light.
+#define WALL_N 8
+#define WALL_RAYS 4096
+enum wall_target { AT_VERTEX, ON_LATTICE_EDGE, ON_DIAGONAL, IN_TRIANGLE, WALL_TARGETS };
+static const char *const WALL_TARGET_NAMES[WALL_TARGETS] = {"vertex", "lattice edge", "diagonal", "triangle interior"};
+
+// The wall's point at lattice coordinates (a, b), in double.
+static void wall_point(double a, double b, double out[3])
+{
+    // Two orthonormal, non-axis directions and a generic origin.
+    static const double origin[3] = {0.3137, -0.2718, 0.1414};
+    static const double ea[3] = {0.48, 0.64, 0.6}, eb[3] = {0.8, -0.36, -0.48};
+    for (int k = 0; k < 3; k++)
+        out[k] = origin[k] + 0.25 * (a * ea[k] + b * eb[k]);
+}
+
+// Vertex (i, j) as the triangles store it (float).
+static void wall_vertex(int i, int j, double out[3])
+{
+    double p[3];
+    wall_point(i, j, p);
+    for (int k = 0; k < 3; k++)
+        out[k] = (float)p[k];
+}
+
+static void check_watertight(cs_context *ctx)
+{
+    cs_tri tris[2 * WALL_N * WALL_N];
+    uint32_t n = 0;
+    for (int i = 0; i < WALL_N; i++)
+        for (int j = 0; j < WALL_N; j++) {
+            double c[4][3];
+            wall_vertex(i, j, c[0]), wall_vertex(i + 1, j, c[1]), wall_vertex(i + 1, j + 1, c[2]),
+                wall_vertex(i, j + 1, c[3]);
+            // Diagonal 0-2 or 1-3, alternating like a chequerboard.
+            static const int split[2][2][3] = {{{0, 1, 2}, {0, 2, 3}}, {{0, 1, 3}, {1, 2, 3}}};
+            for (int t = 0; t < 2; t++) {
+                const int *v = split[(i + j) % 2][t];
+                tris[n++] = (cs_tri){
+                    .v0 = {(float)c[v[0]][0], (float)c[v[0]][1], (float)c[v[0]][2], 0},
+                    .v1 = {(float)c[v[1]][0], (float)c[v[1]][1], (float)c[v[1]][2], 0},
+                    .v2 = {(float)c[v[2]][0], (float)c[v[2]][1], (float)c[v[2]][2], 0},
+                    .albedo = {0.5f, 0.5f, 0.5f, 0},
+                };
+            }
+        }
+    cs_bvh bvh;
+    cs_error err = {0};
+    CS_ASSERT(cs_bvh_build(tris, n, &bvh, &err), "%s", err.msg);
+    cs_raycaster rc;
+    CS_ASSERT(cs_raycaster_create(ctx, &bvh, WALL_RAYS, &rc, &err), "%s", err.msg);
+    cs_ray *rays = malloc(sizeof *rays * WALL_RAYS);
+    cs_cast_hit *nearest = malloc(sizeof *nearest * WALL_RAYS), *any = malloc(sizeof *any * WALL_RAYS);
+    CS_ASSERT(rays && nearest && any, "out of memory");
+    double normal[3], pa[3], pb[3], p0[3];
+    wall_point(0, 0, p0), wall_point(1, 0, pa), wall_point(0, 1, pb);
+    for (int k = 0; k < 3; k++)
+        pa[k] -= p0[k], pb[k] -= p0[k];
+    normal[0] = pa[1] * pb[2] - pa[2] * pb[1];
+    normal[1] = pa[2] * pb[0] - pa[0] * pb[2];
+    normal[2] = pa[0] * pb[1] - pa[1] * pb[0];
+    for (int kind = 0; kind < WALL_TARGETS; kind++) {
+        for (uint32_t r = 0; r < WALL_RAYS; r++) {
+            // Interior lattice points only: the wall's rim has no neighbour.
+            int i = 1 + (int)(test_rand_u32() % (WALL_N - 1)), j = 1 + (int)(test_rand_u32() % (WALL_N - 1));
+            double target[3], va[3], vb[3], w = test_rand_unit();
+            wall_vertex(i, j, va);
+            if (kind == AT_VERTEX) {
+                memcpy(target, va, sizeof target);
+            } else if (kind == ON_LATTICE_EDGE) {
+                if (test_rand_u32() % 2)
+                    wall_vertex(i + (test_rand_u32() % 2 ? 1 : -1), j, vb);
+                else
+                    wall_vertex(i, j + (test_rand_u32() % 2 ? 1 : -1), vb);
+                for (int k = 0; k < 3; k++)
+                    target[k] = va[k] + w * (vb[k] - va[k]);
+            } else if (kind == ON_DIAGONAL) {
+                // Quad (i, j)'s diagonal: 0-2 or 1-3 as split above.
+                int qi = i - 1 + (int)(test_rand_u32() % 2), qj = j - 1 + (int)(test_rand_u32() % 2);
+                if ((qi + qj) % 2 == 0)
+                    wall_vertex(qi, qj, va), wall_vertex(qi + 1, qj + 1, vb);
+                else
+                    wall_vertex(qi + 1, qj, va), wall_vertex(qi, qj + 1, vb);
+                for (int k = 0; k < 3; k++)
+                    target[k] = va[k] + w * (vb[k] - va[k]);
+            } else {
+                wall_point(i - 1 + 0.1 + 1.8 * w, j - 1 + 0.1 + 1.8 * test_rand_unit(), target);
+            }
+            // From a random point in front (either side), through the target
+            // at t = 0.5, ending as far behind.
+            double o[3], d[3], side = test_rand_u32() % 2 ? 1.0 : -1.0;
+            for (int k = 0; k < 3; k++)
+                o[k] = target[k] + side * (0.2 + test_rand_unit()) * normal[k] / 0.0625 +
+                       (test_rand_unit() - 0.5) * 2.0;
+            for (int k = 0; k < 3; k++)
+                d[k] = 2.0 * (target[k] - o[k]);
+            rays[r] = make_ray(o, d, 1.0);
+        }
+        cs_raycaster_cast(ctx, &rc, rays, WALL_RAYS, false, nearest);
+        cs_raycaster_cast(ctx, &rc, rays, WALL_RAYS, true, any);
+        uint32_t gpu_missed = 0, gpu_any_missed = 0, cpu_missed = 0, cpu_any_missed = 0;
+        for (uint32_t r = 0; r < WALL_RAYS; r++) {
+            double o[3] = {rays[r].origin_tmin.x, rays[r].origin_tmin.y, rays[r].origin_tmin.z};
+            double d[3] = {rays[r].dir_tmax.x, rays[r].dir_tmax.y, rays[r].dir_tmax.z};
+            bool cpu_hit = cs_bvh_cast(&bvh, o, d, 0.0, 1.0).hit, cpu_any = !cs_bvh_unoccluded(&bvh, o, d, 0.0, 1.0);
+            gpu_missed += nearest[r].tri == CS_CAST_NO_HIT;
+            gpu_any_missed += any[r].tri == CS_CAST_NO_HIT;
+            cpu_missed += !cpu_hit;
+            cpu_any_missed += !cpu_any;
+            if (nearest[r].tri == CS_CAST_NO_HIT || any[r].tri == CS_CAST_NO_HIT || !cpu_hit || !cpu_any)
+                fprintf(stderr, "through a %s: ray o (%.9g %.9g %.9g) d (%.9g %.9g %.9g) slips through (GPU nearest %d, "
+                        "any %d; CPU nearest %d, any %d)\n", WALL_TARGET_NAMES[kind], o[0], o[1], o[2], d[0], d[1],
+                        d[2], nearest[r].tri != CS_CAST_NO_HIT, any[r].tri != CS_CAST_NO_HIT, cpu_hit, cpu_any);
+        }
+        printf("watertight, through a %-12s: %u rays; slipped through: GPU %u nearest, %u any hit; CPU %u, %u\n",
+               WALL_TARGET_NAMES[kind], WALL_RAYS, gpu_missed, gpu_any_missed, cpu_missed, cpu_any_missed);
+        CHECK(gpu_missed + gpu_any_missed + cpu_missed + cpu_any_missed == 0,
+              "rays through a %s of a closed wall slipped through: GPU %u nearest, %u any hit; CPU %u, %u",
+              WALL_TARGET_NAMES[kind], gpu_missed, gpu_any_missed, cpu_missed, cpu_any_missed);
+    }
+    free(rays), free(nearest), free(any);
+    cs_raycaster_destroy(ctx, &rc);
+    cs_bvh_free(&bvh);
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -286,6 +422,7 @@ int main(void)
     check_nearest(&ctx, &rc, &bvh);
     check_any_hit(&ctx, &rc, &bvh);
     cs_raycaster_destroy(&ctx, &rc);
+    check_watertight(&ctx);
     check_link_visibility(&ctx, &scene, &bvh);
     cs_bvh_free(&bvh);
     cs_scene_free(&scene);

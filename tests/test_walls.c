@@ -30,6 +30,8 @@ typedef struct pool_figures {
     uint32_t close;          // centres closer than WALL_GAP_MIN spacings
     double com_ratio;        // centre of mass height / (H / 2)
     double max_speed, mean_speed;
+    double rms_speed;        // sqrt(2 KE / M): the bulk's motion, not one particle's
+    double p99_speed;        // 99th percentile of the speeds
     double interior_error;   // mean |rho/rho0 - 1| at least h from walls and surface
     double surface_error;    // the same over the top row
     uint32_t interior, surface;
@@ -99,9 +101,17 @@ static void particles_free(particles *p)
 
 // The pool's figures; one material; the walls are the box's faces (the top
 // one never reached).
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static pool_figures measure_pool(const cs_scene *sc, const particles *p)
 {
     pool_figures r = {.min_gap = 1e30};
+    double *speeds = malloc(((size_t)p->n + 1) * sizeof *speeds);
+    CS_ASSERT(speeds, "out of memory");
     int dim = sc->dim;
     double s = sc->particle_spacing, h = sc->smoothing_radius, rho0 = sc->materials[0].rest_density;
     double area = 1.0, top = -1e30, com = 0.0;
@@ -123,6 +133,8 @@ static pool_figures measure_pool(const cs_scene *sc, const particles *p)
         double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
         r.max_speed = fmax(r.max_speed, speed);
         r.mean_speed += speed / p->n;
+        r.rms_speed += speed * speed / p->n;
+        speeds[i] = speed;
         double e = fabs(p->rho[i] / rho0 - 1.0);
         if (x[1] > top - 0.5 * s) {
             r.surface_error += e;
@@ -132,6 +144,12 @@ static pool_figures measure_pool(const cs_scene *sc, const particles *p)
             r.interior++;
         }
     }
+    r.rms_speed = sqrt(r.rms_speed);
+    if (p->n) {
+        qsort(speeds, p->n, sizeof *speeds, by_value);
+        r.p99_speed = speeds[(size_t)(0.99 * (p->n - 1))];
+    }
+    free(speeds);
     double height = p->n * (double)sc->materials[0].mass / (rho0 * area);
     r.com_ratio = com / (0.5 * height);
     if (r.interior)
@@ -144,9 +162,10 @@ static pool_figures measure_pool(const cs_scene *sc, const particles *p)
 static void print_figures(const char *what, double t, const pool_figures *r)
 {
     fprintf(stderr, "%s %.2f s: closest to a wall %.3f spacings (%u under %.2f), centre of mass %.4f of H/2, "
-                    "speed max %.4f mean %.5f m/s, |rho/rho0-1| interior (%u) %.4f, surface row (%u) %.4f\n",
-            what, t, r->min_gap, r->close, WALL_GAP_MIN, r->com_ratio, r->max_speed, r->mean_speed, r->interior,
-            r->interior_error, r->surface, r->surface_error);
+                    "speed max %.4f mean %.5f rms %.5f p99 %.5f m/s, |rho/rho0-1| interior (%u) %.4f, surface row (%u) "
+                    "%.4f\n",
+            what, t, r->min_gap, r->close, WALL_GAP_MIN, r->com_ratio, r->max_speed, r->mean_speed, r->rms_speed,
+            r->p99_speed, r->interior, r->interior_error, r->surface, r->surface_error);
 }
 
 typedef struct pool_case {
@@ -191,6 +210,14 @@ static void check_pool(cs_context *ctx, const pool_case *c)
         CHECK(fabs(r.com_ratio - 1.0) <= 0.01, "%s: centre of mass at %.4f of the height its mass at rho0 implies",
               c->what, r.com_ratio);
     if (c->at_rest) {
+        // One particle's speed at one instant is a fragile statistic of a
+        // chaotic settling: on llvmpipe the PBF pool's motion collapses
+        // between 3 and 4 s (max 0.057 -> 0.0023 m/s) and ends at 0.0002;
+        // on an H200 (NVIDIA 580) it had not by 5 s (max 0.0187, mean
+        // 0.0025 m/s, 80x llvmpipe's mean: the bulk, not one particle).
+        // The rms and 99th-percentile speeds are printed above for the
+        // next look; a window average of the rms speed (the kinetic
+        // energy) would be the robust measure of "at rest".
         CHECK(r.max_speed <= 0.01 * wave, "%s: max speed %.4f m/s after %.1f s (bound 1%% of sqrt(gH) = %.4f)",
               c->what, r.max_speed, c->settle_s, 0.01 * wave);
         CHECK(r.interior > 20 && r.interior_error <= 0.005, "%s: interior (%u) mean |rho/rho0-1| %.4f over 0.5%%",

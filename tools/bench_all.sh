@@ -22,7 +22,7 @@ runs=(
 for spec in "${runs[@]}"; do
   scene=${spec%% *}
   # shellcheck disable=SC2086
-  "$cistern" bench $spec --steps "$steps" --warmup 3 --out "bench/$scene" "$@"
+  "$cistern" bench $spec --steps "$steps" --warmup 3 --out "bench/$scene" --overwrite "$@"
 done
 python3 - "${runs[@]%% *}" <<'PY'
 import json, re, sys

@@ -54,7 +54,7 @@ run() {
   mkdir -p "$out/$part"
   echo "== $part/$name: ${settings[*]} cistern $*" >&2
   local t0=$SECONDS
-  env "${settings[@]}" "$cistern" "$@" --out "$out/$part/$name" 2>&1 | tee "$out/$part/$name.log"
+  env "${settings[@]}" "$cistern" "$@" --out "$out/$part/$name" --overwrite 2>&1 | tee "$out/$part/$name.log"
   local rc=${PIPESTATUS[0]}
   echo "== $part/$name: exit $rc after $((SECONDS - t0)) s" >&2
   [ "$rc" -eq 0 ] || status=1

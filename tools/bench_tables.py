@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The speed tables in the docs, made from the committed results files.
 
-A table is a block in a Markdown file:
+A table is a block in a Markdown file (`bench-headline` instead of
+`bench-table`: one row a bench, the size nearest a million):
 
     <!-- bench-table results/nvidia-h200.json -->
     ...generated rows...
@@ -24,7 +25,7 @@ import os
 import re
 import sys
 
-BLOCK = re.compile(r"(<!-- bench-table (\S+) -->\n)(.*?)(<!-- /bench-table -->)", re.S)
+BLOCK = re.compile(r"(<!-- bench-(table|headline) (\S+) -->\n)(.*?)(<!-- /bench-\2 -->)", re.S)
 
 
 def fmt_size(size):
@@ -78,6 +79,22 @@ def table(results):
     return "\n".join(lines) + "\n"
 
 
+def headline(results):
+    """One row a bench: the size nearest a million elements (the README's)."""
+    import math
+    benches = results["benches"] if "benches" in results else [results]
+    lines = ["| scene | size | median ms a step | p90 ms |", "|---|---|---|---|"]
+    for b in benches:
+        sizes = [dict(s, _unit=b.get("unit", "particles")) for s in b["sizes"]
+                 if "skipped" not in s and s.get("particles", 0) > 0]
+        if not sizes:
+            continue
+        s = min(sizes, key=lambda s: abs(math.log(s["particles"] / 1e6)))
+        lines.append("| %s | %s | %.2f | %.2f |" % (b["scene"], fmt_size(s), s["median_ms"], s["p90_ms"]))
+    device = benches[0].get("device_and_driver", "?") if benches else "?"
+    return "\n".join(lines) + "\n\n" + device + "\n"
+
+
 def process(root, path, check):
     full = os.path.join(root, path)
     with open(full) as f:
@@ -85,16 +102,18 @@ def process(root, path, check):
     problems = []
 
     def fill(m):
-        data_path = os.path.join(root, m.group(2))
+        kind, data = m.group(2), m.group(3)
+        data_path = os.path.join(root, data)
         if not os.path.exists(data_path):
-            problems.append("%s: block for %s: no such results file" % (path, m.group(2)))
+            problems.append("%s: block for %s: no such results file" % (path, data))
             return m.group(0)
         with open(data_path) as f:
-            want = table(json.load(f))
-        if m.group(3) != want and check:
-            problems.append("%s: the table of %s differs from its data (regenerate: tools/bench_tables.py)"
-                            % (path, m.group(2)))
-        return m.group(1) + want + m.group(4)
+            results = json.load(f)
+        want = table(results) if kind == "table" else headline(results)
+        if m.group(4) != want and check:
+            problems.append("%s: the %s of %s differs from its data (regenerate: tools/bench_tables.py)"
+                            % (path, kind, data))
+        return m.group(1) + want + m.group(5)
 
     new = BLOCK.sub(fill, text)
     if not check and new != text:

@@ -10,6 +10,7 @@ build_packages=(
   libglfw3-dev libcglm-dev libstb-dev libcjson-dev libassimp-dev
   python3
   xvfb xauth gnuplot valgrind
+  ffmpeg                       # cistern run --record, F9 (host/app/record.c); tests/record.sh
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev
   python3-pysph python3-vtk9   # peers side by side: tools/peer_pysph.py, tools/peer_vtk.py

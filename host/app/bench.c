@@ -152,6 +152,17 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
     return true;
 }
 
+bool cs_bench_prepare_out(const cs_bench_options *opt, const char *default_dir, char *dir, size_t size)
+{
+    snprintf(dir, size, "%s", opt->out_dir ? opt->out_dir : default_dir);
+    cs_error err;
+    if (!cs_prepare_out_dir(dir, opt->overwrite, CS_OUT_BENCH, &err)) {
+        fprintf(stderr, "cistern: bench: %s\n", err.msg);
+        return false;
+    }
+    return true;
+}
+
 bool cs_bench_write_json(const char *dir, cJSON *json, cs_error *err)
 {
     if (!cs_make_dirs(dir, err))
@@ -698,7 +709,7 @@ static bool compare_baseline(const char *path, const char *scene, const char *un
     cs_error err;
     char *text = cs_read_file(path, NULL, &err);
     if (!text) {
-        fprintf(stderr, "cistern: --baseline: %s\n", err.msg);
+        fprintf(stderr, "cistern: --baseline: %s; give the JSON an earlier `cistern bench` wrote\n", err.msg);
         return false;
     }
     cJSON *root = cJSON_Parse(text);
@@ -773,6 +784,10 @@ int cs_bench(const cs_bench_options *opt)
     char scene_name[64];
     if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
         return 2;
+    char dir[512], default_dir[128];
+    snprintf(default_dir, sizeof default_dir, "bench/%s", scene_name);
+    if (!cs_bench_prepare_out(opt, default_dir, dir, sizeof dir))
+        return 2;
 
     cs_context ctx;
     char device[512];
@@ -843,10 +858,6 @@ int cs_bench(const cs_bench_options *opt)
                "a frame is `steps` of them)\n",
                unit, exponent);
 
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s", opt->out_dir ? opt->out_dir : "bench");
-    if (!opt->out_dir)
-        snprintf(dir, sizeof dir, "bench/%s", scene_name);
     int code = 0;
     cJSON *json = results_json(&ctx, opt, scene_name, res, n, exponent);
     bool ok = cs_bench_write_json(dir, json, &err);

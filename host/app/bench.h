@@ -21,6 +21,7 @@ typedef struct cs_bench_options {
     double budget_s;         // no new batch after this many seconds of timing a size (0: 60)
     uint32_t warmup;         // untimed steps first (lavapipe compiles at first dispatch)
     const char *out_dir;     // default bench/<scene>
+    bool overwrite;          // a non-empty out_dir: delete the bench's own files there first
     const char *baseline;    // earlier JSON to compare against
     const char *device;
     bool validation;
@@ -70,6 +71,12 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
 // The name of the scene the options name, loaded once to check it. False,
 // with the error printed, when it does not load.
 bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size);
+
+// The bench's output folder, settled before the device starts (`cistern
+// run`'s rule: empty or new, or --overwrite, which deletes only the bench's
+// own files): opt->out_dir or default_dir into dir. False, with the error
+// printed, when it is refused.
+bool cs_bench_prepare_out(const cs_bench_options *opt, const char *default_dir, char *dir, size_t size);
 
 // Writes JSON as DIR/results.json (DIR made first), with the run's
 // provenance (provenance.h) added as "provenance". Does not take JSON.

@@ -427,6 +427,10 @@ int cs_bench_demo(const cs_bench_options *opt)
     char scene_name[64];
     if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
         return 2;
+    char dir[512], default_dir[128];
+    snprintf(default_dir, sizeof default_dir, "bench/%s_demo", scene_name);
+    if (!cs_bench_prepare_out(opt, default_dir, dir, sizeof dir))
+        return 2;
     cs_context ctx;
     char device[512];
     if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
@@ -452,11 +456,6 @@ int cs_bench_demo(const cs_bench_options *opt)
         slow = !res[n].skipped && res[n].frame_ms > opt->max_step_ms;
     }
     print_demo_table(scene_name, device, res, n);
-    char dir[512];
-    if (opt->out_dir)
-        snprintf(dir, sizeof dir, "%s", opt->out_dir);
-    else
-        snprintf(dir, sizeof dir, "bench/%s_demo", scene_name);
     int code = failed ? 1 : 0;
     cJSON *json = demo_json(&ctx, opt, scene_name, res, n);
     if (cs_bench_write_json(dir, json, &err)) {

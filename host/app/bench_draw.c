@@ -178,6 +178,10 @@ int cs_bench_draw(const cs_bench_options *opt)
     char scene_name[256];
     if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
         return 1;
+    char dir[512], default_dir[300];
+    snprintf(default_dir, sizeof default_dir, "bench/%s_draw", scene_name);
+    if (!cs_bench_prepare_out(opt, default_dir, dir, sizeof dir))
+        return 2;
     cs_context ctx;
     char device[512];
     if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
@@ -202,11 +206,6 @@ int cs_bench_draw(const cs_bench_options *opt)
                r->tiny, r->triangle_pixels * 1e-6, r->disc_pixels * 1e-6);
         fflush(stdout);
     }
-    char dir[512];
-    if (opt->out_dir)
-        snprintf(dir, sizeof dir, "%s", opt->out_dir);
-    else
-        snprintf(dir, sizeof dir, "bench/%s_draw", scene_name);
     cJSON *json = draw_json(scene_name, device, width, height, opt, res, opt->size_count);
     cs_error err = {0};
     if (cs_bench_write_json(dir, json, &err)) {

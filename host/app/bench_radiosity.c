@@ -91,7 +91,10 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, uint
         snprintf(asked_text, sizeof asked_text, "%u", asked);
     fprintf(stderr, "bench: compiling at patch_size %.4g...\n", patch_size);
     double t0 = cs_now_seconds();
-    if (!cs_world_radiosity_create(ctx, scene, &part, &err)) {
+    ctx->size_advice = "ask --patches for fewer patches";
+    bool made = cs_world_radiosity_create(ctx, scene, &part, &err);
+    ctx->size_advice = NULL;
+    if (!made) {
         printf("| %s | %.4g | — | — | does not fit: %s |\n", asked_text, patch_size, err.msg);
         return false;
     }

@@ -501,6 +501,9 @@ static bool write_plots(const char *dir, const char *title, const surf_result *r
 int cs_bench_surface(const cs_bench_options *opt)
 {
     cs_error err;
+    char dir[512];
+    if (!cs_bench_prepare_out(opt, "bench/surface", dir, sizeof dir))
+        return 2;
     cs_context ctx;
     char device[512];
     if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
@@ -558,8 +561,6 @@ int cs_bench_surface(const cs_bench_options *opt)
             printf("%25s %s\n", "CPU reference skipped:", r->cpu_reason);
     }
 
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s", opt->out_dir ? opt->out_dir : "bench/surface");
     int code = 0;
     cJSON *json = results_json(&ctx, opt, &parts, &rig, res, count);
     bool ok = cs_bench_write_json(dir, json, &err);

@@ -13,7 +13,9 @@
 #include "scene.h"
 #include "sh_command.h"
 #include "shader.h"
+#include "scene_keys.h"
 #include "sim.h"
+#include "solvers.h"
 #include "trace_command.h"
 
 #include <ctype.h>
@@ -179,16 +181,24 @@ static const cs_cli_option run_options[] = {
              "earlier run's files mix with this run's"},
     {.name = "--overwrite", .kind = CS_CLI_FLAG, RUN_AT(overwrite),
      .help = "use a non-empty --out: first delete cistern's own files there (stats.csv, frame_*.png, "
-             "particles_*.ply, mesh_*.ply/obj, screenshot_*.png), nothing else"},
+             "particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, screenshot_*.png, "
+             "recording_*.mp4), nothing else"},
     {.name = "--dump-every", .kind = CS_CLI_UINT, RUN_AT(dump_every), .arg = "K", .max = UINT32_MAX,
-     .help = "write particles_NNNNN.ply every K frames (default and 0: never)"},
+     .help = "write particles_NNNNN.ply (or .vtu) every K frames (default and 0: never)"},
+    {.name = "--dump-format", .kind = CS_CLI_CHOICE, RUN_AT(dump_vtu), .arg = "ply|vtu", .choices = "ply|vtu",
+     .def = "ply", .help = "particle dumps as binary PLY, or as VTK .vtu files listed with their simulated "
+                           "times in particles.pvd, a time series ParaView opens (meshes then default to .vtp)"},
     {.name = "--mesh-every", .kind = CS_CLI_UINT, RUN_AT(mesh_every), .arg = "K", .max = UINT32_MAX,
      .help = "write the fluid surfaces as mesh_NNNNN.ply every K frames (3D scenes whose fluids have a "
              "\"surface\"; default and 0: never)"},
-    {.name = "--mesh-format", .kind = CS_CLI_CHOICE, RUN_AT(mesh_obj), .arg = "ply|obj", .choices = "ply|obj",
-     .def = "ply", .help = "meshes as binary PLY or as OBJ"},
+    {.name = "--mesh-format", .kind = CS_CLI_CHOICE, RUN_AT(mesh_format), .arg = "ply|obj|vtp",
+     .choices = "ply|obj|vtp", .help = "meshes as binary PLY, as OBJ, or as VTK .vtp files listed in mesh.pvd "
+                                       "(default: ply; vtp with --dump-format vtu)"},
     {.name = "--png-every", .kind = CS_CLI_UINT, RUN_AT(png_every), .arg = "K", .max = UINT32_MAX, .def = "10",
      .help = "write frame_NNNNN.png every K frames, headless (0: never)"},
+    {.name = "--record", .kind = CS_CLI_PATH, RUN_AT(record_path), .arg = "FILE.mp4",
+     .help = "a video of every simulated frame at the simulated frame rate, encoded by ffmpeg (H.264, "
+             "yuv420p), headless or in a window (where F9 stops it); an existing FILE needs --overwrite"},
     {.name = "--particles", .kind = CS_CLI_UINT, RUN_AT(particles), .arg = "N", .min = 1, .max = UINT32_MAX,
      .help = "rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)"},
     {.name = "--color", .kind = CS_CLI_CHOICE, RUN_AT(color_mode), .arg = "MODE",
@@ -235,12 +245,13 @@ static const cs_cli_command run_command = {
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
         "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture),\n"
-        "  Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
+        "  F9 start / stop a video (DIR/recording_NNN.mp4, needs ffmpeg), Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
 };
 
 static int cmd_run(int argc, char **argv)
 {
-    run_args a = {.run = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1}, .watch = -1};
+    run_args a = {.run = {.scene = DEFAULT_SCENE, .capture_frame = -1, .color_mode = -1, .mesh_format = -1},
+                  .watch = -1};
     cs_cli_parsed parsed;
     if (!cs_cli_parse(&run_command, argc, argv, 2, &a, &parsed))
         return 2;
@@ -253,6 +264,9 @@ static int cmd_run(int argc, char **argv)
             fprintf(stderr, "cistern: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n");
     }
     opt->watch = a.watch < 0 ? !opt->headless : a.watch == 1;
+    // A ParaView series gets its surfaces in the same form unless told otherwise.
+    if (opt->mesh_format < 0)
+        opt->mesh_format = opt->dump_vtu ? CS_MESH_VTP : CS_MESH_PLY;
     return cs_run(opt);
 }
 
@@ -332,6 +346,9 @@ static const cs_cli_option bench_options[] = {
     {.name = "--out", .kind = CS_CLI_PATH, BENCH_AT(out_dir), .arg = "DIR",
      .help = "results.json, results.csv, plot.png, plot.svg (default bench/SCENE; --demo bench/SCENE_demo, "
              "--draw bench/SCENE_draw, --surface bench/surface)"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, BENCH_AT(overwrite),
+     .help = "use a non-empty --out: first delete the bench's own files there (results.json/.csv, "
+             "plot.png/.svg/.dat/.gp), nothing else"},
     {.name = "--batches", .kind = CS_CLI_UINT, BENCH_AT(batches), .arg = "N", .min = 1, .max = 16, .def = "3",
      .help = "time each size in up to N batches of --steps, until two batches' medians agree within 5%"},
     {.name = "--budget-s", .kind = CS_CLI_FLOAT, BENCH_AT(budget_s), .arg = "S", .min = 0.001, .max = 1e6,
@@ -456,7 +473,10 @@ static int cmd_bench(int argc, char **argv)
 
 static const cs_cli_option sh_options[] = {
     {.name = "--out", .kind = CS_CLI_PATH, SH_AT(out_dir), .arg = "DIR",
-     .help = "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv (default out/sh/IMAGE)"},
+     .help = "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv (default out/sh/IMAGE); "
+             "it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, SH_AT(overwrite),
+     .help = "use a non-empty --out: first delete those four files there, nothing else"},
     {.name = "--cube", .kind = CS_CLI_FLAG, SH_AT(cube),
      .help = "the image is six square cube faces side by side: +X -X +Y -Y +Z -Z"},
     {.name = "--quiet", .kind = CS_CLI_FLAG, SH_AT(quiet), .help = "no device line"},
@@ -659,9 +679,12 @@ static const cs_cli_option view_options[] = {
     {.name = "--headless", .kind = CS_CLI_FLAG, VIEW_AT(headless),
      .help = "one image per room (camera in its middle, facing its first portal), DIR/room_NNN.png, with the "
              "rooms the portal walk drew (default without a display)"},
-    {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = 65535,
-     .help = "headless: only room N (default: every room)"},
-    {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR", .help = "default out/view/FILE"},
+    {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = INT32_MAX,
+     .help = "headless: only room N (default: every room; the level says how many it has)"},
+    {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR",
+     .help = "default out/view/FILE; it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, VIEW_AT(overwrite),
+     .help = "use a non-empty --out: first delete room_*.png there, nothing else"},
     {.name = "--size", .kind = CS_CLI_SIZE, VIEW_AT(width), .arg = "WxH",
      .help = "image or window size (default 640x360 headless, 1280x720 window)"},
     {.name = "--scale", .kind = CS_CLI_FLOAT, VIEW_AT(units_per_metre), .arg = "UNITS", .min = 0.001, .max = 1e6,
@@ -764,6 +787,8 @@ static const char general_notes[] =
     "SCENE is a name under scenes/ (" DEFAULT_SCENE ") or a path to a .json file. Scene and level files must\n"
     "be regular files of at most " CS_STR(CS_INPUT_FILE_MAX_MIB) " MiB; larger ones, directories, devices and FIFOs "
     "are refused.\n"
+    "`cistern help --scene-keys-markdown` prints every scene key (type, unit, range, default) as in\n"
+    "docs/scenes.md, \"Key reference\".\n"
     "\n"
     "environment:\n"
     "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
@@ -771,7 +796,8 @@ static const char general_notes[] =
     "                         default) or slot-major (GPUs' default); the same results either way\n"
     "  CISTERN_SPH_LISTS      on|off: Clavet SPH reads neighbour lists (default: on in 3D and for several\n"
     "                         materials in 2D); the same results either way\n"
-    "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D); the same results\n"
+    "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D on CPU devices, off on\n"
+    "                         GPUs, where the walk was faster); the same results\n"
     "                         either way\n"
     "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can and whose 8-bit sort\n"
     "                         passes its self-test, 4 on CPUs); the same results either way\n"
@@ -818,6 +844,27 @@ static void print_markdown(FILE *out)
         cs_cli_print_markdown(out, commands[k].cli);
 }
 
+// docs/scenes.md's key reference, between its markers: every block of the
+// scene layer's key table, then each solver's block that has rows.
+// tests/scene_keys_docs.sh compares it with the file.
+static void print_scene_keys_markdown(FILE *out)
+{
+    fprintf(out, "<!-- Generated by `cistern help --scene-keys-markdown` from the key tables\n"
+                 "     (host/scene/scene_key_tables.c, each solver's cs_sim_ops.keys); tests/scene_keys_docs.sh\n"
+                 "     fails when this section differs. Edit the tables, then run\n"
+                 "     bash tests/scene_keys_docs.sh build/release/cistern --write -->\n\n"
+                 "Every key of the blocks below, from the tables the parser reads them with. "
+                 "*live*: a parameter panel may change it while the scene runs. "
+                 "Ranges are inclusive unless written with `>`.\n\n");
+    uint32_t n;
+    const cs_scene_key_block *const *blocks = cs_scene_key_blocks(&n);
+    for (uint32_t b = 0; b < n; b++)
+        cs_scene_keys_print_markdown(out, blocks[b]);
+    for (int i = 0; cs_sim_registry[i]; i++)
+        for (int k = 0; cs_sim_registry[i]->keys && cs_sim_registry[i]->keys[k]; k++)
+            cs_scene_keys_print_markdown(out, cs_sim_registry[i]->keys[k]);
+}
+
 static const command *find_command(const char *name)
 {
     for (uint32_t k = 0; k < COUNT_OF(commands); k++)
@@ -842,6 +889,10 @@ static int cmd_help(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[2], "--markdown") == 0) {
         print_markdown(stdout);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[2], "--scene-keys-markdown") == 0) {
+        print_scene_keys_markdown(stdout);
         return 0;
     }
     if (argc == 3 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0) {

@@ -102,18 +102,77 @@ static bool numbered_name(const char *name, const char *prefix, const char *ext,
     return d == p || (fluid && d - 1 > p && name[d - 1] == '_');
 }
 
+// NAME is one of names (NULL-terminated), maybe followed by ".tmp".
+static bool fixed_name(const char *name, const char *const *names)
+{
+    size_t n = strlen(name);
+    if (n > 4 && strcmp(name + n - 4, ".tmp") == 0)
+        n -= 4;
+    for (; *names; names++)
+        if (strlen(*names) == n && strncmp(name, *names, n) == 0)
+            return true;
+    return false;
+}
+
+// NAME is SERIES.pvd or SERIES_FLUID.pvd (a ParaView collection of a run's
+// .vtu/.vtp files), maybe followed by ".tmp".
+static bool series_name(const char *name, const char *series)
+{
+    size_t n = strlen(name), p = strlen(series);
+    if (n > 4 && strcmp(name + n - 4, ".tmp") == 0)
+        n -= 4;
+    if (n < p + 4 || strncmp(name, series, p) != 0 || strncmp(name + n - 4, ".pvd", 4) != 0)
+        return false;
+    return n == p + 4 || (n > p + 5 && name[p] == '_');
+}
+
 bool cs_is_run_output(const char *name)
 {
     // trace.png, trace.pfm, patches.csv, radiosity.png, compare.png: `cistern trace`.
-    return strcmp(name, "stats.csv") == 0 || strcmp(name, "trace.png") == 0 || strcmp(name, "trace.pfm") == 0 ||
-           strcmp(name, "patches.csv") == 0 || strcmp(name, "radiosity.png") == 0 ||
-           strcmp(name, "compare.png") == 0 || numbered_name(name, "frame_", ".png", 5, false) ||
-           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "mesh_", ".ply", 5, true) ||
-           numbered_name(name, "mesh_", ".obj", 5, true) || numbered_name(name, "screenshot_", ".png", 3, false);
+    static const char *const names[] = {"stats.csv", "trace.png", "trace.pfm", "patches.csv", "radiosity.png",
+                                        "compare.png", NULL};
+    return fixed_name(name, names) || numbered_name(name, "frame_", ".png", 5, false) ||
+           numbered_name(name, "particles_", ".ply", 5, true) || numbered_name(name, "particles_", ".vtu", 5, true) ||
+           numbered_name(name, "mesh_", ".ply", 5, true) || numbered_name(name, "mesh_", ".obj", 5, true) ||
+           numbered_name(name, "mesh_", ".vtp", 5, true) || series_name(name, "particles") ||
+           series_name(name, "mesh") || numbered_name(name, "screenshot_", ".png", 3, false) ||
+           numbered_name(name, "recording_", ".mp4", 3, false);
 }
 
-bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
+bool cs_is_own_output(cs_out_kind kind, const char *name)
 {
+    static const char *const sh[] = {"irradiance_sh.png", "irradiance_brute.png", "compare.png", "coefficients.csv",
+                                     NULL};
+    static const char *const bench[] = {"results.json", "results.csv", "plot.png", "plot.svg", "plot.dat",
+                                        "plot.gp", NULL};
+    switch (kind) {
+    case CS_OUT_RUN: return cs_is_run_output(name);
+    case CS_OUT_SH: return fixed_name(name, sh);
+    case CS_OUT_VIEW: return numbered_name(name, "room_", ".png", 3, false);
+    case CS_OUT_BENCH: return fixed_name(name, bench);
+    }
+    return false;
+}
+
+// The own files of a kind, for the refusal.
+static const char *own_files_text(cs_out_kind kind)
+{
+    switch (kind) {
+    case CS_OUT_RUN:
+        return "stats.csv, frame_*.png, particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, "
+               "screenshot_*.png, recording_*.mp4, trace.png/pfm, patches.csv, radiosity.png, compare.png";
+    case CS_OUT_SH: return "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv";
+    case CS_OUT_VIEW: return "room_*.png";
+    case CS_OUT_BENCH: return "results.json, results.csv, plot.png, plot.svg, plot.dat, plot.gp";
+    }
+    return "";
+}
+
+bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_out_kind kind, cs_error *err)
+{
+    if (!dir[0])
+        return cs_fail(err, "--out \"\": the output folder's path is empty; give a folder (e.g. --out out/mine), "
+                            "or drop --out for the default");
     if (!cs_make_dirs(dir, err))
         return false;
     DIR *d = opendir(dir);
@@ -123,6 +182,7 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
     char example[256] = "";
     bool ok = true;
     struct dirent *e;
+    // First look, then delete: a refusal leaves everything as it was.
     while (ok && (e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
@@ -131,12 +191,31 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
         char path[800];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat st;
-        bool own = cs_is_run_output(e->d_name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+        bool named = cs_is_own_output(kind, e->d_name), found = lstat(path, &st) == 0;
+        if (named && found && S_ISLNK(st.st_mode)) {
+            // stats.csv is written in place: through a link it would
+            // overwrite whatever the link points to, outside --out.
+            char target[512];
+            ssize_t n = readlink(path, target, sizeof target - 1);
+            target[n > 0 ? n : 0] = 0;
+            ok = cs_fail(err, "%s: is a symbolic link (to %s), not a file cistern wrote; cistern never writes "
+                              "through links, and --overwrite deletes only its own files: remove the link, or "
+                              "choose another --out",
+                         path, n > 0 ? target : "?");
+            break;
+        }
+        bool own = named && found && S_ISREG(st.st_mode);
         if (!*example || (own && !ours))
             snprintf(example, sizeof example, "%s", e->d_name);
         own ? ours++ : others++;
-        if (own && overwrite) {
-            if (unlink(path) != 0)
+    }
+    if (ok && overwrite && ours) {
+        rewinddir(d);
+        while (ok && (e = readdir(d))) {
+            char path[800];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat st;
+            if (cs_is_own_output(kind, e->d_name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) != 0)
                 ok = cs_fail(err, "%s: cannot delete (--overwrite): %s", path, strerror(errno));
         }
     }
@@ -145,9 +224,8 @@ bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err)
         return ok;
     return cs_fail(err, "%s is not empty (%u entr%s, e.g. %s); an earlier run's files would mix with this "
                         "run's: choose another --out, or add --overwrite to delete cistern's own files there "
-                        "(stats.csv, frame_*.png, particles_*.ply, mesh_*.ply/obj, screenshot_*.png, trace.png/pfm, "
-                        "patches.csv, radiosity.png, compare.png; nothing else)",
-                   dir, ours + others, ours + others == 1 ? "y" : "ies", example);
+                        "(%s; nothing else)",
+                   dir, ours + others, ours + others == 1 ? "y" : "ies", example, own_files_text(kind));
 }
 
 void cs_progress_begin(cs_progress *p, uint32_t total)

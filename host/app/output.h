@@ -14,16 +14,32 @@ bool cs_ply_write(const char *path, const char *comment, const float *positions4
 bool cs_ply_read(const char *path, float **positions4, float **velocities4, float **densities,
                  uint32_t **materials, uint32_t *count, cs_error *err);
 
-// The folder of a run's outputs, made ready before anything runs: created
-// if missing; refused when it is not a directory, or when it holds anything
-// and overwrite is off (an earlier run's numbered frames would mix with this
-// run's). With overwrite, cistern's own files there (cs_is_run_output) are
-// deleted first and nothing else is touched.
-bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_error *err);
+// Whose files an output folder holds: what --overwrite may delete there.
+typedef enum cs_out_kind {
+    CS_OUT_RUN,   // run and trace: cs_is_run_output
+    CS_OUT_SH,    // sh: irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv
+    CS_OUT_VIEW,  // view, headless: room_NNN.png
+    CS_OUT_BENCH, // bench (particles, --demo, --draw, --surface): results.json/.csv, plot.png/.svg/.dat/.gp
+} cs_out_kind;
 
-// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply,
-// particles_FLUID_NNNNN.ply, mesh_NNNNN.ply/.obj, mesh_FLUID_NNNNN.ply/.obj,
-// screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
+// The folder of a command's outputs, made ready before anything runs:
+// created if missing; refused when its path is empty, when it is not a
+// directory, when one of the command's own names there is a symbolic link
+// (never written through), or
+// when it holds anything and overwrite is off (an earlier run's numbered
+// files would mix with this one's). With overwrite, the command's own
+// regular files there (cs_is_own_output) are deleted first and nothing else
+// is touched.
+bool cs_prepare_out_dir(const char *dir, bool overwrite, cs_out_kind kind, cs_error *err);
+
+// A file name that `kind`'s command writes, or the NAME.tmp of an
+// interrupted atomic write of one.
+bool cs_is_own_output(cs_out_kind kind, const char *name);
+
+// A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply/.vtu,
+// particles_FLUID_NNNNN.ply/.vtu, mesh_NNNNN.ply/.obj/.vtp,
+// mesh_FLUID_NNNNN.ply/.obj/.vtp, particles.pvd, particles_FLUID.pvd,
+// mesh.pvd, mesh_FLUID.pvd, screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
 // compare.png (`cistern trace`),
 // and the NAME.tmp of an interrupted atomic write.
 bool cs_is_run_output(const char *name);

@@ -27,12 +27,15 @@
 #include "camera.h"
 #include "context.h"
 #include "output.h"
+#include "prim.h"
+#include "record.h"
 #include "recorder.h"
 #include "render.h"
 #include "renderdoc.h"
 #include "run_rooms.h"
 #include "scene.h"
 #include "sim.h"
+#include "vtk_out.h"
 #include "watch.h"
 #include "window.h"
 #include "world.h"
@@ -41,6 +44,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 typedef struct run_state {
     const cs_run_options *opt;
@@ -53,7 +57,9 @@ typedef struct run_state {
     struct frame_slot {
         bool pending;          // submitted, not yet finished (finish_frame)
         bool stepped;          // it simulated a frame: a stats row comes of it
-        bool image;            // headless: it drew into the offscreen image (a PNG)
+        bool image;            // headless: it drew into the offscreen image and read it back
+        bool png;              // headless: that image is a PNG (--png-every)
+        bool record;           // its image goes into the video (headless: the read-back one; window: the screenshot copy)
         bool capture;          // a RenderDoc capture and/or a screenshot
         uint32_t frame;        // index of the loop's frame (headless: the PNG's number)
         uint32_t sim_frame;    // stepped: the simulated frame it holds (its stats row)
@@ -89,24 +95,46 @@ typedef struct run_state {
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
     bool flip_arrows;          // O: arrows shown where the scene hides them and back
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
+    // A hot reload that failed: its first error, drawn in red in the image
+    // (window and PNGs) until a reload builds every program again; empty
+    // when none stands. The title alone cannot carry it: the fps title
+    // replaces it twice a second, and headless frames have none.
+    char shader_error[1024];
     cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
     char out_dir[512];
     cs_out_file stats;
     bool stats_open;
+    // The video (--record, F9): video_wanted while frames should go to it;
+    // ffmpeg starts with the first (record.h), whose size it keeps.
+    cs_record video;
+    bool video_wanted;
+    bool video_failed;         // ffmpeg failed or went away: the file is not whole
+    char video_path[600];
     char stat_passes[64][48];
     uint32_t stat_pass_count;
     uint32_t sim_frames;       // frames simulated (the stats row index)
     uint32_t stats_rows, dumps_written, images_written, meshes_written, captures;
+    // ParaView's collections (--dump-format vtu, --mesh-format vtp): one per
+    // fluid with particles, one per fluid with a surface, by fluid index.
+    cs_pvd particle_series[CS_MAX_FLUIDS], mesh_series[CS_MAX_FLUIDS];
 } run_state;
+
+// The simulated seconds at the end of frame `frame` (stats.csv's time_s; a
+// dump of the frame holds the particles of that moment).
+static double frame_time(const run_state *r, uint32_t frame)
+{
+    return (double)(frame + 1) * r->scene.dt * r->scene.substeps;
+}
 
 static bool open_stats(run_state *r, cs_error *err)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/stats.csv", r->out_dir);
-    // Not atomic: the rows written so far stay readable when a run stops.
-    r->stats_open = cs_out_open(&r->stats, path, false, err);
+    // A table: the rows written so far stay readable when a run stops, and
+    // stay when a write fails (a link there is refused, not written through).
+    r->stats_open = cs_out_open_table(&r->stats, path, err);
     return r->stats_open;
 }
 
@@ -130,7 +158,7 @@ static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_s
         cs_out_printf(out, "\n");
     }
     uint32_t frame = r->sim_frames;
-    double t = (double)(frame + 1) * r->scene.dt * r->scene.substeps;
+    double t = frame_time(r, frame);
     cs_out_printf(out, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
             s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
             s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms);
@@ -143,8 +171,36 @@ static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_s
     return true;
 }
 
-// One PLY per fluid that has particles: particles_NNNNN.ply for a world of
-// one fluid, particles_<fluid>_NNNNN.ply when there are several.
+// A numbered file of series `series` ("particles", "mesh"): SERIES_NNNNN.EXT
+// for a world of one fluid, SERIES_<fluid>_NNNNN.EXT when there are several;
+// the series' .pvd is named the same way without the number. `name` gets
+// the file name, `path` the path in the output folder.
+static void series_file(const run_state *r, const char *series, const char *fluid, uint32_t frame,
+                        const char *ext, char *name, size_t name_size, char *path, size_t path_size)
+{
+    if (r->world.fluid_count == 1)
+        snprintf(name, name_size, "%s_%05u.%s", series, frame, ext);
+    else
+        snprintf(name, name_size, "%s_%s_%05u.%s", series, fluid, frame, ext);
+    snprintf(path, path_size, "%s/%s", r->out_dir, name);
+}
+
+// Lists a file just written whole in its series' .pvd, rewritten at once so
+// that a run stopped later leaves a collection of every file written.
+static bool add_to_series(run_state *r, cs_pvd *pvd, const char *series, const char *fluid, const char *name,
+                          uint32_t frame, cs_error *err)
+{
+    char path[700];
+    if (r->world.fluid_count == 1)
+        snprintf(path, sizeof path, "%s/%s.pvd", r->out_dir, series);
+    else
+        snprintf(path, sizeof path, "%s/%s_%s.pvd", r->out_dir, series, fluid);
+    return cs_pvd_add(pvd, path, name, frame_time(r, frame), err);
+}
+
+// One dump per fluid that has particles: particles_NNNNN.ply for a world of
+// one fluid, particles_<fluid>_NNNNN.ply when there are several (.vtu with
+// --dump-format vtu, each listed in particles[_<fluid>].pvd).
 static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_error *err)
 {
     for (uint32_t i = 0; i < world->fluid_count; i++) {
@@ -164,26 +220,35 @@ static bool dump_particles(run_state *r, cs_world *world, uint32_t frame, cs_err
         cs_buffer_download(&r->ctx, v.velocities, vel, n * 16, 0);
         cs_buffer_download(&r->ctx, v.densities, den, n * 4, 0);
         cs_buffer_download(&r->ctx, v.materials, mat, n * 4, 0);
-        char path[700], comment[160];
-        if (world->fluid_count == 1) {
-            snprintf(path, sizeof path, "%s/particles_%05u.ply", r->out_dir, frame);
+        const char *fluid = f->scene->fluid_name;
+        char name[200], path[700], comment[160];
+        series_file(r, "particles", fluid, frame, r->opt->dump_vtu ? "vtu" : "ply", name, sizeof name, path,
+                    sizeof path); // r->world and a replay of it have the same fluids
+        if (world->fluid_count == 1)
             snprintf(comment, sizeof comment, "cistern scene %s frame %u", r->scene.name, frame);
-        } else {
-            snprintf(path, sizeof path, "%s/particles_%s_%05u.ply", r->out_dir, f->scene->fluid_name, frame);
-            snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u", r->scene.name,
-                     f->scene->fluid_name, frame);
-        }
-        bool ok = cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
+        else
+            snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u", r->scene.name, fluid, frame);
+        bool ok = r->opt->dump_vtu ? cs_vtu_write(path, frame_time(r, frame), pos, vel, den, mat, v.count, err)
+                                   : cs_ply_write(path, comment, pos, vel, den, mat, v.count, err);
         free(pos), free(vel), free(den), free(mat);
         if (!ok)
             return false;
         r->dumps_written++;
+        if (r->opt->dump_vtu && !add_to_series(r, &r->particle_series[i], "particles", fluid, name, frame, err))
+            return false;
     }
     return true;
 }
 
+// The extension of --mesh-format's files.
+static const char *mesh_ext(const run_state *r)
+{
+    return r->opt->mesh_format == CS_MESH_OBJ ? "obj" : r->opt->mesh_format == CS_MESH_VTP ? "vtp" : "ply";
+}
+
 // One mesh file per surface: mesh_NNNNN.ply for a world of one fluid,
-// mesh_<fluid>_NNNNN.ply when there are several (.obj with --mesh-format obj).
+// mesh_<fluid>_NNNNN.ply when there are several (.obj with --mesh-format obj;
+// .vtp with --mesh-format vtp, each listed in mesh[_<fluid>].pvd).
 static bool write_meshes(run_state *r, uint32_t frame, cs_error *err)
 {
     for (uint32_t i = 0; i < r->world.surface_count; i++) {
@@ -198,20 +263,21 @@ static bool write_meshes(run_state *r, uint32_t frame, cs_error *err)
         }
         if (s->drawable)
             cs_surface_download(&r->ctx, &s->mesh, pos, nrm, idx);
-        const char *ext = r->opt->mesh_obj ? "obj" : "ply";
-        char path[700], comment[200];
-        if (r->world.fluid_count == 1)
-            snprintf(path, sizeof path, "%s/mesh_%05u.%s", r->out_dir, frame, ext);
-        else
-            snprintf(path, sizeof path, "%s/mesh_%s_%05u.%s", r->out_dir, fs->fluid_name, frame, ext);
+        cs_mesh_format format = (cs_mesh_format)r->opt->mesh_format;
+        char name[200], path[700], comment[200];
+        series_file(r, "mesh", fs->fluid_name, frame, mesh_ext(r), name, sizeof name, path, sizeof path);
         snprintf(comment, sizeof comment, "cistern scene %s fluid %s frame %u surface (iso %g)", r->scene.name,
                  fs->fluid_name, frame, (double)s->params.iso);
-        bool ok = r->opt->mesh_obj ? cs_surface_write_obj(path, comment, pos, nrm, nv, idx, nt, err)
-                                   : cs_surface_write_ply(path, pos, nrm, nv, idx, nt, err);
+        bool ok = format == CS_MESH_OBJ   ? cs_surface_write_obj(path, comment, pos, nrm, nv, idx, nt, err)
+                  : format == CS_MESH_VTP ? cs_vtp_write(path, frame_time(r, frame), pos, nrm, nv, idx, nt, err)
+                                          : cs_surface_write_ply(path, pos, nrm, nv, idx, nt, err);
         free(pos), free(nrm), free(idx);
         if (!ok)
             return false;
         r->meshes_written++;
+        if (format == CS_MESH_VTP &&
+            !add_to_series(r, &r->mesh_series[s->fluid], "mesh", fs->fluid_name, name, frame, err))
+            return false;
     }
     return true;
 }
@@ -242,6 +308,7 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.camera = &r->camera;
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
+    frame.alert = r->shader_error[0] ? r->shader_error : NULL;
     frame.flip_arrows = r->flip_arrows;
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
@@ -255,6 +322,34 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
         return false;
     r->images_written++;
     return true;
+}
+
+// The text drawn in the image while a shader error stands: a headline, the
+// failed programs, then the first lines of the first error (file:line
+// first), each cut to fit a window's width. stb_easy_font draws ASCII only,
+// so anything else becomes '?'.
+static void set_shader_error(run_state *r, const cs_reload_report *report)
+{
+    enum { max_lines = 6, max_columns = 110 };
+    char *out = r->shader_error;
+    size_t size = sizeof r->shader_error;
+    size_t used = (size_t)snprintf(out, size, "SHADER ERROR - previous shaders running; fix and save\n"
+                                              "failed: %.200s\n", report->names);
+    const char *p = report->first_error.msg;
+    for (int line = 0; line < max_lines && *p && used + 2 < size; line++) {
+        int column = 0;
+        for (; *p && *p != '\n' && used + 2 < size; p++) {
+            if (column < max_columns)
+                out[used++] = (*p >= 32 && *p < 127) ? *p : '?';
+            else if (column == max_columns)
+                out[used - 1] = '~'; // cut here
+            column++;
+        }
+        out[used++] = '\n';
+        if (*p == '\n')
+            p++;
+    }
+    out[CS_MIN(used, size - 1)] = 0;
 }
 
 // Rebuilds every program (compute or graphics, any module) whose sources
@@ -275,6 +370,10 @@ static void hot_reload(run_state *r)
     cs_reload_report report;
     cs_programs_reload_burst(&r->ctx, list, n, &report);
     free(list);
+    // Every burst rebuilds the programs whose last build failed too
+    // (program.h), so one without failures means the error is fixed.
+    if (!report.failed)
+        r->shader_error[0] = 0;
     const char *what = n == 1 ? paths[0] : "files";
     char changed[600];
     if (n == 1)
@@ -285,6 +384,7 @@ static void hot_reload(run_state *r)
         fprintf(stderr,
                 "\ncistern: %s: %u program%s failed to build (%s); every previous shader keeps running:\n%s\n",
                 changed, report.failed, report.failed == 1 ? "" : "s", report.names, report.first_error.msg);
+        set_shader_error(r, &report);
         if (r->windowed) {
             char title[600];
             snprintf(title, sizeof title, "cistern — SHADER ERROR (previous shaders running): %.400s",
@@ -353,7 +453,10 @@ static bool check_frame(run_state *r, const cs_sim_stats *per_fluid, cs_error *e
         snprintf(first_pass, sizeof first_pass, "; first non-finite output: %s", culprit);
     return cs_fail(err, "%s: frame %u (t = %.4g s): %s%s; stopped. %s/stats.csv has frames 0-%u%s%s",
                    r->scene.path, frame, (double)(frame + 1) * r->scene.dt * r->scene.substeps, what, first_pass,
-                   r->out_dir, frame, dumped ? ", particles_*.ply the particles of this frame" : "; no particle dump: ",
+                   r->out_dir, frame,
+                   !dumped              ? "; no particle dump: "
+                   : r->opt->dump_vtu ? ", particles_*.vtu the particles of this frame"
+                                        : ", particles_*.ply the particles of this frame",
                    dumped ? "" : dump_err.msg);
 }
 
@@ -391,6 +494,91 @@ static void format_overlay(run_state *r, const cs_recorder *rec)
     size_t used = strlen(r->overlay_text);
     if (rooms[0] && used < sizeof r->overlay_text)
         snprintf(r->overlay_text + used, sizeof r->overlay_text - used, "%s\n", rooms);
+}
+
+// ---- the video (--record, F9) ----
+
+// The simulated frame rate: a second of video is a second of simulation.
+static double video_fps(const run_state *r)
+{
+    return 1.0 / ((double)r->scene.dt * r->scene.substeps);
+}
+
+// Ends the recording, if one runs, and says where it went.
+static void stop_video(run_state *r)
+{
+    r->video_wanted = false;
+    if (!cs_record_active(&r->video))
+        return;
+    uint32_t frames = r->video.frames;
+    cs_error err;
+    if (!cs_record_stop(&r->video, &err)) {
+        fprintf(stderr, "\ncistern: %s\n", err.msg);
+        r->video_failed = true;
+    } else if (!r->opt->quiet || r->windowed) {
+        fprintf(stderr, "%scistern: recorded %u frames (%ux%u, %.6g fps) to %s\n", r->windowed ? "" : "\n", frames,
+                r->video.width, r->video.height, video_fps(r), r->video.path);
+    }
+}
+
+// One frame into the video: ffmpeg starts at the first, at its size. A
+// size that changes (a resized window) or an ffmpeg that has gone away
+// (a broken pipe) ends the recording with a message; the run goes on.
+static void record_video_frame(run_state *r, const uint8_t *px, uint32_t w, uint32_t h)
+{
+    if (!r->video_wanted)
+        return; // stopped (F9, an error) while this frame was in flight
+    cs_error err;
+    if (!px) {
+        fprintf(stderr, "\ncistern: %s: this frame's image could not be copied; recording stopped\n", r->video_path);
+        stop_video(r);
+        return;
+    }
+    if (cs_record_active(&r->video) && (w != r->video.width || h != r->video.height)) {
+        fprintf(stderr, "cistern: the window changed size (%ux%u to %ux%u); recording stopped\n", r->video.width,
+                r->video.height, w, h);
+        stop_video(r);
+        return;
+    }
+    if (!cs_record_active(&r->video)) {
+        if (!cs_record_start(&r->video, r->video_path, w, h, video_fps(r), &err)) {
+            fprintf(stderr, "\ncistern: %s\n", err.msg);
+            r->video_wanted = false;
+            r->video_failed = true;
+            return;
+        }
+        if (r->windowed)
+            fprintf(stderr, "cistern: recording to %s (F9 stops)\n", r->video_path);
+    }
+    if (!cs_record_frame(&r->video, px, &err)) {
+        fprintf(stderr, "\ncistern: %s\n", err.msg);
+        r->video_wanted = false;
+        r->video_failed = true;
+    }
+}
+
+// F9 in a window: stops the recording, or starts one into the first free
+// DIR/recording_NNN.mp4.
+static void toggle_video(run_state *r)
+{
+    if (r->video_wanted || cs_record_active(&r->video)) {
+        stop_video(r);
+        return;
+    }
+    char hint[200];
+    if (!cs_record_available(hint, sizeof hint)) {
+        fprintf(stderr, "cistern: F9: no recording: %s\n", hint);
+        return;
+    }
+    for (uint32_t n = 0; n < 1000; n++) {
+        struct stat st;
+        snprintf(r->video_path, sizeof r->video_path, "%s/recording_%03u.mp4", r->out_dir, n);
+        if (lstat(r->video_path, &st) != 0) {
+            r->video_wanted = true;
+            return;
+        }
+    }
+    fprintf(stderr, "cistern: F9: %s already holds recording_000.mp4 to recording_999.mp4\n", r->out_dir);
 }
 
 // ---- the ring of frames in flight ----
@@ -494,8 +682,13 @@ static bool finish_frame(run_state *r, uint32_t slot, cs_error *err)
                 fprintf(stderr, "cistern: %s\n", err->msg);
         }
     }
-    if (s->image && !write_image(r, s->frame, err))
+    if (s->png && !write_image(r, s->frame, err))
         return false;
+    if (s->record) {
+        uint32_t w = r->renderer.width, h = r->renderer.height;
+        const uint8_t *px = r->windowed ? cs_window_screenshot(&r->window, &w, &h) : cs_render_pixels(&r->renderer);
+        record_video_frame(r, px, w, h);
+    }
     if (!s->stepped)
         return true;
     CS_ASSERT(s->sim_frame == r->sim_frames, "simulated frame %u finished as frame %u", s->sim_frame, r->sim_frames);
@@ -559,7 +752,9 @@ static int run_headless(run_state *r)
         bool capture = (int)frame == opt->capture_frame;
         if (capture)
             cs_renderdoc_begin();
-        bool image = r->rendering && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool png = r->rendering && opt->png_every && (frame % opt->png_every == 0 || frame + 1 == frames);
+        bool record = r->rendering && r->video_wanted;
+        bool image = png || record;
         uint32_t sim_frame = r->recorded_sim_frames;
         cs_recorder *rec = begin_frame(r, frame);
         cs_world_record_frame(&r->world, rec);
@@ -576,6 +771,8 @@ static int run_headless(run_state *r)
             r->slots[slot].drew = true;
         }
         r->slots[slot].image = image;
+        r->slots[slot].png = png;
+        r->slots[slot].record = record;
         r->slots[slot].capture = capture;
         submit_frame(r, rec, true, NULL);
         if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_latest_frame(r, slot, &err))
@@ -637,6 +834,8 @@ static int run_window(run_state *r)
             r->overlay = !r->overlay;
         if (ev.toggle_arrows)
             r->flip_arrows = !r->flip_arrows;
+        if (ev.toggle_record)
+            toggle_video(r);
         if (ev.cycle_draw_mode) {
             if (r->world.surface_count)
                 r->draw = (cs_draw_mode)((r->draw + 1) % 3);
@@ -676,6 +875,9 @@ static int run_window(run_state *r)
         // F12 or --capture-frame: a RenderDoc capture (when attached) and a
         // screenshot of the swapchain image.
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
+        // Only simulated frames go into the video: its time is the
+        // simulation's, a pause does not stretch it.
+        bool record = r->video_wanted && step;
         if (capture)
             cs_renderdoc_begin();
         uint32_t sim_frame = r->recorded_sim_frames;
@@ -700,11 +902,12 @@ static int run_window(run_state *r)
         record_draw(r, rec, &target);
         r->slots[slot].rooms = cs_run_rooms_drawn(&r->renderer, &r->world, r->level_baked);
         r->slots[slot].drew = true;
-        cs_window_record_present(&r->window, rec, capture);
+        cs_window_record_present(&r->window, rec, capture || record);
         r->slots[slot].capture = capture;
+        r->slots[slot].record = record;
         submit_frame(r, rec, step, &sync);
         cs_window_present(&r->window);
-        if (host_needs_frame(r, step, sim_frame, false, capture) && !finish_latest_frame(r, slot, &err)) {
+        if (host_needs_frame(r, step, sim_frame, false, capture || record) && !finish_latest_frame(r, slot, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             vkDeviceWaitIdle(r->ctx.device);
             return 1;
@@ -714,8 +917,14 @@ static int run_window(run_state *r)
         if (now - title_time > 0.5 && r->any_frame_done) {
             // The title reads the timings as a recorder's pass list.
             const cs_recorder timings = {.passes = r->last_pass_sums, .pass_count = r->last_pass_sum_count};
+            // While a shader error stands the title says so first: it
+            // replaces the hot reload's error title, and the error itself
+            // is drawn in the image.
             char title[1024];
-            cs_window_format_title(title, sizeof title, r->scene.name, frames_since_title / (now - title_time),
+            size_t prefix = (size_t)snprintf(title, sizeof title, "%s%s",
+                                             r->shader_error[0] ? "SHADER ERROR (see the image) - " : "",
+                                             cs_record_active(&r->video) ? "REC - " : "");
+            cs_window_format_title(title + prefix, sizeof title - prefix, r->scene.name, frames_since_title / (now - title_time),
                                    r->last_stats.particles,
                                    r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode, paused,
                                    &timings);
@@ -777,13 +986,18 @@ static void print_summary(const run_state *r, bool stats_whole, bool stopped)
     const char *sep = " ";
     if (stats_whole)
         fprintf(stderr, "%s%s/stats.csv (%u rows)", sep, where, r->stats_rows), sep = ", ";
-    if (r->dumps_written)
+    else if (r->stats_rows)
+        fprintf(stderr, "%s%s/stats.csv (%u rows before the write failed)", sep, where, r->stats_rows), sep = ", ";
+    if (r->dumps_written && r->opt->dump_vtu)
+        fprintf(stderr, "%s%u VTU dumps (%s/particles_*.vtu, listed in particles*.pvd)", sep, r->dumps_written,
+                where), sep = ", ";
+    else if (r->dumps_written)
         fprintf(stderr, "%s%u PLY dumps (%s/particles_*.ply)", sep, r->dumps_written, where), sep = ", ";
     if (r->images_written)
         fprintf(stderr, "%s%u PNG images (%s/frame_*.png)", sep, r->images_written, where), sep = ", ";
     if (r->meshes_written)
-        fprintf(stderr, "%s%u meshes (%s/mesh_*.%s)", sep, r->meshes_written, where,
-                r->opt->mesh_obj ? "obj" : "ply"), sep = ", ";
+        fprintf(stderr, "%s%u meshes (%s/mesh_*.%s%s)", sep, r->meshes_written, where, mesh_ext(r),
+                r->opt->mesh_format == CS_MESH_VTP ? ", listed in mesh*.pvd" : ""), sep = ", ";
     fprintf(stderr, "%s\n", *sep == ' ' ? " nothing" : "");
 }
 
@@ -797,13 +1011,34 @@ static int run(run_state *r)
     }
     if (opt->particles)
         cs_scene_scale_world(&r->scene, opt->particles);
+    // --record is settled before anything starts, too: no ffmpeg, or a
+    // file there already, is refused (exit 2) rather than found out after
+    // the first frame.
+    if (opt->record_path) {
+        char hint[200];
+        struct stat st;
+        bool exists = lstat(opt->record_path, &st) == 0;
+        if (!cs_record_available(hint, sizeof hint))
+            fprintf(stderr, "cistern: --record: %s\n", hint);
+        else if (exists && (!S_ISREG(st.st_mode) || !opt->overwrite))
+            fprintf(stderr, "cistern: --record: %s exists%s\n", opt->record_path,
+                    S_ISREG(st.st_mode) ? "; --overwrite replaces it" : " and is not a regular file");
+        else if (strlen(opt->record_path) >= sizeof r->video_path)
+            fprintf(stderr, "cistern: --record: the path is too long\n");
+        else
+            snprintf(r->video_path, sizeof r->video_path, "%s", opt->record_path), r->video_wanted = true;
+        if (!r->video_wanted) {
+            cs_scene_free(&r->scene);
+            return 2;
+        }
+    }
     // The output folder is settled before Vulkan starts: a refusal costs
     // nothing, and no run ends after minutes on a folder it cannot use.
     if (opt->out_dir)
         snprintf(r->out_dir, sizeof r->out_dir, "%s", opt->out_dir);
     else
         snprintf(r->out_dir, sizeof r->out_dir, "out/%s", r->scene.name);
-    if (!cs_prepare_out_dir(r->out_dir, opt->overwrite, &err) || !open_stats(r, &err)) {
+    if (!cs_prepare_out_dir(r->out_dir, opt->overwrite, CS_OUT_RUN, &err) || !open_stats(r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         cs_scene_free(&r->scene);
         return 2;
@@ -857,7 +1092,12 @@ static int run(run_state *r)
     bool drawable = false;
     for (uint32_t i = 0; i < r->world.fluid_count; i++)
         drawable |= r->world.fluids[i].ops->particles || r->world.fluids[i].ops->field;
-    bool want_images = r->windowed || (opt->png_every && drawable);
+    if (opt->record_path && !drawable && !r->windowed) {
+        fprintf(stderr, "cistern: --record: %s draws nothing (no fluid with particles or a field)\n", r->scene.name);
+        code = 2;
+        goto done;
+    }
+    bool want_images = r->windowed || ((opt->png_every || opt->record_path) && drawable);
     if (want_images) {
         uint32_t w = opt->width ? opt->width : r->scene.render.width;
         uint32_t h = opt->height ? opt->height : r->scene.render.height;
@@ -876,13 +1116,26 @@ static int run(run_state *r)
         r->watching = cs_watch_open(&r->watch, cs_shader_dir(), 100, &err);
         if (!r->watching)
             fprintf(stderr, "cistern: %s\n", err.msg);
-        else if (!opt->quiet)
-            fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
+        else if (!opt->quiet) {
+            // Which of the two radix sorts' shaders the grids run (prim.h:
+            // 4-bit digits on CPU devices, 8-bit on GPUs that pass its
+            // self-test), so an edit goes to the file that is live.
+            uint32_t digit_bits, block_keys;
+            cs_error unused;
+            if (cs_sort_choose(&r->ctx, &digit_bits, &block_keys, &unused))
+                fprintf(stderr, "cistern: watching %s for shader edits (radix sort: %u-bit digits, %s)\n",
+                        cs_shader_dir(), digit_bits, cs_sort_scatter_source(digit_bits));
+            else
+                fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
+        }
     }
     create_frames(r);
     r->submits_before = r->ctx.queue_submits;
     r->waits_before = r->ctx.fence_waits;
     code = r->windowed ? run_window(r) : run_headless(r);
+    stop_video(r);
+    if (r->video_failed && code == 0)
+        code = 1; // the video asked for is not whole
     warn_bodies_overflow(r);
     if (opt->verbose)
         print_frame_report(r);
@@ -898,6 +1151,7 @@ static int run(run_state *r)
     if (!opt->quiet)
         print_summary(r, stats_whole, code != 0);
 done:
+    stop_video(r); // a run that failed: ffmpeg still finishes what it has
     destroy_frames(r);
     if (r->stats_open)
         cs_out_abandon(&r->stats);
@@ -910,6 +1164,8 @@ done:
     if (r->windowed)
         cs_window_destroy(&r->window);
     cs_context_destroy(&r->ctx);
+    for (uint32_t i = 0; i < CS_MAX_FLUIDS; i++)
+        cs_pvd_free(&r->particle_series[i]), cs_pvd_free(&r->mesh_series[i]);
     cs_scene_free(&r->scene);
     cs_shader_shutdown();
     if (opt->validation && r->ctx.validation_errors) {

@@ -4,16 +4,21 @@
 
 #include "common.h"
 
+// --mesh-format: how surface meshes are written.
+typedef enum cs_mesh_format { CS_MESH_PLY, CS_MESH_OBJ, CS_MESH_VTP } cs_mesh_format;
+
 typedef struct cs_run_options {
     const char *scene;          // name under scenes/ or a path
     bool headless;              // forced; also chosen when there is no display
     uint32_t frames;            // 0: until the window closes (headless: 120)
     const char *out_dir;        // default out/<scene name>
     bool overwrite;             // a non-empty out_dir: delete cistern's own files there first
-    uint32_t dump_every;        // PLY dump every K frames (0: none)
+    uint32_t dump_every;        // particle dump every K frames (0: none)
+    bool dump_vtu;              // dumps as VTK .vtu with particles.pvd instead of PLY
     uint32_t mesh_every;        // surface meshes every K frames (0: none)
-    bool mesh_obj;              // meshes as OBJ instead of PLY
+    int mesh_format;            // cs_mesh_format (the CLI resolves its default from dump_vtu)
     uint32_t png_every;         // PNG every K frames (headless; 0: none)
+    const char *record_path;    // a video of every frame, through ffmpeg (record.h); NULL: none
     const char *device;
     bool validation;
     int capture_frame;          // RenderDoc capture of this frame (-1: none)

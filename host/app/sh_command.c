@@ -84,7 +84,7 @@ int cs_sh_command(const cs_sh_options *opt)
     snprintf(out_dir, sizeof out_dir, "%s", opt->out_dir ? opt->out_dir : "");
     if (!opt->out_dir)
         snprintf(out_dir, sizeof out_dir, "out/sh/%s", base);
-    if (!cs_make_dirs(out_dir, &err)) {
+    if (!cs_prepare_out_dir(out_dir, opt->overwrite, CS_OUT_SH, &err)) {
         fprintf(stderr, "cistern: sh: %s\n", err.msg);
         cs_env_free(&env);
         return 2;
@@ -133,6 +133,18 @@ int cs_sh_command(const cs_sh_options *opt)
     cs_recorder_submit_wait(&rec);
     float Lf[CS_SH_COUNT][3];
     cs_sh_gpu_read(&ctx, &gpu, Lf);
+    // cs_env_load_hdr bounds the texels; this keeps an infinity or NaN
+    // from ever being printed and written as a result.
+    for (int i = 0; i < CS_SH_COUNT * 3; i++) {
+        if (!isfinite(Lf[i / 3][i % 3])) {
+            fprintf(stderr, "cistern: sh: %s: coefficient %d is %g, not a finite number: the image's values are too "
+                            "large to sum in float; scale them down and export it again\n",
+                    opt->image, i / 3, (double)Lf[i / 3][i % 3]);
+            cs_recorder_destroy(&rec);
+            code = 2;
+            goto done;
+        }
+    }
     maps = malloc(2 * (size_t)map_bytes);
     rgba = calloc((size_t)(2 * MAP_W + 4) * MAP_H * 4, 1);
     CS_ASSERT(maps && rgba, "out of host memory");

@@ -10,6 +10,7 @@ typedef struct cs_sh_options {
     const char *image;          // a Radiance .hdr file
     bool cube;                  // the image is a strip of six cube faces
     const char *out_dir;        // default out/sh/<image name>
+    bool overwrite;             // a non-empty out_dir: delete sh's own files there first
     const char *device;
     bool validation;
     bool quiet;

@@ -404,7 +404,7 @@ int cs_trace_command(const cs_trace_options *opt)
     else
         snprintf(out_dir, sizeof out_dir, "out/trace/%s", scene.name);
     // Settled before Vulkan starts, as `cistern run` does.
-    if (!cs_prepare_out_dir(out_dir, opt->overwrite, &err)) {
+    if (!cs_prepare_out_dir(out_dir, opt->overwrite, CS_OUT_RUN, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         cs_scene_free(&scene);
         return 2;

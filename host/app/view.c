@@ -62,6 +62,7 @@ static void make_scene(view_state *v)
     // "radiosity" blocks would say (level_radiosity_3d's settings).
     s->level.enabled = true;
     snprintf(s->level.file, sizeof s->level.file, "%s", v->opt->level);
+    snprintf(s->path, sizeof s->path, "%s", v->opt->level); // messages name the level, not ""
     s->level.units_per_metre = v->mesh.units_per_metre;
     v->geometry.lighting = (cs_scene_lighting){.radiosity_given = true, .patch_size = v->opt->patch_size,
                                                .bounces = 2, .area_samples = 4, .exposure = 1.0, .hierarchy = true};
@@ -74,7 +75,10 @@ static bool make_radiosity(view_state *v, cs_error *err)
     if (v->radiosity_made)
         return true;
     double start = cs_now_seconds();
-    if (!cs_world_radiosity_create(&v->ctx, &v->scene, &v->radiosity, err))
+    v->ctx.size_advice = "raise --patch-size (fewer patches)";
+    bool made = cs_world_radiosity_create(&v->ctx, &v->scene, &v->radiosity, err);
+    v->ctx.size_advice = NULL;
+    if (!made)
         return false;
     v->radiosity_made = true;
     if (!v->opt->quiet)
@@ -283,11 +287,11 @@ int cs_view_command(const cs_view_options *opt)
             snprintf(v->out_dir, sizeof v->out_dir, "%s", opt->out_dir);
         else
             snprintf(v->out_dir, sizeof v->out_dir, "out/view/%s", base);
-        if (!cs_make_dirs(v->out_dir, &err)) {
+        if (!cs_prepare_out_dir(v->out_dir, opt->overwrite, CS_OUT_VIEW, &err)) {
             fprintf(stderr, "cistern: view: %s\n", err.msg);
             cs_level_mesh_free(&v->mesh);
             free(v);
-            return 1;
+            return 2;
         }
     }
     cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,

@@ -9,6 +9,7 @@
 typedef struct cs_view_options {
     const char *level;         // .PHD path
     const char *out_dir;       // headless images (default out/view/NAME)
+    bool overwrite;            // a non-empty out_dir: delete its room_*.png first
     const char *device;
     bool validation;
     bool headless;             // forced; also when no display exists

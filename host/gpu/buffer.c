@@ -1,31 +1,42 @@
 // buffer.c — see buffer.h.
 #include "buffer.h"
 
-bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize size, cs_error *err)
+static const char *size_advice(const cs_context *ctx, const char *advice)
+{
+    return advice ? advice : ctx->size_advice ? ctx->size_advice : CS_BUFFER_ADVICE;
+}
+
+bool cs_buffer_check_size_advice(const cs_context *ctx, const char *name, VkDeviceSize size, const char *advice,
+                                 cs_error *err)
 {
     char need[32], have[32];
     VkDeviceSize range = ctx->props.limits.maxStorageBufferRange;
     if (size > range)
         return cs_fail(err, "buffer '%s' needs %s but %s binds at most %s per storage buffer "
-                            "(maxStorageBufferRange); lower the particle or cell count",
+                            "(maxStorageBufferRange); %s",
                        name, cs_format_bytes(size, need, sizeof need), ctx->props.deviceName,
-                       cs_format_bytes(range, have, sizeof have));
+                       cs_format_bytes(range, have, sizeof have), size_advice(ctx, advice));
     VkDeviceSize largest_heap = 0;
     for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
         largest_heap = CS_MAX(largest_heap, ctx->memory_props.memoryHeaps[h].size);
     if (ctx->bytes_allocated + size > largest_heap)
         return cs_fail(err, "buffer '%s' needs %s more device memory than %s has (%s in its "
-                            "largest heap); lower the particle or cell count",
+                            "largest heap); %s",
                        name, cs_format_bytes(size, need, sizeof need), ctx->props.deviceName,
-                       cs_format_bytes(largest_heap, have, sizeof have));
+                       cs_format_bytes(largest_heap, have, sizeof have), size_advice(ctx, advice));
     return true;
+}
+
+bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize size, cs_error *err)
+{
+    return cs_buffer_check_size_advice(ctx, name, size, NULL, err);
 }
 
 bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *buf, cs_error *err)
 {
     memset(buf, 0, sizeof *buf);
     snprintf(buf->name, sizeof buf->name, "%s", desc->name ? desc->name : "buffer");
-    if (!cs_buffer_check_size(ctx, buf->name, desc->size, err))
+    if (!cs_buffer_check_size_advice(ctx, buf->name, desc->size, desc->advice, err))
         return false;
     buf->size = desc->size;
     // Vulkan has no empty buffers; keep 16 bytes so an empty array still binds.
@@ -63,9 +74,9 @@ bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *bu
         vkDestroyBuffer(ctx->device, buf->buffer, NULL);
         char need[32];
         memset(buf, 0, sizeof *buf);
-        return cs_fail(err, "buffer '%s': allocating %s failed (%s); lower the particle or cell count",
-                       desc->name ? desc->name : "buffer", cs_format_bytes(req.size, need, sizeof need),
-                       cs_vk_result_name(r));
+        return cs_fail(err, "buffer '%s': allocating %s failed (%s); %s", desc->name ? desc->name : "buffer",
+                       cs_format_bytes(req.size, need, sizeof need), cs_vk_result_name(r),
+                       size_advice(ctx, desc->advice));
     }
     VK_CHECK(vkBindBufferMemory(ctx->device, buf->buffer, buf->memory, 0));
     if (desc->host_visible)

@@ -12,7 +12,15 @@ typedef struct cs_buffer_desc {
     VkDeviceSize size;     // bytes; 0 is allowed (an empty array)
     bool host_visible;     // mapped, for staging and readback
     VkBufferUsageFlags extra_usage; // e.g. VERTEX/INDEX/INDIRECT for drawing
+    const char *advice;    // what a refusal for size tells the user to change
+                           // (NULL: ctx->size_advice, else CS_BUFFER_ADVICE)
 } cs_buffer_desc;
+
+// What a buffer too large for the device advises by default: most buffers
+// grow with the particles or the reintegration cells. A buffer sized by
+// something else (patches, an image, grid cells) says so through
+// cs_buffer_desc.advice, cs_buffer_check_size_advice or ctx->size_advice.
+#define CS_BUFFER_ADVICE "lower the particle or cell count"
 
 typedef struct cs_buffer {
     VkBuffer buffer;
@@ -26,6 +34,9 @@ typedef struct cs_buffer {
 // Checks `size` against maxStorageBufferRange and the memory heaps. The
 // message names the buffer and says how much would fit.
 bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize size, cs_error *err);
+// The same with the knob to name in a refusal (NULL: as cs_buffer_check_size).
+bool cs_buffer_check_size_advice(const cs_context *ctx, const char *name, VkDeviceSize size, const char *advice,
+                                 cs_error *err);
 
 bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *buf, cs_error *err);
 // A device-local buffer of `size` bytes, or of 16 when `size` is 0: the

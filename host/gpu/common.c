@@ -3,8 +3,11 @@
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *cs_vk_result_name(VkResult r)
 {
@@ -50,36 +53,117 @@ bool cs_fail(cs_error *err, const char *fmt, ...)
     return false;
 }
 
-char *cs_read_file(const char *path, size_t *size_out, cs_error *err)
+// What a non-regular file is, for the refusal message.
+static const char *file_kind(mode_t mode)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+// "64 MiB" for whole MiB (the documented limits), else cs_format_bytes.
+static const char *limit_text(size_t max_bytes, char *buf, size_t size)
+{
+    if (max_bytes && max_bytes % ((size_t)1 << 20) == 0)
+        snprintf(buf, size, "%zu MiB", max_bytes >> 20);
+    else
+        cs_format_bytes(max_bytes, buf, size);
+    return buf;
+}
+
+static bool too_large(const char *path, uint64_t size, size_t max_bytes, const char *what, cs_error *err)
+{
+    char size_text[32], limit[32];
+    return cs_fail(err, "%s: %s; %s are limited to %s", path, cs_format_bytes(size, size_text, sizeof size_text),
+                   what, limit_text(max_bytes, limit, sizeof limit));
+}
+
+// Reads up to max_bytes + 1 bytes, so a file that grew past the limit after
+// fstat (or a /proc file that reports size 0) is still caught.
+static char *read_bounded(int fd, const char *path, size_t max_bytes, const char *what, size_t *size_out,
+                          cs_error *err)
+{
+    size_t cap = 4096, size = 0;
+    char *data = malloc(cap);
+    if (!data) {
+        cs_fail(err, "%s: out of memory reading it", path);
+        return NULL;
+    }
+    for (;;) {
+        if (size + 1 >= cap) {
+            size_t grown = cap * 2;
+            char *bigger = realloc(data, grown);
+            if (!bigger) {
+                free(data);
+                cs_fail(err, "%s: out of memory after %zu bytes", path, size);
+                return NULL;
+            }
+            data = bigger, cap = grown;
+        }
+        ssize_t got = read(fd, data + size, cap - size - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            cs_fail(err, "%s: read error: %s", path, strerror(errno));
+            free(data);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        size += (size_t)got;
+        if (size > max_bytes) {
+            free(data);
+            too_large(path, size, max_bytes, what, err);
+            return NULL;
+        }
+    }
+    data[size] = 0;
+    *size_out = size;
+    return data;
+}
+
+char *cs_read_file_max(const char *path, size_t max_bytes, const char *what, size_t *size_out, cs_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         cs_fail(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 4096, size = 0;
-    char *data = malloc(cap);
-    for (;;) {
-        if (size + 1 >= cap) {
-            cap *= 2;
-            data = realloc(data, cap);
-        }
-        size_t got = fread(data + size, 1, cap - size - 1, f);
-        size += got;
-        if (got == 0)
-            break;
-    }
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(data);
-        cs_fail(err, "%s: read error", path);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        cs_fail(err, "%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
-    data[size] = 0;
-    if (size_out)
+    if (!S_ISREG(st.st_mode)) {
+        cs_fail(err, "%s: is %s, not a file cistern can read: name a regular file", path, file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        too_large(path, (uint64_t)st.st_size, max_bytes, what, err);
+        close(fd);
+        return NULL;
+    }
+    size_t size = 0;
+    char *data = read_bounded(fd, path, max_bytes, what, &size, err);
+    close(fd);
+    if (data && size_out)
         *size_out = size;
     return data;
+}
+
+char *cs_read_file(const char *path, size_t *size_out, cs_error *err)
+{
+    return cs_read_file_max(path, CS_INPUT_FILE_MAX, "input files", size_out, err);
 }
 
 double cs_now_seconds(void)

@@ -56,8 +56,22 @@ typedef struct cs_error {
 // `return cs_fail(err, "...")`.
 bool cs_fail(cs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-// Reads a whole file into a malloc'd, NUL-terminated buffer. Returns NULL and
-// fills err (with the path and strerror) on failure.
+// Input files larger than this are refused before anything is read (the
+// biggest Tomb Raider 1 level is under 3 MiB, scenes and shaders a few KiB).
+// Documented in `cistern help` and the README.
+#define CS_INPUT_FILE_MAX_MIB 64
+#define CS_INPUT_FILE_MAX ((size_t)CS_INPUT_FILE_MAX_MIB << 20)
+
+// The one reader of files a user names (scenes, levels, shaders, .hdr
+// images, --baseline): reads a regular file of at most max_bytes into a
+// malloc'd, NUL-terminated buffer. It opens with O_NONBLOCK (a FIFO with no
+// writer would block the open) and refuses directories, devices, FIFOs and
+// sockets by fstat before reading, saying what the path is; a larger file is
+// refused with its size and the limit ("`what` are limited to 64 MiB"), and
+// reading stops at max_bytes + 1 should the file grow meanwhile. NULL + err
+// (path, reason) on failure; size_out may be NULL.
+char *cs_read_file_max(const char *path, size_t max_bytes, const char *what, size_t *size_out, cs_error *err);
+// cs_read_file_max with CS_INPUT_FILE_MAX, for "input files".
 char *cs_read_file(const char *path, size_t *size_out, cs_error *err);
 
 // Monotonic wall clock in seconds.

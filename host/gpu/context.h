@@ -52,6 +52,10 @@ typedef struct cs_context {
     char last_validation_message[1024];
 
     uint64_t bytes_allocated; // device memory currently held by cs_buffers
+    // What a buffer too large for the device advises while it is set (NULL:
+    // CS_BUFFER_ADVICE): set around the buffers an option or a scene key
+    // sizes, e.g. "raise --patch-size (fewer patches)", then set back.
+    const char *size_advice;
 
     // The 8-bit radix sort's self-test (pipelines/core/prim.c), run once per
     // context when cs_sort_create picks that path: the keys per block it ran

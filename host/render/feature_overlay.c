@@ -96,16 +96,30 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
 {
     (void)r;
     overlay *o = state;
-    const char *text = view->frame->overlay;
-    if (!text || !*text)
+    const char *alert = view->frame->alert, *own = view->frame->overlay;
+    alert = alert && *alert ? alert : NULL;
+    own = own && *own ? own : NULL;
+    if (!alert && !own)
         return;
+    // One text, one panel: the alert's lines, then the overlay's. The alert
+    // is a prefix, so its quads are the first ones stb_easy_font emits for
+    // the whole text, as many as it emits for the alert alone.
+    static char text[6144];
+    static easy_font_vertex scratch[CS_OVERLAY_MAX_QUADS * 4];
+    snprintf(text, sizeof text, "%s%s%s", alert ? alert : "",
+             alert && own && alert[strlen(alert) - 1] != '\n' ? "\n" : "", own ? own : "");
+    uint32_t alert_quads =
+        alert ? (uint32_t)stb_easy_font_print(0, 0, (char *)alert, NULL, scratch, (int)sizeof scratch) : 0;
     CS_ASSERT(rec->frame_slot < CS_FRAME_SLOTS, "frame slot %u", rec->frame_slot);
     cs_buffer *quads = &o->quads[rec->frame_slot];
     uint32_t count = layout_text(text, quads->mapped, CS_OVERLAY_MAX_QUADS);
-    const float panel[3] = {CS_OVERLAY_PANEL}, ink[3] = {CS_OVERLAY_TEXT};
+    uint32_t glyphs = count - 1, red = CS_MIN(alert_quads, glyphs);
+    const float panel[3] = {CS_OVERLAY_PANEL}, ink[3] = {CS_OVERLAY_TEXT}, alert_ink[3] = {CS_OVERLAY_ALERT};
     draw_quads(o->program, quads, rec, view, 0, 1, panel);
-    if (count > 1)
-        draw_quads(o->program, quads, rec, view, 1, count - 1, ink);
+    if (red)
+        draw_quads(o->program, quads, rec, view, 1, red, alert_ink);
+    if (glyphs > red)
+        draw_quads(o->program, quads, rec, view, 1 + red, glyphs - red, ink);
 }
 
 const cs_render_feature cs_feature_overlay = {"overlay", create, destroy, record};

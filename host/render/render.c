@@ -80,11 +80,16 @@ static bool create_offscreen(cs_renderer *r, uint32_t width, uint32_t height, cs
                       VK_IMAGE_ASPECT_COLOR_BIT, width, height, "offscreen colour", &r->offscreen, err))
         return false;
     VkDeviceSize bytes = (VkDeviceSize)width * height * 4;
-    if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = "offscreen readback", .size = bytes, .host_visible = true},
+    // Sized by the image, not by what is drawn.
+    char advice[96];
+    snprintf(advice, sizeof advice, "lower --size (the image is %u x %u)", width, height);
+    if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = "offscreen readback", .size = bytes, .host_visible = true,
+                                                 .advice = advice},
                           &r->readback, err))
         return false;
     if (r->readback_depth &&
-        !cs_buffer_create(ctx, &(cs_buffer_desc){.name = "depth readback", .size = bytes, .host_visible = true},
+        !cs_buffer_create(ctx, &(cs_buffer_desc){.name = "depth readback", .size = bytes, .host_visible = true,
+                                                 .advice = advice},
                           &r->depth_readback, err))
         return false;
     r->pixels = malloc(bytes);

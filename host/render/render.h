@@ -139,12 +139,17 @@ typedef struct cs_render_frame {
     // Text drawn over everything in the top-left corner on a dark panel
     // (feature_overlay.c; the window's per-pass GPU ms). NULL: none.
     const char *overlay;
+    // Text drawn in the alert colour on the same panel, above `overlay`
+    // (a shader that failed to hot-reload); shown whether or not the
+    // overlay is. NULL: none.
+    const char *alert;
 } cs_render_frame;
 
 bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_renderer *r, cs_error *err);
 
 // The overlay: the pixels (x0, y0, x1, y1; y down) its panel covers for
-// `text`; nothing of it is drawn outside them.
+// `text` (the alert and the overlay text, one after the other); nothing of
+// it is drawn outside them.
 void cs_render_overlay_panel(const char *text, float panel[4]);
 // The overlay's text for a recorder's last frame: the `top` passes with
 // the most GPU ms (same-named passes summed), then the frame's total.

@@ -20,7 +20,7 @@ enum {
     GLFW_CLIENT_API = 0x00022001, GLFW_NO_API = 0,
     GLFW_KEY_SPACE = 32, GLFW_KEY_A = 65, GLFW_KEY_B = 66, GLFW_KEY_C = 67, GLFW_KEY_D = 68, GLFW_KEY_E = 69, GLFW_KEY_G = 71, GLFW_KEY_L = 76, GLFW_KEY_N = 78, GLFW_KEY_O = 79, GLFW_KEY_P = 80,
     GLFW_KEY_Q = 81, GLFW_KEY_R = 82, GLFW_KEY_S = 83, GLFW_KEY_V = 86, GLFW_KEY_W = 87, GLFW_KEY_ESCAPE = 256,
-    GLFW_KEY_TAB = 258, GLFW_KEY_F12 = 301, GLFW_KEY_LEFT_SHIFT = 340, GLFW_KEY_RIGHT_SHIFT = 344,
+    GLFW_KEY_TAB = 258, GLFW_KEY_F9 = 298, GLFW_KEY_F12 = 301, GLFW_KEY_LEFT_SHIFT = 340, GLFW_KEY_RIGHT_SHIFT = 344,
     GLFW_MOUSE_BUTTON_LEFT = 0, GLFW_MOUSE_BUTTON_RIGHT = 1, GLFW_MOUSE_BUTTON_MIDDLE = 2,
 };
 
@@ -125,6 +125,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_P: ev->toggle_overlay = true; break;
     case GLFW_KEY_O: ev->toggle_arrows = true; break;
     case GLFW_KEY_F12: ev->capture = true; break;
+    case GLFW_KEY_F9: ev->toggle_record = !ev->toggle_record; break;
     default: break;
     }
 }

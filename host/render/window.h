@@ -68,6 +68,7 @@ typedef struct cs_window_events {
     bool toggle_overlay;       // P: the per-pass GPU ms overlay on or off
     bool toggle_arrows;        // O: arrows (the vortons' vorticity) shown where the scene hides them and back
     bool capture;              // F12: screenshot (and RenderDoc capture, if the loop wants)
+    bool toggle_record;        // F9: video recording on or off (run.c, record.h)
     bool resized;              // the framebuffer changed size
     uint32_t width, height;    // framebuffer size now (0 when minimised)
     cs_camera_input input;     // WASD/QE fly, left-drag look, right-drag orbit, middle-drag pan, scroll

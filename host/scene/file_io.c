@@ -4,101 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-// What a non-regular file is, for the refusal message.
-static const char *file_kind(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return "a directory";
-    if (S_ISFIFO(mode))
-        return "a FIFO (named pipe)";
-    if (S_ISCHR(mode))
-        return "a character device";
-    if (S_ISBLK(mode))
-        return "a block device";
-    if (S_ISSOCK(mode))
-        return "a socket";
-    return "not a regular file";
-}
-
-// Reads up to max_bytes + 1 bytes, so a file that grew past the limit after
-// fstat (or a /proc file that reports size 0) is still caught.
-static char *read_bounded(int fd, const char *path, size_t max_bytes, size_t *size_out, cs_error *err)
-{
-    size_t cap = 4096, size = 0;
-    char *data = malloc(cap);
-    if (!data) {
-        cs_fail(err, "%s: out of memory reading it", path);
-        return NULL;
-    }
-    for (;;) {
-        if (size + 1 >= cap) {
-            size_t grown = cap * 2;
-            char *bigger = realloc(data, grown);
-            if (!bigger) {
-                free(data);
-                cs_fail(err, "%s: out of memory after %zu bytes", path, size);
-                return NULL;
-            }
-            data = bigger, cap = grown;
-        }
-        ssize_t got = read(fd, data + size, cap - size - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            cs_fail(err, "%s: read error: %s", path, strerror(errno));
-            free(data);
-            return NULL;
-        }
-        if (got == 0)
-            break;
-        size += (size_t)got;
-        if (size > max_bytes) {
-            free(data);
-            cs_fail(err, "%s: larger than %zu MiB, the limit for scene and level files", path, max_bytes >> 20);
-            return NULL;
-        }
-    }
-    data[size] = 0;
-    *size_out = size;
-    return data;
-}
-
 char *cs_read_input_file(const char *path, size_t max_bytes, size_t *size_out, cs_error *err)
 {
-    // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever
-    // before fstat could refuse it.
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        cs_fail(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        cs_fail(err, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        cs_fail(err, "%s: is %s, not a file cistern can read", path, file_kind(st.st_mode));
-        close(fd);
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > max_bytes) {
-        char size_text[32];
-        cs_fail(err, "%s: %s; scene and level files are limited to %zu MiB", path,
-                cs_format_bytes((uint64_t)st.st_size, size_text, sizeof size_text), max_bytes >> 20);
-        close(fd);
-        return NULL;
-    }
-    size_t size = 0;
-    char *data = read_bounded(fd, path, max_bytes, &size, err);
-    close(fd);
-    if (data && size_out)
-        *size_out = size;
-    return data;
+    return cs_read_file_max(path, max_bytes, "scene and level files", size_out, err);
 }
 
 // ---- the checked writer ------------------------------------------------------
@@ -111,19 +23,61 @@ static void out_failed(cs_out_file *out, const char *call)
     }
 }
 
-bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err)
+// Opened for writing (created, truncated); with no_follow a symbolic link
+// at path is refused (ELOOP) rather than written through.
+static FILE *open_write(const char *path, bool no_follow)
 {
-    *out = (cs_out_file){.atomic = atomic};
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0), 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int why = errno;
+        close(fd);
+        errno = why;
+    }
+    return f;
+}
+
+static bool open_failed(const char *path, cs_error *err)
+{
+    if (errno == ELOOP)
+        return cs_fail(err, "%s: is a symbolic link; cistern does not write through links (the file it points to "
+                            "may be outside the output folder): remove the link, or choose another --out",
+                       path);
+    return cs_fail(err, "%s: cannot write: %s", path, strerror(errno));
+}
+
+static bool out_open(cs_out_file *out, const char *path, bool atomic, bool table, cs_error *err)
+{
+    // Once per process: past `ulimit -f` a write then fails with EFBIG,
+    // which is reported, instead of SIGXFSZ ending the process.
+    static bool xfsz_ignored;
+    if (!xfsz_ignored) {
+        signal(SIGXFSZ, SIG_IGN);
+        xfsz_ignored = true;
+    }
+    *out = (cs_out_file){.atomic = atomic, .keep_flushed = table};
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->tmp, sizeof out->tmp, "%s.tmp", path);
-    out->f = fopen(atomic ? out->tmp : path, "wb");
+    out->f = open_write(atomic ? out->tmp : path, atomic || table);
     if (!out->f)
-        return cs_fail(err, "%s: cannot write: %s", path, strerror(errno));
+        return open_failed(atomic ? out->tmp : path, err);
     // Only a regular file may be removed after a failure: the path of a
     // non-atomic write can be /dev/full or /dev/stdout.
     struct stat st;
     out->regular = fstat(fileno(out->f), &st) == 0 && S_ISREG(st.st_mode);
     return true;
+}
+
+bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err)
+{
+    return out_open(out, path, atomic, false, err);
+}
+
+bool cs_out_open_table(cs_out_file *out, const char *path, cs_error *err)
+{
+    return out_open(out, path, false, true, err);
 }
 
 bool cs_out_write(cs_out_file *out, const void *data, size_t size)
@@ -160,7 +114,23 @@ bool cs_out_flush(cs_out_file *out, cs_error *err)
     errno = 0;
     if (!out->error && fflush(out->f) != 0)
         out_failed(out, "flush");
-    return out->error ? out_error(out, err) : true;
+    if (out->error)
+        return out_error(out, err);
+    off_t at = ftello(out->f);
+    if (at >= 0)
+        out->flushed = (long long)at;
+    return true;
+}
+
+// After a failure: a table keeps its flushed bytes (whole rows; a partial
+// row past them is cut off), anything else is removed.
+static void drop_partial(const cs_out_file *out, const char *written)
+{
+    if (!out->regular)
+        return;
+    if (out->keep_flushed && out->flushed > 0 && truncate(written, (off_t)out->flushed) == 0)
+        return;
+    unlink(written); // a short file would pass for a whole one
 }
 
 bool cs_out_close(cs_out_file *out, cs_error *err)
@@ -183,8 +153,7 @@ bool cs_out_close(cs_out_file *out, cs_error *err)
         return cs_fail(err, "%s: cannot rename %s onto it: %s", out->path, out->tmp, strerror(why));
     }
     if (out->error) {
-        if (out->regular)
-            unlink(written); // a short file would pass for a whole one
+        drop_partial(out, written);
         return out_error(out, err);
     }
     return true;
@@ -196,8 +165,7 @@ void cs_out_abandon(cs_out_file *out)
         return;
     fclose(out->f);
     out->f = NULL;
-    if (out->regular)
-        unlink(out->atomic ? out->tmp : out->path);
+    drop_partial(out, out->atomic ? out->tmp : out->path);
 }
 
 bool cs_write_whole_file(const char *path, const void *data, size_t size, bool atomic, cs_error *err)
@@ -211,6 +179,8 @@ bool cs_write_whole_file(const char *path, const void *data, size_t size, bool a
 
 bool cs_make_dirs(const char *path, cs_error *err)
 {
+    if (!path[0])
+        return cs_fail(err, "an empty path is not a directory: give a folder name");
     char buf[512];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1;; p++) {

@@ -6,6 +6,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -211,6 +212,17 @@ static bool add_ai_scene(const cs_scene *scene, const char *path, const char *fi
             if (face->mNumIndices != 3)
                 return cs_scene_fail(scene, err, path, "file", "%s: mesh %u face %u has %u vertices: only triangles "
                                      "are drawn and lit (remove points and lines)", file, m, f, face->mNumIndices);
+            // The importer passes a file's indices through unchecked (a
+            // negative one arrives as a huge unsigned value).
+            for (int i = 0; i < 3; i++) {
+                unsigned vi = face->mIndices[i];
+                if (!mesh->mVertices || vi >= mesh->mNumVertices)
+                    return cs_scene_fail(scene, err, path, "file",
+                                         "%s: mesh %u face %u names vertex %lld, but the mesh has %u vertices "
+                                         "(indices 0 to %u): fix the face's indices in the file",
+                                         file, m, f, vi > INT32_MAX ? (long long)(int32_t)vi : (long long)vi,
+                                         mesh->mNumVertices, mesh->mNumVertices ? mesh->mNumVertices - 1 : 0);
+            }
             float v[3][3];
             for (int i = 0; i < 3; i++) {
                 const struct aiVector3D *p = &mesh->mVertices[face->mIndices[i]];
@@ -287,9 +299,11 @@ static bool parse_element(const cs_scene *scene, const cJSON *entry, uint32_t in
         if (element.albedo[k] < 0.0f || element.albedo[k] > 1.0f)
             return cs_scene_fail(scene, err, path, "albedo", "must be in [0, 1] per channel (got %g)",
                                  element.albedo[k]);
-        if (element.emission[k] < 0.0f)
-            return cs_scene_fail(scene, err, path, "emission", "must be >= 0 per channel (got %g)",
-                                 element.emission[k]);
+        if (!(element.emission[k] >= 0.0f && element.emission[k] <= CS_GEOMETRY_MAX_EMISSION))
+            return cs_scene_fail(scene, err, path, "emission",
+                                 "must be 0 to %g per channel (got %g): larger exitance overflows the light "
+                                 "sums in float",
+                                 (double)CS_GEOMETRY_MAX_EMISSION, element.emission[k]);
     }
     const cJSON *box = cJSON_GetObjectItemCaseSensitive(entry, "box");
     const cJSON *quad = cJSON_GetObjectItemCaseSensitive(entry, "quad");

@@ -30,6 +30,10 @@
 // A triangle whose doubled area |e1 x e2| is below this fraction of its
 // longest edge squared is refused as degenerate.
 #define CS_GEOMETRY_MIN_SHAPE 1e-6
+// Largest emission per channel (W/m^2), as for a light's "intensity" and
+// "power": the radiosity and path-tracer sums multiply it by areas, form
+// factors and path weights in float, and 1e38 overflowed to infinity.
+#define CS_GEOMETRY_MAX_EMISSION 1e9f
 
 typedef struct cs_geometry {
     cs_tri *tris;            // tri_count triangles, in element order

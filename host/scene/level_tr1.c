@@ -57,6 +57,22 @@ static const section_info sections[CS_TR1_SECTION_COUNT] = {
     [CS_TR1_SAMPLE_INDICES] = {"sample_indices", 4, 4, RAW},
 };
 
+// The sections in file order: the .PHD layout, or the demo-file layout,
+// which has the palette between the sprite sequences and the cameras
+// instead of after the light map (TRosettaStone's TR1 notes). Unfinished
+// Business files use the ordinary layout.
+static void section_order(bool demo_palette, cs_tr1_section order[CS_TR1_SECTION_COUNT])
+{
+    int n = 0;
+    for (int s = 0; s < CS_TR1_SECTION_COUNT; s++) {
+        if (demo_palette && s == CS_TR1_PALETTE)
+            continue;
+        order[n++] = (cs_tr1_section)s;
+        if (demo_palette && s == CS_TR1_SPRITE_SEQUENCES)
+            order[n++] = CS_TR1_PALETTE;
+    }
+}
+
 const char *cs_tr1_section_name(cs_tr1_section s)
 {
     return (unsigned)s < CS_TR1_SECTION_COUNT ? sections[s].name : "?";
@@ -148,6 +164,22 @@ static void *alloc_array(uint32_t count, size_t elem)
 
 #define OOM(r) fail_at((r), (r)->pos, "out of memory")
 
+// Counts one tolerated oddity of kind `kind` at file offset `at`; the first
+// one's field (a printf format) is kept for the warning.
+static void tolerate(cs_tr1_level *lvl, cs_tr1_oddity kind, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void tolerate(cs_tr1_level *lvl, cs_tr1_oddity kind, size_t at, const char *fmt, ...)
+{
+    cs_tr1_tolerated *t = &lvl->tolerated[kind];
+    if (t->count++ == 0) {
+        t->first_at = at;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(t->first, sizeof t->first, fmt, ap);
+        va_end(ap);
+    }
+}
+
 static bool read_room(reader *r, uint32_t index, cs_tr1_level *lvl)
 {
     cs_tr1_room *room = &lvl->rooms[index];
@@ -218,17 +250,23 @@ static bool read_room(reader *r, uint32_t index, cs_tr1_level *lvl)
     room->sprites = alloc_array(room->sprite_count, sizeof *room->sprites);
     if (!room->sprites)
         return OOM(r);
+    // A sprite's vertex and texture are checked with the textures
+    // (check_references): real files hold sprites that do not resolve.
     for (uint32_t i = 0; i < room->sprite_count; i++) {
-        size_t at = r->pos;
-        int16_t v = room->sprites[i].vertex = get_i16(r);
-        if (v < 0 || (uint32_t)v >= room->vertex_count)
-            return fail_at(r, at, "rooms[%u].sprites[%u].vertex: vertex %d does not exist (%u vertices)", index, i, v,
-                           room->vertex_count);
+        room->sprites[i].vertex = get_i16(r);
         room->sprites[i].texture = get_i16(r);
     }
-    if (r->pos != data_end)
-        return fail_at(r, r->pos, "rooms[%u].num_data_words: says %u words, but the geometry ends %zu bytes earlier",
-                       index, words, data_end - r->pos);
+    if (r->pos != data_end) {
+        // Real files may say more words than the geometry takes; the game
+        // (and OpenLara) seek by num_data_words. Keep the rest for the writer.
+        room->extra_data_size = (uint32_t)(data_end - r->pos);
+        room->extra_data = malloc(room->extra_data_size);
+        if (!room->extra_data)
+            return OOM(r);
+        memcpy(room->extra_data, r->d + r->pos, room->extra_data_size);
+        tolerate(lvl, CS_TR1_ODD_DATA_WORDS, words_at, "rooms[%u].num_data_words", index);
+        r->pos = data_end;
+    }
     r->end = r->size;
 
     if (!read_count(r, 2, false, 32, &room->portal_count, FIELD("rooms[%u].portals", index)))
@@ -295,7 +333,7 @@ static bool read_room(reader *r, uint32_t index, cs_tr1_level *lvl)
         l->x = get_i32(r);
         l->y = get_i32(r);
         l->z = get_i32(r);
-        l->intensity = get_u16(r);
+        l->intensity = get_i16(r);
         l->fade = get_u32(r);
     }
 
@@ -399,7 +437,7 @@ static bool read_section(reader *r, cs_tr1_section s, cs_tr1_level *lvl)
 
 // Indices that point forward in the file: checked once what they index is
 // read, with the offsets of the fields they sit in.
-static bool check_references(reader *r, const cs_tr1_level *lvl)
+static bool check_references(reader *r, cs_tr1_level *lvl)
 {
     const cs_tr1_blob *md = &lvl->sections[CS_TR1_MESH_DATA];
     const cs_tr1_blob *mp = &lvl->sections[CS_TR1_MESH_POINTERS];
@@ -431,10 +469,16 @@ static bool check_references(reader *r, const cs_tr1_level *lvl)
                 return fail_at(r, at + 6, "rooms[%u].triangles[%u].texture: object texture %u does not exist (%u)",
                                ri, i, room->tris[i].texture, lvl->object_texture_count);
         at += 2;
-        for (uint32_t i = 0; i < room->sprite_count; i++, at += 4)
-            if (room->sprites[i].texture < 0 || (uint32_t)room->sprites[i].texture >= lvl->sprite_texture_count)
-                return fail_at(r, at + 2, "rooms[%u].sprites[%u].texture: sprite texture %d does not exist (%u)", ri,
-                               i, room->sprites[i].texture, lvl->sprite_texture_count);
+        // Tolerated (real files hold them): kept for the writer, not drawn.
+        for (uint32_t i = 0; i < room->sprite_count; i++, at += 4) {
+            const cs_tr1_sprite *sp = &room->sprites[i];
+            if (sp->vertex < 0 || (uint32_t)sp->vertex >= room->vertex_count)
+                tolerate(lvl, CS_TR1_ODD_SPRITE, at, "rooms[%u].sprites[%u].vertex: vertex %d of %u", ri, i,
+                         sp->vertex, room->vertex_count);
+            else if (sp->texture < 0 || (uint32_t)sp->texture >= lvl->sprite_texture_count)
+                tolerate(lvl, CS_TR1_ODD_SPRITE, at + 2, "rooms[%u].sprites[%u].texture: sprite texture %d of %u", ri,
+                         i, sp->texture, lvl->sprite_texture_count);
+        }
     }
     return true;
 }
@@ -485,11 +529,50 @@ static bool read_animated_textures(reader *r, cs_tr1_level *lvl)
             lvl->anim_textures[lvl->anim_texture_count++] = t;
         }
     }
-    if (w != words)
-        return fail_at(r, AT(w), "animated_textures: %u words after the last range (%u ranges)", words - w, ranges);
+    if (w != words) {
+        // Zero words after the last range are padding (real files have
+        // them; TRX seeks to the section's end). Anything else is refused.
+        for (uint32_t k = w; k < words; k++)
+            if (WORD(k) != 0)
+                return fail_at(r, AT(w), "animated_textures: %u words after the last range (%u ranges), not all 0",
+                               words - w, ranges);
+        tolerate(lvl, CS_TR1_ODD_ANIM_PADDING, AT(w), "animated_textures: %u zero words after the last range",
+                 words - w);
+    }
     return true;
 #undef WORD
 #undef AT
+}
+
+// Everything after the rooms, in the layout `demo_palette` says.
+static bool read_sections(reader *r, cs_tr1_level *lvl, bool demo_palette)
+{
+    cs_tr1_section order[CS_TR1_SECTION_COUNT];
+    section_order(demo_palette, order);
+    for (int i = 0; i < CS_TR1_SECTION_COUNT; i++)
+        if (!read_section(r, order[i], lvl))
+            return false;
+    if (r->pos != r->size)
+        return fail_at(r, r->pos, "end: %zu bytes after the last section (sample_indices)", r->size - r->pos);
+    return check_references(r, lvl) && read_animated_textures(r, lvl);
+}
+
+// Frees what read_sections allocated, so that it can run again.
+static void free_sections(cs_tr1_level *lvl)
+{
+    for (int s = 0; s < CS_TR1_SECTION_COUNT; s++)
+        free(lvl->sections[s].bytes);
+    memset(lvl->sections, 0, sizeof lvl->sections);
+    free(lvl->object_textures);
+    free(lvl->sprite_textures);
+    free(lvl->anim_ranges);
+    free(lvl->anim_textures);
+    lvl->object_textures = NULL;
+    lvl->sprite_textures = NULL;
+    lvl->anim_ranges = NULL;
+    lvl->anim_textures = NULL;
+    lvl->object_texture_count = lvl->sprite_texture_count = 0;
+    lvl->anim_range_count = lvl->anim_texture_count = 0;
 }
 
 static bool read_level(reader *r, cs_tr1_level *lvl)
@@ -520,12 +603,29 @@ static bool read_level(reader *r, cs_tr1_level *lvl)
     for (uint32_t i = 0; i < lvl->room_count; i++)
         if (!read_room(r, i, lvl))
             return false;
-    for (int s = 0; s < CS_TR1_SECTION_COUNT; s++)
-        if (!read_section(r, (cs_tr1_section)s, lvl))
-            return false;
-    if (r->pos != r->size)
-        return fail_at(r, r->pos, "end: %zu bytes after the last section (sample_indices)", r->size - r->pos);
-    return check_references(r, lvl) && read_animated_textures(r, lvl);
+    size_t sections_at = r->pos;
+    cs_tr1_tolerated rooms_tolerated[CS_TR1_ODDITY_COUNT];
+    memcpy(rooms_tolerated, lvl->tolerated, sizeof rooms_tolerated);
+    if (read_sections(r, lvl, false))
+        return true;
+    // Not the .PHD layout: perhaps a demo file's, with the palette moved.
+    // Tried second, whole, so that a .PHD file is never read as one; if
+    // both fail, the .PHD layout's refusal is the one reported.
+    cs_error *err = r->err, phd_err = *r->err, demo_err;
+    free_sections(lvl);
+    memcpy(lvl->tolerated, rooms_tolerated, sizeof rooms_tolerated);
+    r->pos = sections_at;
+    r->err = &demo_err;
+    bool demo = read_sections(r, lvl, true);
+    r->err = err;
+    if (!demo) {
+        *err = phd_err;
+        return false;
+    }
+    lvl->demo_palette = true;
+    tolerate(lvl, CS_TR1_ODD_DEMO_PALETTE, lvl->sections[CS_TR1_PALETTE].offset,
+             "palette (between sprite_sequences and cameras)");
+    return true;
 }
 
 bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_level *out, cs_error *err)
@@ -549,7 +649,83 @@ bool cs_tr1_load(const char *path, cs_tr1_level *out, size_t *size_out, cs_error
     free(data);
     if (ok && size_out)
         *size_out = size;
+    char warnings[CS_TR1_ODDITY_COUNT * 256];
+    if (ok && cs_tr1_warnings(out, warnings, sizeof warnings) > 0)
+        for (char *line = warnings, *next; line; line = next) {
+            next = strchr(line, '\n');
+            if (next)
+                *next++ = 0;
+            fprintf(stderr, "cistern: %s: %s\n", path, line);
+        }
     return ok;
+}
+
+uint32_t cs_tr1_warnings(const cs_tr1_level *lvl, char *out, size_t size)
+{
+    static const char *const what[CS_TR1_ODDITY_COUNT] = {
+        [CS_TR1_ODD_ANIM_PADDING] = "zero padding after the last animated texture range (kept)",
+        [CS_TR1_ODD_DEMO_PALETTE] = "the demo-file layout, palette before the cameras (read and written so)",
+        [CS_TR1_ODD_SPRITE] = "room sprites whose vertex or sprite texture does not exist (kept, not drawn)",
+        [CS_TR1_ODD_DATA_WORDS] = "rooms whose num_data_words is longer than their geometry (the rest kept)",
+    };
+    size_t used = 0;
+    uint32_t kinds = 0;
+    out[0] = 0;
+    for (int k = 0; k < CS_TR1_ODDITY_COUNT; k++) {
+        const cs_tr1_tolerated *t = &lvl->tolerated[k];
+        if (!t->count)
+            continue;
+        int n = snprintf(out + used, size - used, "%swarning: %u x %s; the first at byte %zu: %s", kinds ? "\n" : "",
+                         t->count, what[k], t->first_at, t->first);
+        kinds++;
+        if (n < 0 || (size_t)n >= size - used)
+            break; // truncated: out stays terminated
+        used += (size_t)n;
+    }
+    return kinds;
+}
+
+bool cs_tr1_sprite_drawable(const cs_tr1_level *lvl, const cs_tr1_room *room, const cs_tr1_sprite *sprite)
+{
+    return sprite->vertex >= 0 && (uint32_t)sprite->vertex < room->vertex_count && sprite->texture >= 0 &&
+           (uint32_t)sprite->texture < lvl->sprite_texture_count &&
+           lvl->sprite_textures[sprite->texture].tile < lvl->textile_count;
+}
+
+// TR1 floor data: a word per entry header, function in bits 0..4, the
+// last entry of a sector marked by bit 15; a floor or ceiling slant entry
+// has one word of data, a portal ("door") entry one word: the room.
+#define FD_FUNCTION(word) ((word) & 0x1f)
+#define FD_END 0x8000u
+enum { FD_DOOR = 1, FD_FLOOR_SLANT = 2, FD_CEILING_SLANT = 3 };
+
+int cs_tr1_sector_door(const cs_tr1_level *lvl, const cs_tr1_sector *sector)
+{
+    const cs_tr1_blob *fd = &lvl->sections[CS_TR1_FLOOR_DATA];
+    // Index 0 is the "no floor data" entry every plain sector points at.
+    uint32_t i = sector->fd_index;
+    if (i == 0 || !fd->bytes)
+        return -1;
+#define FD_WORD(k) ((uint16_t)(fd->bytes[2 * (size_t)(k)] | fd->bytes[2 * (size_t)(k) + 1] << 8))
+    // The game's GetDoor: skip a floor slant, then a ceiling slant, then
+    // a door is the next entry or there is none. The end bit is honoured
+    // here (the game trusts its files), so a hostile file cannot walk on.
+    static const int skip[2] = {FD_FLOOR_SLANT, FD_CEILING_SLANT};
+    for (int s = 0; s < 2; s++) {
+        if (i >= fd->count)
+            return -1;
+        uint16_t h = FD_WORD(i);
+        if (FD_FUNCTION(h) != skip[s])
+            continue;
+        if (h & FD_END)
+            return -1;
+        i += 2;
+    }
+    if (i + 1 >= fd->count || FD_FUNCTION(FD_WORD(i)) != FD_DOOR)
+        return -1;
+    uint32_t room = FD_WORD(i + 1);
+#undef FD_WORD
+    return room < lvl->room_count ? (int)room : -1;
 }
 
 void cs_tr1_free(cs_tr1_level *lvl)
@@ -565,6 +741,7 @@ void cs_tr1_free(cs_tr1_level *lvl)
             free(room->sectors);
             free(room->lights);
             free(room->meshes);
+            free(room->extra_data);
         }
     free(lvl->rooms);
     free(lvl->textiles);
@@ -667,7 +844,8 @@ static bool room_fits(const cs_tr1_room *room)
 {
     return room->vertex_count <= INT16_MAX && room->rect_count <= INT16_MAX && room->tri_count <= INT16_MAX &&
            room->sprite_count <= INT16_MAX && room->portal_count <= UINT16_MAX &&
-           room->light_count <= UINT16_MAX && room->mesh_count <= UINT16_MAX;
+           room->light_count <= UINT16_MAX && room->mesh_count <= UINT16_MAX && room->extra_data_size % 2 == 0 &&
+           room->extra_data_size <= UINT32_MAX / 2 && (room->extra_data_size == 0 || room->extra_data);
 }
 
 static void write_room(writer *w, const cs_tr1_room *room)
@@ -677,7 +855,7 @@ static void write_room(writer *w, const cs_tr1_room *room)
     put_i32(w, room->y_bottom);
     put_i32(w, room->y_top);
     size_t bytes = 8 + (size_t)room->vertex_count * 8 + (size_t)room->rect_count * 10 +
-                   (size_t)room->tri_count * 8 + (size_t)room->sprite_count * 4;
+                   (size_t)room->tri_count * 8 + (size_t)room->sprite_count * 4 + room->extra_data_size;
     put_u32(w, (uint32_t)(bytes / 2));
     put_u16(w, (uint16_t)room->vertex_count);
     for (uint32_t i = 0; i < room->vertex_count; i++) {
@@ -704,6 +882,7 @@ static void write_room(writer *w, const cs_tr1_room *room)
         put_i16(w, room->sprites[i].vertex);
         put_i16(w, room->sprites[i].texture);
     }
+    put_bytes(w, room->extra_data, room->extra_data_size); // the block's bytes after the geometry, as read
     put_u16(w, (uint16_t)room->portal_count);
     for (uint32_t i = 0; i < room->portal_count; i++) {
         const cs_tr1_portal *p = &room->portals[i];
@@ -732,7 +911,7 @@ static void write_room(writer *w, const cs_tr1_room *room)
         put_i32(w, l->x);
         put_i32(w, l->y);
         put_i32(w, l->z);
-        put_u16(w, l->intensity);
+        put_i16(w, l->intensity);
         put_u32(w, l->fade);
     }
     put_u16(w, (uint16_t)room->mesh_count);
@@ -780,7 +959,10 @@ bool cs_tr1_write(const cs_tr1_level *lvl, uint8_t **data, size_t *size)
     put_u16(&w, (uint16_t)lvl->room_count);
     for (uint32_t i = 0; i < lvl->room_count; i++)
         write_room(&w, &lvl->rooms[i]);
-    for (int s = 0; s < CS_TR1_SECTION_COUNT; s++) {
+    cs_tr1_section order[CS_TR1_SECTION_COUNT];
+    section_order(lvl->demo_palette, order);
+    for (int i = 0; i < CS_TR1_SECTION_COUNT; i++) {
+        cs_tr1_section s = order[i];
         const section_info *info = &sections[s];
         const cs_tr1_blob *b = &lvl->sections[s];
         if (info->kind == OBJECT_TEXTURES) {

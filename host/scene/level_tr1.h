@@ -50,7 +50,9 @@ typedef struct cs_tr1_sector {
 
 typedef struct cs_tr1_light {
     int32_t x, y, z;
-    uint16_t intensity;
+    // TR1 stores it signed (0 off .. 8191 full); a negative light darkens
+    // (the game adds it signed to an item's light).
+    int16_t intensity;
     uint32_t fade;
 } cs_tr1_light;
 
@@ -77,6 +79,11 @@ typedef struct cs_tr1_room {
     cs_tr1_room_mesh *meshes;
     int16_t alternate_room, flags;
     size_t data_offset; // file offset of the room's vertex count (for messages)
+    // Bytes of the num_data_words block after the geometry (real files may
+    // say more words than the geometry takes; the game seeks by the count).
+    // Kept so the writer writes the same block back; 0 normally. Even.
+    uint32_t extra_data_size;
+    uint8_t *extra_data;
 } cs_tr1_room;
 
 typedef struct cs_tr1_object_texture {
@@ -112,7 +119,7 @@ typedef enum cs_tr1_section {
     CS_TR1_SOUND_SOURCES,
     CS_TR1_BOXES,
     CS_TR1_OVERLAPS,
-    CS_TR1_ZONES, // no count of its own: 12 bytes per box
+    CS_TR1_ZONES, // no count of its own: six arrays of NumBoxes u16 (12 bytes per box in all)
     CS_TR1_ANIMATED_TEXTURES,
     CS_TR1_ENTITIES,
     CS_TR1_LIGHT_MAP, // 32 x 256 bytes
@@ -133,6 +140,23 @@ typedef struct cs_tr1_blob {
     size_t size;     // bytes of elements
     uint8_t *bytes;  // raw sections only (NULL for the (*) ones)
 } cs_tr1_blob;
+
+// Oddities of real files the reader tolerates (each counted, with the
+// first one's offset and field; cs_tr1_warnings words them), and keeps so
+// that the writer writes the same bytes back.
+typedef enum cs_tr1_oddity {
+    CS_TR1_ODD_ANIM_PADDING,  // zero words after the last animated texture range
+    CS_TR1_ODD_DEMO_PALETTE,  // demo-file layout: the palette between sprite sequences and cameras
+    CS_TR1_ODD_SPRITE,        // a room sprite whose vertex or sprite texture does not exist: not drawn
+    CS_TR1_ODD_DATA_WORDS,    // num_data_words longer than the room geometry: the rest kept
+    CS_TR1_ODDITY_COUNT
+} cs_tr1_oddity;
+
+typedef struct cs_tr1_tolerated {
+    uint32_t count;
+    size_t first_at;  // file offset of the first one
+    char first[96];   // its field ("rooms[3].sprites[1].texture")
+} cs_tr1_tolerated;
 
 typedef struct cs_tr1_level {
     uint32_t textile_count;
@@ -157,6 +181,10 @@ typedef struct cs_tr1_level {
     } *anim_ranges;
     uint32_t anim_texture_count;
     uint16_t *anim_textures;
+    // The demo-file layout: the palette sits between the sprite sequences
+    // and the cameras, not after the light map (the writer follows it).
+    bool demo_palette;
+    cs_tr1_tolerated tolerated[CS_TR1_ODDITY_COUNT];
 } cs_tr1_level;
 
 typedef struct cs_tr1_anim_range cs_tr1_anim_range;
@@ -169,6 +197,20 @@ typedef struct cs_tr1_anim_range cs_tr1_anim_range;
 bool cs_tr1_set_animated_textures(cs_tr1_level *level, const uint16_t *const *ranges, const uint32_t *counts,
                                   uint32_t range_count);
 
+// One line per kind of tolerated oddity ("warning: ..."), joined by '\n',
+// into out (always terminated); returns how many kinds there were (0: none).
+uint32_t cs_tr1_warnings(const cs_tr1_level *level, char *out, size_t size);
+
+// Whether a room sprite can be drawn: its vertex and its sprite texture
+// exist (the reader keeps the ones that do not, with a warning).
+bool cs_tr1_sprite_drawable(const cs_tr1_level *level, const cs_tr1_room *room, const cs_tr1_sprite *sprite);
+
+// The room a sector's floor data leads to through a portal (TR1's "door"
+// floor data function, found as the game's GetDoor finds it: after an
+// optional floor slant and ceiling slant entry), or -1: none, an fd_index
+// of 0 or past the floor data, or a room that does not exist.
+int cs_tr1_sector_door(const cs_tr1_level *level, const cs_tr1_sector *sector);
+
 // The name of a section, as used in messages ("floor_data").
 const char *cs_tr1_section_name(cs_tr1_section s);
 
@@ -178,7 +220,8 @@ bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_leve
 void cs_tr1_free(cs_tr1_level *level);
 
 // Reads the file at path (a regular file of at most CS_INPUT_FILE_MAX bytes,
-// file_io.h) with cs_tr1_read; *size_out (may be NULL) gets its size.
+// file_io.h) with cs_tr1_read; *size_out (may be NULL) gets its size. The
+// tolerated oddities' warnings go to stderr, "cistern: PATH: warning: ...".
 bool cs_tr1_load(const char *path, cs_tr1_level *out, size_t *size_out, cs_error *err);
 
 // Writes the level as a .PHD file into a malloc'd buffer (free() it).

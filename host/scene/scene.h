@@ -2,6 +2,8 @@
 //
 // Scenes are JSON files under scenes/ (schema: docs/scenes.md). The parser
 // rejects unknown keys and bad values with `file: key.path: what is wrong`.
+// Every key is a row of the key table (scene_keys.h): its type, unit,
+// range, default and the field it fills.
 //
 // A file describes a world: keys every part shares (dim, domain, gravity, dt,
 // substeps, walls, bodies, camera, render) and a list "fluids", each with its
@@ -16,8 +18,8 @@
 // key_prefix ("fluids[1]") goes in front of every key path in messages, so
 // a solver's errors name the right entry. Each solver's own block ("pbf",
 // "sph", "wcsph", "reint": the solver's name) stays a cJSON subtree that the
-// solver parses with the cs_json_* helpers below, so error messages have the
-// same shape everywhere. The parser does not know which solvers exist: the
+// solver parses through its own key table (scene_keys.h) and the cs_json_*
+// helpers below, so error messages have the same shape everywhere. The parser does not know which solvers exist: the
 // world checks the name against the pipelines' registry.
 #pragma once
 

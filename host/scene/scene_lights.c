@@ -1,5 +1,8 @@
-// scene_lights.c — "radiosity" and "lights" (scene_lights.h has the format).
+// scene_lights.c — "radiosity" and "lights" (scene_lights.h has the format;
+// their keys' rows are in scene_key_tables.c).
 #include "scene_lights.h"
+
+#include "scene_keys.h"
 
 #include <math.h>
 #include <string.h>
@@ -11,27 +14,20 @@ static const char *const light_type_names[] = {"point", "spot", "sphere", "area"
 
 static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_lighting *out, cs_error *err)
 {
-    static const char *const keys[] = {"patch_size", "bounces", "area_samples", "exposure", "hierarchy", "feedback", "probes", NULL};
     if (!cJSON_IsObject(block))
         return cs_scene_fail(scene, err, "", "radiosity",
                              "must be an object {\"patch_size\": 0.05, \"bounces\": 2, \"area_samples\": 4}");
-    float patch_size = (float)out->patch_size, exposure = (float)out->exposure;
-    if (!cs_json_check_keys(scene, block, "radiosity", keys, err) ||
-        !cs_json_float(scene, block, "radiosity", "patch_size", 0.0f, 1e6f, &patch_size, err) ||
-        !cs_json_uint(scene, block, "radiosity", "bounces", 0, 64, &out->bounces, err) ||
-        !cs_json_uint(scene, block, "radiosity", "area_samples", 1, 32, &out->area_samples, err) ||
-        !cs_json_float(scene, block, "radiosity", "exposure", 0.0f, 1e6f, &exposure, err) ||
-        !cs_json_bool(scene, block, "radiosity", "hierarchy", &out->hierarchy, err) ||
-        !cs_json_bool(scene, block, "radiosity", "feedback", &out->feedback, err))
+    if (!cs_scene_keys_read(scene, block, "radiosity", cs_scene_radiosity_keys, out, err))
         return false;
-    out->exposure = exposure;
+    // A float's precision, given or not (the rows store given values so).
+    out->patch_size = (float)out->patch_size;
+    out->exposure = (float)out->exposure;
     const cJSON *probes = cJSON_GetObjectItemCaseSensitive(block, "probes");
     if (probes && !cs_scene_probes_read(scene, probes, &out->probes, err))
         return false;
     // A patch of size 0 would cut every triangle into infinitely many.
-    if (!(patch_size > 0.0f))
-        return cs_scene_fail(scene, err, "radiosity", "patch_size", "must be above 0 (got %g)", patch_size);
-    out->patch_size = patch_size;
+    if (!(out->patch_size > 0.0))
+        return cs_scene_fail(scene, err, "radiosity", "patch_size", "must be above 0 (got %g)", out->patch_size);
     out->radiosity_given = true;
     return true;
 }
@@ -59,6 +55,16 @@ static bool read_unit_vector(const cs_scene *scene, const cJSON *entry, const ch
     for (int k = 0; k < 3; k++)
         out[k] = (float)(out[k] / len);
     return true;
+}
+
+// A number a light's code reads into a local (not stored as such), with its
+// row's range.
+static bool read_local(const cs_scene *scene, const cJSON *entry, const char *path, const char *key, float *out,
+                       cs_error *err)
+{
+    const cs_scene_key *row = cs_scene_key_find(cs_scene_light_keys, key);
+    CS_ASSERT(row && row->type == CS_KEY_NUMBER, "lights[]: no number row %s", key);
+    return cs_json_float(scene, entry, path, key, (float)row->min, (float)row->max, out, err);
 }
 
 // Where the light sits: "position" (point, spot, sphere) or "corner"
@@ -94,8 +100,8 @@ static bool read_shape(const cs_scene *scene, const cJSON *entry, const char *pa
         if (!cJSON_GetObjectItemCaseSensitive(entry, "direction"))
             return cs_scene_fail(scene, err, path, "direction", "missing: a spot light needs its axis [x, y, z]");
         if (!read_unit_vector(scene, entry, path, "direction", light->direction, err) ||
-            !cs_json_float(scene, entry, path, "inner_degrees", 0.0f, 90.0f, &inner, err) ||
-            !cs_json_float(scene, entry, path, "outer_degrees", 0.0f, 90.0f, &outer, err))
+            !read_local(scene, entry, path, "inner_degrees", &inner, err) ||
+            !read_local(scene, entry, path, "outer_degrees", &outer, err))
             return false;
         if (!(outer > inner))
             return cs_scene_fail(scene, err, path, "outer_degrees", "must be above inner_degrees (%g <= %g)", outer,
@@ -124,7 +130,7 @@ static bool read_shape(const cs_scene *scene, const cJSON *entry, const char *pa
     if (has_intensity)
         return cs_scene_fail(scene, err, path, "power", "not with \"intensity\" (give one of them)");
     float power = 0.0f;
-    if (!cs_json_float(scene, entry, path, "power", 0.0f, 1e9f, &power, err))
+    if (!read_local(scene, entry, path, "power", &power, err))
         return false;
     // The colour is the flux's spectrum: exitance = colour x power / area.
     for (int k = 0; k < 3; k++)
@@ -135,14 +141,13 @@ static bool read_shape(const cs_scene *scene, const cJSON *entry, const char *pa
 static bool read_light(const cs_scene *scene, const cJSON *entry, uint32_t index, cs_scene_light *light,
                        cs_error *err)
 {
-    static const char *const keys[] = {"type",      "position",      "radius",        "color", "intensity",
-                                       "range",     "direction",     "inner_degrees", "outer_degrees",
-                                       "corner",    "edge_u",        "edge_v",        "power", "path", NULL};
+    // Key by key: which keys a light takes depends on its type.
+    const cs_scene_key_block *keys = cs_scene_light_keys;
     char path[32];
     snprintf(path, sizeof path, "lights[%u]", index);
     if (!cJSON_IsObject(entry))
         return cs_scene_fail(scene, err, path, NULL, "must be an object {\"type\": \"point\", ...}");
-    if (!cs_json_check_keys(scene, entry, path, keys, err))
+    if (!cs_scene_keys_check(scene, entry, path, keys, err))
         return false;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(entry, "type");
     if (!cJSON_IsString(type))
@@ -171,10 +176,10 @@ static bool read_light(const cs_scene *scene, const cJSON *entry, uint32_t index
     }
     float intensity = 1.0f;
     bool has_intensity = cJSON_GetObjectItemCaseSensitive(entry, "intensity") != NULL;
-    if (!cs_json_vec(scene, entry, path, "color", 3, light->color, err) ||
-        !cs_json_float(scene, entry, path, "intensity", 0.0f, 1e9f, &intensity, err) ||
-        !cs_json_float(scene, entry, path, "radius", 0.0f, 1e6f, &light->radius, err) ||
-        !cs_json_float(scene, entry, path, "range", 0.0f, 1e9f, &light->range, err))
+    if (!cs_scene_key_read_named(scene, entry, path, keys, "color", light, err) ||
+        !read_local(scene, entry, path, "intensity", &intensity, err) ||
+        !cs_scene_key_read_named(scene, entry, path, keys, "radius", light, err) ||
+        !cs_scene_key_read_named(scene, entry, path, keys, "range", light, err))
         return false;
     for (int k = 0; k < 3; k++) {
         if (!(light->color[k] >= 0.0f))

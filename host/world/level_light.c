@@ -13,7 +13,11 @@
 cs_scene_light cs_level_light(const cs_tr1_light *light, double units_per_metre)
 {
     double range = light->fade / units_per_metre;
-    float brightness = (float)(CS_MIN(light->intensity, 8191) / 8191.0 * CS_LEVEL_LIGHT_GAIN);
+    // Signed: a negative TR1 light darkens (TRX adds room lights signed), so
+    // its colour is negative and the direct pass subtracts it
+    // (shaders/radiosity/direct.comp). Clamped to the scale's +-8191.
+    int intensity = CS_MAX(-8191, CS_MIN((int)light->intensity, 8191));
+    float brightness = (float)(intensity / 8191.0 * CS_LEVEL_LIGHT_GAIN);
     return (cs_scene_light){
         .type = CS_SCENE_LIGHT_POINT,
         .position = {(float)(light->x / units_per_metre), (float)(-light->y / units_per_metre),

@@ -205,20 +205,17 @@ static bool add_face(builder *b, const cs_tr1_level *level, uint32_t ri, const u
 
 // A sprite as two camera-facing triangles: every corner sits on the
 // sprite's vertex and carries its offset; level.vert turns it to the camera.
-static bool add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint32_t si, cs_error *err)
+// A sprite whose vertex or texture does not exist is left out (real files
+// hold some; the reader keeps them with a warning) and counted.
+static void add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint32_t si)
 {
     const cs_tr1_room *room = &level->rooms[ri];
     const cs_tr1_sprite *s = &room->sprites[si];
-    if (s->vertex < 0 || (uint32_t)s->vertex >= room->vertex_count)
-        return cs_fail(err, "rooms[%u].sprites[%u].vertex: %d does not exist (%u)", ri, si, s->vertex,
-                       room->vertex_count);
-    if (s->texture < 0 || (uint32_t)s->texture >= level->sprite_texture_count)
-        return cs_fail(err, "rooms[%u].sprites[%u].texture: sprite texture %d does not exist (%u)", ri, si,
-                       s->texture, level->sprite_texture_count);
+    if (!cs_tr1_sprite_drawable(level, room, s)) {
+        b->mesh->sprites_dropped++;
+        return;
+    }
     const cs_tr1_sprite_texture *t = &level->sprite_textures[s->texture];
-    if (t->tile >= level->textile_count)
-        return cs_fail(err, "sprite_textures[%d].tile: textile %u does not exist (%u)", s->texture, t->tile,
-                       level->textile_count);
     const cs_tr1_vertex *tv = &room->vertices[s->vertex];
     double p[3];
     to_world(b->mesh->units_per_metre, room->x + tv->x, tv->y, room->z + tv->z, p);
@@ -243,7 +240,6 @@ static bool add_sprite(builder *b, const cs_tr1_level *level, uint32_t ri, uint3
         v->offset[0] = q[0];
         v->offset[1] = q[1];
     }
-    return true;
 }
 
 // The sRGB colour of palette entry `index`, packed r | g << 8 | b << 16.
@@ -337,6 +333,39 @@ static void room_bounds(const cs_level_mesh *m, const cs_tr1_room *room, cs_leve
     }
 }
 
+// Every room's sector grid, with the portal of each sector's floor data
+// resolved, for cs_level_room_at.
+static void build_sectors(const cs_tr1_level *level, cs_level_mesh *m)
+{
+    size_t total = 0;
+    for (uint32_t r = 0; r < level->room_count; r++)
+        total += (size_t)level->rooms[r].x_sectors * level->rooms[r].z_sectors;
+    CS_ASSERT(total <= UINT32_MAX, "a level of %zu sectors", total);
+    m->sectors = calloc(total ? total : 1, sizeof *m->sectors);
+    CS_ASSERT(m->sectors, "out of memory for %zu sectors", total);
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < level->room_count; r++) {
+        const cs_tr1_room *room = &level->rooms[r];
+        cs_level_room *dst = &m->rooms[r];
+        dst->x = room->x;
+        dst->z = room->z;
+        dst->x_sectors = room->x_sectors;
+        dst->z_sectors = room->z_sectors;
+        dst->first_sector = n;
+        for (uint32_t i = 0; i < (uint32_t)room->x_sectors * room->z_sectors; i++) {
+            const cs_tr1_sector *s = &room->sectors[i];
+            m->sectors[n++] = (cs_level_sector){
+                .floor = s->floor * 256,
+                .ceiling = s->ceiling * 256,
+                .door = (int16_t)cs_tr1_sector_door(level, s),
+                .room_below = s->room_below,
+                .room_above = s->room_above,
+            };
+        }
+    }
+    m->sector_count = n;
+}
+
 static void build_texels(const cs_tr1_level *level, cs_level_mesh *m)
 {
     m->tile_count = level->textile_count;
@@ -372,6 +401,7 @@ bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_l
         portals += level->rooms[r].portal_count;
     out->portals = calloc(portals ? portals : 1, sizeof *out->portals);
     CS_ASSERT(out->rooms && out->portals, "out of memory building a level mesh");
+    build_sectors(level, out);
     builder b = {out, 0, fronts_wind_clockwise(level), NULL};
     out->flipped = b.flip;
     if (!build_anim(&b, level, err))
@@ -390,8 +420,7 @@ bool cs_level_mesh_build(const cs_tr1_level *level, double units_per_metre, cs_l
             if (!add_static(&b, level, ri, m, err))
                 goto fail;
         for (uint32_t s = 0; s < room->sprite_count; s++)
-            if (!add_sprite(&b, level, ri, s, err))
-                goto fail;
+            add_sprite(&b, level, ri, s);
         dst->vertex_count = out->vertex_count - dst->first_vertex;
         if (out->vertex_count >= 1u << 24) { // the draw passes first_vertex as a float
             cs_fail(err, "rooms[%u]: the level has more than 2^24 vertices", ri);
@@ -436,10 +465,67 @@ void cs_level_mesh_free(cs_level_mesh *mesh)
     free(mesh->portals);
     free(mesh->texels);
     free(mesh->anim);
+    free(mesh->sectors);
     memset(mesh, 0, sizeof *mesh);
 }
 
+// The sector of room r under (x, z) (TR units), or NULL when the room has
+// no sectors. clamp: into the grid as the game's GetFloor does (an edge
+// row keeps off the corners); otherwise NULL outside the grid.
+static const cs_level_sector *sector_at(const cs_level_mesh *mesh, uint32_t r, double x, double z, bool clamp)
+{
+    const cs_level_room *room = &mesh->rooms[r];
+    if (room->x_sectors == 0 || room->z_sectors == 0)
+        return NULL;
+    double fx = floor((x - room->x) / 1024.0), fz = floor((z - room->z) / 1024.0);
+    double nx = room->x_sectors, nz = room->z_sectors;
+    if (!clamp && (fx < 0 || fx >= nx || fz < 0 || fz >= nz))
+        return NULL;
+    if (fz <= 0 || fz >= nz - 1) {
+        fz = fz <= 0 ? 0 : nz - 1;
+        double lo = nx >= 3 ? 1 : 0, hi = nx >= 3 ? nx - 2 : nx - 1;
+        fx = fx < lo ? lo : fx > hi ? hi : fx;
+    } else {
+        fx = fx < 0 ? 0 : fx > nx - 1 ? nx - 1 : fx;
+    }
+    return &mesh->sectors[room->first_sector + (uint32_t)fx * room->z_sectors + (uint32_t)fz];
+}
+
 int cs_level_room_at(const cs_level_mesh *mesh, const double p[3])
+{
+    int best = cs_level_room_in_box(mesh, p);
+    if (best < 0 || !mesh->sectors)
+        return best;
+    // TR units: the world frame is (x, -y, -z) / units_per_metre.
+    double x = p[0] * mesh->units_per_metre, y = -p[1] * mesh->units_per_metre, z = -p[2] * mesh->units_per_metre;
+    uint32_t room = (uint32_t)best;
+    const cs_level_sector *s = NULL;
+    for (uint32_t step = 0; step <= mesh->room_count; step++) {
+        s = sector_at(mesh, room, x, z, true);
+        if (!s || s->door < 0 || (uint32_t)s->door == room || (uint32_t)s->door >= mesh->room_count)
+            break;
+        room = (uint32_t)s->door;
+    }
+    if (!s)
+        return (int)room;
+    bool down = y >= s->floor, up = !down && y < s->ceiling;
+    for (uint32_t step = 0; (down || up) && step < mesh->room_count; step++) {
+        uint8_t next = down ? s->room_below : s->room_above;
+        if (next == CS_TR1_NO_ROOM || next >= mesh->room_count)
+            break;
+        // The game moves first (it trusts the portal); a point that is not
+        // over the next room's grid (a hostile file) stops the walk there.
+        room = next;
+        s = sector_at(mesh, next, x, z, false);
+        if (!s)
+            break;
+        if (down ? y < s->floor : y >= s->ceiling)
+            break;
+    }
+    return (int)room;
+}
+
+int cs_level_room_in_box(const cs_level_mesh *mesh, const double p[3])
 {
     int best = -1;
     double best_volume = INFINITY;

@@ -64,7 +64,18 @@ typedef struct cs_level_room {
     uint32_t first_vertex, vertex_count; // its triangles (and sprites) in cs_level_mesh.vertices
     double min[3], max[3];               // world bounds of the room's box
     uint32_t first_portal, portal_count; // its portals in cs_level_mesh.portals
+    // Its sector grid (TR units), for finding the room a point is in:
+    // corner x, z; sectors [x * z_sectors + z] in cs_level_mesh.sectors.
+    int32_t x, z;
+    uint32_t x_sectors, z_sectors, first_sector;
 } cs_level_room;
+
+// What cs_level_room_at needs of a sector (TR units, y down).
+typedef struct cs_level_sector {
+    int32_t floor, ceiling; // clicks x 256
+    int16_t door;           // the room its floor data's portal leads to, -1: none
+    uint8_t room_below, room_above; // CS_TR1_NO_ROOM: none
+} cs_level_sector;
 
 typedef struct cs_level_portal {
     uint32_t room, to;
@@ -84,6 +95,9 @@ typedef struct cs_level_mesh {
     uint32_t *texels;     // tile_count x 256 x 256 RGBA8 (sRGB, alpha 0 = transparent)
     uint32_t anim_count;
     cs_level_anim_entry *anim; // the level's animated ranges, entry by entry (anim_textures' order)
+    uint32_t sector_count;
+    cs_level_sector *sectors;  // every room's, room after room
+    uint32_t sprites_dropped;  // room sprites not drawn: their vertex or texture does not exist
     double fog_start, fog_end; // depth cue to black, metres (TR1 style)
     bool flipped;         // the file wound its fronts clockwise: every face was reversed
     uint64_t generation;  // changes whenever the mesh is rebuilt (uploads key on it)
@@ -98,9 +112,18 @@ void cs_level_mesh_free(cs_level_mesh *mesh);
 // its mesh. Messages start with the path.
 bool cs_level_mesh_load(const char *path, double units_per_metre, cs_level_mesh *out, cs_error *err);
 
-// The room whose box holds the point (the smallest, where boxes overlap),
-// or -1.
+// The room the point (world frame) is in, as TR1 finds it: start in the
+// smallest room box that holds it (boxes of neighbouring rooms overlap by
+// their wall columns), look up the sector under the point (clamped into
+// the grid as the game's GetFloor does); while its floor data has a portal
+// to another room, move there; then follow room_below while the point is
+// at or under the sector's floor, or room_above while it is above the
+// ceiling. Each walk stops after room_count steps (a loop in a hostile
+// file). -1 when no box holds the point.
 int cs_level_room_at(const cs_level_mesh *mesh, const double p[3]);
+// The room whose box holds the point (the smallest, where boxes overlap),
+// or -1: cs_level_room_at's start (and the rule before it).
+int cs_level_room_in_box(const cs_level_mesh *mesh, const double p[3]);
 
 // The animation step at `seconds` of level time: floor(seconds x 30 / 5);
 // 0 for t <= 0 (every face shows its own texture).

@@ -73,11 +73,17 @@ bool cs_world_radiosity_create_from(cs_context *ctx, const cs_scene *scene, cons
     }
     cs_hierarchy_options clusters = cs_hierarchy_options_default();
     clusters.progress = stderr; // a big scene's compile takes minutes: say where it is
+    // The patches size these buffers (and the rays cast between them); a
+    // caller with its own knob for them (view's --patch-size) set it first.
+    const char *advice_before = ctx->size_advice;
+    if (!advice_before)
+        ctx->size_advice = "raise radiosity.patch_size (fewer patches)";
     bool compiled = part->lighting->hierarchy
                         ? cs_radiosity_compile_hierarchy(ctx, g->tris, g->tri_count, part->lighting->patch_size,
                                                          &part->bvh, &clusters, &part->compiled, &inner)
                         : cs_radiosity_compile_gpu(ctx, g->tris, g->tri_count, part->lighting->patch_size,
                                                    &part->bvh, &part->compiled, &inner);
+    ctx->size_advice = advice_before;
     if (!compiled) {
         cs_bvh_free(&part->bvh);
         cs_geometry_free(&part->level_geometry);
@@ -88,8 +94,12 @@ bool cs_world_radiosity_create_from(cs_context *ctx, const cs_scene *scene, cons
     CS_ASSERT(part->scene_albedo, "out of memory for %u patches", n);
     for (uint32_t i = 0; i < n; i++)
         memcpy(part->scene_albedo[i], &part->compiled.patches[i].albedo, sizeof part->scene_albedo[i]);
-    if (!cs_radiosity_gpu_create(ctx, &part->compiled, &part->bvh, CS_MAX_SCENE_LIGHTS, CS_MAX_SCENE_LIGHTS,
-                                 &part->gpu, &inner)) {
+    if (!advice_before)
+        ctx->size_advice = "raise radiosity.patch_size (fewer patches)";
+    bool made = cs_radiosity_gpu_create(ctx, &part->compiled, &part->bvh, CS_MAX_SCENE_LIGHTS, CS_MAX_SCENE_LIGHTS,
+                                        &part->gpu, &inner);
+    ctx->size_advice = advice_before;
+    if (!made) {
         cs_world_radiosity_destroy(ctx, part);
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
     }

@@ -50,6 +50,14 @@ bool cs_grid_layout(const cs_grid_desc *desc, cs_grid *out, cs_error *err)
     return true;
 }
 
+// A cell buffer too large says what makes the cells, not the particles.
+static const char *cells_advice(const cs_grid *layout, char *buf, size_t size)
+{
+    snprintf(buf, size, "the grid has %u cells of %g m over the domain: make the smoothing radius larger or the "
+             "domain smaller", layout->cell_count, (double)layout->cell_size);
+    return buf;
+}
+
 bool cs_grid_check_sizes(const cs_context *ctx, const cs_grid_desc *desc, cs_error *err)
 {
     cs_grid layout;
@@ -58,7 +66,9 @@ bool cs_grid_check_sizes(const cs_context *ctx, const cs_grid_desc *desc, cs_err
     char name[96];
     const char *base = desc->name ? desc->name : "grid";
     snprintf(name, sizeof name, "%s cell ranges", base);
-    if (!cs_buffer_check_size(ctx, name, (VkDeviceSize)layout.cell_count * 8, err))
+    char advice[200];
+    if (!cs_buffer_check_size_advice(ctx, name, (VkDeviceSize)layout.cell_count * 8,
+                                     cells_advice(&layout, advice, sizeof advice), err))
         return false;
     // keys, order, and the sort's own scratch of the same size.
     snprintf(name, sizeof name, "%s keys", base);
@@ -91,7 +101,11 @@ bool cs_grid_create(cs_context *ctx, const cs_grid_desc *desc, cs_grid *grid, cs
     };
     for (size_t i = 0; i < CS_ARRAY_COUNT(buffers); i++) {
         snprintf(name, sizeof name, "%s %s", base, buffers[i].suffix);
-        if (!cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = buffers[i].size}, buffers[i].buf, err)) {
+        char advice[200];
+        cs_buffer_desc bd = {.name = name, .size = buffers[i].size,
+                             .advice = buffers[i].buf == &grid->ranges ? cells_advice(grid, advice, sizeof advice)
+                                                                       : NULL};
+        if (!cs_buffer_create(ctx, &bd, buffers[i].buf, err)) {
             cs_grid_destroy(ctx, grid);
             return false;
         }

@@ -220,7 +220,7 @@ static bool create_sort_programs(cs_context *ctx, cs_sort *sort, cs_error *err)
 {
     if (sort->digit_bits == 4)
         return cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_histogram.comp"}, &sort->histogram, err) &&
-               cs_program_create(ctx, &(cs_program_desc){.path = "prim/sort_scatter.comp"}, &sort->scatter, err);
+               cs_program_create(ctx, &(cs_program_desc){.path = cs_sort_scatter_source(4)}, &sort->scatter, err);
     char max_subgroups[16], block[16];
     snprintf(max_subgroups, sizeof max_subgroups, "%u", cs_sort8_max_subgroups(ctx));
     snprintf(block, sizeof block, "%u", sort->block_keys);
@@ -229,9 +229,24 @@ static bool create_sort_programs(cs_context *ctx, cs_sort *sort, cs_error *err)
                .defines = {{"SORT8_BLOCK", block}},
            }, &sort->histogram, err) &&
            cs_program_create(ctx, &(cs_program_desc){
-               .path = "prim/sort8_scatter.comp",
+               .path = cs_sort_scatter_source(8),
                .defines = {{"SORT8_MAX_SUBGROUPS", max_subgroups}, {"SORT8_BLOCK", block}},
            }, &sort->scatter, err);
+}
+
+const char *cs_sort_scatter_source(uint32_t digit_bits)
+{
+    return digit_bits == 8 ? "prim/sort8_scatter.comp" : "prim/sort_scatter.comp";
+}
+
+bool cs_sort_choose(cs_context *ctx, uint32_t *digit_bits, uint32_t *block_keys, cs_error *err)
+{
+    uint32_t block = 0, bits = 0;
+    if (!choose_sort8_block(ctx, &block, err) || !choose_digit_bits(ctx, block, &bits, err))
+        return false;
+    *digit_bits = bits;
+    *block_keys = bits == 8 ? block : CS_SORT_BLOCK;
+    return true;
 }
 
 bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error *err)

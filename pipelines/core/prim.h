@@ -79,6 +79,15 @@ bool cs_sort_create(cs_context *ctx, uint32_t capacity, cs_sort *sort, cs_error 
 // is always CS_SORT_BLOCK).
 bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bits, uint32_t block_keys,
                            cs_sort *sort, cs_error *err);
+// What cs_sort_create (digits and block 0) picks on this device, with the
+// environment as it is now: the digit width and the keys per block of the
+// multi-block passes. Runs the 8-bit self-test where the choice needs it
+// (its verdict is kept in the context, so a later create picks the same).
+// Tests and `cistern run --watch` ask this which shaders are live.
+bool cs_sort_choose(cs_context *ctx, uint32_t *digit_bits, uint32_t *block_keys, cs_error *err);
+// The scatter shader (path under shaders/) of a sort of this digit width:
+// prim/sort_scatter.comp (4 bits) or prim/sort8_scatter.comp (8 bits).
+const char *cs_sort_scatter_source(uint32_t digit_bits);
 // Whether this device can run the 8-bit path; if not, why (in *err).
 bool cs_sort8_supported(cs_context *ctx, cs_error *err);
 // The 8-bit path has run on few devices, and a wrong sort would silently

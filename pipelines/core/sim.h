@@ -12,6 +12,7 @@
 
 #include "recorder.h"
 #include "scene.h"
+#include "scene_keys.h"
 
 // Particle data as the renderer and the PLY dumps read it. Arrays are in the
 // solver's current order (which may change every step: sorted by cell).
@@ -143,6 +144,11 @@ double cs_level_field_sample(const double origin[3], double cell, const uint32_t
 typedef struct cs_sim_ops {
     const char *solver;        // scene "solver" value
     const char *summary;       // one line for --help
+    // Optional: the row tables of the solver's block (named like the
+    // solver) and its sub-blocks, NULL-terminated, for docs/scenes.md's key
+    // reference and a parameter panel; NULL while the solver's block is
+    // parsed by hand alone.
+    const cs_scene_key_block *const *keys;
     // Parses the solver block and allocates everything. Refuses a particle
     // count the device cannot hold before allocating anything.
     bool (*create)(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err);

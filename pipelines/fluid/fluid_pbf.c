@@ -58,15 +58,6 @@
 // particle with more walks the cells).
 #define PBF_LIST_SLACK 2.0
 
-typedef struct cs_pbf_params {
-    uint32_t iterations;
-    float relaxation;
-    float scorr_k, scorr_dq;
-    uint32_t scorr_n;
-    float vorticity;
-    float xsph;
-} cs_pbf_params;
-
 typedef struct cs_pbf {
     cs_fluid fluid;
     cs_pbf_params params;
@@ -120,7 +111,34 @@ static void lattice_sums(int dim, double h, double s, double *sum_w, double *sum
             }
 }
 
-static bool parse_params(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
+// Ranges written as floats were float ranges before the table: the values
+// accepted stay exactly the same.
+static const cs_scene_key pbf_keys[] = {
+    {"iterations", CS_KEY_UINT, CS_KEY_AT(cs_pbf_params, iterations), 1, 64, CS_KEY_LIVE, .def = "4",
+     .help = "constraint iterations per substep"},
+    {"relaxation", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, relaxation), 0.0f, 1e30f, CS_KEY_LIVE, .def = "0.01",
+     .help = "ε = relaxation × D0 added to the λ denominator (relative; above 100 is refused)"},
+    {"scorr_k", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, scorr_k), 0.0f, 1e30f, CS_KEY_LIVE, .def = "0.1",
+     .help = "artificial pressure s_corr = −k (W(r) / W(Δq·h))ⁿ, k relative to D0 (above 10 is refused)"},
+    {"scorr_n", CS_KEY_UINT, CS_KEY_AT(cs_pbf_params, scorr_n), 1, 16, CS_KEY_LIVE, .def = "4",
+     .help = "the exponent n of s_corr"},
+    {"scorr_dq", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, scorr_dq), 0.01f, 0.99f, CS_KEY_LIVE, .def = "0.2",
+     .help = "Δq of s_corr, in units of h"},
+    {"vorticity", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, vorticity), 0.0f, 1e6f, CS_KEY_LIVE, .def = "0",
+     .help = "vorticity confinement strength ε"},
+    {"xsph", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, xsph), 0.0f, 1.0f, CS_KEY_LIVE, .def = "0.01",
+     .help = "XSPH viscosity c"},
+};
+
+const cs_scene_key_block cs_pbf_keys = {
+    .path = "fluids[].pbf",
+    .what = "Position Based Fluids' block (a fluid with \"solver\": \"pbf\"); the solver holds what it fills "
+            "(cs_pbf_params, fluid_pbf.h).",
+    .keys = pbf_keys,
+    .count = CS_ARRAY_COUNT(pbf_keys),
+};
+
+bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
 {
     *p = (cs_pbf_params){
         .iterations = 4,
@@ -134,12 +152,12 @@ static bool parse_params(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
     const cJSON *o = scene->solver_params;
     if (!o)
         return true;
-    static const char *const keys[] = {"iterations", "relaxation", "scorr_k", "scorr_n", "scorr_dq",
-                                       "vorticity", "xsph", NULL};
-    bool ok = cs_json_check_keys(scene, o, "pbf", keys, err) &&
-              cs_json_uint(scene, o, "pbf", "iterations", 1, 64, &p->iterations, err) &&
-              cs_json_float(scene, o, "pbf", "relaxation", 0.0f, 1e30f, &p->relaxation, err) &&
-              cs_json_float(scene, o, "pbf", "scorr_k", 0.0f, 1e30f, &p->scorr_k, err);
+    // Row by row: relaxation and scorr_k get their own message before the rest.
+    const cs_scene_key_block *keys = &cs_pbf_keys;
+    bool ok = cs_scene_keys_check(scene, o, "pbf", keys, err) &&
+              cs_scene_key_read_named(scene, o, "pbf", keys, "iterations", p, err) &&
+              cs_scene_key_read_named(scene, o, "pbf", keys, "relaxation", p, err) &&
+              cs_scene_key_read_named(scene, o, "pbf", keys, "scorr_k", p, err);
     if (!ok)
         return false;
     // Both are relative to D0 here (see the header comment); the paper's
@@ -154,10 +172,10 @@ static bool parse_params(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
         return cs_fail(err, "%s: pbf.scorr_k: %g is too strong: cistern's scorr_k is relative (s_corr acts like a "
                             "density error of scorr_k at distance dq, docs/scenes.md \"pbf\"); use 0-0.2",
                        where, (double)p->scorr_k);
-    return cs_json_uint(scene, o, "pbf", "scorr_n", 1, 16, &p->scorr_n, err) &&
-           cs_json_float(scene, o, "pbf", "scorr_dq", 0.01f, 0.99f, &p->scorr_dq, err) &&
-           cs_json_float(scene, o, "pbf", "vorticity", 0.0f, 1e6f, &p->vorticity, err) &&
-           cs_json_float(scene, o, "pbf", "xsph", 0.0f, 1.0f, &p->xsph, err);
+    return cs_scene_key_read_named(scene, o, "pbf", keys, "scorr_n", p, err) &&
+           cs_scene_key_read_named(scene, o, "pbf", keys, "scorr_dq", p, err) &&
+           cs_scene_key_read_named(scene, o, "pbf", keys, "vorticity", p, err) &&
+           cs_scene_key_read_named(scene, o, "pbf", keys, "xsph", p, err);
 }
 
 static void pbf_destroy(void *state)
@@ -174,7 +192,7 @@ static void pbf_destroy(void *state)
 static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     cs_pbf_params params;
-    if (!parse_params(scene, &params, err))
+    if (!cs_pbf_params_read(scene, &params, err))
         return false;
     cs_pbf *pbf = calloc(1, sizeof *pbf);
     CS_ASSERT(pbf, "out of host memory");
@@ -367,6 +385,7 @@ static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t ma
 const cs_sim_ops cs_pbf_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "pbf",
+    .keys = (const cs_scene_key_block *const[]){&cs_pbf_keys, NULL},
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
     .create = pbf_create,
     .destroy = pbf_destroy,

@@ -7,6 +7,22 @@
 
 extern const cs_sim_ops cs_pbf_ops;
 
+// The fluid's "pbf" block (docs/scenes.md "pbf").
+typedef struct cs_pbf_params {
+    uint32_t iterations;
+    float relaxation;
+    float scorr_k, scorr_dq;
+    uint32_t scorr_n;
+    float vorticity;
+    float xsph;
+} cs_pbf_params;
+
+// The block's rows (scene_keys.h): cs_pbf_params is what they fill.
+extern const cs_scene_key_block cs_pbf_keys;
+
+// Reads scene->solver_params (defaults first); messages name `pbf.key`.
+bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err);
+
 typedef struct cs_pbf_constants {
     uint32_t iterations;
     double lattice_density;   // sum_j W over a full lattice of particle_spacing

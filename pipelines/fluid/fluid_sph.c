@@ -38,9 +38,30 @@ static bool parse_seed_compatible(const cs_scene *scene, const cJSON *block, cs_
 // which it found less compressible at the same time step than Clavet's
 // (1-q)^2 / (1-q)^3; the scenes' stiffnesses are tuned for it) and whether
 // walls push back through mirror particles.
-static bool parse_block(const cs_scene *scene, cs_sph *s, cs_error *err)
+// The block's rows (scene_keys.h); kernel keeps its code (its message says
+// what each kernel is, and it sets an exponent).
+static const cs_scene_key sph_keys[] = {
+    {"kernel", CS_KEY_ENUM, .flags = CS_KEY_BY_CODE, .choices = "seed|clavet", .def = "\"seed\"",
+     .help = "seed: (1−q)³ / (1−q)⁴ (seed 000); clavet: (1−q)² / (1−q)³"},
+    {"wall_mirror", CS_KEY_BOOL, CS_KEY_AT(cs_sph, wall_mirror), .def = "true",
+     .help = "walls push back through mirror particles (a virtual neighbour at 2d when d < h/2)"},
+    {"split", CS_KEY_UINT, CS_KEY_AT(cs_sph, split), 1, 64, .def = "1",
+     .help = "each scene substep runs as that many solver substeps of dt / split"},
+    {"seed_compatible", CS_KEY_BOOL, CS_KEY_AT(cs_sph, seed_compatible), .def = "false",
+     .help = "seed 000's own viscosity and walls; refuses wall_mirror: true and bodies"},
+};
+
+const cs_scene_key_block cs_sph_keys = {
+    .path = "fluids[].sph",
+    .what = "Clavet SPH's block (double-density relaxation); the solver holds what it fills (cs_sph, fluid_sph.h). "
+            "Its main parameters are the materials' stiffnesses, viscosities and surface tension.",
+    .keys = sph_keys,
+    .count = CS_ARRAY_COUNT(sph_keys),
+};
+
+bool cs_sph_read_block(const cs_scene *scene, cs_sph *s, cs_error *err)
 {
-    static const char *const keys[] = {"kernel", "wall_mirror", "split", "seed_compatible", NULL};
+    const cs_scene_key_block *keys = &cs_sph_keys;
     const cJSON *block = scene->solver_params;
     int *exponent = &s->exponent;
     *exponent = 3;
@@ -49,10 +70,10 @@ static bool parse_block(const cs_scene *scene, cs_sph *s, cs_error *err)
     s->seed_compatible = false;
     if (!block)
         return true;
-    if (!cs_json_check_keys(scene, block, "sph", keys, err) ||
-        !cs_json_bool(scene, block, "sph", "seed_compatible", &s->seed_compatible, err) ||
-        !cs_json_bool(scene, block, "sph", "wall_mirror", &s->wall_mirror, err) ||
-        !cs_json_uint(scene, block, "sph", "split", 1, 64, &s->split, err))
+    if (!cs_scene_keys_check(scene, block, "sph", keys, err) ||
+        !cs_scene_key_read_named(scene, block, "sph", keys, "seed_compatible", s, err) ||
+        !cs_scene_key_read_named(scene, block, "sph", keys, "wall_mirror", s, err) ||
+        !cs_scene_key_read_named(scene, block, "sph", keys, "split", s, err))
         return false;
     if (s->seed_compatible && !parse_seed_compatible(scene, block, s, err))
         return false;
@@ -149,7 +170,7 @@ bool cs_sph_set_neighbour_lists(cs_sph *s, bool on, cs_error *err)
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err)
 {
     memset(s, 0, sizeof *s);
-    if (!parse_block(scene, s, err))
+    if (!cs_sph_read_block(scene, s, err))
         return false;
     cs_fluid_desc desc = {
         .solver = "sph",
@@ -294,7 +315,7 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     cs_sph *sp = calloc(1, sizeof *sp);
     CS_ASSERT(sp, "out of host memory");
     cs_error err;
-    bool parsed = parse_block(scene, sp, &err);
+    bool parsed = cs_sph_read_block(scene, sp, &err);
     int exponent = sp->exponent;
     free(sp);
     if (!parsed)
@@ -332,6 +353,7 @@ static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t ma
 const cs_sim_ops cs_sph_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "sph",
+    .keys = (const cs_scene_key_block *const[]){&cs_sph_keys, NULL},
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
     .create = ops_create,
     .destroy = ops_destroy,

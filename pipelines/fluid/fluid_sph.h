@@ -79,6 +79,10 @@ typedef struct cs_sph {
 // Parses scene->solver_params (the "sph" block), creates the base and the
 // solver's programs. A NULL solver_params takes the defaults.
 bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *err);
+extern const cs_scene_key_block cs_sph_keys; // the block's rows
+// The "sph" block into s's options (exponent, wall_mirror, split,
+// seed_compatible); cs_sph_create calls it. Messages name `sph.key`.
+bool cs_sph_read_block(const cs_scene *scene, cs_sph *s, cs_error *err);
 void cs_sph_destroy(cs_sph *s);
 
 // Switches the neighbour lists on or off (off: no "grid: neighbours" pass,

@@ -81,10 +81,32 @@ double cs_wcsph_wall_table_value(int kernel, int dim, double spacing_over_h, dou
     return spacing_over_h * sum;
 }
 
-static bool parse_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
+// The block's rows (scene_keys.h); kernel keeps its code (its message says
+// what each kernel is).
+static const cs_scene_key wcsph_keys[] = {
+    {"kernel", CS_KEY_ENUM, CS_KEY_AT(cs_wcsph, kernel), .flags = CS_KEY_BY_CODE, .choices = "cubic|wendland",
+     .def = "\"cubic\"", .help = "cubic spline or Wendland C2"},
+    {"clamp_negative_pressure", CS_KEY_BOOL, CS_KEY_AT(cs_wcsph, clamp_negative_pressure), .def = "true",
+     .help = "clamp the Tait pressure at 0 (no tension)"},
+    {"wall_density", CS_KEY_BOOL, CS_KEY_AT(cs_wcsph, wall_density), .def = "true",
+     .help = "walls and the domain box count as fluid at rest behind them"},
+    {"cfl", CS_KEY_NUMBER, CS_KEY_AT(cs_wcsph, cfl), 0.0f, 1.0f, .def = "0.4",
+     .help = "split dt so that dt ≤ cfl h / c (0: never split)"},
+    {"surface_renormalise", CS_KEY_BOOL, CS_KEY_AT(cs_wcsph, surface_renormalise), .def = "true",
+     .help = "density / the kernel's share inside the fluid at the free surface"},
+};
+
+const cs_scene_key_block cs_wcsph_keys = {
+    .path = "fluids[].wcsph",
+    .what = "WCSPH's block (Tait equation); the solver holds what it fills (cs_wcsph, fluid_wcsph.h). Its material "
+            "parameters are speed_of_sound, tait_gamma and viscosity (α).",
+    .keys = wcsph_keys,
+    .count = CS_ARRAY_COUNT(wcsph_keys),
+};
+
+bool cs_wcsph_read_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
 {
-    static const char *const keys[] = {"kernel", "clamp_negative_pressure", "wall_density", "cfl", "surface_renormalise",
-                                       NULL};
+    const cs_scene_key_block *keys = &cs_wcsph_keys;
     const cJSON *block = scene->solver_params;
     w->kernel = CS_WCSPH_CUBIC;
     w->clamp_negative_pressure = true;
@@ -93,11 +115,7 @@ static bool parse_block(const cs_scene *scene, cs_wcsph *w, cs_error *err)
     w->surface_renormalise = true;
     if (!block)
         return true;
-    if (!cs_json_check_keys(scene, block, "wcsph", keys, err) ||
-        !cs_json_bool(scene, block, "wcsph", "clamp_negative_pressure", &w->clamp_negative_pressure, err) ||
-        !cs_json_bool(scene, block, "wcsph", "wall_density", &w->wall_density, err) ||
-        !cs_json_float(scene, block, "wcsph", "cfl", 0.0f, 1.0f, &w->cfl, err) ||
-        !cs_json_bool(scene, block, "wcsph", "surface_renormalise", &w->surface_renormalise, err))
+    if (!cs_scene_keys_read(scene, block, "wcsph", keys, w, err))
         return false;
     const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(block, "kernel");
     if (kernel) {
@@ -174,10 +192,16 @@ static void fill_params(cs_wcsph *w)
 // 1.2-1.6x, the build included; in 2D (~2.9x candidates per neighbour, one
 // array read per candidate in each loop) the build costs about what the
 // loops save, so the lists stay off there (and their 2.3x memory with
-// them). CISTERN_WCSPH_LISTS=on|off forces either.
-static bool lists_wanted(int dim, bool *wanted, cs_error *err)
+// them). On a GPU the other way round: on an NVIDIA H200 (2026-11-28,
+// docs/benchmarks.md "NVIDIA H200") the list build took 7.2 of 10.5 ms a
+// substep at 4.2 M particles while the two loops it speeds up took 2.6 ms
+// with lists and 6.4 ms without, so the walk is 1.5-1.6x faster (1 M and 4 M)
+// and needs 4.5x less memory: lists are for CPU devices only, where a
+// masked branch is no skip. CISTERN_WCSPH_LISTS=on|off forces either.
+static bool lists_wanted(const cs_context *ctx, int dim, bool *wanted, cs_error *err)
 {
-    return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", dim == 3, wanted, err);
+    bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", cpu && dim == 3, wanted, err);
 }
 
 // Density and forces as one variant: the cell walk (lists = 0) or the list
@@ -214,7 +238,7 @@ bool cs_wcsph_set_neighbour_lists(cs_wcsph *w, bool on, cs_error *err)
 bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err)
 {
     memset(w, 0, sizeof *w);
-    if (!parse_block(scene, w, err))
+    if (!cs_wcsph_read_block(scene, w, err))
         return false;
     w->dt_split = cfl_split(scene, w->cfl);
     uint64_t substeps = (uint64_t)scene->substeps * w->dt_split;
@@ -236,7 +260,7 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
     bool lists = false;
-    ok = ok && lists_wanted(scene->dim, &lists, err);
+    ok = ok && lists_wanted(ctx, scene->dim, &lists, err);
     // A shader that does not compile fails the scene; lists the device
     // cannot hold only cost speed (cs_fluid_try_exact_neighbours).
     ok = ok && (!lists || create_programs(w, true, err));
@@ -369,7 +393,7 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     cs_wcsph *wp = calloc(1, sizeof *wp);
     CS_ASSERT(wp, "out of host memory");
     cs_error err;
-    bool parsed = parse_block(scene, wp, &err);
+    bool parsed = cs_wcsph_read_block(scene, wp, &err);
     int kernel = wp->kernel;
     free(wp);
     if (!parsed)
@@ -399,6 +423,7 @@ static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t ma
 const cs_sim_ops cs_wcsph_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "wcsph",
+    .keys = (const cs_scene_key_block *const[]){&cs_wcsph_keys, NULL},
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
     .create = ops_create,
     .destroy = ops_destroy,

@@ -68,6 +68,10 @@ typedef struct cs_wcsph {
 } cs_wcsph;
 
 bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_error *err);
+extern const cs_scene_key_block cs_wcsph_keys; // the block's rows
+// The "wcsph" block into w's options (kernel, clamp_negative_pressure,
+// wall_density, cfl, surface_renormalise); cs_wcsph_create calls it.
+bool cs_wcsph_read_block(const cs_scene *scene, cs_wcsph *w, cs_error *err);
 void cs_wcsph_destroy(cs_wcsph *w);
 
 // Switches the neighbour lists on or off (off: no "grid: neighbours" pass,

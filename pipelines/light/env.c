@@ -224,7 +224,9 @@ bool cs_env_load_hdr(const char *path, bool cube, cs_env *env, cs_error *err)
     static const char *const want = "cistern sh reads Radiance .hdr (RGBE) images";
     size_t size = 0;
     cs_error read_err;
-    unsigned char *data = (unsigned char *)cs_read_file(path, &size, &read_err);
+    // RGBE is 4 bytes a texel uncompressed; 1 MiB more for the header.
+    unsigned char *data = (unsigned char *)cs_read_file_max(path, (size_t)CS_ENV_MAX_TEXELS * 4 + ((size_t)1 << 20),
+                                                            ".hdr images", &size, &read_err);
     if (!data)
         return cs_fail(err, "%s; give the path of a Radiance .hdr image", read_err.msg);
     bool ok = false;
@@ -266,6 +268,16 @@ bool cs_env_load_hdr(const char *path, bool cube, cs_env *env, cs_error *err)
         cs_fail(err, "%s: cannot decode the .hdr image: %s; export or download it again", path,
                 stbi_failure_reason());
         goto done;
+    }
+    for (size_t i = 0; i < (size_t)w * h * 3; i++) {
+        if (!isfinite(pixels[i]) || pixels[i] > CS_ENV_MAX_RADIANCE || pixels[i] < 0.0f) {
+            size_t t = i / 3;
+            cs_fail(err, "%s: texel (%zu, %zu) %s is %g, outside 0 to %g: the SH sums would not be finite numbers; "
+                    "scale the image's values down (its exposure) and export it again",
+                    path, t % (size_t)w, t / (size_t)w, (const char *[]){"red", "green", "blue"}[i % 3],
+                    (double)pixels[i], (double)CS_ENV_MAX_RADIANCE);
+            goto done;
+        }
     }
     if (cube) {
         if (w != 6 * h) {

@@ -21,6 +21,11 @@
 
 // Refused above this (the GPU copy holds a vec4 per texel: 1 GiB).
 #define CS_ENV_MAX_TEXELS (1u << 26)
+// The brightest texel value an image may hold: the SH projection and the
+// brute-force convolution sum radiance x solid angle (4 pi in all) in
+// float, so much larger values overflow to infinity. Real skies stay below
+// 1e10 (the sun's disc included); RGBE reaches 1.7e38.
+#define CS_ENV_MAX_RADIANCE 1e30f
 
 typedef struct cs_env {
     uint32_t layout;           // CS_SH_LATLONG or CS_SH_CUBE

@@ -19,7 +19,8 @@ static void punctual(const cs_bvh *bvh, const cs_light *light, const double o[3]
 {
     double e[3];
     cs_light_irradiance(light, o, n, e);
-    if (!(fmax(e[0], fmax(e[1], e[2])) > 0.0))
+    // Negative lights (TR1 room lights of negative intensity) subtract.
+    if (!(fmax(fabs(e[0]), fmax(fabs(e[1]), fabs(e[2]))) > 0.0))
         return;
     double to[3] = {light->position_radius.x - o[0], light->position_radius.y - o[1],
                     light->position_radius.z - o[2]};
@@ -74,6 +75,6 @@ void cs_radiosity_direct_cpu(const cs_radiosity_compiled *c, const cs_bvh *bvh, 
         for (uint32_t l = 0; l < area_count; l++)
             area(bvh, &area_lights[l], samples, o, n, h);
         for (int k = 0; k < 3; k++)
-            direct[3 * i + k] = h[k];
+            direct[3 * i + k] = fmax(h[k], 0.0); // as direct.comp: never below nothing
     }
 }

@@ -106,13 +106,62 @@ static bool level_grid(const cs_scene *scene, cs_reint_params *p, cs_error *err)
     return finish_params(scene, p, grid, cell, err);
 }
 
+// The block's rows (scene_keys.h). resolution (it makes the grid),
+// stiffness (its default follows eos) and eos (its message) are read by
+// code with their rows' ranges.
+static const cs_scene_key reint_keys[] = {
+    {"resolution", CS_KEY_UINT, .min = 1, .max = 1u << 20, .flags = CS_KEY_BY_CODE,
+     .def = "the cells nearest particle_spacing that tile the domain",
+     .help = "cells along x (square cells; every side a whole number of them)"},
+    {"search_radius", CS_KEY_UINT, CS_KEY_AT(cs_reint_params, search_radius), 1, 3, .def = "1",
+     .help = "cells searched each way by the advect pass"},
+    {"diffusion_radius", CS_KEY_NUMBER, CS_KEY_AT(cs_reint_params, diffusion_radius), 0.05f, 0.95f, CS_KEY_LIVE,
+     .unit = "cells", .def = "0.55", .help = "half-size of each distribution's box"},
+    {"kernel_radius", CS_KEY_NUMBER, CS_KEY_AT(cs_reint_params, kernel_radius), 1.0f, 3.0f, .unit = "cells",
+     .def = "1.5", .help = "SPH kernel support h"},
+    {"stiffness", CS_KEY_NUMBER, CS_KEY_AT(cs_reint_params, stiffness), 0.0f, 1e9f, CS_KEY_BY_CODE | CS_KEY_LIVE,
+     .unit = "m²/s²", .def = "from the cell size (Tait: divided by tait_gamma)", .help = "pressure per rest density k"},
+    {"eos", CS_KEY_ENUM, CS_KEY_AT(cs_reint_params, eos), .flags = CS_KEY_BY_CODE, .choices = "linear|tait",
+     .def = "\"linear\"", .help = "linear: k ρ (ρ − 1); tait: k (ρ^γ − 1)"},
+    {"tait_gamma", CS_KEY_NUMBER, CS_KEY_AT(cs_reint_params, tait_gamma), 1.0f, 10.0f, .def = "materials[0]'s",
+     .help = "Tait exponent γ"},
+    {"viscosity", CS_KEY_NUMBER, CS_KEY_AT(cs_reint_params, viscosity), 0.0f, 1.0f, CS_KEY_LIVE, .def = "0.05",
+     .help = "artificial viscosity α (Monaghan)"},
+    {"negative_pressure", CS_KEY_BOOL, CS_KEY_AT(cs_reint_params, negative_pressure), .def = "false",
+     .help = "keep P < 0 (cohesion, seed style); false clamps P at 0"},
+};
+
+const cs_scene_key_block cs_reint_keys = {
+    .path = "fluids[].reint",
+    .what = "Reintegration tracking's block (a grid fluid; a reint scene may have no blocks or emitters). The solver "
+            "holds what it fills (cs_reint_params, reint.h).",
+    .keys = reint_keys,
+    .count = CS_ARRAY_COUNT(reint_keys),
+};
+
+// A number row read into a local (its value is finished by code).
+static bool reint_local(const cs_scene *scene, const cJSON *block, const char *key, double *out, cs_error *err)
+{
+    const cs_scene_key *row = cs_scene_key_find(&cs_reint_keys, key);
+    CS_ASSERT(row, "reint: no row %s", key);
+    if (row->type == CS_KEY_UINT) {
+        uint32_t u = (uint32_t)*out;
+        if (!cs_json_uint(scene, block, "reint", key, (uint32_t)row->min, (uint32_t)row->max, &u, err))
+            return false;
+        *out = u;
+        return true;
+    }
+    float f = (float)*out;
+    if (!cs_json_float(scene, block, "reint", key, (float)row->min, (float)row->max, &f, err))
+        return false;
+    *out = f;
+    return true;
+}
+
 bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_error *err)
 {
-    static const char *const keys[] = {"resolution", "search_radius", "diffusion_radius", "kernel_radius",
-                                       "stiffness",  "eos",           "tait_gamma",       "viscosity",
-                                       "negative_pressure", NULL};
     const cJSON *block = scene->solver_params;
-    if (block && !cs_json_check_keys(scene, block, "reint", keys, err))
+    if (block && !cs_scene_keys_check(scene, block, "reint", &cs_reint_keys, err))
         return false;
 
     // Grid: square (cubic) cells that tile the domain. With reint.resolution
@@ -123,9 +172,10 @@ bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_er
     double extent[3];
     for (int a = 0; a < 3; a++)
         extent[a] = (double)scene->domain_max[a] - scene->domain_min[a];
-    uint32_t resolution = 0;
-    if (!cs_json_uint(scene, block, "reint", "resolution", 1, 1u << 20, &resolution, err))
+    double resolution_read = 0.0;
+    if (!reint_local(scene, block, "resolution", &resolution_read, err))
         return false;
+    uint32_t resolution = (uint32_t)resolution_read;
     const char *size_key = resolution ? "reint.resolution" : "particle_spacing";
     double wanted = resolution ? (double)resolution : extent[0] / scene->particle_spacing;
     if (!(wanted < (double)(1u << 20)))
@@ -195,15 +245,17 @@ static bool finish_params(const cs_scene *scene, cs_reint_params *p, const uint3
 
     if (!block)
         return true;
-    float stiffness = -1.0f; // absent: the default, which depends on the EOS
-    if (!cs_json_uint(scene, block, "reint", "search_radius", 1, 3, &p->search_radius, err) ||
-        !cs_json_float(scene, block, "reint", "diffusion_radius", 0.05f, 0.95f, &p->diffusion_radius, err) ||
-        !cs_json_float(scene, block, "reint", "kernel_radius", 1.0f, 3.0f, &p->kernel_radius, err) ||
-        !cs_json_float(scene, block, "reint", "stiffness", 0.0f, 1e9f, &stiffness, err) ||
-        !cs_json_float(scene, block, "reint", "tait_gamma", 1.0f, 10.0f, &p->tait_gamma, err) ||
-        !cs_json_float(scene, block, "reint", "viscosity", 0.0f, 1.0f, &p->viscosity, err) ||
-        !cs_json_bool(scene, block, "reint", "negative_pressure", &p->negative_pressure, err))
+    double stiffness_read = -1.0; // absent: the default, which depends on the EOS
+    const cs_scene_key_block *keys = &cs_reint_keys;
+    if (!cs_scene_key_read_named(scene, block, "reint", keys, "search_radius", p, err) ||
+        !cs_scene_key_read_named(scene, block, "reint", keys, "diffusion_radius", p, err) ||
+        !cs_scene_key_read_named(scene, block, "reint", keys, "kernel_radius", p, err) ||
+        !reint_local(scene, block, "stiffness", &stiffness_read, err) ||
+        !cs_scene_key_read_named(scene, block, "reint", keys, "tait_gamma", p, err) ||
+        !cs_scene_key_read_named(scene, block, "reint", keys, "viscosity", p, err) ||
+        !cs_scene_key_read_named(scene, block, "reint", keys, "negative_pressure", p, err))
         return false;
+    float stiffness = (float)stiffness_read;
     const cJSON *eos = cJSON_GetObjectItemCaseSensitive(block, "eos");
     if (eos) {
         if (cJSON_IsString(eos) && strcmp(eos->valuestring, "linear") == 0)
@@ -922,6 +974,7 @@ static void ops_particles(void *state, cs_particle_view *out) { cs_reint_particl
 
 const cs_sim_ops cs_reint_ops = {
     .solver = "reint",
+    .keys = (const cs_scene_key_block *const[]){&cs_reint_keys, NULL},
     .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",
     .create = ops_create,
     .destroy = ops_destroy,

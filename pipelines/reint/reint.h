@@ -51,6 +51,7 @@ void cs_reint_params_default(cs_reint_params *p, uint32_t dim, const uint32_t gr
 // Reads the scene's common keys and its "reint" block (schema in
 // docs/scenes.md). Errors name the file and the key.
 bool cs_reint_params_from_scene(const cs_scene *scene, cs_reint_params *p, cs_error *err);
+extern const cs_scene_key_block cs_reint_keys; // the "reint" block's rows
 
 // Replaces (or adds) "reint.grid" in the scene's JSON so that the next
 // create() builds a grid of `cells` along x and keeps the domain's aspect

@@ -156,6 +156,20 @@ const uint32_t *cs_surface_table(void)
 
 // ---- pipeline ------------------------------------------------------------
 
+// Words of the inside bit field: one bit per field node (at least one word).
+static VkDeviceSize inside_words(const cs_surface *surf)
+{
+    uint64_t nodes = (uint64_t)surf->dims[0] * surf->dims[1] * surf->dims[2];
+    return CS_MAX((VkDeviceSize)CS_DIV_UP(nodes, 32), 1);
+}
+
+// Segments of CS_SURFACE_SEG padded nodes along the padded rows.
+static uint32_t segment_count(const cs_surface *surf)
+{
+    uint32_t row = surf->dims[0] + 2;
+    return (uint32_t)CS_DIV_UP(row, CS_SURFACE_SEG) * (surf->padded_count / row);
+}
+
 static bool node_buffer(cs_context *ctx, cs_surface *surf, const char *what, cs_buffer *buf, cs_error *err)
 {
     char name[96];
@@ -186,14 +200,18 @@ bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface 
     snprintf(name, sizeof name, "%s node arrays", surf->name);
     if (!cs_buffer_check_size(ctx, name, (VkDeviceSize)padded * 4, err))
         return false;
+    snprintf(name, sizeof name, "%s inside bits", surf->name);
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "surface case table",
-                                                      .size = sizeof case_table}, &surf->table, err) &&
+                                                      .size = sizeof case_table + 256 * 8}, &surf->table, err) &&
               node_buffer(ctx, surf, "info", &surf->info, err) && node_buffer(ctx, surf, "vcount", &surf->vcount, err) &&
               node_buffer(ctx, surf, "tcount", &surf->tcount, err) &&
               node_buffer(ctx, surf, "active", &surf->active, err) &&
               node_buffer(ctx, surf, "vbase", &surf->vbase, err) && node_buffer(ctx, surf, "tbase", &surf->tbase, err) &&
               node_buffer(ctx, surf, "abase", &surf->abase, err) && node_buffer(ctx, surf, "list", &surf->list, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = name,
+                                                      .size = inside_words(surf) * 4}, &surf->bits, err) &&
               cs_scan_create(ctx, surf->padded_count, &surf->scan, err) &&
+              cs_program_create(ctx, &(cs_program_desc){.path = "surface/bits.comp"}, &surf->bits_program, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "surface/classify.comp"}, &surf->classify, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "surface/compact.comp"}, &surf->compact, err) &&
               cs_program_create(ctx, &(cs_program_desc){.path = "surface/emit.comp"}, &surf->emit, err);
@@ -208,6 +226,17 @@ bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface 
         return false;
     }
     cs_buffer_upload(ctx, &surf->table, cs_surface_table(), sizeof case_table, 0);
+    // The packed copy emit reads (surface_shared.h).
+    uint32_t packed[256 * 2] = {0};
+    for (int cs = 0; cs < 256; cs++) {
+        const uint32_t *row = &case_table[cs * CS_SURFACE_TABLE_STRIDE];
+        uint64_t bits = row[0];
+        for (uint32_t k = 0; k < 3 * row[0]; k++)
+            bits |= (uint64_t)row[1 + k] << (4 + 4 * k);
+        packed[2 * cs] = (uint32_t)bits;
+        packed[2 * cs + 1] = (uint32_t)(bits >> 32);
+    }
+    cs_buffer_upload(ctx, &surf->table, packed, sizeof packed, sizeof case_table);
     return true;
 }
 
@@ -224,12 +253,13 @@ uint64_t cs_surface_max_nodes(const cs_context *ctx)
 
 void cs_surface_destroy(cs_context *ctx, cs_surface *surf)
 {
-    cs_buffer *bufs[] = {&surf->table, &surf->info, &surf->vcount, &surf->tcount, &surf->active, &surf->vbase,
+    cs_buffer *bufs[] = {&surf->table, &surf->bits, &surf->info, &surf->vcount, &surf->tcount, &surf->active, &surf->vbase,
                          &surf->tbase, &surf->abase, &surf->list, &surf->totals[0], &surf->totals[1],
                          &surf->totals[2], &surf->positions, &surf->normals, &surf->indices};
     for (size_t i = 0; i < CS_ARRAY_COUNT(bufs); i++)
         cs_buffer_destroy(ctx, bufs[i]);
     cs_scan_destroy(ctx, &surf->scan);
+    cs_program_destroy(ctx, &surf->bits_program);
     cs_program_destroy(ctx, &surf->classify);
     cs_program_destroy(ctx, &surf->compact);
     cs_program_destroy(ctx, &surf->emit);
@@ -254,26 +284,36 @@ void cs_surface_record_count(cs_recorder *rec, cs_surface *surf, cs_buffer *fiel
     CS_ASSERT(field->size >= nodes * 4, "%s: field '%s' holds %llu bytes, the grid needs %llu", surf->name,
               field->name, (unsigned long long)field->size, (unsigned long long)nodes * 4);
     surf->params = *params;
-    // Classify: one invocation per run of CS_SURFACE_RUN nodes of a row.
-    uint32_t row = surf->dims[0] + 2;
-    uint32_t runs = (uint32_t)CS_DIV_UP(row, CS_SURFACE_RUN) * (surf->padded_count / row);
-    struct cs_surface_push pc = surface_push(surf, runs);
+    // Classify: the inside bits (one invocation per 32 field nodes), then per
+    // segment the counts of its vertices, triangles and active nodes.
+    uint32_t words = (uint32_t)CS_DIV_UP(nodes, 32), segs = segment_count(surf);
+    struct cs_surface_push pc = surface_push(surf, words);
     cs_pass_begin(rec, "surface: classify");
+    if (words > 0) {
+        cs_dispatch(rec, surf->bits_program, &(cs_dispatch_desc){
+            .buffers = {field, &surf->bits}, .push = &pc, .push_size = sizeof pc, .threads = {words}});
+        cs_barrier_compute(rec);
+    }
+    // One invocation per padded row walks its segments (neighbouring
+    // segments share a word of each row's bits).
+    uint32_t rows = surf->padded_count / (surf->dims[0] + 2);
+    pc = surface_push(surf, rows);
     cs_dispatch(rec, surf->classify, &(cs_dispatch_desc){
-        .buffers = {field, &surf->table, &surf->info, &surf->vcount, &surf->tcount, &surf->active},
-        .push = &pc, .push_size = sizeof pc, .threads = {runs}});
-    pc = surface_push(surf, surf->padded_count);
+        .buffers = {&surf->bits, &surf->table, &surf->vcount, &surf->tcount, &surf->active},
+        .push = &pc, .push_size = sizeof pc, .threads = {rows}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
+    // The segment counts scanned in place: each segment's first offsets.
     cs_pass_begin(rec, "surface: scan");
-    cs_scan_record(rec, &surf->scan, &surf->vcount, &surf->vbase, surf->padded_count, &surf->totals[0]);
-    cs_scan_record(rec, &surf->scan, &surf->tcount, &surf->tbase, surf->padded_count, &surf->totals[1]);
-    cs_scan_record(rec, &surf->scan, &surf->active, &surf->abase, surf->padded_count, &surf->totals[2]);
+    cs_scan_record(rec, &surf->scan, &surf->vcount, &surf->vcount, segs, &surf->totals[0]);
+    cs_scan_record(rec, &surf->scan, &surf->tcount, &surf->tcount, segs, &surf->totals[1]);
+    cs_scan_record(rec, &surf->scan, &surf->active, &surf->active, segs, &surf->totals[2]);
     cs_pass_end(rec);
     cs_pass_begin(rec, "surface: compact");
     cs_dispatch(rec, surf->compact, &(cs_dispatch_desc){
-        .buffers = {&surf->active, &surf->abase, &surf->list},
-        .push = &pc, .push_size = sizeof pc, .threads = {surf->padded_count}});
+        .buffers = {&surf->bits, &surf->table, &surf->vcount, &surf->tcount, &surf->active, &surf->info,
+                    &surf->vbase, &surf->tbase, &surf->list},
+        .push = &pc, .push_size = sizeof pc, .threads = {rows}});
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }

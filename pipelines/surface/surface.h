@@ -21,9 +21,11 @@
 // shared by exactly two triangles. Same field, same bits.
 //
 // Passes (each a labelled pass, see docs/surface.md):
-//   count submit: "surface: classify" (per padded node: crossed edges, cell
-//     case, counts), "surface: scan" (three exclusive scans, prim.h), 
-//     "surface: compact" (the list of active nodes);
+//   count submit: "surface: classify" (one inside bit per field node, then
+//     per segment of 32 padded nodes of a row: vertex, triangle and active
+//     node counts), "surface: scan" (three exclusive scans over the
+//     segments, prim.h), "surface: compact" (per segment: info, vbase and
+//     tbase of its active nodes and the list of active nodes);
 //   the host reads the three totals and grows the output buffers;
 //   emit submit: "surface: emit" (per active node: its vertices and its
 //     cell's triangles).
@@ -55,12 +57,13 @@ typedef struct cs_surface {
     uint32_t dims[3];
     uint32_t padded_count;     // (nx+2)(ny+2)(nz+2)
     cs_buffer table;           // 256 * CS_SURFACE_TABLE_STRIDE u32
-    cs_buffer info, vcount, tcount, active;   // u32 per padded node (classify)
+    cs_buffer bits;            // u32 per 32 field nodes: inside bits (classify)
+    cs_buffer info, vcount, tcount, active;   // u32 per padded node; counts per segment (classify)
     cs_buffer vbase, tbase, abase;            // u32 per padded node (scans)
     cs_buffer list;            // u32 per active node
     cs_buffer totals[3];       // host visible: vertex, triangle, active totals
     cs_scan scan;
-    cs_program_id classify, compact, emit;
+    cs_program_id bits_program, classify, compact, emit;
     // Outputs, grown to the totals (never shrunk); capacities in elements.
     cs_buffer positions;       // vec4 per vertex (w = 1); VERTEX usage too
     cs_buffer normals;         // vec4 per vertex (w = 0); VERTEX usage too
@@ -83,8 +86,9 @@ const uint32_t *cs_surface_table(void);
 bool cs_surface_create(cs_context *ctx, const cs_surface_desc *desc, cs_surface *surf, cs_error *err);
 
 // Device memory per padded node a surface and its field take: the eight u32
-// node arrays plus one float of field (the scan's block sums are ~1/256 of
-// that and the outputs are sized later, to the mesh).
+// node arrays plus one float of field (the inside bits, 1/32 u32 a node,
+// and the scan's block sums are small beside that, and the outputs are
+// sized later, to the mesh).
 #define CS_SURFACE_BYTES_PER_NODE 36u
 // The most padded nodes, (nx+2)(ny+2)(nz+2), a surface can have on this
 // device now: each node array within maxStorageBufferRange, all of them

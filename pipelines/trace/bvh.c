@@ -1,6 +1,12 @@
 // bvh.c — BVH build and CPU traversal (bvh.h).
 #include "bvh.h"
 
+// No contraction of a * b + c into an FMA in the ray tests (ray_triangle
+// needs it): GCC's default under -std=c17; clang's default contracts.
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -137,7 +143,15 @@ void cs_bvh_free(cs_bvh *bvh)
     *bvh = (cs_bvh){0};
 }
 
+// 1 + 2 gamma(3), gamma(n) = n u / (1 - n u), u = 2^-53, rounded up to a
+// double: the far bound's widening (shaders/geometry/bvh.glsl has the float
+// one).
+#define BVH_FAR_PAD (1.0 + 4.0 * DBL_EPSILON)
+
 // Slab test: does the ray enter the box before t_max and leave after t_min?
+// The far bound is widened by 1 + 2 gamma(3) (Ize 2013, "Robust BVH Ray
+// Traversal"): a ray through a triangle's edge or vertex on its box's face
+// is never culled by the box's rounding.
 static bool ray_box(const cs_bvh_node *node, const double origin[3], const double inv_dir[3], double t_min,
                     double t_max)
 {
@@ -149,6 +163,7 @@ static bool ray_box(const cs_bvh_node *node, const double origin[3], const doubl
             double swap = t0;
             t0 = t1, t1 = swap;
         }
+        t1 *= BVH_FAR_PAD;
         // A NaN (0 * inf: the ray lies in the slab's plane) keeps the bounds.
         if (t0 > t_min)
             t_min = t0;
@@ -158,31 +173,84 @@ static bool ray_box(const cs_bvh_node *node, const double origin[3], const doubl
     return t_min <= t_max;
 }
 
-// Moller-Trumbore; true with *t, *u, *v when the ray meets the triangle
-// (either face) at t in (t_min, t_max).
-static bool ray_triangle(const cs_tri *tri, const double o[3], const double d[3], double t_min, double t_max,
-                         double *t, double *u, double *v)
+// A ray prepared for the watertight test (shaders/geometry/bvh.glsl's
+// bvh_prepare_ray): kz the axis of the largest direction component, kx and
+// ky the next two (swapped when d[kz] < 0), the shear onto +z.
+typedef struct prepared_ray {
+    double o[3];
+    int kx, ky, kz;
+    double sx, sy, sz;
+    bool valid; // false for a zero direction: meets nothing
+} prepared_ray;
+
+static prepared_ray prepare_ray(const double o[3], const double d[3])
 {
-    const double p0[3] = {tri->v0.x, tri->v0.y, tri->v0.z};
-    const double e1[3] = {tri->v1.x - p0[0], tri->v1.y - p0[1], tri->v1.z - p0[2]};
-    const double e2[3] = {tri->v2.x - p0[0], tri->v2.y - p0[1], tri->v2.z - p0[2]};
-    const double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
-    double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    prepared_ray r = {.o = {o[0], o[1], o[2]}};
+    double a[3] = {fabs(d[0]), fabs(d[1]), fabs(d[2])};
+    r.kz = a[0] > a[1] ? (a[0] > a[2] ? 0 : 2) : (a[1] > a[2] ? 1 : 2);
+    r.kx = r.kz == 2 ? 0 : r.kz + 1;
+    r.ky = r.kx == 2 ? 0 : r.kx + 1;
+    if (d[r.kz] < 0.0) {
+        int swap = r.kx;
+        r.kx = r.ky, r.ky = swap;
+    }
+    r.valid = d[r.kz] != 0.0;
+    if (r.valid) {
+        double inv_z = 1.0 / d[r.kz];
+        r.sx = d[r.kx] * inv_z, r.sy = d[r.ky] * inv_z, r.sz = inv_z;
+    }
+    return r;
+}
+
+// Whether an edge through the ray, going (dx, dy) in the sheared plane with
+// the triangle's winding made positive, belongs to the triangle (the
+// top-left rule: the neighbour across it goes (-dx, -dy)), as
+// shaders/geometry/bvh.glsl's bvh_top_left.
+static bool top_left(double dx, double dy)
+{
+    return dy > 0.0 || (dy == 0.0 && dx < 0.0);
+}
+
+// The watertight ray/triangle test (Woop, Benthin, Wald 2013), both faces,
+// as shaders/geometry/bvh.glsl's (which says why): true with *t, *u, *v
+// (barycentrics of v1 and v2) when the ray meets the triangle at t in
+// (t_min, t_max). A ray through an edge or vertex that triangles share
+// meets exactly one of them: the edge functions of a shared edge are exact
+// negations (no FP contraction in this file: see the top), and one of
+// exactly 0 goes by the top-left rule.
+static bool ray_triangle(const cs_tri *tri, const prepared_ray *r, double t_min, double t_max, double *t, double *u,
+                         double *v)
+{
+    if (!r->valid)
+        return false;
+    const double a[3] = {tri->v0.x - r->o[0], tri->v0.y - r->o[1], tri->v0.z - r->o[2]};
+    const double b[3] = {tri->v1.x - r->o[0], tri->v1.y - r->o[1], tri->v1.z - r->o[2]};
+    const double c[3] = {tri->v2.x - r->o[0], tri->v2.y - r->o[1], tri->v2.z - r->o[2]};
+    double az = a[r->kz], bz = b[r->kz], cz = c[r->kz];
+    double ax = a[r->kx] - r->sx * az, ay = a[r->ky] - r->sy * az;
+    double bx = b[r->kx] - r->sx * bz, by = b[r->ky] - r->sy * bz;
+    double cx = c[r->kx] - r->sx * cz, cy = c[r->ky] - r->sy * cz;
+    double e0 = cx * by - cy * bx;
+    double e1 = ax * cy - ay * cx;
+    double e2 = bx * ay - by * ax;
+    if ((e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0))
+        return false;
+    double det = e0 + e1 + e2;
     if (det == 0.0)
         return false;
+    if (e0 == 0.0 || e1 == 0.0 || e2 == 0.0) {
+        double w = det > 0.0 ? 1.0 : -1.0;
+        if ((e0 == 0.0 && !top_left(w * (cx - bx), w * (cy - by))) ||
+            (e1 == 0.0 && !top_left(w * (ax - cx), w * (ay - cy))) ||
+            (e2 == 0.0 && !top_left(w * (bx - ax), w * (by - ay))))
+            return false;
+    }
+    double t_det = e0 * (r->sz * az) + e1 * (r->sz * bz) + e2 * (r->sz * cz);
     double inv = 1.0 / det;
-    const double s[3] = {o[0] - p0[0], o[1] - p0[1], o[2] - p0[2]};
-    double bu = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * inv;
-    if (bu < 0.0 || bu > 1.0)
-        return false;
-    const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
-    double bv = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * inv;
-    if (bv < 0.0 || bu + bv > 1.0)
-        return false;
-    double bt = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * inv;
+    double bt = t_det * inv;
     if (!(bt > t_min && bt < t_max))
         return false;
-    *t = bt, *u = bu, *v = bv;
+    *t = bt, *u = e1 * inv, *v = e2 * inv;
     return true;
 }
 
@@ -192,6 +260,7 @@ static cs_ray_hit walk(const cs_bvh *bvh, const double origin[3], const double d
 {
     cs_ray_hit hit = {.hit = false, .t = t_max};
     const double inv_dir[3] = {1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2]};
+    const prepared_ray ray = prepare_ray(origin, dir);
     uint32_t stack[CS_BVH_STACK];
     uint32_t top = 0;
     stack[top++] = 0;
@@ -209,7 +278,7 @@ static cs_ray_hit walk(const cs_bvh *bvh, const double origin[3], const double d
         }
         for (uint32_t i = node->link.x; i < node->link.x + node->link.y; i++) {
             double t, u, v;
-            if (ray_triangle(&bvh->tris[i], origin, dir, t_min, hit.t, &t, &u, &v)) {
+            if (ray_triangle(&bvh->tris[i], &ray, t_min, hit.t, &t, &u, &v)) {
                 hit = (cs_ray_hit){.hit = true, .t = t, .tri = i, .u = u, .v = v};
                 if (any)
                     return hit;

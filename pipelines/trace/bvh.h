@@ -36,7 +36,8 @@ typedef struct cs_ray_hit {
 } cs_ray_hit;
 
 // Nearest hit of origin + t dir for t in (t_min, t_max), both faces of every
-// triangle (Moller-Trumbore in double). dir need not be unit length.
+// triangle (the watertight test in double, as the GPU's in float:
+// shaders/geometry/bvh.glsl). dir need not be unit length.
 cs_ray_hit cs_bvh_cast(const cs_bvh *bvh, const double origin[3], const double dir[3], double t_min, double t_max);
 // True when nothing lies between t_min and t_max (a shadow ray): stops at
 // the first hit.

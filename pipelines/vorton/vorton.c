@@ -106,8 +106,10 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
     uint32_t most = CS_MAX(capacity, tracer_capacity);
     uint32_t limit = ctx->props.limits.maxComputeWorkGroupCount[0];
     if (CS_DIV_UP(most, VORTON_WG) > limit)
-        return cs_fail(err, "vorton: %u particles need more workgroups than %s allows (%u of %u)", most,
-                       ctx->props.deviceName, limit, VORTON_WG);
+        return cs_fail(err, "vorton: %u particles need %u workgroups of %u, more than the %u %s allows "
+                            "(maxComputeWorkGroupCount[0]); use at most %llu vortons (and tracers)",
+                       most, CS_DIV_UP(most, VORTON_WG), VORTON_WG, limit, ctx->props.deviceName,
+                       (unsigned long long)limit * VORTON_WG);
     cs_vorton *v = calloc(1, sizeof *v);
     v->ctx = ctx;
     v->params = *p;

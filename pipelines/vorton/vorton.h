@@ -143,6 +143,14 @@ typedef struct cs_vorton {
     uint64_t steps;
 } cs_vorton;
 
+// The block's rows (scene_keys.h) and its "grid" sub-block's.
+extern const cs_scene_key_block cs_vorton_keys, cs_vorton_grid_keys;
+
+// The "vorton" block of a fluid's scene as the solver reads it
+// (vorton_scene.c): its params and the vortons' spacing. Messages name
+// `vorton.key`.
+bool cs_vorton_params_read(const cs_scene *scene, cs_vorton_params *p, float *spacing, cs_error *err);
+
 // Capacities are fixed at creation (0 is allowed); checked against the device.
 bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capacity, uint32_t tracer_capacity,
                       cs_vorton **out, cs_error *err);

@@ -4,6 +4,7 @@
 #include "vorton.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VORTON_MAX_RINGS 8
@@ -20,6 +21,70 @@ typedef struct vorton_setup {
     cs_arrow_style arrows;      // the vortons as arrows ("arrows"; scale finished by finish_arrows)
     float arrow_length, arrow_omega; // m at 1/s ("arrows": "length", "omega"; 0: the defaults)
 } vorton_setup;
+
+// The block's rows (scene_keys.h). Its numbers are read through them; the
+// choices keep their code for their messages (each says what it does), and
+// arrays, sub-blocks and per-body lists are read by code. spacing is the
+// setup's, not a cs_vorton_params field: its row gives the range only.
+// Ranges written as floats were float ranges before the table.
+static const cs_scene_key vorton_keys[] = {
+    {"spacing", CS_KEY_NUMBER, .min = 1e-4f, .max = 1e4f, .flags = CS_KEY_BY_CODE, .unit = "m",
+     .def = "the fluid's particle_spacing", .help = "vorton spacing: rings and heat balls are sampled at it"},
+    {"stretching", CS_KEY_ENUM, CS_KEY_AT(cs_vorton_params, stretching), .flags = CS_KEY_BY_CODE,
+     .choices = "transpose|classical|none", .def = "\"transpose\"",
+     .help = "vortex stretching: transpose conserves total vorticity"},
+    {"viscosity", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, viscosity), 0.0f, 1e3f, CS_KEY_LIVE, .unit = "m²/s",
+     .def = "0", .help = "kinematic viscosity ν (0: inviscid)"},
+    {"diffusivity", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, diffusivity), 0.0f, 1e3f, CS_KEY_LIVE,
+     .unit = "m²/s", .def = "0", .help = "heat diffusivity κ"},
+    {"expansion", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, expansion), 0.0f, 1.0f, CS_KEY_LIVE, .unit = "1/K",
+     .def = "0", .help = "buoyancy: density falls by expansion × (T − T0) ρ0"},
+    {"ambient_temperature", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, ambient_temperature), 1.0f, 1e5f,
+     CS_KEY_LIVE, .unit = "K", .def = "300", .help = "T0: air at rest"},
+    {"rings", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
+     .help = "vortex rings {centre, axis, radius, core, circulation}"},
+    {"heat", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none", .help = "heat balls {centre, radius, temperature}"},
+    {"velocity", CS_KEY_ENUM, CS_KEY_AT(cs_vorton_params, velocity), .flags = CS_KEY_BY_CODE,
+     .choices = "direct|grid", .def = "\"direct\"",
+     .help = "direct: the O(N²) Biot–Savart sum; grid: vortex-in-cell multigrid"},
+    {"grid", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "{}", .help = "the velocity grid: fluids[].vorton.grid"},
+    {"body_temperature", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "all 0",
+     .help = "a temperature per body, K (0: adiabatic)"},
+    {"density", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, density), 1e-6f, 1e6f, .unit = "kg/m³", .def = "1.2",
+     .help = "the air's density ρ (impulse to bodies)"},
+    {"specific_heat", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, specific_heat), 1e-3f, 1e7f, .unit = "J/(kg K)",
+     .def = "1005", .help = "the air's c_p (heat to bodies)"},
+    {"body_specific_heat", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "all 0",
+     .help = "a specific heat per body, J/(kg K) (0: a fixed reservoir)"},
+    {"smoke", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "on",
+     .help = "false or {radius, brightness, hot}: the tracers as smoke sprites"},
+    {"no_slip", CS_KEY_ENUM, CS_KEY_AT(cs_vorton_params, no_slip), .flags = CS_KEY_BY_CODE, .choices = "set|flux",
+     .def = "\"flux\"", .help = "how a band vorton's tangential vorticity meets a body: replace or add"},
+    {"arrows", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "false",
+     .help = "true, false or {length, omega, max_length}: the vortons as arrows"},
+};
+
+const cs_scene_key_block cs_vorton_keys = {
+    .path = "fluids[].vorton",
+    .what = "The vorton solver's block (3D, free space; docs/vortons.md). The solver holds what it fills "
+            "(cs_vorton_params, vorton.h).",
+    .keys = vorton_keys,
+    .count = CS_ARRAY_COUNT(vorton_keys),
+};
+
+static const cs_scene_key vorton_grid_keys[] = {
+    {"cells", CS_KEY_UINT, CS_KEY_AT(cs_vorton_params, grid_cells), 4, 512, .def = "64",
+     .help = "grid cells per axis, a power of two; the grid is the cube around the domain box"},
+    {"cycles", CS_KEY_UINT, CS_KEY_AT(cs_vorton_params, grid_cycles), 1, 64, CS_KEY_LIVE, .def = "4",
+     .help = "multigrid V(2,2) cycles per solve"},
+};
+
+const cs_scene_key_block cs_vorton_grid_keys = {
+    .path = "fluids[].vorton.grid",
+    .what = "The velocity grid of \"velocity\": \"grid\" (cs_vorton_params' grid_* fields).",
+    .keys = vorton_grid_keys,
+    .count = CS_ARRAY_COUNT(vorton_grid_keys),
+};
 
 static bool parse_stretching(const cs_scene *scene, const cJSON *block, uint32_t *out, cs_error *err)
 {
@@ -75,7 +140,6 @@ static bool parse_velocity(const cs_scene *scene, const cJSON *block, uint32_t *
 // its longest side); "grid": {"cells": 64, "cycles": 4}.
 static bool parse_grid(const cs_scene *scene, const cJSON *block, cs_vorton_params *p, cs_error *err)
 {
-    static const char *const keys[] = {"cells", "cycles", NULL};
     p->grid_cells = 64;
     p->grid_cycles = 4;
     float edge = 0.0f;
@@ -87,9 +151,7 @@ static bool parse_grid(const cs_scene *scene, const cJSON *block, cs_vorton_para
     const cJSON *grid = cJSON_GetObjectItemCaseSensitive(block, "grid");
     if (!grid)
         return true;
-    if (!cs_json_check_keys(scene, grid, "vorton.grid", keys, err) ||
-        !cs_json_uint(scene, grid, "vorton.grid", "cells", 4, 512, &p->grid_cells, err) ||
-        !cs_json_uint(scene, grid, "vorton.grid", "cycles", 1, 64, &p->grid_cycles, err))
+    if (!cs_scene_keys_read(scene, grid, "vorton.grid", &cs_vorton_grid_keys, p, err))
         return false;
     if (p->grid_cells & (p->grid_cells - 1))
         return cs_scene_fail(scene, err, "vorton.grid", "cells", "must be a power of two (the multigrid halves it)");
@@ -279,10 +341,8 @@ static void finish_arrows(vorton_setup *s, const float *vort4, uint32_t count)
 
 static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *err)
 {
-    static const char *const keys[] = {"spacing",   "stretching", "viscosity", "diffusivity", "expansion",
-                                       "ambient_temperature", "rings", "heat", "velocity", "grid",
-                                       "body_temperature", "density", "specific_heat", "body_specific_heat",
-                                       "smoke", "no_slip", "arrows", NULL};
+    const cs_scene_key_block *keys = &cs_vorton_keys;
+    const cs_scene_key *spacing = cs_scene_key_find(keys, "spacing");
     const cJSON *block = scene->solver_params;
     *s = (vorton_setup){
         // Air: 1.2 kg/m^3, c_p 1005 J/(kg K).
@@ -301,22 +361,36 @@ static bool setup_from_scene(const cs_scene *scene, vorton_setup *s, cs_error *e
         return cs_scene_fail(scene, err, "", scene->wall_count ? "walls" : "emitters",
                              "the vorton solver runs in free space (bodies allowed) with tracers from blocks only; "
                              "remove them");
-    return cs_json_check_keys(scene, block, "vorton", keys, err) &&
-           cs_json_float(scene, block, "vorton", "spacing", 1e-4f, 1e4f, &s->spacing, err) &&
+    return cs_scene_keys_check(scene, block, "vorton", keys, err) &&
+           cs_json_float(scene, block, "vorton", "spacing", (float)spacing->min, (float)spacing->max, &s->spacing,
+                         err) &&
            parse_stretching(scene, block, &s->params.stretching, err) &&
            parse_no_slip(scene, block, &s->params.no_slip, err) &&
-           cs_json_float(scene, block, "vorton", "viscosity", 0.0f, 1e3f, &s->params.viscosity, err) &&
-           cs_json_float(scene, block, "vorton", "diffusivity", 0.0f, 1e3f, &s->params.diffusivity, err) &&
-           cs_json_float(scene, block, "vorton", "expansion", 0.0f, 1.0f, &s->params.expansion, err) &&
-           cs_json_float(scene, block, "vorton", "ambient_temperature", 1.0f, 1e5f, &s->params.ambient_temperature,
-                         err) &&
+           cs_scene_key_read_named(scene, block, "vorton", keys, "viscosity", &s->params, err) &&
+           cs_scene_key_read_named(scene, block, "vorton", keys, "diffusivity", &s->params, err) &&
+           cs_scene_key_read_named(scene, block, "vorton", keys, "expansion", &s->params, err) &&
+           cs_scene_key_read_named(scene, block, "vorton", keys, "ambient_temperature", &s->params, err) &&
            parse_velocity(scene, block, &s->params.velocity, err) && parse_grid(scene, block, &s->params, err) &&
            parse_rings(scene, block, s, err) && parse_heats(scene, block, s, err) &&
            parse_smoke(scene, block, s, err) && parse_arrows(scene, block, s, err) &&
-           cs_json_float(scene, block, "vorton", "density", 1e-6f, 1e6f, &s->params.density, err) &&
-           cs_json_float(scene, block, "vorton", "specific_heat", 1e-3f, 1e7f, &s->params.specific_heat, err) &&
+           cs_scene_key_read_named(scene, block, "vorton", keys, "density", &s->params, err) &&
+           cs_scene_key_read_named(scene, block, "vorton", keys, "specific_heat", &s->params, err) &&
            parse_body_temperature(scene, block, &s->params, err) &&
            parse_body_specific_heat(scene, block, &s->params, err);
+}
+
+bool cs_vorton_params_read(const cs_scene *scene, cs_vorton_params *p, float *spacing, cs_error *err)
+{
+    vorton_setup *s = malloc(sizeof *s);
+    CS_ASSERT(s, "out of host memory");
+    memset(s, 0, sizeof *s);
+    bool ok = setup_from_scene(scene, s, err);
+    if (ok) {
+        memcpy(p, &s->params, sizeof *p);
+        *spacing = s->spacing;
+    }
+    free(s);
+    return ok;
 }
 
 // Every ring, then every heat ball, in file order.
@@ -486,6 +560,7 @@ static void ops_bodies(void *state, cs_body_link *out)
 
 const cs_sim_ops cs_vorton_ops = {
     .solver = "vorton",
+    .keys = (const cs_scene_key_block *const[]){&cs_vorton_keys, &cs_vorton_grid_keys, NULL},
     .summary = "vortex particles (issue 15): vorticity carriers, direct Biot-Savart velocity, tracers, 3D",
     .create = ops_create,
     .destroy = ops_destroy,

@@ -42,6 +42,30 @@ vec3 pt_tri_point(uint i, float a, float b)
     return tris[i].v0.xyz * (1.0 - s) + tris[i].v1.xyz * (s * (1.0 - b)) + tris[i].v2.xyz * (s * b);
 }
 
+// sin and cos of 2 pi b, b in [0, 1), from + - * alone, `precise` (no
+// contraction): the same bits on every device. GLSL's sin and cos only
+// promise an absolute error of 2^-11 and differ between drivers, so the
+// built-ins would make the bounce directions, and with them which paths
+// the GPU-vs-CPU test (test_pathtrace) can hold equal, depend on the
+// device. b's quadrant is split off exactly (4 b and its floor are exact
+// for a 24-bit b), and sin and cos of x = frac(4 b) pi / 2 in [0, pi / 2)
+// are Taylor series to x^11 and x^12: errors below 6e-8 and 7e-9, at
+// float rounding.
+void pt_sincos_2pi(float b, out float s, out float c)
+{
+    precise float q4 = 4.0 * b;
+    float qf = floor(q4);
+    precise float x = (q4 - qf) * 1.57079632679489662;
+    precise float x2 = x * x;
+    precise float sn = x * (1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362880.0 +
+                       x2 * (-1.0 / 39916800.0))))));
+    precise float cs = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24.0 + x2 * (-1.0 / 720.0 + x2 * (1.0 / 40320.0 +
+                       x2 * (-1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
+    uint q = uint(qf) & 3u;
+    s = q == 0u ? sn : q == 1u ? cs : q == 2u ? -sn : -cs;
+    c = q == 0u ? cs : q == 1u ? -sn : q == 2u ? -cs : sn;
+}
+
 // Cosine-weighted direction around unit n (Duff et al. 2017 basis).
 vec3 pt_cosine_direction(vec3 n, float a, float b)
 {
@@ -50,8 +74,9 @@ vec3 pt_cosine_direction(vec3 n, float a, float b)
     float m = n.x * n.y * c;
     vec3 t = vec3(1.0 + sgn * n.x * n.x * c, sgn * m, -sgn * n.x);
     vec3 bt = vec3(m, sgn + n.y * n.y * c, -n.y);
-    float r = sqrt(a), phi = 2.0 * CS_PT_PI * b;
-    return t * (r * cos(phi)) + bt * (r * sin(phi)) + n * sqrt(max(1.0 - a, 0.0));
+    float r = sqrt(a), sin_phi, cos_phi;
+    pt_sincos_2pi(b, sin_phi, cos_phi);
+    return t * (r * cos_phi) + bt * (r * sin_phi) + n * sqrt(max(1.0 - a, 0.0));
 }
 
 // The emissive triangle that u in [0, 1) picks (binary search of the CDF).

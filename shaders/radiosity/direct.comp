@@ -35,7 +35,10 @@ bool unoccluded(vec3 o, vec3 to, float t_max)
 vec3 punctual(cs_light light, vec3 o, vec3 n)
 {
     vec3 e = cs_light_irradiance(light, o, n);
-    if (!(max(e.r, max(e.g, e.b)) > 0.0))
+    // A light of negative colour (a TR1 room light of negative intensity)
+    // gives negative e: it is shadowed like any other and subtracts.
+    vec3 a = abs(e);
+    if (!(max(a.r, max(a.g, a.b)) > 0.0))
         return vec3(0.0);
     vec3 to = light.position_radius.xyz - o;
     float dist = length(to);
@@ -83,5 +86,8 @@ void main()
         h += punctual(lights[l], o, n);
     for (uint l = 0u; l < pc.area_count; l++)
         h += area(area_lights[l], o, n);
-    direct[i] = vec4(h, 0.0);
+    // Negative lights subtract, but no patch receives less than nothing
+    // (TR1 clamps an item's light the same way). With only positive lights
+    // h >= 0 and this changes no bit.
+    direct[i] = vec4(max(h, vec3(0.0)), 0.0);
 }

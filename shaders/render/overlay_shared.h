@@ -13,6 +13,7 @@
 #define CS_OVERLAY_MAX_QUADS 16384u    // text past this is cut (~ 40 lines of 60 characters)
 #define CS_OVERLAY_PANEL 0.02, 0.02, 0.03  // linear rgb
 #define CS_OVERLAY_TEXT 1.0, 0.85, 0.3     // linear rgb
+#define CS_OVERLAY_ALERT 1.0, 0.08, 0.05   // linear rgb: a shader error's text (cs_render_frame.alert)
 
 struct cs_render_overlay_push {
     vec4 target;                       // width, height (pixels), unused

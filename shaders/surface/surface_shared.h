@@ -16,13 +16,19 @@
 #include "cs_shared.h"
 
 #define CS_SURFACE_GROUP 64
-// Nodes one classify invocation walks along x (reusing a column of corners).
-#define CS_SURFACE_RUN 8
+// Padded nodes of a segment (classify, compact): a run along a padded row,
+// one bit each in a u32.
+#define CS_SURFACE_SEG 32
 // Most triangles one cell's case emits (checked when the table is built).
 #define CS_SURFACE_MAX_TRIS 5
 // One table row per case: [0] = triangle count, then 3 local edges per
 // triangle, counter-clockwise seen from outside (normal = outward).
 #define CS_SURFACE_TABLE_STRIDE (1 + 3 * CS_SURFACE_MAX_TRIS)
+
+// After the 256 rows, the same table packed for emit: 2 u32 per case, the
+// triangle count in bits 0..3 of the first, then the 15 local edges, 4 bits
+// each, from bit 4 of the first word (7 edges) on into the second (8).
+#define CS_SURFACE_PACKED_TABLE (256 * CS_SURFACE_TABLE_STRIDE)
 
 // info[p]: bits 0..2 = which of the node's 3 forward edges are crossed,
 // bits 3..10 = the case of the cell with min corner p (0 for no cell).
