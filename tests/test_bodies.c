@@ -57,8 +57,11 @@ static void contact_scene(cs_scene *s)
     s->dim = 3;
     for (int a = 0; a < 3; a++)
         s->domain_min[a] = -10.0f, s->domain_max[a] = 10.0f;
+    static cs_body bodies[4]; // the scene points at its bodies (scene.h)
+    memset(bodies, 0, sizeof bodies);
     s->body_count = 4;
-    cs_body *b = s->bodies;
+    s->bodies = bodies;
+    cs_body *b = bodies;
     b[0] = (cs_body){.shape = CS_BODY_BOX, .size = {0.6f, 0.3f, 0.9f}, .density = 1000.0f, .position = {1.0f, 2.0f, -1.0f}};
     b[1] = (cs_body){.shape = CS_BODY_POLYTOPE, .density = 1000.0f, .position = {-2.0f, 0.5f, 0.5f}};
     float box[6][4] = {{1, 0, 0, 0.4f}, {-1, 0, 0, 0.3f}, {0, 1, 0, 0.5f}, {0, -1, 0, 0.2f}, {0, 0, 1, 0.3f}, {0, 0, -1, 0.35f}};

@@ -145,21 +145,19 @@ static bool ref_pixel(const ref_field *rf, uint32_t x, uint32_t y, double margin
 // ---------------------------------------------------------------------------
 // Scenes, fields, rendering
 
-static cs_scene make_scene(int dim)
+static void make_scene(cs_scene *out, int dim)
 {
-    cs_scene s;
-    memset(&s, 0, sizeof s);
-    s.dim = dim;
-    snprintf(s.name, sizeof s.name, "field render test");
-    s.material_count = 1;
+    memset(out, 0, sizeof *out);
+    out->dim = dim;
+    snprintf(out->name, sizeof out->name, "field render test");
+    out->material_count = 1;
     for (int c = 0; c < 3; c++) {
-        s.materials[0].color[c] = (float)rnd(0.1, 0.9);
-        s.render.background[c] = (float)rnd(0.05, 0.35);
+        out->materials[0].color[c] = (float)rnd(0.1, 0.9);
+        out->render.background[c] = (float)rnd(0.05, 0.35);
     }
-    s.materials[0].rest_density = 1000.0f;
-    s.gravity[1] = -9.81f;
-    s.particle_spacing = 0.1f;
-    return s;
+    out->materials[0].rest_density = 1000.0f;
+    out->gravity[1] = -9.81f;
+    out->particle_spacing = 0.1f;
 }
 
 typedef enum fill_kind { FILL_MIXED, FILL_EMPTY, FILL_FULL } fill_kind;
@@ -226,7 +224,8 @@ static void check_field(cs_context *ctx, cs_renderer *r, const field_case *fc)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, fc->width, fc->height, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(2);
+    cs_scene s;
+    make_scene(&s, 2);
     // A domain away from the origin; square cells as reint makes them, or
     // stretched ones (the renderer maps the rectangle, not a cell size).
     double cell_w = rnd(0.05, 0.2), cell_h = fc->square_cells ? cell_w : cell_w * rnd(0.5, 2.0);
@@ -338,7 +337,8 @@ static void test_box_and_particle_over_field(cs_context *ctx, cs_renderer *r)
     cs_error err;
     const uint32_t w = 160, h = 120, nx = 12, ny = 8;
     CHECK(cs_renderer_resize(r, w, h, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(2);
+    cs_scene s;
+    make_scene(&s, 2);
     s.domain_min[0] = -1, s.domain_min[1] = 0.5f;
     s.domain_max[0] = 2, s.domain_max[1] = 2.5f;
     float *cells = make_field(nx, ny, FILL_FULL, 1.0);
@@ -422,7 +422,8 @@ static void test_3d_ignores_field(cs_context *ctx, cs_renderer *r)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 120, 90, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(3);
+    cs_scene s;
+    make_scene(&s, 3);
     for (int c = 0; c < 3; c++)
         s.domain_min[c] = -1, s.domain_max[c] = 1;
     s.camera.position[0] = 2.5f, s.camera.position[1] = 1.5f, s.camera.position[2] = 3.0f;
@@ -459,7 +460,8 @@ static void test_unorm_field(cs_context *ctx, cs_renderer *srgb)
     if (!ok)
         return;
     CHECK(cs_renderer_resize(srgb, 120, 90, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(2);
+    cs_scene s;
+    make_scene(&s, 2);
     s.domain_max[0] = 2, s.domain_max[1] = 1;
     float *cells = make_field(20, 10, FILL_MIXED, 2.0);
     gpu_field g;
@@ -491,7 +493,8 @@ static void test_indirect_particles(cs_context *ctx, cs_renderer *r)
     cs_error err;
     const uint32_t w = 160, h = 120, n = 9;
     CHECK(cs_renderer_resize(r, w, h, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(2);
+    cs_scene s;
+    make_scene(&s, 2);
     s.domain_max[0] = 9, s.domain_max[1] = 3;
     float pos[9][4] = {{0}}, vel[9][4] = {{0}}, dens[9];
     uint32_t mat[9] = {0};

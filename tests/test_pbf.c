@@ -99,7 +99,7 @@ static void ref_params_from(void *state, pbf_ref_params *p)
     cs_fluid *f = cs_pbf_fluid(state);
     cs_pbf_constants k;
     cs_pbf_get_constants(state, &k);
-    const cs_scene *s = &f->scene;
+    const cs_scene *s = f->scene;
     memset(p, 0, sizeof *p);
     p->dim = s->dim;
     const vec4 lo = f->params.domain_min, hi = f->params.domain_max;

@@ -325,23 +325,21 @@ static bool ref_pixel_stable(const ref_scene *rs, uint32_t x, uint32_t y)
 // ---------------------------------------------------------------------------
 // Scenes and rendering
 
-static cs_scene make_scene(int dim)
+static void make_scene(cs_scene *out, int dim)
 {
-    cs_scene s;
-    memset(&s, 0, sizeof s);
-    s.dim = dim;
-    snprintf(s.name, sizeof s.name, "render test");
-    s.material_count = 3;
+    memset(out, 0, sizeof *out);
+    out->dim = dim;
+    snprintf(out->name, sizeof out->name, "render test");
+    out->material_count = 3;
     const float colors[3][3] = {{0.9f, 0.15f, 0.1f}, {0.1f, 0.8f, 0.2f}, {0.15f, 0.3f, 0.95f}};
     for (int m = 0; m < 3; m++) {
-        memcpy(s.materials[m].color, colors[m], sizeof colors[m]);
-        s.materials[m].rest_density = (float)(500.0 * (m + 1));
+        memcpy(out->materials[m].color, colors[m], sizeof colors[m]);
+        out->materials[m].rest_density = (float)(500.0 * (m + 1));
     }
     for (int c = 0; c < 3; c++)
-        s.render.background[c] = (float)rnd(0.05, 0.35);
-    s.gravity[1] = -9.81f;
-    s.particle_spacing = 0.1f;
-    return s;
+        out->render.background[c] = (float)rnd(0.05, 0.35);
+    out->gravity[1] = -9.81f;
+    out->particle_spacing = 0.1f;
 }
 
 typedef struct render_result {
@@ -544,7 +542,8 @@ static void test_random_scenes(cs_context *ctx, cs_renderer *r)
         cs_error err;
         uint32_t w = c->width ? c->width : 160, h = c->height ? c->height : 120;
         CHECK(cs_renderer_resize(r, w, h, &err), "resize: %s", err.msg);
-        cs_scene s = make_scene(c->dim);
+        cs_scene s;
+        make_scene(&s, c->dim);
         if (c->dim == 3) {
             set_domain(&s, (float[3]){-1, -1, -1}, (float[3]){1, 1, 1});
             random_camera(&s);
@@ -576,7 +575,8 @@ static void test_depth_order(cs_context *ctx, cs_renderer *r)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 128, 128, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(3);
+    cs_scene s;
+    make_scene(&s, 3);
     set_domain(&s, (float[3]){-1, -1, -1}, (float[3]){1, 1, 1});
     random_camera(&s);
     ref_camera rc;
@@ -628,7 +628,8 @@ static void test_close_up(cs_context *ctx, cs_renderer *r)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 128, 96, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(3);
+    cs_scene s;
+    make_scene(&s, 3);
     // The camera stands inside this domain, so the near plane is close.
     set_domain(&s, (float[3]){-3, -3, -3}, (float[3]){3, 3, 3});
     random_camera(&s);
@@ -656,7 +657,8 @@ static void test_color_modes(cs_context *ctx, cs_renderer *r)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 160, 120, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(3);
+    cs_scene s;
+    make_scene(&s, 3);
     set_domain(&s, (float[3]){-1, -1, -1}, (float[3]){1, 1, 1});
     random_camera(&s);
     cpu_particles p;
@@ -691,7 +693,8 @@ static void test_box(cs_context *ctx, cs_renderer *r, int dim)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 160, 120, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(dim);
+    cs_scene s;
+    make_scene(&s, dim);
     if (dim == 3) {
         set_domain(&s, (float[3]){-1, -0.5f, -0.8f}, (float[3]){1, 0.5f, 0.8f});
         random_camera(&s);
@@ -746,7 +749,8 @@ static void test_box(cs_context *ctx, cs_renderer *r, int dim)
 static void test_camera(void)
 {
     for (int dim = 2; dim <= 3; dim++) {
-        cs_scene s = make_scene(dim);
+        cs_scene s;
+        make_scene(&s, dim);
         set_domain(&s, (float[3]){-1, -2, dim == 3 ? -1.5f : 0}, (float[3]){3, 1, dim == 3 ? 1.5f : 0});
         random_camera(&s);
         cs_view_camera cam;
@@ -807,7 +811,8 @@ static void test_png(cs_context *ctx, cs_renderer *r)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 96, 64, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(3);
+    cs_scene s;
+    make_scene(&s, 3);
     set_domain(&s, (float[3]){-1, -1, -1}, (float[3]){1, 1, 1});
     random_camera(&s);
     cpu_particles p;
@@ -849,7 +854,8 @@ static void test_unorm_target(cs_context *ctx, cs_renderer *srgb)
     if (!ok)
         return;
     CHECK(cs_renderer_resize(srgb, 120, 90, &err), "resize: %s", err.msg);
-    cs_scene s = make_scene(3);
+    cs_scene s;
+    make_scene(&s, 3);
     set_domain(&s, (float[3]){-1, -1, -1}, (float[3]){1, 1, 1});
     random_camera(&s);
     s.render.fog_density = 0.3f;
@@ -881,7 +887,9 @@ static void test_two_views(cs_context *ctx, cs_renderer *r)
 {
     cs_error err;
     CHECK(cs_renderer_resize(r, 200, 100, &err), "resize: %s", err.msg);
-    cs_scene a = make_scene(2), b = make_scene(2);
+    cs_scene a, b;
+    make_scene(&a, 2);
+    make_scene(&b, 2);
     set_domain(&a, (float[3]){-2, -1, 0}, (float[3]){3, 1, 0});
     set_domain(&b, (float[3]){0.5f, -0.5f, 0}, (float[3]){2.5f, 0.5f, 0});
     const float yellow[3] = {0.9f, 0.8f, 0.05f};

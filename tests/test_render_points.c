@@ -27,29 +27,27 @@
 
 static const double k_pi = 3.14159265358979323846;
 
-static cs_scene make_scene(void)
+static void make_scene(cs_scene *out)
 {
-    cs_scene s;
-    memset(&s, 0, sizeof s);
-    s.dim = 3;
-    snprintf(s.name, sizeof s.name, "points test");
-    s.material_count = 3;
+    memset(out, 0, sizeof *out);
+    out->dim = 3;
+    snprintf(out->name, sizeof out->name, "points test");
+    out->material_count = 3;
     const float colors[3][3] = {{0.9f, 0.15f, 0.1f}, {0.1f, 0.8f, 0.2f}, {0.15f, 0.3f, 0.95f}};
     for (int m = 0; m < 3; m++) {
-        memcpy(s.materials[m].color, colors[m], sizeof colors[m]);
-        s.materials[m].rest_density = 1000.0f;
+        memcpy(out->materials[m].color, colors[m], sizeof colors[m]);
+        out->materials[m].rest_density = 1000.0f;
     }
     for (int c = 0; c < 3; c++) {
-        s.domain_min[c] = -1.0f;
-        s.domain_max[c] = 1.0f;
-        s.render.background[c] = 0.2f;
+        out->domain_min[c] = -1.0f;
+        out->domain_max[c] = 1.0f;
+        out->render.background[c] = 0.2f;
     }
-    s.particle_spacing = 0.1f;
+    out->particle_spacing = 0.1f;
     const float eye[3] = {0.3f, 0.4f, 4.0f};
-    memcpy(s.camera.position, eye, sizeof eye);
-    s.camera.up[1] = 1.0f;
-    s.camera.fov_degrees = 45.0f;
-    return s;
+    memcpy(out->camera.position, eye, sizeof eye);
+    out->camera.up[1] = 1.0f;
+    out->camera.fov_degrees = 45.0f;
 }
 
 // The world point at view distance `dist` on the ray through pixel (x, y)
@@ -114,7 +112,8 @@ int main(void)
         fprintf(stderr, "FAIL: renderer: %s\n", err.msg);
         return 1;
     }
-    cs_scene s = make_scene();
+    cs_scene s;
+    make_scene(&s);
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
     cs_camera_matrices m;

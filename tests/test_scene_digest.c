@@ -14,7 +14,9 @@
 //                                tests/ref/scene_digests.txt)
 //
 // Pointers (the JSON tree, the fluids array, the geometry) are replaced by
-// whether they are set before hashing; everything else is hashed as bytes.
+// whether they are set before hashing; the bodies (an array the file's scene
+// owns and every fluid's points at) by their values; everything else is
+// hashed as bytes.
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
 #include "fluid_sph.h"
@@ -48,14 +50,16 @@ static uint64_t scene_digest(const cs_scene *s)
 {
     cs_scene *copy = malloc(sizeof *copy);
     memcpy(copy, s, sizeof *copy);
-    unsigned char set[6] = {copy->json != NULL, copy->fluids != NULL, copy->geometry != NULL,
+    unsigned char set[7] = {copy->json != NULL, copy->fluids != NULL, copy->geometry != NULL,
                             copy->solver_params != NULL, copy->surface.own_block != NULL,
-                            copy->surface.top_block != NULL};
+                            copy->surface.top_block != NULL, copy->body_storage != NULL};
     copy->json = NULL, copy->fluids = NULL, copy->geometry = NULL, copy->solver_params = NULL;
     copy->surface.own_block = NULL, copy->surface.top_block = NULL;
+    copy->bodies = NULL, copy->body_storage = NULL; // the bodies: their values, below
     uint64_t h = fnv(0xcbf29ce484222325ull, copy, sizeof *copy);
     free(copy);
-    return fnv(h, set, sizeof set);
+    h = fnv(h, set, sizeof set);
+    return s->bodies ? fnv(h, s->bodies, (size_t)s->body_count * sizeof *s->bodies) : h;
 }
 
 typedef struct line_list {

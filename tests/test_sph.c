@@ -598,10 +598,10 @@ static uint32_t count_far_outside(cs_fluid *f)
     uint32_t n = f->count, far = 0;
     float *x = malloc((size_t)n * 16 + 16);
     cs_fluid_download_by_id(f, x, NULL, NULL, NULL);
-    double h = f->scene.smoothing_radius;
+    double h = f->scene->smoothing_radius;
     for (uint32_t i = 0; i < n; i++)
         for (int a = 0; a < f->dim; a++)
-            far += x[4 * i + a] < f->scene.domain_min[a] - h || x[4 * i + a] > f->scene.domain_max[a] + h;
+            far += x[4 * i + a] < f->scene->domain_min[a] - h || x[4 * i + a] > f->scene->domain_max[a] + h;
     free(x);
     return far;
 }
@@ -618,10 +618,10 @@ static double total_energy(cs_fluid *f)
     cs_fluid_download_by_id(f, x, v, NULL, mat);
     double e = 0.0;
     for (uint32_t i = 0; i < n; i++) {
-        double m = f->scene.materials[mat[i]].mass;
+        double m = f->scene->materials[mat[i]].mass;
         for (int a = 0; a < f->dim; a++)
             e += m * (0.5 * (double)v[4 * i + a] * v[4 * i + a] -
-                      (double)f->scene.gravity[a] * ((double)x[4 * i + a] - f->scene.domain_min[a]));
+                      (double)f->scene->gravity[a] * ((double)x[4 * i + a] - f->scene->domain_min[a]));
     }
     free(x), free(v), free(mat);
     return e;
@@ -679,7 +679,7 @@ static void check_dam_break(cs_context *ctx, int dim)
     double e_end = total_energy(&s.fluid);
     fprintf(stderr, "sph dam break %dD: %u particles, %u substeps of %.2f ms, max speed %.2f m/s (free fall bound %.2f), "
                     "energy start %.0f, max %.0f (%+.1f%%), end %.0f; worst mean |rho/rho0 - 1| %.3f\n",
-            dim, n, steps, 1e3 * s.fluid.scene.dt, worst_speed, fall, e0, e_max, 100.0 * (e_max / e0 - 1.0), e_end,
+            dim, n, steps, 1e3 * s.fluid.dt, worst_speed, fall, e0, e_max, 100.0 * (e_max / e0 - 1.0), e_end,
             worst_err);
     // Energy is the invariant; the speed bound only catches a blow-up (a
     // plunging jet can fling a few particles faster than free fall).

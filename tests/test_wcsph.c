@@ -149,7 +149,7 @@ static void random_scene_json(char *out, size_t size, int dim, float extent, flo
 // The boundary planes as the solver sees them: domain faces, then walls.
 static void ref_walls(wcsph_ref_params *rp, const cs_wcsph *w)
 {
-    const cs_scene *sc = &w->fluid.scene;
+    const cs_scene *sc = w->fluid.scene;
     rp->wall_density = w->wall_density;
     rp->wall_table = &w->params.wall[0].x;
     rp->wall_steps = CS_WCSPH_WALL_STEPS;
@@ -446,10 +446,10 @@ static double total_energy(cs_fluid *f)
     cs_fluid_download_by_id(f, x, v, NULL, mat);
     double e = 0.0;
     for (uint32_t i = 0; i < n; i++) {
-        double m = f->scene.materials[mat[i]].mass;
+        double m = f->scene->materials[mat[i]].mass;
         for (int a = 0; a < f->dim; a++)
             e += m * (0.5 * (double)v[4 * i + a] * v[4 * i + a] -
-                      (double)f->scene.gravity[a] * ((double)x[4 * i + a] - f->scene.domain_min[a]));
+                      (double)f->scene->gravity[a] * ((double)x[4 * i + a] - f->scene->domain_min[a]));
     }
     free(x), free(v), free(mat);
     return e;
@@ -468,7 +468,7 @@ static void compression(cs_wcsph *w, double *mean, double *max)
     double sum = 0.0;
     *max = 0.0;
     for (uint32_t i = 0; i < n; i++) {
-        double e = fmax(rho[i] / w->fluid.scene.materials[mat[i]].rest_density - 1.0, 0.0);
+        double e = fmax(rho[i] / w->fluid.scene->materials[mat[i]].rest_density - 1.0, 0.0);
         sum += e;
         *max = fmax(*max, e);
     }
@@ -489,7 +489,7 @@ static double run_checked(const char *what, cs_wcsph *w, uint32_t substeps, uint
         uint32_t *mat = malloc((size_t)n * 4 + 4);
         download(w->fluid.ctx, cs_fluid_mat(&w->fluid), mat, n, 4);
         for (uint32_t i = 0; i < n; i++)
-            mass += w->fluid.scene.materials[mat[i]].mass;
+            mass += w->fluid.scene->materials[mat[i]].mass;
         free(mat);
     }
     double worst_mean = 0.0;
@@ -550,7 +550,7 @@ static void check_dam_break(cs_context *ctx, int dim)
     fprintf(stderr,
             "%s: %u particles, %u substeps (%.2f s): compression rho/rho0 - 1 mean <= %.4f (worst particle "
             "%.3f), max speed %.2f m/s (free fall from the top %.2f), final mean |rho/rho0 - 1| %.3f\n",
-            what, w.fluid.count, substeps, substeps * w.fluid.scene.dt, mean_err, max_err, speed, fall,
+            what, w.fluid.count, substeps, substeps * w.fluid.dt, mean_err, max_err, speed, fall,
             last.mean_density_error);
     // c = 25 m/s is 6-8x the fastest flow here: the mean compression stays
     // around a percent (Becker & Teschner's 1% target needs c = 10 v_max).
@@ -646,12 +646,12 @@ static void check_emission_and_determinism(cs_context *ctx)
             return;
         }
         // dt 1.2 ms is beyond the CFL bound 0.4 * 0.024 / (25 * 1.06) = 0.36 ms: split in 4.
-        CHECK(w.dt_split == 4 && w.fluid.scene.substeps == 4 && fabsf(w.fluid.scene.dt * 4 - sc.dt) < 1e-9f,
-              "dt split into %u parts (substeps %u, dt %g)", w.dt_split, w.fluid.scene.substeps,
-              (double)w.fluid.scene.dt);
+        CHECK(w.dt_split == 4 && w.fluid.substeps == 4 && fabsf(w.fluid.dt * 4 - sc.dt) < 1e-9f,
+              "dt split into %u parts (substeps %u, dt %g)", w.dt_split, w.fluid.substeps,
+              (double)w.fluid.dt);
         uint32_t blocks = w.fluid.block_count;
         const cs_emitter *em = &sc.emitters[0];
-        double dt = w.fluid.scene.dt;
+        double dt = w.fluid.dt;
         uint32_t substeps = 0;
         while (substeps < 400) {
             run_substeps(&w, 40);

@@ -340,9 +340,9 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         scene.fluids[i].substeps = 1;
         scene.fluids[i].surface.enabled = false;
     }
-    cs_world world;
+    CS_HEAP_WORLD(world);
     uint64_t before = ctx->bytes_allocated;
-    if (!cs_world_create(ctx, &scene, &world, &err)) {
+    if (!cs_world_create(ctx, &scene, world, &err)) {
         res->skipped = true;
         snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
         cs_scene_free(&scene);
@@ -377,15 +377,15 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
             timing_start = cs_now_seconds();
         bool frame_ends = (i + 1) % per_frame == 0;
         cs_recorder_begin(&rec);
-        cs_world_record_substep(&world, &rec, i % per_frame, per_frame);
+        cs_world_record_substep(world, &rec, i % per_frame, per_frame);
         // CISTERN_BENCH_PLANT_NOISE=K: every K-th timed step does the
         // work of four, as a machine shared with other work would make it
         // look; the noise check must flag it (tests/bench_noise.sh).
         if (plant && i >= opt->warmup && (i - opt->warmup) % plant == plant - 1)
             for (int extra = 0; extra < 3; extra++)
-                cs_world_record_substep(&world, &rec, i % per_frame, per_frame);
+                cs_world_record_substep(world, &rec, i % per_frame, per_frame);
         if (frame_ends)
-            cs_world_record_frame_end(&world, &rec);
+            cs_world_record_frame_end(world, &rec);
         cs_recorder_submit_wait(&rec);
         if (i >= opt->warmup) {
             uint32_t s = i - opt->warmup;
@@ -400,9 +400,9 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         // time garbage (NaN particles, a saturated cell).
         cs_sim_stats step_stats[CS_MAX_FLUIDS], step_total;
         if (frame_ends)
-            cs_world_stats(&world, &step_total, step_stats);
+            cs_world_stats(world, &step_total, step_stats);
         char what[512];
-        if (frame_ends && !cs_world_check_stats(&world, step_stats, what, sizeof what)) {
+        if (frame_ends && !cs_world_check_stats(world, step_stats, what, sizeof what)) {
             res->failed = true;
             done -= i >= opt->warmup; // its timing is not one of a sane step
             snprintf(res->unstable_reason, sizeof res->unstable_reason, "step %u%s: %s", i,
@@ -434,7 +434,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     if (!opt->quiet)
         cs_progress_end(&progress);
     cs_sim_stats stats = {0};
-    cs_world_stats(&world, &stats, NULL);
+    cs_world_stats(world, &stats, NULL);
     res->particles = stats.particles;
     double bound = 0.0;
     for (uint32_t i = 0; i < scene.fluid_count; i++)
@@ -456,8 +456,8 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     if (opt->cells) {
         // Grid pipelines: every cell is updated every step, filled or not.
         res->particles = 0;
-        for (uint32_t i = 0; i < world.fluid_count; i++) {
-            cs_world_fluid *f = &world.fluids[i];
+        for (uint32_t i = 0; i < world->fluid_count; i++) {
+            cs_world_fluid *f = &world->fluids[i];
             if (!f->ops->field)
                 continue;
             cs_field_view field;
@@ -478,7 +478,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     judge_noise(res, done);
     free(totals), free(walls), free(raw_totals), free(per_pass);
     cs_recorder_destroy(&rec);
-    cs_world_destroy(&world);
+    cs_world_destroy(world);
     cs_scene_free(&scene);
 }
 
@@ -793,7 +793,9 @@ int cs_bench(const cs_bench_options *opt)
     char device[512];
     if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
         return 1;
-    bench_result res[CS_BENCH_MAX_SIZES];
+    // The results (100 KiB together) live on the heap, not the stack.
+    bench_result *res = calloc(CS_BENCH_MAX_SIZES, sizeof *res);
+    CS_ASSERT(res, "out of host memory");
     uint32_t n = 0;
     bool stop = false, failed = false;
     for (uint32_t i = 0; i < opt->size_count; i++, n++) {
@@ -874,6 +876,7 @@ int cs_bench(const cs_bench_options *opt)
     }
     if (opt->baseline && !compare_baseline(opt->baseline, scene_name, unit, res, n))
         code = code ? code : 3;
+    free(res);
     cs_context_destroy(&ctx);
     cs_shader_shutdown();
     return failed ? 1 : code;

@@ -86,6 +86,8 @@ typedef struct demo_state {
     bool draining;            // finishing every frame at the end
 } demo_state;
 
+static void free_demo_state(demo_state **d) { free(*d); }
+
 // What run.c's record_draw draws (world_draw.h), to the offscreen image.
 static void record_demo_draw(demo_state *d, cs_recorder *rec)
 {
@@ -217,30 +219,33 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
 {
     memset(res, 0, sizeof *res);
     res->requested = requested;
-    demo_state d = {.ctx = ctx};
+    // It holds a world and a scene: on the heap, not the stack.
+    demo_state *d __attribute__((cleanup(free_demo_state))) = calloc(1, sizeof *d);
+    CS_ASSERT(d, "out of host memory");
+    d->ctx = ctx;
     cs_error err;
-    if (!cs_scene_load(opt->scene, &d.scene, &err)) {
+    if (!cs_scene_load(opt->scene, &d->scene, &err)) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "%s", err.msg);
         return;
     }
-    cs_scene_scale_world(&d.scene, requested);
-    res->substeps = d.scene.substeps;
-    res->sim_seconds = (double)d.scene.dt * d.scene.substeps;
-    bool world = cs_world_create(ctx, &d.scene, &d.world, &err);
-    cs_renderer_desc rd = {.width = d.scene.render.width ? d.scene.render.width : 960,
-                           .height = d.scene.render.height ? d.scene.render.height : 540};
-    bool renderer = world && cs_renderer_create(ctx, &rd, &d.renderer, &err);
+    cs_scene_scale_world(&d->scene, requested);
+    res->substeps = d->scene.substeps;
+    res->sim_seconds = (double)d->scene.dt * d->scene.substeps;
+    bool world = cs_world_create(ctx, &d->scene, &d->world, &err);
+    cs_renderer_desc rd = {.width = d->scene.render.width ? d->scene.render.width : 960,
+                           .height = d->scene.render.height ? d->scene.render.height : 540};
+    bool renderer = world && cs_renderer_create(ctx, &rd, &d->renderer, &err);
     if (!renderer) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "%s", err.msg);
         if (world)
-            cs_world_destroy(&d.world);
-        cs_scene_free(&d.scene);
+            cs_world_destroy(&d->world);
+        cs_scene_free(&d->scene);
         return;
     }
-    cs_camera_from_scene(&d.camera, &d.scene);
-    create_demo_frames(&d);
+    cs_camera_from_scene(&d->camera, &d->scene);
+    create_demo_frames(d);
     uint32_t frames = opt->steps;
     double *walls = calloc(frames, sizeof(double));
     demo_series series = {calloc(frames, sizeof(double)), calloc(frames, sizeof(double)),
@@ -263,10 +268,10 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
         if (i == opt->warmup) {
             // The timed frames start from an empty ring, as a run's loop
             // does, so each counts its own waits and nothing of the warm-up.
-            d.draining = true;
+            d->draining = true;
             for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT && !res->failed; k++)
-                res->failed = !finish_demo_frame(&d, res, (i + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
-            d.draining = false;
+                res->failed = !finish_demo_frame(d, res, (i + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
+            d->draining = false;
             if (res->failed)
                 break;
             mark = timed_start = cs_now_seconds();
@@ -274,13 +279,13 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
             res->waits_on_latest = res->frames_overlapped = 0;
         }
         uint32_t slot = i % CS_FRAMES_IN_FLIGHT;
-        if (!finish_demo_frame(&d, res, slot, frames, &series)) {
+        if (!finish_demo_frame(d, res, slot, frames, &series)) {
             res->failed = true;
             break;
         }
-        bool needed_now = submit_demo_frame(&d, res, i, f);
+        bool needed_now = submit_demo_frame(d, res, i, f);
         submitted = i + 1;
-        if (needed_now && !finish_demo_frame(&d, res, slot, frames, &series))
+        if (needed_now && !finish_demo_frame(d, res, slot, frames, &series))
             res->failed = true;
         double now = cs_now_seconds(), wall = (now - mark) * 1e3;
         mark = now;
@@ -298,9 +303,9 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
             break; // one slow frame is enough to know
     }
     // The frames still in flight, oldest first.
-    d.draining = true;
+    d->draining = true;
     for (uint32_t k = 0; k < CS_FRAMES_IN_FLIGHT && !res->failed; k++)
-        res->failed = !finish_demo_frame(&d, res, (submitted + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
+        res->failed = !finish_demo_frame(d, res, (submitted + k) % CS_FRAMES_IN_FLIGHT, frames, &series);
     // Frames per second over the whole timed span, up to the last frame
     // finished: the loop's periods alone undercount, since the first frames
     // of the span find free slots and wait for nothing.
@@ -333,10 +338,10 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     }
     free(walls), free(series.sims), free(series.draws), free(series.gpus), free(series.dispatches),
         free(series.barriers);
-    destroy_demo_frames(&d);
-    cs_renderer_destroy(&d.renderer);
-    cs_world_destroy(&d.world);
-    cs_scene_free(&d.scene);
+    destroy_demo_frames(d);
+    cs_renderer_destroy(&d->renderer);
+    cs_world_destroy(&d->world);
+    cs_scene_free(&d->scene);
 }
 
 static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, const char *scene_name,

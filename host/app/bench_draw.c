@@ -70,7 +70,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     memset(res, 0, sizeof *res);
     res->requested = requested;
     cs_scene scene;
-    cs_world world;
+    CS_HEAP_WORLD(world);
     cs_renderer renderer;
     cs_error err;
     if (!cs_scene_load(opt->scene, &scene, &err)) {
@@ -81,13 +81,13 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     cs_scene_scale_world(&scene, requested);
     scene.render.draw = CS_DRAW_PARTICLES;
     uint32_t width = opt->width ? opt->width : 1280, height = opt->height ? opt->height : 720;
-    bool made_world = cs_world_create(ctx, &scene, &world, &err);
+    bool made_world = cs_world_create(ctx, &scene, world, &err);
     if (!made_world || !cs_renderer_create(ctx, &(cs_renderer_desc){.width = width, .height = height}, &renderer,
                                            &err)) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "%s", err.msg);
         if (made_world)
-            cs_world_destroy(&world);
+            cs_world_destroy(world);
         cs_scene_free(&scene);
         return;
     }
@@ -100,7 +100,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     uint32_t timed = 0;
     for (uint32_t i = 0; i < opt->warmup + opt->steps; i++) {
         cs_world_draw arrays;
-        cs_render_frame frame = cs_world_draw_frame(&world, CS_DRAW_PARTICLES, true, &arrays);
+        cs_render_frame frame = cs_world_draw_frame(world, CS_DRAW_PARTICLES, true, &arrays);
         frame.camera = &camera;
         cs_recorder_begin(&rec);
         cs_barrier_compute_to_graphics(&rec);
@@ -120,7 +120,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     // Coverage from the first fluid's positions (the shipped draw scenes
     // have one fluid).
     cs_world_draw arrays;
-    cs_render_frame frame = cs_world_draw_frame(&world, CS_DRAW_PARTICLES, true, &arrays);
+    cs_render_frame frame = cs_world_draw_frame(world, CS_DRAW_PARTICLES, true, &arrays);
     if (frame.particles && frame.particles[0].positions && frame.particles[0].count) {
         const cs_particle_view *pv = &frame.particles[0];
         res->particles = pv->count;
@@ -135,7 +135,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     }
     cs_recorder_destroy(&rec);
     cs_renderer_destroy(&renderer);
-    cs_world_destroy(&world);
+    cs_world_destroy(world);
     cs_scene_free(&scene);
 }
 

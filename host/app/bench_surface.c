@@ -87,8 +87,8 @@ static bool take_particles(cs_context *ctx, const cs_bench_options *opt, surf_pa
     }
     if (opt->surface_particles)
         cs_scene_scale_world(&scene, opt->surface_particles);
-    cs_world world;
-    if (!cs_world_create(ctx, &scene, &world, err)) {
+    CS_HEAP_WORLD(world);
+    if (!cs_world_create(ctx, &scene, world, err)) {
         cs_scene_free(&scene);
         return false;
     }
@@ -99,7 +99,7 @@ static bool take_particles(cs_context *ctx, const cs_bench_options *opt, surf_pa
         cs_progress_begin(&progress, opt->frames);
     for (uint32_t f = 0; f < opt->frames; f++) {
         cs_recorder_begin(&rec);
-        cs_world_record_frame(&world, &rec);
+        cs_world_record_frame(world, &rec);
         cs_recorder_submit_wait(&rec);
         if (!opt->quiet)
             cs_progress_update(&progress, f + 1, "simulating the dam break");
@@ -108,8 +108,8 @@ static bool take_particles(cs_context *ctx, const cs_bench_options *opt, surf_pa
         cs_progress_end(&progress);
     cs_recorder_destroy(&rec);
     bool ok = false;
-    for (uint32_t i = 0; i < world.fluid_count && !ok; i++) {
-        cs_world_fluid *fl = &world.fluids[i];
+    for (uint32_t i = 0; i < world->fluid_count && !ok; i++) {
+        cs_world_fluid *fl = &world->fluids[i];
         if (!fl->ops->particles)
             continue;
         cs_particle_view view = {0};
@@ -122,10 +122,10 @@ static bool take_particles(cs_context *ctx, const cs_bench_options *opt, surf_pa
         out->spacing = scene.fluids[i].particle_spacing;
         ok = true;
     }
-    out->sim_seconds = cs_world_time(&world);
+    out->sim_seconds = cs_world_time(world);
     memcpy(out->domain_min, scene.domain_min, sizeof out->domain_min);
     memcpy(out->domain_max, scene.domain_max, sizeof out->domain_max);
-    cs_world_destroy(&world);
+    cs_world_destroy(world);
     cs_scene_free(&scene);
     if (!ok)
         return cs_fail(err, "%s: no fluid with particles to splat", opt->scene);

@@ -29,7 +29,7 @@ bool cs_ply_write(const char *path, const char *comment, const float *positions4
         return false;
     cs_out_printf(&out, "ply\nformat binary_little_endian 1.0\ncomment %s\nelement vertex %u\n%send_header\n",
                   comment ? comment : "cistern", count, k_ply_properties);
-    enum { CHUNK = 4096 };
+    enum { CHUNK = 1024 }; // 32 KiB of stack (frames stay under -Wframe-larger-than)
     ply_vertex chunk[CHUNK];
     for (uint32_t base = 0; base < count && !out.error; base += CHUNK) {
         uint32_t n = CS_MIN((uint32_t)CHUNK, count - base);

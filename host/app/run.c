@@ -420,15 +420,19 @@ static void replay_failed_frame(run_state *r, uint32_t frame, char *culprit, siz
     vkDeviceWaitIdle(r->ctx.device);
     *hunted = *dumped = false;
     bool world_at_frame = r->recorded_sim_frames == frame + 1;
-    cs_world replay;
-    if (!cs_world_replay(&r->ctx, &r->scene, frame - r->world_first_frame, &replay, dump_err)) {
+    cs_world *replay = calloc(1, sizeof *replay); // a world is too large for the stack
+    if (!replay || !cs_world_replay(&r->ctx, &r->scene, frame - r->world_first_frame, replay, dump_err)) {
+        if (!replay)
+            cs_fail(dump_err, "out of host memory for a replay of frame %u", frame);
+        free(replay);
         // The world could not be made again: the run's own is all there is.
         *dumped = world_at_frame && dump_particles(r, &r->world, frame, dump_err);
         return;
     }
-    *hunted = cs_world_find_first_non_finite(&replay, culprit, size);
-    *dumped = dump_particles(r, world_at_frame ? &r->world : &replay, frame, dump_err);
-    cs_world_destroy(&replay);
+    *hunted = cs_world_find_first_non_finite(replay, culprit, size);
+    *dumped = dump_particles(r, world_at_frame ? &r->world : replay, frame, dump_err);
+    cs_world_destroy(replay);
+    free(replay);
 }
 
 // A frame that went wrong (NaN/Inf values, a cell past its capacity) ends
@@ -997,16 +1001,16 @@ static void print_summary(const run_state *r, bool stats_whole, bool stopped)
     fprintf(stderr, "%s\n", *sep == ' ' ? " nothing" : "");
 }
 
-int cs_run(const cs_run_options *opt)
+static int run(run_state *r)
 {
-    run_state r = {.opt = opt, .color_mode = opt->color_mode, .overlay = opt->overlay};
+    const cs_run_options *opt = r->opt;
     cs_error err;
-    if (!cs_scene_load(opt->scene, &r.scene, &err)) {
+    if (!cs_scene_load(opt->scene, &r->scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 2;
     }
     if (opt->particles)
-        cs_scene_scale_world(&r.scene, opt->particles);
+        cs_scene_scale_world(&r->scene, opt->particles);
     // --record is settled before anything starts, too: no ffmpeg, or a
     // file there already, is refused (exit 2) rather than found out after
     // the first frame.
@@ -1019,46 +1023,46 @@ int cs_run(const cs_run_options *opt)
         else if (exists && (!S_ISREG(st.st_mode) || !opt->overwrite))
             fprintf(stderr, "cistern: --record: %s exists%s\n", opt->record_path,
                     S_ISREG(st.st_mode) ? "; --overwrite replaces it" : " and is not a regular file");
-        else if (strlen(opt->record_path) >= sizeof r.video_path)
+        else if (strlen(opt->record_path) >= sizeof r->video_path)
             fprintf(stderr, "cistern: --record: the path is too long\n");
         else
-            snprintf(r.video_path, sizeof r.video_path, "%s", opt->record_path), r.video_wanted = true;
-        if (!r.video_wanted) {
-            cs_scene_free(&r.scene);
+            snprintf(r->video_path, sizeof r->video_path, "%s", opt->record_path), r->video_wanted = true;
+        if (!r->video_wanted) {
+            cs_scene_free(&r->scene);
             return 2;
         }
     }
     // The output folder is settled before Vulkan starts: a refusal costs
     // nothing, and no run ends after minutes on a folder it cannot use.
     if (opt->out_dir)
-        snprintf(r.out_dir, sizeof r.out_dir, "%s", opt->out_dir);
+        snprintf(r->out_dir, sizeof r->out_dir, "%s", opt->out_dir);
     else
-        snprintf(r.out_dir, sizeof r.out_dir, "out/%s", r.scene.name);
-    if (!cs_prepare_out_dir(r.out_dir, opt->overwrite, CS_OUT_RUN, &err) || !open_stats(&r, &err)) {
+        snprintf(r->out_dir, sizeof r->out_dir, "out/%s", r->scene.name);
+    if (!cs_prepare_out_dir(r->out_dir, opt->overwrite, CS_OUT_RUN, &err) || !open_stats(r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
-        cs_scene_free(&r.scene);
+        cs_scene_free(&r->scene);
         return 2;
     }
     if (!opt->headless) {
-        r.windowed = open_window(&r, &err);
-        if (!r.windowed)
+        r->windowed = open_window(r, &err);
+        if (!r->windowed)
             fprintf(stderr, "cistern: no window (%s); running headless\n", err.msg);
     }
     if (opt->load_renderdoc && !cs_renderdoc_load())
         fprintf(stderr, "cistern: --renderdoc: cannot load librenderdoc.so (apt-get install librenderdoc)\n");
     cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
-    if (r.windowed) {
-        desc.instance_extensions = r.window.instance_extensions;
-        desc.instance_extension_count = r.window.instance_extension_count;
+    if (r->windowed) {
+        desc.instance_extensions = r->window.instance_extensions;
+        desc.instance_extension_count = r->window.instance_extension_count;
     }
     int code = 0;
-    r.draw = r.scene.render.draw;
-    if (!cs_context_create(&desc, &r.ctx, &err)) {
+    r->draw = r->scene.render.draw;
+    if (!cs_context_create(&desc, &r->ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
         goto done;
     }
-    if (r.windowed && !cs_window_attach(&r.window, &r.ctx, &err)) {
+    if (r->windowed && !cs_window_attach(&r->window, &r->ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
         goto done;
@@ -1069,48 +1073,48 @@ int cs_run(const cs_run_options *opt)
         fprintf(stderr, "cistern: --capture-frame: RenderDoc is not attached; run under `renderdoccmd capture` "
                         "or add --renderdoc\n");
 
-    if (!create_world(&r, &err)) {
+    if (!create_world(r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 2;
         goto done;
     }
-    if (opt->mesh_every && r.world.surface_count == 0) {
+    if (opt->mesh_every && r->world.surface_count == 0) {
         fprintf(stderr, "cistern: --mesh-every: no fluid of %s has a surface; give it \"surface\": {\"enabled\": "
-                        "true} (3D scenes; docs/scenes.md)\n", r.scene.name);
+                        "true} (3D scenes; docs/scenes.md)\n", r->scene.name);
         code = 2;
         goto done;
     }
-    if (r.world.density_warnings[0])
-        fprintf(stderr, "cistern: %s\n", r.world.density_warnings);
-    for (uint32_t i = 0; i < r.world.surface_count && !opt->quiet; i++)
-        if (r.world.surfaces[i].note[0])
-            fprintf(stderr, "cistern: %s\n", r.world.surfaces[i].note);
+    if (r->world.density_warnings[0])
+        fprintf(stderr, "cistern: %s\n", r->world.density_warnings);
+    for (uint32_t i = 0; i < r->world.surface_count && !opt->quiet; i++)
+        if (r->world.surfaces[i].note[0])
+            fprintf(stderr, "cistern: %s\n", r->world.surfaces[i].note);
     bool drawable = false;
-    for (uint32_t i = 0; i < r.world.fluid_count; i++)
-        drawable |= r.world.fluids[i].ops->particles || r.world.fluids[i].ops->field;
-    if (opt->record_path && !drawable && !r.windowed) {
-        fprintf(stderr, "cistern: --record: %s draws nothing (no fluid with particles or a field)\n", r.scene.name);
+    for (uint32_t i = 0; i < r->world.fluid_count; i++)
+        drawable |= r->world.fluids[i].ops->particles || r->world.fluids[i].ops->field;
+    if (opt->record_path && !drawable && !r->windowed) {
+        fprintf(stderr, "cistern: --record: %s draws nothing (no fluid with particles or a field)\n", r->scene.name);
         code = 2;
         goto done;
     }
-    bool want_images = r.windowed || ((opt->png_every || opt->record_path) && drawable);
+    bool want_images = r->windowed || ((opt->png_every || opt->record_path) && drawable);
     if (want_images) {
-        uint32_t w = opt->width ? opt->width : r.scene.render.width;
-        uint32_t h = opt->height ? opt->height : r.scene.render.height;
+        uint32_t w = opt->width ? opt->width : r->scene.render.width;
+        uint32_t h = opt->height ? opt->height : r->scene.render.height;
         cs_renderer_desc rd = {.width = w ? w : 960, .height = h ? h : 540};
-        if (r.windowed)
-            rd = (cs_renderer_desc){.color_format = r.window.format};
-        r.rendering = cs_renderer_create(&r.ctx, &rd, &r.renderer, &err);
-        if (!r.rendering) {
+        if (r->windowed)
+            rd = (cs_renderer_desc){.color_format = r->window.format};
+        r->rendering = cs_renderer_create(&r->ctx, &rd, &r->renderer, &err);
+        if (!r->rendering) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             code = 1;
             goto done;
         }
-        cs_camera_from_scene(&r.camera, &r.scene);
+        cs_camera_from_scene(&r->camera, &r->scene);
     }
     if (opt->watch) {
-        r.watching = cs_watch_open(&r.watch, cs_shader_dir(), 100, &err);
-        if (!r.watching)
+        r->watching = cs_watch_open(&r->watch, cs_shader_dir(), 100, &err);
+        if (!r->watching)
             fprintf(stderr, "cistern: %s\n", err.msg);
         else if (!opt->quiet) {
             // Which of the two radix sorts' shaders the grids run (prim.h:
@@ -1118,62 +1122,79 @@ int cs_run(const cs_run_options *opt)
             // self-test), so an edit goes to the file that is live.
             uint32_t digit_bits, block_keys;
             cs_error unused;
-            if (cs_sort_choose(&r.ctx, &digit_bits, &block_keys, &unused))
+            if (cs_sort_choose(&r->ctx, &digit_bits, &block_keys, &unused))
                 fprintf(stderr, "cistern: watching %s for shader edits (radix sort: %u-bit digits, %s)\n",
                         cs_shader_dir(), digit_bits, cs_sort_scatter_source(digit_bits));
             else
                 fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
         }
     }
-    create_frames(&r);
-    r.submits_before = r.ctx.queue_submits;
-    r.waits_before = r.ctx.fence_waits;
-    code = r.windowed ? run_window(&r) : run_headless(&r);
-    stop_video(&r);
-    if (r.video_failed && code == 0)
+    create_frames(r);
+    r->submits_before = r->ctx.queue_submits;
+    r->waits_before = r->ctx.fence_waits;
+    code = r->windowed ? run_window(r) : run_headless(r);
+    stop_video(r);
+    if (r->video_failed && code == 0)
         code = 1; // the video asked for is not whole
-    warn_bodies_overflow(&r);
+    warn_bodies_overflow(r);
     if (opt->verbose)
-        print_frame_report(&r);
+        print_frame_report(r);
     // stats.csv counts only once it is closed whole; a failure that stopped
     // the run was reported there already.
-    bool stats_failed_before = r.stats.error != 0;
-    bool stats_whole = cs_out_close(&r.stats, &err);
-    r.stats_open = false;
+    bool stats_failed_before = r->stats.error != 0;
+    bool stats_whole = cs_out_close(&r->stats, &err);
+    r->stats_open = false;
     if (!stats_whole && !stats_failed_before)
         fprintf(stderr, "cistern: %s\n", err.msg);
     if (!stats_whole)
         code = 1;
     if (!opt->quiet)
-        print_summary(&r, stats_whole, code != 0);
+        print_summary(r, stats_whole, code != 0);
 done:
-    stop_video(&r); // a run that failed: ffmpeg still finishes what it has
-    destroy_frames(&r);
-    if (r.stats_open)
-        cs_out_abandon(&r.stats);
-    if (r.watching)
-        cs_watch_close(&r.watch);
-    if (r.rendering)
-        cs_renderer_destroy(&r.renderer);
-    if (r.world_alive)
-        cs_world_destroy(&r.world);
-    if (r.windowed)
-        cs_window_destroy(&r.window);
-    cs_context_destroy(&r.ctx);
+    stop_video(r); // a run that failed: ffmpeg still finishes what it has
+    destroy_frames(r);
+    if (r->stats_open)
+        cs_out_abandon(&r->stats);
+    if (r->watching)
+        cs_watch_close(&r->watch);
+    if (r->rendering)
+        cs_renderer_destroy(&r->renderer);
+    if (r->world_alive)
+        cs_world_destroy(&r->world);
+    if (r->windowed)
+        cs_window_destroy(&r->window);
+    cs_context_destroy(&r->ctx);
     for (uint32_t i = 0; i < CS_MAX_FLUIDS; i++)
-        cs_pvd_free(&r.particle_series[i]), cs_pvd_free(&r.mesh_series[i]);
-    cs_scene_free(&r.scene);
+        cs_pvd_free(&r->particle_series[i]), cs_pvd_free(&r->mesh_series[i]);
+    cs_scene_free(&r->scene);
     cs_shader_shutdown();
-    if (opt->validation && r.ctx.validation_errors) {
-        fprintf(stderr, "cistern: %u Vulkan validation error(s) were reported\n", r.ctx.validation_errors);
+    if (opt->validation && r->ctx.validation_errors) {
+        fprintf(stderr, "cistern: %u Vulkan validation error(s) were reported\n", r->ctx.validation_errors);
         if (code == 0)
             code = 1;
     }
-    if (r.ctx.shader_check_violations) { // CISTERN_CHECKED_SHADERS=1: each was printed after its submit
+    if (r->ctx.shader_check_violations) { // CISTERN_CHECKED_SHADERS=1: each was printed after its submit
         fprintf(stderr, "cistern: %u out-of-bounds shader access(es) were reported (checked shaders)\n",
-                r.ctx.shader_check_violations);
+                r->ctx.shader_check_violations);
         if (code == 0)
             code = 1;
     }
+    return code;
+}
+
+int cs_run(const cs_run_options *opt)
+{
+    // The run's state holds the scene and the world (hundreds of KiB): on
+    // the heap, never the stack.
+    run_state *r = calloc(1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "cistern: out of host memory\n");
+        return 1;
+    }
+    r->opt = opt;
+    r->color_mode = opt->color_mode;
+    r->overlay = opt->overlay;
+    int code = run(r);
+    free(r);
     return code;
 }

@@ -619,6 +619,7 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
         return cs_fail(err, "%s: out of memory", scene->path);
     scene->fluids[0] = *scene;
     scene->fluids[0].json = NULL;
+    scene->fluids[0].body_storage = NULL;
     scene->fluids[0].fluids = NULL;
     scene->fluids[0].fluid_count = 0;
     snprintf(scene->fluids[0].fluid_name, sizeof scene->fluids[0].fluid_name, "%s", scene->solver);
@@ -706,8 +707,9 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
     const cJSON *entry = array->child;
     for (uint32_t i = 0; i < scene->fluid_count; i++, entry = entry->next) {
         cs_scene *f = &scene->fluids[i];
-        *f = *scene;
+        *f = *scene; // the shared keys; the bodies stay the file's (f->bodies points at them)
         f->json = NULL;
+        f->body_storage = NULL;
         f->fluids = NULL;
         f->fluid_count = 0;
         cs_json_join_index(f->key_prefix, sizeof f->key_prefix, "fluids", i);
@@ -868,6 +870,7 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
     if (!parse_root(scene, root, err)) {
         cJSON_Delete(root);
         free(scene->fluids);
+        free(scene->body_storage);
         cs_geometry_free(scene->geometry);
         free(scene->geometry);
         char keep[sizeof scene->path];
@@ -919,6 +922,10 @@ void cs_scene_free(cs_scene *scene)
     free(scene->fluids);
     scene->fluids = NULL;
     scene->fluid_count = 0;
+    free(scene->body_storage);
+    scene->body_storage = NULL;
+    scene->bodies = NULL;
+    scene->body_count = 0;
     cs_geometry_free(scene->geometry);
     free(scene->geometry);
     scene->geometry = NULL;

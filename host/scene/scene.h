@@ -212,8 +212,13 @@ typedef struct cs_scene {
     uint32_t emitter_count;
     cs_wall walls[CS_MAX_WALLS];
     uint32_t wall_count;
-    cs_body bodies[CS_MAX_BODIES]; // the world's rigid bodies, seen by every fluid
+    // The world's rigid bodies, seen by every fluid: one array (up to
+    // CS_MAX_BODIES) owned by the file's cs_scene (body_storage), which
+    // every fluid's scene points at, so a fluid's scene stays small (a
+    // few KiB) however many bodies the file has. NULL when there are none.
+    const cs_body *bodies;
     uint32_t body_count;
+    cs_body *body_storage;   // what cs_scene_free frees; NULL in a fluid's scene and in copies
     cs_level_ref level;      // the world's level (shared keys)
     // "geometry": static triangles with albedo and emission (geometry.h);
     // NULL without the key. Owned by the file's cs_scene (NULL in a fluid's).
@@ -229,6 +234,13 @@ typedef struct cs_scene {
     uint32_t fluid_count;
     bool first_format;       // read from a file of the first format
 } cs_scene;
+
+// A scene is passed by pointer (const where it is only read). Its size is
+// held down so that a fluid's scene, a copy of the file's shared keys, stays
+// cheap; tests/by_value.sh refuses functions that take one by value.
+#define CS_SCENE_MAX_BYTES 8192
+_Static_assert(sizeof(cs_scene) <= CS_SCENE_MAX_BYTES, "cs_scene grew past CS_SCENE_MAX_BYTES: keep large arrays "
+                                                       "out of it (bodies: a pointer to the file's array)");
 
 // Loads `path`, or scenes/<name>.json when `path` has no '/' and no ".json".
 bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err);

@@ -189,9 +189,15 @@ bool cs_scene_parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err)
     const cJSON *array;
     if (!cs_json_array(scene, root, "bodies", 0, CS_MAX_BODIES, &array, &scene->body_count, err))
         return false;
+    if (scene->body_count) {
+        scene->body_storage = calloc(scene->body_count, sizeof *scene->body_storage);
+        if (!scene->body_storage)
+            return cs_fail(err, "%s: out of memory", scene->path);
+        scene->bodies = scene->body_storage;
+    }
     const cJSON *entry = array ? array->child : NULL;
     for (uint32_t i = 0; i < scene->body_count; i++, entry = entry->next) {
-        cs_body *b = &scene->bodies[i];
+        cs_body *b = &scene->body_storage[i];
         *b = (cs_body){0};
         char path[64];
         cs_json_join_index(path, sizeof path, "bodies", i);

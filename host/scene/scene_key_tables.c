@@ -271,7 +271,8 @@ static const cs_scene_key body_keys[] = {
 
 static void *locate_body(cs_scene *scene, uint32_t index)
 {
-    return index < scene->body_count ? &scene->bodies[index] : NULL;
+    // The file's scene owns the array (a fluid's scene only points at it).
+    return index < scene->body_count && scene->body_storage ? &scene->body_storage[index] : NULL;
 }
 
 static const cs_scene_key_block body_block = {

@@ -308,7 +308,7 @@ void cs_scene_scale_world(cs_scene *scene, uint32_t target)
         cs_scene *f = &scene->fluids[0];
         cs_scene keep = *f;
         *f = *scene;
-        f->json = NULL, f->fluids = NULL, f->fluid_count = 0;
+        f->json = NULL, f->fluids = NULL, f->fluid_count = 0, f->body_storage = NULL;
         memcpy(f->fluid_name, keep.fluid_name, sizeof f->fluid_name);
         return;
     }

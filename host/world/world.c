@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The world's parts hold their large data on the heap or the device (once
+// 300 KiB: the bodies' integration constants); keep the world itself small.
+_Static_assert(sizeof(cs_world) <= 16384, "cs_world grew past 16 KiB: keep large arrays out of it");
+
 void cs_world_list_solvers(char *out, size_t size)
 {
     size_t used = 0;
@@ -13,13 +17,33 @@ void cs_world_list_solvers(char *out, size_t size)
         used += (size_t)snprintf(out + used, size - used, "%s\"%s\"", i ? ", " : "", cs_sim_registry[i]->solver);
 }
 
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file, cs_world *world,
+                   cs_error *err);
+
+// The scene's level file is read once here and every part that needs it
+// (the drawn mesh, the fluids' distance fields, the radiosity) builds from
+// that one parse.
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err)
 {
     *world = (cs_world){.ctx = ctx, .scene = scene};
-    if (scene->level.enabled) {
+    if (!scene->level.enabled)
+        return create(ctx, scene, NULL, world, err);
+    cs_tr1_level level_file;
+    cs_error inner;
+    if (!cs_tr1_load(scene->level.file, &level_file, NULL, &inner))
+        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+    bool ok = create(ctx, scene, &level_file, world, err);
+    cs_tr1_free(&level_file);
+    return ok;
+}
+
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file, cs_world *world,
+                   cs_error *err)
+{
+    if (level_file) {
         cs_error inner;
-        if (!cs_level_mesh_load(scene->level.file, scene->level.units_per_metre, &world->level, &inner))
-            return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+        if (!cs_level_mesh_build(level_file, scene->level.units_per_metre, &world->level, &inner))
+            return cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
         world->has_level = true;
     }
     if (!cs_world_place_in_rooms(world, err)) {
@@ -46,7 +70,7 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
         world->fluid_count = i + 1;
     }
-    if (!cs_world_create_level_fields(world, err)) {
+    if (!cs_world_create_level_fields(world, level_file, err)) {
         cs_world_destroy(world);
         return false;
     }
@@ -80,7 +104,8 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
     if (scene->geometry) {
         world->radiosity = calloc(1, sizeof *world->radiosity);
         CS_ASSERT(world->radiosity, "out of memory");
-        if (!cs_world_radiosity_create(ctx, scene, world->radiosity, err)) {
+        if (!cs_world_radiosity_create_from(ctx, scene, level_file, world->has_level ? &world->level : NULL,
+                                            world->radiosity, err)) {
             free(world->radiosity);
             world->radiosity = NULL;
             cs_world_destroy(world);
@@ -88,6 +113,19 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
         }
     }
     return true;
+}
+
+cs_world *cs_world_alloc(void)
+{
+    cs_world *world = calloc(1, sizeof *world);
+    CS_ASSERT(world, "out of host memory for a world");
+    return world;
+}
+
+void cs_world_free_at(cs_world **world)
+{
+    free(*world);
+    *world = NULL;
 }
 
 // Every fluid's link to the bodies, as of now (counts grow with emission).

@@ -107,6 +107,14 @@ typedef struct cs_world {
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err);
 void cs_world_destroy(cs_world *world);
 
+// A cs_world is a few KiB plus its parts; it lives on the heap (run.c, the
+// benches, the replays), never in a stack frame. CS_HEAP_WORLD(w) declares
+// `cs_world *w`, zeroed on the heap and freed (after the caller's
+// cs_world_destroy) when w goes out of scope.
+cs_world *cs_world_alloc(void);
+void cs_world_free_at(cs_world **world);
+#define CS_HEAP_WORLD(name) cs_world *name __attribute__((cleanup(cs_world_free_at))) = cs_world_alloc()
+
 // Records one frame: scene.substeps substeps, then the parts' frame ends.
 void cs_world_record_frame(cs_world *world, cs_recorder *rec);
 // The pieces of a frame, for callers that time substeps one by one (bench):

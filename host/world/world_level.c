@@ -131,7 +131,7 @@ static bool give_fluid_field(cs_context *ctx, cs_world_fluid *f, const cs_level_
     return ok;
 }
 
-bool cs_world_create_level_fields(cs_world *world, cs_error *err)
+bool cs_world_create_level_fields(cs_world *world, const cs_tr1_level *level_file, cs_error *err)
 {
     const cs_scene *scene = world->scene;
     const cs_geometry *geometry = scene->geometry && scene->geometry->tri_count ? scene->geometry : NULL;
@@ -139,8 +139,12 @@ bool cs_world_create_level_fields(cs_world *world, cs_error *err)
         return true;
     cs_level_space space;
     cs_error inner;
-    if (scene->level.enabled && !cs_level_space_load(scene->level.file, scene->level.units_per_metre, &space, &inner))
-        return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
+    memset(&space, 0, sizeof space);
+    if (scene->level.enabled) {
+        CS_ASSERT(level_file, "a scene with a level but no level file read");
+        if (!cs_level_space_build(level_file, scene->level.units_per_metre, &space, &inner))
+            return cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
+    }
     bool ok = true;
     for (uint32_t i = 0; i < world->fluid_count && ok; i++)
         ok = give_fluid_field(world->ctx, &world->fluids[i], scene->level.enabled ? &space : NULL, geometry, err);

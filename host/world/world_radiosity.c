@@ -40,11 +40,27 @@ static bool create_probes(cs_context *ctx, const cs_scene *scene, cs_world_radio
 
 bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err)
 {
+    return cs_world_radiosity_create_from(ctx, scene, NULL, NULL, part, err);
+}
+
+bool cs_world_radiosity_create_from(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file,
+                                    const cs_level_mesh *level_mesh, cs_world_radiosity *part, cs_error *err)
+{
     *part = (cs_world_radiosity){.geometry = scene->geometry, .lighting = &scene->geometry->lighting};
     cs_error inner;
     if (scene->level.enabled && scene->geometry->lighting.radiosity_given) {
-        if (!cs_level_radiosity_load(scene->level.file, scene->level.units_per_metre, scene->geometry,
-                                     &part->level_geometry, &inner))
+        bool ok;
+        if (level_file && level_mesh) {
+            memset(&part->level_geometry, 0, sizeof part->level_geometry);
+            cs_error build;
+            ok = cs_level_radiosity_geometry(level_file, level_mesh, scene->geometry, &part->level_geometry, &build);
+            if (!ok)
+                cs_fail(&inner, "%s: %s", scene->level.file, build.msg);
+        } else {
+            ok = cs_level_radiosity_load(scene->level.file, scene->level.units_per_metre, scene->geometry,
+                                         &part->level_geometry, &inner);
+        }
+        if (!ok)
             return cs_scene_fail(scene, err, "level", "file", "%s", inner.msg);
         part->has_level = true;
         part->geometry = &part->level_geometry;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "geometry.h"
+#include "level_mesh.h"
 #include "probes.h"
 #include "radiosity_gpu.h"
 
@@ -38,6 +39,10 @@ typedef struct cs_world_radiosity {
 // level's too) at its radiosity.patch_size and uploads it; false with a
 // message (the scene's radiosity key) when it cannot.
 bool cs_world_radiosity_create(cs_context *ctx, const cs_scene *scene, cs_world_radiosity *part, cs_error *err);
+// The same from a level already read (level_file) and built (level_mesh),
+// as the world has them; both NULL: read from the scene's file, as above.
+bool cs_world_radiosity_create_from(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file,
+                                    const cs_level_mesh *level_mesh, cs_world_radiosity *part, cs_error *err);
 void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part);
 
 // The scene's lights at time t (seconds; paths followed), as the GPU pass

@@ -271,27 +271,27 @@ void cs_body_path_at(const cs_body *body, double t, double pos[3], double vel[3]
 // ---------------------------------------------------------------------------
 // GPU part
 
-bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link *links, uint32_t fluids,
-                      cs_bodies *b, cs_error *err)
+// cs_bodies_create with the set, the states and the integration's constants
+// (together 580 KiB) on the heap; the constants are zeroed (calloc).
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_body_link *links, uint32_t fluids,
+                   cs_bodies *b, cs_body_set *set, cs_body_state *states, cs_bodies_params *bp, cs_error *err)
 {
     memset(b, 0, sizeof *b);
     const char *where = scene->path[0] ? scene->path : scene->name;
-    cs_body_set set;
-    if (!cs_bodies_set_build(scene, &set, err))
+    if (!cs_bodies_set_build(scene, set, err))
         return false;
     b->ctx = ctx;
     b->count = scene->body_count;
-    b->dynamic = set.counts.w;
+    b->dynamic = set->counts.w;
     b->fluids = fluids;
-    b->grid_cells = set.grid.dims.x * set.grid.dims.y * set.grid.dims.z;
+    b->grid_cells = set->grid.dims.x * set->grid.dims.y * set->grid.dims.z;
     bool d3 = scene->dim == 3;
-    cs_bodies_params *bp = &b->params;
     bp->counts = (uvec4){b->count, fluids, (uint32_t)scene->dim, b->dynamic};
     bp->gravity = (vec4){scene->gravity[0], scene->gravity[1], d3 ? scene->gravity[2] : 0.0f, scene->dt};
     bp->domain_min = (vec4){scene->domain_min[0], scene->domain_min[1], d3 ? scene->domain_min[2] : 0.0f, 0.0f};
     bp->domain_max = (vec4){scene->domain_max[0], scene->domain_max[1], d3 ? scene->domain_max[2] : 0.0f, 0.0f};
-    cs_body_state states[CS_BODIES_MAX];
-    memset(states, 0, sizeof states);
+    const size_t states_size = sizeof *states * CS_BODIES_MAX;
+    memset(states, 0, states_size);
     uint32_t planes = 0, verts = 0, keys = 0;
     for (uint32_t i = 0; i < b->count; i++) {
         const cs_body *body = &scene->bodies[i];
@@ -342,7 +342,7 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
             s->inv_inertia[r] = (vec4){(float)inv[r][0], (float)inv[r][1], (float)inv[r][2], 0.0f};
         s->shape = (uvec4){planes, p.plane_count, verts, np};
         s->extent = (vec4){(float)p.radius, body->shape == CS_BODY_SPHERE ? body->radius : 0.0f,
-                           (float)set.bodies[i].info.w, 0.0f};
+                           (float)set->bodies[i].info.w, 0.0f};
         s->motion = (uvec4){keys, body->path_count, 0u, body->path_loop ? 1u : 0u};
         planes += p.plane_count;
         verts += np;
@@ -356,8 +356,8 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
         b->key_bits++;
     VkDeviceSize record_bytes = 4 * (VkDeviceSize)b->record_capacity;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies params", .size = sizeof *bp}, &b->params_buffer, err) &&
-              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies states", .size = sizeof states}, &b->states, err) &&
-              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies set", .size = sizeof set}, &b->set, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies states", .size = states_size}, &b->states, err) &&
+              cs_buffer_create(ctx, &(cs_buffer_desc){.name = "bodies set", .size = sizeof *set}, &b->set, err) &&
               cs_buffer_create(ctx,
                                &(cs_buffer_desc){.name = "bodies impulse sums",
                                                  .size = 4 * (VkDeviceSize)CS_MAX(fluids * b->dynamic, 1u) *
@@ -386,11 +386,25 @@ bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link
         return false;
     }
     cs_buffer_upload(ctx, &b->params_buffer, bp, sizeof *bp, 0);
-    cs_buffer_upload(ctx, &b->states, states, sizeof states, 0);
-    cs_buffer_upload(ctx, &b->set, &set, sizeof set, 0);
+    cs_buffer_upload(ctx, &b->states, states, states_size, 0);
+    cs_buffer_upload(ctx, &b->set, set, sizeof *set, 0);
     cs_buffer_fill(ctx, &b->sums, 0);
     cs_buffer_fill(ctx, &b->overflow, 0);
     return true;
+}
+
+bool cs_bodies_create(cs_context *ctx, const cs_scene *scene, const cs_body_link *links, uint32_t fluids,
+                      cs_bodies *b, cs_error *err)
+{
+    cs_body_set *set = malloc(sizeof *set);
+    cs_body_state *states = malloc(sizeof *states * CS_BODIES_MAX);
+    cs_bodies_params *bp = calloc(1, sizeof *bp);
+    CS_ASSERT(set && states && bp, "out of host memory");
+    bool ok = create(ctx, scene, links, fluids, b, set, states, bp, err);
+    free(set);
+    free(states);
+    free(bp);
+    return ok;
 }
 
 void cs_bodies_destroy(cs_bodies *b)
@@ -511,10 +525,24 @@ void cs_bodies_record_end(cs_bodies *b, cs_recorder *rec, const cs_body_link *li
     record_broad(b, rec);
     cs_pass_end(rec);
 
+    // Published once: the fluids that read a set of their choosing read this
+    // one from now on (broad.comp's last barrier orders their reads after
+    // its writes); only fluids that keep the set in a buffer of their own
+    // get a copy ("bodies: publish").
+    bool copies = false;
+    for (uint32_t f = 0; f < b->fluids; f++) {
+        if (links[f].reads_set)
+            *links[f].reads_set = &b->set;
+        else
+            copies = true;
+    }
+    if (!copies)
+        return;
     cs_pass_begin(rec, "bodies: publish");
     cs_barrier_compute_to_transfer(rec);
     for (uint32_t f = 0; f < b->fluids; f++)
-        cs_cmd_copy_range(rec, &b->set, 0, links[f].params, links[f].set_offset, sizeof(cs_body_set));
+        if (!links[f].reads_set)
+            cs_cmd_copy_range(rec, &b->set, 0, links[f].params, links[f].set_offset, sizeof(cs_body_set));
     cs_barrier_transfer_to_compute(rec);
     cs_pass_end(rec);
 }

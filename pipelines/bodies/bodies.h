@@ -18,8 +18,10 @@
 //                                                                contacts, 8 sweeps, separate, finish)
 //                                           "bodies: broad phase" broad.comp: the grid's per-cell body
 //                                                                lists (bodies_shared.h cs_body_grid)
-//                                           "bodies: publish"    the world-space set into every
-//                                                                fluid's constants
+//                                           the world-space set, published: every particle fluid
+//                                           reads b->set from then on (cs_body_link.reads_set);
+//                                           "bodies: publish" copies it only into fluids that
+//                                           keep their own (the vortons)
 //
 // The integration stays on the GPU so a frame of many substeps is one
 // recording with no read-back: P += J + m g dt, L += J_ang (semi-implicit
@@ -82,8 +84,7 @@ bool cs_bodies_set_build(const cs_scene *scene, cs_body_set *out, cs_error *err)
 typedef struct cs_bodies {
     cs_context *ctx;
     uint32_t count, dynamic, kinematic, fluids; // dynamic: pushed by the fluids; kinematic: on a path
-    cs_bodies_params params;
-    cs_buffer params_buffer;       // cs_bodies_params
+    cs_buffer params_buffer;       // cs_bodies_params (built and uploaded at creation, not kept on the host)
     cs_buffer states;              // cs_body_state[count]
     cs_buffer set;                 // cs_body_set, written by integrate
     cs_buffer sums;                // floats: ((fluid * dynamic) + slot) * 6 + term

@@ -2,6 +2,7 @@
 #include "body_grid.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CS_BODY_GRID_SIDE_CELLS 64.0f // the longest side in cells at most, when h is small
@@ -105,9 +106,11 @@ void cs_body_grid_fill(cs_body_set *set)
         g->starts[cell + 1u] += g->starts[cell];
     if (g->starts[cells] > CS_BODY_GRID_ENTRIES)
         return;
-    uint32_t cursor[CS_BODY_GRID_CELLS];
+    uint32_t *cursor = malloc(sizeof(uint32_t) * CS_MAX(cells, 1u)); // up to 64 KiB: not on the stack
+    CS_ASSERT(cursor, "out of host memory");
     memcpy(cursor, g->starts, sizeof(uint32_t) * cells);
     for (uint32_t b = 0; b < set->counts.x; b++) // body order within every cell
         visit_span(set, b, true, cursor);
+    free(cursor);
     g->dims.w = CS_BODY_GRID_READY;
 }

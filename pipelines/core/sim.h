@@ -109,8 +109,15 @@ typedef struct cs_substep {
 // publish the bodies' world-space set, and the momentum its collisions gave
 // each moving body (collide.comp WITH_IMPULSES), per particle.
 typedef struct cs_body_link {
-    cs_buffer *params;         // the fluid's constant buffer (cs_fluid_params)
-    VkDeviceSize set_offset;   // byte offset of its cs_body_set
+    // Where the fluid reads the bodies' set. A particle fluid reads it from
+    // a buffer of its choosing: reads_set is where the bodies put theirs,
+    // once they move, and every such fluid reads that one buffer (nothing is
+    // copied). Otherwise (reads_set NULL) the set is copied after every
+    // substep into `params` at byte `set_offset` (the vortons: their bodies
+    // buffer holds the set and their thermal state).
+    cs_buffer **reads_set;
+    cs_buffer *params;
+    VkDeviceSize set_offset;
     cs_buffer *impulses;       // contact records (bodies_shared.h), CS_BODY_RECORDS_PER_PARTICLE per particle; NULL without moving bodies
     uint32_t count;            // live particles now
     uint32_t capacity;

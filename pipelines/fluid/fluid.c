@@ -10,6 +10,10 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+// A fluid points at its scene and reads the bodies' set from a buffer: it
+// holds neither (once 420 KiB). Keep it small.
+_Static_assert(sizeof(cs_fluid) <= 16384, "cs_fluid grew past 16 KiB: point at large data, do not embed it");
+
 uint32_t cs_fluid_scene_capacity(const cs_scene *scene)
 {
     if (scene->max_particles)
@@ -155,15 +159,15 @@ static void boundary_tables(int dim, double kappa, vec4 *out)
     }
 }
 
-static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const cs_body_set *body_set)
+static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
 {
-    const cs_scene *sc = &f->scene;
+    const cs_scene *sc = f->scene;
     cs_fluid_params *p = &f->params;
     memset(p, 0, sizeof *p);
     float h = sc->smoothing_radius;
     bool d3 = f->dim == 3;
     p->domain_min = (vec4){sc->domain_min[0], sc->domain_min[1], d3 ? sc->domain_min[2] : 0.0f, h};
-    p->domain_max = (vec4){sc->domain_max[0], sc->domain_max[1], d3 ? sc->domain_max[2] : 0.0f, sc->dt};
+    p->domain_max = (vec4){sc->domain_max[0], sc->domain_max[1], d3 ? sc->domain_max[2] : 0.0f, f->dt};
     p->gravity = (vec4){sc->gravity[0], sc->gravity[1], d3 ? sc->gravity[2] : 0.0f, sc->boundary_restitution};
     p->grid_origin = (vec4){f->grid.origin[0], f->grid.origin[1], f->grid.origin[2], 1.0f / f->grid.cell_size};
     p->grid_dims = (uvec4){f->grid.dims[0], f->grid.dims[1], f->grid.dims[2], f->grid.cell_count};
@@ -173,7 +177,6 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set, const 
     p->kernel = (vec4){(float)poly6, (float)spiky_grad, (float)(hd * hd), (float)(1.0 / hd)};
     p->counts = (uvec4){0, sc->material_count, (uint32_t)f->dim, f->capacity};
     p->boundary_set = *boundary_set;
-    p->bodies = *body_set;
     for (uint32_t m = 0; m < sc->material_count && m < CS_FLUID_MAX_MATERIALS; m++) {
         const cs_material *mat = &sc->materials[m];
         p->materials[m] = (vec4){mat->mass, mat->rest_density, mat->mass / mat->rest_density, 0.0f};
@@ -188,6 +191,19 @@ void cs_fluid_upload_params(cs_fluid *f)
     cs_buffer_upload(f->ctx, &f->params_buffer, &f->params, sizeof f->params, 0);
 }
 
+void cs_fluid_dispatch(cs_fluid *f, cs_recorder *rec, cs_program_id program, const cs_dispatch_desc *desc)
+{
+    const cs_program *prog = cs_program_get(f->ctx, program);
+    if (!(prog->reflection.binding_mask & (1u << CS_BODY_SET_BINDING))) {
+        cs_dispatch(rec, program, desc);
+        return;
+    }
+    cs_dispatch_desc dd = *desc;
+    CS_ASSERT(!dd.buffers[CS_BODY_SET_BINDING], "binding %d is the bodies' set", CS_BODY_SET_BINDING);
+    dd.buffers[CS_BODY_SET_BINDING] = f->shared_body_set ? f->shared_body_set : &f->own_body_set;
+    cs_dispatch(rec, program, &dd);
+}
+
 bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, cs_program_id *prog, cs_error *err)
 {
     CS_ASSERT(f->program_count < CS_FLUID_MAX_PROGRAMS, "too many fluid programs");
@@ -196,7 +212,7 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
     // How many materials the shaders' register tables hold (fluid.glsl,
     // cs_pick_material); the create function checked it is 1..8.
     char materials[4];
-    snprintf(materials, sizeof materials, "%u", CS_MIN(CS_MAX(f->scene.material_count, 1u), (uint32_t)CS_FLUID_MAX_MATERIALS));
+    snprintf(materials, sizeof materials, "%u", CS_MIN(CS_MAX(f->scene->material_count, 1u), (uint32_t)CS_FLUID_MAX_MATERIALS));
     pd.defines[1] = (cs_define){"CS_MATERIAL_COUNT", materials};
     for (int i = 0; defines && defines[i].name && i + 2 < CS_MAX_DEFINES; i++)
         pd.defines[i + 2] = defines[i];
@@ -208,7 +224,7 @@ bool cs_fluid_program(cs_fluid *f, const char *path, const cs_define *defines, c
 
 bool cs_fluid_create_neighbours(cs_fluid *f, double radius_over_h, double slack, cs_neighbours *nb, cs_error *err)
 {
-    const cs_scene *sc = &f->scene;
+    const cs_scene *sc = f->scene;
     double h = sc->smoothing_radius;
     double spacing = sc->particle_spacing > 0.0f ? sc->particle_spacing : h * 0.5;
     double radius = h * radius_over_h;
@@ -270,6 +286,9 @@ static bool check_scene(const cs_scene *sc, cs_error *err)
     return true;
 }
 
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
+                   const cs_boundary_set *boundary_set, const cs_body_set *body_set, cs_error *err);
+
 bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
                      cs_error *err)
 {
@@ -277,15 +296,28 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     // The boundary set (domain box faces + walls) every wall model reads;
     // building it also refuses a scene with more walls than it holds.
     cs_boundary_set boundary_set;
-    cs_body_set body_set;
+    // The bodies' set is a quarter megabyte: on the heap, not the stack.
+    cs_body_set *body_set = malloc(sizeof *body_set);
+    CS_ASSERT(body_set, "out of host memory");
     if (!check_scene(scene, err) || !cs_boundary_set_build(scene, &boundary_set, err) ||
-        !cs_bodies_set_build(scene, &body_set, err))
+        !cs_bodies_set_build(scene, body_set, err)) {
+        free(body_set);
         return false;
+    }
+    bool created = create(ctx, scene, desc, f, &boundary_set, body_set, err);
+    free(body_set);
+    return created;
+}
+
+static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *desc, cs_fluid *f,
+                   const cs_boundary_set *boundary_set, const cs_body_set *body_set, cs_error *err)
+{
     f->ctx = ctx;
     f->desc = *desc;
-    f->scene = *scene;
-    f->scene.json = NULL;
-    f->scene.solver_params = NULL;
+    f->scene = scene;
+    uint32_t split = CS_MAX(desc->dt_split, 1u);
+    f->dt = scene->dt / (float)split;
+    f->substeps = scene->substeps * split;
     snprintf(f->scene_name, sizeof f->scene_name, "%s", scene->name);
     snprintf(f->solver, sizeof f->solver, "%s", desc->solver ? desc->solver : "fluid");
     f->dim = scene->dim;
@@ -351,6 +383,9 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
                                     &f->stats_readback[i], err);
     ok = ok && cs_grid_create(ctx, &gd, &f->grid, err);
     ok = ok && cs_reduce_create(ctx, CS_MAX(f->capacity, 1u), &f->reduce, err);
+    snprintf(name, sizeof name, "%s bodies (initial)", f->solver);
+    ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = sizeof(cs_body_set)}, &f->own_body_set,
+                                err);
     snprintf(name, sizeof name, "%s level field (none)", f->solver);
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = 16}, &f->level_field, err);
     static const cs_define with_predicted[] = {{"HAS_PREDICTED", "1"}, {NULL, NULL}};
@@ -367,7 +402,7 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     ok = ok && cs_fluid_program(f, "fluid/reorder.comp", desc->uses_predicted ? with_predicted : NULL, &f->reorder, err);
     // With moving bodies the velocity collide also hands them impulses.
     static const cs_define with_impulses[] = {{"WITH_VELOCITY", "1"}, {"WITH_IMPULSES", "1"}, {NULL, NULL}};
-    f->impulse_slots = body_set.counts.w;
+    f->impulse_slots = body_set->counts.w;
     if (f->impulse_slots) {
         snprintf(name, sizeof name, "%s body impulses", f->solver);
         // Contact records (bodies_shared.h): a fixed number per particle,
@@ -390,7 +425,8 @@ bool cs_fluid_create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc
     snprintf(name, sizeof name, "%s stats", f->solver);
     cs_recorder_create(ctx, name, &f->stats_rec);
 
-    fill_params(f, &boundary_set, &body_set);
+    fill_params(f, boundary_set);
+    cs_buffer_upload(ctx, &f->own_body_set, body_set, sizeof *body_set, 0);
     cs_fluid_upload_params(f);
 
     // Blocks: lattice particles in block order; ids are creation indices.
@@ -462,6 +498,8 @@ void cs_fluid_destroy(cs_fluid *f)
         cs_buffer_destroy(ctx, &f->body_impulses);
     if (f->level_field.buffer)
         cs_buffer_destroy(ctx, &f->level_field);
+    if (f->own_body_set.buffer)
+        cs_buffer_destroy(ctx, &f->own_body_set);
     memset(f, 0, sizeof *f);
 }
 
@@ -475,7 +513,7 @@ static cs_fluid_push base_push(const cs_fluid *f)
 
 double cs_fluid_time(const cs_fluid *f)
 {
-    return (double)f->substep_index * (double)f->scene.dt;
+    return (double)f->substep_index * (double)f->dt;
 }
 
 void cs_fluid_end_substep(cs_fluid *f)
@@ -511,7 +549,7 @@ static void across_vectors(const float d[3], int dim, float u[3], float v[3])
 
 void cs_fluid_record_emit(cs_fluid *f, cs_recorder *rec)
 {
-    const cs_scene *sc = &f->scene;
+    const cs_scene *sc = f->scene;
     double t = cs_fluid_time(f);
     bool any = false;
     for (uint32_t e = 0; e < sc->emitter_count; e++) {
@@ -547,7 +585,7 @@ void cs_fluid_record_emit(cs_fluid *f, cs_recorder *rec)
             .timing = {(float)(1.0 / (double)em->rate), em->speed_jitter, 0.0f, 0.0f},
             .seed = {sc->seed, e, 0, 0},
         };
-        cs_dispatch(rec, f->emit, &(cs_dispatch_desc){
+        cs_fluid_dispatch(f, rec, f->emit, &(cs_dispatch_desc){
             .buffers = {NULL, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_mat(f), cs_fluid_ids(f)},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         f->count += n;
@@ -564,7 +602,7 @@ void cs_fluid_record_predict(cs_fluid *f, cs_recorder *rec)
     CS_ASSERT(f->desc.uses_predicted, "predict needs uses_predicted");
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "predict");
-    cs_dispatch(rec, f->predict, &(cs_dispatch_desc){
+    cs_fluid_dispatch(f, rec, f->predict, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_pred(f), cs_fluid_mat(f)},
         .push = &pc, .push_size = sizeof pc, .threads = {f->count}});
     cs_barrier_compute(rec);
@@ -586,7 +624,7 @@ static void record_reorder(cs_fluid *f, cs_recorder *rec)
         dd.buffers[9] = cs_fluid_pred(f);
         dd.buffers[10] = cs_fluid_pred_alt(f);
     }
-    cs_dispatch(rec, f->reorder, &dd);
+    cs_fluid_dispatch(f, rec, f->reorder, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     f->pos_cur ^= 1u;
@@ -610,7 +648,7 @@ void cs_fluid_record_predict_grid(cs_fluid *f, cs_recorder *rec)
     CS_ASSERT(f->count <= g->capacity, "grid build of %u particles, capacity %u", f->count, g->capacity);
     cs_grid_push pc = cs_grid_push_for(g, f->count);
     cs_pass_begin(rec, "predict");
-    cs_dispatch(rec, f->predict_cells, &(cs_dispatch_desc){
+    cs_fluid_dispatch(f, rec, f->predict_cells, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), cs_fluid_pred(f), cs_fluid_mat(f), &g->keys,
                     &g->order, &g->ranges},
         .push = &pc, .push_size = sizeof pc, .threads = {CS_MAX(f->count, g->cell_count)}});
@@ -631,14 +669,14 @@ void cs_fluid_record_collide(cs_fluid *f, cs_recorder *rec, cs_buffer *positions
         dd.buffers[3] = &f->body_impulses;
         dd.buffers[4] = cs_fluid_mat(f);
     }
-    cs_dispatch(rec, velocities ? f->collide : f->collide_positions, &dd);
+    cs_fluid_dispatch(f, rec, velocities ? f->collide : f->collide_positions, &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
 
 bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err)
 {
-    const char *where = f->scene.path[0] ? f->scene.path : f->scene.name;
+    const char *where = f->scene->path[0] ? f->scene->path : f->scene->name;
     if (f->dim != 3)
         return cs_fail(err, "%s: a level needs a 3D fluid (dim is %d)", where, f->dim);
     VkDeviceSize size = (VkDeviceSize)field->dims[0] * field->dims[1] * field->dims[2] * sizeof(float);
@@ -664,8 +702,7 @@ bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err)
 void cs_fluid_body_link(cs_fluid *f, cs_body_link *out)
 {
     *out = (cs_body_link){
-        .params = &f->params_buffer,
-        .set_offset = offsetof(cs_fluid_params, bodies),
+        .reads_set = &f->shared_body_set,
         .impulses = f->impulse_slots ? &f->body_impulses : NULL,
         .count = f->count,
         .capacity = f->capacity,
@@ -694,7 +731,7 @@ void cs_fluid_record_stats(cs_fluid *f, cs_recorder *rec)
         return;
     cs_fluid_push pc = base_push(f);
     cs_pass_begin(rec, "stats");
-    cs_dispatch(rec, f->stats, &(cs_dispatch_desc){
+    cs_fluid_dispatch(f, rec, f->stats, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_vel(f), &f->densities, cs_fluid_mat(f),
                     &f->stats_terms[0], &f->stats_terms[1], &f->stats_terms[2], &f->stats_terms[3],
                     &f->stats_terms[4], &f->stats_terms[5]},

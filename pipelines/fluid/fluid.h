@@ -73,6 +73,9 @@ typedef struct cs_fluid_desc {
     bool uses_predicted;       // allocate and reorder the predicted positions
     bool predicted_w_material; // "predict" writes float(material) in w instead of the mass
     bool positions_w_material; // the positions carry float(material) in w (WCSPH: one read per neighbour)
+    // Each scene substep runs as this many solver substeps (SPH "split",
+    // WCSPH's CFL split): dt is the scene's divided by it; 0 and 1: the scene's.
+    uint32_t dt_split;
     cs_fluid_array_desc arrays[CS_FLUID_MAX_ARRAYS];
 } cs_fluid_desc;
 
@@ -82,7 +85,12 @@ typedef struct cs_fluid {
     char scene_name[64];
     char solver[16];
     int dim;
-    cs_scene scene;            // copy of the scene (json / solver_params cleared)
+    // The fluid's scene (its entry of the file, or the world's placed copy
+    // of it), not a copy: whoever made the fluid keeps it alive and
+    // unchanged until cs_fluid_destroy (the world does for its fluids).
+    const cs_scene *scene;
+    float dt;                  // the solver's substep: scene->dt / desc.dt_split
+    uint32_t substeps;         // solver substeps per frame: scene->substeps * desc.dt_split
 
     uint32_t count;            // live particles (grows with emission)
     uint32_t capacity;         // scene max_particles, or blocks + emitter budgets
@@ -123,6 +131,14 @@ typedef struct cs_fluid {
     // bodies in the scene (impulse_slots > 0).
     cs_buffer body_impulses;
     uint32_t impulse_slots;
+
+    // The bodies' set (bodies_shared.h) every pass that reads the bodies
+    // binds at CS_BODY_SET_BINDING (cs_fluid_dispatch): own_body_set, the
+    // initial set built from the scene, until the bodies publish theirs
+    // (cs_body_link.reads_set); then shared_body_set, the one buffer every
+    // fluid of the world reads.
+    cs_buffer own_body_set;
+    cs_buffer *shared_body_set;
 
     // The level's signed distance field (cs_fluid_set_level), bound at
     // CS_LEVEL_FIELD_BINDING by every pass that collides; one placeholder
@@ -192,6 +208,10 @@ static inline void cs_fluid_swap_pred(cs_fluid *f) { f->pred_cur ^= 1u; }
 
 // Uploads f->params (after a solver changed it).
 void cs_fluid_upload_params(cs_fluid *f);
+
+// cs_dispatch for the fluid's programs: also binds the bodies' set at
+// CS_BODY_SET_BINDING when the program's shader reads it.
+void cs_fluid_dispatch(cs_fluid *f, cs_recorder *rec, cs_program_id program, const cs_dispatch_desc *desc);
 
 // ---- per-substep passes (each ends with a compute barrier) ----
 // "emit": particles whose birth time has come are written at [count, ...)

@@ -271,14 +271,14 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
     for (uint32_t it = 0; it < pbf->params.iterations; it++) {
         pc.slot = it; // the predicted positions after `it` delta steps
         cs_pass_begin(rec, "pbf: lambda");
-        cs_dispatch(rec, pbf->lambda, &(cs_dispatch_desc){
+        cs_fluid_dispatch(&pbf->fluid, rec, pbf->lambda, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), x_lambda, &f->densities,
                         nb_counts, nb_list, nb_state, keys, &pbf->nb.use},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         cs_pass_end(rec);
         cs_pass_begin(rec, "pbf: delta");
-        cs_dispatch(rec, pbf->delta, &(cs_dispatch_desc){
+        cs_fluid_dispatch(&pbf->fluid, rec, pbf->delta, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_mat(f), x_lambda,
                         cs_fluid_pred_alt(f), nb_counts, nb_list, nb_state, keys, &pbf->nb.anchor, &pbf->nb.use,
                         f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
@@ -290,7 +290,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
     pc.slot = pbf->params.iterations; // the final predicted positions
 
     cs_pass_begin(rec, "pbf: velocity");
-    cs_dispatch(rec, pbf->velocity, &(cs_dispatch_desc){
+    cs_fluid_dispatch(&pbf->fluid, rec, pbf->velocity, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, cs_fluid_pos(f), cs_fluid_pred(f), cs_fluid_vel(f),
                     f->impulse_slots ? &f->body_impulses : NULL, [CS_LEVEL_FIELD_BINDING] = &f->level_field},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});
@@ -304,14 +304,14 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
     // (without vorticity, the velocities, whose w confine then ignores).
     cs_buffer *confine_velocities = cs_fluid_vel(f);
     if (pbf->params.vorticity > 0.0f) {
-        cs_dispatch(rec, pbf->curl, &(cs_dispatch_desc){
+        cs_fluid_dispatch(&pbf->fluid, rec, pbf->curl, &(cs_dispatch_desc){
             .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), cs_fluid_vel(f), curl, nb_counts, nb_list,
                         nb_state, keys, &f->arrays[PBF_VEL_CURL]},
             .push = &pc, .push_size = sizeof pc, .threads = {n}});
         cs_barrier_compute(rec);
         confine_velocities = &f->arrays[PBF_VEL_CURL];
     }
-    cs_dispatch(rec, pbf->confine, &(cs_dispatch_desc){
+    cs_fluid_dispatch(&pbf->fluid, rec, pbf->confine, &(cs_dispatch_desc){
         .buffers = {&f->params_buffer, &f->grid.ranges, cs_fluid_pred(f), confine_velocities, curl, cs_fluid_vel_alt(f),
                     cs_fluid_pos(f), nb_counts, nb_list, nb_state, keys},
         .push = &pc, .push_size = sizeof pc, .threads = {n}});

@@ -94,9 +94,9 @@ bool cs_sph_read_block(const cs_scene *scene, cs_sph *s, cs_error *err)
 
 static void fill_params(cs_sph *s)
 {
-    const cs_scene *sc = &s->fluid.scene;
+    const cs_scene *sc = s->fluid.scene;
     double h = sc->smoothing_radius;
-    double dt = sc->dt;
+    double dt = s->fluid.dt;
     cs_sph_params *p = &s->params;
     memset(p, 0, sizeof *p);
     p->kernel = (vec4){(float)cs_sph_kernel_norm(sc->dim, s->exponent, h),
@@ -172,18 +172,15 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
     memset(s, 0, sizeof *s);
     if (!cs_sph_read_block(scene, s, err))
         return false;
-    uint64_t substeps = (uint64_t)scene->substeps * s->split;
-    cs_scene split = *scene;
-    split.dt = scene->dt / (float)s->split;
-    split.substeps = (uint32_t)substeps;
     cs_fluid_desc desc = {
         .solver = "sph",
+        .dt_split = s->split, // the base's dt: scene dt / split
         .uses_predicted = true,
         .predicted_w_material = true, // density and relax pick per-material values from it
         .arrays = {[CS_SPH_ARRAY_PRESSURES] = {.name = "sph pressures",
                                                .stride = cs_sph_relax_record(scene->dim, scene->material_count) ? 16 : 8}},
     };
-    if (!cs_fluid_create(ctx, &split, &desc, &s->fluid, err))
+    if (!cs_fluid_create(ctx, scene, &desc, &s->fluid, err))
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sph params", .size = sizeof(cs_sph_params)},
                                &s->params_buffer, err);
@@ -230,7 +227,7 @@ void cs_sph_record_density(cs_sph *s, cs_recorder *rec)
         cs_neighbours_bind(&s->nb, &dd, 9);
     }
     cs_pass_begin(rec, "sph: density + viscosity");
-    cs_dispatch(rec, s->density[s->lists], &dd);
+    cs_fluid_dispatch(&s->fluid, rec, s->density[s->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -247,7 +244,7 @@ void cs_sph_record_relax(cs_sph *s, cs_recorder *rec)
     if (s->lists)
         cs_neighbours_bind(&s->nb, &dd, 10);
     cs_pass_begin(rec, "sph: relax");
-    cs_dispatch(rec, s->relax[s->lists], &dd);
+    cs_fluid_dispatch(&s->fluid, rec, s->relax[s->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);
@@ -313,10 +310,15 @@ static void ops_bodies(void *state, cs_body_link *out) { cs_fluid_body_link(&((c
 static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double spacing, double *rho,
                                 double *fitting_mass)
 {
-    cs_sph s;
+    // Only the block's options are wanted; the solver (a fluid base inside)
+    // is too large for the stack.
+    cs_sph *sp = calloc(1, sizeof *sp);
+    CS_ASSERT(sp, "out of host memory");
     cs_error err;
-    memset(&s, 0, sizeof s);
-    if (!cs_sph_read_block(scene, &s, &err))
+    bool parsed = cs_sph_read_block(scene, sp, &err);
+    int exponent = sp->exponent;
+    free(sp);
+    if (!parsed)
         return false;
     double h = scene->smoothing_radius, sum = 0.0;
     int n = (int)ceil(h / spacing) + 1;
@@ -325,9 +327,9 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
             for (int i = -n; i <= n; i++) {
                 double r = spacing * sqrt((double)(i * i + j * j + k * k));
                 if (r > 0.0 && r < h)
-                    sum += pow(1.0 - r / h, s.exponent);
+                    sum += pow(1.0 - r / h, exponent);
             }
-    double per_mass = cs_sph_kernel_norm(scene->dim, s.exponent, h) * sum;
+    double per_mass = cs_sph_kernel_norm(scene->dim, exponent, h) * sum;
     *rho = scene->materials[material].mass * per_mass;
     *fitting_mass = per_mass > 0.0 ? scene->materials[material].rest_density / per_mass : 0.0;
     return true;

@@ -149,11 +149,11 @@ static uint32_t cfl_split(const cs_scene *sc, float cfl)
 
 static void fill_params(cs_wcsph *w)
 {
-    const cs_scene *sc = &w->fluid.scene;
+    const cs_scene *sc = w->fluid.scene;
     double h = sc->smoothing_radius;
     cs_wcsph_params *p = &w->params;
     memset(p, 0, sizeof *p);
-    p->kernel = (vec4){(float)cs_wcsph_kernel_norm(w->kernel, sc->dim, h), (float)(1.0 / h), (float)(0.5 * h), sc->dt};
+    p->kernel = (vec4){(float)cs_wcsph_kernel_norm(w->kernel, sc->dim, h), (float)(1.0 / h), (float)(0.5 * h), w->fluid.dt};
     p->options = (uvec4){w->clamp_negative_pressure ? 1u : 0u, w->wall_density ? 1u : 0u,
                          w->surface_renormalise ? 1u : 0u, 0};
     double s_h = (double)sc->particle_spacing / h;
@@ -240,7 +240,6 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
     memset(w, 0, sizeof *w);
     if (!cs_wcsph_read_block(scene, w, err))
         return false;
-    cs_scene split = *scene;
     w->dt_split = cfl_split(scene, w->cfl);
     uint64_t substeps = (uint64_t)scene->substeps * w->dt_split;
     if (substeps > WCSPH_MAX_SUBSTEPS_PER_FRAME)
@@ -248,16 +247,15 @@ bool cs_wcsph_create(cs_context *ctx, const cs_scene *scene, cs_wcsph *w, cs_err
                             "a frame would need %llu substeps (at most %u): lower dt, or raise wcsph.cfl",
                        scene->path, (double)scene->dt, w->dt_split, (unsigned long long)substeps,
                        WCSPH_MAX_SUBSTEPS_PER_FRAME);
-    split.dt = scene->dt / (float)w->dt_split;
-    split.substeps = scene->substeps * w->dt_split;
     cs_fluid_desc desc = {
         .solver = "wcsph",
+        .dt_split = w->dt_split, // the base's dt: scene dt / dt_split
         .uses_predicted = false,
         .positions_w_material = true, // density and forces take a neighbour's material from its position
         .arrays = {[CS_WCSPH_ARRAY_PRESSURES] = {.name = "wcsph pressures", .stride = 4},
                    [CS_WCSPH_ARRAY_NEIGHBOUR_TERMS] = {.name = "wcsph neighbour terms", .stride = 8}},
     };
-    if (!cs_fluid_create(ctx, &split, &desc, &w->fluid, err))
+    if (!cs_fluid_create(ctx, scene, &desc, &w->fluid, err))
         return false;
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "wcsph params", .size = sizeof(cs_wcsph_params)},
                                &w->params_buffer, err);
@@ -304,7 +302,7 @@ void cs_wcsph_record_density(cs_wcsph *w, cs_recorder *rec)
         cs_neighbours_bind(&w->nb, &dd, 7);
     }
     cs_pass_begin(rec, "wcsph: density");
-    cs_dispatch(rec, w->density[w->lists], &dd);
+    cs_fluid_dispatch(&w->fluid, rec, w->density[w->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
 }
@@ -322,7 +320,7 @@ void cs_wcsph_record_forces(cs_wcsph *w, cs_recorder *rec)
         dd.buffers[8] = &f->body_impulses;
     if (w->lists)
         cs_neighbours_bind(&w->nb, &dd, 9);
-    cs_dispatch(rec, w->forces[w->lists], &dd);
+    cs_fluid_dispatch(&w->fluid, rec, w->forces[w->lists], &dd);
     cs_barrier_compute(rec);
     cs_pass_end(rec);
     cs_fluid_swap_pos(f);
@@ -390,17 +388,23 @@ static void ops_bodies(void *state, cs_body_link *out) { cs_fluid_body_link(&((c
 static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double spacing, double *rho,
                                 double *fitting_mass)
 {
-    cs_wcsph w;
+    // Only the block's options are wanted; the solver (a fluid base inside)
+    // is too large for the stack.
+    cs_wcsph *wp = calloc(1, sizeof *wp);
+    CS_ASSERT(wp, "out of host memory");
     cs_error err;
-    if (!cs_wcsph_read_block(scene, &w, &err))
+    bool parsed = cs_wcsph_read_block(scene, wp, &err);
+    int kernel = wp->kernel;
+    free(wp);
+    if (!parsed)
         return false;
     double h = scene->smoothing_radius, sum = 0.0;
     int n = (int)ceil(h / spacing) + 1;
     for (int k = (scene->dim == 3 ? -n : 0); k <= (scene->dim == 3 ? n : 0); k++)
         for (int j = -n; j <= n; j++)
             for (int i = -n; i <= n; i++)
-                sum += kernel_shape(w.kernel, spacing * sqrt((double)(i * i + j * j + k * k)) / h);
-    double per_mass = cs_wcsph_kernel_norm(w.kernel, scene->dim, h) * sum;
+                sum += kernel_shape(kernel, spacing * sqrt((double)(i * i + j * j + k * k)) / h);
+    double per_mass = cs_wcsph_kernel_norm(kernel, scene->dim, h) * sum;
     *rho = scene->materials[material].mass * per_mass;
     *fitting_mass = per_mass > 0.0 ? scene->materials[material].rest_density / per_mass : 0.0;
     return true;

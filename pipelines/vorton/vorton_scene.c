@@ -471,9 +471,12 @@ static uint32_t remove_embedded(const cs_body_set *set, float *pos4, float *othe
 static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     vorton_setup s;
-    cs_body_set set;
-    if (!setup_from_scene(scene, &s, err) || !cs_bodies_set_build(scene, &set, err))
+    cs_body_set *set = malloc(sizeof *set); // a quarter megabyte: not on the stack
+    CS_ASSERT(set, "out of host memory");
+    if (!setup_from_scene(scene, &s, err) || !cs_bodies_set_build(scene, set, err)) {
+        free(set);
         return false;
+    }
     uint32_t count = setup_fill(&s, NULL, NULL, 0);
     uint32_t tracers = cs_scene_block_particles(scene);
     float *pos = calloc((size_t)CS_MAX(count, tracers) + 1, 16);
@@ -481,17 +484,17 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     float *vel = calloc((size_t)tracers + 1, 16);
     uint32_t *mat = calloc((size_t)tracers + 1, 4);
     setup_fill(&s, pos, vort, count);
-    uint32_t kept = remove_embedded(&set, pos, vort, NULL, count);
+    uint32_t kept = remove_embedded(set, pos, vort, NULL, count);
     finish_arrows(&s, vort, kept);
     cs_vorton *v = NULL;
     bool ok = cs_vorton_create(ctx, &s.params, count, tracers, &v, err);
-    ok = ok && cs_vorton_set_bodies(v, &set, err);
+    ok = ok && cs_vorton_set_bodies(v, set, err);
     if (!ok && v)
         cs_vorton_destroy(v);
     if (ok) {
         cs_vorton_upload(v, pos, vort, kept);
         uint32_t written = cs_scene_fill_blocks(scene, pos, vel, mat, tracers);
-        written = remove_embedded(&set, pos, NULL, mat, written);
+        written = remove_embedded(set, pos, NULL, mat, written);
         for (uint32_t i = 0; i < written; i++)
             pos[i * 4 + 3] = tracer_temperature(&s, &pos[i * 4]);
         cs_vorton_upload_tracers(v, pos, written);
@@ -504,6 +507,7 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     free(vort);
     free(vel);
     free(mat);
+    free(set);
     return ok;
 }
 

@@ -4,7 +4,7 @@
 // over the boundary set's planes (with the collision margin, then without).
 //
 // Before including, define CS_BODY_SET as the cs_body_set to read and
-// CS_BODY_DT as the substep length (fluid.glsl: fp.bodies, the fluid's dt).
+// CS_BODY_DT as the substep length (fluid.glsl: its body set binding, the fluid's dt).
 #ifndef CS_BODIES_GLSL
 #define CS_BODIES_GLSL
 

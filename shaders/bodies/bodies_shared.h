@@ -2,9 +2,9 @@
 // (shaders/bodies/*) share them.
 //
 // cs_body_set: every body in world space as the particle collisions read it
-// (shaders/bodies/bodies.glsl). It sits inside each fluid's constant buffer
-// (cs_fluid_params.bodies), so the fluid shaders need no binding of their
-// own; "bodies: publish" copies it there after every substep's integration.
+// (shaders/bodies/bodies.glsl): one buffer that every particle fluid binds
+// (fluid.glsl, CS_BODY_SET_BINDING), the one "bodies: integrate" writes once
+// bodies move (pipelines/bodies/bodies.h); the vortons keep a copy.
 // Plane k is planes[k] = (n, d): n a unit normal pointing OUT of the body,
 // inside where dot(n, x) <= d; dot(n, x) - d is the signed distance
 // (negative inside). A sphere has no planes (radius in omega.w).

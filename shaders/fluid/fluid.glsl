@@ -23,8 +23,13 @@ layout(std430, binding = CS_FLUID_PARAMS_BINDING) readonly buffer FluidParams { 
 #define CS_BOUNDARY_SET (fp.boundary_set)
 #include "boundary.glsl"
 
-// The rigid bodies (bodies_shared.h) live there too.
-#define CS_BODY_SET (fp.bodies)
+// The rigid bodies (bodies_shared.h): not in the constants but one buffer
+// that every fluid of the world reads, bound at CS_BODY_SET_BINDING by
+// cs_fluid_dispatch in every pass whose shader reads it. It is the fluid's
+// own copy of the initial set until the bodies first move, then the set
+// "bodies: integrate" writes (pipelines/bodies/bodies.h), for all fluids.
+layout(std430, binding = CS_BODY_SET_BINDING) readonly buffer BodySet { cs_body_set fluid_body_set; };
+#define CS_BODY_SET (fluid_body_set)
 #define CS_BODY_DT (fp.domain_max.w)
 #include "../bodies/bodies.glsl"
 

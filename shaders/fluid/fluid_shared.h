@@ -15,6 +15,7 @@
 #define CS_FLUID_MAX_MATERIALS 8     // = CS_MAX_MATERIALS
 #define CS_FLUID_BOUNDARY_SAMPLES 129 // samples of the boundary integrals over d / h in [0, 1]
 #define CS_LEVEL_FIELD_BINDING 14    // the level's distance field, in every pass that collides
+#define CS_BODY_SET_BINDING 13       // the bodies' set (bodies_shared.h cs_body_set), in every pass that reads it
 
 // Stats terms, one planar float array each in the stats scratch buffer.
 #define CS_FLUID_STAT_DENSITY_ERROR 0 // |rho/rho0 - 1|      (0 for non-finite particles)
@@ -37,9 +38,6 @@ struct cs_fluid_params {
     // The domain box's faces and the walls as half-spaces (boundary_shared.h,
     // built by pipelines/boundary.c, read through shaders/common/boundary.glsl).
     cs_boundary_set boundary_set;
-    // The rigid bodies in world space (bodies_shared.h): written at creation
-    // from the scene, then by "bodies: publish" after every substep.
-    cs_body_set bodies;
     // Boundary model for poly6 / spiky solvers (fluid.glsl cs_boundary): a
     // boundary half-space at distance d acts like fluid at kappa times rest
     // density filling the half-space beyond it (kappa ~ 0.9 makes a lattice

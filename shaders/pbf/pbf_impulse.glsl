@@ -17,7 +17,7 @@ uint g_particle;
 float g_mass;
 void cs_add_impulse(uint b, vec3 x, vec3 dv)
 {
-    cs_body_gpu body = fp.bodies.bodies[b];
+    cs_body_gpu body = CS_BODY_SET.bodies[b];
     if ((body.info.z & CS_BODY_DYNAMIC) == 0u)
         return;
     vec3 j = -g_mass * dv;

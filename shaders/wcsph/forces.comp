@@ -130,7 +130,7 @@ void main()
             vec3 a_b = (scale * open / (1.0 - share.w)) * share.xyz;
             acc += a_b;
 #ifdef WITH_IMPULSES
-            cs_body_gpu body = fp.bodies.bodies[b];
+            cs_body_gpu body = CS_BODY_SET.bodies[b];
             if ((body.info.z & CS_BODY_DYNAMIC) != 0u) {
                 vec3 j = -(CS_MASS(mi) * wp.kernel.w) * a_b;
                 vec3 l = cross(xi - body.centre.xyz, j);

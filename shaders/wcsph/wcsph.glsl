@@ -79,7 +79,7 @@ float wcsph_wall(float q, int c)
 // Returns (minus the gradient times h, the share); 0 beyond h of the body.
 vec4 wcsph_body_share(uint b, vec3 x)
 {
-    cs_body_gpu body = fp.bodies.bodies[b];
+    cs_body_gpu body = CS_BODY_SET.bodies[b];
     vec3 r = x - body.centre.xyz;
     float reach = body.centre.w + CS_H;
     if (!(dot(r, r) <= reach * reach))
@@ -93,7 +93,7 @@ vec4 wcsph_body_share(uint b, vec3 x)
     }
     float front = -3.402823466e38;
     for (uint k = 0u; k < body.info.y; k++) {
-        vec4 p = fp.bodies.planes[body.info.x + k];
+        vec4 p = CS_BODY_SET.planes[body.info.x + k];
         front = max(front, dot(p.xyz, x) - p.w);
     }
     if (!(front < CS_H))
@@ -102,7 +102,7 @@ vec4 wcsph_body_share(uint b, vec3 x)
     vec3 push = vec3(0.0);
     bool clamped = false;
     for (uint k = 0u; k < body.info.y; k++) {
-        vec4 p = fp.bodies.planes[body.info.x + k];
+        vec4 p = CS_BODY_SET.planes[body.info.x + k];
         float d = dot(p.xyz, x) - p.w;
         if (d == front && !clamped) {
             d = max(d, 0.0);
