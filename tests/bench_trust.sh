@@ -33,6 +33,26 @@ for s in d["sizes"]:
     assert 1 <= len(s["batch_median_ms"]) <= d["max_batches"], s
 PY
 
+# The other benches' results carry the provenance and a spread too.
+"$cistern" bench --demo rest_box_3d --particles 2k --steps 3 --warmup 1 --quiet --out "$tmp/demo" >/dev/null 2>&1 ||
+  fail "bench --demo failed"
+"$cistern" bench --draw rest_box_3d --particles 2k --steps 3 --warmup 1 --quiet --out "$tmp/draw" >/dev/null 2>&1 ||
+  fail "bench --draw failed"
+"$cistern" bench --surface --nodes 12 --frames 1 --steps 3 --warmup 0 --cpu-runs 0 --quiet --out "$tmp/surface" \
+  >/dev/null 2>&1 || fail "bench --surface failed"
+python3 - "$tmp" <<'PY' || fail "--demo, --draw or --surface results lack provenance or spread"
+import json, sys
+for name, rows, keys in (("demo", "sizes", ("frame_p10_ms", "frame_p90_ms", "spread")),
+                         ("draw", "sizes", ("draw_p10_ms", "draw_p90_ms", "spread")),
+                         ("surface", "results", ("extract_p10_ms", "extract_p90_ms", "spread"))):
+    d = json.load(open("%s/%s/results.json" % (sys.argv[1], name)))
+    assert "commit" in d["provenance"] and "load_start" in d["provenance"], name
+    for r in d[rows]:
+        if "skipped" not in r:
+            for k in keys:
+                assert k in r, "%s lacks %s" % (name, k)
+PY
+
 # 2. Planted noise: flagged, with the spread it made.
 out=$(CISTERN_BENCH_PLANT_NOISE=3 "$cistern" "${b[@]}" --out "$tmp/noisy" 2>&1) || fail "planted run failed: $out"
 grep -q "noisy timing: the steps spread" <<<"$out" || fail "planted noise not warned on stderr: $out"

@@ -47,6 +47,7 @@ typedef struct demo_result {
     bool skipped, failed;
     char reason[640];
     double frame_ms, frame_p90_ms;       // host wall clock of the loop's period (median, p90)
+    double frame_p10_ms;                 // and p10: the spread (p90 - p10) / median goes in results.json
     double frame_mean_ms, fps;           // the timed frames' whole span (drain included) / frames
     double gpu_ms, sim_ms, draw_ms;       // medians of the GPU timestamps
     double sim_seconds;                   // simulated time a frame
@@ -321,6 +322,7 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     uint32_t n = res->frames;
     res->frame_ms = cs_bench_percentile(walls, n, 0.5);
     res->frame_p90_ms = cs_bench_percentile(walls, n, 0.9);
+    res->frame_p10_ms = cs_bench_percentile(walls, n, 0.1);
     res->frame_mean_ms = n ? timed_span_ms / n : 0.0;
     res->fps = res->frame_mean_ms > 0 ? 1e3 / res->frame_mean_ms : 0.0;
     res->sim_ms = cs_bench_percentile(series.sims, n, 0.5);
@@ -378,6 +380,8 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
         cJSON_AddNumberToObject(s, "frame_mean_ms", r->frame_mean_ms);
         cJSON_AddNumberToObject(s, "frame_median_ms", r->frame_ms);
         cJSON_AddNumberToObject(s, "frame_p90_ms", r->frame_p90_ms);
+        cJSON_AddNumberToObject(s, "frame_p10_ms", r->frame_p10_ms);
+        cJSON_AddNumberToObject(s, "spread", r->frame_ms > 0 ? (r->frame_p90_ms - r->frame_p10_ms) / r->frame_ms : 0);
         cJSON_AddNumberToObject(s, "frames_per_s", r->fps);
         cJSON_AddNumberToObject(s, "gpu_median_ms", r->gpu_ms);
         cJSON_AddNumberToObject(s, "sim_gpu_median_ms", r->sim_ms);

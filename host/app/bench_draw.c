@@ -30,7 +30,7 @@ typedef struct draw_result {
     uint32_t requested, particles;
     bool skipped;
     char reason[512];
-    double draw_ms, draw_p90_ms;
+    double draw_ms, draw_p90_ms, draw_p10_ms;
     double triangle_pixels, disc_pixels; // summed over the particles in view
     uint32_t tiny, in_view;          // discs of at most a pixel's area; centres in front of the eye
     float radius;
@@ -115,6 +115,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     }
     res->draw_ms = cs_bench_percentile(ms, timed, 0.5);
     res->draw_p90_ms = cs_bench_percentile(ms, timed, 0.9);
+    res->draw_p10_ms = cs_bench_percentile(ms, timed, 0.1);
     free(ms);
 
     // Coverage from the first fluid's positions (the shipped draw scenes
@@ -163,6 +164,8 @@ static cJSON *draw_json(const char *scene_name, const char *device, uint32_t wid
             cJSON_AddNumberToObject(s, "radius", r->radius);
             cJSON_AddNumberToObject(s, "draw_median_ms", r->draw_ms);
             cJSON_AddNumberToObject(s, "draw_p90_ms", r->draw_p90_ms);
+            cJSON_AddNumberToObject(s, "draw_p10_ms", r->draw_p10_ms);
+            cJSON_AddNumberToObject(s, "spread", r->draw_ms > 0 ? (r->draw_p90_ms - r->draw_p10_ms) / r->draw_ms : 0);
             cJSON_AddNumberToObject(s, "in_view", r->in_view);
             cJSON_AddNumberToObject(s, "one_pixel", r->tiny);
             cJSON_AddNumberToObject(s, "triangle_pixels", r->triangle_pixels);

@@ -52,6 +52,7 @@ typedef struct surf_result {
     char skip_reason[512];
     uint32_t vertices, triangles;
     double extract_median_ms, extract_p90_ms;   // GPU: classify + scan + compact + emit
+    double extract_p10_ms;                      // for the spread (p90 - p10) / median in results.json
     double splat_median_ms, splat_p90_ms;       // GPU: the splat's passes (0 for the sphere)
     double wall_median_ms;                      // host: the two extraction submits and the readback
     double pass_median_ms[SURF_PASSES], pass_p90_ms[SURF_PASSES];
@@ -265,6 +266,7 @@ static void run_field(cs_context *ctx, const cs_bench_options *opt, cs_surface *
         res->triangles = surf->triangle_count;
         res->extract_median_ms = cs_bench_percentile(extract, steps, 0.5);
         res->extract_p90_ms = cs_bench_percentile(extract, steps, 0.9);
+        res->extract_p10_ms = cs_bench_percentile(extract, steps, 0.1);
         res->splat_median_ms = cs_bench_percentile(splat, steps, 0.5);
         res->splat_p90_ms = cs_bench_percentile(splat, steps, 0.9);
         res->wall_median_ms = cs_bench_percentile(wall, steps, 0.5);
@@ -407,6 +409,10 @@ static cJSON *results_json(const cs_context *ctx, const cs_bench_options *opt, c
             cJSON_AddNumberToObject(o, "triangles", r->triangles);
             cJSON_AddNumberToObject(o, "extract_median_ms", r->extract_median_ms);
             cJSON_AddNumberToObject(o, "extract_p90_ms", r->extract_p90_ms);
+            cJSON_AddNumberToObject(o, "extract_p10_ms", r->extract_p10_ms);
+            cJSON_AddNumberToObject(o, "spread", r->extract_median_ms > 0
+                                                     ? (r->extract_p90_ms - r->extract_p10_ms) / r->extract_median_ms
+                                                     : 0);
             cJSON_AddNumberToObject(o, "extract_wall_median_ms", r->wall_median_ms);
             cJSON_AddNumberToObject(o, "triangles_per_s", r->triangles_per_s);
             if (r->kind != FIELD_SPHERE) {
