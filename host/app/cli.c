@@ -144,45 +144,11 @@ static const cs_cli_option *find_option(const cs_cli_command *cmd, const char *n
     return NULL;
 }
 
-uint32_t cs_cli_edit_distance(const char *a, const char *b)
-{
-    // One row of the dynamic-programming table; names are short.
-    uint32_t row[128];
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 127 || lb > 127)
-        return UINT32_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (uint32_t)j;
-    for (size_t i = 1; i <= la; i++) {
-        uint32_t diag = row[0];
-        row[0] = (uint32_t)i;
-        for (size_t j = 1; j <= lb; j++) {
-            uint32_t up = row[j];
-            uint32_t best = diag + (a[i - 1] != b[j - 1]);
-            best = CS_MIN(best, up + 1);
-            best = CS_MIN(best, row[j - 1] + 1);
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *cs_cli_nearest(const char *word, const char *const *names, uint32_t count)
 {
     // A third of the word's length, at least 2: "--frmes" finds "--frames",
     // "dam_brake_3d" finds "dam_break_3d", "--x" finds nothing.
-    size_t len = strlen(word);
-    uint32_t limit = CS_MAX(2u, (uint32_t)(len / 3)), best = UINT32_MAX;
-    const char *nearest = NULL;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t d = cs_cli_edit_distance(word, names[k]);
-        if (d < best) {
-            best = d;
-            nearest = names[k];
-        }
-    }
-    return best <= limit ? nearest : NULL;
+    return cs_nearest_name(word, names, count, CS_MAX(2u, (uint32_t)(strlen(word) / 3)));
 }
 
 bool cs_cli_parse(const cs_cli_command *cmd, int argc, char **argv, int first, void *opts, cs_cli_parsed *parsed)

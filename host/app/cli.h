@@ -79,9 +79,8 @@ void cs_cli_print_help(FILE *out, const cs_cli_command *cmd);
 void cs_cli_print_markdown(FILE *out, const cs_cli_command *cmd);
 void cs_cli_print_cell(FILE *out, const char *text);
 
-// Levenshtein distance, and the nearest of `names` to `word` when it is
+// The nearest of `names` to `word` (cs_nearest_name, common.h) when it is
 // close enough to be a likely typo (NULL otherwise).
-uint32_t cs_cli_edit_distance(const char *a, const char *b);
 const char *cs_cli_nearest(const char *word, const char *const *names, uint32_t count);
 
 // The parsers behind the kinds, for setters that take the same syntax.

@@ -166,6 +166,42 @@ char *cs_read_file(const char *path, size_t *size_out, cs_error *err)
     return cs_read_file_max(path, CS_INPUT_FILE_MAX, "input files", size_out, err);
 }
 
+uint32_t cs_edit_distance(const char *a, const char *b)
+{
+    // One row of the dynamic-programming table; names are short.
+    uint32_t row[128];
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 127 || lb > 127)
+        return UINT32_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (uint32_t)j;
+    for (size_t i = 1; i <= la; i++) {
+        uint32_t diag = row[0];
+        row[0] = (uint32_t)i;
+        for (size_t j = 1; j <= lb; j++) {
+            uint32_t up = row[j];
+            uint32_t best = diag + (a[i - 1] != b[j - 1]);
+            best = CS_MIN(best, up + 1);
+            best = CS_MIN(best, row[j - 1] + 1);
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *cs_nearest_name(const char *word, const char *const *names, uint32_t count, uint32_t max_edits)
+{
+    uint32_t best = UINT32_MAX;
+    const char *nearest = NULL;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t d = cs_edit_distance(word, names[k]);
+        if (d < best)
+            best = d, nearest = names[k];
+    }
+    return best <= max_edits ? nearest : NULL;
+}
+
 double cs_now_seconds(void)
 {
     struct timespec ts;

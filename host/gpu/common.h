@@ -77,5 +77,12 @@ char *cs_read_file(const char *path, size_t *size_out, cs_error *err);
 // Monotonic wall clock in seconds.
 double cs_now_seconds(void);
 
+// "Did you mean": the Levenshtein distance of two short names (UINT32_MAX
+// past 127 characters), and the name of `names` nearest to `word`, NULL
+// when the nearest is more than max_edits away. The CLI (options,
+// commands, scenes) and the scene keys both ask, each with its own limit.
+uint32_t cs_edit_distance(const char *a, const char *b);
+const char *cs_nearest_name(const char *word, const char *const *names, uint32_t count, uint32_t max_edits);
+
 // Human-readable byte count ("128.0 MiB") into buf.
 const char *cs_format_bytes(uint64_t bytes, char *buf, size_t buf_size);

@@ -10,42 +10,13 @@
 
 // ---- names -----------------------------------------------------------------
 
-static uint32_t edit_distance(const char *a, const char *b)
-{
-    uint32_t row[128];
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 127 || lb > 127)
-        return UINT32_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (uint32_t)j;
-    for (size_t i = 1; i <= la; i++) {
-        uint32_t diag = row[0];
-        row[0] = (uint32_t)i;
-        for (size_t j = 1; j <= lb; j++) {
-            uint32_t up = row[j];
-            uint32_t best = diag + (a[i - 1] != b[j - 1]);
-            best = CS_MIN(best, up + 1);
-            best = CS_MIN(best, row[j - 1] + 1);
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *cs_scene_keys_nearest(const char *word, const char *const *names, uint32_t count)
 {
     // A third of the word's length, at least 2, and less than the word's
     // length: "spcing" finds "spacing", "x" or "q" finds nothing.
     size_t len = strlen(word);
-    uint32_t limit = CS_MIN(CS_MAX(2u, (uint32_t)(len / 3)), len ? (uint32_t)len - 1 : 0u), best = UINT32_MAX;
-    const char *nearest = NULL;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t d = edit_distance(word, names[k]);
-        if (d < best)
-            best = d, nearest = names[k];
-    }
-    return best <= limit ? nearest : NULL;
+    uint32_t limit = CS_MIN(CS_MAX(2u, (uint32_t)(len / 3)), len ? (uint32_t)len - 1 : 0u);
+    return cs_nearest_name(word, names, count, limit);
 }
 
 const cs_scene_key *cs_scene_key_find(const cs_scene_key_block *block, const char *key)
