@@ -11,6 +11,7 @@
 #include "view.h"
 #include "run.h"
 #include "scene.h"
+#include "scene_edit.h"
 #include "sh_command.h"
 #include "shader.h"
 #include "scene_keys.h"
@@ -54,6 +55,24 @@ static bool set_device(const cs_cli_option *o, void *opts, const char *v)
     return true;
 }
 
+// --set KEY.PATH=VALUE, repeatable: appended to a cs_scene_edits (scene_edit.h).
+static bool set_scene_edit(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_error err;
+    if (!v) {
+        fprintf(stderr, "cistern: --set wants KEY.PATH=VALUE, e.g. --set fluids[0].materials[0].viscosity=0.2\n");
+        return false;
+    }
+    if (!cs_scene_edits_add((cs_scene_edits *)((char *)opts + o->at), v, &err)) {
+        fprintf(stderr, "cistern: --set %s\n", err.msg);
+        return false;
+    }
+    return true;
+}
+
+#define SET_HELP "change one scene key before the scene is read, as if the file said so (repeatable; key paths as " \
+                 "in the scene's error messages: fluids[0].materials[0].viscosity=0.2, gravity[1]=-3, " \
+                 "surface.iso=0.4; VALUE is JSON, a bare word a string, null removes the key)"
 #define DEVICE_HELP "pick a device by index or name substring (see `cistern devices`)"
 #define VALIDATION_HELP "Vulkan validation + synchronization validation (slow)"
 
@@ -199,6 +218,8 @@ static const cs_cli_option run_options[] = {
     {.name = "--record", .kind = CS_CLI_PATH, RUN_AT(record_path), .arg = "FILE.mp4",
      .help = "a video of every simulated frame at the simulated frame rate, encoded by ffmpeg (H.264, "
              "yuv420p), headless or in a window (where F9 stops it); an existing FILE needs --overwrite"},
+    {.name = "--set", .kind = CS_CLI_SETTER, RUN_AT(edits), .arg = "KEY=VALUE", .set = set_scene_edit,
+     .help = SET_HELP},
     {.name = "--particles", .kind = CS_CLI_UINT, RUN_AT(particles), .arg = "N", .min = 1, .max = UINT32_MAX,
      .help = "rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)"},
     {.name = "--color", .kind = CS_CLI_CHOICE, RUN_AT(color_mode), .arg = "MODE",
@@ -210,8 +231,9 @@ static const cs_cli_option run_options[] = {
      .help = "per-pass GPU ms of the previous frame (top 8 and the total) in the image's top-left corner: the "
              "window starts with it, headless PNGs carry it"},
     {.name = "--watch", .kind = CS_CLI_FLAG, .set = set_watch,
-     .help = "hot-reload shaders on save (default: on in a window, off headless)"},
-    {.name = "--no-watch", .kind = CS_CLI_FLAG, .set = set_watch, .help = "no shader hot reload, even in a window"},
+     .help = "hot-reload shaders and the scene file on save (default: on in a window, off headless); a scene "
+             "that does not load keeps the previous world running and shows why in the image"},
+    {.name = "--no-watch", .kind = CS_CLI_FLAG, .set = set_watch, .help = "no shader or scene hot reload, even in a window"},
     {.name = "--capture-frame", .kind = CS_CLI_INT, RUN_AT(capture_frame), .arg = "N", .max = INT_MAX,
      .help = "RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)"},
     {.name = "--capture-path", .kind = CS_CLI_PATH, RUN_AT(capture_path), .arg = "PATH",
@@ -267,7 +289,9 @@ static int cmd_run(int argc, char **argv)
     // A ParaView series gets its surfaces in the same form unless told otherwise.
     if (opt->mesh_format < 0)
         opt->mesh_format = opt->dump_vtu ? CS_MESH_VTP : CS_MESH_PLY;
-    return cs_run(opt);
+    int code = cs_run(opt);
+    cs_scene_edits_free(&opt->edits);
+    return code;
 }
 
 // ---- bench ----------------------------------------------------------------
