@@ -194,6 +194,7 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
             }
         } else {
             if (!cJSON_IsArray(parent)) {
+                path_prefix(steps, i - 1, at, sizeof at);
                 cs_fail(err, "%s: is %s, not an array", at, kind_of(parent));
                 goto refused;
             }
@@ -229,6 +230,7 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
         return true;
     }
     if (!cJSON_IsArray(parent)) {
+        path_prefix(steps, count - 2, at, sizeof at);
         cs_fail(err, "%s: is %s, not an array", at, kind_of(parent));
         goto refused;
     }
