@@ -285,6 +285,13 @@ static int cmd_run(int argc, char **argv)
         if (!opt->quiet)
             fprintf(stderr, "cistern: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n");
     }
+    if (!opt->headless && cs_cli_given(&run_command, &parsed, "--png-every")) {
+        // A window draws into its swapchain, not the offscreen image the
+        // PNGs are read from: said now rather than after a run of no PNGs.
+        fprintf(stderr, "cistern: --png-every writes frame_NNNNN.png headless only; add --headless, or in the "
+                        "window use F12 (screenshot) or --record FILE.mp4 / F9 (video)\n");
+        return 2;
+    }
     opt->watch = a.watch < 0 ? !opt->headless : a.watch == 1;
     // A ParaView series gets its surfaces in the same form unless told otherwise.
     if (opt->mesh_format < 0)
@@ -363,6 +370,8 @@ static const cs_cli_option bench_options[] = {
              "--surface: one count, the scene rescaled to it first)"},
     {.name = "--cells", .kind = CS_CLI_SETTER, BENCH_AT(sizes), .arg = "LIST", .set = set_sizes,
      .help = "grid pipelines (reint): cells along x, e.g. 512,2048"},
+    {.name = "--set", .kind = CS_CLI_SETTER, BENCH_AT(edits), .arg = "KEY=VALUE", .set = set_scene_edit,
+     .help = SET_HELP},
     {.name = "--steps", .kind = CS_CLI_UINT, BENCH_AT(steps), .arg = "N", .min = 1, .max = UINT32_MAX, .def = "50",
      .help = "timed steps per size, at least 1 (--demo: 10 frames; --draw, --surface, --radiosity: 5)"},
     {.name = "--warmup", .kind = CS_CLI_UINT, BENCH_AT(warmup), .arg = "N", .max = UINT32_MAX, .def = "5",
@@ -426,69 +435,79 @@ static const cs_cli_command bench_command = {
              "bench --radiosity: radiosity and light probes (default cornell_box; --patches for patch counts)\n",
 };
 
-static int cmd_bench(int argc, char **argv)
+static int bench_parsed(cs_bench_options *opt, const cs_cli_parsed *parsed)
 {
-    cs_bench_options opt = {.scene = DEFAULT_SCENE};
-    cs_cli_parsed parsed;
-    if (!cs_cli_parse(&bench_command, argc, argv, 2, &opt, &parsed))
-        return 2;
     cs_error err;
-    bool scene_given = parsed.positional_given;
-    bool steps_given = cs_cli_given(&bench_command, &parsed, "--steps");
-    bool warmup_given = cs_cli_given(&bench_command, &parsed, "--warmup");
-    bool particles_given = cs_cli_given(&bench_command, &parsed, "--particles") && !opt.cells;
-    bool nodes_given = cs_cli_given(&bench_command, &parsed, "--nodes");
-    if (opt.patch_target_count && !opt.radiosity) {
+    bool scene_given = parsed->positional_given;
+    bool steps_given = cs_cli_given(&bench_command, parsed, "--steps");
+    bool warmup_given = cs_cli_given(&bench_command, parsed, "--warmup");
+    bool particles_given = cs_cli_given(&bench_command, parsed, "--particles") && !opt->cells;
+    bool nodes_given = cs_cli_given(&bench_command, parsed, "--nodes");
+    if (opt->patch_target_count && !opt->radiosity) {
         fprintf(stderr, "cistern: --patches is a `bench --radiosity` option\n");
         return 2;
     }
-    if (scene_given && !check_scene_name(opt.scene))
+    if (scene_given && !check_scene_name(opt->scene))
         return 2;
-    if (opt.radiosity) {
+    if (opt->radiosity && opt->out_dir) {
+        fprintf(stderr, "cistern: bench --radiosity prints its table (markdown) and writes no files, so --out "
+                        "would stay empty; redirect the table instead: cistern bench --radiosity > FILE.md\n");
+        return 2;
+    }
+    if (opt->radiosity) {
         // Its own default scene (the Cornell box: DEFAULT_SCENE has no
         // geometry) and fewer frames: a frame takes up to a second on lavapipe.
-        opt.scene = scene_given ? opt.scene : NULL;
-        opt.steps = steps_given ? opt.steps : 5;
-        opt.warmup = warmup_given ? opt.warmup : 1;
-        return cs_bench_radiosity(&opt);
+        opt->scene = scene_given ? opt->scene : NULL;
+        opt->steps = steps_given ? opt->steps : 5;
+        opt->warmup = warmup_given ? opt->warmup : 1;
+        return cs_bench_radiosity(opt);
     }
-    if (opt.draw) {
+    if (opt->draw) {
         if (!particles_given)
-            cs_bench_parse_sizes("64k,256k,1M", &opt, &err);
-        opt.steps = steps_given ? opt.steps : 5;
-        opt.warmup = warmup_given ? opt.warmup : 1;
-        return cs_bench_draw(&opt);
+            cs_bench_parse_sizes("64k,256k,1M", opt, &err);
+        opt->steps = steps_given ? opt->steps : 5;
+        opt->warmup = warmup_given ? opt->warmup : 1;
+        return cs_bench_draw(opt);
     }
-    if (opt.demo) {
-        if (opt.cells || opt.surface) {
+    if (opt->demo) {
+        if (opt->cells || opt->surface) {
             fprintf(stderr, "cistern: bench --demo takes --particles (not --cells or --surface)\n");
             return 2;
         }
         if (!particles_given)
-            cs_bench_parse_sizes("256k,1M,4M", &opt, &err);
-        opt.steps = steps_given ? opt.steps : 10;
-        opt.warmup = warmup_given ? opt.warmup : 2;
-        return cs_bench_demo(&opt);
+            cs_bench_parse_sizes("256k,1M,4M", opt, &err);
+        opt->steps = steps_given ? opt->steps : 10;
+        opt->warmup = warmup_given ? opt->warmup : 2;
+        return cs_bench_demo(opt);
     }
-    if (!opt.surface) {
+    if (!opt->surface) {
         if (nodes_given) {
             fprintf(stderr, "cistern: --nodes is a `bench --surface` option\n");
             return 2;
         }
-        return cs_bench(&opt);
+        return cs_bench(opt);
     }
     // --surface: one particle count at most, no --cells; fewer runs by
     // default (a 256^3 extraction takes about a second on lavapipe).
-    if (opt.cells || (particles_given && opt.size_count != 1)) {
+    if (opt->cells || (particles_given && opt->size_count != 1)) {
         fprintf(stderr, "cistern: bench --surface takes one --particles count (and no --cells)\n");
         return 2;
     }
-    opt.surface_particles = particles_given ? opt.sizes[0] : 0;
+    opt->surface_particles = particles_given ? opt->sizes[0] : 0;
     if (!steps_given)
-        opt.steps = 5;
+        opt->steps = 5;
     if (!warmup_given)
-        opt.warmup = 1;
-    return cs_bench_surface(&opt);
+        opt->warmup = 1;
+    return cs_bench_surface(opt);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    cs_bench_options opt = {.scene = DEFAULT_SCENE};
+    cs_cli_parsed parsed;
+    int code = cs_cli_parse(&bench_command, argc, argv, 2, &opt, &parsed) ? bench_parsed(&opt, &parsed) : 2;
+    cs_scene_edits_free(&opt.edits);
+    return code;
 }
 
 // ---- sh -------------------------------------------------------------------
@@ -556,6 +575,8 @@ static bool set_variance(const cs_cli_option *o, void *opts, const char *v)
 #define TRACE_AT(member) CS_CLI_AT(cs_trace_options, member)
 
 static const cs_cli_option trace_options[] = {
+    {.name = "--set", .kind = CS_CLI_SETTER, TRACE_AT(edits), .arg = "KEY=VALUE", .set = set_scene_edit,
+     .help = SET_HELP},
     {.name = "--spp", .kind = CS_CLI_UINT, TRACE_AT(spp), .arg = "N", .min = 1, .max = 1000000, .def = "64",
      .help = "paths a pixel (dispatched 64 at a time)"},
     {.name = "--size", .kind = CS_CLI_SIZE, TRACE_AT(width), .arg = "WxH", .def = "256x256", .help = "image size"},
@@ -607,7 +628,9 @@ static int cmd_trace(int argc, char **argv)
     }
     if (!check_scene_name(opt.scene))
         return 2;
-    return cs_trace_command(&opt);
+    int code = cs_trace_command(&opt);
+    cs_scene_edits_free(&opt.edits);
+    return code;
 }
 
 // ---- level ----------------------------------------------------------------

@@ -483,6 +483,8 @@ static bool reload_scene(run_state *r, uint32_t next, cs_error *err)
         ok = cs_world_create(&r->ctx, scene, trial, &why);
         if (ok)
             cs_world_destroy(trial);
+        else
+            cs_scene_edit_blame(&why, opt->edits.items, opt->edits.count);
     }
     free(trial);
     if (!ok) {
@@ -1180,6 +1182,7 @@ static int run(run_state *r)
                         "or add --renderdoc\n");
 
     if (!create_world(r, &err)) {
+        cs_scene_edit_blame(&err, opt->edits.items, opt->edits.count);
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 2;
         goto done;

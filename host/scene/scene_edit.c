@@ -269,6 +269,16 @@ static const cs_scene_edit *edit_named(const char *msg, const cs_scene_edit *edi
     return NULL;
 }
 
+void cs_scene_edit_blame(cs_error *err, const cs_scene_edit *edits, uint32_t count)
+{
+    const cs_scene_edit *culprit = edit_named(err->msg, edits, count);
+    if (culprit) {
+        size_t used = strlen(err->msg);
+        snprintf(err->msg + used, sizeof err->msg - used, " (set by the edit %s=%.64s)", culprit->path,
+                 culprit->value);
+    }
+}
+
 bool cs_scene_load_edited(const char *name, const cs_scene_edit *edits, uint32_t count, cs_scene *scene,
                           cs_error *err)
 {
@@ -299,12 +309,7 @@ bool cs_scene_load_edited(const char *name, const cs_scene_edit *edits, uint32_t
     }
     if (cs_scene_parse_tree(root, path, scene, err))
         return true;
-    const cs_scene_edit *culprit = edit_named(err->msg, edits, count);
-    if (culprit) {
-        size_t used = strlen(err->msg);
-        snprintf(err->msg + used, sizeof err->msg - used, " (set by the edit %s=%.64s)", culprit->path,
-                 culprit->value);
-    }
+    cs_scene_edit_blame(err, edits, count);
     return false;
 }
 

@@ -50,6 +50,10 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err);
 // parser message about a key an edit set says which edit set it.
 bool cs_scene_load_edited(const char *name, const cs_scene_edit *edits, uint32_t count, cs_scene *scene,
                           cs_error *err);
+// Appends " (set by the edit PATH=VALUE)" to a message about the key an
+// edit set (`: PATH:` in it), for messages of a later reader: a solver's
+// block is read when the world is made.
+void cs_scene_edit_blame(cs_error *err, const cs_scene_edit *edits, uint32_t count);
 // Writes the scene's tree (with its edits) to `path` as JSON, atomically
 // (PATH.tmp renamed onto PATH). Numbers are printed so that they read back
 // as the same doubles: loading the saved file gives the same scene. A
