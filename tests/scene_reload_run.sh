@@ -58,36 +58,8 @@ p0=$(col 3); m0=$(col 8)
 echo "before: $p0 particles, total mass $m0, restart $(col 13)"
 awk -v p="$p0" -v m="$m0" 'BEGIN { exit !(p > 0 && m == 2 * p) }' || fail "--set mass=2: total_mass $m0 is not 2 x $p0"
 
-# alert_pixels PNG: pixels of the alert red (hot_reload_run.sh's reader).
-alert_pixels() {
-  /usr/bin/python3 - "$1" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], 'rb').read()
-pos, idat = 8, b''
-while pos < len(data):
-    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-    if kind == b'IHDR':
-        w, h, depth, ctype = struct.unpack('>IIBB', data[pos + 8:pos + 18])
-        bpp = 4 if ctype == 6 else 3
-    elif kind == b'IDAT':
-        idat += data[pos + 8:pos + 8 + n]
-    pos += 12 + n
-raw, stride, prev, count = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0
-for y in range(h):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a, b = line[i - bpp] if i >= bpp else 0, prev[i]
-        c = prev[i - bpp] if i >= bpp else 0
-        p = a + b - c
-        pred = [0, a, b, (a + b) // 2,
-                a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][f]
-        line[i] = (line[i] + pred) & 255
-    count += sum(1 for x in range(w) if line[x * bpp] >= 230 and 50 <= line[x * bpp + 1] <= 110
-                 and 35 <= line[x * bpp + 2] <= 95)
-    prev = line
-print(count)
-PY
-}
+# alert_pixels PNG: pixels of the alert red.
+alert_pixels() { /usr/bin/python3 "$(dirname "$0")/util/alert_pixels.py" "$1"; }
 settled_png() { ls "$tmp/out"/frame_*.png 2>/dev/null | sort | tail -n 2 | head -n 1; }
 red_in_latest() { local n; n=$(alert_pixels "$(settled_png)") && [ "$n" -ge "$1" ]; }
 no_red_in_latest() { local n; n=$(alert_pixels "$(settled_png)") && [ "$n" -eq 0 ]; }

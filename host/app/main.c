@@ -720,6 +720,22 @@ static int cmd_level(int argc, char **argv)
 
 // ---- view -----------------------------------------------------------------
 
+// view --camera X,Y,Z: three finite numbers (metres).
+static bool set_view_camera(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_view_options *opt = opts;
+    char end = 0;
+    double p[3];
+    if (!v || sscanf(v, "%lf,%lf,%lf%c", &p[0], &p[1], &p[2], &end) != 3 || !isfinite(p[0]) || !isfinite(p[1]) ||
+        !isfinite(p[2]) || fabs(p[0]) > 1e6 || fabs(p[1]) > 1e6 || fabs(p[2]) > 1e6) {
+        fprintf(stderr, "cistern: %s wants X,Y,Z in metres, each within 1e6 (got \"%s\")\n", o->name, v ? v : "");
+        return false;
+    }
+    memcpy(opt->camera, p, sizeof p);
+    opt->camera_given = true;
+    return true;
+}
+
 #define VIEW_AT(member) CS_CLI_AT(cs_view_options, member)
 
 static const cs_cli_option view_options[] = {
@@ -728,6 +744,9 @@ static const cs_cli_option view_options[] = {
              "rooms the portal walk drew (default without a display)"},
     {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = INT32_MAX,
      .help = "headless: only room N (default: every room; the level says how many it has)"},
+    {.name = "--camera", .kind = CS_CLI_SETTER, VIEW_AT(camera), .arg = "X,Y,Z", .set = set_view_camera,
+     .help = "headless: one image, camera.png, from this point (metres, looking along -z) instead of one a room; "
+             "outside every room it says so in the image"},
     {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR",
      .help = "default out/view/FILE; it must be empty or new, or add --overwrite"},
     {.name = "--overwrite", .kind = CS_CLI_FLAG, VIEW_AT(overwrite),

@@ -34,6 +34,7 @@ typedef struct view_state {
     cs_recorder frames[CS_FRAMES_IN_FLIGHT];
     cs_window window;
     char out_dir[512];
+    char alert[256];           // the frame's alert text (outside every room), or ""
 } view_state;
 
 // A scene with no fluid, so the render core has its domain (the level's
@@ -113,6 +114,23 @@ static void place_camera(view_state *v, uint32_t room)
     c->far_plane = 4 * v->mesh.fog_end;
 }
 
+// Outside every room the level draws nothing (the portal walk starts from
+// the camera's room): an image that is black, without a word, looked like a
+// broken renderer. The frame says where the camera is and how to get back:
+// Tab (the window) places it in the middle of room `next_room`. Returns
+// the room the camera is in, -1 outside.
+static int say_where(view_state *v, uint32_t next_room)
+{
+    int in = cs_level_room_at(&v->mesh, v->camera.position);
+    v->alert[0] = 0;
+    if (in < 0)
+        snprintf(v->alert, sizeof v->alert,
+                 "OUTSIDE EVERY ROOM: nothing to draw here\n"
+                 "Tab: back into room %u (of %u), or fly back in (WASD/QE)",
+                 v->mesh.room_count ? next_room % v->mesh.room_count : 0, v->mesh.room_count);
+    return in;
+}
+
 // `seconds`: the level's clock, for its animated textures. Lit by
 // radiosity, the light and its bounces are gathered first, every frame.
 static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target *target, double seconds)
@@ -126,7 +144,8 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
                      &(cs_render_frame){.target = target, .level = &v->mesh,
                                         .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
                                         .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
-                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds});
+                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds,
+                                        .alert = v->alert[0] ? v->alert : NULL});
 }
 
 // The mean of an image's RGB bytes, 0..255 (the headless line's check figure).
@@ -145,20 +164,37 @@ static int view_headless(view_state *v)
     uint32_t first = opt->room >= 0 ? (uint32_t)opt->room : 0;
     uint32_t last = opt->room >= 0 ? (uint32_t)opt->room + 1 : v->mesh.room_count;
     uint32_t written = 0;
+    if (opt->camera_given) // --camera: one image from there, looking along -z
+        first = 0, last = 1;
     for (uint32_t room = first; room < last; room++) {
         place_camera(v, room);
+        if (opt->camera_given) {
+            memcpy(v->camera.position, opt->camera, sizeof opt->camera);
+            v->camera.target[0] = opt->camera[0], v->camera.target[1] = opt->camera[1];
+            v->camera.target[2] = opt->camera[2] - 1;
+        }
+        int in = say_where(v, 0);
         cs_recorder_begin(&v->rec);
         record_frame(v, &v->rec, NULL, 0.0);
         cs_render_record_readback(&v->renderer, &v->rec);
         cs_recorder_submit_wait(&v->rec);
         char path[700];
-        snprintf(path, sizeof path, "%s/room_%03u.png", v->out_dir, room);
+        if (opt->camera_given)
+            snprintf(path, sizeof path, "%s/camera.png", v->out_dir);
+        else
+            snprintf(path, sizeof path, "%s/room_%03u.png", v->out_dir, room);
         if (!cs_write_png(path, v->renderer.width, v->renderer.height, cs_render_pixels(&v->renderer), &err)) {
             fprintf(stderr, "cistern: view: %s\n", err.msg);
             return 1;
         }
         written++;
-        if (!opt->quiet)
+        if (opt->camera_given && in < 0)
+            printf("camera at (%g, %g, %g): outside every room, the level draws nothing there (the image says so; "
+                   "--room N or no --camera: images from inside the rooms)\n", opt->camera[0], opt->camera[1],
+                   opt->camera[2]);
+        else if (opt->camera_given && !opt->quiet)
+            printf("camera at (%g, %g, %g): room %d\n", opt->camera[0], opt->camera[1], opt->camera[2], in);
+        if (!opt->quiet && !opt->camera_given)
             printf("room %3u: %s, %u of %u rooms drawn%s, draw %.2f ms GPU, mean %.1f -> %s\n", room,
                    v->radiosity_shown ? "radiosity" : "baked light",
                    v->radiosity_shown ? v->mesh.room_count : v->renderer.level_rooms_drawn, v->mesh.room_count, v->radiosity_shown ? " (radiosity: no portal walk)" : " through portals",
@@ -166,8 +202,9 @@ static int view_headless(view_state *v)
                    mean_byte(cs_render_pixels(&v->renderer), v->renderer.width, v->renderer.height), path);
     }
     if (!opt->quiet)
-        printf("wrote %u image(s) of %s to %s/ (%u x %u; camera in each room's middle)\n", written, opt->level,
-               v->out_dir, v->renderer.width, v->renderer.height);
+        printf("wrote %u image(s) of %s to %s/ (%u x %u; %s)\n", written, opt->level, v->out_dir,
+               v->renderer.width, v->renderer.height,
+               opt->camera_given ? "camera at --camera" : "camera in each room's middle");
     return 0;
 }
 
@@ -222,6 +259,7 @@ static int view_window(view_state *v)
         cs_submit_sync sync;
         if (!cs_window_acquire_frame(&v->window, slot, &target, &sync))
             continue;
+        int in = say_where(v, room + 1);
         cs_recorder_begin(rec);
         record_frame(v, rec, &target, now - start);
         cs_window_record_present(&v->window, rec, false);
@@ -230,12 +268,16 @@ static int view_window(view_state *v)
         drawn++;
         frames_since_title++;
         if (now - title_time > 0.5 && last_draw_ms >= 0) {
-            int in = cs_level_room_at(&v->mesh, v->camera.position);
-            char title[256];
-            snprintf(title, sizeof title, "cistern view — %s — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f "
+            char title[256], where[96];
+            if (in < 0)
+                snprintf(where, sizeof where, "OUTSIDE EVERY ROOM (Tab: back into room %u)",
+                         v->mesh.room_count ? (room + 1) % v->mesh.room_count : 0);
+            else
+                snprintf(where, sizeof where, "room %d, %u of %u rooms drawn", in, v->renderer.level_rooms_drawn,
+                         v->mesh.room_count);
+            snprintf(title, sizeof title, "cistern view — %s — %s — %s — %.0f fps, draw %.2f "
                      "ms GPU (Tab: next room, B: light)", opt->level, v->radiosity_shown ? "radiosity" : "baked light",
-                     in, v->renderer.level_rooms_drawn, v->mesh.room_count,
-                     frames_since_title / (now - title_time), last_draw_ms);
+                     where, frames_since_title / (now - title_time), last_draw_ms);
             cs_window_set_title(&v->window, title);
             title_time = now;
             frames_since_title = 0;

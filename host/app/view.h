@@ -21,6 +21,8 @@ typedef struct cs_view_options {
     bool quiet;
     bool radiosity;            // --light radiosity: lit by the room lights and their bounces (B switches in a window)
     double patch_size;         // radiosity patches, m (main.c's default: 4)
+    bool camera_given;         // headless --camera: one image from `camera` instead of one per room
+    double camera[3];          // metres, world coordinates of the level (looking along -z)
 } cs_view_options;
 
 int cs_view_command(const cs_view_options *opt);
