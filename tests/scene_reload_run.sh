@@ -33,7 +33,7 @@ save() { cp "$1" "$scene.tmp~" && mv "$scene.tmp~" "$scene"; }
 # edited SED: the original scene through sed, saved.
 edited() { sed "$1" "$src" > "$tmp/edit.json" && save "$tmp/edit.json"; }
 col() { tail -n 1 "$tmp/out/stats.csv" 2>/dev/null | cut -d, -f"$1"; }
-rows() { echo $(($(wc -l < "$tmp/out/stats.csv" 2>/dev/null || echo 1) - 1)); }
+rows() { echo $(($( { wc -l < "$tmp/out/stats.csv"; } 2>/dev/null || echo 1) - 1)); }
 wait_for() {
   local what=$1; shift
   for _ in $(seq 1800); do
