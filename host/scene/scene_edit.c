@@ -7,6 +7,7 @@
 #include "scene_keys.h"
 
 #include <ctype.h>
+#include <math.h>
 
 // One step of a key path: a key, then any number of [index].
 #define MAX_STEPS 32
@@ -100,6 +101,18 @@ void cs_scene_edits_free(cs_scene_edits *list)
 {
     free(list->items);
     *list = (cs_scene_edits){0};
+}
+
+bool cs_scene_edit_number(cs_scene_edit *edit, const char *path, double v, cs_error *err)
+{
+    *edit = (cs_scene_edit){0};
+    if (!isfinite(v))
+        return cs_fail(err, "%s: %g is not a number JSON can hold", path, v);
+    if (strlen(path) >= sizeof edit->path)
+        return cs_fail(err, "%.300s: key path too long", path);
+    snprintf(edit->path, sizeof edit->path, "%s", path);
+    snprintf(edit->value, sizeof edit->value, "%.17g", v);
+    return true;
 }
 
 // The value as JSON; a bare word that is not JSON is a string.
@@ -329,5 +342,19 @@ bool cs_scene_save(const cs_scene *scene, const char *path, cs_error *err)
         ok = cs_out_close(&out, err);
     }
     cJSON_free(text);
+    return ok;
+}
+
+bool cs_scene_save_edited(const char *name, const cs_scene_edit *edits, uint32_t count, const char *path,
+                          cs_error *err)
+{
+    cs_scene *scene = calloc(1, sizeof *scene);
+    CS_ASSERT(scene, "out of host memory");
+    bool ok = cs_scene_load_edited(name, edits, count, scene, err);
+    if (ok) {
+        ok = cs_scene_save(scene, path, err);
+        cs_scene_free(scene);
+    }
+    free(scene);
     return ok;
 }

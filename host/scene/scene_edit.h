@@ -40,6 +40,10 @@ typedef struct cs_scene_edits {
 // cs_scene_edit_parse, then appended.
 bool cs_scene_edits_add(cs_scene_edits *list, const char *text, cs_error *err);
 void cs_scene_edits_free(cs_scene_edits *list);
+// An edit of PATH to the number v, printed so that it reads back as the
+// same double (so a float field gets the same float). False when PATH is
+// too long.
+bool cs_scene_edit_number(cs_scene_edit *edit, const char *path, double v, cs_error *err);
 // Sets PATH in the tree to VALUE: objects on the way that are missing are
 // created (the parser then judges their keys), an array index must exist.
 // Messages: `PATH: what is wrong` (with "did you mean" for a key that is
@@ -60,3 +64,11 @@ void cs_scene_edit_blame(cs_error *err, const cs_scene_edit *edits, uint32_t cou
 // "level" file path stays as written, relative to the scene's folder: save
 // next to the original (or fix "level.file") when the scene has a level.
 bool cs_scene_save(const cs_scene *scene, const char *path, cs_error *err);
+// A panel's "save as": the scene file `name` with `count` edits applied,
+// parsed (every check of the parser) and written to `path`; nothing is
+// written when it does not parse. Editing a loaded scene's tree in place
+// is for leaf values only (the scene points into its objects: a solver's
+// block, "surface"); a list of edits replayed here never touches a live
+// scene.
+bool cs_scene_save_edited(const char *name, const cs_scene_edit *edits, uint32_t count, const char *path,
+                          cs_error *err);
