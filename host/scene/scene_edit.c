@@ -186,8 +186,10 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
         path_prefix(steps, i, at, sizeof at);
         cJSON *next;
         if (s->key[0]) {
-            if (!cJSON_IsObject(parent))
+            if (!cJSON_IsObject(parent)) {
+                path_prefix(steps, i - 1, at, sizeof at); // i > 0: the root is an object
                 goto refuse_not_object;
+            }
             next = cJSON_GetObjectItemCaseSensitive(parent, s->key);
             if (!next && !steps[i + 1].key[0]) {
                 const char *near = nearest_key(parent, s->key);
@@ -224,8 +226,10 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
     const path_step *last = &steps[count - 1];
     path_prefix(steps, count - 1, at, sizeof at);
     if (last->key[0]) {
-        if (!cJSON_IsObject(parent))
+        if (!cJSON_IsObject(parent)) {
+            path_prefix(steps, count - 2, at, sizeof at); // count > 1: the root is an object
             goto refuse_not_object;
+        }
         if (remove) {
             if (!cJSON_GetObjectItemCaseSensitive(parent, last->key)) {
                 cs_fail(err, "%s: the scene has no \"%s\" (nothing to remove)", at, last->key);
@@ -262,7 +266,7 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
     return true;
 
 refuse_not_object:
-    cs_fail(err, "%s: the value before \"%s\" is %s, not an object with keys", edit->path, at, kind_of(parent));
+    cs_fail(err, "%s: is %s, not an object with keys (for %s)", at, kind_of(parent), edit->path);
 refused:
     if (created)
         cJSON_Delete(cJSON_DetachItemViaPointer(created_in, created));
