@@ -466,6 +466,7 @@ static bool reload_scene(run_state *r, uint32_t next, cs_error *err)
     if (!cs_file_watch_poll(&r->scene_watch, cs_now_seconds()))
         return true;
     const cs_run_options *opt = r->opt;
+    double start = cs_now_seconds();
     cs_scene *scene = calloc(1, sizeof *scene);
     cs_world *trial = calloc(1, sizeof *trial);
     CS_ASSERT(scene && trial, "out of host memory reloading the scene");
@@ -503,8 +504,8 @@ static bool reload_scene(run_state *r, uint32_t next, cs_error *err)
     r->scene_error[0] = r->scene_error_msg[0] = 0;
     if (!create_world(r, err))
         return false;
-    fprintf(stderr, "\ncistern: %s changed: reloaded%s (restart %u in stats.csv)\n", r->scene.path,
-            had_error ? ", the error is fixed" : "", r->restarts);
+    fprintf(stderr, "\ncistern: %s changed: reloaded%s (restart %u in stats.csv; %.2f s)\n", r->scene.path,
+            had_error ? ", the error is fixed" : "", r->restarts, cs_now_seconds() - start);
     return true;
 }
 
