@@ -280,7 +280,9 @@ static void build_room(cs_tr1_room *room, int ri)
         room->meshes[room->mesh_count++] =
             (cs_tr1_room_mesh){room->x + 5 * SECTOR / 2, g->floor, room->z + 5 * SECTOR / 2, 0, 0x0800, 1};
     room->alternate_room = -1;
-    room->flags = 0;
+    // The north room, whose floor is wet, is a water room (TR1's flag),
+    // so `cistern view --flood` has one to fill.
+    room->flags = ri == DEMO_WET_ROOM ? CS_TR1_ROOM_WATER : 0;
 }
 
 // ---- palette and textures ---------------------------------------------------
@@ -584,5 +586,5 @@ void cs_tr1_generate_fixture(cs_tr1_level *out)
     for (uint32_t m = 0; m < room->mesh_count; m++)
         room->meshes[m].y = fixture_floor(room->meshes[m].x - room->x);
     room->y_top = -1024 - FIXTURE_SLOPE * 256;
-    out->rooms[FIXTURE_WATER_ROOM].flags |= CS_TR1_ROOM_WATER;
+    CS_ASSERT(out->rooms[FIXTURE_WATER_ROOM].flags & CS_TR1_ROOM_WATER, "the demo's water room");
 }

@@ -268,7 +268,8 @@ cs_tr1_stats cs_tr1_count(const cs_tr1_level *level);
 
 // The demo level shipped as levels/cistern_demo.phd: four rooms on three
 // heights joined by wall and floor portals, generated textures and palette,
-// lights, static meshes and sprites (level_gen.c). Deterministic.
+// lights, static meshes and sprites; the north room (3) is a water room
+// (level_gen.c). Deterministic.
 void cs_tr1_generate_demo(cs_tr1_level *out);
 
 // A fixture for the fluids, built on the demo level (level_gen.c): the
@@ -277,5 +278,5 @@ void cs_tr1_generate_demo(cs_tr1_level *out);
 // from the hall's floor height to its old floor, and its ceiling rising two
 // clicks over its first and last sector rows (ceiling slants, z slope +2
 // and -2); the faces follow. The north room (3) is a water room
-// (CS_TR1_ROOM_WATER). Deterministic.
+// (CS_TR1_ROOM_WATER), as in the demo. Deterministic.
 void cs_tr1_generate_fixture(cs_tr1_level *out);

@@ -100,10 +100,15 @@ static void add_room_columns(const cs_tr1_level *level, const cs_tr1_room *room,
         }
 }
 
-static void add_room_portals(const cs_tr1_room *room, double upm, cs_level_space *out)
+static bool is_water(const cs_tr1_room *room) { return (room->flags & CS_TR1_ROOM_WATER) != 0; }
+
+static void add_room_portals(const cs_tr1_level *level, const cs_tr1_room *room, double upm, bool seal_water,
+                             cs_level_space *out)
 {
     for (uint32_t p = 0; p < room->portal_count; p++) {
         const cs_tr1_portal *portal = &room->portals[p];
+        if (seal_water && is_water(room) != is_water(&level->rooms[portal->adjoining_room]))
+            continue; // the water surface: a wall
         cs_level_box *box = &out->portals[out->portal_count++];
         for (int k = 0; k < 3; k++) {
             box->min[k] = INFINITY;
@@ -123,6 +128,12 @@ static void add_room_portals(const cs_tr1_room *room, double upm, cs_level_space
 
 bool cs_level_space_build(const cs_tr1_level *level, double units_per_metre, cs_level_space *out, cs_error *err)
 {
+    return cs_level_space_build_sealed(level, units_per_metre, false, out, err);
+}
+
+bool cs_level_space_build_sealed(const cs_tr1_level *level, double units_per_metre, bool seal_water,
+                                 cs_level_space *out, cs_error *err)
+{
     memset(out, 0, sizeof *out);
     if (!(units_per_metre > 0.0) || !isfinite(units_per_metre))
         return cs_fail(err, "units_per_metre must be positive and finite (got %g)", units_per_metre);
@@ -141,7 +152,7 @@ bool cs_level_space_build(const cs_tr1_level *level, double units_per_metre, cs_
         if (alternate[r])
             continue;
         add_room_columns(level, &level->rooms[r], r, units_per_metre, out);
-        add_room_portals(&level->rooms[r], units_per_metre, out);
+        add_room_portals(level, &level->rooms[r], units_per_metre, seal_water, out);
     }
     free(alternate);
     out->sector = TR1_SECTOR / units_per_metre;

@@ -63,6 +63,11 @@ typedef struct cs_level_space {
 // Builds the open space from a level. Refuses a units_per_metre that is not
 // positive and finite, and a level with no open sector.
 bool cs_level_space_build(const cs_tr1_level *level, double units_per_metre, cs_level_space *out, cs_error *err);
+// The same; with seal_water the portals between a water room
+// (CS_TR1_ROOM_WATER) and a room that is not one are left out, so they are
+// walls: the water surface keeps a flooded room's water in.
+bool cs_level_space_build_sealed(const cs_tr1_level *level, double units_per_metre, bool seal_water,
+                                 cs_level_space *out, cs_error *err);
 // Reads the file (cs_tr1_load: the strict reader) and builds its open space.
 bool cs_level_space_load(const char *path, double units_per_metre, cs_level_space *out, cs_error *err);
 void cs_level_space_free(cs_level_space *space);
