@@ -4,17 +4,24 @@
 // radiosity (--light radiosity, or B), the level's faces and room lights
 // are compiled as a scene's would be (world_radiosity.h, level_light.h),
 // and the geometry feature draws them.
+#define _XOPEN_SOURCE 700 // realpath
 #include "view.h"
 
+#include "file_io.h"
 #include "geometry.h"
+#include "level_flood.h"
 #include "level_mesh.h"
 #include "output.h"
 #include "render.h"
+#include "run.h"
 #include "window.h"
 #include "world_radiosity.h"
 
+#include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct view_state {
     const cs_view_options *opt;
@@ -291,8 +298,100 @@ static int view_window(view_state *v)
     return 0;
 }
 
+// --flood-rooms "3,5": room numbers, comma separated.
+static bool parse_rooms(const char *text, uint32_t *rooms, uint32_t *count)
+{
+    *count = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long r = strtoul(p, &end, 10);
+        if (end == p || errno || r > 65535 || *count == CS_FLOOD_MAX_ROOMS || (*end && *end != ','))
+            return false;
+        rooms[(*count)++] = (uint32_t)r;
+        p = *end ? end + 1 : end;
+    }
+    return *count > 0;
+}
+
+// `cistern view --flood`: the water rooms filled (level_flood.h) and run as
+// a scene, written beside the images so that `cistern run` can run it again.
+static int view_flood(const cs_view_options *opt)
+{
+    cs_error err;
+    uint32_t rooms[CS_FLOOD_MAX_ROOMS], room_count = 0;
+    if (opt->flood_rooms && !parse_rooms(opt->flood_rooms, rooms, &room_count)) {
+        fprintf(stderr, "cistern: view: --flood-rooms %s: give room numbers separated by commas, e.g. 3,5 (at most "
+                        "%d)\n", opt->flood_rooms, CS_FLOOD_MAX_ROOMS);
+        return 2;
+    }
+    double upm = opt->units_per_metre > 0 ? opt->units_per_metre : CS_LEVEL_DEFAULT_UNITS_PER_METRE;
+    cs_tr1_level level;
+    if (!cs_tr1_load(opt->level, &level, NULL, &err)) {
+        fprintf(stderr, "cistern: view: %s\n", err.msg);
+        return 1;
+    }
+    cs_level_flood *flood = malloc(sizeof *flood);
+    CS_ASSERT(flood, "out of memory");
+    bool planned = cs_level_flood_plan(&level, upm, rooms, room_count,
+                                       opt->flood_particles ? opt->flood_particles : 20000, flood, &err);
+    cs_tr1_free(&level);
+    if (!planned) {
+        fprintf(stderr, "cistern: view: --flood: %s: %s\n", opt->level, err.msg);
+        free(flood);
+        return 2;
+    }
+    char text[512];
+    cs_level_flood_text(flood, text, sizeof text);
+    printf("flood: %s: %s\n", opt->level, text);
+    // The scene file: the level by its absolute path (a scene's paths are
+    // relative to the scene file), beside the output folder.
+    char level_path[PATH_MAX], out_dir[600], scene_path[700];
+    if (!realpath(opt->level, level_path)) {
+        fprintf(stderr, "cistern: view: %s: %s\n", opt->level, strerror(errno));
+        free(flood);
+        return 1;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s", opt->level);
+    char *base = basename(name), *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        *dot = 0;
+    if (opt->out_dir)
+        snprintf(out_dir, sizeof out_dir, "%s", opt->out_dir);
+    else
+        snprintf(out_dir, sizeof out_dir, "out/view/%s_flood", base);
+    size_t dir_len = strlen(out_dir);
+    while (dir_len > 1 && out_dir[dir_len - 1] == '/')
+        out_dir[--dir_len] = 0;
+    snprintf(scene_path, sizeof scene_path, "%s.json", out_dir);
+    static char json[65536];
+    bool written = cs_level_flood_scene_json(flood, level_path, upm, json, sizeof json);
+    free(flood);
+    char parent[700];
+    snprintf(parent, sizeof parent, "%s", scene_path);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = 0;
+    if (!written || (slash && !cs_make_dirs(parent, &err)) ||
+        !cs_write_whole_file(scene_path, json, strlen(json), true, &err)) {
+        fprintf(stderr, "cistern: view: --flood: %s\n", written ? err.msg : "the scene does not fit its buffer");
+        return 1;
+    }
+    printf("flood: the scene is %s (cistern run %s runs it again)\n", scene_path, scene_path);
+    fflush(stdout); // before the run's own lines
+    cs_run_options run = {.scene = scene_path, .headless = opt->headless, .frames = opt->frames,
+                          .out_dir = out_dir, .overwrite = opt->overwrite, .png_every = 10,
+                          .device = opt->device, .validation = opt->validation, .capture_frame = -1,
+                          .color_mode = -1, .width = opt->width, .height = opt->height, .quiet = opt->quiet};
+    return cs_run(&run);
+}
+
 int cs_view_command(const cs_view_options *opt)
 {
+    if (opt->flood)
+        return view_flood(opt);
     view_state *v = calloc(1, sizeof *v);
     CS_ASSERT(v, "out of memory");
     v->opt = opt;

@@ -648,7 +648,8 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
         !cs_json_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
         !cs_json_number(scene, level, "level", "units_per_metre", upm_row->min, true, upm_row->max, false, &upm, NULL,
                         err) ||
-        !cs_json_string(scene, level, "level", "light", light, sizeof light, NULL, err))
+        !cs_json_string(scene, level, "level", "light", light, sizeof light, NULL, err) ||
+        !cs_json_bool(scene, level, "level", "seal_water", &scene->level.seal_water, err))
         return false;
     if (light[0] && strcmp(light, "baked") != 0 && (strcmp(light, "radiosity") != 0 || !has_radiosity))
         return cs_json_fail(scene, err, "level", "light", "must be \"baked\" or, with a \"radiosity\" block, "

@@ -181,6 +181,10 @@ typedef struct cs_level_ref {
     // host/world/level_light.h) or "baked" (TR1's vertex light): what is
     // shown first; the window's B key switches.
     bool radiosity_shown;
+    // "seal_water": true: the portals between a water room (TR1 room flag
+    // 0x0001) and a room that is not are walls to the fluids, as the water
+    // surface is to the game (cistern view --flood sets it).
+    bool seal_water;
 } cs_level_ref;
 
 struct cs_geometry; // geometry.h
