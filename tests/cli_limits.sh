@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sizes and set-ups refused at once (issue 28's audit, 4.3, 4.4, 4.6): a
+# scene that asks for more than the device or the host holds, or that
+# cannot run, is refused before any long work starts, with the arithmetic
+# and the knob to turn. $1 is the cistern binary. Each run is bounded by
+# `timeout` (and, without ASan, by `ulimit -v`) so a regression fails here
+# instead of taking the machine down.
+set -uo pipefail
+cistern=${1:?usage: cli_limits.sh path/to/cistern}
+source "$(dirname "$0")/util/expect.sh"
+here=$(dirname "$0")
+scenes="$here/../scenes"
+# ASan reserves terabytes of address space: no ulimit -v under it.
+if ldd "$cistern" 2>/dev/null | grep -q libasan; then vmem=unlimited; else vmem=1500000; fi
+bounded() { (ulimit -v "$vmem"; exec timeout 60 "$@"); }
+
+# 4.3: vortons past the device, refused before the host arrays are filled
+# (it filled 1.1 GB for 6.6 s, and under a 1.5 GB limit died by SIGSEGV).
+sed 's/"spacing": 0.04/"spacing": 0.001/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_001.json"
+grep -q '"spacing": 0.001' "$tmp/vortons_001.json" || fail "vortons_001.json was not made"
+start=$(date +%s)
+expect 2 "vorton.spacing 0.001 gives 33507735 vortons" -- \
+  bounded "$cistern" run "$tmp/vortons_001.json" --headless --frames 1 --out "$tmp/v1"
+# Past one storage buffer but under the workgroup limit: the arithmetic,
+# how many fit and the spacing that would.
+range=$("$cistern" devices 2>&1 | sed -n 's/.*bytes: maxStorageBufferRange \([0-9]*\),.*/\1/p' | head -1)
+if [ -n "$range" ] && [ "$range" -le 134217728 ]; then
+  sed 's/"spacing": 0.04/"spacing": 0.0021/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_0021.json"
+  expect 2 "vorton.spacing 0.0021 gives 3.6 M vortons, too many; one buffer of them holds 3.6 M x 48 B = .*; at most .* fit: raise vorton.spacing to at least 0.00" -- \
+    bounded "$cistern" run "$tmp/vortons_0021.json" --headless --frames 1 --out "$tmp/v2"
+else
+  echo "skipped: vortons past one storage buffer (maxStorageBufferRange ${range:-unknown} is past 128 MiB)"
+fi
+elapsed=$(($(date +%s) - start))
+[ "$elapsed" -le 20 ] || fail "the vorton refusals took $elapsed s (wanted at once)"
+
+exit $((failures > 0))
