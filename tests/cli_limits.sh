@@ -34,4 +34,16 @@ fi
 elapsed=$(($(date +%s) - start))
 [ "$elapsed" -le 20 ] || fail "the vorton refusals took $elapsed s (wanted at once)"
 
+# 4.4: flat radiosity links ("hierarchy": false) are estimated before the
+# n^2 pairs are walked (patch_size 0.2 on the demo level walked 115 k^2
+# pairs, silent, past 40 s and 1.3 GB); a compile that fits says where it is.
+sed 's#"../levels/#"'"$here"'/../levels/#; s/"patch_size": 4,/"patch_size": 0.2, "hierarchy": false,/' \
+  "$scenes/level_radiosity_3d.json" > "$tmp/flat_links.json"
+grep -q '"hierarchy": false' "$tmp/flat_links.json" || fail "flat_links.json was not made"
+start=$(date +%s)
+expect 2 'radiosity.patch_size: .*"hierarchy": false.*115.0 k patches at patch_size 0.2 give about .* links x 8 B = .*; raise patch_size to at least 0.3' -- \
+  bounded "$cistern" run "$tmp/flat_links.json" --headless --frames 1 --out "$tmp/r1"
+elapsed=$(($(date +%s) - start))
+[ "$elapsed" -le 20 ] || fail "the flat-link refusal took $elapsed s (wanted at once)"
+
 exit $((failures > 0))

@@ -230,8 +230,10 @@ const char *cs_format_count(uint64_t count, char *buf, size_t buf_size)
         snprintf(buf, buf_size, "%.1f k", (double)count * 1e-3);
     else if (count < 1000000000)
         snprintf(buf, buf_size, "%.1f M", (double)count * 1e-6);
-    else
+    else if (count < 1000000000000ull)
         snprintf(buf, buf_size, "%.1f G", (double)count * 1e-9);
+    else
+        snprintf(buf, buf_size, "%.1f T", (double)count * 1e-12);
     return buf;
 }
 
