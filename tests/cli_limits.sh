@@ -46,4 +46,36 @@ expect 2 'radiosity.patch_size: .*"hierarchy": false.*115.0 k patches at patch_s
 elapsed=$(($(date +%s) - start))
 [ "$elapsed" -le 20 ] || fail "the flat-link refusal took $elapsed s (wanted at once)"
 
+# 4.4: a valid level of 1000 small rooms off the sector grid (257 KB) keeps
+# the level field's bake busy for minutes (3.5 on llvmpipe's 2 shared
+# cores): it says where it is and what is left every 5 s instead of nothing.
+if "$(dirname "$cistern")/make_rooms_level" "$tmp/rooms1000.phd" 1000 >/dev/null; then
+  cat > "$tmp/rooms1000.json" <<'JSON'
+{
+  "description": "1000 small rooms off the sector grid: the level field bake is long (issue 28's audit, 4.4).",
+  "dim": 3,
+  "domain": {"min": [0, -2, -97], "max": [97, 2, 0]},
+  "gravity": [0, -9.81, 0],
+  "dt": 0.005,
+  "substeps": 2,
+  "level": {"file": "rooms1000.phd", "units_per_metre": 1024},
+  "fluids": [
+    {
+      "solver": "pbf",
+      "particle_spacing": 0.1,
+      "smoothing_radius": 0.2,
+      "materials": [{"name": "water", "rest_density": 1000, "mass": 1.0, "color": [0.15, 0.4, 0.85]}],
+      "blocks": [{"min": [1.1, 0.05, -1.9], "max": [1.9, 0.5, -1.1], "material": "water"}],
+      "pbf": {"iterations": 4}
+    }
+  ]
+}
+JSON
+  out=$( (ulimit -v "$vmem"; timeout 20 "$cistern" run "$tmp/rooms1000.json" --headless --frames 1 --out "$tmp/rooms") 2>&1)
+  grep -q "level field: baking ([0-9]* s): .* M of 21.2 M nodes, about [0-9]* s left" <<<"$out" ||
+    fail "the 1000-room bake printed no progress in 20 s: $out"
+else
+  fail "make_rooms_level did not write the 1000-room level"
+fi
+
 exit $((failures > 0))
