@@ -10,20 +10,30 @@ cistern=${1:?usage: cli_limits.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 scenes="$here/../scenes"
-# ASan reserves terabytes of address space: no ulimit -v under it.
-if ldd "$cistern" 2>/dev/null | grep -q libasan; then vmem=unlimited; else vmem=1500000; fi
+# ASan reserves terabytes of address space, and a GPU driver maps the
+# device's memory: ulimit -v only on a CPU device (lavapipe) without ASan.
+devices=$("$cistern" devices 2>&1)
+default_block=$(awk '/^\[[0-9]+\] /{block=""} {block=block $0 "\n"} /the default device/{printf "%s", block}' <<<"$devices")
+vmem=unlimited
+if grep -q "type CPU" <<<"$default_block" && ! ldd "$cistern" 2>/dev/null | grep -q libasan; then vmem=1500000; fi
 bounded() { (ulimit -v "$vmem"; exec timeout 60 "$@"); }
 
 # 4.3: vortons past the device, refused before the host arrays are filled
 # (it filled 1.1 GB for 6.6 s, and under a 1.5 GB limit died by SIGSEGV).
-sed 's/"spacing": 0.04/"spacing": 0.001/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_001.json"
-grep -q '"spacing": 0.001' "$tmp/vortons_001.json" || fail "vortons_001.json was not made"
+range=$(sed -n 's/.*bytes: maxStorageBufferRange \([0-9]*\),.*/\1/p' <<<"$default_block")
 start=$(date +%s)
-expect 2 "vorton.spacing 0.001 gives 33507735 vortons" -- \
-  bounded "$cistern" run "$tmp/vortons_001.json" --headless --frames 1 --out "$tmp/v1"
+# Refused where one buffer of 33.5 M vortons (16 B each) is past the
+# device's range; a device that holds them would run it (for hours).
+if [ -n "$range" ] && [ "$range" -lt 536121760 ]; then
+  sed 's/"spacing": 0.04/"spacing": 0.001/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_001.json"
+  grep -q '"spacing": 0.001' "$tmp/vortons_001.json" || fail "vortons_001.json was not made"
+  expect 2 "vorton.spacing 0.001 gives 33" -- \
+    bounded "$cistern" run "$tmp/vortons_001.json" --headless --frames 1 --out "$tmp/v1"
+else
+  echo "skipped: 33.5 M vortons (maxStorageBufferRange ${range:-unknown} holds them)"
+fi
 # Past one storage buffer but under the workgroup limit: the arithmetic,
 # how many fit and the spacing that would.
-range=$("$cistern" devices 2>&1 | sed -n 's/.*bytes: maxStorageBufferRange \([0-9]*\),.*/\1/p' | head -1)
 if [ -n "$range" ] && [ "$range" -le 134217728 ]; then
   sed 's/"spacing": 0.04/"spacing": 0.0021/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_0021.json"
   expect 2 "vorton.spacing 0.0021 gives 3.6 M vortons, too many; one buffer of them holds 3.6 M x 48 B = .*; at most .* fit: raise vorton.spacing to at least 0.00" -- \
