@@ -6,6 +6,11 @@
 #   tr1    tests/fuzz/corpus/tr1 through test_level --corpus (each level is
 #          read and written back to the same bytes, or refused with
 #          "PATH: byte N: ...").
+#   mesh   tests/fuzz/corpus/mesh through fuzz_mesh_replay (the fuzz_mesh
+#          target: a scene's mesh through the child-process import; the
+#          audit's hostile files: a truncated binary PLY, a 30 000-deep
+#          glTF node chain, a .glb chunk past its file, a buffer naming a
+#          FIFO), each in triangles or a refusal naming the file.
 #   file   tests/fuzz/corpus/file through fuzz_file_replay (the fuzz_file
 #          target with a replaying main): the path loaders cs_scene_load and
 #          cs_tr1_load on a regular file, a directory, a FIFO and a file past
@@ -39,3 +44,8 @@ if [ ! -x ./fuzz_file_replay ]; then
 fi
 "${vg[@]}" ./fuzz_file_replay "$here/fuzz/corpus/file"
 echo PASS
+if [ ! -x ./fuzz_mesh_replay ]; then
+  echo "fuzz_replay: no ./fuzz_mesh_replay in $(pwd) (build the fuzz_mesh_replay target)" >&2
+  exit 1
+fi
+"${vg[@]}" ./fuzz_mesh_replay "$here/fuzz/corpus/mesh"

@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h> // mkfifo
 #include <unistd.h>
 
 static char tmp_dir[64];
@@ -210,6 +211,102 @@ static void test_refusals(void)
     expect_refused("[{\"box\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"albedo\": [1.5, 0, 0]}]", albedo, 2);
 }
 
+static void write_bytes(const char *name, const void *data, size_t size)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+    FILE *f = fopen(path, "wb");
+    CS_ASSERT(f, "cannot write %s", path);
+    fwrite(data, 1, size, f);
+    fclose(f);
+}
+
+// Refused (needle in the message) or, when needle is NULL, accepted; either
+// within `seconds`. Today's failures were crashes and hangs of the whole
+// process, so reaching the check at all is half of it.
+static void expect_quick(const char *what, const char *geometry, const char *needle, double seconds)
+{
+    double start = cs_now_seconds();
+    cs_scene scene;
+    cs_error err = {0};
+    bool ok = parse_with_geometry(geometry, &scene, &err);
+    double took = cs_now_seconds() - start;
+    printf("%s: %s in %.2f s: %s\n", what, ok ? "accepted" : "refused", took, ok ? "" : err.msg);
+    if (needle)
+        CHECK(!ok && strstr(err.msg, needle), "%s: want a refusal with \"%s\": %s", what, needle,
+              ok ? "accepted" : err.msg);
+    else
+        CHECK(ok, "%s: want it accepted: %s", what, err.msg);
+    if (ok)
+        cs_scene_free(&scene);
+    CHECK(took < seconds, "%s: took %.1f s (want under %g)", what, took, seconds);
+}
+
+// Issue 28's audit, 4.2: small files that crashed or hung the importer.
+// Each now ends in a refusal naming the file, within seconds.
+static void test_hostile_meshes(void)
+{
+    // A PLY without end_header (21 bytes): never returned.
+    write_text("no_end.ply", "ply\nformat ascii 1.0\n");
+    expect_quick("ply without end_header", "[{\"mesh\": {\"file\": \"no_end.ply\"}}]", "without end_header", 5);
+    // A 22-byte .glb whose JSON chunk claims 0xFFFFFF00 bytes: 202 s, 4.2 GB.
+    const uint8_t glb[22] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 22, 0, 0, 0, 0x00, 0xff, 0xff, 0xff,
+                             'J', 'S', 'O', 'N', '{', '}'};
+    write_bytes("chunk.glb", glb, sizeof glb);
+    expect_quick("glb chunk length 0xFFFFFF00", "[{\"mesh\": {\"file\": \"chunk.glb\"}}]", "chunk.glb", 30);
+    // A truncated binary PLY (a face list past the end): SIGSEGV.
+    char ply[512];
+    int n = snprintf(ply, sizeof ply, "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
+                                      "property float y\nproperty float z\nelement face 2\n"
+                                      "property list uchar int vertex_indices\nend_header\n");
+    float v[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    memcpy(ply + n, v, sizeof v);
+    n += (int)sizeof v;
+    ply[n++] = 3; // the first face's count, then its indices cut short
+    write_bytes("truncated.ply", ply, (size_t)n + 2);
+    expect_quick("truncated binary ply", "[{\"mesh\": {\"file\": \"truncated.ply\"}}]", "truncated.ply", 30);
+    // A glTF whose nodes are a chain 30 000 deep: stack overflow.
+    uint32_t depth = 30000;
+    size_t cap = (size_t)depth * 24 + 256, at = 0;
+    char *gltf = malloc(cap);
+    at += (size_t)snprintf(gltf + at, cap - at, "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, "
+                                                "\"scenes\": [{\"nodes\": [0]}], \"nodes\": [");
+    for (uint32_t i = 0; i < depth; i++)
+        at += (size_t)snprintf(gltf + at, cap - at, i + 1 < depth ? "{\"children\": [%u]}," : "{}", i + 1);
+    at += (size_t)snprintf(gltf + at, cap - at, "]}");
+    write_bytes("deep.gltf", gltf, at);
+    free(gltf);
+    expect_quick("gltf node chain 30000 deep", "[{\"mesh\": {\"file\": \"deep.gltf\"}}]", "deep.gltf", 30);
+    // A glTF naming a 1 GB .bin (sparse here): 988 MB read.
+    char path[256];
+    snprintf(path, sizeof path, "%s/big.bin", tmp_dir);
+    FILE *big = fopen(path, "wb");
+    CS_ASSERT(big && ftruncate(fileno(big), 1000000000) == 0, "cannot make %s", path);
+    fclose(big);
+    write_text("big.gltf", "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], "
+                           "\"nodes\": [{\"mesh\": 0}], \"meshes\": [{\"primitives\": [{\"attributes\": "
+                           "{\"POSITION\": 0}}]}], \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, "
+                           "\"count\": 3, \"type\": \"VEC3\", \"min\": [0,0,0], \"max\": [1,1,0]}], "
+                           "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 36}], "
+                           "\"buffers\": [{\"uri\": \"big.bin\", \"byteLength\": 1000000000}]}");
+    expect_quick("gltf naming a 1 GB bin", "[{\"mesh\": {\"file\": \"big.gltf\"}}]", "big.bin", 30);
+    // An mtllib naming a FIFO (no writer): blocked for ever. The material
+    // is refused at once; the triangle stays.
+    snprintf(path, sizeof path, "%s/fifo.mtl", tmp_dir);
+    CS_ASSERT(mkfifo(path, 0600) == 0, "cannot make the FIFO %s", path);
+    write_text("fifo.obj", "mtllib fifo.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    expect_quick("obj mtllib naming a FIFO", "[{\"mesh\": {\"file\": \"fifo.obj\"}}]", NULL, 10);
+    snprintf(path, sizeof path, "%s/fifo.bin", tmp_dir);
+    CS_ASSERT(mkfifo(path, 0600) == 0, "cannot make the FIFO %s", path);
+    write_text("fifo.gltf", "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], "
+                            "\"nodes\": [{\"mesh\": 0}], \"meshes\": [{\"primitives\": [{\"attributes\": "
+                            "{\"POSITION\": 0}}]}], \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, "
+                            "\"count\": 3, \"type\": \"VEC3\", \"min\": [0,0,0], \"max\": [1,1,0]}], "
+                            "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 36}], "
+                            "\"buffers\": [{\"uri\": \"fifo.bin\", \"byteLength\": 36}]}");
+    expect_quick("gltf buffer naming a FIFO", "[{\"mesh\": {\"file\": \"fifo.gltf\"}}]", "fifo.bin", 10);
+}
+
 // Brute force: nearest hit over every triangle with the same intersection.
 static cs_ray_hit brute_cast(const cs_bvh *bvh, const double o[3], const double d[3], double t_max)
 {
@@ -293,8 +390,11 @@ int main(void)
     test_cornell();
     test_shapes();
     test_refusals();
+    test_hostile_meshes();
     test_bvh();
-    const char *names[] = {"quad.obj", "nan.obj", "zero.obj", "junk.ply", "index.ply"};
+    const char *names[] = {"quad.obj",      "nan.obj",   "zero.obj",  "junk.ply", "index.ply", "no_end.ply",
+                           "chunk.glb",     "deep.gltf", "big.gltf",  "big.bin",  "fifo.mtl",  "fifo.obj",
+                           "truncated.ply", "fifo.bin",  "fifo.gltf"};
     for (size_t i = 0; i < CS_ARRAY_COUNT(names); i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", tmp_dir, names[i]);

@@ -32,6 +32,75 @@ bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize 
     return cs_buffer_check_size_advice(ctx, name, size, NULL, err);
 }
 
+static VkDeviceSize largest_heap(const cs_context *ctx)
+{
+    VkDeviceSize largest = 0;
+    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
+        largest = CS_MAX(largest, ctx->memory_props.memoryHeaps[h].size);
+    return largest;
+}
+
+// The device's room for c's things, the host's and c->limit, each as a
+// count (UINT64_MAX: no limit).
+typedef struct count_room {
+    uint64_t buffer, heap, host, limit;
+} count_room;
+
+static count_room count_rooms(const cs_context *ctx, const cs_count_cost *c)
+{
+    count_room r = {UINT64_MAX, UINT64_MAX, UINT64_MAX, c->limit ? c->limit : UINT64_MAX};
+    VkDeviceSize heap = largest_heap(ctx), used = ctx->bytes_allocated + c->device_extra;
+    if (c->buffer_bytes)
+        r.buffer = ctx->props.limits.maxStorageBufferRange / c->buffer_bytes;
+    if (c->device_bytes)
+        r.heap = heap > used ? (heap - used) / c->device_bytes : 0;
+    uint64_t host = cs_host_memory_available();
+    if (c->host_bytes && host != UINT64_MAX)
+        r.host = host / c->host_bytes;
+    return r;
+}
+
+uint64_t cs_count_fit(const cs_context *ctx, const cs_count_cost *c)
+{
+    count_room r = count_rooms(ctx, c);
+    return CS_MIN(CS_MIN(r.buffer, r.heap), CS_MIN(r.host, r.limit));
+}
+
+bool cs_count_check(const cs_context *ctx, const char *cause, const cs_count_cost *c, const char *advice,
+                    cs_error *err)
+{
+    count_room r = count_rooms(ctx, c);
+    uint64_t fit = CS_MIN(CS_MIN(r.buffer, r.heap), CS_MIN(r.host, r.limit));
+    if (c->count <= fit)
+        return true;
+    char n[32], each[32], total[32], have[32], part[32], fits[32];
+    char why[1024] = "";
+    size_t at = 0;
+    cs_format_count(c->count, n, sizeof n);
+    // Every limit the count passes, with its numbers.
+    if (c->count > r.buffer)
+        at += (size_t)snprintf(why + at, sizeof why - at, "; one buffer of them holds %s x %s = %s, %s binds at most %s "
+                               "(maxStorageBufferRange)", n, cs_format_bytes(c->buffer_bytes, each, sizeof each),
+                               cs_format_bytes(c->count * c->buffer_bytes, total, sizeof total), ctx->props.deviceName,
+                               cs_format_bytes(ctx->props.limits.maxStorageBufferRange, have, sizeof have));
+    if (c->count > r.heap && at < sizeof why)
+        at += (size_t)snprintf(why + at, sizeof why - at, "; the device needs %s x %s = %s, %s has %s in its largest heap "
+                               "(%s already taken)", n, cs_format_bytes(c->device_bytes, each, sizeof each),
+                               cs_format_bytes(c->count * c->device_bytes, total, sizeof total), ctx->props.deviceName,
+                               cs_format_bytes(largest_heap(ctx), have, sizeof have),
+                               cs_format_bytes(ctx->bytes_allocated + c->device_extra, part, sizeof part));
+    if (c->count > r.host && at < sizeof why)
+        at += (size_t)snprintf(why + at, sizeof why - at, "; the host needs %s x %s = %s, %s available "
+                               "(/proc/meminfo MemAvailable)", n, cs_format_bytes(c->host_bytes, each, sizeof each),
+                               cs_format_bytes(c->count * c->host_bytes, total, sizeof total),
+                               cs_format_bytes(cs_host_memory_available(), have, sizeof have));
+    if (c->count > r.limit && at < sizeof why)
+        snprintf(why + at, sizeof why - at, "; %s allow at most %s", c->limit_why ? c->limit_why : "the device",
+                 cs_format_count(r.limit, have, sizeof have));
+    return cs_fail(err, "%s gives %s %s, too many%s; at most %s fit: %s", cause, n, c->noun, why,
+                   cs_format_count(fit, fits, sizeof fits), advice ? advice : CS_BUFFER_ADVICE);
+}
+
 bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *buf, cs_error *err)
 {
     memset(buf, 0, sizeof *buf);

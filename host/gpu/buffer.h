@@ -38,6 +38,31 @@ bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize 
 bool cs_buffer_check_size_advice(const cs_context *ctx, const char *name, VkDeviceSize size, const char *advice,
                                  cs_error *err);
 
+// A count of things (vortons, tracers, patches, links, cells) and what
+// each costs, checked before anything is allocated on the host or the
+// device: a count too large is refused at once with the arithmetic, not
+// after minutes of filling gigabytes (issue 28's audit, 4.3).
+typedef struct cs_count_cost {
+    const char *noun;       // "vortons"
+    uint64_t count;
+    uint64_t device_bytes;  // device bytes each, all its buffers together
+    uint64_t buffer_bytes;  // bytes each in its largest single buffer (maxStorageBufferRange)
+    uint64_t host_bytes;    // host bytes each held while setting up (0: none)
+    uint64_t device_extra;  // device bytes needed besides (other arrays checked before)
+    uint64_t limit;         // another limit on the count (0: none) ...
+    const char *limit_why;  // ... and what sets it ("65535 workgroups of 64")
+} cs_count_cost;
+
+// The largest count of c's things (c->count ignored) that fits the device
+// (maxStorageBufferRange, the largest heap less what cs_buffers hold), the
+// host's available memory and c->limit.
+uint64_t cs_count_fit(const cs_context *ctx, const cs_count_cost *c);
+// True when c->count fits (cs_count_fit). Else fails with "`cause` gives
+// N noun x B = total ...", each limit it passes with its numbers, how many
+// fit, then `advice` (what to change; NULL: CS_BUFFER_ADVICE).
+bool cs_count_check(const cs_context *ctx, const char *cause, const cs_count_cost *c, const char *advice,
+                    cs_error *err);
+
 bool cs_buffer_create(cs_context *ctx, const cs_buffer_desc *desc, cs_buffer *buf, cs_error *err);
 // A device-local buffer of `size` bytes, or of 16 when `size` is 0: the
 // pipelines size buffers by counts that may be 0 (no lights, no clusters),

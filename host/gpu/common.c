@@ -221,3 +221,32 @@ const char *cs_format_bytes(uint64_t bytes, char *buf, size_t buf_size)
     snprintf(buf, buf_size, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
     return buf;
 }
+
+const char *cs_format_count(uint64_t count, char *buf, size_t buf_size)
+{
+    if (count < 10000)
+        snprintf(buf, buf_size, "%llu", (unsigned long long)count);
+    else if (count < 1000000)
+        snprintf(buf, buf_size, "%.1f k", (double)count * 1e-3);
+    else if (count < 1000000000)
+        snprintf(buf, buf_size, "%.1f M", (double)count * 1e-6);
+    else if (count < 1000000000000ull)
+        snprintf(buf, buf_size, "%.1f G", (double)count * 1e-9);
+    else
+        snprintf(buf, buf_size, "%.1f T", (double)count * 1e-12);
+    return buf;
+}
+
+uint64_t cs_host_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return UINT64_MAX;
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    return found ? (uint64_t)kib * 1024u : UINT64_MAX;
+}

@@ -86,3 +86,9 @@ const char *cs_nearest_name(const char *word, const char *const *names, uint32_t
 
 // Human-readable byte count ("128.0 MiB") into buf.
 const char *cs_format_bytes(uint64_t bytes, char *buf, size_t buf_size);
+// A count as people read it ("523", "33.5 k", "16.8 M") into buf.
+const char *cs_format_count(uint64_t count, char *buf, size_t buf_size);
+
+// The host memory a new allocation can take without swapping: MemAvailable
+// of /proc/meminfo, UINT64_MAX where that cannot be read (no limit known).
+uint64_t cs_host_memory_available(void);

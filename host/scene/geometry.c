@@ -1,15 +1,24 @@
 // geometry.c — the scene's "geometry" key into a flat triangle list
 // (geometry.h has the format and the refusal rules).
+#define _GNU_SOURCE // fork, kill, strsignal, rlimits: the import runs in a child
 #include "geometry.h"
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "file_io.h"
 
@@ -199,42 +208,288 @@ static void resolve_path(const cs_scene *scene, const char *file, char *out, siz
         snprintf(out, size, "%.*s/%s", (int)(slash - scene->path), scene->path, file);
 }
 
-// Adds every triangle of an imported scene (node transforms already applied).
-static bool add_ai_scene(const cs_scene *scene, const char *path, const char *file, const struct aiScene *ai,
-                         float scale, const float translate[3], tri_list *list, const element_info *element,
-                         cs_error *err)
+// ---- the import, in a child process ---------------------------------------
+//
+// assimp crashes and hangs on small hostile files (issue 28's audit, 4.2):
+// a truncated binary PLY (SIGSEGV in post-processing), a glTF node chain
+// 30 000 deep (stack overflow), a .glb chunk length of 0xFFFFFF00 (minutes
+// and GBs), a PLY without end_header (never returns), an mtllib or buffer
+// uri naming a FIFO (blocks), a glTF naming a 1 GB .bin. It reads
+// companion files itself, past the 64 MiB check of the named one. So the
+// import runs in a forked child with its address space, CPU time and wall
+// time bounded; the child sends the triangles (or its refusal) through a
+// pipe, and a child that dies or overruns is a refusal naming the file.
+
+#define IMPORT_MEMORY ((rlim_t)1 << 30)  // bytes the child may add to its address space
+#define IMPORT_SECONDS 20                // CPU and wall seconds
+
+// A record of the pipe: a triangle's three positions, or (kind 1) the
+// length of the refusal text that follows.
+typedef struct import_record {
+    uint32_t kind, mesh, face, length;
+    float v[3][3];
+} import_record;
+
+static bool write_all(int fd, const void *data, size_t size)
 {
-    uint32_t before = list->count;
+    const char *p = data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
+
+static void child_refuse(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void child_refuse(int fd, const char *fmt, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    import_record r = {.kind = 1, .length = (uint32_t)strlen(text)};
+    write_all(fd, &r, sizeof r);
+    write_all(fd, text, r.length);
+}
+
+// Every file assimp opens (the named one, an OBJ's mtllib, a glTF's
+// buffers and images) goes through the bounded reader (file_io.h) into
+// memory: a FIFO, a directory or a device is refused at once, a file past
+// 64 MiB by its size (a glTF naming a 1 GB .bin took 988 MB). The first
+// refusal is kept for the message.
+typedef struct memory_file {
+    char *data;
+    size_t size, at;
+} memory_file;
+
+static cs_error io_refusal;
+static bool io_refused;
+
+static size_t io_read(struct aiFile *f, char *out, size_t size, size_t count)
+{
+    memory_file *m = (memory_file *)f->UserData;
+    if (!size)
+        return 0;
+    size_t items = CS_MIN(count, (m->size - m->at) / size);
+    memcpy(out, m->data + m->at, items * size);
+    m->at += items * size;
+    return items;
+}
+
+static size_t io_write(struct aiFile *f, const char *data, size_t size, size_t count)
+{
+    (void)f, (void)data, (void)size, (void)count;
+    return 0;
+}
+
+static size_t io_tell(struct aiFile *f) { return ((memory_file *)f->UserData)->at; }
+static size_t io_size(struct aiFile *f) { return ((memory_file *)f->UserData)->size; }
+static void io_flush(struct aiFile *f) { (void)f; }
+
+static enum aiReturn io_seek(struct aiFile *f, size_t offset, enum aiOrigin origin)
+{
+    memory_file *m = (memory_file *)f->UserData;
+    size_t base = origin == aiOrigin_SET ? 0 : origin == aiOrigin_CUR ? m->at : m->size;
+    if (offset > m->size - CS_MIN(base, m->size))
+        return aiReturn_FAILURE;
+    m->at = base + offset;
+    return aiReturn_SUCCESS;
+}
+
+static struct aiFile *io_open(struct aiFileIO *io, const char *path, const char *mode)
+{
+    (void)io;
+    if (strchr(mode, 'w') || strchr(mode, 'a'))
+        return NULL;
+    memory_file *m = calloc(1, sizeof *m);
+    struct aiFile *f = calloc(1, sizeof *f);
+    cs_error err;
+    if (m && f)
+        m->data = cs_read_file_max(path, CS_INPUT_FILE_MAX, "mesh files", &m->size, &err);
+    if (!m || !f || !m->data) {
+        if (m && f && !io_refused) {
+            io_refusal = err;
+            io_refused = true;
+        }
+        free(m);
+        free(f);
+        return NULL;
+    }
+    *f = (struct aiFile){io_read, io_write, io_tell, io_size, io_seek, io_flush, (aiUserData)m};
+    return f;
+}
+
+static void io_close(struct aiFileIO *io, struct aiFile *f)
+{
+    (void)io;
+    if (!f)
+        return;
+    free(((memory_file *)f->UserData)->data);
+    free(f->UserData);
+    free(f);
+}
+
+// The child: imports, checks every face's size and indices, sends every
+// triangle; exits without returning.
+static void import_child(const char *file, int fd)
+{
+    // Its own limits: address space (what it has now plus a budget, so
+    // sanitizer reservations count as they are), CPU seconds, wall seconds.
+    long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    if (statm) {
+        if (fscanf(statm, "%ld", &pages) != 1)
+            pages = 0;
+        fclose(statm);
+    }
+    rlim_t have = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+    setrlimit(RLIMIT_AS, &(struct rlimit){have + IMPORT_MEMORY, have + IMPORT_MEMORY});
+    setrlimit(RLIMIT_CPU, &(struct rlimit){IMPORT_SECONDS, IMPORT_SECONDS + 1});
+    setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+    alarm(IMPORT_SECONDS);
+    struct aiFileIO io = {io_open, io_close, NULL};
+    const struct aiScene *ai = aiImportFileEx(file, aiProcess_Triangulate | aiProcess_PreTransformVertices, &io);
+    if (!ai || !ai->mRootNode || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
+        if (io_refused)
+            child_refuse(fd, "does not parse as a mesh: a file it names was refused: %s", io_refusal.msg);
+        else
+            child_refuse(fd, "does not parse as a mesh: %s", aiGetErrorString());
+        _exit(0);
+    }
     for (unsigned m = 0; m < ai->mNumMeshes; m++) {
         const struct aiMesh *mesh = ai->mMeshes[m];
         for (unsigned f = 0; f < mesh->mNumFaces; f++) {
             const struct aiFace *face = &mesh->mFaces[f];
-            if (face->mNumIndices != 3)
-                return cs_scene_fail(scene, err, path, "file", "%s: mesh %u face %u has %u vertices: only triangles "
-                                     "are drawn and lit (remove points and lines)", file, m, f, face->mNumIndices);
+            if (face->mNumIndices != 3) {
+                child_refuse(fd, "mesh %u face %u has %u vertices: only triangles are drawn and lit (remove points "
+                                 "and lines)", m, f, face->mNumIndices);
+                _exit(0);
+            }
             // The importer passes a file's indices through unchecked (a
             // negative one arrives as a huge unsigned value).
+            import_record r = {.kind = 0, .mesh = m, .face = f};
             for (int i = 0; i < 3; i++) {
                 unsigned vi = face->mIndices[i];
-                if (!mesh->mVertices || vi >= mesh->mNumVertices)
-                    return cs_scene_fail(scene, err, path, "file",
-                                         "%s: mesh %u face %u names vertex %lld, but the mesh has %u vertices "
-                                         "(indices 0 to %u): fix the face's indices in the file",
-                                         file, m, f, vi > INT32_MAX ? (long long)(int32_t)vi : (long long)vi,
-                                         mesh->mNumVertices, mesh->mNumVertices ? mesh->mNumVertices - 1 : 0);
+                if (!mesh->mVertices || vi >= mesh->mNumVertices) {
+                    child_refuse(fd, "mesh %u face %u names vertex %lld, but the mesh has %u vertices (indices 0 to "
+                                     "%u): fix the face's indices in the file",
+                                 m, f, vi > INT32_MAX ? (long long)(int32_t)vi : (long long)vi, mesh->mNumVertices,
+                                 mesh->mNumVertices ? mesh->mNumVertices - 1 : 0);
+                    _exit(0);
+                }
+                const struct aiVector3D *p = &mesh->mVertices[vi];
+                r.v[i][0] = p->x, r.v[i][1] = p->y, r.v[i][2] = p->z;
             }
-            float v[3][3];
-            for (int i = 0; i < 3; i++) {
-                const struct aiVector3D *p = &mesh->mVertices[face->mIndices[i]];
-                v[i][0] = p->x * scale + translate[0];
-                v[i][1] = p->y * scale + translate[1];
-                v[i][2] = p->z * scale + translate[2];
-            }
-            char what[128];
-            snprintf(what, sizeof what, "%s: mesh %u triangle %u", file, m, f);
-            if (!add_checked(scene, path, "file", what, list, element, v[0], v[1], v[2], err))
-                return false;
+            if (!write_all(fd, &r, sizeof r))
+                _exit(1);
         }
+    }
+    import_record done = {.kind = 2};
+    write_all(fd, &done, sizeof done);
+    _exit(0);
+}
+
+// Reads exactly `size` bytes before the deadline (monotonic seconds);
+// false at end of file, on an error or past the deadline.
+static bool read_before(int fd, void *data, size_t size, double deadline)
+{
+    char *p = data;
+    while (size) {
+        int left_ms = (int)((deadline - cs_now_seconds()) * 1000.0);
+        if (left_ms <= 0)
+            return false;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int ready = poll(&pfd, 1, left_ms);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return false;
+        ssize_t n = read(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
+
+// Imports `file` in a child and adds its triangles, scaled and moved.
+static bool import_mesh(const cs_scene *scene, const char *path, const char *file, float scale,
+                        const float translate[3], tri_list *list, const element_info *element, cs_error *err)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return cs_scene_fail(scene, err, path, "file", "%s: cannot start the mesh import: %s", file, strerror(errno));
+    fflush(NULL); // nothing buffered is written twice by the child
+    pid_t child = fork();
+    if (child < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return cs_scene_fail(scene, err, path, "file", "%s: cannot start the mesh import: %s", file, strerror(errno));
+    }
+    if (child == 0) {
+        close(fds[0]);
+        import_child(file, fds[1]);
+    }
+    close(fds[1]);
+    double deadline = cs_now_seconds() + IMPORT_SECONDS + 2;
+    uint32_t before = list->count;
+    bool ok = true, done = false;
+    char refusal[1100] = "";
+    import_record r;
+    while (ok && !done && read_before(fds[0], &r, sizeof r, deadline)) {
+        if (r.kind == 2) {
+            done = true;
+        } else if (r.kind == 1) {
+            uint32_t n = CS_MIN(r.length, (uint32_t)sizeof refusal - 1);
+            if (!read_before(fds[0], refusal, n, deadline))
+                n = 0;
+            refusal[n] = 0;
+            ok = false;
+        } else {
+            float v[3][3];
+            for (int i = 0; i < 3; i++)
+                for (int a = 0; a < 3; a++)
+                    v[i][a] = r.v[i][a] * scale + translate[a];
+            char what[128];
+            snprintf(what, sizeof what, "%s: mesh %u triangle %u", file, r.mesh, r.face);
+            if (!add_checked(scene, path, "file", what, list, element, v[0], v[1], v[2], err)) {
+                kill(child, SIGKILL);
+                refusal[0] = 0;
+                ok = false;
+                done = true; // err holds the refusal
+            }
+        }
+    }
+    close(fds[0]);
+    if (!done && !refusal[0])
+        kill(child, SIGKILL); // past the deadline, or its pipe closed early
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!ok)
+        return refusal[0] ? cs_scene_fail(scene, err, path, "file", "%s: %s", file, refusal) : false;
+    if (!done) {
+        if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGXCPU ||
+                                    WTERMSIG(status) == SIGKILL))
+            return cs_scene_fail(scene, err, path, "file", "%s: the mesh importer (assimp) took more than %d s on it "
+                                 "and was stopped (a damaged file, or one that names a FIFO or device)",
+                                 file, IMPORT_SECONDS);
+        if (WIFSIGNALED(status))
+            return cs_scene_fail(scene, err, path, "file", "%s: the mesh importer (assimp) crashed on it (%s; it may "
+                                 "also have passed its %d GiB memory limit): the file is damaged",
+                                 file, strsignal(WTERMSIG(status)), (int)(IMPORT_MEMORY >> 30));
+        return cs_scene_fail(scene, err, path, "file", "%s: the mesh importer (assimp) stopped without an answer "
+                             "(exit status %d; it may have passed its %d GiB memory limit)",
+                             file, WIFEXITED(status) ? WEXITSTATUS(status) : -1, (int)(IMPORT_MEMORY >> 30));
     }
     if (list->count == before)
         return cs_scene_fail(scene, err, path, "file", "%s: has no triangles", file);
@@ -267,18 +522,20 @@ static bool add_mesh(const cs_scene *scene, const cJSON *mesh, const char *path,
         return cs_scene_fail(scene, err, path, "file", "%s: is not a regular file", resolved);
     if ((unsigned long long)st.st_size > CS_INPUT_FILE_MAX)
         return cs_scene_fail(scene, err, path, "file", "%s: is larger than %d MiB", resolved, CS_INPUT_FILE_MAX_MIB);
-    const struct aiScene *ai =
-        aiImportFile(resolved, aiProcess_Triangulate | aiProcess_PreTransformVertices);
-    if (!ai || !ai->mRootNode || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
-        bool ok = cs_scene_fail(scene, err, path, "file", "%s: does not parse as a mesh: %s", resolved,
-                                aiGetErrorString());
-        if (ai)
-            aiReleaseImport(ai);
-        return ok;
-    }
-    bool ok = add_ai_scene(scene, path, resolved, ai, scale, translate, list, element, err);
-    aiReleaseImport(ai);
-    return ok;
+    // A PLY whose header never ends kept assimp reading for ever; the
+    // child's time limit would stop it, this says why at once.
+    cs_error inner;
+    size_t size = 0;
+    char *bytes = cs_read_file_max(resolved, CS_INPUT_FILE_MAX, "mesh files", &size, &inner);
+    if (!bytes)
+        return cs_scene_fail(scene, err, path, "file", "%s", inner.msg);
+    bool unfinished = size >= 4 && memcmp(bytes, "ply", 3) == 0 && (bytes[3] == '\n' || bytes[3] == '\r') &&
+                      !strstr(bytes, "end_header");
+    free(bytes);
+    if (unfinished)
+        return cs_scene_fail(scene, err, path, "file", "%s: a PLY header without end_header: the file is cut short "
+                             "or is not a PLY", resolved);
+    return import_mesh(scene, path, resolved, scale, translate, list, element, err);
 }
 
 static bool parse_element(const cs_scene *scene, const cJSON *entry, uint32_t index, tri_list *list, cs_error *err)

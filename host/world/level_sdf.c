@@ -572,8 +572,18 @@ static double lattice_distance(const lattice *l, const double p[3], double band)
     return open ? best : -best;
 }
 
+// Seconds between two progress lines of a long bake.
+#define BAKE_PROGRESS_S 5.0
+
 void cs_level_sdf_bake(const cs_level_space *space, const cs_level_grid *grid, float *values)
 {
+    cs_level_sdf_bake_progress(space, grid, values, NULL);
+}
+
+void cs_level_sdf_bake_progress(const cs_level_space *space, const cs_level_grid *grid, float *values,
+                                FILE *progress)
+{
+    double start = cs_now_seconds(), last = start;
     // The lattice reaches a cell past the band around the grid, so every
     // node's neighbourhood lies inside it (beyond it all is solid).
     double lo[3], hi[3];
@@ -583,13 +593,28 @@ void cs_level_sdf_bake(const cs_level_space *space, const cs_level_grid *grid, f
     }
     lattice l;
     lattice_build(space, lo, hi, &l);
+    double nodes = (double)grid->dims[0] * grid->dims[1] * grid->dims[2];
     for (uint32_t z = 0; z < grid->dims[2]; z++)
-        for (uint32_t y = 0; y < grid->dims[1]; y++)
+        for (uint32_t y = 0; y < grid->dims[1]; y++) {
+            // A node visits the lattice cells within the band: rooms off the
+            // sector grid make the lattice fine and a bake minutes long
+            // (issue 28's audit: 1000 small rooms, silent past 3 minutes).
+            double now = progress ? cs_now_seconds() : 0.0;
+            if (progress && now - last >= BAKE_PROGRESS_S) {
+                last = now;
+                double done = ((double)z * grid->dims[1] + y) * grid->dims[0];
+                fprintf(progress, "cistern: level field: baking (%.0f s): %.1f M of %.1f M nodes, about %.0f s left "
+                                  "(%u x %u x %u lattice cells, %.2g m band; Ctrl-C stops)\n",
+                        now - start, done / 1e6, nodes / 1e6, (now - start) * (nodes - done) / CS_MAX(done, 1.0),
+                        l.count[0] - 1, l.count[1] - 1, l.count[2] - 1, grid->band);
+                fflush(progress);
+            }
             for (uint32_t x = 0; x < grid->dims[0]; x++) {
                 double p[3] = {grid->origin[0] + x * grid->cell, grid->origin[1] + y * grid->cell,
                                grid->origin[2] + z * grid->cell};
                 values[((size_t)z * grid->dims[1] + y) * grid->dims[0] + x] = (float)lattice_distance(&l, p, grid->band);
             }
+        }
     lattice_free(&l);
 }
 

@@ -98,6 +98,11 @@ bool cs_level_grid_plan(const cs_level_space *space, const float domain_min[3], 
 // dims[2] floats. Per node only the lattice cells and thin walls within the
 // band are visited (the lattice: every box and portal bound on each axis).
 void cs_level_sdf_bake(const cs_level_space *space, const cs_level_grid *grid, float *values);
+// The same with a line on `progress` (NULL: silent) every few seconds: a
+// level whose rooms lie off the sector grid makes the lattice fine, and a
+// bake of it minutes long.
+void cs_level_sdf_bake_progress(const cs_level_space *space, const cs_level_grid *grid, float *values,
+                                FILE *progress);
 
 // The baked field sampled at p as the shaders sample it (trilinear, p
 // clamped to the grid), in double.

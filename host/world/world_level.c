@@ -115,7 +115,7 @@ static bool give_fluid_field(cs_context *ctx, cs_world_fluid *f, const cs_level_
     float *values = malloc(nodes * sizeof *values);
     CS_ASSERT(values, "out of host memory for %zu level field nodes", nodes);
     if (space)
-        cs_level_sdf_bake(space, &grid, values);
+        cs_level_sdf_bake_progress(space, &grid, values, stderr);
     if (geometry && !bake_geometry(fs, geometry, &grid, space != NULL, values, err)) {
         free(values);
         return false;

@@ -232,14 +232,67 @@ static bool push_link(cs_radiosity_compiled *c, uint32_t *capacity, uint32_t tar
     return true;
 }
 
+// The rows of patches sampled to estimate the flat links before any is
+// made, and the seconds between two progress lines of a long compile.
+#define ESTIMATE_ROWS 64u
+#define ESTIMATE_COLUMNS 4096u
+#define FLAT_PROGRESS_S 5.0
+
+// About how many links the flat compile makes before visibility: the
+// facing pairs of ESTIMATE_ROWS rows spread over the patches, each row
+// against at most ESTIMATE_COLUMNS patches spread likewise, scaled to all
+// n x n (deterministic, and a second at most where the compile would take
+// hours).
+static uint64_t estimate_flat_links(const cs_radiosity_compiled *c)
+{
+    uint32_t n = c->patch_count, rows = CS_MIN(n, ESTIMATE_ROWS), columns = CS_MIN(n, ESTIMATE_COLUMNS);
+    uint64_t facing = 0;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t i = (uint32_t)((uint64_t)r * n / rows);
+        for (uint32_t k = 0; k < columns; k++) {
+            uint32_t j = (uint32_t)((uint64_t)k * n / columns);
+            facing += j != i && cs_form_factor(c->corners[i], c->corners[j]) > 0.0;
+        }
+    }
+    return rows ? (uint64_t)((double)facing * ((double)n / rows) * ((double)n / columns)) : 0;
+}
+
+// The flat compile's links (8 B each, before the GPU culls the hidden ones)
+// are held on the host; more than MemAvailable or 2^30 is refused before
+// the n^2 pairs are walked (it walked them for minutes, then said so).
+static bool check_flat_links(const cs_radiosity_compiled *c, double patch_size, cs_error *err)
+{
+    uint64_t links = estimate_flat_links(c), host = cs_host_memory_available();
+    uint64_t most = CS_MIN((uint64_t)1 << 30, host / sizeof(cs_link));
+    if (links <= most)
+        return true;
+    char n[32], l[32], total[32], fit[32], avail[32];
+    // Links go as patches^2, patches as 1/patch_size^2.
+    return cs_fail(err, "radiosity: the flat links (\"hierarchy\": false) join every pair of patches that face: "
+                        "%s patches at patch_size %g give about %s links x %zu B = %s (estimated from %u x %u pairs), more "
+                        "than the %s that fit (2^30, or the host's %s available); raise patch_size to at least "
+                        "%.3g or use the hierarchy",
+                   cs_format_count(c->patch_count, n, sizeof n), patch_size, cs_format_count(links, l, sizeof l),
+                   sizeof(cs_link), cs_format_bytes(links * sizeof(cs_link), total, sizeof total),
+                   CS_MIN(c->patch_count, ESTIMATE_ROWS), CS_MIN(c->patch_count, ESTIMATE_COLUMNS), cs_format_count(most, fit, sizeof fit),
+                   cs_format_bytes(host, avail, sizeof avail), patch_size * pow((double)links / (double)most, 0.25));
+}
+
 bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
                           cs_radiosity_compiled *out, cs_error *err)
 {
+    return cs_radiosity_compile_progress(tris, tri_count, patch_size, bvh, NULL, out, err);
+}
+
+bool cs_radiosity_compile_progress(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
+                                   FILE *progress, cs_radiosity_compiled *out, cs_error *err)
+{
     *out = (cs_radiosity_compiled){0};
-    double start = cs_now_seconds();
+    double start = cs_now_seconds(), last = start;
     if (!(patch_size > 0.0))
         return cs_fail(err, "radiosity: patch_size must be > 0 (got %g)", patch_size);
-    if (!cs_radiosity_make_patches(tris, tri_count, patch_size, out, err)) {
+    if (!cs_radiosity_make_patches(tris, tri_count, patch_size, out, err) ||
+        !check_flat_links(out, patch_size, err)) {
         cs_radiosity_free(out);
         return false;
     }
@@ -251,6 +304,16 @@ bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_s
     }
     for (uint32_t i = 0; i < n; i++) {
         out->link_start[i] = out->link_count;
+        double now = progress ? cs_now_seconds() : 0.0;
+        if (progress && now - last >= FLAT_PROGRESS_S) {
+            last = now;
+            // Rows cost about the same: the time left is the rows left at
+            // the rate so far.
+            fprintf(progress, "radiosity: compiling (%.0f s): %u of %u patches linked, %.1f M links, about %.0f s "
+                              "left\n",
+                    now - start, i, n, out->link_count / 1e6, (now - start) * (double)(n - i) / (double)i);
+            fflush(progress);
+        }
         for (uint32_t j = 0; j < n; j++) {
             if (j == i)
                 continue;

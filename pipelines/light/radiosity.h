@@ -95,6 +95,11 @@ static inline uint32_t cs_radiosity_node_count(const cs_radiosity_compiled *c)
 // see each other (bvh: the same triangles; NULL: no occlusion test).
 bool cs_radiosity_compile(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
                           cs_radiosity_compiled *out, cs_error *err);
+// The same with a line on `progress` (NULL: silent) every few seconds of a
+// long compile. Both estimate the links first (facing pairs of a sample of
+// rows) and refuse at once what the host cannot hold.
+bool cs_radiosity_compile_progress(const cs_tri *tris, uint32_t tri_count, double patch_size, const cs_bvh *bvh,
+                                   FILE *progress, cs_radiosity_compiled *out, cs_error *err);
 void cs_radiosity_free(cs_radiosity_compiled *compiled);
 
 // How many patches cs_radiosity_make_patches would make at patch_size

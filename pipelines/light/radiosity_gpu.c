@@ -65,7 +65,8 @@ bool cs_radiosity_cull_hidden_gpu(cs_context *ctx, const cs_bvh *bvh, cs_radiosi
 bool cs_radiosity_compile_gpu(cs_context *ctx, const cs_tri *tris, uint32_t tri_count, double patch_size,
                               const cs_bvh *bvh, cs_radiosity_compiled *out, cs_error *err)
 {
-    if (!cs_radiosity_compile(tris, tri_count, patch_size, NULL, out, err))
+    // The n^2 pairs of a large scene take minutes: say where it is.
+    if (!cs_radiosity_compile_progress(tris, tri_count, patch_size, NULL, stderr, out, err))
         return false;
     if (!cs_radiosity_cull_hidden_gpu(ctx, bvh, out, err)) {
         cs_radiosity_free(out);

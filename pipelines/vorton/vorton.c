@@ -63,10 +63,14 @@ static bool create_buffer_table(cs_vorton *v, const vorton_buffer_spec *buffers,
     return true;
 }
 
-static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
+// The buffers of v's capacities (v's own, written to `out`): one table, so
+// the creation and the cost of a vorton and a tracer (cs_vorton_check_counts)
+// read the same sizes.
+#define VORTON_BUFFERS 23
+static void vorton_buffer_table(cs_vorton *v, vorton_buffer_spec out[VORTON_BUFFERS])
 {
     VkDeviceSize n = v->capacity, t = v->tracer_capacity, most = CS_MAX(n, t);
-    vorton_buffer_spec buffers[] = {
+    const vorton_buffer_spec buffers[] = {
         {&v->pos[0], "vorton positions 0", n * 16},
         {&v->pos[1], "vorton positions 1", n * 16},
         {&v->vort[0], "vorton vorticity 0", n * 16},
@@ -91,7 +95,70 @@ static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
         {&v->stats_out, "vorton stats", 4 * 4},
         {&v->bodies, "vorton bodies", sizeof(cs_body_set) + 16 * CS_BODIES_MAX},
     };
-    return create_buffer_table(v, buffers, CS_ARRAY_COUNT(buffers), err);
+    _Static_assert(CS_ARRAY_COUNT(buffers) == VORTON_BUFFERS, "VORTON_BUFFERS is the table's length");
+    memcpy(out, buffers, sizeof buffers);
+}
+
+static bool vorton_create_buffers(cs_vorton *v, cs_error *err)
+{
+    vorton_buffer_spec buffers[VORTON_BUFFERS];
+    vorton_buffer_table(v, buffers);
+    return create_buffer_table(v, buffers, VORTON_BUFFERS, err);
+}
+
+// The device bytes of one more vorton (tracers = 0) or tracer (1): the
+// table at capacity 1 less the table at 0, all buffers and the largest.
+static void vorton_unit_bytes(uint32_t tracers, uint64_t *all, uint64_t *largest)
+{
+    cs_vorton *v = calloc(1, sizeof *v);
+    CS_ASSERT(v, "out of host memory");
+    vorton_buffer_spec none[VORTON_BUFFERS], one[VORTON_BUFFERS];
+    vorton_buffer_table(v, none);
+    v->capacity = tracers ? 0 : 1;
+    v->tracer_capacity = tracers ? 1 : 0;
+    vorton_buffer_table(v, one);
+    *all = *largest = 0;
+    for (size_t i = 0; i < VORTON_BUFFERS; i++) {
+        *all += one[i].size - none[i].size;
+        *largest = CS_MAX(*largest, one[i].size - none[i].size);
+    }
+    free(v);
+}
+
+bool cs_vorton_check_counts(const cs_context *ctx, const cs_vorton_counts *c, cs_error *err)
+{
+    uint32_t most = CS_MAX(c->vortons, c->tracers);
+    uint32_t limit = ctx->props.limits.maxComputeWorkGroupCount[0];
+    char cause[96], advice[160];
+    if (c->spacing > 0.0f)
+        snprintf(cause, sizeof cause, "vorton.spacing %g gives %u vortons, particle_spacing %g %u tracers: ",
+                 (double)c->spacing, c->vortons, (double)c->tracer_spacing, c->tracers);
+    else
+        cause[0] = 0;
+    if (CS_DIV_UP(most, VORTON_WG) > limit)
+        return cs_fail(err, "vorton: %s%u particles need %u workgroups of %u, more than the %u %s allows "
+                            "(maxComputeWorkGroupCount[0]); use at most %llu vortons (and tracers)",
+                       cause, most, CS_DIV_UP(most, VORTON_WG), VORTON_WG, limit, ctx->props.deviceName,
+                       (unsigned long long)limit * VORTON_WG);
+    cs_count_cost tracers = {.noun = "tracers", .count = c->tracers, .host_bytes = c->tracer_host_bytes};
+    vorton_unit_bytes(1, &tracers.device_bytes, &tracers.buffer_bytes);
+    cs_count_cost vortons = {.noun = "vortons", .count = c->vortons, .host_bytes = c->vorton_host_bytes,
+                             .device_extra = tracers.count * tracers.device_bytes};
+    vorton_unit_bytes(0, &vortons.device_bytes, &vortons.buffer_bytes);
+    // A lattice's count goes as 1/spacing^3: the spacing that would fit.
+    snprintf(cause, sizeof cause, c->tracer_spacing > 0.0f ? "particle_spacing %g" : "vorton: a capacity of",
+             (double)c->tracer_spacing);
+    uint64_t fit = cs_count_fit(ctx, &tracers);
+    snprintf(advice, sizeof advice, "raise particle_spacing to at least %.3g m (the tracers go as 1/spacing^3)",
+             (double)c->tracer_spacing * cbrt((double)c->tracers / (double)CS_MAX(fit, 1u)));
+    if (!cs_count_check(ctx, cause, &tracers, c->tracer_spacing > 0.0f ? advice : "use fewer tracers", err))
+        return false;
+    snprintf(cause, sizeof cause, c->spacing > 0.0f ? "vorton.spacing %g" : "vorton: a capacity of",
+             (double)c->spacing);
+    fit = cs_count_fit(ctx, &vortons);
+    snprintf(advice, sizeof advice, "raise vorton.spacing to at least %.3g m (the vortons go as 1/spacing^3)",
+             (double)c->spacing * cbrt((double)c->vortons / (double)CS_MAX(fit, 1u)));
+    return cs_count_check(ctx, cause, &vortons, c->spacing > 0.0f ? advice : "use fewer vortons", err);
 }
 
 bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capacity, uint32_t tracer_capacity,
@@ -104,12 +171,8 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
                             "diffusivity %g >= 0, velocity method %u)",
                        p->dt, p->stretching, p->viscosity, p->diffusivity, p->velocity);
     uint32_t most = CS_MAX(capacity, tracer_capacity);
-    uint32_t limit = ctx->props.limits.maxComputeWorkGroupCount[0];
-    if (CS_DIV_UP(most, VORTON_WG) > limit)
-        return cs_fail(err, "vorton: %u particles need %u workgroups of %u, more than the %u %s allows "
-                            "(maxComputeWorkGroupCount[0]); use at most %llu vortons (and tracers)",
-                       most, CS_DIV_UP(most, VORTON_WG), VORTON_WG, limit, ctx->props.deviceName,
-                       (unsigned long long)limit * VORTON_WG);
+    if (!cs_vorton_check_counts(ctx, &(cs_vorton_counts){.vortons = capacity, .tracers = tracer_capacity}, err))
+        return false;
     cs_vorton *v = calloc(1, sizeof *v);
     v->ctx = ctx;
     v->params = *p;

@@ -151,7 +151,18 @@ extern const cs_scene_key_block cs_vorton_keys, cs_vorton_grid_keys;
 // `vorton.key`.
 bool cs_vorton_params_read(const cs_scene *scene, cs_vorton_params *p, float *spacing, cs_error *err);
 
-// Capacities are fixed at creation (0 is allowed); checked against the device.
+// What a scene asks for, checked against the device (the workgroup limit,
+// maxStorageBufferRange, the largest heap) and the host's memory before
+// anything is allocated: a refusal names the spacing and the arithmetic.
+typedef struct cs_vorton_counts {
+    uint32_t vortons, tracers;
+    float spacing, tracer_spacing;               // what sets the counts (0: not a scene's)
+    uint64_t vorton_host_bytes, tracer_host_bytes; // host bytes each while setting up
+} cs_vorton_counts;
+bool cs_vorton_check_counts(const cs_context *ctx, const cs_vorton_counts *c, cs_error *err);
+
+// Capacities are fixed at creation (0 is allowed); checked against the
+// device (cs_vorton_check_counts).
 bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capacity, uint32_t tracer_capacity,
                       cs_vorton **out, cs_error *err);
 void cs_vorton_destroy(cs_vorton *v);

@@ -479,6 +479,16 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     }
     uint32_t count = setup_fill(&s, NULL, NULL, 0);
     uint32_t tracers = cs_scene_block_particles(scene);
+    // Checked before the host arrays below are filled (they held 1 GB and
+    // took seconds for vorton.spacing 0.001, then the device refused).
+    cs_vorton_counts counts = {.vortons = count, .tracers = tracers, .spacing = s.spacing,
+                               .tracer_spacing = scene->particle_spacing, .vorton_host_bytes = 2 * 16,
+                               .tracer_host_bytes = 16 + 16 + 16 + 4};
+    cs_error inner;
+    if (!cs_vorton_check_counts(ctx, &counts, &inner)) {
+        free(set);
+        return cs_fail(err, "%s: %s", scene->path[0] ? scene->path : scene->name, inner.msg);
+    }
     float *pos = calloc((size_t)CS_MAX(count, tracers) + 1, 16);
     float *vort = calloc((size_t)count + 1, 16);
     float *vel = calloc((size_t)tracers + 1, 16);
