@@ -420,7 +420,19 @@ static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t ma
     return cs_fluid_float_buffers(&((cs_wcsph *)state)->fluid, out, max);
 }
 
+// What a checkpoint saves (sim.h state): the particle base and the
+// neighbour lists.
+static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
+{
+    cs_wcsph *w = state;
+    uint32_t n = 0;
+    cs_fluid_state(&w->fluid, out, &n, max);
+    cs_neighbours_state(&w->nb, "nb.", out, &n, max);
+    return n;
+}
+
 const cs_sim_ops cs_wcsph_ops = {
+    .state = ops_state,
     .float_buffers = ops_float_buffers,
     .solver = "wcsph",
     .keys = (const cs_scene_key_block *const[]){&cs_wcsph_keys, NULL},
