@@ -60,11 +60,13 @@ static uint64_t header_checksum(cs_ckpt_header h)
 
 // ---- the payload: parts, each its entries ----
 
-static uint64_t entry_bytes(const cs_state_entry *e)
+
+// A live buffer (sim.h) loads any count of elements that fits it.
+static bool entry_fits(const cs_state_entry *e, uint64_t bytes)
 {
-    if (!e->buffer)
-        return e->bytes;
-    return e->buffer->buffer ? e->buffer->size : 0; // a buffer the solver never made holds nothing
+    if (e->live)
+        return e->buffer->buffer && bytes <= e->buffer->size;
+    return bytes == e->bytes;
 }
 
 typedef struct payload_writer {
@@ -108,7 +110,7 @@ static uint64_t payload_size(const cs_world_part_state *parts, uint32_t count)
     for (uint32_t p = 0; p < count; p++) {
         total += 4 + strlen(parts[p].name) + 4;
         for (uint32_t i = 0; i < parts[p].count; i++)
-            total += 4 + strlen(parts[p].entries[i].name) + 8 + entry_bytes(&parts[p].entries[i]);
+            total += 4 + strlen(parts[p].entries[i].name) + 8 + parts[p].entries[i].bytes;
     }
     return total;
 }
@@ -121,7 +123,7 @@ static bool write_payload(cs_world *world, payload_writer *w, const cs_world_par
         put(w, &parts[p].count, 4);
         for (uint32_t i = 0; i < parts[p].count; i++) {
             const cs_state_entry *e = &parts[p].entries[i];
-            uint64_t bytes = entry_bytes(e);
+            uint64_t bytes = e->bytes;
             put_string(w, e->name);
             put(w, &bytes, 8);
             if (!e->buffer) {
@@ -335,14 +337,56 @@ static bool open_checked(const char *path, cs_ckpt_header *h, uint64_t *file_siz
     return true;
 }
 
-bool cs_ckpt_read_header(const char *path, cs_ckpt_header *header, cs_error *err)
+static bool check_scene(const char *path, const cs_ckpt_header *h, uint64_t scene_hash, const char *scene_name,
+                        cs_error *err)
+{
+    if (h->scene_hash == scene_hash)
+        return true;
+    return cs_fail(err, "--resume %s: made from another scene: the checkpoint's is \"%s\" (hash %016llx), this "
+                        "run's is \"%s\" (hash %016llx; the hash covers the scene file, its level and --particles)",
+                   path, h->scene_name, (unsigned long long)h->scene_hash, scene_name,
+                   (unsigned long long)scene_hash);
+}
+
+static bool check_payload(const char *path, const cs_ckpt_header *h, uint64_t sum, cs_error *err)
+{
+    if (sum == h->payload_checksum)
+        return true;
+    return cs_fail(err, "--resume %s: corrupted: the payload's checksum is %016llx, the header says %016llx", path,
+                   (unsigned long long)sum, (unsigned long long)h->payload_checksum);
+}
+
+bool cs_ckpt_check(const char *path, uint64_t scene_hash, const char *scene_name, cs_ckpt_header *header,
+                   cs_error *err)
 {
     uint64_t size;
     int fd;
     if (!open_checked(path, header, &size, &fd, err))
         return false;
+    if (!check_scene(path, header, scene_hash, scene_name, err)) {
+        close(fd);
+        return false;
+    }
+    // Streamed: the payload may be far larger than what is worth holding twice.
+    enum { CHUNK = 1 << 20 };
+    uint8_t *chunk = malloc(CHUNK);
+    if (!chunk) {
+        close(fd);
+        return cs_fail(err, "out of host memory checking %s", path);
+    }
+    uint64_t sum = CS_FNV64_START, left = header->payload_bytes;
+    bool ok = true;
+    while (left && ok) {
+        size_t n = left < CHUNK ? (size_t)left : CHUNK;
+        ok = read_exact(fd, chunk, n);
+        sum = cs_fnv1a64(sum, chunk, n);
+        left -= n;
+    }
+    free(chunk);
     close(fd);
-    return true;
+    if (!ok)
+        return cs_fail(err, "--resume %s: cannot read its payload: %s", path, strerror(errno ? errno : EIO));
+    return check_payload(path, header, sum, err);
 }
 
 typedef struct payload_reader {
@@ -390,10 +434,11 @@ static bool walk_payload(cs_world *world, const char *path, payload_reader *r, c
             uint64_t bytes;
             if (!take_string(r, name, sizeof name) || !take(r, &bytes, 8))
                 return cs_fail(err, "--resume %s: the payload ends inside %s", path, part->name);
-            if (strcmp(name, e->name) != 0 || bytes != entry_bytes(e))
-                return cs_fail(err, "--resume %s: %s: entry %u is %s of %llu bytes; this world's is %s of %llu",
+            if (strcmp(name, e->name) != 0 || !entry_fits(e, bytes))
+                return cs_fail(err, "--resume %s: %s: entry %u is %s of %llu bytes; this world's is %s of %s%llu",
                                path, part->name, i, name, (unsigned long long)bytes, e->name,
-                               (unsigned long long)entry_bytes(e));
+                               e->live ? "at most " : "",
+                               (unsigned long long)(e->live ? e->buffer->size : e->bytes));
             const uint8_t *data = r->data + r->at;
             if (!take(r, NULL, bytes))
                 return cs_fail(err, "--resume %s: the payload ends inside %s: %s", path, part->name, e->name);
@@ -420,12 +465,9 @@ bool cs_ckpt_load(cs_world *world, const char *path, uint64_t scene_hash, uint32
     int fd;
     if (!open_checked(path, &h, &file_size, &fd, err))
         return false;
-    if (h.scene_hash != scene_hash) {
+    if (!check_scene(path, &h, scene_hash, world->scene->name, err)) {
         close(fd);
-        return cs_fail(err, "--resume %s: made from another scene: the checkpoint's is \"%s\" (hash %016llx), this "
-                            "run's is \"%s\" (hash %016llx; the scene file, its level and --particles count)",
-                       path, h.scene_name, (unsigned long long)h.scene_hash, world->scene->name,
-                       (unsigned long long)scene_hash);
+        return false;
     }
     uint8_t *data = h.payload_bytes ? malloc(h.payload_bytes) : NULL;
     if (h.payload_bytes && !data) {
@@ -439,11 +481,9 @@ bool cs_ckpt_load(cs_world *world, const char *path, uint64_t scene_hash, uint32
         free(data);
         return cs_fail(err, "--resume %s: cannot read its payload: %s", path, strerror(errno ? errno : EIO));
     }
-    uint64_t sum = cs_fnv1a64(CS_FNV64_START, data, h.payload_bytes);
-    if (sum != h.payload_checksum) {
+    if (!check_payload(path, &h, cs_fnv1a64(CS_FNV64_START, data, h.payload_bytes), err)) {
         free(data);
-        return cs_fail(err, "--resume %s: corrupted: the payload's checksum is %016llx, the header says %016llx",
-                       path, (unsigned long long)sum, (unsigned long long)h.payload_checksum);
+        return false;
     }
     cs_world_part_state *parts = calloc(CS_WORLD_MAX_PARTS, sizeof *parts);
     uint32_t count = 0;

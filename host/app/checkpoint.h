@@ -62,8 +62,11 @@ bool cs_ckpt_scene_hash(const cs_scene *scene, uint32_t particles, uint64_t *has
 bool cs_ckpt_write(cs_world *world, const char *dir, uint32_t frame, uint64_t scene_hash, char *path, size_t path_size,
                    uint64_t *bytes, cs_error *err);
 
-// Reads only the header, checked (magic, version, header checksum, size).
-bool cs_ckpt_read_header(const char *path, cs_ckpt_header *header, cs_error *err);
+// Checks `path` whole before anything is touched: its header (magic,
+// version, header checksum, size), the scene's hash, the payload's
+// checksum (scene_name: this run's, for the message). *header gets it.
+bool cs_ckpt_check(const char *path, uint64_t scene_hash, const char *scene_name, cs_ckpt_header *header,
+                   cs_error *err);
 
 // Loads `path` into `world`, a fresh world of the scene the hash names (not
 // stepped yet). *frame gets the frame the run goes on at. Device or driver

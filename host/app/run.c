@@ -734,10 +734,13 @@ static bool finish_all_frames(run_state *r, uint32_t next, cs_error *err)
 
 // Simulated frame `frame`, once finished, is followed by a checkpoint
 // (--checkpoint-every K: after frames K - 1, 2K - 1, ...; a resume starts
-// at the frame after it).
+// at the frame after it; headless, where every frame simulates one).
+// The run's last frame is followed by one too: a finished run can be
+// extended (--resume with more --frames).
 static bool checkpoint_due(const run_state *r, uint32_t frame)
 {
-    return r->opt->checkpoint_every && (frame + 1) % r->opt->checkpoint_every == 0;
+    uint32_t frames = r->opt->frames ? r->opt->frames : 120;
+    return r->opt->checkpoint_every && ((frame + 1) % r->opt->checkpoint_every == 0 || frame + 1 == frames);
 }
 
 // After frame `frame` and everything before it finished (rows, dumps): the
@@ -1057,8 +1060,10 @@ static void resume_default_out(const char *checkpoint, char *out, size_t size)
 // on from there; the numbered files of later frames are written again.
 static bool open_resumed_outputs(run_state *r, cs_error *err)
 {
+    // The checkpoint is checked whole first: a refusal leaves stats.csv as it was.
     cs_ckpt_header h;
-    if (!cs_ckpt_read_header(r->opt->resume, &h, err))
+    if (!cs_ckpt_scene_hash(&r->scene, r->opt->particles, &r->scene_hash, err) ||
+        !cs_ckpt_check(r->opt->resume, r->scene_hash, r->scene.name, &h, err))
         return false;
     struct stat st;
     if (stat(r->out_dir, &st) != 0 || !S_ISDIR(st.st_mode))

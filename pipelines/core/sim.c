@@ -45,10 +45,18 @@ void cs_state_expand(const cs_state_row *rows, uint32_t count, void *base, const
                 snprintf(e->name, sizeof e->name, "%s%s[%u]", prefix, row->name, k);
             else
                 snprintf(e->name, sizeof e->name, "%s%s", prefix, row->name);
-            if (row->buffer)
-                e->buffer = (cs_buffer *)at + k;
-            else
+            if (!row->buffer) {
                 e->host = at, e->bytes = row->bytes;
+                continue;
+            }
+            e->buffer = (cs_buffer *)at + k;
+            e->bytes = e->buffer->buffer ? e->buffer->size : 0; // a buffer the solver never made holds nothing
+            if (row->live && e->bytes) {
+                uint32_t count = *(const uint32_t *)((const uint8_t *)base + row->count_offset);
+                uint32_t capacity = *(const uint32_t *)((const uint8_t *)base + row->capacity_offset);
+                e->live = true;
+                e->bytes = capacity ? (size_t)(e->bytes / capacity) * count : 0;
+            }
         }
     }
 }

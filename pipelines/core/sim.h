@@ -154,21 +154,34 @@ double cs_level_field_sample(const double origin[3], double cell, const uint32_t
 // data, not code: one table per struct, expanded for an instance by
 // cs_state_expand, so what a checkpoint holds is read off the tables.
 typedef struct cs_state_row {
-    const char *name;          // the member ("positions", "grid.keys")
+    const char *name;          // the member ("positions", "emitted")
     size_t offset;             // offsetof(the struct, member)
     size_t bytes;              // sizeof the member (an array of cs_buffer: all of them)
     bool buffer;               // the member is cs_buffer or cs_buffer[N]; else host bytes
+    // A per-element buffer of which only the first `count` of `capacity`
+    // elements are live (a particle fluid's arrays while emitters fill
+    // it): only those are saved. The tail is never read, and holds
+    // whatever the allocation held (not the same bits from run to run).
+    bool live;
+    size_t count_offset, capacity_offset; // uint32_t members of the same struct
 } cs_state_row;
 
 #define CS_STATE_BUFFER(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member), true}
 #define CS_STATE_HOST(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member), false}
+#define CS_STATE_LIVE_BUFFER(type, member, count, capacity)                                                    \
+    {#member, offsetof(type, member), sizeof(((type *)0)->member), true, true, offsetof(type, count),           \
+     offsetof(type, capacity)}
 
 // One buffer or host range of one instance, as a checkpoint writes it.
 typedef struct cs_state_entry {
     char name[64];             // "<prefix>positions[1]"
-    cs_buffer *buffer;         // a GPU buffer (its whole size; an unallocated one holds 0 bytes), or NULL
+    cs_buffer *buffer;         // a GPU buffer, or NULL
     void *host;                // else host bytes
-    size_t bytes;              // host bytes
+    // Bytes saved: the host range's size; a buffer's whole size (0 when the
+    // solver never made it) or, `live`, its live elements' (a checkpoint
+    // of another count loads into it: at most the buffer's size).
+    size_t bytes;
+    bool live;
 } cs_state_entry;
 
 // The most entries one part may list.

@@ -975,17 +975,12 @@ static void ops_particles(void *state, cs_particle_view *out) { cs_reint_particl
 // What a checkpoint saves (sim.h state): the cells' fixed-point masses,
 // centres and velocities (both of each pair, and which is current), the
 // forces pass's velocities and the densities, the sticky overflow word, the
-// field and points views as last made, and the step count. The cell flags
-// come again from the level at create.
+// field view, and the step count. The cell flags come again from the level
+// at create; the points view is made again at every frame's end.
 static const cs_state_row reint_state_rows[] = {
-    CS_STATE_BUFFER(cs_reint, mass),           CS_STATE_BUFFER(cs_reint, pos),
-    CS_STATE_BUFFER(cs_reint, vel),            CS_STATE_BUFFER(cs_reint, vel_forced),
-    CS_STATE_BUFFER(cs_reint, dens),           CS_STATE_BUFFER(cs_reint, field),
-    CS_STATE_BUFFER(cs_reint, overflow),       CS_STATE_BUFFER(cs_reint, point_offsets),
-    CS_STATE_BUFFER(cs_reint, point_positions), CS_STATE_BUFFER(cs_reint, point_velocities),
-    CS_STATE_BUFFER(cs_reint, point_densities), CS_STATE_BUFFER(cs_reint, point_materials),
-    CS_STATE_BUFFER(cs_reint, point_args),     CS_STATE_HOST(cs_reint, points_count),
-    CS_STATE_HOST(cs_reint, current),          CS_STATE_HOST(cs_reint, steps),
+    CS_STATE_BUFFER(cs_reint, mass),     CS_STATE_BUFFER(cs_reint, pos),   CS_STATE_BUFFER(cs_reint, vel),
+    CS_STATE_BUFFER(cs_reint, vel_forced), CS_STATE_BUFFER(cs_reint, dens), CS_STATE_BUFFER(cs_reint, field),
+    CS_STATE_BUFFER(cs_reint, overflow), CS_STATE_HOST(cs_reint, current), CS_STATE_HOST(cs_reint, steps),
 };
 
 static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
