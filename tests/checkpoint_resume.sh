@@ -25,15 +25,15 @@ echo "checkpoint_resume.sh: seed $seed (CHECKPOINT_SEED=$seed replays it)"
 RANDOM=$seed
 
 # scene, frames N, checkpoint every K, dump every D (N - 1 a multiple of D:
-# the last frame is dumped), and what it covers.
+# the last frame is dumped), --particles (0: the scene's), and what it covers.
 cases=(
-  "rest_box_3d 9 2 4 PBF"
-  "dam_break_2d 9 2 4 Clavet SPH"
-  "wcsph_tank_3d 7 2 3 WCSPH"
-  "reint_dam_2d 9 2 4 reint"
-  "vorton_rings_3d 7 2 3 vortons"
-  "bodies_2d 9 2 4 bodies (PBF)"
-  "level_pour_3d 7 2 3 a level and an emitter (PBF)"
+  "rest_box_3d 9 2 4 3000 PBF"
+  "dam_break_2d 9 2 4 0 Clavet SPH"
+  "wcsph_tank_3d 7 2 3 3000 WCSPH"
+  "reint_dam_2d 9 2 4 0 reint"
+  "vorton_rings_3d 7 2 3 0 vortons"
+  "bodies_2d 9 2 4 0 bodies (PBF)"
+  "level_pour_3d 7 2 3 0 a level and an emitter (PBF)"
 )
 # Seeds that once failed stay as fixed cases: none yet.
 
@@ -73,9 +73,11 @@ compare_runs() {
 }
 
 for c in "${cases[@]}"; do
-  read -r scene frames every dump what <<<"$c"
+  read -r scene frames every dump particles what <<<"$c"
   a=$tmp/$scene.a b=$tmp/$scene.b
-  run_to "$scene" "$frames" "$a" "$every" "$dump" >"$tmp/a.log" 2>&1 ||
+  size=()
+  [ "$particles" = 0 ] || size=(--particles "$particles")
+  run_to "$scene" "$frames" "$a" "$every" "$dump" "${size[@]}" >"$tmp/a.log" 2>&1 ||
     { fail "$what ($scene): the uninterrupted run failed: $(tail -3 "$tmp/a.log")"; continue; }
   # The kill: once stats.csv holds more than `kill_at` rows (a random
   # frame from the first checkpoint on, before the last frame: the
@@ -84,7 +86,7 @@ for c in "${cases[@]}"; do
   # cistern itself in the background (a function would be a subshell, and
   # the kill would miss the process).
   "$cistern" run "$scene" --frames "$frames" --png-every 0 --dump-every "$dump" --checkpoint-every "$every" \
-    --quiet --out "$b" >"$tmp/b.log" 2>&1 &
+    --quiet --out "$b" "${size[@]}" >"$tmp/b.log" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     rows=$(( $( (wc -l <"$b/stats.csv") 2>/dev/null || echo 1) - 1 ))
@@ -96,7 +98,7 @@ for c in "${cases[@]}"; do
   echo "  $what ($scene): killed after $(( $(wc -l <"$b/stats.csv") - 1 )) rows (aimed at $kill_at), resuming from $(basename "${ckpt:-none}")"
   [ -n "$ckpt" ] || { fail "$what ($scene): no checkpoint to resume from"; continue; }
   expect 0 "resuming $scene at frame" -- "$cistern" run "$scene" --frames "$frames" --png-every 0 \
-    --dump-every "$dump" --checkpoint-every "$every" --validation --resume "$ckpt"
+    --dump-every "$dump" --checkpoint-every "$every" --validation --resume "$ckpt" "${size[@]}"
   grep -q "validation error" <<<"$last_out" && fail "$what: validation errors: $(grep 'validation error' <<<"$last_out" | head -3)"
   compare_runs "$a" "$b" "$what ($scene)" "$frames"
 done
