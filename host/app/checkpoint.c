@@ -73,6 +73,7 @@ typedef struct payload_writer {
     FILE *f;
     uint64_t written, checksum;
     uint64_t die_at; // the test hook: SIGKILL once this many bytes are written (0: never)
+    int error;       // errno of the first failed write (0: none)
 } payload_writer;
 
 static void put(payload_writer *w, const void *data, size_t size)
@@ -82,8 +83,13 @@ static void put(payload_writer *w, const void *data, size_t size)
         size_t n = size;
         if (w->die_at && w->written < w->die_at && w->written + n >= w->die_at)
             n = (size_t)(w->die_at - w->written);
-        if (n && fwrite(p, 1, n, w->f) != n)
-            return; // ferror is checked at the end
+        if (w->error)
+            return;
+        errno = 0;
+        if (n && fwrite(p, 1, n, w->f) != n) {
+            w->error = errno ? errno : EIO;
+            return;
+        }
         w->checksum = cs_fnv1a64(w->checksum, p, n);
         w->written += n;
         p += n, size -= n;
@@ -239,9 +245,9 @@ bool cs_ckpt_write(cs_world *world, const char *dir, uint32_t frame, uint64_t sc
         w.die_at = total / 2 ? total / 2 : 1;
     bool ok = write_payload(world, &w, parts, count, err);
     free(parts);
-    if (ok && w.written != total)
-        ok = cs_fail(err, "%s: wrote %llu payload bytes of %llu", tmp, (unsigned long long)w.written,
-                     (unsigned long long)total);
+    if (ok && w.error)
+        ok = cs_fail(err, "%s: cannot write a checkpoint (%llu of %llu bytes written): %s", tmp,
+                     (unsigned long long)w.written, (unsigned long long)total, strerror(w.error));
     h.payload_bytes = total;
     h.payload_checksum = w.checksum;
     h.header_checksum = header_checksum(h);
