@@ -6,10 +6,11 @@
 #   B: the same run killed by SIGKILL at a random frame (the seed is
 #      printed; CHECKPOINT_SEED=S replays it), then --resume'd from its
 #      latest checkpoint to N.
-# Then every particle dump, the deterministic stats.csv columns and the
-# final checkpoint (every buffer and host field of every part: particles,
-# body states, vortons, reint's fixed-point cells) must be byte-identical,
-# and stats.csv must hold each frame's row once.
+# Then every particle dump, every PNG (the radiosity case draws them), the
+# deterministic stats.csv columns and the final checkpoint (every buffer and
+# host field of every part: particles, body states, vortons, reint's
+# fixed-point cells, the radiosity's gathers and probes) must be
+# byte-identical, and stats.csv must hold each frame's row once.
 # A kill in the middle of a checkpoint's write (CISTERN_TEST_CHECKPOINT_KILL,
 # which SIGKILLs the process half way through that frame's temporary file)
 # must leave the previous checkpoint usable. Corrupted, truncated, foreign
@@ -25,15 +26,17 @@ echo "checkpoint_resume.sh: seed $seed (CHECKPOINT_SEED=$seed replays it)"
 RANDOM=$seed
 
 # scene, frames N, checkpoint every K, dump every D (N - 1 a multiple of D:
-# the last frame is dumped), --particles (0: the scene's), and what it covers.
+# the last frame is dumped), --particles (0: the scene's), --png-every, and
+# what it covers.
 cases=(
-  "rest_box_3d 9 2 4 3000 PBF"
-  "dam_break_2d 9 2 4 0 Clavet SPH"
-  "wcsph_tank_3d 7 2 3 3000 WCSPH"
-  "reint_dam_2d 9 2 4 0 reint"
-  "vorton_rings_3d 7 2 3 0 vortons"
-  "bodies_2d 9 2 4 0 bodies (PBF)"
-  "level_pour_3d 7 2 3 0 a level and an emitter (PBF)"
+  "rest_box_3d 9 2 4 3000 0 PBF"
+  "dam_break_2d 9 2 4 0 0 Clavet SPH"
+  "wcsph_tank_3d 7 2 3 3000 0 WCSPH"
+  "reint_dam_2d 9 2 4 0 0 reint"
+  "vorton_rings_3d 7 2 3 0 0 vortons"
+  "bodies_2d 9 2 4 0 0 bodies (PBF)"
+  "level_pour_3d 7 2 3 0 0 a level and an emitter (PBF)"
+  "cornell_fluid 7 2 3 2000 3 radiosity and light probes, PNGs (PBF)"
 )
 # Seeds that once failed stay as fixed cases: none yet.
 
@@ -43,8 +46,9 @@ deterministic() { cut -d, -f1-10 "$1"; }
 # extra arguments follow.
 run_to() {
   local scene=$1 frames=$2 out=$3 every=$4 dump=$5; shift 5
-  "$cistern" run "$scene" --frames "$frames" --png-every 0 --dump-every "$dump" --checkpoint-every "$every" \
-    --quiet --out "$out" "$@"
+  [ $# -gt 0 ] || set -- --png-every 0
+  "$cistern" run "$scene" --frames "$frames" --dump-every "$dump" --checkpoint-every "$every" --quiet \
+    --out "$out" "$@"
 }
 
 latest_checkpoint() { ls "$1"/checkpoint_*.ckpt 2>/dev/null | sort | tail -1; }
@@ -65,6 +69,13 @@ compare_runs() {
   done
   [ "$n" -ge 2 ] || fail "$what: only $n particle dumps to compare"
   [ "$(ls "$b"/particles_*.ply | wc -l)" = "$n" ] || fail "$what: the resumed run's folder holds other dumps"
+  for f in "$a"/frame_*.png; do
+    [ -f "$f" ] || continue
+    cmp -s "$f" "$b/$(basename "$f")" || fail "$what: $(basename "$f") differs after the resume"
+  done
+  local pngs_a pngs_b
+  pngs_a=$(ls "$a" | grep -c '^frame_.*\.png$') pngs_b=$(ls "$b" | grep -c '^frame_.*\.png$')
+  [ "$pngs_a" = "$pngs_b" ] || fail "$what: $pngs_b PNGs after the resume, $pngs_a without"
   diff <(deterministic "$a/stats.csv") <(deterministic "$b/stats.csv") >"$tmp/stats.diff" ||
     fail "$what: stats.csv differs after the resume: $(head -5 "$tmp/stats.diff")"
   local rows
@@ -73,10 +84,10 @@ compare_runs() {
 }
 
 for c in "${cases[@]}"; do
-  read -r scene frames every dump particles what <<<"$c"
+  read -r scene frames every dump particles png what <<<"$c"
   a=$tmp/$scene.a b=$tmp/$scene.b
-  size=()
-  [ "$particles" = 0 ] || size=(--particles "$particles")
+  size=(--png-every "$png")
+  [ "$particles" = 0 ] || size+=(--particles "$particles")
   run_to "$scene" "$frames" "$a" "$every" "$dump" "${size[@]}" >"$tmp/a.log" 2>&1 ||
     { fail "$what ($scene): the uninterrupted run failed: $(tail -3 "$tmp/a.log")"; continue; }
   # The kill: once stats.csv holds more than `kill_at` rows (a random
@@ -85,7 +96,7 @@ for c in "${cases[@]}"; do
   kill_at=$(( every + RANDOM % (frames - every - 1) ))
   # cistern itself in the background (a function would be a subshell, and
   # the kill would miss the process).
-  "$cistern" run "$scene" --frames "$frames" --png-every 0 --dump-every "$dump" --checkpoint-every "$every" \
+  "$cistern" run "$scene" --frames "$frames" --dump-every "$dump" --checkpoint-every "$every" \
     --quiet --out "$b" "${size[@]}" >"$tmp/b.log" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
@@ -97,7 +108,7 @@ for c in "${cases[@]}"; do
   ckpt=$(latest_checkpoint "$b")
   echo "  $what ($scene): killed after $(( $(wc -l <"$b/stats.csv") - 1 )) rows (aimed at $kill_at), resuming from $(basename "${ckpt:-none}")"
   [ -n "$ckpt" ] || { fail "$what ($scene): no checkpoint to resume from"; continue; }
-  expect 0 "resuming $scene at frame" -- "$cistern" run "$scene" --frames "$frames" --png-every 0 \
+  expect 0 "resuming $scene at frame" -- "$cistern" run "$scene" --frames "$frames" \
     --dump-every "$dump" --checkpoint-every "$every" --validation --resume "$ckpt" "${size[@]}"
   grep -q "validation error" <<<"$last_out" && fail "$what: validation errors: $(grep 'validation error' <<<"$last_out" | head -3)"
   compare_runs "$a" "$b" "$what ($scene)" "$frames"
