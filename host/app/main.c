@@ -201,7 +201,7 @@ static const cs_cli_option run_options[] = {
     {.name = "--overwrite", .kind = CS_CLI_FLAG, RUN_AT(overwrite),
      .help = "use a non-empty --out: first delete cistern's own files there (stats.csv, frame_*.png, "
              "particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, screenshot_*.png, "
-             "recording_*.mp4), nothing else"},
+             "recording_*.mp4, checkpoint_*.ckpt), nothing else"},
     {.name = "--dump-every", .kind = CS_CLI_UINT, RUN_AT(dump_every), .arg = "K", .max = UINT32_MAX,
      .help = "write particles_NNNNN.ply (or .vtu) every K frames (default and 0: never)"},
     {.name = "--dump-format", .kind = CS_CLI_CHOICE, RUN_AT(dump_vtu), .arg = "ply|vtu", .choices = "ply|vtu",
@@ -213,6 +213,13 @@ static const cs_cli_option run_options[] = {
     {.name = "--mesh-format", .kind = CS_CLI_CHOICE, RUN_AT(mesh_format), .arg = "ply|obj|vtp",
      .choices = "ply|obj|vtp", .help = "meshes as binary PLY, as OBJ, or as VTK .vtp files listed in mesh.pvd "
                                        "(default: ply; vtp with --dump-format vtu)"},
+    {.name = "--checkpoint-every", .kind = CS_CLI_UINT, RUN_AT(checkpoint_every), .arg = "K", .max = UINT32_MAX,
+     .help = "write the whole world state to checkpoint_NNNNN.ckpt every K frames (atomic; the last two are "
+             "kept), for --resume (runs headless; default and 0: never)"},
+    {.name = "--resume", .kind = CS_CLI_PATH, RUN_AT(resume), .arg = "FILE",
+     .help = "go on from a checkpoint of the same scene, bit for bit: --out is the run's folder (stats.csv and "
+             "the numbered files go on where the checkpoint stopped; default: the checkpoint's folder), --frames the "
+             "total (runs headless)"},
     {.name = "--png-every", .kind = CS_CLI_UINT, RUN_AT(png_every), .arg = "K", .max = UINT32_MAX, .def = "10",
      .help = "write frame_NNNNN.png every K frames, headless (0: never)"},
     {.name = "--record", .kind = CS_CLI_PATH, RUN_AT(record_path), .arg = "FILE.mp4",
@@ -280,6 +287,9 @@ static int cmd_run(int argc, char **argv)
     cs_run_options *opt = &a.run;
     if (!check_scene_name(opt->scene))
         return 2;
+    // Checkpoints follow the headless loop's frames (a window pauses and restarts).
+    if (opt->checkpoint_every || opt->resume)
+        opt->headless = true;
     if (!opt->headless && !has_display()) {
         opt->headless = true;
         if (!opt->quiet)

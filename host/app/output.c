@@ -136,7 +136,7 @@ bool cs_is_run_output(const char *name)
            numbered_name(name, "mesh_", ".ply", 5, true) || numbered_name(name, "mesh_", ".obj", 5, true) ||
            numbered_name(name, "mesh_", ".vtp", 5, true) || series_name(name, "particles") ||
            series_name(name, "mesh") || numbered_name(name, "screenshot_", ".png", 3, false) ||
-           numbered_name(name, "recording_", ".mp4", 3, false);
+           numbered_name(name, "recording_", ".mp4", 3, false) || numbered_name(name, "checkpoint_", ".ckpt", 5, false);
 }
 
 bool cs_is_own_output(cs_out_kind kind, const char *name)
@@ -160,7 +160,7 @@ static const char *own_files_text(cs_out_kind kind)
     switch (kind) {
     case CS_OUT_RUN:
         return "stats.csv, frame_*.png, particles_*.ply/vtu, mesh_*.ply/obj/vtp, particles*.pvd, mesh*.pvd, "
-               "screenshot_*.png, recording_*.mp4, trace.png/pfm, patches.csv, radiosity.png, compare.png";
+               "screenshot_*.png, recording_*.mp4, checkpoint_*.ckpt, trace.png/pfm, patches.csv, radiosity.png, compare.png";
     case CS_OUT_SH: return "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv";
     case CS_OUT_VIEW: return "room_*.png";
     case CS_OUT_BENCH: return "results.json, results.csv, plot.png, plot.svg, plot.dat, plot.gp";

@@ -39,7 +39,7 @@ bool cs_is_own_output(cs_out_kind kind, const char *name);
 // A file name a run writes: stats.csv, frame_NNNNN.png, particles_NNNNN.ply/.vtu,
 // particles_FLUID_NNNNN.ply/.vtu, mesh_NNNNN.ply/.obj/.vtp,
 // mesh_FLUID_NNNNN.ply/.obj/.vtp, particles.pvd, particles_FLUID.pvd,
-// mesh.pvd, mesh_FLUID.pvd, screenshot_NNN.png, trace.png, trace.pfm, patches.csv, radiosity.png,
+// mesh.pvd, mesh_FLUID.pvd, screenshot_NNN.png, checkpoint_NNNNN.ckpt, trace.png, trace.pfm, patches.csv, radiosity.png,
 // compare.png (`cistern trace`),
 // and the NAME.tmp of an interrupted atomic write.
 bool cs_is_run_output(const char *name);

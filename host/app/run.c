@@ -38,6 +38,7 @@
 #include "sim.h"
 #include "vtk_out.h"
 #include "watch.h"
+#include "checkpoint.h"
 #include "window.h"
 #include "world.h"
 #include "world_draw.h"
@@ -130,6 +131,14 @@ typedef struct run_state {
     // ParaView's collections (--dump-format vtu, --mesh-format vtp): one per
     // fluid with particles, one per fluid with a surface, by fluid index.
     cs_pvd particle_series[CS_MAX_FLUIDS], mesh_series[CS_MAX_FLUIDS];
+    // Checkpoints (--checkpoint-every, --resume; checkpoint.h): the scene's
+    // hash, the frame a resumed run starts at, what was written.
+    uint64_t scene_hash;
+    uint32_t first_frame;
+    uint32_t checkpoints_written;
+    uint64_t checkpoint_bytes;
+    double checkpoint_ms;
+    char last_checkpoint[1024];
 } run_state;
 
 // The simulated seconds at the end of frame `frame` since the current world
@@ -825,6 +834,32 @@ static bool finish_all_frames(run_state *r, uint32_t next, cs_error *err)
     return ok;
 }
 
+// Simulated frame `frame`, once finished, is followed by a checkpoint
+// (--checkpoint-every K: after frames K - 1, 2K - 1, ...; a resume starts
+// at the frame after it; headless, where every frame simulates one).
+// The run's last frame is followed by one too: a finished run can be
+// extended (--resume with more --frames).
+static bool checkpoint_due(const run_state *r, uint32_t frame)
+{
+    uint32_t frames = r->opt->frames ? r->opt->frames : 120;
+    return r->opt->checkpoint_every && ((frame + 1) % r->opt->checkpoint_every == 0 || frame + 1 == frames);
+}
+
+// After frame `frame` and everything before it finished (rows, dumps): the
+// world's state into DIR/checkpoint_NNNNN.ckpt, NNNNN = frame + 1.
+static bool write_checkpoint(run_state *r, uint32_t frame, cs_error *err)
+{
+    uint64_t bytes;
+    double start = cs_now_seconds();
+    if (!cs_ckpt_write(&r->world, r->out_dir, frame + 1, r->scene_hash, r->last_checkpoint,
+                       sizeof r->last_checkpoint, &bytes, err))
+        return false;
+    r->checkpoint_ms += 1e3 * (cs_now_seconds() - start);
+    r->checkpoint_bytes = bytes;
+    r->checkpoints_written++;
+    return true;
+}
+
 // Whether the host needs frame `frame`'s results before the next frame is
 // recorded: its image, dump or meshes, a capture, or stats that only a
 // submit after it can read.
@@ -834,7 +869,8 @@ static bool host_needs_frame(const run_state *r, bool stepped, uint32_t sim_fram
         return true;
     if (!stepped)
         return false;
-    return dump_due(r, sim_frame) || mesh_due(r, sim_frame) || !cs_world_stats_in_frame(&r->world);
+    return dump_due(r, sim_frame) || mesh_due(r, sim_frame) || checkpoint_due(r, sim_frame) ||
+           !cs_world_stats_in_frame(&r->world);
 }
 
 static int run_headless(run_state *r)
@@ -845,7 +881,7 @@ static int run_headless(run_state *r)
     if (!opt->quiet)
         cs_progress_begin(&progress, frames);
     cs_error err;
-    for (uint32_t frame = 0; frame < frames; frame++) {
+    for (uint32_t frame = r->first_frame; frame < frames; frame++) {
         if (r->watching)
             hot_reload(r);
         if (r->scene_watching && !reload_scene(r, frame, &err))
@@ -880,6 +916,8 @@ static int run_headless(run_state *r)
         r->slots[slot].capture = capture;
         submit_frame(r, rec, true, NULL);
         if (host_needs_frame(r, true, sim_frame, image, capture) && !finish_latest_frame(r, slot, &err))
+            goto failed;
+        if (checkpoint_due(r, sim_frame) && !write_checkpoint(r, sim_frame, &err))
             goto failed;
         if (!opt->quiet) {
             char status[128];
@@ -1107,7 +1145,103 @@ static void print_summary(const run_state *r, bool stats_whole, bool stopped)
     if (r->meshes_written)
         fprintf(stderr, "%s%u meshes (%s/mesh_*.%s%s)", sep, r->meshes_written, where, mesh_ext(r),
                 r->opt->mesh_format == CS_MESH_VTP ? ", listed in mesh*.pvd" : ""), sep = ", ";
+    if (r->checkpoints_written)
+        fprintf(stderr, "%s%u checkpoints (the last %s, %.1f MiB, %.0f ms a write)", sep, r->checkpoints_written,
+                r->last_checkpoint, (double)r->checkpoint_bytes / (1024.0 * 1024.0),
+                r->checkpoint_ms / r->checkpoints_written), sep = ", ";
     fprintf(stderr, "%s\n", *sep == ' ' ? " nothing" : "");
+}
+
+// ---- checkpoints (checkpoint.h) ----
+
+// --resume without --out: the checkpoint's own folder.
+static void resume_default_out(const char *checkpoint, char *out, size_t size)
+{
+    const char *slash = strrchr(checkpoint, '/');
+    if (!slash)
+        snprintf(out, size, ".");
+    else
+        snprintf(out, size, "%.*s", (int)(slash - checkpoint), checkpoint);
+}
+
+// --resume: the run's folder as the killed run left it. stats.csv is cut
+// to its header and the rows of the frames the checkpoint holds, and goes
+// on from there; the numbered files of later frames are written again.
+static bool open_resumed_outputs(run_state *r, cs_error *err)
+{
+    // The checkpoint is checked whole first: a refusal leaves stats.csv as it was.
+    cs_ckpt_header h;
+    if (!cs_ckpt_scene_hash(&r->scene, r->opt->particles, &r->scene_hash, err) ||
+        !cs_ckpt_check(r->opt->resume, r->scene_hash, r->scene.name, &h, err))
+        return false;
+    struct stat st;
+    if (stat(r->out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cs_fail(err, "--resume: %s is not the run's folder (it does not exist or is not a directory); "
+                            "give --out the folder the checkpoint's run wrote into", r->out_dir);
+    char path[600];
+    snprintf(path, sizeof path, "%s/stats.csv", r->out_dir);
+    long long keep;
+    uint32_t rows;
+    if (!cs_ckpt_stats_kept(path, h.frame, &keep, &rows, r->stat_passes, 64, &r->stat_pass_count, err))
+        return false;
+    if (rows != h.frame)
+        return cs_fail(err, "--resume %s: %s holds %u rows before frame %u, where the checkpoint continues; "
+                            "give --out the folder of the run that wrote the checkpoint", r->opt->resume, path, rows,
+                       h.frame);
+    r->stats_open = cs_out_open_table_append(&r->stats, path, keep, err);
+    r->stats_rows = rows;
+    return r->stats_open;
+}
+
+// The ParaView collections of a resumed run list the files of the frames
+// before the checkpoint too.
+static bool resume_series(run_state *r, cs_error *err)
+{
+    for (uint32_t frame = 0; frame < r->first_frame; frame++) {
+        for (uint32_t i = 0; i < r->world.fluid_count && r->opt->dump_vtu && dump_due(r, frame); i++) {
+            const char *fluid = r->world.fluids[i].scene->fluid_name;
+            char name[256], path[800];
+            struct stat st;
+            series_file(r, "particles", fluid, frame, "vtu", name, sizeof name, path, sizeof path);
+            if (stat(path, &st) == 0 && !add_to_series(r, &r->particle_series[i], "particles", fluid, name, frame, err))
+                return false;
+        }
+        for (uint32_t s = 0; s < r->world.surface_count && r->opt->mesh_format == CS_MESH_VTP && mesh_due(r, frame);
+             s++) {
+            uint32_t i = r->world.surfaces[s].fluid;
+            const char *fluid = r->world.fluids[i].scene->fluid_name;
+            char name[256], path[800];
+            struct stat st;
+            series_file(r, "mesh", fluid, frame, "vtp", name, sizeof name, path, sizeof path);
+            if (stat(path, &st) == 0 && !add_to_series(r, &r->mesh_series[i], "mesh", fluid, name, frame, err))
+                return false;
+        }
+    }
+    return true;
+}
+
+// --checkpoint-every: the scene's hash, and every solver able to be saved;
+// --resume: the world loaded from the checkpoint, the run's counters set
+// to its frame.
+static bool start_from_checkpoint(run_state *r, cs_error *err)
+{
+    if (!cs_ckpt_scene_hash(&r->scene, r->opt->particles, &r->scene_hash, err))
+        return false;
+    if (!r->opt->resume)
+        return true;
+    char warning[1024];
+    uint32_t frame;
+    if (!cs_ckpt_load(&r->world, r->opt->resume, r->scene_hash, &frame, warning, sizeof warning, err))
+        return false;
+    if (warning[0])
+        fprintf(stderr, "cistern: warning: %s\n", warning);
+    r->first_frame = r->sim_frames = r->recorded_sim_frames = frame;
+    // A frame that goes wrong is replayed from the scene's start (the world
+    // is bit-deterministic, world_first_nan.c), not from the checkpoint.
+    r->world_first_frame = 0;
+    if (!r->opt->quiet)
+        fprintf(stderr, "cistern: resuming %s at frame %u from %s\n", r->scene.name, frame, r->opt->resume);
+    return resume_series(r, err);
 }
 
 static int run(run_state *r)
@@ -1145,9 +1279,13 @@ static int run(run_state *r)
     // nothing, and no run ends after minutes on a folder it cannot use.
     if (opt->out_dir)
         snprintf(r->out_dir, sizeof r->out_dir, "%s", opt->out_dir);
+    else if (opt->resume)
+        resume_default_out(opt->resume, r->out_dir, sizeof r->out_dir);
     else
         snprintf(r->out_dir, sizeof r->out_dir, "out/%s", r->scene.name);
-    if (!cs_prepare_out_dir(r->out_dir, opt->overwrite, CS_OUT_RUN, &err) || !open_stats(r, &err)) {
+    bool out_ready = opt->resume ? open_resumed_outputs(r, &err)
+                                 : cs_prepare_out_dir(r->out_dir, opt->overwrite, CS_OUT_RUN, &err) && open_stats(r, &err);
+    if (!out_ready) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         cs_scene_free(&r->scene);
         return 2;
@@ -1184,6 +1322,11 @@ static int run(run_state *r)
 
     if (!create_world(r, &err)) {
         cs_scene_edit_blame(&err, opt->edits.items, opt->edits.count);
+        fprintf(stderr, "cistern: %s\n", err.msg);
+        code = 2;
+        goto done;
+    }
+    if ((opt->checkpoint_every || opt->resume) && !start_from_checkpoint(r, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 2;
         goto done;

@@ -20,6 +20,8 @@ typedef struct cs_run_options {
     uint32_t mesh_every;        // surface meshes every K frames (0: none)
     int mesh_format;            // cs_mesh_format (the CLI resolves its default from dump_vtu)
     uint32_t png_every;         // PNG every K frames (headless; 0: none)
+    uint32_t checkpoint_every;  // checkpoint every K frames (headless; 0: none; checkpoint.h)
+    const char *resume;         // a checkpoint to go on from (headless), or NULL
     const char *record_path;    // a video of every frame, through ffmpeg (record.h); NULL: none
     const char *device;
     bool validation;

@@ -80,6 +80,31 @@ bool cs_out_open_table(cs_out_file *out, const char *path, cs_error *err)
     return out_open(out, path, false, true, err);
 }
 
+bool cs_out_open_table_append(cs_out_file *out, const char *path, long long keep, cs_error *err)
+{
+    signal(SIGXFSZ, SIG_IGN); // as out_open: a write past `ulimit -f` fails with EFBIG
+    *out = (cs_out_file){.keep_flushed = true, .flushed = keep};
+    snprintf(out->path, sizeof out->path, "%s", path);
+    snprintf(out->tmp, sizeof out->tmp, "%s.tmp", path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0)
+        return open_failed(path, err);
+    struct stat st;
+    out->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (out->regular && ftruncate(fd, (off_t)keep) != 0) {
+        int why = errno;
+        close(fd);
+        return cs_fail(err, "%s: cannot cut to its first %lld bytes: %s", path, keep, strerror(why));
+    }
+    out->f = fdopen(fd, "ab");
+    if (!out->f) {
+        int why = errno;
+        close(fd);
+        return cs_fail(err, "%s: cannot write: %s", path, strerror(why));
+    }
+    return true;
+}
+
 bool cs_out_write(cs_out_file *out, const void *data, size_t size)
 {
     if (out->error)

@@ -46,6 +46,10 @@ bool cs_out_open(cs_out_file *out, const char *path, bool atomic, cs_error *err)
 // of removed, and removed only when that is nothing.
 bool cs_out_open_table(cs_out_file *out, const char *path, cs_error *err);
 // Appends bytes or formatted text; false once anything has failed.
+// A table an earlier run wrote, continued: cut to its first `keep` bytes
+// (whole rows), then appended to, as cs_out_open_table (a link refused,
+// flushed rows kept on failure). `cistern run --resume`.
+bool cs_out_open_table_append(cs_out_file *out, const char *path, long long keep, cs_error *err);
 bool cs_out_write(cs_out_file *out, const void *data, size_t size);
 bool cs_out_printf(cs_out_file *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Pushes what is buffered to the file, so an error shows now (stats rows).

@@ -579,3 +579,18 @@ void cs_bodies_download(cs_bodies *b, cs_body_state *out)
     if (b->count)
         cs_buffer_download(b->ctx, &b->states, out, (VkDeviceSize)b->count * sizeof *out, 0);
 }
+
+// `work` is left out: integrate.comp's MOVE stage fills every body's
+// working copy from `states` before anything reads it, and its padding
+// (the mat3's fourth words, never written) is not the same bits run to run.
+static const cs_state_row bodies_state_rows[] = {
+    CS_STATE_BUFFER(cs_bodies, states),      CS_STATE_BUFFER(cs_bodies, set),
+    CS_STATE_BUFFER(cs_bodies, sums),        CS_STATE_BUFFER(cs_bodies, record_keys),
+    CS_STATE_BUFFER(cs_bodies, record_values), CS_STATE_BUFFER(cs_bodies, overflow),
+    CS_STATE_BUFFER(cs_bodies, contacts),
+};
+
+void cs_bodies_state(cs_bodies *b, cs_state_entry *out, uint32_t *n, uint32_t max)
+{
+    cs_state_expand(bodies_state_rows, CS_ARRAY_COUNT(bodies_state_rows), b, "", out, n, max);
+}

@@ -126,3 +126,9 @@ cs_bodies_overflow_counts cs_bodies_overflow(cs_bodies *b);
 // A warning for `cistern run` naming what was lost and what to do, or ""
 // when nothing was.
 void cs_bodies_overflow_warning(cs_bodies_overflow_counts counts, char *out, size_t size);
+
+// What a checkpoint saves of the bodies (sim.h cs_state_entry): their
+// states, the published set, the integrator's contact impulses, the
+// reduction's sums and records and the overflow counts;
+// appended to out[*n ..]. The parameters are built again by create.
+void cs_bodies_state(cs_bodies *b, cs_state_entry *out, uint32_t *n, uint32_t max);

@@ -14,6 +14,8 @@
 #include "scene.h"
 #include "scene_keys.h"
 
+#include <stddef.h>
+
 // Particle data as the renderer and the PLY dumps read it. Arrays are in the
 // solver's current order (which may change every step: sorted by cell).
 typedef struct cs_float_buffer {
@@ -141,6 +143,57 @@ typedef struct cs_level_field {
 double cs_level_field_sample(const double origin[3], double cell, const uint32_t dims[3], const float *values,
                              const double p[3]);
 
+// ---- what a part saves in a checkpoint (host/app/checkpoint.c) ----
+// A part (a solver's state, the bodies, the world's clock) declares the
+// state the next substep reads as a table of rows, one per struct member:
+// a GPU buffer (or an array of them: read back whole, each its full size)
+// or plain host bytes (counts, current/alternate indices, the emission
+// schedule's progress). A member that is rebuilt the same by create (a
+// constant parameter buffer, a level's field) or rewritten before it is
+// read every frame (a frame slot's stats copy) is left out. The rows are
+// data, not code: one table per struct, expanded for an instance by
+// cs_state_expand, so what a checkpoint holds is read off the tables.
+typedef struct cs_state_row {
+    const char *name;          // the member ("positions", "emitted")
+    size_t offset;             // offsetof(the struct, member)
+    size_t bytes;              // sizeof the member (an array of cs_buffer: all of them)
+    bool buffer;               // the member is cs_buffer or cs_buffer[N]; else host bytes
+    // A per-element buffer of which only the first `count` of `capacity`
+    // elements are live (a particle fluid's arrays while emitters fill
+    // it): only those are saved. The tail is never read, and holds
+    // whatever the allocation held (not the same bits from run to run).
+    bool live;
+    size_t count_offset, capacity_offset; // uint32_t members of the same struct
+} cs_state_row;
+
+#define CS_STATE_BUFFER(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member), true}
+#define CS_STATE_HOST(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member), false}
+#define CS_STATE_LIVE_BUFFER(type, member, count, capacity)                                                    \
+    {#member, offsetof(type, member), sizeof(((type *)0)->member), true, true, offsetof(type, count),           \
+     offsetof(type, capacity)}
+
+// One buffer or host range of one instance, as a checkpoint writes it.
+typedef struct cs_state_entry {
+    char name[64];             // "<prefix>positions[1]"
+    cs_buffer *buffer;         // a GPU buffer, or NULL
+    void *host;                // else host bytes
+    // Bytes saved: the host range's size; a buffer's whole size (0 when the
+    // solver never made it) or, `live`, its live elements' (a checkpoint
+    // of another count loads into it: at most the buffer's size).
+    size_t bytes;
+    bool live;
+} cs_state_entry;
+
+// The most entries one part may list.
+#define CS_STATE_MAX_ENTRIES 128
+
+// Appends the entries of `rows` (`count` of them) for the struct at `base`,
+// names prefixed with `prefix`, to out[*n ..]; an array of buffers is one
+// entry per buffer ("positions[0]", "positions[1]"). Asserts on overflow
+// of `max` (a table grew past CS_STATE_MAX_ENTRIES).
+void cs_state_expand(const cs_state_row *rows, uint32_t count, void *base, const char *prefix, cs_state_entry *out,
+                     uint32_t *n, uint32_t max);
+
 typedef struct cs_sim_ops {
     const char *solver;        // scene "solver" value
     const char *summary;       // one line for --help
@@ -191,4 +244,9 @@ typedef struct cs_sim_ops {
     // floats in use), at most `max`; returns how many. Read only when a run
     // went non-finite, to name the first pass that did (world_first_nan.c).
     uint32_t (*float_buffers)(void *state, cs_float_buffer *out, uint32_t max);
+    // What a checkpoint saves of the solver (cs_state_entry above): every
+    // buffer and host field the next substep reads, at most `max`; returns
+    // how many. NULL: the solver cannot be checkpointed (cistern run
+    // --checkpoint-every refuses it by name).
+    uint32_t (*state)(void *state, cs_state_entry *out, uint32_t max);
 } cs_sim_ops;

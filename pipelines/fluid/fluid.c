@@ -916,3 +916,33 @@ uint32_t cs_fluid_float_buffers(cs_fluid *f, cs_float_buffer *out, uint32_t max)
     }
     return n;
 }
+
+// The rows a checkpoint saves of every particle fluid (fluid.h
+// cs_fluid_state): the live particles of every per-particle array. The
+// grid (keys, order, ranges) is not saved: every substep builds it again
+// before anything reads it.
+#define LIVE(member) CS_STATE_LIVE_BUFFER(cs_fluid, member, count, capacity)
+static const cs_state_row fluid_state_rows[] = {
+    LIVE(positions),
+    LIVE(velocities),
+    LIVE(predicted),
+    LIVE(materials),
+    LIVE(ids),
+    LIVE(densities),
+    LIVE(arrays),
+    LIVE(body_impulses),
+    CS_STATE_BUFFER(cs_fluid, own_body_set),
+    CS_STATE_HOST(cs_fluid, count),
+    CS_STATE_HOST(cs_fluid, pos_cur),
+    CS_STATE_HOST(cs_fluid, vel_cur),
+    CS_STATE_HOST(cs_fluid, pred_cur),
+    CS_STATE_HOST(cs_fluid, state_cur),
+    CS_STATE_HOST(cs_fluid, substep_index),
+    CS_STATE_HOST(cs_fluid, emitted),
+};
+#undef LIVE
+
+void cs_fluid_state(cs_fluid *f, cs_state_entry *out, uint32_t *n, uint32_t max)
+{
+    cs_state_expand(fluid_state_rows, CS_ARRAY_COUNT(fluid_state_rows), f, "", out, n, max);
+}

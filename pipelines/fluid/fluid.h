@@ -264,5 +264,12 @@ void cs_fluid_particles(cs_fluid *f, cs_particle_view *out);
 // of each pair, and densities) as sim.h's float_buffers op lists it.
 uint32_t cs_fluid_float_buffers(cs_fluid *f, cs_float_buffer *out, uint32_t max);
 
+// What a checkpoint saves of the particle base (sim.h cs_state_entry): the
+// live particles of the state pairs and which of each is current, of the
+// densities, the solver's scratch arrays and the bodies' impulses, the
+// bodies' initial set, the count and the emission schedule's progress. Appended to out[*n ..]. The parameters and the level's field
+// are left out: create builds them the same from the scene.
+void cs_fluid_state(cs_fluid *f, cs_state_entry *out, uint32_t *n, uint32_t max);
+
 void cs_fluid_download_by_id(cs_fluid *f, float *positions4, float *velocities4, float *densities,
                              uint32_t *materials);

@@ -420,7 +420,20 @@ static uint32_t ops_float_buffers(void *state, cs_float_buffer *out, uint32_t ma
     return cs_fluid_float_buffers(&((cs_wcsph *)state)->fluid, out, max);
 }
 
+// What a checkpoint saves (sim.h state): the particle base. The neighbour
+// lists are not saved: every grid build makes them again from the
+// positions before anything reads them (grid.h), and the slots a list
+// leaves unused hold whatever the fill's scratch left, not the same bits
+// from run to run.
+static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
+{
+    uint32_t n = 0;
+    cs_fluid_state(&((cs_wcsph *)state)->fluid, out, &n, max);
+    return n;
+}
+
 const cs_sim_ops cs_wcsph_ops = {
+    .state = ops_state,
     .float_buffers = ops_float_buffers,
     .solver = "wcsph",
     .keys = (const cs_scene_key_block *const[]){&cs_wcsph_keys, NULL},

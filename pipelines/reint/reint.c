@@ -972,7 +972,26 @@ static void ops_field(void *state, cs_field_view *out)
 
 static void ops_particles(void *state, cs_particle_view *out) { cs_reint_particles(state, out); }
 
+// What a checkpoint saves (sim.h state): the cells' fixed-point masses,
+// centres and velocities (both of each pair, and which is current), the
+// forces pass's velocities and the densities, the sticky overflow word, the
+// field view, and the step count. The cell flags come again from the level
+// at create; the points view is made again at every frame's end.
+static const cs_state_row reint_state_rows[] = {
+    CS_STATE_BUFFER(cs_reint, mass),     CS_STATE_BUFFER(cs_reint, pos),   CS_STATE_BUFFER(cs_reint, vel),
+    CS_STATE_BUFFER(cs_reint, vel_forced), CS_STATE_BUFFER(cs_reint, dens), CS_STATE_BUFFER(cs_reint, field),
+    CS_STATE_BUFFER(cs_reint, overflow), CS_STATE_HOST(cs_reint, current), CS_STATE_HOST(cs_reint, steps),
+};
+
+static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
+{
+    uint32_t n = 0;
+    cs_state_expand(reint_state_rows, CS_ARRAY_COUNT(reint_state_rows), state, "", out, &n, max);
+    return n;
+}
+
 const cs_sim_ops cs_reint_ops = {
+    .state = ops_state,
     .solver = "reint",
     .keys = (const cs_scene_key_block *const[]){&cs_reint_keys, NULL},
     .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",

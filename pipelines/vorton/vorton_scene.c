@@ -568,7 +568,39 @@ static void ops_bodies(void *state, cs_body_link *out)
                           .capacity = v->capacity};
 }
 
+// What a checkpoint saves (sim.h state): the vortons and tracers (both of
+// each pair, which is current, the midpoint state and the last rates), the
+// bodies' buffer (their set and thermal state), the walls' points and
+// shares, the heat exchange's terms, and the velocity grid's box (it
+// follows the vortons) and its last solve.
+static const cs_state_row vorton_state_rows[] = {
+    CS_STATE_BUFFER(cs_vorton, pos),          CS_STATE_BUFFER(cs_vorton, vort),
+    CS_STATE_BUFFER(cs_vorton, mid_pos),      CS_STATE_BUFFER(cs_vorton, mid_vort),
+    CS_STATE_BUFFER(cs_vorton, vel),          CS_STATE_BUFFER(cs_vorton, rate),
+    CS_STATE_BUFFER(cs_vorton, rates_partial), CS_STATE_BUFFER(cs_vorton, tracer_pos),
+    CS_STATE_BUFFER(cs_vorton, tracer_mid),   CS_STATE_BUFFER(cs_vorton, tracer_vel),
+    CS_STATE_BUFFER(cs_vorton, tracer_temp),  CS_STATE_BUFFER(cs_vorton, tracer_material),
+    CS_STATE_BUFFER(cs_vorton, bodies),       CS_STATE_BUFFER(cs_vorton, wall_pos),
+    CS_STATE_BUFFER(cs_vorton, wall_vel),     CS_STATE_BUFFER(cs_vorton, wall_weight),
+    CS_STATE_BUFFER(cs_vorton, wall_share),   CS_STATE_BUFFER(cs_vorton, impulses),
+    CS_STATE_BUFFER(cs_vorton, heat_terms),   CS_STATE_BUFFER(cs_vorton, heat_scratch),
+    CS_STATE_BUFFER(cs_vorton, heat_sums),    CS_STATE_BUFFER(cs_vorton, grid.box),
+    CS_STATE_BUFFER(cs_vorton, grid.box_partials), CS_STATE_BUFFER(cs_vorton, grid.psi),
+    CS_STATE_BUFFER(cs_vorton, grid.f),       CS_STATE_BUFFER(cs_vorton, grid.res),
+    CS_STATE_BUFFER(cs_vorton, grid.vel),     CS_STATE_BUFFER(cs_vorton, grid.moments),
+    CS_STATE_HOST(cs_vorton, count),          CS_STATE_HOST(cs_vorton, tracer_count),
+    CS_STATE_HOST(cs_vorton, current),        CS_STATE_HOST(cs_vorton, steps),
+};
+
+static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
+{
+    uint32_t n = 0;
+    cs_state_expand(vorton_state_rows, CS_ARRAY_COUNT(vorton_state_rows), state, "", out, &n, max);
+    return n;
+}
+
 const cs_sim_ops cs_vorton_ops = {
+    .state = ops_state,
     .solver = "vorton",
     .keys = (const cs_scene_key_block *const[]){&cs_vorton_keys, &cs_vorton_grid_keys, NULL},
     .summary = "vortex particles (issue 15): vorticity carriers, direct Biot-Savart velocity, tracers, 3D",
