@@ -364,8 +364,10 @@ static const cs_scene_key radiosity_keys[] = {
     // > 0 is checked after "probes", with its own message.
     {"patch_size", CS_KEY_NUMBER, CS_KEY_AT(cs_scene_lighting, patch_size), 0.0f, 1e6f, .unit = "m", .def = "0.05",
      .help = "> 0: triangles are cut into patches about this size"},
-    {"bounces", CS_KEY_UINT, CS_KEY_AT(cs_scene_lighting, bounces), 0, 64, CS_KEY_LIVE, .def = "2",
-     .help = "light bounces gathered"},
+    {"bounces", CS_KEY_UINT, CS_KEY_AT(cs_scene_lighting, bounces), 0, 64, CS_KEY_LIVE, .def = "64",
+     .help = "the most light bounces gathered a frame"},
+    {"tolerance", CS_KEY_NUMBER, CS_KEY_AT(cs_scene_lighting, tolerance), 0.0f, 1.0f, CS_KEY_LIVE, .def = "0.001",
+     .help = "fewer bounces once one adds at most this share of the reflected light; 0: always `bounces`"},
     {"area_samples", CS_KEY_UINT, CS_KEY_AT(cs_scene_lighting, area_samples), 1, 32, .def = "4",
      .help = "an area light's s × s shadow-ray grid"},
     {"exposure", CS_KEY_NUMBER, CS_KEY_AT(cs_scene_lighting, exposure), 0.0f, 1e6f, CS_KEY_LIVE, .def = "4",
