@@ -144,6 +144,9 @@ def walls(log, args, lines):
     lines.append("|---|---|---|---|---|---|")
     for name, g in last.items():
         lines.append("| %s | %s | %s | %s | %s / %s / %s | %s |" % (name, g[1], g[2], g[3], g[4], g[5], g[6], g[7]))
+    lines.append("")
+    for m in re.finditer(r"^.+?: rms speed over the last .*$", log, re.M):
+        lines.append("- " + m.group(0))
     front = re.search(r"^pbf dam break 3D: front.*$", log, re.M)
     if front:
         lines.append("")
