@@ -308,9 +308,9 @@ expect 2 "badsurf.json: fluids\[0\].surface.enabeld: unknown key" -- "$cistern" 
 # Light probes: a fractional resolution is refused by the parser, a grid
 # past the device's storage buffers (64^3 probes at 16384 rays) by the world,
 # both naming radiosity.probes.resolution.
-sed 's/"bounces": 3}/"bounces": 3, "probes": {"resolution": [8, 8.5, 8]}}/' "$scene_dir/cornell_box.json" > "$tmp/badprobes.json"
+sed 's/"patch_size": 0.07}/"patch_size": 0.07, "probes": {"resolution": [8, 8.5, 8]}}/' "$scene_dir/cornell_box.json" > "$tmp/badprobes.json"
 expect 2 "badprobes.json: radiosity.probes.resolution: must be 3 whole numbers" -- "$cistern" run "$tmp/badprobes.json" --headless --frames 1
-sed 's/"bounces": 3}/"bounces": 3, "probes": {"resolution": [64, 64, 64], "rays": 16384}}/' "$scene_dir/cornell_box.json" > "$tmp/bigprobes.json"
+sed 's/"patch_size": 0.07}/"patch_size": 0.07, "probes": {"resolution": [64, 64, 64], "rays": 16384}}/' "$scene_dir/cornell_box.json" > "$tmp/bigprobes.json"
 expect 2 "bigprobes.json: radiosity.probes.resolution: 64 x 64 x 64 = 262144 probes at 16384 rays: .* holds at most" -- "$cistern" run "$tmp/bigprobes.json" --headless --frames 1
 # bench --surface, tiny: every field and output file, the CPU reference agrees.
 if "$cistern" bench --surface --nodes 12,16 --frames 1 --steps 1 --warmup 0 --cpu-runs 1 --quiet \

@@ -75,6 +75,7 @@ static void transfer_ratio(const cs_world_radiosity *part, const float *before, 
 static void solve(cs_context *ctx, cs_scene *scene, cs_world_radiosity *part, uint32_t bounces, float *got)
 {
     scene->geometry->lighting.bounces = bounces; // read when recording: no recompile
+    scene->geometry->lighting.tolerance = 0.0;   // exactly `bounces`, converged or not
     cs_recorder rec;
     cs_recorder_create(ctx, "mesh scene radiosity", &rec);
     cs_recorder_begin(&rec);

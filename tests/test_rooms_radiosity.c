@@ -73,6 +73,7 @@ static void solve_frame(cs_context *ctx, cs_scene *scene, cs_world_radiosity *pa
                         float *got)
 {
     scene->geometry->lighting.bounces = bounces; // read when recording: no recompile
+    scene->geometry->lighting.tolerance = 0.0;   // exactly `bounces`, converged or not
     cs_recorder rec;
     cs_recorder_create(ctx, "rooms radiosity", &rec);
     cs_recorder_begin(&rec);
@@ -130,7 +131,8 @@ static void close_doorway(cs_geometry *g)
     add_quad(g, towards_c, grey);
 }
 
-// The scene's own "bounces" (solve_frame changes the lighting's).
+// The bounces the scene's frames gather (its "bounces" and "tolerance"),
+// measured when the world is made (solve_frame changes the lighting's).
 static uint32_t scene_bounces;
 
 static void check_open_doorway(cs_context *ctx, cs_scene *scene)
@@ -142,6 +144,9 @@ static void check_open_doorway(cs_context *ctx, cs_scene *scene)
     uint32_t n = part.compiled.patch_count;
     printf("rooms_radiosity: %u patches, %u clusters, %u links, compiled in %.2f s\n", n, part.compiled.cluster_count,
            part.compiled.link_count, cs_now_seconds() - t0);
+    scene_bounces = cs_world_radiosity_bounces(&part);
+    printf("rooms_radiosity: a frame gathers %u bounces (tolerance %g)\n", scene_bounces,
+           scene->geometry->lighting.tolerance);
     float *got = malloc((size_t)n * 16);
     CS_ASSERT(got, "out of memory");
 
@@ -207,7 +212,6 @@ int main(void)
     cs_error err = {0};
     CS_ASSERT(cs_scene_load(CS_SOURCE_DIR "/scenes/rooms_radiosity.json", &scene, &err), "%s", err.msg);
     CS_ASSERT(scene.geometry && scene.geometry->lighting.bounces >= 1, "rooms_radiosity needs geometry and bounces");
-    scene_bounces = scene.geometry->lighting.bounces;
     scene.geometry->lighting.patch_size = TEST_PATCH_SIZE;
     check_open_doorway(&ctx, &scene);
     close_doorway(scene.geometry);

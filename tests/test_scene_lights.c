@@ -46,8 +46,9 @@ static void test_cornell(void)
     if (!ok)
         return;
     const cs_scene_lighting *l = &scene.geometry->lighting;
-    CHECK(l->radiosity_given && near(l->patch_size, 0.07) && l->bounces == 3, "cornell radiosity: %g, %u",
-          l->patch_size, l->bounces);
+    // Bounces until converged (the defaults): test_radiosity_shipped checks the light.
+    CHECK(l->radiosity_given && near(l->patch_size, 0.07) && l->bounces == 64 && near(l->tolerance, 1e-3),
+          "cornell radiosity: %g, %u, %g", l->patch_size, l->bounces, l->tolerance);
     cs_scene_free(&scene);
 }
 

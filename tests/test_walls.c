@@ -7,9 +7,12 @@
 //    centre of mass sits at H / 2 with H = total mass / (rho0 * floor area),
 //    within 1% (PBF, WCSPH: solvers whose density is a physical one; Clavet's
 //    rest density is in kernel-sum units, so its height is only reported);
-//  - PBF comes to rest: after 5 s the fastest particle moves under 1% of
-//    sqrt(g H) and the interior's mean |rho/rho0 - 1| is under 0.5% (the
+//  - PBF comes to rest: the rms speed averaged over the last 3 s is under
+//    1% of sqrt(g H) (issue 31: one particle's max speed was the fragile
+//    measure) and the interior's mean |rho/rho0 - 1| is under 0.5% (the
 //    free-surface row is reported on its own: it lacks neighbours above);
+//    the 512-particle pool with the shipped xsph 0.05 after 5 s, a
+//    2048-particle pool with the solver's defaults after 8 s;
 //  - the PBF dam break keeps its behaviour: the front position at a fixed
 //    time stays within 10% of the figure measured before the wall model
 //    changed (DAM_FRONT_BEFORE).
@@ -24,6 +27,7 @@
 #include "solvers.h"
 
 #define WALL_GAP_MIN 0.25 // fraction of the spacing
+#define REST_WINDOW_S 3.0 // the rest check averages the kinetic energy over the last seconds
 
 typedef struct pool_figures {
     double min_gap;          // closest centre to a box face, in spacings
@@ -188,7 +192,8 @@ static void check_pool(cs_context *ctx, const pool_case *c)
     uint32_t total = (uint32_t)llround(c->settle_s / sc.dt), chunk = (uint32_t)llround(1.0 / sc.dt);
     uint64_t index = 0;
     pool_figures r = {0};
-    double height = 0.0;
+    double height = 0.0, window_energy = 0.0; // mean rms^2 over the last REST_WINDOW_S
+    uint32_t window_samples = 0;
     for (uint32_t done = 0; done < total;) {
         uint32_t n = CS_MIN(chunk, total - done);
         run_substeps(ctx, ops, state, &sc, &index, n);
@@ -202,8 +207,15 @@ static void check_pool(cs_context *ctx, const pool_case *c)
         height = p.n * (double)sc.materials[0].mass / (sc.materials[0].rest_density * area);
         particles_free(&p);
         print_figures(c->what, done * sc.dt, &r);
+        if (done * sc.dt > c->settle_s - REST_WINDOW_S + 0.5) // samples a second apart: the last 3
+            window_energy += r.rms_speed * r.rms_speed, window_samples++;
     }
     double wave = sqrt(9.81 * height);
+    double window_rms = window_samples ? sqrt(window_energy / window_samples) : INFINITY;
+    fprintf(stderr, "%s: rms speed over the last %.0f s (%u samples) %.5f m/s = %.2f%% of sqrt(gH) %.3f; max %.4f "
+                    "(%.2f%%), p99 %.4f (%.2f%%) at the end\n",
+            c->what, REST_WINDOW_S, window_samples, window_rms, 100 * window_rms / wave, wave, r.max_speed,
+            100 * r.max_speed / wave, r.p99_speed, 100 * r.p99_speed / wave);
     CHECK(r.min_gap >= WALL_GAP_MIN, "%s: a centre sits %.3f spacings from a wall (%u under %.2f)", c->what, r.min_gap,
           r.close, WALL_GAP_MIN);
     if (c->physical_density)
@@ -211,15 +223,15 @@ static void check_pool(cs_context *ctx, const pool_case *c)
               c->what, r.com_ratio);
     if (c->at_rest) {
         // One particle's speed at one instant is a fragile statistic of a
-        // chaotic settling: on llvmpipe the PBF pool's motion collapses
-        // between 3 and 4 s (max 0.057 -> 0.0023 m/s) and ends at 0.0002;
-        // on an H200 (NVIDIA 580) it had not by 5 s (max 0.0187, mean
-        // 0.0025 m/s, 80x llvmpipe's mean: the bulk, not one particle).
-        // The rms and 99th-percentile speeds are printed above for the
-        // next look; a window average of the rms speed (the kinetic
-        // energy) would be the robust measure of "at rest".
-        CHECK(r.max_speed <= 0.01 * wave, "%s: max speed %.4f m/s after %.1f s (bound 1%% of sqrt(gH) = %.4f)",
-              c->what, r.max_speed, c->settle_s, 0.01 * wave);
+        // chaotic settling: on llvmpipe the 512-particle pool's motion
+        // collapses between 3 and 4 s (max 0.057 -> 0.0023 m/s) and ends at
+        // 0.0002; on an H200 (NVIDIA 580) it had not by 5 s (max 0.0187,
+        // mean 0.0025 m/s). The bulk's motion is the measure of "at rest"
+        // (issue 31): the rms speed (kinetic energy) averaged over the last
+        // REST_WINDOW_S, under 1% of sqrt(gH). Max and p99 are printed.
+        CHECK(window_rms <= 0.01 * wave,
+              "%s: rms speed %.4f m/s over the last %.0f s (bound 1%% of sqrt(gH) = %.4f; max %.4f)", c->what,
+              window_rms, REST_WINDOW_S, 0.01 * wave, r.max_speed);
         CHECK(r.interior > 20 && r.interior_error <= 0.005, "%s: interior (%u) mean |rho/rho0-1| %.4f over 0.5%%",
               c->what, r.interior, r.interior_error);
     }
@@ -239,6 +251,17 @@ static const pool_case pools[] = {
      "  \"pbf\": { \"iterations\": 4, \"relaxation\": 0.01, \"scorr_k\": 0.1, \"scorr_n\": 4, \"scorr_dq\": 0.2,"
      "           \"vorticity\": 0.0005, \"xsph\": 0.05 } }",
      5.0, true, true},
+    // The solver's defaults (xsph 0.01, no vorticity), 2048 particles
+    // (issue 31: pools past 512 settle without a scene knob). llvmpipe: rms
+    // 0.0038-0.0041 m/s over 6-8 s = 0.28% of sqrt(gH); max 0.0178 (1.3%).
+    {"pbf pool 3D 2k defaults",
+     "{ \"solver\": \"pbf\", \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.4] },"
+     "  \"gravity\": [0, -9.81, 0], \"dt\": 0.0041667, \"substeps\": 1, \"seed\": 1,"
+     "  \"smoothing_radius\": 0.05, \"particle_spacing\": 0.025,"
+     "  \"materials\": [ { \"name\": \"water\", \"mass\": 0.015625, \"rest_density\": 1000 } ],"
+     "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.4, 0.2, 0.4], \"material\": \"water\" } ],"
+     "  \"pbf\": {} }",
+     8.0, true, true},
     {"wcsph pool 2D",
      "{ \"solver\": \"wcsph\", \"dim\": 2, \"domain\": { \"min\": [0, 0], \"max\": [0.3, 0.3] },"
      "  \"gravity\": [0, -9.81], \"dt\": 0.0004, \"substeps\": 1, \"seed\": 1,"

@@ -284,7 +284,7 @@ def main():
                     "blocks": [{"min": [1.9, 1.1, 1.9], "max": [2.1, 1.3, 2.1], "material": "water"}],
                     "pbf": {}}],
         "geometry": geometry,
-        "radiosity": {"patch_size": math.ceil(longest * 1000.0) / 1000.0, "bounces": 2},
+        "radiosity": {"patch_size": math.ceil(longest * 1000.0) / 1000.0},
         "camera": {"position": [2.0, 1.6, -1.5], "target": [2.0, 0.5, 2.0], "up": [0, 1, 0], "fov_degrees": 60},
     }
     with open(os.path.join(args.out_dir, "mesh_scene.json"), "w", newline="\n") as out:

@@ -139,7 +139,7 @@ static bool bench_size(cs_context *ctx, cs_scene *scene, double patch_size, uint
     for (uint32_t c = TOTAL; c < COLUMNS; c++) {
         printf(" %.2f |", median(&ms[c * steps], steps));
         if (c == GATHER) // the same per gather: a frame is bounces + 1 of them
-            printf(" %.2f |", median(&ms[c * steps], steps) / (lighting->bounces + 1));
+            printf(" %.2f |", median(&ms[c * steps], steps) / (cs_world_radiosity_bounces(&part) + 1));
     }
     printf("\n");
     fflush(stdout);
@@ -371,9 +371,15 @@ int cs_bench_radiosity(const cs_bench_options *opt)
         cs_scene_free(&scene);
         return 1;
     }
-    printf("radiosity of %s on %s: %u lights, %u bounces, %u frames (median) after %u\n\n", scene.name, device,
-           scene.geometry->lighting.light_count, scene.geometry->lighting.bounces, CS_MAX(opt->steps, 1u),
-           opt->warmup);
+    const cs_scene_lighting *lighting = &scene.geometry->lighting;
+    char bounces[64];
+    if (lighting->tolerance > 0.0)
+        snprintf(bounces, sizeof bounces, "bounces to a tolerance of %g (at most %u)", lighting->tolerance,
+                 lighting->bounces);
+    else
+        snprintf(bounces, sizeof bounces, "%u bounces", lighting->bounces);
+    printf("radiosity of %s on %s: %u lights, %s, %u frames (median) after %u\n\n", scene.name, device,
+           lighting->light_count, bounces, CS_MAX(opt->steps, 1u), opt->warmup);
     printf("links: %s\n\n", scene.geometry->lighting.hierarchy ? "through the k-means cluster hierarchy"
                                                                : "every visible pair (radiosity.hierarchy false)");
     print_table_header("patches asked");

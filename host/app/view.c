@@ -72,8 +72,10 @@ static void make_scene(view_state *v)
     snprintf(s->level.file, sizeof s->level.file, "%s", v->opt->level);
     snprintf(s->path, sizeof s->path, "%s", v->opt->level); // messages name the level, not ""
     s->level.units_per_metre = v->mesh.units_per_metre;
-    v->geometry.lighting = (cs_scene_lighting){.radiosity_given = true, .patch_size = v->opt->patch_size,
-                                               .bounces = 2, .area_samples = 4, .exposure = 1.0, .hierarchy = true};
+    v->geometry.lighting = cs_scene_lighting_default();
+    v->geometry.lighting.radiosity_given = true;
+    v->geometry.lighting.patch_size = v->opt->patch_size;
+    v->geometry.lighting.exposure = 1.0;
     s->geometry = &v->geometry;
 }
 

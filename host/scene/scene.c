@@ -142,6 +142,7 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
                                 "material \"%s\": rest_density x particle_spacing^%d = %g is not a usable mass; "
                                 "give \"mass\"", m->name, scene->dim, (double)m->mass);
         }
+        cs_clavet_material_defaults(scene, entry, m);
     }
     return true;
 }

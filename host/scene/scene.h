@@ -284,6 +284,13 @@ uint32_t cs_scene_fill_blocks(const cs_scene *scene, float *positions4, float *v
 // blocks are unchanged. k is the one whose block count is closest to target
 // (the count is a staircase in k), except that blocks filling their boxes
 // to the faces keep doing so when a k within 5% of target allows it.
+// Clavet SPH's kernel normalisation N_n over the disc (2D) or ball (3D) of
+// radius h, for (1 - r/h)^n, and the sum of (1 - r/h)^n over a particle's
+// neighbours on a square (cubic) lattice of `spacing`, self left out, as
+// its density pass sums (scene_clavet.c; fluid_sph.c uses both).
+double cs_clavet_kernel_norm(int dim, int n, double h);
+double cs_clavet_lattice_sum(int dim, int n, double h, double spacing);
+
 void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target);
 
 // Rescales every fluid of a file (cs_scene_scale_particle_count on each,

@@ -16,12 +16,13 @@ static bool read_radiosity(const cs_scene *scene, const cJSON *block, cs_scene_l
 {
     if (!cJSON_IsObject(block))
         return cs_scene_fail(scene, err, "", "radiosity",
-                             "must be an object {\"patch_size\": 0.05, \"bounces\": 2, \"area_samples\": 4}");
+                             "must be an object {\"patch_size\": 0.05, \"tolerance\": 0.001, \"area_samples\": 4}");
     if (!cs_scene_keys_read(scene, block, "radiosity", cs_scene_radiosity_keys, out, err))
         return false;
     // A float's precision, given or not (the rows store given values so).
     out->patch_size = (float)out->patch_size;
     out->exposure = (float)out->exposure;
+    out->tolerance = (float)out->tolerance;
     const cJSON *probes = cJSON_GetObjectItemCaseSensitive(block, "probes");
     if (probes && !cs_scene_probes_read(scene, probes, &out->probes, err))
         return false;
@@ -195,10 +196,16 @@ static bool read_light(const cs_scene *scene, const cJSON *entry, uint32_t index
            read_shape(scene, entry, path, light, intensity, has_intensity, err);
 }
 
+cs_scene_lighting cs_scene_lighting_default(void)
+{
+    return (cs_scene_lighting){.patch_size = 0.05, .bounces = 64, .tolerance = 1e-3, .area_samples = 4,
+                               .exposure = 4.0, .hierarchy = true};
+}
+
 bool cs_scene_lighting_parse(const cs_scene *scene, const cJSON *root, bool has_geometry, cs_scene_lighting *out,
                              cs_error *err)
 {
-    *out = (cs_scene_lighting){.patch_size = 0.05, .bounces = 2, .area_samples = 4, .exposure = 4.0, .hierarchy = true};
+    *out = cs_scene_lighting_default();
     const cJSON *radiosity = cJSON_GetObjectItemCaseSensitive(root, "radiosity");
     const cJSON *lights = cJSON_GetObjectItemCaseSensitive(root, "lights");
     if (!has_geometry && (radiosity || lights))

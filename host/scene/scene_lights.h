@@ -3,8 +3,8 @@
 // (point, spot, sphere and quad area lights, each optionally moving along
 // a path). docs/scenes.md, "Static geometry"; docs/light.md, "Radiosity".
 //
-//   "radiosity": {"patch_size": 0.05, "bounces": 2, "area_samples": 4, "exposure": 4, "hierarchy": true,
-//                 "feedback": false},
+//   "radiosity": {"patch_size": 0.05, "bounces": 64, "tolerance": 0.001, "area_samples": 4, "exposure": 4,
+//                 "hierarchy": true, "feedback": false},
 //   "lights": [
 //     {"type": "point",  "position": [x,y,z], "radius": 0.02, "color": [r,g,b], "intensity": 1, "range": 3},
 //     {"type": "spot",   "position": [...], "direction": [...], "inner_degrees": 20, "outer_degrees": 30, ...},
@@ -54,7 +54,11 @@ typedef struct cs_scene_light {
 typedef struct cs_scene_lighting {
     bool radiosity_given;    // the scene had a "radiosity" block
     double patch_size;       // m; default 0.05
-    uint32_t bounces;        // default 2
+    uint32_t bounces;        // the most gathers a frame; default 64
+    // Fewer when the reflected light has converged: the bounces after which
+    // it grows by at most tolerance of itself (world_radiosity.c measures it
+    // on the CPU at the lights' t = 0 places); 0: always `bounces`. Default 1e-3.
+    double tolerance;
     uint32_t area_samples;   // an area light's s x s shadow-ray grid; default 4
     double exposure;         // drawn colour x / (1 + x), x = exposure B; default 4
     cs_scene_probes probes;  // "radiosity.probes" (scene_probes.h); probes.given false without it
@@ -63,6 +67,11 @@ typedef struct cs_scene_lighting {
     cs_scene_light lights[CS_MAX_SCENE_LIGHTS];
     uint32_t light_count;
 } cs_scene_lighting;
+
+// The "radiosity" block's defaults (the rows of scene_key_tables.c say the
+// same): patch_size 0.05, bounces 64, tolerance 1e-3, area_samples 4,
+// exposure 4, hierarchy on, feedback off.
+cs_scene_lighting cs_scene_lighting_default(void);
 
 // Reads "radiosity" and "lights" of the file's root object into *out
 // (defaults first). `has_geometry`: the scene has "geometry"; without it

@@ -23,5 +23,8 @@ bool cs_scene_inside_domain(const cs_scene *scene, const float *p, float slack);
 // root[key] as an array of min..max entries (*out NULL, *count 0 when absent).
 bool cs_json_array(const cs_scene *scene, const cJSON *root, const char *key, uint32_t min, uint32_t max,
                    const cJSON **out, uint32_t *count, cs_error *err);
+// A Clavet fluid's material: every key the entry (NULL: none) leaves out
+// gets its scale-free default (scene_clavet.c); other solvers: nothing.
+void cs_clavet_material_defaults(const cs_scene *scene, const cJSON *entry, cs_material *m);
 // "bodies" into scene->bodies (scene_bodies.c).
 bool cs_scene_parse_bodies(cs_scene *scene, const cJSON *root, cs_error *err);

@@ -95,9 +95,12 @@ bool cs_level_radiosity_geometry(const cs_tr1_level *level, const cs_level_mesh 
     memset(out, 0, sizeof *out);
     uint32_t scene_elements = scene_geometry ? scene_geometry->element_count : 0;
     // Without a scene geometry: scene_lights.h's defaults.
-    out->lighting = scene_geometry ? scene_geometry->lighting
-                                   : (cs_scene_lighting){.patch_size = 0.05, .bounces = 2, .area_samples = 4,
-                                                         .exposure = 4.0};
+    if (scene_geometry) {
+        out->lighting = scene_geometry->lighting;
+    } else {
+        out->lighting = cs_scene_lighting_default();
+        out->lighting.hierarchy = false; // as before the defaults had a function
+    }
     // Room lights first, then the scene's own.
     uint32_t level_lights = 0;
     for (uint32_t r = 0; r < level->room_count; r++)

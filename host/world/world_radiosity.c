@@ -104,6 +104,7 @@ bool cs_world_radiosity_create_from(cs_context *ctx, const cs_scene *scene, cons
         return cs_scene_fail(scene, err, "radiosity", "patch_size", "%s", inner.msg);
     }
     part->gpu_made = true;
+    cs_world_radiosity_bounces(part); // measured now, not in the first frame
     return create_probes(ctx, scene, part, err);
 }
 
@@ -151,6 +152,44 @@ void cs_world_radiosity_lights_at(const cs_scene_lighting *lighting, double t, c
     }
 }
 
+// The most bounces the "bounces" key allows (scene_key_tables.c).
+#define MOST_BOUNCES 64u
+
+// How many gathers bring the reflected light within the tolerance, with
+// the lights where they are at t = 0: the double solver on the compiled
+// links, as the frame's gathers do them. A light that moves changes the
+// direct light, hardly the share each bounce passes on, so the count
+// holds for the frames after.
+static uint32_t measure_converged_bounces(const cs_world_radiosity *part)
+{
+    cs_light lights[CS_MAX_SCENE_LIGHTS];
+    cs_area_light areas[CS_MAX_SCENE_LIGHTS];
+    uint32_t count, area_count;
+    cs_world_radiosity_lights_at(part->lighting, 0.0, lights, &count, areas, &area_count);
+    size_t values = (size_t)CS_MAX(part->compiled.patch_count, 1u) * 3;
+    double *direct = malloc(values * sizeof *direct), *radiosity = malloc(values * sizeof *radiosity);
+    CS_ASSERT(direct && radiosity, "out of memory for %u patches", part->compiled.patch_count);
+    cs_radiosity_direct_cpu(&part->compiled, &part->bvh, lights, count, areas, area_count,
+                            part->lighting->area_samples, direct);
+    uint32_t bounces =
+        cs_radiosity_solve_to(&part->compiled, direct, part->lighting->tolerance, MOST_BOUNCES, radiosity);
+    free(direct);
+    free(radiosity);
+    return bounces;
+}
+
+uint32_t cs_world_radiosity_bounces(cs_world_radiosity *part)
+{
+    double tolerance = part->lighting->tolerance;
+    if (tolerance <= 0.0)
+        return part->lighting->bounces;
+    if (part->converged_tolerance != tolerance) {
+        part->converged_bounces = measure_converged_bounces(part);
+        part->converged_tolerance = tolerance;
+    }
+    return CS_MIN(part->converged_bounces, part->lighting->bounces);
+}
+
 void cs_world_radiosity_record(cs_world_radiosity *part, cs_recorder *rec, double t)
 {
     cs_light lights[CS_MAX_SCENE_LIGHTS];
@@ -162,7 +201,7 @@ void cs_world_radiosity_record(cs_world_radiosity *part, cs_recorder *rec, doubl
     if (part->lighting->feedback)
         cs_radiosity_gpu_record_feedback(rec, &part->gpu);
     else
-        cs_radiosity_gpu_record(rec, &part->gpu, part->lighting->bounces);
+        cs_radiosity_gpu_record(rec, &part->gpu, cs_world_radiosity_bounces(part));
     if (part->probes_made && part->frames % part->lighting->probes.every == 0)
         cs_probes_record(rec, &part->probes, &part->gpu);
     part->frames++;

@@ -33,6 +33,12 @@ typedef struct cs_world_radiosity {
     // lighting point here.
     cs_geometry level_geometry;
     bool has_level;
+    // The gathers that converge within lighting->tolerance (at most 64):
+    // measured by the double solver with the lights at t = 0, again when
+    // the tolerance changes (a live key). A frame gathers
+    // min(converged_bounces, lighting->bounces).
+    uint32_t converged_bounces;
+    double converged_tolerance;
 } cs_world_radiosity;
 
 // Compiles the scene's geometry (with a level and a "radiosity" block: the
@@ -50,6 +56,10 @@ void cs_world_radiosity_destroy(cs_context *ctx, cs_world_radiosity *part);
 // CS_MAX_SCENE_LIGHTS); the counts come back.
 void cs_world_radiosity_lights_at(const cs_scene_lighting *lighting, double t, cs_light *lights, uint32_t *count,
                                   cs_area_light *areas, uint32_t *area_count);
+
+// The bounces a frame gathers now: the scene's `bounces`, or fewer where
+// the reflected light has converged within its `tolerance`.
+uint32_t cs_world_radiosity_bounces(cs_world_radiosity *part);
 
 // Records the lights at time t into `rec` (no submit of its own), then
 // "radiosity: direct" and the gathers. Outside a pass.

@@ -12,12 +12,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-double cs_sph_kernel_norm(int dim, int n, double h)
-{
-    if (dim == 2)
-        return (double)((n + 1) * (n + 2)) / (2.0 * M_PI * h * h);
-    return (double)((n + 1) * (n + 2) * (n + 3)) / (8.0 * M_PI * h * h * h);
-}
+double cs_sph_kernel_norm(int dim, int n, double h) { return cs_clavet_kernel_norm(dim, n, h); }
 
 // seed_compatible: seed 000's own viscosity and walls (fluid_sph.h). Its
 // walls replace the mirrors and the base's collide pass, which is also the
@@ -268,6 +263,37 @@ void cs_sph_record_substep(cs_sph *s, cs_recorder *rec)
 
 // ---- cs_sim_ops ----
 
+// Per-substep numbers past which a Clavet fluid blows up (issue 31: in 3D
+// with the fitting mass k_hat 0.1 ran, 0.3 blew up; the defaults are
+// 0.0395, 0.074 and 0.014, scene_clavet.c): k_hat = dt^2 k rho0 N_n / (m h),
+// the same with k_near and N_(n+1), kappa_hat = kappa N_n.
+#define K_HAT_UNSTABLE 0.25
+#define KAPPA_HAT_UNSTABLE 0.1
+
+// A given stiffness or cohesion far past what the time step holds: said on
+// stderr, once, with the value the default would take (nothing warned
+// before, and a 3D scene with the seed's 2D values exploded silently).
+static void warn_unstable(const cs_sph *s)
+{
+    const cs_scene *sc = s->fluid.scene;
+    double h = sc->smoothing_radius, dt = s->fluid.dt;
+    double norm = cs_sph_kernel_norm(sc->dim, s->exponent, h), near = cs_sph_kernel_norm(sc->dim, s->exponent + 1, h);
+    for (uint32_t m = 0; m < sc->material_count; m++) {
+        const cs_material *mat = &sc->materials[m];
+        double per = dt * dt * mat->rest_density / ((double)mat->mass * h);
+        double k_hat = per * mat->stiffness * norm, near_hat = per * mat->near_stiffness * near;
+        double kappa_hat = mat->surface_tension * norm;
+        if (k_hat > K_HAT_UNSTABLE || near_hat > 2 * K_HAT_UNSTABLE || kappa_hat > KAPPA_HAT_UNSTABLE)
+            fprintf(stderr,
+                    "warning: %s: materials[%u] (\"%s\"): stiffness %g, near_stiffness %g, surface_tension %g move "
+                    "a particle %.3g, %.3g and %.3g h a substep at this h, mass and dt (stable below %g, %g, %g): the "
+                    "fluid will likely explode; leave them out for the scale-free defaults (docs/fluids.md, "
+                    "\"Defaults in any units\")\n",
+                    sc->path, m, mat->name, mat->stiffness, mat->near_stiffness, mat->surface_tension, k_hat,
+                    near_hat, kappa_hat, K_HAT_UNSTABLE, 2 * K_HAT_UNSTABLE, KAPPA_HAT_UNSTABLE);
+    }
+}
+
 static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     cs_sph *s = calloc(1, sizeof *s);
@@ -276,6 +302,7 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
         free(s);
         return false;
     }
+    warn_unstable(s);
     *state = s;
     return true;
 }
@@ -320,15 +347,7 @@ static bool ops_lattice_density(const cs_scene *scene, uint32_t material, double
     free(sp);
     if (!parsed)
         return false;
-    double h = scene->smoothing_radius, sum = 0.0;
-    int n = (int)ceil(h / spacing) + 1;
-    for (int k = (scene->dim == 3 ? -n : 0); k <= (scene->dim == 3 ? n : 0); k++)
-        for (int j = -n; j <= n; j++)
-            for (int i = -n; i <= n; i++) {
-                double r = spacing * sqrt((double)(i * i + j * j + k * k));
-                if (r > 0.0 && r < h)
-                    sum += pow(1.0 - r / h, exponent);
-            }
+    double h = scene->smoothing_radius, sum = cs_clavet_lattice_sum(scene->dim, exponent, h, spacing);
     double per_mass = cs_sph_kernel_norm(scene->dim, exponent, h) * sum;
     *rho = scene->materials[material].mass * per_mass;
     *fitting_mass = per_mass > 0.0 ? scene->materials[material].rest_density / per_mass : 0.0;

@@ -410,7 +410,20 @@ static void pushed_down(const cs_radiosity_compiled *c, const double *irradiance
         out[k] = irradiance[3 * (size_t)i + k] + open * above[k];
 }
 
-void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, uint32_t bounces, double *radiosity)
+// The light the patches reflect: sum over patches and channels of A (B - E).
+static double reflected_power(const cs_radiosity_compiled *c, const double *radiosity)
+{
+    double power = 0.0;
+    for (uint32_t i = 0; i < c->patch_count; i++) {
+        const float e[3] = {c->patches[i].emission.x, c->patches[i].emission.y, c->patches[i].emission.z};
+        for (int k = 0; k < 3; k++)
+            power += (double)c->patches[i].center_area.w * (radiosity[3 * i + k] - e[k]);
+    }
+    return power;
+}
+
+uint32_t cs_radiosity_solve_to(const cs_radiosity_compiled *c, const double *direct, double tolerance,
+                               uint32_t max_bounces, double *radiosity)
 {
     uint32_t n = c->patch_count;
     size_t nodes = cs_radiosity_node_count(c);
@@ -424,7 +437,9 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
         for (int k = 0; k < 3; k++)
             radiosity[3 * i + k] = e[k] + rho[k] * (direct ? direct[3 * i + k] : 0.0);
     }
-    for (uint32_t bounce = 0; bounce < bounces; bounce++) {
+    double power = tolerance > 0.0 ? reflected_power(c, radiosity) : 0.0;
+    uint32_t bounce = 0;
+    while (bounce < max_bounces) {
         memcpy(previous, radiosity, (size_t)n * 3 * sizeof *previous);
         push_up(c, previous);
         gather_nodes(c, previous, irradiance, gradient);
@@ -436,8 +451,23 @@ void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, ui
             for (int k = 0; k < 3; k++)
                 radiosity[3 * i + k] = e[k] + rho[k] * ((direct ? direct[3 * i + k] : 0.0) + gathered[k]);
         }
+        bounce++;
+        if (tolerance > 0.0) {
+            double next = reflected_power(c, radiosity);
+            // A dark scene (no reflected light at all) has converged too.
+            bool settled = fabs(next - power) <= tolerance * fabs(next);
+            power = next;
+            if (settled)
+                break;
+        }
     }
     free(previous);
     free(irradiance);
     free(gradient);
+    return bounce;
+}
+
+void cs_radiosity_solve(const cs_radiosity_compiled *c, const double *direct, uint32_t bounces, double *radiosity)
+{
+    cs_radiosity_solve_to(c, direct, 0.0, bounces, radiosity);
 }

@@ -131,3 +131,11 @@ double cs_form_factor(const float from[3][3], const float to[3][3]);
 // G + (x_patch - x_cluster) . grad G (the push-down), in that order.
 void cs_radiosity_solve(const cs_radiosity_compiled *compiled, const double *direct, uint32_t bounces,
                         double *radiosity);
+// The same, bounced until the reflected light stops growing: after each
+// bounce k, P(k) = sum over patches and channels of A (B(k) - E); it stops
+// when |P(k) - P(k - 1)| <= tolerance |P(k)|, or after max_bounces.
+// tolerance 0: exactly max_bounces. Returns the bounces done. The light
+// left out is about tolerance lambda / (1 - lambda) of P, lambda the
+// scene's bounce ratio (P(k + 1) - P(k)) / (P(k) - P(k - 1)).
+uint32_t cs_radiosity_solve_to(const cs_radiosity_compiled *compiled, const double *direct, double tolerance,
+                               uint32_t max_bounces, double *radiosity);
