@@ -209,6 +209,9 @@ static const cs_cli_option run_options[] = {
     {.name = "--overlay", .kind = CS_CLI_FLAG, RUN_AT(overlay),
      .help = "per-pass GPU ms of the previous frame (top 8 and the total) in the image's top-left corner: the "
              "window starts with it, headless PNGs carry it"},
+    {.name = "--panel", .kind = CS_CLI_FLAG, RUN_AT(panel),
+     .help = "the parameter panel (docs/panel.md): in a window, pause, step, restart, a scene picker, the colour "
+             "map and every live scene value to edit; headless, drawn into the PNG frames"},
     {.name = "--watch", .kind = CS_CLI_FLAG, .set = set_watch,
      .help = "hot-reload shaders on save (default: on in a window, off headless)"},
     {.name = "--no-watch", .kind = CS_CLI_FLAG, .set = set_watch, .help = "no shader hot reload, even in a window"},

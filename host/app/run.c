@@ -27,6 +27,7 @@
 #include "camera.h"
 #include "context.h"
 #include "output.h"
+#include "panel.h"
 #include "prim.h"
 #include "record.h"
 #include "recorder.h"
@@ -119,6 +120,12 @@ typedef struct run_state {
     // ParaView's collections (--dump-format vtu, --mesh-format vtp): one per
     // fluid with particles, one per fluid with a surface, by fluid index.
     cs_pvd particle_series[CS_MAX_FLUIDS], mesh_series[CS_MAX_FLUIDS];
+    // --panel (panel.h): drawn over every image; in a window, what it was
+    // asked in the last frame is applied with the next frame's keys.
+    cs_panel *panel;
+    cs_panel_requests panel_asked;
+    bool paused;               // the window's pause, for the panel
+    char picked_scene[512];    // the panel's scene picker: the run starts again with it
 } run_state;
 
 // The simulated seconds at the end of frame `frame` (stats.csv's time_s; a
@@ -300,6 +307,64 @@ static bool draws_surfaces(const run_state *r)
     return r->world.surface_count && r->draw != CS_DRAW_PARTICLES;
 }
 
+// The panel's frame: what the run shows it, and what it draws.
+static const cs_render_ui *panel_frame(run_state *r, uint32_t width, uint32_t height)
+{
+    const cs_recorder timings = {.passes = r->last_pass_sums, .pass_count = r->last_pass_sum_count};
+    char text[2048] = "";
+    if (r->any_frame_done)
+        cs_render_overlay_format(&timings, 16, text, sizeof text);
+    static char scenes[600];
+    struct stat st;
+    snprintf(scenes, sizeof scenes, stat("scenes", &st) == 0 ? "scenes" : "%s/scenes", CS_SOURCE_DIR);
+    cs_panel_run run = {
+        .scene = &r->scene,
+        .world = &r->world,
+        .scenes_dir = r->windowed ? scenes : NULL,
+        .paused = r->paused,
+        .frame = r->recorded_sim_frames,
+        .time = cs_world_time(&r->world),
+        .color_mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode,
+        .speed_max = cs_render_speed_max(&r->scene, 0.0f),
+        .density_spread = 0.1f,
+        .draw = (int)r->draw,
+        .level_baked = r->level_baked,
+        .arrows_flipped = r->flip_arrows,
+        .overlay = r->overlay,
+        .timings = text,
+        .alert = r->shader_error[0] ? r->shader_error : NULL,
+    };
+    cs_panel_requests asked;
+    const cs_render_ui *ui = cs_panel_frame(r->panel, &run, width, height, &asked);
+    if (r->windowed)
+        r->panel_asked = asked;
+    return ui;
+}
+
+// The panel's requests of the last frame, merged with this frame's keys.
+static void apply_panel(run_state *r, cs_window_events *ev)
+{
+    cs_panel_input(r->panel, &r->window, ev);
+    const cs_panel_requests *a = &r->panel_asked;
+    ev->toggle_pause ^= a->keys.toggle_pause;
+    ev->steps += a->keys.steps;
+    ev->restart |= a->keys.restart;
+    ev->cycle_albedo |= a->keys.cycle_albedo;
+    ev->toggle_probes ^= a->keys.toggle_probes;
+    ev->toggle_level_light ^= a->keys.toggle_level_light;
+    ev->toggle_overlay ^= a->keys.toggle_overlay;
+    ev->toggle_arrows ^= a->keys.toggle_arrows;
+    if (a->color_mode >= 0)
+        r->color_mode = a->color_mode;
+    if (a->draw_mode >= 0)
+        r->draw = (cs_draw_mode)a->draw_mode;
+    if (a->open_scene[0]) {
+        snprintf(r->picked_scene, sizeof r->picked_scene, "%s", a->open_scene);
+        ev->quit = true;
+    }
+    r->panel_asked = (cs_panel_requests){.color_mode = -1, .draw_mode = -1};
+}
+
 static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *target)
 {
     cs_world_draw arrays;
@@ -310,6 +375,8 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
     frame.alert = r->shader_error[0] ? r->shader_error : NULL;
     frame.flip_arrows = r->flip_arrows;
+    if (r->panel)
+        frame.ui = panel_frame(r, target ? target->width : r->renderer.width, target ? target->height : r->renderer.height);
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
 }
@@ -809,6 +876,8 @@ static int run_window(run_state *r)
     for (;;) {
         cs_window_events ev;
         cs_window_poll(&r->window, &ev);
+        if (r->panel)
+            apply_panel(r, &ev);
         if (ev.quit)
             break;
         double now = cs_now_seconds();
@@ -816,6 +885,7 @@ static int run_window(run_state *r)
         last = now;
         if (ev.toggle_pause)
             paused = !paused;
+        r->paused = paused;
         if (ev.cycle_color_mode) {
             int mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode;
             r->color_mode = (mode + 1) % 3;
@@ -1111,6 +1181,7 @@ static int run(run_state *r)
             goto done;
         }
         cs_camera_from_scene(&r->camera, &r->scene);
+        r->panel = opt->panel ? cs_panel_create(r->windowed) : NULL;
     }
     if (opt->watch) {
         r->watching = cs_watch_open(&r->watch, cs_shader_dir(), 100, &err);
@@ -1157,6 +1228,7 @@ done:
         cs_out_abandon(&r->stats);
     if (r->watching)
         cs_watch_close(&r->watch);
+    cs_panel_destroy(r->panel);
     if (r->rendering)
         cs_renderer_destroy(&r->renderer);
     if (r->world_alive)
@@ -1191,10 +1263,22 @@ int cs_run(const cs_run_options *opt)
         fprintf(stderr, "cistern: out of host memory\n");
         return 1;
     }
-    r->opt = opt;
-    r->color_mode = opt->color_mode;
-    r->overlay = opt->overlay;
-    int code = run(r);
+    // The panel's scene picker ends a window's run with the scene picked:
+    // the run starts again with it, the other options as they were.
+    cs_run_options again = *opt;
+    char picked[512];
+    int code;
+    for (;;) {
+        r->opt = &again;
+        r->color_mode = again.color_mode;
+        r->overlay = again.overlay;
+        code = run(r);
+        if (code != 0 || !r->picked_scene[0])
+            break;
+        snprintf(picked, sizeof picked, "%s", r->picked_scene);
+        again.scene = picked;
+        memset(r, 0, sizeof *r);
+    }
     free(r);
     return code;
 }
