@@ -10,14 +10,28 @@
 //     file (the edited JSON in a temporary file), for a material of SPH, a
 //     PBF block value and the world's gravity; and the unedited run differs
 //     (the edit did something). The edit list holds "key.path=value";
-//   - refusals: out of range, a key that is not live, a bad value text.
+//   - refusals: out of range, a key that is not live, a bad value text;
+//   - `cistern run --panel` headless (cs_run): its PNG frames differ from
+//     the same run's without --panel only inside the panel's window
+//     (cs_panel_layout_rect), and there nearly everywhere; the stats are
+//     the same (the panel does not touch the simulation).
 #include "test_util.h"
 
 #include "camera.h"
 #include "panel.h"
 #include "render.h"
+#include "run.h"
 #include "scene.h"
 #include "world.h"
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb/stb_image.h>
+#pragma GCC diagnostic pop
 
 #include <cjson/cJSON.h>
 #include <unistd.h>
@@ -289,6 +303,91 @@ static void check_refusals(cs_context *ctx)
     cs_scene_free(&scene);
 }
 
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char *copy = malloc(n + 1);
+    CS_ASSERT(copy, "out of memory");
+    memcpy(copy, text, n + 1);
+    return copy;
+}
+
+static void check_run_panel(void)
+{
+    char dirs[2][96];
+    for (int with = 0; with < 2; with++) {
+        snprintf(dirs[with], sizeof dirs[with], "/tmp/cistern_panel_run_%d_%d", (int)getpid(), with);
+        cs_run_options o = {.scene = CS_SOURCE_DIR "/scenes/dam_break_2d.json", .headless = true, .frames = 3,
+                            .out_dir = dirs[with], .png_every = 2, .capture_frame = -1, .color_mode = -1,
+                            .mesh_format = -1, .width = 480, .height = 360, .quiet = true, .validation = true,
+                            .panel = with == 1};
+        CHECK(cs_run(&o) == 0, "cistern run%s failed", with ? " --panel" : "");
+    }
+    float rect[4];
+    cs_panel_layout_rect(480, 360, rect);
+    const char *frames[] = {"frame_00000.png", "frame_00002.png"};
+    for (size_t k = 0; k < CS_ARRAY_COUNT(frames); k++) {
+        uint8_t *px[2] = {NULL, NULL};
+        int w[2] = {0}, h[2] = {0}, n;
+        for (int with = 0; with < 2; with++) {
+            char path[160];
+            snprintf(path, sizeof path, "%s/%s", dirs[with], frames[k]);
+            px[with] = stbi_load(path, &w[with], &h[with], &n, 4);
+            CHECK(px[with], "%s does not load: %s", path, stbi_failure_reason());
+        }
+        if (!px[0] || !px[1] || w[0] != 480 || h[0] != 360 || w[1] != 480 || h[1] != 360) {
+            CHECK(false, "%s: sizes %dx%d and %dx%d", frames[k], w[0], h[0], w[1], h[1]);
+            stbi_image_free(px[0]), stbi_image_free(px[1]);
+            continue;
+        }
+        uint32_t outside = 0, inside = 0, inside_changed = 0;
+        for (uint32_t y = 0; y < 360; y++)
+            for (uint32_t x = 0; x < 480; x++) {
+                bool changed = memcmp(px[0] + 4 * (y * 480 + x), px[1] + 4 * (y * 480 + x), 4) != 0;
+                if (pixel_in(rect, x, y))
+                    inside++, inside_changed += changed;
+                else
+                    outside += changed;
+            }
+        printf("cistern run --panel, %s: %u of %u panel pixels differ from the run without it, %u outside\n",
+               frames[k], inside_changed, inside, outside);
+        CHECK(outside == 0, "%s: %u pixels outside the panel differ", frames[k], outside);
+        CHECK(inside_changed > inside * 9 / 10, "%s: only %u of %u panel pixels differ", frames[k], inside_changed,
+              inside);
+        stbi_image_free(px[0]), stbi_image_free(px[1]);
+    }
+    char stats[2][160];
+    for (int with = 0; with < 2; with++)
+        snprintf(stats[with], sizeof stats[with], "%s/stats.csv", dirs[with]);
+    char *a = read_text(stats[0]), *b = read_text(stats[1]);
+    // Each row's simulated columns, up to gpu_total_ms (the times differ
+    // run to run), are the same with the panel drawn.
+    CHECK(a && b, "stats.csv missing");
+    uint32_t rows = 0;
+    for (char *ra = a, *rb = b; ra && rb && *ra && *rb; rows++) {
+        size_t la = strcspn(ra, "\n"), lb = strcspn(rb, "\n");
+        size_t cut = 0;
+        for (int comma = 0; cut < la && comma < 10; cut++)
+            comma += ra[cut] == ',';
+        CHECK(la >= cut && lb >= cut && memcmp(ra, rb, cut) == 0, "stats.csv row %u differs with --panel: %.*s / %.*s",
+              rows, (int)cut, ra, (int)cut, rb);
+        ra = ra[la] ? ra + la + 1 : NULL, rb = rb[lb] ? rb + lb + 1 : NULL;
+    }
+    CHECK(rows == 4, "stats.csv: %u lines, wanted a header and 3 rows", rows);
+    free(a), free(b);
+    for (int with = 0; with < 2; with++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dirs[with]);
+        CHECK(system(cmd) == 0, "%s", cmd);
+    }
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -307,5 +406,6 @@ int main(void)
     check_equivalence(&ctx, "dam_break_3d", 1000, "fluids[0].pbf.xsph", "0.3", 6);
     check_equivalence(&ctx, "dam_break_3d", 1000, "gravity", "[1, -4, 0]", 6);
     check_refusals(&ctx);
+    check_run_panel();
     return test_finish(&ctx);
 }

@@ -347,12 +347,19 @@ static void toggles(cs_panel *p, const cs_panel_run *run, cs_panel_requests *req
         req->keys.toggle_overlay = true;
 }
 
-static void layout(cs_panel *p, const cs_panel_run *run, uint32_t width, uint32_t height, cs_panel_requests *req)
+extern "C" void cs_panel_layout_rect(uint32_t width, uint32_t height, float rect[4])
 {
     float w = std::min(440.0f, (float)width * 0.45f), h = std::max((float)height - 20.0f, 100.0f);
+    rect[0] = 10.0f, rect[1] = 10.0f, rect[2] = 10.0f + w, rect[3] = 10.0f + h;
+}
+
+static void layout(cs_panel *p, const cs_panel_run *run, uint32_t width, uint32_t height, cs_panel_requests *req)
+{
+    float at[4];
+    cs_panel_layout_rect(width, height, at);
     ImGuiCond cond = p->interactive ? ImGuiCond_FirstUseEver : ImGuiCond_Always;
-    ImGui::SetNextWindowPos(ImVec2(10, 10), cond);
-    ImGui::SetNextWindowSize(ImVec2(w, h), cond);
+    ImGui::SetNextWindowPos(ImVec2(at[0], at[1]), cond);
+    ImGui::SetNextWindowSize(ImVec2(at[2] - at[0], at[3] - at[1]), cond);
     ImGui::SetNextWindowBgAlpha(0.9f);
     ImGui::Begin("cistern panel");
     if (run->alert && run->alert[0])

@@ -103,6 +103,10 @@ void cs_panel_input(cs_panel *panel, const cs_window *win, cs_window_events *ev)
 // what to draw (valid until the next call); fills `req`.
 const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_run *run, uint32_t width, uint32_t height,
                                    cs_panel_requests *req);
+// Where the panel's window is laid out in an image of width x height: the
+// left side, from the top (headless it stays there; a window's user may
+// move it).
+void cs_panel_layout_rect(uint32_t width, uint32_t height, float rect[4]);
 // The pixels (x0, y0, x1, y1) the panel's window covered in the last frame.
 void cs_panel_rect(const cs_panel *panel, float rect[4]);
 // The pixels of a widget of the last frame by its label ("Pause", "Step",
