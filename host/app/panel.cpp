@@ -257,8 +257,13 @@ static void parameters(cs_panel *p, const cs_panel_run *run)
 {
     static cs_panel_key keys[CS_PANEL_MAX_KEYS];
     uint32_t n = cs_panel_keys_list(run->scene, run->world, keys, CS_PANEL_MAX_KEYS);
-    if (p->error[0])
-        ImGui::TextColored(ImVec4(1.0f, 0.35f, 0.3f, 1.0f), "%s", p->error);
+    if (p->error[0]) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", p->error);
+        ImGui::PopStyleColor();
+    }
+    // Room for the key names and units beside the widgets.
+    ImGui::PushItemWidth(-ImGui::GetFontSize() * 14.0f);
     for (uint32_t i = 0; i < n;) {
         uint32_t end = i;
         while (end < n && strcmp(keys[end].group, keys[i].group) == 0)
@@ -271,6 +276,7 @@ static void parameters(cs_panel *p, const cs_panel_run *run)
         }
         i = end;
     }
+    ImGui::PopItemWidth();
     if (p->edits.count && ImGui::TreeNode("edits (key.path=value)")) {
         for (uint32_t e = 0; e < p->edits.count; e++)
             ImGui::TextUnformatted(p->edits.items[e]);
