@@ -11,6 +11,7 @@ build_packages=(
   libimgui-dev                 # the panel (host/app/panel.cpp): Dear ImGui 1.86, its core only
   python3
   xvfb xauth gnuplot valgrind
+  xdotool                      # tests/panel_window.sh works the panel with the mouse
   ffmpeg                       # cistern run --record, F9 (host/app/record.c); tests/record.sh
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev

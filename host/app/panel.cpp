@@ -86,13 +86,17 @@ extern "C" void cs_panel_destroy(cs_panel *panel)
     delete panel;
 }
 
-extern "C" void cs_panel_input(cs_panel *panel, const cs_window *win, cs_window_events *ev)
+extern "C" void cs_panel_input(cs_panel *panel, cs_window *win, cs_window_events *ev)
 {
     ImGui::SetCurrentContext(panel->imgui);
     ImGuiIO &io = ImGui::GetIO();
     io.MousePos = win->have_cursor ? ImVec2((float)win->cursor[0], (float)win->cursor[1]) : ImVec2(-FLT_MAX, -FLT_MAX);
-    for (int b = 0; b < 3; b++)
-        io.MouseDown[b] = win->buttons[b];
+    // A press since the last frame counts as down for this one, released
+    // or not (cs_window.pressed): ImGui 1.86 takes a state, not events.
+    for (int b = 0; b < 3; b++) {
+        io.MouseDown[b] = win->buttons[b] || win->pressed[b];
+        win->pressed[b] = false;
+    }
     io.MouseWheel = 0.0f;
     // WantCaptureMouse is last frame's answer: the cursor over the panel
     // or a widget held. Then the drags and the wheel are the panel's.

@@ -98,7 +98,7 @@ void cs_panel_destroy(cs_panel *panel);
 // Window input: the mouse and keys since the last poll. When the panel
 // wants the mouse (it is over the panel or dragging a widget), the camera's
 // input in `ev` is cleared so the view does not move with it.
-void cs_panel_input(cs_panel *panel, const cs_window *win, cs_window_events *ev);
+void cs_panel_input(cs_panel *panel, cs_window *win, cs_window_events *ev);
 // Lays the panel out for a frame of `width` x `height` pixels and returns
 // what to draw (valid until the next call); fills `req`.
 const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_run *run, uint32_t width, uint32_t height,

@@ -125,6 +125,7 @@ typedef struct run_state {
     cs_panel *panel;
     cs_panel_requests panel_asked;
     bool paused;               // the window's pause, for the panel
+    uint32_t steps_due;        // single steps asked for and not yet made (paused)
     char picked_scene[512];    // the panel's scene picker: the run starts again with it
 } run_state;
 
@@ -941,7 +942,12 @@ static int run_window(run_state *r)
         cs_submit_sync sync;
         if (!cs_window_acquire_frame(&r->window, slot, &target, &sync))
             continue;
-        bool step = !paused || ev.steps > 0;
+        // Each N press (or the panel's Step) is one frame, however many
+        // arrive in one poll: they wait here and go one a frame.
+        r->steps_due = paused ? r->steps_due + ev.steps : 0;
+        bool step = !paused || r->steps_due > 0;
+        if (paused && step)
+            r->steps_due--;
         // F12 or --capture-frame: a RenderDoc capture (when attached) and a
         // screenshot of the swapchain image.
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
@@ -1228,6 +1234,13 @@ done:
         cs_out_abandon(&r->stats);
     if (r->watching)
         cs_watch_close(&r->watch);
+    if (r->panel && cs_panel_edit_list(r->panel)->count) {
+        // What was changed while it ran, to write into the scene file.
+        const cs_panel_edits *edits = cs_panel_edit_list(r->panel);
+        fprintf(stderr, "cistern: panel edits of %s (key.path=value):\n", r->scene.name);
+        for (uint32_t i = 0; i < edits->count; i++)
+            fprintf(stderr, "  %s\n", edits->items[i]);
+    }
     cs_panel_destroy(r->panel);
     if (r->rendering)
         cs_renderer_destroy(&r->renderer);
