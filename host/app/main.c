@@ -698,6 +698,9 @@ static const cs_cli_option view_options[] = {
      .help = "TR1's baked vertex light or the room lights and their bounces"},
     {.name = "--patch-size", .kind = CS_CLI_FLOAT, VIEW_AT(patch_size), .arg = "M", .min = 0.05, .max = 1000,
      .unit = "metres", .def = "4", .help = "radiosity patch size in metres"},
+    {.name = "--panel", .kind = CS_CLI_FLAG, VIEW_AT(panel),
+     .help = "a panel listing the rooms, the one the camera is in (or that it is outside every room) and a jump "
+             "to each (docs/panel.md); headless, drawn into the images"},
     {.name = "--frames", .kind = CS_CLI_UINT, VIEW_AT(frames), .arg = "N", .max = UINT32_MAX,
      .help = "window: stop after N frames (default and 0: when closed)"},
     {.name = "--quiet", .kind = CS_CLI_FLAG, VIEW_AT(quiet), .help = "no device line or summary"},

@@ -436,12 +436,8 @@ static void flatten(cs_panel *p)
     p->ui.command_count = (uint32_t)p->commands.size();
 }
 
-extern "C" const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_run *run, uint32_t width,
-                                              uint32_t height, cs_panel_requests *req)
+static void begin_frame(cs_panel *panel, uint32_t width, uint32_t height)
 {
-    memset(req, 0, sizeof *req);
-    req->color_mode = -1;
-    req->draw_mode = -1;
     ImGui::SetCurrentContext(panel->imgui);
     ImGuiIO &io = ImGui::GetIO();
     io.DisplaySize = ImVec2((float)width, (float)height);
@@ -454,7 +450,57 @@ extern "C" const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_ru
     }
     panel->widgets.clear();
     ImGui::NewFrame();
+}
+
+extern "C" const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_run *run, uint32_t width,
+                                              uint32_t height, cs_panel_requests *req)
+{
+    memset(req, 0, sizeof *req);
+    req->color_mode = -1;
+    req->draw_mode = -1;
+    begin_frame(panel, width, height);
     layout(panel, run, width, height, req);
+    ImGui::Render();
+    flatten(panel);
+    return &panel->ui;
+}
+
+extern "C" const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_panel_level *level, uint32_t width,
+                                                    uint32_t height, int *jump)
+{
+    *jump = -1;
+    begin_frame(panel, width, height);
+    float at[4];
+    cs_panel_layout_rect(width, height, at);
+    ImGuiCond cond = panel->interactive ? ImGuiCond_FirstUseEver : ImGuiCond_Always;
+    ImGui::SetNextWindowPos(ImVec2(at[0], at[1]), cond);
+    ImGui::SetNextWindowSize(ImVec2(std::min(at[2] - at[0], 300.0f), at[3] - at[1]), cond);
+    ImGui::SetNextWindowBgAlpha(0.9f);
+    ImGui::Begin("cistern view");
+    ImGui::TextWrapped("%s", level->level);
+    ImGui::Text("%s; %u of %u rooms drawn", level->radiosity_shown ? "radiosity" : "baked light", level->rooms_drawn,
+                level->mesh->room_count);
+    if (level->camera_room < 0) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.3f, 1.0f));
+        ImGui::TextWrapped("The camera is outside every room: pick a room below (or Tab) to go back.");
+        ImGui::PopStyleColor();
+    } else {
+        ImGui::Text("camera in room %d", level->camera_room);
+    }
+    ImGui::Separator();
+    ImGui::BeginChild("rooms");
+    for (uint32_t r = 0; r < level->mesh->room_count; r++) {
+        const cs_level_room *room = &level->mesh->rooms[r];
+        char label[96];
+        snprintf(label, sizeof label, "room %3u   %4.1f x %4.1f x %4.1f m", r, room->max[0] - room->min[0],
+                 room->max[1] - room->min[1], room->max[2] - room->min[2]);
+        if (ImGui::Selectable(label, (int)r == level->camera_room))
+            *jump = (int)r;
+    }
+    ImGui::EndChild();
+    ImVec2 a = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+    panel->rect[0] = a.x, panel->rect[1] = a.y, panel->rect[2] = a.x + s.x, panel->rect[3] = a.y + s.y;
+    ImGui::End();
     ImGui::Render();
     flatten(panel);
     return &panel->ui;

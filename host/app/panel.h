@@ -112,6 +112,20 @@ void cs_panel_rect(const cs_panel *panel, float rect[4]);
 // The pixels of a widget of the last frame by its label ("Pause", "Step",
 // "Restart"); false when it was not drawn.
 bool cs_panel_widget_rect(const cs_panel *panel, const char *label, float rect[4]);
+// `cistern view`'s panel: the level's rooms, which one the camera is in
+// (or that it is outside every room), and a button a room to go there.
+typedef struct cs_panel_level {
+    const char *level;         // the file
+    const cs_level_mesh *mesh;
+    int camera_room;           // cs_level_room_at: -1 outside every room
+    uint32_t rooms_drawn;      // the last frame's, through portals
+    bool radiosity_shown;
+} cs_panel_level;
+// Lays the rooms list out for a width x height image; *jump is the room
+// picked (-1: none).
+const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_panel_level *level, uint32_t width,
+                                         uint32_t height, int *jump);
+
 // The edits made through the panel, as "key.path=value" lines.
 const cs_panel_edits *cs_panel_edit_list(const cs_panel *panel);
 // The last edit refused ("" none), shown in the panel until the next edit.

@@ -21,6 +21,7 @@ typedef struct cs_view_options {
     bool quiet;
     bool radiosity;            // --light radiosity: lit by the room lights and their bounces (B switches in a window)
     double patch_size;         // radiosity patches, m (main.c's default: 4)
+    bool panel;                // the rooms panel (panel.h): the rooms, the camera's, a jump to each
 } cs_view_options;
 
 int cs_view_command(const cs_view_options *opt);
