@@ -7,8 +7,9 @@
 //   - equivalence: a live value set through the panel's code path
 //     (cs_panel_set_path, what a widget calls) before the first frame gives
 //     the same bits after N frames as the same value written in the scene
-//     file (the edited JSON in a temporary file), for a material of SPH, a
-//     PBF block value and the world's gravity; and the unedited run differs
+//     file (the edited JSON in a temporary file), for a material of SPH and
+//     of WCSPH (its CFL split), a PBF block value, the world's gravity, a
+//     reint and a vorton block value; and the unedited run differs
 //     (the edit did something). The edit list holds "key.path=value";
 //   - refusals: out of range, a key that is not live, a bad value text;
 //   - `cistern run --panel` headless (cs_run): its PNG frames differ from
@@ -405,6 +406,10 @@ int main(void)
     check_equivalence(&ctx, "dam_break_2d", 0, "fluids[0].materials[0].viscosity_linear", "3", 8);
     check_equivalence(&ctx, "dam_break_3d", 1000, "fluids[0].pbf.xsph", "0.3", 6);
     check_equivalence(&ctx, "dam_break_3d", 1000, "gravity", "[1, -4, 0]", 6);
+    // WCSPH: viscosity also sets the CFL split (retune recomputes it).
+    check_equivalence(&ctx, "wcsph_tank_3d", 1000, "fluids[0].materials[0].viscosity", "0.3", 6);
+    check_equivalence(&ctx, "reint_dam_2d", 0, "fluids[0].reint.viscosity", "0.5", 6);
+    check_equivalence(&ctx, "vorton_smoke_3d", 0, "fluids[0].vorton.expansion", "0.02", 6);
     check_refusals(&ctx);
     check_run_panel();
     return test_finish(&ctx);
