@@ -267,6 +267,11 @@ if "$cistern" run "$tmp/surf.json" --headless --frames 3 --mesh-every 2 --png-ev
     || fail "mesh files: $(ls "$out")"
   for f in "$out"/mesh_*.ply; do ply_check "$f"; done
   head -1 "$out/stats.csv" | grep -q "gpu_ms:surface: emit" || fail "stats.csv lacks the surface passes"
+  # Frame 1 meshes nothing (no mesh, no PNG): its surface cell is empty, not
+  # 0 (a pass that did not run); frames 0 and 2 have a time.
+  emit=$(head -1 "$out/stats.csv" | tr , '\n' | grep -nx "gpu_ms:surface: emit" | cut -d: -f1)
+  cells=$(sed -n 2,4p "$out/stats.csv" | cut -d, -f"${emit:-1}" | tr '\n' ' ')
+  [[ "$cells" =~ ^[0-9.]+\ \ [0-9.]+\ $ ]] || fail "surface emit cells of frames 0-2 should be 'ms, empty, ms': '$cells'"
   [ -f "$out/frame_00002.png" ] || fail "no PNG with the surface: $(ls "$out")"
   "$cistern" run "$tmp/surf.json" --headless --frames 3 --mesh-every 2 --png-every 0 --out "$tmp/mesh2" --quiet \
     || fail "second surface run failed"

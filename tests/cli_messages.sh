@@ -64,4 +64,36 @@ sys.stdout.buffer.write(b'#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n' %
 expect 2 "max.hdr: texel (0, 0) red is 1.69.*e+38, outside 0 to 1e+30" -- "$cistern" sh "$tmp/max.hdr" --out "$tmp/sh"
 grep -q "inf" <<<"$last_out" && fail "sh printed an infinity: $last_out"
 
+# Options that would have no effect say so and exit 2 (they ran and exited
+# 0 with nothing to show for it): PBF's material mass (it derives its own),
+# --cells on a scene without a grid fluid (every size skipped), --out with
+# bench --radiosity (which writes no files), --png-every in a window (no PNG
+# frames there). Nothing runs before the refusal.
+expect 2 "fluids\[1\].materials\[0\].mass: PBF does not use a material.s mass (got 5).*remove \"mass\"" -- \
+  "$cistern" run two_fluids_2d --headless --frames 1 --out "$tmp/pbf_mass" --set 'fluids[1].materials[0].mass=5'
+[ -e "$tmp/pbf_mass/stats.csv" ] && [ "$(wc -l < "$tmp/pbf_mass/stats.csv")" -gt 0 ] && fail "a refused PBF mass ran frames"
+expect 2 "bench \-\-cells: dam_break_2d has no grid fluid (solver \"reint\"), so \-\-cells would size nothing; use \-\-particles" -- \
+  "$cistern" bench dam_break_2d --cells 64 --steps 1 --warmup 0 --out "$tmp/cells"
+[ -e "$tmp/cells/results.json" ] && fail "bench --cells on a particle scene wrote results"
+expect 2 "bench \-\-radiosity prints its table (markdown) and writes no files.*> FILE.md" -- \
+  "$cistern" bench --radiosity --out "$tmp/radiosity"
+if command -v xvfb-run >/dev/null; then
+  expect 2 "\-\-png-every writes frame_NNNNN.png headless only; add \-\-headless" -- \
+    xvfb-run -a "$cistern" run dam_break_2d --png-every 5 --frames 2 --out "$tmp/window_png"
+else
+  expect 2 "\-\-png-every writes frame_NNNNN.png headless only" -- \
+    env DISPLAY=:cistern-none "$cistern" run dam_break_2d --png-every 5 --frames 2 --out "$tmp/window_png"
+fi
+
+# --set: a bad path or value names the key path and exits 2, before anything runs.
+expect 2 "fluids\[0\].materials\[0\].viscosty_linear: unknown key (did you mean \"viscosity_linear\"" -- \
+  "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set1" --set 'fluids[0].materials[0].viscosty_linear=1'
+expect 2 "edit fluids\[4\].solver=pbf: fluids\[4\]: the array holds 1 entry" -- \
+  "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set2" --set 'fluids[4].solver=pbf'
+expect 2 "\-\-set gravity: wants KEY.PATH=VALUE" -- "$cistern" run dam_break_2d --headless --set gravity
+expect 2 "fluids\[0\].sph.split: .*(set by the edit fluids\[0\].sph.split=0)" -- \
+  "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set3" --set 'fluids[0].sph.split=0'
+expect 2 "radiosity.bonces: unknown key (did you mean \"bounces\"" -- \
+  "$cistern" trace cornell_box --spp 1 --size 8x8 --out "$tmp/set4" --set radiosity.bonces=2
+
 exit $((failures > 0))

@@ -866,6 +866,18 @@ static bool read_checked(const uint8_t *d, size_t n, const char *path, bool *acc
     size_t out_n = 0;
     bool same = cs_tr1_write(&lvl, &out, &out_n) && out_n == n && memcmp(out, d, n) == 0;
     free(out);
+    // Any floor data: a slant only lowers a floor and raises a ceiling.
+    for (uint32_t r = 0; r < lvl.room_count; r++)
+        for (uint32_t k = 0; k < (uint32_t)lvl.rooms[r].x_sectors * lvl.rooms[r].z_sectors; k++) {
+            const cs_tr1_sector *s = &lvl.rooms[r].sectors[k];
+            cs_tr1_slant f, c;
+            cs_tr1_sector_slants(&lvl, s, &f, &c);
+            for (int corner = 0; corner < 4; corner++) {
+                double lx = (corner & 1) * 1024.0, lz = (corner >> 1) * 1024.0;
+                same &= cs_tr1_floor_height(s, f, lx, lz) >= s->floor * 256.0 &&
+                        cs_tr1_ceiling_height(s, c, lx, lz) <= s->ceiling * 256.0;
+            }
+        }
     cs_tr1_free(&lvl);
     return same;
 }
@@ -960,11 +972,10 @@ static bool write_file(const char *dir, const char *name, const uint8_t *d, size
     return fclose(f) == 0 && ok;
 }
 
-// The demo level without textiles (faces and sprites need textures, so it
-// keeps rooms, portals, sectors, lights and meshes).
-static void generate_small(cs_tr1_level *lvl)
+// A level without textiles (faces and sprites need textures, so it keeps
+// rooms, portals, sectors, floor data, lights and meshes).
+static void strip_textures(cs_tr1_level *lvl)
 {
-    cs_tr1_generate_demo(lvl);
     free(lvl->textiles);
     lvl->textiles = NULL;
     lvl->textile_count = 0;
@@ -973,6 +984,13 @@ static void generate_small(cs_tr1_level *lvl)
         cs_tr1_room *r = &lvl->rooms[i];
         r->rect_count = r->tri_count = r->sprite_count = 0;
     }
+}
+
+// The demo level without textiles.
+static void generate_small(cs_tr1_level *lvl)
+{
+    cs_tr1_generate_demo(lvl);
+    strip_textures(lvl);
 }
 
 // The seed corpus: the demo level, a small one without textiles (faces and
@@ -1038,6 +1056,16 @@ static int write_corpus(const char *dir)
     cs_tr1_free(&lvl);
     ok &= write_file(dir, "overlap.phd", overlap.d, overlap.n);
     free(overlap.d);
+    // Floor and ceiling slant entries and a water room (the fluids'
+    // fixture, cs_tr1_generate_fixture), without textiles.
+    cs_tr1_generate_fixture(&lvl);
+    strip_textures(&lvl);
+    CS_ASSERT(cs_tr1_set_animated_textures(&lvl, NULL, NULL, 0), "no animated ranges");
+    bytes slopes = {0};
+    ok &= cs_tr1_write(&lvl, &slopes.d, &slopes.n);
+    cs_tr1_free(&lvl);
+    ok &= write_file(dir, "small_slopes.phd", slopes.d, slopes.n);
+    free(slopes.d);
     free(small.d);
     free(demo.d);
     printf("wrote the tr1 corpus to %s\n", dir);

@@ -43,7 +43,10 @@ static void scene_init(cs_scene *s, const char *name, int dim, const float lo[3]
     s->particle_spacing = spacing;
     s->seed = 7;
     s->material_count = 1;
-    s->materials[0] = (cs_material){.name = "water", .mass = 1.0f, .rest_density = 1000.0f};
+    // The lattice cell's mass, as the parser's default: PBF derives its own
+    // and refuses any other (fluid_pbf.c, check_masses).
+    s->materials[0] = (cs_material){.name = "water", .mass = (float)(1000.0 * pow(spacing, dim)),
+                                    .rest_density = 1000.0f};
 }
 
 static void scene_block(cs_scene *s, const float lo[3], const float hi[3], float jitter)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common.h"
+#include "scene_edit.h"
 #include "context.h"
 
 #include <cjson/cJSON.h>
@@ -13,6 +14,7 @@
 
 typedef struct cs_bench_options {
     const char *scene;
+    cs_scene_edits edits;       // --set: applied to every load of the scene
     uint32_t sizes[CS_BENCH_MAX_SIZES];
     uint32_t size_count;
     bool cells;              // sizes are grid cells along x (grid pipelines: reint)

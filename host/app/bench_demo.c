@@ -225,7 +225,7 @@ static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     CS_ASSERT(d, "out of host memory");
     d->ctx = ctx;
     cs_error err;
-    if (!cs_scene_load(opt->scene, &d->scene, &err)) {
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &d->scene, &err)) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "%s", err.msg);
         return;

@@ -73,7 +73,7 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     CS_HEAP_WORLD(world);
     cs_renderer renderer;
     cs_error err;
-    if (!cs_scene_load(opt->scene, &scene, &err)) {
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &scene, &err)) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "%s", err.msg);
         return;

@@ -322,7 +322,7 @@ static int bench_scene_list(const cs_bench_options *opt)
         snprintf(name, sizeof name, "%.*s", comma ? (int)(comma - start) : (int)strlen(start), start);
         start = comma ? comma + 1 : NULL;
         cs_scene scene;
-        if (!cs_scene_load(name, &scene, &err)) {
+        if (!cs_scene_load_edited(name, opt->edits.items, opt->edits.count, &scene, &err)) {
             fprintf(stderr, "cistern: %s\n", err.msg);
             status = 2;
             break;
@@ -356,7 +356,7 @@ int cs_bench_radiosity(const cs_bench_options *opt)
     cs_error err;
     cs_scene scene;
     const char *name = opt->scene ? opt->scene : "cornell_box";
-    if (!cs_scene_load(name, &scene, &err)) {
+    if (!cs_scene_load_edited(name, opt->edits.items, opt->edits.count, &scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 2;
     }

@@ -79,7 +79,7 @@ static bool take_particles(cs_context *ctx, const cs_bench_options *opt, surf_pa
 {
     memset(out, 0, sizeof *out);
     cs_scene scene;
-    if (!cs_scene_load(opt->scene, &scene, err))
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &scene, err))
         return false;
     snprintf(out->scene, sizeof out->scene, "%s", scene.name);
     if (scene.dim != 3) {

@@ -11,6 +11,7 @@
 #include "view.h"
 #include "run.h"
 #include "scene.h"
+#include "scene_edit.h"
 #include "sh_command.h"
 #include "shader.h"
 #include "scene_keys.h"
@@ -54,6 +55,24 @@ static bool set_device(const cs_cli_option *o, void *opts, const char *v)
     return true;
 }
 
+// --set KEY.PATH=VALUE, repeatable: appended to a cs_scene_edits (scene_edit.h).
+static bool set_scene_edit(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_error err;
+    if (!v) {
+        fprintf(stderr, "cistern: --set wants KEY.PATH=VALUE, e.g. --set fluids[0].materials[0].viscosity=0.2\n");
+        return false;
+    }
+    if (!cs_scene_edits_add((cs_scene_edits *)((char *)opts + o->at), v, &err)) {
+        fprintf(stderr, "cistern: --set %s\n", err.msg);
+        return false;
+    }
+    return true;
+}
+
+#define SET_HELP "change one scene key before the scene is read, as if the file said so (repeatable; key paths as " \
+                 "in the scene's error messages: fluids[0].materials[0].viscosity=0.2, gravity[1]=-3, " \
+                 "surface.iso=0.4; VALUE is JSON, a bare word a string, null removes the key)"
 #define DEVICE_HELP "pick a device by index or name substring (see `cistern devices`)"
 #define VALIDATION_HELP "Vulkan validation + synchronization validation (slow)"
 
@@ -199,6 +218,8 @@ static const cs_cli_option run_options[] = {
     {.name = "--record", .kind = CS_CLI_PATH, RUN_AT(record_path), .arg = "FILE.mp4",
      .help = "a video of every simulated frame at the simulated frame rate, encoded by ffmpeg (H.264, "
              "yuv420p), headless or in a window (where F9 stops it); an existing FILE needs --overwrite"},
+    {.name = "--set", .kind = CS_CLI_SETTER, RUN_AT(edits), .arg = "KEY=VALUE", .set = set_scene_edit,
+     .help = SET_HELP},
     {.name = "--particles", .kind = CS_CLI_UINT, RUN_AT(particles), .arg = "N", .min = 1, .max = UINT32_MAX,
      .help = "rescale the fluid blocks to about N particles (16k, 1M, ...; at least 1)"},
     {.name = "--color", .kind = CS_CLI_CHOICE, RUN_AT(color_mode), .arg = "MODE",
@@ -213,8 +234,9 @@ static const cs_cli_option run_options[] = {
      .help = "the parameter panel (docs/panel.md): in a window, pause, step, restart, a scene picker, the colour "
              "map and every live scene value to edit; headless, drawn into the PNG frames"},
     {.name = "--watch", .kind = CS_CLI_FLAG, .set = set_watch,
-     .help = "hot-reload shaders on save (default: on in a window, off headless)"},
-    {.name = "--no-watch", .kind = CS_CLI_FLAG, .set = set_watch, .help = "no shader hot reload, even in a window"},
+     .help = "hot-reload shaders and the scene file on save (default: on in a window, off headless); a scene "
+             "that does not load keeps the previous world running and shows why in the image"},
+    {.name = "--no-watch", .kind = CS_CLI_FLAG, .set = set_watch, .help = "no shader or scene hot reload, even in a window"},
     {.name = "--capture-frame", .kind = CS_CLI_INT, RUN_AT(capture_frame), .arg = "N", .max = INT_MAX,
      .help = "RenderDoc capture of frame N (needs RenderDoc attached or --renderdoc)"},
     {.name = "--capture-path", .kind = CS_CLI_PATH, RUN_AT(capture_path), .arg = "PATH",
@@ -266,11 +288,20 @@ static int cmd_run(int argc, char **argv)
         if (!opt->quiet)
             fprintf(stderr, "cistern: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n");
     }
+    if (!opt->headless && cs_cli_given(&run_command, &parsed, "--png-every")) {
+        // A window draws into its swapchain, not the offscreen image the
+        // PNGs are read from: said now rather than after a run of no PNGs.
+        fprintf(stderr, "cistern: --png-every writes frame_NNNNN.png headless only; add --headless, or in the "
+                        "window use F12 (screenshot) or --record FILE.mp4 / F9 (video)\n");
+        return 2;
+    }
     opt->watch = a.watch < 0 ? !opt->headless : a.watch == 1;
     // A ParaView series gets its surfaces in the same form unless told otherwise.
     if (opt->mesh_format < 0)
         opt->mesh_format = opt->dump_vtu ? CS_MESH_VTP : CS_MESH_PLY;
-    return cs_run(opt);
+    int code = cs_run(opt);
+    cs_scene_edits_free(&opt->edits);
+    return code;
 }
 
 // ---- bench ----------------------------------------------------------------
@@ -342,6 +373,8 @@ static const cs_cli_option bench_options[] = {
              "--surface: one count, the scene rescaled to it first)"},
     {.name = "--cells", .kind = CS_CLI_SETTER, BENCH_AT(sizes), .arg = "LIST", .set = set_sizes,
      .help = "grid pipelines (reint): cells along x, e.g. 512,2048"},
+    {.name = "--set", .kind = CS_CLI_SETTER, BENCH_AT(edits), .arg = "KEY=VALUE", .set = set_scene_edit,
+     .help = SET_HELP},
     {.name = "--steps", .kind = CS_CLI_UINT, BENCH_AT(steps), .arg = "N", .min = 1, .max = UINT32_MAX, .def = "50",
      .help = "timed steps per size, at least 1 (--demo: 10 frames; --draw, --surface, --radiosity: 5)"},
     {.name = "--warmup", .kind = CS_CLI_UINT, BENCH_AT(warmup), .arg = "N", .max = UINT32_MAX, .def = "5",
@@ -405,69 +438,79 @@ static const cs_cli_command bench_command = {
              "bench --radiosity: radiosity and light probes (default cornell_box; --patches for patch counts)\n",
 };
 
-static int cmd_bench(int argc, char **argv)
+static int bench_parsed(cs_bench_options *opt, const cs_cli_parsed *parsed)
 {
-    cs_bench_options opt = {.scene = DEFAULT_SCENE};
-    cs_cli_parsed parsed;
-    if (!cs_cli_parse(&bench_command, argc, argv, 2, &opt, &parsed))
-        return 2;
     cs_error err;
-    bool scene_given = parsed.positional_given;
-    bool steps_given = cs_cli_given(&bench_command, &parsed, "--steps");
-    bool warmup_given = cs_cli_given(&bench_command, &parsed, "--warmup");
-    bool particles_given = cs_cli_given(&bench_command, &parsed, "--particles") && !opt.cells;
-    bool nodes_given = cs_cli_given(&bench_command, &parsed, "--nodes");
-    if (opt.patch_target_count && !opt.radiosity) {
+    bool scene_given = parsed->positional_given;
+    bool steps_given = cs_cli_given(&bench_command, parsed, "--steps");
+    bool warmup_given = cs_cli_given(&bench_command, parsed, "--warmup");
+    bool particles_given = cs_cli_given(&bench_command, parsed, "--particles") && !opt->cells;
+    bool nodes_given = cs_cli_given(&bench_command, parsed, "--nodes");
+    if (opt->patch_target_count && !opt->radiosity) {
         fprintf(stderr, "cistern: --patches is a `bench --radiosity` option\n");
         return 2;
     }
-    if (scene_given && !check_scene_name(opt.scene))
+    if (scene_given && !check_scene_name(opt->scene))
         return 2;
-    if (opt.radiosity) {
+    if (opt->radiosity && opt->out_dir) {
+        fprintf(stderr, "cistern: bench --radiosity prints its table (markdown) and writes no files, so --out "
+                        "would stay empty; redirect the table instead: cistern bench --radiosity > FILE.md\n");
+        return 2;
+    }
+    if (opt->radiosity) {
         // Its own default scene (the Cornell box: DEFAULT_SCENE has no
         // geometry) and fewer frames: a frame takes up to a second on lavapipe.
-        opt.scene = scene_given ? opt.scene : NULL;
-        opt.steps = steps_given ? opt.steps : 5;
-        opt.warmup = warmup_given ? opt.warmup : 1;
-        return cs_bench_radiosity(&opt);
+        opt->scene = scene_given ? opt->scene : NULL;
+        opt->steps = steps_given ? opt->steps : 5;
+        opt->warmup = warmup_given ? opt->warmup : 1;
+        return cs_bench_radiosity(opt);
     }
-    if (opt.draw) {
+    if (opt->draw) {
         if (!particles_given)
-            cs_bench_parse_sizes("64k,256k,1M", &opt, &err);
-        opt.steps = steps_given ? opt.steps : 5;
-        opt.warmup = warmup_given ? opt.warmup : 1;
-        return cs_bench_draw(&opt);
+            cs_bench_parse_sizes("64k,256k,1M", opt, &err);
+        opt->steps = steps_given ? opt->steps : 5;
+        opt->warmup = warmup_given ? opt->warmup : 1;
+        return cs_bench_draw(opt);
     }
-    if (opt.demo) {
-        if (opt.cells || opt.surface) {
+    if (opt->demo) {
+        if (opt->cells || opt->surface) {
             fprintf(stderr, "cistern: bench --demo takes --particles (not --cells or --surface)\n");
             return 2;
         }
         if (!particles_given)
-            cs_bench_parse_sizes("256k,1M,4M", &opt, &err);
-        opt.steps = steps_given ? opt.steps : 10;
-        opt.warmup = warmup_given ? opt.warmup : 2;
-        return cs_bench_demo(&opt);
+            cs_bench_parse_sizes("256k,1M,4M", opt, &err);
+        opt->steps = steps_given ? opt->steps : 10;
+        opt->warmup = warmup_given ? opt->warmup : 2;
+        return cs_bench_demo(opt);
     }
-    if (!opt.surface) {
+    if (!opt->surface) {
         if (nodes_given) {
             fprintf(stderr, "cistern: --nodes is a `bench --surface` option\n");
             return 2;
         }
-        return cs_bench(&opt);
+        return cs_bench(opt);
     }
     // --surface: one particle count at most, no --cells; fewer runs by
     // default (a 256^3 extraction takes about a second on lavapipe).
-    if (opt.cells || (particles_given && opt.size_count != 1)) {
+    if (opt->cells || (particles_given && opt->size_count != 1)) {
         fprintf(stderr, "cistern: bench --surface takes one --particles count (and no --cells)\n");
         return 2;
     }
-    opt.surface_particles = particles_given ? opt.sizes[0] : 0;
+    opt->surface_particles = particles_given ? opt->sizes[0] : 0;
     if (!steps_given)
-        opt.steps = 5;
+        opt->steps = 5;
     if (!warmup_given)
-        opt.warmup = 1;
-    return cs_bench_surface(&opt);
+        opt->warmup = 1;
+    return cs_bench_surface(opt);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    cs_bench_options opt = {.scene = DEFAULT_SCENE};
+    cs_cli_parsed parsed;
+    int code = cs_cli_parse(&bench_command, argc, argv, 2, &opt, &parsed) ? bench_parsed(&opt, &parsed) : 2;
+    cs_scene_edits_free(&opt.edits);
+    return code;
 }
 
 // ---- sh -------------------------------------------------------------------
@@ -535,6 +578,8 @@ static bool set_variance(const cs_cli_option *o, void *opts, const char *v)
 #define TRACE_AT(member) CS_CLI_AT(cs_trace_options, member)
 
 static const cs_cli_option trace_options[] = {
+    {.name = "--set", .kind = CS_CLI_SETTER, TRACE_AT(edits), .arg = "KEY=VALUE", .set = set_scene_edit,
+     .help = SET_HELP},
     {.name = "--spp", .kind = CS_CLI_UINT, TRACE_AT(spp), .arg = "N", .min = 1, .max = 1000000, .def = "64",
      .help = "paths a pixel (dispatched 64 at a time)"},
     {.name = "--size", .kind = CS_CLI_SIZE, TRACE_AT(width), .arg = "WxH", .def = "256x256", .help = "image size"},
@@ -586,7 +631,9 @@ static int cmd_trace(int argc, char **argv)
     }
     if (!check_scene_name(opt.scene))
         return 2;
-    return cs_trace_command(&opt);
+    int code = cs_trace_command(&opt);
+    cs_scene_edits_free(&opt.edits);
+    return code;
 }
 
 // ---- level ----------------------------------------------------------------
@@ -676,6 +723,22 @@ static int cmd_level(int argc, char **argv)
 
 // ---- view -----------------------------------------------------------------
 
+// view --camera X,Y,Z: three finite numbers (metres).
+static bool set_view_camera(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_view_options *opt = opts;
+    char end = 0;
+    double p[3];
+    if (!v || sscanf(v, "%lf,%lf,%lf%c", &p[0], &p[1], &p[2], &end) != 3 || !isfinite(p[0]) || !isfinite(p[1]) ||
+        !isfinite(p[2]) || fabs(p[0]) > 1e6 || fabs(p[1]) > 1e6 || fabs(p[2]) > 1e6) {
+        fprintf(stderr, "cistern: %s wants X,Y,Z in metres, each within 1e6 (got \"%s\")\n", o->name, v ? v : "");
+        return false;
+    }
+    memcpy(opt->camera, p, sizeof p);
+    opt->camera_given = true;
+    return true;
+}
+
 #define VIEW_AT(member) CS_CLI_AT(cs_view_options, member)
 
 static const cs_cli_option view_options[] = {
@@ -684,6 +747,9 @@ static const cs_cli_option view_options[] = {
              "rooms the portal walk drew (default without a display)"},
     {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = INT32_MAX,
      .help = "headless: only room N (default: every room; the level says how many it has)"},
+    {.name = "--camera", .kind = CS_CLI_SETTER, VIEW_AT(camera), .arg = "X,Y,Z", .set = set_view_camera,
+     .help = "headless: one image, camera.png, from this point (metres, looking along -z) instead of one a room; "
+             "outside every room it says so in the image"},
     {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR",
      .help = "default out/view/FILE; it must be empty or new, or add --overwrite"},
     {.name = "--overwrite", .kind = CS_CLI_FLAG, VIEW_AT(overwrite),
@@ -702,7 +768,14 @@ static const cs_cli_option view_options[] = {
      .help = "a panel listing the rooms, the one the camera is in (or that it is outside every room) and a jump "
              "to each (docs/panel.md); headless, drawn into the images"},
     {.name = "--frames", .kind = CS_CLI_UINT, VIEW_AT(frames), .arg = "N", .max = UINT32_MAX,
-     .help = "window: stop after N frames (default and 0: when closed)"},
+     .help = "window: stop after N frames (default and 0: when closed); --flood headless: frames run (default 120)"},
+    {.name = "--flood", .kind = CS_CLI_FLAG, VIEW_AT(flood),
+     .help = "fill the level's water rooms (room flag 0x0001) with PBF water and run it (as cistern run would; "
+             "headless: a PNG every 10th frame in DIR, default out/view/FILE_flood, the scene beside it as DIR.json)"},
+    {.name = "--flood-rooms", .kind = CS_CLI_STRING, VIEW_AT(flood_rooms), .arg = "N,M,..",
+     .help = "--flood: fill these rooms instead (water rooms or not)"},
+    {.name = "--flood-particles", .kind = CS_CLI_UINT, VIEW_AT(flood_particles), .arg = "N", .min = 8,
+     .max = 1u << 24, .def = "20000", .help = "--flood: the particle budget (the spacing is the finest that fits)"},
     {.name = "--quiet", .kind = CS_CLI_FLAG, VIEW_AT(quiet), .help = "no device line or summary"},
     {.name = "--device", .kind = CS_CLI_SETTER, VIEW_AT(device), .arg = "N|NAME", .set = set_device,
      .help = DEVICE_HELP},

@@ -35,6 +35,7 @@
 #include "renderdoc.h"
 #include "run_rooms.h"
 #include "scene.h"
+#include "scene_reload.h"
 #include "sim.h"
 #include "vtk_out.h"
 #include "watch.h"
@@ -77,6 +78,9 @@ typedef struct run_state {
     cs_sim_stats last_stats;   // and its stats
     uint32_t recorded_sim_frames; // simulated frames recorded (sim_frames: finished)
     uint32_t world_first_frame; // the simulated frame the current world started at (restarts)
+    uint32_t restarts;         // worlds made after the first (R, a scene reload): stats.csv's restart
+    double world_start_time;   // simulated seconds of the run when the current world started
+    double world_frame_seconds; // the current world's dt x substeps
     uint32_t frames_submitted;
     uint32_t frames_overlapped; // recorded while the previous frame still ran on the device
     uint64_t submits_before, waits_before; // the context's counters when the loop started
@@ -101,6 +105,13 @@ typedef struct run_state {
     // when none stands. The title alone cannot carry it: the fps title
     // replaces it twice a second, and headless frames have none.
     char shader_error[1024];
+    // The scene file's watcher (--watch) and a reload that failed: the
+    // message, drawn like a shader error until a save loads again.
+    cs_file_watch scene_watch;
+    bool scene_watching;
+    char scene_error[1024];
+    char scene_error_msg[2048]; // as printed, so the same error is printed once
+    char alert[2100];           // what the image shows: both errors when both stand
     cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
@@ -129,11 +140,20 @@ typedef struct run_state {
     char picked_scene[512];    // the panel's scene picker: the run starts again with it
 } run_state;
 
-// The simulated seconds at the end of frame `frame` (stats.csv's time_s; a
-// dump of the frame holds the particles of that moment).
+// The simulated seconds at the end of frame `frame` since the current world
+// started (stats.csv's time_s: a restart starts it again at 0, the restart
+// column counts the worlds).
+static double world_time(const run_state *r, uint32_t frame)
+{
+    return (double)(frame - r->world_first_frame + 1) * r->world_frame_seconds;
+}
+
+// The same in the run's time, which goes on across restarts (a dump of the
+// frame holds the particles of that moment; ParaView's series want times
+// that only increase).
 static double frame_time(const run_state *r, uint32_t frame)
 {
-    return (double)(frame + 1) * r->scene.dt * r->scene.substeps;
+    return r->world_start_time + world_time(r, frame);
 }
 
 static bool open_stats(run_state *r, cs_error *err)
@@ -160,18 +180,25 @@ static bool write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_s
                 memcpy(r->stat_passes[r->stat_pass_count++], rec->passes[i].name, 48);
         }
         cs_out_printf(out, "frame,time_s,particles,mean_density_error,max_density_error,max_speed,kinetic_energy,"
-                          "total_mass,non_finite,outside_domain,gpu_total_ms,submit_wall_ms");
+                          "total_mass,non_finite,outside_domain,gpu_total_ms,submit_wall_ms,restart");
         for (uint32_t j = 0; j < r->stat_pass_count; j++)
             cs_out_printf(out, ",gpu_ms:%s", r->stat_passes[j]);
         cs_out_printf(out, "\n");
     }
     uint32_t frame = r->sim_frames;
-    double t = frame_time(r, frame);
-    cs_out_printf(out, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f", frame, t, s->particles,
+    double t = world_time(r, frame);
+    cs_out_printf(out, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f,%u", frame, t, s->particles,
             s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
-            s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms);
-    for (uint32_t j = 0; j < r->stat_pass_count; j++)
-        cs_out_printf(out, ",%.4f", CS_MAX(0.0, cs_recorder_pass_ms(rec, r->stat_passes[j])));
+            s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms, r->restarts);
+    // A pass that did not run in this frame (a solver's split, a surface
+    // not meshed, another world's passes after a reload) is empty, not 0.
+    for (uint32_t j = 0; j < r->stat_pass_count; j++) {
+        double ms = cs_recorder_pass_ms(rec, r->stat_passes[j]);
+        if (ms >= 0.0)
+            cs_out_printf(out, ",%.4f", ms);
+        else
+            cs_out_printf(out, ",");
+    }
     cs_out_printf(out, "\n");
     if (!cs_out_flush(out, err))
         return false;
@@ -374,7 +401,9 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.camera = &r->camera;
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
-    frame.alert = r->shader_error[0] ? r->shader_error : NULL;
+    snprintf(r->alert, sizeof r->alert, "%s%s%s", r->shader_error, r->shader_error[0] && r->scene_error[0] ? "\n" : "",
+             r->scene_error);
+    frame.alert = r->alert[0] ? r->alert : NULL;
     frame.flip_arrows = r->flip_arrows;
     if (r->panel)
         frame.ui = panel_frame(r, target ? target->width : r->renderer.width, target ? target->height : r->renderer.height);
@@ -469,10 +498,83 @@ static void hot_reload(run_state *r)
 
 static bool create_world(run_state *r, cs_error *err)
 {
+    if (r->world_frame_seconds > 0.0) { // a restart: the run's time goes on from the last world's end
+        r->world_start_time += (r->recorded_sim_frames - r->world_first_frame) * r->world_frame_seconds;
+        r->restarts++;
+    }
     r->world_alive = cs_world_create(&r->ctx, &r->scene, &r->world, err);
     r->world_first_frame = r->recorded_sim_frames;
+    r->world_frame_seconds = (double)r->scene.dt * r->scene.substeps;
     r->level_baked = !r->scene.level.radiosity_shown;
     return r->world_alive;
+}
+
+static bool finish_all_frames(run_state *r, uint32_t next, cs_error *err);
+
+// A reload the scene file refused: printed once per message, drawn in the
+// image until a save loads.
+static void refuse_reload(run_state *r, const char *msg)
+{
+    if (strcmp(msg, r->scene_error_msg) != 0)
+        fprintf(stderr, "\ncistern: %s changed: %s; the previous scene keeps running\n", r->scene.path, msg);
+    snprintf(r->scene_error_msg, sizeof r->scene_error_msg, "%s", msg);
+    cs_scene_reload_alert(r->scene_error, sizeof r->scene_error, msg, 110);
+}
+
+// The scene file was saved (--watch): a new world from it, --set edits
+// applied again, in place of the running one; the camera stays. The new
+// scene must parse and its world be made (solver blocks are read there)
+// before the running world goes, so a refused edit leaves it running: a
+// trial world is made first, beside the running one, and destroyed (the
+// world holds pointers into itself, so it is made again in place). `next`
+// is the loop's next frame index. False only when the world cannot be made
+// again from a scene that just made one (the run then stops).
+static bool reload_scene(run_state *r, uint32_t next, cs_error *err)
+{
+    if (!cs_file_watch_poll(&r->scene_watch, cs_now_seconds()))
+        return true;
+    const cs_run_options *opt = r->opt;
+    double start = cs_now_seconds();
+    cs_scene *scene = calloc(1, sizeof *scene);
+    cs_world *trial = calloc(1, sizeof *trial);
+    CS_ASSERT(scene && trial, "out of host memory reloading the scene");
+    cs_error why;
+    bool parsed = cs_scene_load_edited(r->scene.path, opt->edits.items, opt->edits.count, scene, &why);
+    if (parsed && opt->particles)
+        cs_scene_scale_world(scene, opt->particles);
+    bool ok = parsed && finish_all_frames(r, next, err);
+    if (parsed && !ok) { // a frame of the running world failed: that stops the run, as it would have
+        cs_scene_free(scene), free(scene), free(trial);
+        return false;
+    }
+    if (ok) {
+        vkDeviceWaitIdle(r->ctx.device);
+        ok = cs_world_create(&r->ctx, scene, trial, &why);
+        if (ok)
+            cs_world_destroy(trial);
+        else
+            cs_scene_edit_blame(&why, opt->edits.items, opt->edits.count);
+    }
+    free(trial);
+    if (!ok) {
+        refuse_reload(r, why.msg);
+        if (parsed)
+            cs_scene_free(scene);
+        free(scene);
+        return true;
+    }
+    cs_world_destroy(&r->world);
+    r->world_alive = false;
+    cs_scene_free(&r->scene);
+    r->scene = *scene;
+    free(scene);
+    bool had_error = r->scene_error[0] != 0;
+    r->scene_error[0] = r->scene_error_msg[0] = 0;
+    if (!create_world(r, err))
+        return false;
+    fprintf(stderr, "\ncistern: %s changed: reloaded%s (restart %u in stats.csv; %.2f s)\n", r->scene.path,
+            had_error ? ", the error is fixed" : "", r->restarts, cs_now_seconds() - start);
+    return true;
 }
 
 // Simulated frame `frame` (of the run) went wrong: which pass first wrote
@@ -814,6 +916,8 @@ static int run_headless(run_state *r)
     for (uint32_t frame = 0; frame < frames; frame++) {
         if (r->watching)
             hot_reload(r);
+        if (r->scene_watching && !reload_scene(r, frame, &err))
+            goto failed;
         uint32_t slot = frame % CS_FRAMES_IN_FLIGHT;
         if (!finish_frame(r, slot, &err))
             goto failed;
@@ -930,6 +1034,10 @@ static int run_window(run_state *r)
         }
         if (r->watching)
             hot_reload(r);
+        if (r->scene_watching && !reload_scene(r, drawn, &err)) {
+            fprintf(stderr, "cistern: %s\n", err.msg);
+            return 1;
+        }
         // Wait for the frame that last used this slot (two frames ago), not
         // for the one just submitted.
         uint32_t slot = drawn % CS_FRAMES_IN_FLIGHT;
@@ -997,8 +1105,9 @@ static int run_window(run_state *r)
             // replaces the hot reload's error title, and the error itself
             // is drawn in the image.
             char title[1024];
-            size_t prefix = (size_t)snprintf(title, sizeof title, "%s%s",
+            size_t prefix = (size_t)snprintf(title, sizeof title, "%s%s%s",
                                              r->shader_error[0] ? "SHADER ERROR (see the image) - " : "",
+                                             r->scene_error[0] ? "SCENE ERROR (see the image) - " : "",
                                              cs_record_active(&r->video) ? "REC - " : "");
             cs_window_format_title(title + prefix, sizeof title - prefix, r->scene.name, frames_since_title / (now - title_time),
                                    r->last_stats.particles,
@@ -1081,7 +1190,7 @@ static int run(run_state *r)
 {
     const cs_run_options *opt = r->opt;
     cs_error err;
-    if (!cs_scene_load(opt->scene, &r->scene, &err)) {
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &r->scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 2;
     }
@@ -1150,6 +1259,7 @@ static int run(run_state *r)
                         "or add --renderdoc\n");
 
     if (!create_world(r, &err)) {
+        cs_scene_edit_blame(&err, opt->edits.items, opt->edits.count);
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 2;
         goto done;
@@ -1205,6 +1315,13 @@ static int run(run_state *r)
             else
                 fprintf(stderr, "cistern: watching %s for shader edits\n", cs_shader_dir());
         }
+    }
+    if (opt->watch) {
+        // The scene file too: a save rebuilds the world (reload_scene).
+        cs_file_watch_open(&r->scene_watch, r->scene.path, 0.1);
+        r->scene_watching = true;
+        if (!opt->quiet)
+            fprintf(stderr, "cistern: watching %s for scene edits\n", r->scene.path);
     }
     create_frames(r);
     r->submits_before = r->ctx.queue_submits;

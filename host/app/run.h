@@ -3,12 +3,14 @@
 #pragma once
 
 #include "common.h"
+#include "scene_edit.h"
 
 // --mesh-format: how surface meshes are written.
 typedef enum cs_mesh_format { CS_MESH_PLY, CS_MESH_OBJ, CS_MESH_VTP } cs_mesh_format;
 
 typedef struct cs_run_options {
     const char *scene;          // name under scenes/ or a path
+    cs_scene_edits edits;       // --set: applied to the file's tree at every load (and reload)
     bool headless;              // forced; also chosen when there is no display
     uint32_t frames;            // 0: until the window closes (headless: 120)
     const char *out_dir;        // default out/<scene name>

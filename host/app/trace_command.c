@@ -381,7 +381,7 @@ int cs_trace_command(const cs_trace_options *opt)
 {
     cs_error err;
     cs_scene scene;
-    if (!cs_scene_load(opt->scene, &scene, &err)) {
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 2;
     }

@@ -12,11 +12,13 @@
 #pragma once
 
 #include "common.h"
+#include "scene_edit.h"
 
 #define CS_TRACE_BATCH 64u
 
 typedef struct cs_trace_options {
     const char *scene;
+    cs_scene_edits edits;       // --set
     uint32_t spp;               // paths a pixel (default 64)
     uint32_t width, height;     // default 256 x 256
     const char *out_dir;        // default out/trace/<scene name>

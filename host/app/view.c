@@ -4,18 +4,25 @@
 // radiosity (--light radiosity, or B), the level's faces and room lights
 // are compiled as a scene's would be (world_radiosity.h, level_light.h),
 // and the geometry feature draws them.
+#define _XOPEN_SOURCE 700 // realpath
 #include "view.h"
 
+#include "file_io.h"
 #include "geometry.h"
+#include "level_flood.h"
 #include "level_mesh.h"
 #include "output.h"
 #include "panel.h"
 #include "render.h"
+#include "run.h"
 #include "window.h"
 #include "world_radiosity.h"
 
+#include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct view_state {
     const cs_view_options *opt;
@@ -37,6 +44,7 @@ typedef struct view_state {
     char out_dir[512];
     cs_panel *panel;           // --panel: the rooms list
     int panel_jump;            // the room its last frame picked, -1: none
+    char alert[256];           // the frame's alert text (outside every room), or ""
 } view_state;
 
 // A scene with no fluid, so the render core has its domain (the level's
@@ -116,6 +124,23 @@ static void place_camera(view_state *v, uint32_t room)
     c->far_plane = 4 * v->mesh.fog_end;
 }
 
+// Outside every room the level draws nothing (the portal walk starts from
+// the camera's room): an image that is black, without a word, looked like a
+// broken renderer. The frame says where the camera is and how to get back:
+// Tab (the window) places it in the middle of room `next_room`. Returns
+// the room the camera is in, -1 outside.
+static int say_where(view_state *v, uint32_t next_room)
+{
+    int in = cs_level_room_at(&v->mesh, v->camera.position);
+    v->alert[0] = 0;
+    if (in < 0)
+        snprintf(v->alert, sizeof v->alert,
+                 "OUTSIDE EVERY ROOM: nothing to draw here\n"
+                 "Tab: back into room %u (of %u), or fly back in (WASD/QE)",
+                 v->mesh.room_count ? next_room % v->mesh.room_count : 0, v->mesh.room_count);
+    return in;
+}
+
 // `seconds`: the level's clock, for its animated textures. Lit by
 // radiosity, the light and its bounces are gathered first, every frame.
 static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target *target, double seconds)
@@ -137,7 +162,8 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
                      &(cs_render_frame){.target = target, .level = &v->mesh, .ui = ui,
                                         .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
                                         .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
-                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds});
+                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds,
+                                        .alert = v->alert[0] ? v->alert : NULL});
 }
 
 // The mean of an image's RGB bytes, 0..255 (the headless line's check figure).
@@ -156,20 +182,37 @@ static int view_headless(view_state *v)
     uint32_t first = opt->room >= 0 ? (uint32_t)opt->room : 0;
     uint32_t last = opt->room >= 0 ? (uint32_t)opt->room + 1 : v->mesh.room_count;
     uint32_t written = 0;
+    if (opt->camera_given) // --camera: one image from there, looking along -z
+        first = 0, last = 1;
     for (uint32_t room = first; room < last; room++) {
         place_camera(v, room);
+        if (opt->camera_given) {
+            memcpy(v->camera.position, opt->camera, sizeof opt->camera);
+            v->camera.target[0] = opt->camera[0], v->camera.target[1] = opt->camera[1];
+            v->camera.target[2] = opt->camera[2] - 1;
+        }
+        int in = say_where(v, 0);
         cs_recorder_begin(&v->rec);
         record_frame(v, &v->rec, NULL, 0.0);
         cs_render_record_readback(&v->renderer, &v->rec);
         cs_recorder_submit_wait(&v->rec);
         char path[700];
-        snprintf(path, sizeof path, "%s/room_%03u.png", v->out_dir, room);
+        if (opt->camera_given)
+            snprintf(path, sizeof path, "%s/camera.png", v->out_dir);
+        else
+            snprintf(path, sizeof path, "%s/room_%03u.png", v->out_dir, room);
         if (!cs_write_png(path, v->renderer.width, v->renderer.height, cs_render_pixels(&v->renderer), &err)) {
             fprintf(stderr, "cistern: view: %s\n", err.msg);
             return 1;
         }
         written++;
-        if (!opt->quiet)
+        if (opt->camera_given && in < 0)
+            printf("camera at (%g, %g, %g): outside every room, the level draws nothing there (the image says so; "
+                   "--room N or no --camera: images from inside the rooms)\n", opt->camera[0], opt->camera[1],
+                   opt->camera[2]);
+        else if (opt->camera_given && !opt->quiet)
+            printf("camera at (%g, %g, %g): room %d\n", opt->camera[0], opt->camera[1], opt->camera[2], in);
+        if (!opt->quiet && !opt->camera_given)
             printf("room %3u: %s, %u of %u rooms drawn%s, draw %.2f ms GPU, mean %.1f -> %s\n", room,
                    v->radiosity_shown ? "radiosity" : "baked light",
                    v->radiosity_shown ? v->mesh.room_count : v->renderer.level_rooms_drawn, v->mesh.room_count, v->radiosity_shown ? " (radiosity: no portal walk)" : " through portals",
@@ -177,8 +220,9 @@ static int view_headless(view_state *v)
                    mean_byte(cs_render_pixels(&v->renderer), v->renderer.width, v->renderer.height), path);
     }
     if (!opt->quiet)
-        printf("wrote %u image(s) of %s to %s/ (%u x %u; camera in each room's middle)\n", written, opt->level,
-               v->out_dir, v->renderer.width, v->renderer.height);
+        printf("wrote %u image(s) of %s to %s/ (%u x %u; %s)\n", written, opt->level, v->out_dir,
+               v->renderer.width, v->renderer.height,
+               opt->camera_given ? "camera at --camera" : "camera in each room's middle");
     return 0;
 }
 
@@ -239,6 +283,7 @@ static int view_window(view_state *v)
         cs_submit_sync sync;
         if (!cs_window_acquire_frame(&v->window, slot, &target, &sync))
             continue;
+        int in = say_where(v, room + 1);
         cs_recorder_begin(rec);
         record_frame(v, rec, &target, now - start);
         cs_window_record_present(&v->window, rec, false);
@@ -247,12 +292,16 @@ static int view_window(view_state *v)
         drawn++;
         frames_since_title++;
         if (now - title_time > 0.5 && last_draw_ms >= 0) {
-            int in = cs_level_room_at(&v->mesh, v->camera.position);
-            char title[256];
-            snprintf(title, sizeof title, "cistern view — %s — %s — room %d, %u of %u rooms drawn — %.0f fps, draw %.2f "
+            char title[256], where[96];
+            if (in < 0)
+                snprintf(where, sizeof where, "OUTSIDE EVERY ROOM (Tab: back into room %u)",
+                         v->mesh.room_count ? (room + 1) % v->mesh.room_count : 0);
+            else
+                snprintf(where, sizeof where, "room %d, %u of %u rooms drawn", in, v->renderer.level_rooms_drawn,
+                         v->mesh.room_count);
+            snprintf(title, sizeof title, "cistern view — %s — %s — %s — %.0f fps, draw %.2f "
                      "ms GPU (Tab: next room, B: light)", opt->level, v->radiosity_shown ? "radiosity" : "baked light",
-                     in, v->renderer.level_rooms_drawn, v->mesh.room_count,
-                     frames_since_title / (now - title_time), last_draw_ms);
+                     where, frames_since_title / (now - title_time), last_draw_ms);
             cs_window_set_title(&v->window, title);
             title_time = now;
             frames_since_title = 0;
@@ -266,8 +315,100 @@ static int view_window(view_state *v)
     return 0;
 }
 
+// --flood-rooms "3,5": room numbers, comma separated.
+static bool parse_rooms(const char *text, uint32_t *rooms, uint32_t *count)
+{
+    *count = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long r = strtoul(p, &end, 10);
+        if (end == p || errno || r > 65535 || *count == CS_FLOOD_MAX_ROOMS || (*end && *end != ','))
+            return false;
+        rooms[(*count)++] = (uint32_t)r;
+        p = *end ? end + 1 : end;
+    }
+    return *count > 0;
+}
+
+// `cistern view --flood`: the water rooms filled (level_flood.h) and run as
+// a scene, written beside the images so that `cistern run` can run it again.
+static int view_flood(const cs_view_options *opt)
+{
+    cs_error err;
+    uint32_t rooms[CS_FLOOD_MAX_ROOMS], room_count = 0;
+    if (opt->flood_rooms && !parse_rooms(opt->flood_rooms, rooms, &room_count)) {
+        fprintf(stderr, "cistern: view: --flood-rooms %s: give room numbers separated by commas, e.g. 3,5 (at most "
+                        "%d)\n", opt->flood_rooms, CS_FLOOD_MAX_ROOMS);
+        return 2;
+    }
+    double upm = opt->units_per_metre > 0 ? opt->units_per_metre : CS_LEVEL_DEFAULT_UNITS_PER_METRE;
+    cs_tr1_level level;
+    if (!cs_tr1_load(opt->level, &level, NULL, &err)) {
+        fprintf(stderr, "cistern: view: %s\n", err.msg);
+        return 1;
+    }
+    cs_level_flood *flood = malloc(sizeof *flood);
+    CS_ASSERT(flood, "out of memory");
+    bool planned = cs_level_flood_plan(&level, upm, rooms, room_count,
+                                       opt->flood_particles ? opt->flood_particles : 20000, flood, &err);
+    cs_tr1_free(&level);
+    if (!planned) {
+        fprintf(stderr, "cistern: view: --flood: %s: %s\n", opt->level, err.msg);
+        free(flood);
+        return 2;
+    }
+    char text[512];
+    cs_level_flood_text(flood, text, sizeof text);
+    printf("flood: %s: %s\n", opt->level, text);
+    // The scene file: the level by its absolute path (a scene's paths are
+    // relative to the scene file), beside the output folder.
+    char level_path[PATH_MAX], out_dir[600], scene_path[700];
+    if (!realpath(opt->level, level_path)) {
+        fprintf(stderr, "cistern: view: %s: %s\n", opt->level, strerror(errno));
+        free(flood);
+        return 1;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s", opt->level);
+    char *base = basename(name), *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        *dot = 0;
+    if (opt->out_dir)
+        snprintf(out_dir, sizeof out_dir, "%s", opt->out_dir);
+    else
+        snprintf(out_dir, sizeof out_dir, "out/view/%s_flood", base);
+    size_t dir_len = strlen(out_dir);
+    while (dir_len > 1 && out_dir[dir_len - 1] == '/')
+        out_dir[--dir_len] = 0;
+    snprintf(scene_path, sizeof scene_path, "%s.json", out_dir);
+    static char json[65536];
+    bool written = cs_level_flood_scene_json(flood, level_path, upm, json, sizeof json);
+    free(flood);
+    char parent[700];
+    snprintf(parent, sizeof parent, "%s", scene_path);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = 0;
+    if (!written || (slash && !cs_make_dirs(parent, &err)) ||
+        !cs_write_whole_file(scene_path, json, strlen(json), true, &err)) {
+        fprintf(stderr, "cistern: view: --flood: %s\n", written ? err.msg : "the scene does not fit its buffer");
+        return 1;
+    }
+    printf("flood: the scene is %s (cistern run %s runs it again)\n", scene_path, scene_path);
+    fflush(stdout); // before the run's own lines
+    cs_run_options run = {.scene = scene_path, .headless = opt->headless, .frames = opt->frames,
+                          .out_dir = out_dir, .overwrite = opt->overwrite, .png_every = 10,
+                          .device = opt->device, .validation = opt->validation, .capture_frame = -1,
+                          .color_mode = -1, .width = opt->width, .height = opt->height, .quiet = opt->quiet};
+    return cs_run(&run);
+}
+
 int cs_view_command(const cs_view_options *opt)
 {
+    if (opt->flood)
+        return view_flood(opt);
     view_state *v = calloc(1, sizeof *v);
     CS_ASSERT(v, "out of memory");
     v->opt = opt;

@@ -22,6 +22,15 @@ typedef struct cs_view_options {
     bool radiosity;            // --light radiosity: lit by the room lights and their bounces (B switches in a window)
     double patch_size;         // radiosity patches, m (main.c's default: 4)
     bool panel;                // the rooms panel (panel.h): the rooms, the camera's, a jump to each
+    bool camera_given;         // headless --camera: one image from `camera` instead of one per room
+    double camera[3];          // metres, world coordinates of the level (looking along -z)
+    // --flood: the water rooms (or flood_rooms, "3,5") filled with PBF water
+    // of at most flood_particles particles (0: 20000) and run as a scene
+    // (level_flood.h), in the window or headless (frames: default 120, a
+    // PNG every 10th, in out_dir, default out/view/NAME_flood).
+    bool flood;
+    const char *flood_rooms;
+    uint32_t flood_particles;
 } cs_view_options;
 
 int cs_view_command(const cs_view_options *opt);

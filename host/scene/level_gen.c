@@ -280,7 +280,9 @@ static void build_room(cs_tr1_room *room, int ri)
         room->meshes[room->mesh_count++] =
             (cs_tr1_room_mesh){room->x + 5 * SECTOR / 2, g->floor, room->z + 5 * SECTOR / 2, 0, 0x0800, 1};
     room->alternate_room = -1;
-    room->flags = 0;
+    // The north room, whose floor is wet, is a water room (TR1's flag),
+    // so `cistern view --flood` has one to fill.
+    room->flags = ri == DEMO_WET_ROOM ? CS_TR1_ROOM_WATER : 0;
 }
 
 // ---- palette and textures ---------------------------------------------------
@@ -492,4 +494,97 @@ void cs_tr1_generate_demo(cs_tr1_level *out)
         build_room(&out->rooms[i], (int)i);
     build_palette(out->palette);
     build_objects(out);
+}
+
+// ---- the fluids' fixture ----------------------------------------------------
+
+#define FIXTURE_RAMP_ROOM 1
+#define FIXTURE_WATER_ROOM 3
+#define FIXTURE_SLOPE 2 // clicks per sector
+
+// The ramp room's floor and ceiling (TR units, y down) at room offset
+// (x, z): flat at the hall's floor (0) over the first sector column, two
+// clicks lower per column over the next two, flat at the old floor (1024)
+// over the last; the ceiling flat at -1024 but over the first and last
+// sector rows, where it rises two clicks towards the room's edge.
+static int fixture_floor(int x) { return x <= 1024 ? 0 : x >= 3072 ? 1024 : (x - 1024) / 2; }
+static int fixture_ceiling(int z) { return z <= 1024 ? -1024 - (1024 - z) / 2 : z >= 3072 ? -1024 - (z - 3072) / 2 : -1024; }
+
+// Appends floor data words; returns the index of the first.
+static uint16_t append_floor_data(cs_tr1_level *lvl, const uint16_t *words, uint32_t n)
+{
+    cs_tr1_blob *b = &lvl->sections[CS_TR1_FLOOR_DATA];
+    uint32_t first = b->count;
+    b->bytes = realloc(b->bytes, (size_t)(b->count + n) * 2);
+    CS_ASSERT(b->bytes, "out of memory for floor data");
+    for (uint32_t k = 0; k < n; k++) {
+        b->bytes[2 * (first + k)] = (uint8_t)(words[k] & 0xff);
+        b->bytes[2 * (first + k) + 1] = (uint8_t)(words[k] >> 8);
+    }
+    b->count += n;
+    b->size = (size_t)b->count * 2;
+    CS_ASSERT(first <= 0xffff, "fixture level: floor data past a u16 index");
+    return (uint16_t)first;
+}
+
+// A slant's data word: the x slope in the low byte, the z slope in the high.
+static uint16_t slant_word(int x, int z) { return (uint16_t)((uint8_t)(int8_t)x | (uint16_t)(uint8_t)(int8_t)z << 8); }
+
+void cs_tr1_generate_fixture(cs_tr1_level *out)
+{
+    cs_tr1_generate_demo(out);
+    cs_tr1_room *room = &out->rooms[FIXTURE_RAMP_ROOM];
+    int old_floor = room->y_bottom, old_ceiling = room->y_top;
+    // Sectors: stored heights are the floor's highest and the ceiling's
+    // lowest point; the slants lower the one and raise the other.
+    for (uint32_t i = 0; i < room->x_sectors; i++)
+        for (uint32_t j = 0; j < room->z_sectors; j++) {
+            cs_tr1_sector *s = &room->sectors[i * room->z_sectors + j];
+            int x = (int)i * SECTOR;
+            s->floor = (int8_t)(fixture_floor(x) / 256);
+            int floor_x = i == 1 || i == 2 ? -FIXTURE_SLOPE : 0; // lower towards +x
+            int ceiling_z = j == 0 ? FIXTURE_SLOPE : j + 1 == room->z_sectors ? -FIXTURE_SLOPE : 0;
+            s->ceiling = (int8_t)(-1024 / 256);
+            uint16_t words[4];
+            uint32_t n = 0;
+            if (floor_x) {
+                words[n++] = 0x0002;
+                words[n++] = slant_word(floor_x, 0);
+            }
+            if (ceiling_z) {
+                words[n++] = 0x0003;
+                words[n++] = slant_word(0, ceiling_z);
+            }
+            if (n) {
+                words[n - 2] |= 0x8000; // the sector's last entry
+                s->fd_index = append_floor_data(out, words, n);
+            }
+        }
+    // Faces follow: every vertex on the old floor or ceiling moves onto the
+    // new one (both are continuous, so shared vertices stay shared); a face
+    // that collapses (the wall under the doorway, now floor high) goes.
+    for (uint32_t v = 0; v < room->vertex_count; v++) {
+        cs_tr1_vertex *p = &room->vertices[v];
+        if (p->y == old_floor)
+            p->y = (int16_t)fixture_floor(p->x);
+        else if (p->y == old_ceiling)
+            p->y = (int16_t)fixture_ceiling(p->z);
+    }
+    uint32_t kept = 0;
+    for (uint32_t f = 0; f < room->rect_count; f++) {
+        const cs_tr1_face4 *q = &room->rects[f];
+        bool collapsed = false;
+        for (int a = 0; a < 4; a++)
+            for (int b = a + 1; b < 4; b++) {
+                const cs_tr1_vertex *u = &room->vertices[q->vertices[a]], *w = &room->vertices[q->vertices[b]];
+                collapsed |= u->x == w->x && u->y == w->y && u->z == w->z;
+            }
+        if (!collapsed)
+            room->rects[kept++] = *q;
+    }
+    room->rect_count = kept;
+    for (uint32_t m = 0; m < room->mesh_count; m++)
+        room->meshes[m].y = fixture_floor(room->meshes[m].x - room->x);
+    room->y_top = -1024 - FIXTURE_SLOPE * 256;
+    CS_ASSERT(out->rooms[FIXTURE_WATER_ROOM].flags & CS_TR1_ROOM_WATER, "the demo's water room");
 }

@@ -728,6 +728,54 @@ int cs_tr1_sector_door(const cs_tr1_level *lvl, const cs_tr1_sector *sector)
     return room < lvl->room_count ? (int)room : -1;
 }
 
+bool cs_tr1_sector_slants(const cs_tr1_level *lvl, const cs_tr1_sector *sector, cs_tr1_slant *floor,
+                          cs_tr1_slant *ceiling)
+{
+    *floor = *ceiling = (cs_tr1_slant){0, 0};
+    const cs_tr1_blob *fd = &lvl->sections[CS_TR1_FLOOR_DATA];
+    uint32_t i = sector->fd_index;
+    if (i == 0 || !fd->bytes)
+        return false;
+#define FD_WORD(k) ((uint16_t)(fd->bytes[2 * (size_t)(k)] | fd->bytes[2 * (size_t)(k) + 1] << 8))
+    // The order GetDoor skips them in: a floor slant, then a ceiling slant.
+    bool found = false;
+    cs_tr1_slant *out[2] = {floor, ceiling};
+    static const int function[2] = {FD_FLOOR_SLANT, FD_CEILING_SLANT};
+    for (int s = 0; s < 2; s++) {
+        if (i + 1 >= fd->count)
+            break;
+        uint16_t h = FD_WORD(i);
+        if (FD_FUNCTION(h) != function[s])
+            continue;
+        uint16_t data = FD_WORD(i + 1);
+        *out[s] = (cs_tr1_slant){(int8_t)(data & 0xff), (int8_t)(data >> 8)};
+        found = true;
+        if (h & FD_END)
+            break;
+        i += 2;
+    }
+#undef FD_WORD
+    return found;
+}
+
+// Per slope unit, a click (256 units) across the sector's 1024: a quarter
+// of a unit per unit of offset.
+double cs_tr1_floor_height(const cs_tr1_sector *s, cs_tr1_slant slant, double lx, double lz)
+{
+    double h = s->floor * 256.0;
+    h += slant.z < 0 ? -slant.z * lz / 4.0 : slant.z * (1024.0 - lz) / 4.0;
+    h += slant.x < 0 ? -slant.x * lx / 4.0 : slant.x * (1024.0 - lx) / 4.0;
+    return h;
+}
+
+double cs_tr1_ceiling_height(const cs_tr1_sector *s, cs_tr1_slant slant, double lx, double lz)
+{
+    double h = s->ceiling * 256.0;
+    h += slant.z < 0 ? slant.z * lz / 4.0 : -slant.z * (1024.0 - lz) / 4.0;
+    h += slant.x < 0 ? slant.x * (1024.0 - lx) / 4.0 : -slant.x * lx / 4.0;
+    return h;
+}
+
 void cs_tr1_free(cs_tr1_level *lvl)
 {
     if (lvl->rooms)

@@ -211,6 +211,33 @@ bool cs_tr1_sprite_drawable(const cs_tr1_level *level, const cs_tr1_room *room, 
 // of 0 or past the floor data, or a room that does not exist.
 int cs_tr1_sector_door(const cs_tr1_level *level, const cs_tr1_sector *sector);
 
+// A floor or ceiling slant (TR1 floor data functions 2 and 3): the data
+// word's low byte is the x slope, its high byte the z slope, each signed, in
+// clicks (256 units) of height change across the sector's 1024 units.
+typedef struct cs_tr1_slant {
+    int8_t x, z;
+} cs_tr1_slant;
+
+// A sector's floor and ceiling slants, read as the game's GetHeight and
+// GetCeiling find them: a floor slant entry first, then a ceiling slant
+// entry (either may be missing: {0, 0}, flat). False when the sector has
+// neither (fd_index 0, past the floor data, or other entries only).
+bool cs_tr1_sector_slants(const cs_tr1_level *level, const cs_tr1_sector *sector, cs_tr1_slant *floor,
+                          cs_tr1_slant *ceiling);
+
+// The height (TR units, y down) of a sector's floor or ceiling at (lx, lz),
+// the offset within the sector in units (0 .. 1024), as the game computes
+// it (TRX's M_GetFloorTiltHeight / M_GetCeilingTiltHeight), continuous: the
+// game's 1023 and >> 2 become 1024 and / 4. A slant only ever lowers a floor
+// and raises a ceiling: the sector's stored height is the floor's highest
+// and the ceiling's lowest point. Floor: each x or z unit lowers it by one
+// click across the sector, towards -x (-z) for a positive slope, +x (+z)
+// for a negative one. Ceiling: raised towards +x for a positive x slope
+// (-x for negative), towards -z for a positive z slope (+z for negative):
+// the game's z is mirrored against its x there.
+double cs_tr1_floor_height(const cs_tr1_sector *sector, cs_tr1_slant slant, double lx, double lz);
+double cs_tr1_ceiling_height(const cs_tr1_sector *sector, cs_tr1_slant slant, double lx, double lz);
+
 // The name of a section, as used in messages ("floor_data").
 const char *cs_tr1_section_name(cs_tr1_section s);
 
@@ -236,7 +263,20 @@ typedef struct cs_tr1_stats {
 } cs_tr1_stats;
 cs_tr1_stats cs_tr1_count(const cs_tr1_level *level);
 
+// TR1's room flag for a room under water.
+#define CS_TR1_ROOM_WATER 0x0001
+
 // The demo level shipped as levels/cistern_demo.phd: four rooms on three
 // heights joined by wall and floor portals, generated textures and palette,
-// lights, static meshes and sprites (level_gen.c). Deterministic.
+// lights, static meshes and sprites; the north room (3) is a water room
+// (level_gen.c). Deterministic.
 void cs_tr1_generate_demo(cs_tr1_level *out);
+
+// A fixture for the fluids, built on the demo level (level_gen.c): the
+// east room (1) becomes a ramp, its floor descending two clicks a sector
+// towards +x over its two middle sector columns (floor slants, x slope -2)
+// from the hall's floor height to its old floor, and its ceiling rising two
+// clicks over its first and last sector rows (ceiling slants, z slope +2
+// and -2); the faces follow. The north room (3) is a water room
+// (CS_TR1_ROOM_WATER), as in the demo. Deterministic.
+void cs_tr1_generate_fixture(cs_tr1_level *out);

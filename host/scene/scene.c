@@ -648,7 +648,8 @@ static bool parse_level(cs_scene *scene, const cJSON *root, cs_error *err)
         !cs_json_string(scene, level, "level", "file", file, sizeof file, NULL, err) ||
         !cs_json_number(scene, level, "level", "units_per_metre", upm_row->min, true, upm_row->max, false, &upm, NULL,
                         err) ||
-        !cs_json_string(scene, level, "level", "light", light, sizeof light, NULL, err))
+        !cs_json_string(scene, level, "level", "light", light, sizeof light, NULL, err) ||
+        !cs_json_bool(scene, level, "level", "seal_water", &scene->level.seal_water, err))
         return false;
     if (light[0] && strcmp(light, "baked") != 0 && (strcmp(light, "radiosity") != 0 || !has_radiosity))
         return cs_json_fail(scene, err, "level", "light", "must be \"baked\" or, with a \"radiosity\" block, "
@@ -804,33 +805,24 @@ static bool nesting_exceeded(const char *text, size_t upto, size_t *at)
     return false;
 }
 
-bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err)
+cJSON *cs_scene_parse_json(const char *text, size_t size, const char *path, cs_error *err)
 {
-    *scene = (cs_scene){0};
-    snprintf(scene->path, sizeof scene->path, "%s", path ? path : "(scene)");
-    // Name: the file name without folders and without ".json".
-    const char *base = strrchr(scene->path, '/');
-    base = base ? base + 1 : scene->path;
-    snprintf(scene->name, sizeof scene->name, "%s", base);
-    size_t name_len = strlen(scene->name);
-    if (name_len > 5 && strcmp(scene->name + name_len - 5, ".json") == 0)
-        scene->name[name_len - 5] = 0;
-
+    path = path ? path : "(scene)";
     size_t start = 0;
     while (start < size && (text[start] == ' ' || text[start] == '\t' || text[start] == '\n' || text[start] == '\r'))
         start++;
     if (start == size)
-        return cs_fail(err, "%s: the file is empty; a scene is a JSON object (see docs/scenes.md)", scene->path);
+        return cs_fail(err, "%s: the file is empty; a scene is a JSON object (see docs/scenes.md)", path), NULL;
     const char *nul = memchr(text, 0, size);
     if (nul) {
         uint32_t line, column;
         line_column(text, (size_t)(nul - text), &line, &column);
-        return cs_fail(err, "%s:%u:%u: a NUL byte: this is not a text file", scene->path, line, column);
+        return cs_fail(err, "%s:%u:%u: a NUL byte: this is not a text file", path, line, column), NULL;
     }
     // cJSON wants NUL-terminated text; our caller's buffer need not be.
     char *copy = malloc(size + 1);
     if (!copy)
-        return cs_fail(err, "%s: out of memory reading %zu bytes", scene->path, size);
+        return cs_fail(err, "%s: out of memory reading %zu bytes", path, size), NULL;
     memcpy(copy, text, size);
     copy[size] = 0;
     const char *end = NULL;
@@ -855,17 +847,31 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
         size_t deep_at;
         if (nesting_exceeded(copy, offset, &deep_at)) {
             line_column(copy, deep_at, &line, &column);
-            cs_fail(err, "%s:%u:%u: JSON nested too deep: more than %d levels of [ ] and { }", scene->path, line,
+            cs_fail(err, "%s:%u:%u: JSON nested too deep: more than %d levels of [ ] and { }", path, line,
                     column, CJSON_NESTING_LIMIT);
         } else if (rest >= size)
-            cs_fail(err, "%s:%u:%u: JSON syntax error: unexpected end of file (is it truncated?)", scene->path, line,
+            cs_fail(err, "%s:%u:%u: JSON syntax error: unexpected end of file (is it truncated?)", path, line,
                     column);
         else
-            cs_fail(err, "%s:%u:%u: JSON syntax error near '%s'", scene->path, line, column, near);
+            cs_fail(err, "%s:%u:%u: JSON syntax error near '%s'", path, line, column, near);
         free(copy);
-        return false;
+        return NULL;
     }
     free(copy);
+    return root;
+}
+
+bool cs_scene_parse_tree(cJSON *root, const char *path, cs_scene *scene, cs_error *err)
+{
+    *scene = (cs_scene){0};
+    snprintf(scene->path, sizeof scene->path, "%s", path ? path : "(scene)");
+    // Name: the file name without folders and without ".json".
+    const char *base = strrchr(scene->path, '/');
+    base = base ? base + 1 : scene->path;
+    snprintf(scene->name, sizeof scene->name, "%s", base);
+    size_t name_len = strlen(scene->name);
+    if (name_len > 5 && strcmp(scene->name + name_len - 5, ".json") == 0)
+        scene->name[name_len - 5] = 0;
     scene->json = root;
     if (!parse_root(scene, root, err)) {
         cJSON_Delete(root);
@@ -882,31 +888,47 @@ bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *s
     return true;
 }
 
+bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err)
+{
+    *scene = (cs_scene){0};
+    snprintf(scene->path, sizeof scene->path, "%s", path ? path : "(scene)");
+    cJSON *root = cs_scene_parse_json(text, size, scene->path, err);
+    if (!root)
+        return false;
+    char name[sizeof scene->path]; // parse_tree clears *scene first
+    memcpy(name, scene->path, sizeof name);
+    return cs_scene_parse_tree(root, name, scene, err);
+}
+
+bool cs_scene_resolve(const char *name, char *out, size_t size, cs_error *err)
+{
+    snprintf(out, size, "%s", name);
+    // A bare name ("dam_break_3d") means scenes/<name>.json, from the current
+    // folder if it has one, else from the source tree.
+    if (!strchr(name, '/') && !strstr(name, ".json")) {
+        snprintf(out, size, "scenes/%s.json", name);
+        if (access(out, R_OK) != 0) {
+            char source[512];
+            snprintf(source, sizeof source, "%s/scenes/%s.json", CS_SOURCE_DIR, name);
+            if (access(source, R_OK) != 0)
+                return cs_fail(err, "scene \"%s\": neither %s nor %s exists (`ls scenes/` lists the scenes)", name,
+                               out, source);
+            snprintf(out, size, "%s", source);
+        }
+    }
+    return true;
+}
+
 bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err)
 {
     char resolved[512];
-    snprintf(resolved, sizeof resolved, "%s", path);
-    // A bare name ("dam_break_3d") means scenes/<name>.json, from the current
-    // folder if it has one, else from the source tree.
-    if (!strchr(path, '/') && !strstr(path, ".json")) {
-        snprintf(resolved, sizeof resolved, "scenes/%s.json", path);
-        if (access(resolved, R_OK) != 0) {
-            char source[512];
-            snprintf(source, sizeof source, "%s/scenes/%s.json", CS_SOURCE_DIR, path);
-            if (access(source, R_OK) != 0) {
-                *scene = (cs_scene){0};
-                return cs_fail(err, "scene \"%s\": neither %s nor %s exists (`ls scenes/` lists the scenes)", path,
-                               resolved, source);
-            }
-            snprintf(resolved, sizeof resolved, "%s", source);
-        }
-    }
+    *scene = (cs_scene){0};
+    if (!cs_scene_resolve(path, resolved, sizeof resolved, err))
+        return false;
     size_t size = 0;
     char *text = cs_read_input_file(resolved, CS_INPUT_FILE_MAX, &size, err);
-    if (!text) {
-        *scene = (cs_scene){0};
+    if (!text)
         return false;
-    }
     bool ok = cs_scene_parse(text, size, resolved, scene, err);
     free(text);
     return ok;

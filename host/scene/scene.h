@@ -181,6 +181,10 @@ typedef struct cs_level_ref {
     // host/world/level_light.h) or "baked" (TR1's vertex light): what is
     // shown first; the window's B key switches.
     bool radiosity_shown;
+    // "seal_water": true: the portals between a water room (TR1 room flag
+    // 0x0001) and a room that is not are walls to the fluids, as the water
+    // surface is to the game (cistern view --flood sets it).
+    bool seal_water;
 } cs_level_ref;
 
 struct cs_geometry; // geometry.h
@@ -246,6 +250,15 @@ _Static_assert(sizeof(cs_scene) <= CS_SCENE_MAX_BYTES, "cs_scene grew past CS_SC
 bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err);
 // Parses JSON text; `path` is used in messages only.
 bool cs_scene_parse(const char *text, size_t size, const char *path, cs_scene *scene, cs_error *err);
+// The two halves of cs_scene_parse, for callers that change the tree in
+// between (scene_edit.h: `--set`, a panel's edits): the text's JSON tree
+// (syntax errors as `path:line:column: ...`; NULL on error), and the scene
+// read from a tree. cs_scene_parse_tree takes `root` (scene->json keeps it;
+// freed on failure).
+cJSON *cs_scene_parse_json(const char *text, size_t size, const char *path, cs_error *err);
+bool cs_scene_parse_tree(cJSON *root, const char *path, cs_scene *scene, cs_error *err);
+// The file cs_scene_load reads for `name` (a bare name: scenes/<name>.json).
+bool cs_scene_resolve(const char *name, char *out, size_t size, cs_error *err);
 void cs_scene_free(cs_scene *scene);
 
 // Number of particles the fluid blocks create (for budgets and bench fills).

@@ -45,7 +45,7 @@ static const cs_scene_key world_keys[] = {
     {"bodies", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
      .help = "0 … 256 rigid bodies[], seen by every fluid"},
     {"level", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "none",
-     .help = "a Tomb Raider 1 level drawn around the fluids: {\"file\", \"units_per_metre\", \"light\"}"},
+     .help = "a Tomb Raider 1 level drawn around the fluids: {\"file\", \"units_per_metre\", \"light\", \"seal_water\"}"},
     {"geometry", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
      .help = "static triangles lit by radiosity (\"Static geometry\")"},
     {"radiosity", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "radiosity, below; with geometry or a level only"},
@@ -468,6 +468,8 @@ static const cs_scene_key level_keys[] = {
      .def = "512", .help = "level units a metre (512: a sector is 2 m)"},
     {"light", CS_KEY_ENUM, .flags = CS_KEY_BY_CODE, .choices = "radiosity|baked",
      .def = "radiosity with a radiosity block, else baked", .help = "what is shown first (B switches)"},
+    {"seal_water", CS_KEY_BOOL, .flags = CS_KEY_BY_CODE, .def = "false",
+     .help = "a water room's portals to dry rooms are walls to the fluids (TR1's water surface; view --flood)"},
 };
 
 static void *locate_level(cs_scene *scene, uint32_t index) { return index == 0 ? &scene->level : NULL; }

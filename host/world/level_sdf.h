@@ -6,8 +6,11 @@
 // [sector's x range] x [ceiling, floor] x [sector's z range] in world space
 // (level_mesh.h's frame: (x, -y, -z) / units_per_metre). A sector whose
 // floor is at or above its ceiling (TR1 writes walls as floor = ceiling =
-// -127 clicks) is solid. Floor data (slopes, triangulated floors) is
-// ignored: every sector is flat at its floor and ceiling height.
+// -127 clicks) is solid. A sector's floor and ceiling slants (floor data
+// functions 2 and 3, cs_tr1_sector_slants) cut its column by planes: the
+// column is [x, z range] x [lowest floor point, highest ceiling point],
+// open only above the floor plane and below the ceiling plane. (Floor data
+// that splits a sector into triangles is TR3's and later: not in TR1.)
 //
 // Rooms are joined only through their portals: where the columns of two
 // different rooms touch face to face, the shared face is a wall of zero
@@ -30,10 +33,26 @@ typedef struct cs_level_box {
     double min[3], max[3]; // world metres; a thin wall has min == max on one axis
 } cs_level_box;
 
+// A half space n . p <= c (world metres): the open side of a sloped floor
+// or ceiling. `y` is where the plane meets the flat part of the column: the
+// sector's stored height (the floor's highest, the ceiling's lowest point).
+typedef struct cs_level_plane {
+    double n[3], c;
+    double y;
+} cs_level_plane;
+
+// A column's slants: which of its floor and ceiling are planes.
+typedef struct cs_level_slope {
+    bool floor, ceiling;
+    cs_level_plane floor_plane, ceiling_plane;
+} cs_level_slope;
+
 typedef struct cs_level_space {
     uint32_t box_count;
     cs_level_box *boxes;   // open sector columns
     uint32_t *box_room;    // the room of each column
+    cs_level_slope *box_slope; // the slants of each column (both false: flat)
+    uint32_t sloped_count; // columns with a slanted floor or ceiling
     uint32_t portal_count;
     cs_level_box *portals; // portal rectangles (flat on one axis)
     // The lattice every wall lies on: a sector (x, z) and a click (y) in
@@ -44,6 +63,11 @@ typedef struct cs_level_space {
 // Builds the open space from a level. Refuses a units_per_metre that is not
 // positive and finite, and a level with no open sector.
 bool cs_level_space_build(const cs_tr1_level *level, double units_per_metre, cs_level_space *out, cs_error *err);
+// The same; with seal_water the portals between a water room
+// (CS_TR1_ROOM_WATER) and a room that is not one are left out, so they are
+// walls: the water surface keeps a flooded room's water in.
+bool cs_level_space_build_sealed(const cs_tr1_level *level, double units_per_metre, bool seal_water,
+                                 cs_level_space *out, cs_error *err);
 // Reads the file (cs_tr1_load: the strict reader) and builds its open space.
 bool cs_level_space_load(const char *path, double units_per_metre, cs_level_space *out, cs_error *err);
 void cs_level_space_free(cs_level_space *space);

@@ -142,7 +142,8 @@ bool cs_world_create_level_fields(cs_world *world, const cs_tr1_level *level_fil
     memset(&space, 0, sizeof space);
     if (scene->level.enabled) {
         CS_ASSERT(level_file, "a scene with a level but no level file read");
-        if (!cs_level_space_build(level_file, scene->level.units_per_metre, &space, &inner))
+        if (!cs_level_space_build_sealed(level_file, scene->level.units_per_metre, scene->level.seal_water, &space,
+                                         &inner))
             return cs_scene_fail(scene, err, "level", "file", "%s: %s", scene->level.file, inner.msg);
     }
     bool ok = true;

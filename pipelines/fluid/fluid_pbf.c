@@ -205,10 +205,34 @@ static void derive_push(cs_pbf *pbf)
     };
 }
 
+// PBF derives each particle's mass from the lattice (the header comment),
+// so a material's "mass" has no effect. One that states the lattice cell's
+// mass, rest_density x particle_spacing^dim (the parser's default), says
+// nothing PBF does not do and passes, so scenes that spell it out keep
+// loading; any other value would be silently ignored, so it is refused.
+static bool check_masses(const cs_scene *scene, cs_error *err)
+{
+    double cell = pow(scene->particle_spacing, scene->dim);
+    for (uint32_t m = 0; m < scene->material_count && cell > 0.0; m++) {
+        const cs_material *mat = &scene->materials[m];
+        double lattice = (double)mat->rest_density * cell;
+        if (fabs((double)mat->mass - lattice) <= 1e-5 * lattice)
+            continue;
+        char path[32];
+        snprintf(path, sizeof path, "materials[%u]", m);
+        return cs_scene_fail(scene, err, path, "mass",
+                             "PBF does not use a material's mass (got %g): it derives each particle's from "
+                             "rest_density and particle_spacing, so that a block starts at rest density; remove "
+                             "\"mass\" and set rest_density (a mass of rest_density x particle_spacing^%d = %g is "
+                             "accepted as saying the same)", (double)mat->mass, scene->dim, lattice);
+    }
+    return true;
+}
+
 static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err)
 {
     cs_pbf_params params;
-    if (!cs_pbf_params_read(scene, &params, err))
+    if (!check_masses(scene, err) || !cs_pbf_params_read(scene, &params, err))
         return false;
     cs_pbf *pbf = calloc(1, sizeof *pbf);
     CS_ASSERT(pbf, "out of host memory");

@@ -22,6 +22,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     cs_tr1_stats stats = cs_tr1_count(&level);
     (void)stats;
+    // The floor data walks stay in the section, whatever it holds, and a
+    // slant only lowers a floor and raises a ceiling.
+    for (uint32_t r = 0; r < level.room_count; r++)
+        for (uint32_t k = 0; k < (uint32_t)level.rooms[r].x_sectors * level.rooms[r].z_sectors; k++) {
+            const cs_tr1_sector *s = &level.rooms[r].sectors[k];
+            cs_tr1_slant f, c;
+            cs_tr1_sector_slants(&level, s, &f, &c);
+            (void)cs_tr1_sector_door(&level, s);
+            if (cs_tr1_floor_height(s, f, 1024, 1024) < s->floor * 256.0 ||
+                cs_tr1_ceiling_height(s, c, 0, 0) > s->ceiling * 256.0)
+                abort();
+        }
     uint8_t *out = NULL;
     size_t out_size = 0;
     if (!cs_tr1_write(&level, &out, &out_size))

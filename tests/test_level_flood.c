@@ -1,0 +1,221 @@
+// test_level_flood.c — a level's water rooms filled with water that stays
+// in (cs_level_flood, `cistern view --flood`; docs/levels.md, "Water rooms").
+//
+// The fixture level (cs_tr1_generate_fixture, 1024 units/m): its north room
+// (3, 4 x 3 sectors, 1.75 m high) is the one water room; a wall portal the
+// room's full height joins it to the hall, whose floor is 0.25 m higher.
+// 1. The plan: every water room and only those (room 3), one box (its
+//    sectors share their heights), its lattice within the budget and over
+//    90% of it; listed rooms are filled whatever their flag; a missing room,
+//    a level without water rooms and a tiny budget are refused by message.
+// 2. The flood's own scene (cs_level_flood_scene_json) run with PBF for 300
+//    frames (3.6 s): every 30 frames, no particle centre outside room 3's
+//    sector columns or in the solid (the level's distance field baked again
+//    here at a quarter of the spacing, below -0.1 spacing), none not finite.
+// 3. The same scene with "seal_water": false for 60 frames: water leaves
+//    through the portal into the hall (the check of 2 can fail).
+#include "test_util.h"
+
+#include "level_flood.h"
+#include "level_sdf.h"
+#include "level_tr1.h"
+#include "world.h"
+
+#include <unistd.h>
+
+#define WATER_ROOM 3
+#define UNITS 1024.0
+#define BUDGET 2000
+#define FRAMES 300
+#define CHECK_EVERY 30
+#define UNSEALED_FRAMES 60
+
+static void check_plan(const cs_tr1_level *level)
+{
+    cs_level_flood f;
+    cs_error err;
+    bool ok = cs_level_flood_plan(level, UNITS, NULL, 0, BUDGET, &f, &err);
+    CHECK(ok, "plan: %s", ok ? "" : err.msg);
+    if (ok) {
+        char text[256];
+        cs_level_flood_text(&f, text, sizeof text);
+        printf("plan: %s\n", text);
+        CHECK(f.room_count == 1 && f.rooms[0] == WATER_ROOM && f.block_count == 1,
+              "plan: %u rooms (first %u), %u boxes; the fixture has one water room (3) of one height", f.room_count,
+              f.rooms[0], f.block_count);
+        CHECK(f.particles <= BUDGET && f.particles > BUDGET * 9 / 10, "plan: %u particles for a budget of %u",
+              f.particles, BUDGET);
+    }
+    uint32_t listed[2] = {0, WATER_ROOM};
+    ok = cs_level_flood_plan(level, UNITS, listed, 2, BUDGET, &f, &err);
+    CHECK(ok && f.room_count == 2 && f.block_count == 2, "listed rooms 0 and 3: %s", ok ? "" : err.msg);
+    uint32_t missing = 9;
+    ok = cs_level_flood_plan(level, UNITS, &missing, 1, BUDGET, &f, &err);
+    CHECK(!ok && strstr(err.msg, "room 9 does not exist"), "a missing room: %s", ok ? "accepted" : err.msg);
+    ok = cs_level_flood_plan(level, UNITS, NULL, 0, 4, &f, &err);
+    CHECK(!ok && strstr(err.msg, "at least 8"), "a budget of 4: %s", ok ? "accepted" : err.msg);
+    cs_tr1_level dry;
+    cs_tr1_generate_demo(&dry);
+    dry.rooms[WATER_ROOM].flags = 0;
+    ok = cs_level_flood_plan(&dry, UNITS, NULL, 0, BUDGET, &f, &err);
+    CHECK(!ok && strstr(err.msg, "no water room"), "the demo level, room 3 dry: %s", ok ? "accepted" : err.msg);
+    cs_tr1_free(&dry);
+}
+
+static float *download_positions(cs_context *ctx, cs_world *world, uint32_t *count)
+{
+    cs_particle_view v;
+    world->fluids[0].ops->particles(world->fluids[0].state, &v);
+    float *pos = malloc((size_t)v.count * 16 + 16);
+    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
+    *count = v.count;
+    return pos;
+}
+
+static void run_frames(cs_context *ctx, cs_world *world, uint32_t frames)
+{
+    cs_recorder rec;
+    cs_recorder_create(ctx, "level flood", &rec);
+    for (uint32_t f = 0; f < frames; f++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(world, &rec);
+        cs_recorder_submit_wait(&rec);
+    }
+    cs_recorder_destroy(&rec);
+}
+
+// Centres outside the room's sector columns (each [x, z] x [floor,
+// ceiling], tol allowed), or not finite.
+static uint32_t outside_room(const cs_tr1_room *room, const float *pos, uint32_t n, double tol)
+{
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *p = &pos[i * 4];
+        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
+            out++;
+            continue;
+        }
+        bool inside = false;
+        for (int k = 0; k < 9 && !inside; k++) { // probe tol inwards, so a centre on a wall counts as in
+            double x = (p[0] + tol * (k % 3 - 1)) * UNITS - room->x, z = -(p[2] + tol * (k / 3 - 1)) * UNITS - room->z;
+            double sx = x / 1024.0, sz = z / 1024.0;
+            if (!(sx >= 0 && sx < room->x_sectors && sz >= 0 && sz < room->z_sectors))
+                continue;
+            const cs_tr1_sector *s = &room->sectors[(uint32_t)sx * room->z_sectors + (uint32_t)sz];
+            inside = p[1] >= -s->floor * 256.0 / UNITS - tol && p[1] <= -s->ceiling * 256.0 / UNITS + tol;
+        }
+        out += !inside;
+    }
+    return out;
+}
+
+// Runs the flood's scene; returns the most centres outside the room and in
+// the solid at any check (-1: the world was not made).
+static int run_flood(cs_context *ctx, const cs_tr1_level *level, const char *json, uint32_t frames, bool report,
+                     uint32_t *in_solid_out)
+{
+    cs_scene scene;
+    cs_world world;
+    cs_error err;
+    bool ok = cs_scene_parse(json, strlen(json), "flood.json", &scene, &err);
+    CHECK(ok, "flood scene: %s", ok ? "" : err.msg);
+    if (!ok)
+        return -1;
+    ok = cs_world_create(ctx, &scene, &world, &err);
+    CHECK(ok, "flood world: %s", ok ? "" : err.msg);
+    if (!ok) {
+        cs_scene_free(&scene);
+        return -1;
+    }
+    const cs_scene *fs = world.fluids[0].scene;
+    double spacing = fs->particle_spacing, tol = 0.1 * spacing;
+    // The field baked again at a quarter of the spacing, sealed as the scene is.
+    cs_level_space space;
+    cs_level_grid grid;
+    ok = cs_level_space_build_sealed(level, UNITS, scene.level.seal_water, &space, &err) &&
+         cs_level_grid_plan(&space, fs->domain_min, fs->domain_max, 0.25 * spacing, 4 * spacing, &grid, &err);
+    CHECK(ok, "the check's field: %s", ok ? "" : err.msg);
+    float *values = ok ? malloc((size_t)grid.dims[0] * grid.dims[1] * grid.dims[2] * sizeof(float)) : NULL;
+    if (ok)
+        cs_level_sdf_bake(&space, &grid, values);
+    uint32_t worst_out = 0, worst_solid = 0, n = 0;
+    double deepest = INFINITY;
+    for (uint32_t f = 0; ok && f < frames; f += CHECK_EVERY) {
+        run_frames(ctx, &world, CHECK_EVERY);
+        float *pos = download_positions(ctx, &world, &n);
+        uint32_t out = outside_room(&level->rooms[WATER_ROOM], pos, n, tol), solid = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double p[3] = {pos[i * 4], pos[i * 4 + 1], pos[i * 4 + 2]};
+            double d = cs_level_sdf_sample(&grid, values, p);
+            deepest = fmin(deepest, d);
+            solid += !(d >= -tol);
+        }
+        worst_out = CS_MAX(worst_out, out);
+        worst_solid = CS_MAX(worst_solid, solid);
+        if (report)
+            printf("  frame %3u: %u particles, %u out of the room, %u in solid\n", f + CHECK_EVERY, n, out, solid);
+        free(pos);
+    }
+    printf("flood (seal_water %s): %u particles, spacing %.3f m, %u frames (%.2f s): at most %u out of the room and "
+           "%u in solid at a check, least distance %+.4f m\n",
+           scene.level.seal_water ? "true" : "false", n, spacing, frames, frames * fs->substeps * fs->dt, worst_out,
+           worst_solid, deepest);
+    free(values);
+    if (ok)
+        cs_level_space_free(&space);
+    cs_world_destroy(&world);
+    cs_scene_free(&scene);
+    *in_solid_out = worst_solid;
+    return ok ? (int)worst_out : -1;
+}
+
+static void check_flood(cs_context *ctx, const cs_tr1_level *level)
+{
+    uint8_t *bytes;
+    size_t size;
+    bool ok = cs_tr1_write(level, &bytes, &size);
+    CHECK(ok, "writing the fixture");
+    if (!ok)
+        return;
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/cistern_flood_%ld.phd", (long)getpid());
+    FILE *file = fopen(path, "wb");
+    CHECK(file && fwrite(bytes, 1, size, file) == size, "writing %s", path);
+    if (file)
+        fclose(file);
+    free(bytes);
+    cs_level_flood f;
+    cs_error err;
+    ok = cs_level_flood_plan(level, UNITS, NULL, 0, BUDGET, &f, &err);
+    static char json[16384];
+    ok = ok && cs_level_flood_scene_json(&f, path, UNITS, json, sizeof json);
+    CHECK(ok, "the flood's scene");
+    if (ok) {
+        uint32_t solid = 0;
+        int out = run_flood(ctx, level, json, FRAMES, true, &solid);
+        CHECK(out == 0 && solid == 0, "flooded room %d: %d centres out of the room, %u in solid at a check",
+              WATER_ROOM, out, solid);
+        // Unsealed, the portal to the hall is open and the water spills.
+        char *seal = strstr(json, "\"seal_water\": true");
+        CHECK(seal != NULL, "the flood's scene seals the water");
+        if (seal) {
+            memcpy(seal, "\"seal_water\":false", strlen("\"seal_water\":false"));
+            out = run_flood(ctx, level, json, UNSEALED_FRAMES, false, &solid);
+            CHECK(out > 0, "unsealed, no water left room %d through its portal (%d)", WATER_ROOM, out);
+        }
+    }
+    remove(path);
+}
+
+int main(void)
+{
+    test_seed();
+    cs_tr1_level level;
+    cs_tr1_generate_fixture(&level);
+    check_plan(&level);
+    cs_context ctx;
+    test_context(&ctx);
+    check_flood(&ctx, &level);
+    cs_tr1_free(&level);
+    return test_finish(&ctx);
+}
