@@ -257,7 +257,7 @@ static void key_widget(cs_panel *p, const cs_panel_run *run, const cs_panel_key 
     ImGui::PopID();
 }
 
-static void parameters(cs_panel *p, const cs_panel_run *run)
+static void parameters(cs_panel *p, const cs_panel_run *run, cs_panel_requests *req)
 {
     static cs_panel_key keys[CS_PANEL_MAX_KEYS];
     uint32_t n = cs_panel_keys_list(run->scene, run->world, keys, CS_PANEL_MAX_KEYS);
@@ -286,6 +286,10 @@ static void parameters(cs_panel *p, const cs_panel_run *run)
             ImGui::TextUnformatted(p->edits.items[e]);
         ImGui::TreePop();
     }
+    if (p->edits.count && button(p, "Save as ..._edited.json"))
+        req->save_as = true;
+    if (run->saved && run->saved[0])
+        ImGui::TextWrapped("%s", run->saved);
 }
 
 static void read_scenes(cs_panel *p, const char *dir)
@@ -399,7 +403,7 @@ static void layout(cs_panel *p, const cs_panel_run *run, uint32_t width, uint32_
         ImGui::TextUnformatted(run->timings && run->timings[0] ? run->timings : "(no frame finished yet)");
     }
     if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
-        parameters(p, run);
+        parameters(p, run, req);
     ImVec2 a = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
     p->rect[0] = a.x, p->rect[1] = a.y, p->rect[2] = a.x + s.x, p->rect[3] = a.y + s.y;
     ImGui::End();

@@ -80,6 +80,7 @@ typedef struct cs_panel_run {
     bool overlay;
     const char *timings;       // cs_render_overlay_format's text; NULL or "": none yet
     const char *alert;         // a shader error standing; NULL: none
+    const char *saved;         // what the last save-as did ("" or NULL: none yet)
 } cs_panel_run;
 
 // What the user asked of the run through the panel this frame.
@@ -87,6 +88,7 @@ typedef struct cs_panel_requests {
     cs_window_events keys;     // the requests keys make: pause, step, restart, toggles (run.c handles both)
     int color_mode;            // -1: unchanged; else a cs_color_mode
     int draw_mode;             // -1: unchanged; else a cs_draw_mode
+    bool save_as;              // write the scene file with the edits (run.c: cs_scene_save_edited)
     char open_scene[512];      // a scene picked ("" none): the run restarts with it
 } cs_panel_requests;
 

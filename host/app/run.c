@@ -138,6 +138,7 @@ typedef struct run_state {
     bool paused;               // the window's pause, for the panel
     uint32_t steps_due;        // single steps asked for and not yet made (paused)
     char picked_scene[512];    // the panel's scene picker: the run starts again with it
+    char panel_saved[700];     // what the panel's last save-as did
 } run_state;
 
 // The simulated seconds at the end of frame `frame` since the current world
@@ -361,12 +362,40 @@ static const cs_render_ui *panel_frame(run_state *r, uint32_t width, uint32_t he
         .overlay = r->overlay,
         .timings = text,
         .alert = r->shader_error[0] ? r->shader_error : NULL,
+        .saved = r->panel_saved,
     };
     cs_panel_requests asked;
     const cs_render_ui *ui = cs_panel_frame(r->panel, &run, width, height, &asked);
     if (r->windowed)
         r->panel_asked = asked;
     return ui;
+}
+
+// The panel's save-as: the scene file with the --set edits, then the
+// panel's, written next to the outputs as NAME_edited.json (scene_edit.h:
+// parsed whole before anything is written).
+static void save_panel_edits(run_state *r)
+{
+    const cs_panel_edits *made = cs_panel_edit_list(r->panel);
+    cs_scene_edits list = {0};
+    cs_error err;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < r->opt->edits.count; i++) {
+        char text[CS_SCENE_EDIT_PATH_MAX + CS_SCENE_EDIT_VALUE_MAX + 2];
+        snprintf(text, sizeof text, "%s=%s", r->opt->edits.items[i].path, r->opt->edits.items[i].value);
+        ok = cs_scene_edits_add(&list, text, &err);
+    }
+    for (uint32_t i = 0; ok && i < made->count; i++)
+        ok = cs_scene_edits_add(&list, made->items[i], &err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s_edited.json", r->out_dir, r->scene.name);
+    ok = ok && cs_scene_save_edited(r->scene.path, list.items, list.count, path, &err);
+    if (ok)
+        snprintf(r->panel_saved, sizeof r->panel_saved, "saved %s (%u edits)", path, list.count);
+    else
+        snprintf(r->panel_saved, sizeof r->panel_saved, "not saved: %.600s", err.msg);
+    fprintf(stderr, "cistern: panel: %s\n", r->panel_saved);
+    cs_scene_edits_free(&list);
 }
 
 // The panel's requests of the last frame, merged with this frame's keys.
@@ -386,6 +415,8 @@ static void apply_panel(run_state *r, cs_window_events *ev)
         r->color_mode = a->color_mode;
     if (a->draw_mode >= 0)
         r->draw = (cs_draw_mode)a->draw_mode;
+    if (a->save_as)
+        save_panel_edits(r);
     if (a->open_scene[0]) {
         snprintf(r->picked_scene, sizeof r->picked_scene, "%s", a->open_scene);
         ev->quit = true;
