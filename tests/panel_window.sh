@@ -2,10 +2,11 @@
 # The panel in a window under Xvfb, worked with the mouse (xdotool) as a
 # user would: pause with its button, restart (R) and step 20 frames (N)
 # twice without an edit, then open fluids[0].materials[0] and drag
-# viscosity_linear, restart and step 20 frames again. The two unedited
+# viscosity_linear, Save as, restart and step 20 frames again. The two unedited
 # screenshots are the same outside the panel (steps are deterministic),
 # the edited one differs there (the fluid took the new viscosity), the
-# run prints the edit as key.path=value, and validation stays quiet.
+# run prints the edit as key.path=value, the saved scene holds it and
+# runs, and validation stays quiet.
 # The panel is collapsed to its title bar for the screenshots. $1 is cistern.
 set -uo pipefail
 cistern=${1:?usage: panel_window.sh path/to/cistern}
@@ -63,6 +64,8 @@ xdotool mousemove --window "$wid" 110 401 mousedown 1; sleep 1
 xdotool mousemove --window "$wid" 200 401; sleep 1
 xdotool mousemove --window "$wid" 330 401; sleep 1
 xdotool mouseup 1; sleep 1
+click 100 556      # Save as (under the edits): OUT/dam_break_2d_edited.json
+sleep 2
 click 21 19        # collapse it again
 steps              # screenshot_002: 20 frames with the new viscosity
 xdotool key --window "$wid" Escape
@@ -79,6 +82,13 @@ edit=$(grep -A3 "panel edits of dam_break_2d" "$tmp/log" | grep -o "fluids\[0\]\
 [ -n "$edit" ] || fail "no viscosity edit printed: $(tail -5 "$tmp/log")"
 [ "$edit" = "fluids[0].materials[0].viscosity_linear=0.5" ] && fail "the drag left the viscosity at 0.5"
 echo "edit: $edit"
+# Save as wrote the scene with the edit, and it runs.
+saved="$out/dam_break_2d_edited.json"
+value=${edit#*=}
+grep -q "\"viscosity_linear\":[[:space:]]*$value," "$saved" 2>/dev/null \
+  || fail "Save as: $saved lacks viscosity_linear $value: $(grep -h 'panel:' "$tmp/log")"
+"$cistern" run "$saved" --headless --frames 1 --quiet --out "$tmp/saved_run" > "$tmp/saved.log" 2>&1 \
+  || fail "the saved scene does not run: $(cat "$tmp/saved.log")"
 
 # Pixels right of where the open panel reaches (x >= 460; the fluid's
 # front has passed there after 20 frames): the same for the two unedited
