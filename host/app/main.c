@@ -237,6 +237,9 @@ static const cs_cli_option run_options[] = {
     {.name = "--overlay", .kind = CS_CLI_FLAG, RUN_AT(overlay),
      .help = "per-pass GPU ms of the previous frame (top 8 and the total) in the image's top-left corner: the "
              "window starts with it, headless PNGs carry it"},
+    {.name = "--panel", .kind = CS_CLI_FLAG, RUN_AT(panel),
+     .help = "the parameter panel (docs/panel.md): in a window, pause, step, restart, a scene picker, the colour "
+             "map and every live scene value to edit; headless, drawn into the PNG frames"},
     {.name = "--watch", .kind = CS_CLI_FLAG, .set = set_watch,
      .help = "hot-reload shaders and the scene file on save (default: on in a window, off headless); a scene "
              "that does not load keeps the previous world running and shows why in the image"},
@@ -771,6 +774,9 @@ static const cs_cli_option view_options[] = {
      .help = "TR1's baked vertex light or the room lights and their bounces"},
     {.name = "--patch-size", .kind = CS_CLI_FLOAT, VIEW_AT(patch_size), .arg = "M", .min = 0.05, .max = 1000,
      .unit = "metres", .def = "4", .help = "radiosity patch size in metres"},
+    {.name = "--panel", .kind = CS_CLI_FLAG, VIEW_AT(panel),
+     .help = "a panel listing the rooms, the one the camera is in (or that it is outside every room) and a jump "
+             "to each (docs/panel.md); headless, drawn into the images"},
     {.name = "--frames", .kind = CS_CLI_UINT, VIEW_AT(frames), .arg = "N", .max = UINT32_MAX,
      .help = "window: stop after N frames (default and 0: when closed); --flood headless: frames run (default 120)"},
     {.name = "--flood", .kind = CS_CLI_FLAG, VIEW_AT(flood),

@@ -27,6 +27,7 @@
 #include "camera.h"
 #include "context.h"
 #include "output.h"
+#include "panel.h"
 #include "prim.h"
 #include "record.h"
 #include "recorder.h"
@@ -139,6 +140,15 @@ typedef struct run_state {
     uint64_t checkpoint_bytes;
     double checkpoint_ms;
     char last_checkpoint[1024];
+
+    // --panel (panel.h): drawn over every image; in a window, what it was
+    // asked in the last frame is applied with the next frame's keys.
+    cs_panel *panel;
+    cs_panel_requests panel_asked;
+    bool paused;               // the window's pause, for the panel
+    uint32_t steps_due;        // single steps asked for and not yet made (paused)
+    char picked_scene[512];    // the panel's scene picker: the run starts again with it
+    char panel_saved[700];     // what the panel's last save-as did
 } run_state;
 
 // The simulated seconds at the end of frame `frame` since the current world
@@ -336,6 +346,94 @@ static bool draws_surfaces(const run_state *r)
     return r->world.surface_count && r->draw != CS_DRAW_PARTICLES;
 }
 
+// The panel's frame: what the run shows it, and what it draws.
+static const cs_render_ui *panel_frame(run_state *r, uint32_t width, uint32_t height)
+{
+    const cs_recorder timings = {.passes = r->last_pass_sums, .pass_count = r->last_pass_sum_count};
+    char text[2048] = "";
+    if (r->any_frame_done)
+        cs_render_overlay_format(&timings, 16, text, sizeof text);
+    static char scenes[600];
+    struct stat st;
+    snprintf(scenes, sizeof scenes, stat("scenes", &st) == 0 ? "scenes" : "%s/scenes", CS_SOURCE_DIR);
+    cs_panel_run run = {
+        .scene = &r->scene,
+        .world = &r->world,
+        .scenes_dir = r->windowed ? scenes : NULL,
+        .paused = r->paused,
+        .frame = r->recorded_sim_frames,
+        .time = cs_world_time(&r->world),
+        .color_mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode,
+        .speed_max = cs_render_speed_max(&r->scene, 0.0f),
+        .density_spread = 0.1f,
+        .draw = (int)r->draw,
+        .level_baked = r->level_baked,
+        .arrows_flipped = r->flip_arrows,
+        .overlay = r->overlay,
+        .timings = text,
+        .alert = r->shader_error[0] ? r->shader_error : NULL,
+        .saved = r->panel_saved,
+    };
+    cs_panel_requests asked;
+    const cs_render_ui *ui = cs_panel_frame(r->panel, &run, width, height, &asked);
+    if (r->windowed)
+        r->panel_asked = asked;
+    return ui;
+}
+
+// The panel's save-as: the scene file with the --set edits, then the
+// panel's, written next to the outputs as NAME_edited.json (scene_edit.h:
+// parsed whole before anything is written).
+static void save_panel_edits(run_state *r)
+{
+    const cs_panel_edits *made = cs_panel_edit_list(r->panel);
+    cs_scene_edits list = {0};
+    cs_error err;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < r->opt->edits.count; i++) {
+        char text[CS_SCENE_EDIT_PATH_MAX + CS_SCENE_EDIT_VALUE_MAX + 2];
+        snprintf(text, sizeof text, "%s=%s", r->opt->edits.items[i].path, r->opt->edits.items[i].value);
+        ok = cs_scene_edits_add(&list, text, &err);
+    }
+    for (uint32_t i = 0; ok && i < made->count; i++)
+        ok = cs_scene_edits_add(&list, made->items[i], &err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s_edited.json", r->out_dir, r->scene.name);
+    ok = ok && cs_scene_save_edited(r->scene.path, list.items, list.count, path, &err);
+    if (ok)
+        snprintf(r->panel_saved, sizeof r->panel_saved, "saved %s (%u edits)", path, list.count);
+    else
+        snprintf(r->panel_saved, sizeof r->panel_saved, "not saved: %.600s", err.msg);
+    fprintf(stderr, "cistern: panel: %s\n", r->panel_saved);
+    cs_scene_edits_free(&list);
+}
+
+// The panel's requests of the last frame, merged with this frame's keys.
+static void apply_panel(run_state *r, cs_window_events *ev)
+{
+    cs_panel_input(r->panel, &r->window, ev);
+    const cs_panel_requests *a = &r->panel_asked;
+    ev->toggle_pause ^= a->keys.toggle_pause;
+    ev->steps += a->keys.steps;
+    ev->restart |= a->keys.restart;
+    ev->cycle_albedo |= a->keys.cycle_albedo;
+    ev->toggle_probes ^= a->keys.toggle_probes;
+    ev->toggle_level_light ^= a->keys.toggle_level_light;
+    ev->toggle_overlay ^= a->keys.toggle_overlay;
+    ev->toggle_arrows ^= a->keys.toggle_arrows;
+    if (a->color_mode >= 0)
+        r->color_mode = a->color_mode;
+    if (a->draw_mode >= 0)
+        r->draw = (cs_draw_mode)a->draw_mode;
+    if (a->save_as)
+        save_panel_edits(r);
+    if (a->open_scene[0]) {
+        snprintf(r->picked_scene, sizeof r->picked_scene, "%s", a->open_scene);
+        ev->quit = true;
+    }
+    r->panel_asked = (cs_panel_requests){.color_mode = -1, .draw_mode = -1};
+}
+
 static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *target)
 {
     cs_world_draw arrays;
@@ -348,6 +446,8 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
              r->scene_error);
     frame.alert = r->alert[0] ? r->alert : NULL;
     frame.flip_arrows = r->flip_arrows;
+    if (r->panel)
+        frame.ui = panel_frame(r, target ? target->width : r->renderer.width, target ? target->height : r->renderer.height);
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
 }
@@ -951,6 +1051,8 @@ static int run_window(run_state *r)
     for (;;) {
         cs_window_events ev;
         cs_window_poll(&r->window, &ev);
+        if (r->panel)
+            apply_panel(r, &ev);
         if (ev.quit)
             break;
         double now = cs_now_seconds();
@@ -958,6 +1060,7 @@ static int run_window(run_state *r)
         last = now;
         if (ev.toggle_pause)
             paused = !paused;
+        r->paused = paused;
         if (ev.cycle_color_mode) {
             int mode = r->color_mode < 0 ? (int)r->scene.render.color_mode : r->color_mode;
             r->color_mode = (mode + 1) % 3;
@@ -1017,7 +1120,12 @@ static int run_window(run_state *r)
         cs_submit_sync sync;
         if (!cs_window_acquire_frame(&r->window, slot, &target, &sync))
             continue;
-        bool step = !paused || ev.steps > 0;
+        // Each N press (or the panel's Step) is one frame, however many
+        // arrive in one poll: they wait here and go one a frame.
+        r->steps_due = paused ? r->steps_due + ev.steps : 0;
+        bool step = !paused || r->steps_due > 0;
+        if (paused && step)
+            r->steps_due--;
         // F12 or --capture-frame: a RenderDoc capture (when attached) and a
         // screenshot of the swapchain image.
         bool capture = ev.capture || (int)drawn == opt->capture_frame;
@@ -1364,6 +1472,7 @@ static int run(run_state *r)
             goto done;
         }
         cs_camera_from_scene(&r->camera, &r->scene);
+        r->panel = opt->panel ? cs_panel_create(r->windowed) : NULL;
     }
     if (opt->watch) {
         r->watching = cs_watch_open(&r->watch, cs_shader_dir(), 100, &err);
@@ -1417,6 +1526,14 @@ done:
         cs_out_abandon(&r->stats);
     if (r->watching)
         cs_watch_close(&r->watch);
+    if (r->panel && cs_panel_edit_list(r->panel)->count) {
+        // What was changed while it ran, to write into the scene file.
+        const cs_panel_edits *edits = cs_panel_edit_list(r->panel);
+        fprintf(stderr, "cistern: panel edits of %s (key.path=value):\n", r->scene.name);
+        for (uint32_t i = 0; i < edits->count; i++)
+            fprintf(stderr, "  %s\n", edits->items[i]);
+    }
+    cs_panel_destroy(r->panel);
     if (r->rendering)
         cs_renderer_destroy(&r->renderer);
     if (r->world_alive)
@@ -1451,10 +1568,22 @@ int cs_run(const cs_run_options *opt)
         fprintf(stderr, "cistern: out of host memory\n");
         return 1;
     }
-    r->opt = opt;
-    r->color_mode = opt->color_mode;
-    r->overlay = opt->overlay;
-    int code = run(r);
+    // The panel's scene picker ends a window's run with the scene picked:
+    // the run starts again with it, the other options as they were.
+    cs_run_options again = *opt;
+    char picked[512];
+    int code;
+    for (;;) {
+        r->opt = &again;
+        r->color_mode = again.color_mode;
+        r->overlay = again.overlay;
+        code = run(r);
+        if (code != 0 || !r->picked_scene[0])
+            break;
+        snprintf(picked, sizeof picked, "%s", r->picked_scene);
+        again.scene = picked;
+        memset(r, 0, sizeof *r);
+    }
     free(r);
     return code;
 }

@@ -33,6 +33,7 @@ typedef struct cs_run_options {
     uint32_t width, height;     // image / window size (0: the scene's)
     bool no_vsync;
     bool overlay;               // per-pass GPU ms in the image's corner (P toggles it in a window)
+    bool panel;                 // the parameter panel (panel.h) over the window or the PNG frames
     uint32_t particles;         // rescale the fluid to about this many (0: as the scene says)
     bool quiet;
     bool verbose;               // also the frame loop's report (submits, fence waits, overlap)

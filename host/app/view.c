@@ -12,6 +12,7 @@
 #include "level_flood.h"
 #include "level_mesh.h"
 #include "output.h"
+#include "panel.h"
 #include "render.h"
 #include "run.h"
 #include "window.h"
@@ -41,6 +42,8 @@ typedef struct view_state {
     cs_recorder frames[CS_FRAMES_IN_FLIGHT];
     cs_window window;
     char out_dir[512];
+    cs_panel *panel;           // --panel: the rooms list
+    int panel_jump;            // the room its last frame picked, -1: none
     char alert[256];           // the frame's alert text (outside every room), or ""
 } view_state;
 
@@ -149,8 +152,16 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
         cs_world_radiosity_record(&v->radiosity, rec, seconds);
         cs_barrier_compute_to_graphics(rec);
     }
+    const cs_render_ui *ui = NULL;
+    if (v->panel) {
+        cs_panel_level level = {.level = v->opt->level, .mesh = &v->mesh,
+                                .camera_room = cs_level_room_at(&v->mesh, v->camera.position),
+                                .rooms_drawn = v->renderer.level_rooms_drawn, .radiosity_shown = radiosity};
+        ui = cs_panel_level_frame(v->panel, &level, target ? target->width : v->renderer.width,
+                                  target ? target->height : v->renderer.height, &v->panel_jump);
+    }
     cs_render_record(&v->renderer, rec,
-                     &(cs_render_frame){.target = target, .level = &v->mesh,
+                     &(cs_render_frame){.target = target, .level = &v->mesh, .ui = ui,
                                         .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
                                         .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
                                         .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds,
@@ -241,6 +252,12 @@ static int view_window(view_state *v)
     for (;;) {
         cs_window_events ev;
         cs_window_poll(&v->window, &ev);
+        if (v->panel) {
+            cs_panel_input(v->panel, &v->window, &ev);
+            if (v->panel_jump >= 0 && (uint32_t)v->panel_jump < v->mesh.room_count)
+                place_camera(v, room = (uint32_t)v->panel_jump);
+            v->panel_jump = -1;
+        }
         if (ev.quit)
             break;
         double now = cs_now_seconds();
@@ -461,6 +478,8 @@ int cs_view_command(const cs_view_options *opt)
             cs_recorder_create(&v->ctx, "view frame", &v->frames[i]);
             v->frames[i].frame_slot = i;
         }
+        v->panel = opt->panel ? cs_panel_create(windowed) : NULL;
+        v->panel_jump = -1;
         if (opt->radiosity && !make_radiosity(v, &err))
             fprintf(stderr, "cistern: view: radiosity: %s\n", err.msg);
         else {
@@ -473,6 +492,7 @@ int cs_view_command(const cs_view_options *opt)
         for (uint32_t i = 0; i < CS_FRAMES_IN_FLIGHT; i++)
             cs_recorder_destroy(&v->frames[i]);
         cs_recorder_destroy(&v->rec);
+        cs_panel_destroy(v->panel);
         cs_renderer_destroy(&v->renderer);
     }
     if (windowed)

@@ -21,6 +21,7 @@ typedef struct cs_view_options {
     bool quiet;
     bool radiosity;            // --light radiosity: lit by the room lights and their bounces (B switches in a window)
     double patch_size;         // radiosity patches, m (main.c's default: 4)
+    bool panel;                // the rooms panel (panel.h): the rooms, the camera's, a jump to each
     bool camera_given;         // headless --camera: one image from `camera` instead of one per room
     double camera[3];          // metres, world coordinates of the level (looking along -z)
     // --flood: the water rooms (or flood_rooms, "3,5") filled with PBF water

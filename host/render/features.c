@@ -13,6 +13,7 @@ extern const cs_render_feature cs_feature_arrows;     // feature_arrows.c: arrow
 extern const cs_render_feature cs_feature_surface;    // feature_surface.c: the fluids' surface meshes
 extern const cs_render_feature cs_feature_smoke;      // feature_smoke.c: smoke sprites (additive)
 extern const cs_render_feature cs_feature_overlay;    // feature_overlay.c: text in the top-left corner
+extern const cs_render_feature cs_feature_ui;         // feature_ui.c: a user interface (the panel)
 
 const cs_render_feature *const cs_render_features[] = {
     &cs_feature_background,
@@ -26,5 +27,6 @@ const cs_render_feature *const cs_render_features[] = {
     &cs_feature_surface,
     &cs_feature_smoke, // translucent: after everything opaque
     &cs_feature_overlay, // over everything
+    &cs_feature_ui, // over the overlay too: the panel
     NULL,
 };

@@ -254,11 +254,12 @@ static void ensure_depth(cs_renderer *r, uint32_t width, uint32_t height)
 }
 
 // The speed at the top of the colour map: a fall through the whole domain.
-static float speed_scale(const cs_render_frame *f)
+static float speed_scale(const cs_render_frame *f) { return cs_render_speed_max(f->scene, f->speed_max); }
+
+float cs_render_speed_max(const cs_scene *s, float frame_speed_max)
 {
-    if (f->speed_max > 0)
-        return f->speed_max;
-    const cs_scene *s = f->scene;
+    if (frame_speed_max > 0)
+        return frame_speed_max;
     double g = sqrt((double)s->gravity[0] * s->gravity[0] + (double)s->gravity[1] * s->gravity[1] +
                     (double)s->gravity[2] * s->gravity[2]);
     double h = 0;

@@ -143,6 +143,8 @@ typedef struct cs_render_frame {
     // (a shader that failed to hot-reload); shown whether or not the
     // overlay is. NULL: none.
     const char *alert;
+    // A user interface drawn over everything (render_ui.h; the panel). NULL: none.
+    const struct cs_render_ui *ui;
 } cs_render_frame;
 
 bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_renderer *r, cs_error *err);
@@ -157,6 +159,9 @@ void cs_render_overlay_format(const cs_recorder *rec, uint32_t top, char *out, s
 // The radius the particle feature draws its spheres at: the frame's
 // override, the scene's render.particle_radius, half the particle spacing,
 // else 1% of the camera's scene radius.
+// The speed at the top of the speed colour map: the frame's override, else
+// a free fall through the domain's largest extent (m/s).
+float cs_render_speed_max(const cs_scene *scene, float frame_speed_max);
 float cs_render_particle_radius(const cs_scene *scene, const cs_view_camera *camera, float frame_radius);
 void cs_renderer_destroy(cs_renderer *r);
 

@@ -134,8 +134,10 @@ static void on_button(GLFWwindow *w, int button, int action, int mods)
 {
     (void)mods;
     cs_window *win = window_of(w);
-    if (button >= 0 && button < 3)
+    if (button >= 0 && button < 3) {
         win->buttons[button] = action == GLFW_PRESS;
+        win->pressed[button] |= action == GLFW_PRESS;
+    }
 }
 
 static void on_cursor(GLFWwindow *w, double x, double y)

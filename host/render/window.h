@@ -112,6 +112,10 @@ typedef struct cs_window {
     double cursor[2];
     bool have_cursor;
     bool buttons[3];
+    // Presses since a panel last read them (host/app/panel.h): a click
+    // whose press and release fall between two polls (a slow frame) would
+    // otherwise never be seen down.
+    bool pressed[3];
     uint32_t frames_presented;
 } cs_window;
 

@@ -245,7 +245,7 @@ static const cs_scene_key body_keys[] = {
      .unit = "m", .def = "required for a sphere", .help = "a sphere's (2D: a disc's) radius"},
     {"planes", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "required for a polytope",
      .help = "dim + 1 … 16 planes [nx, ny, nz, d], n unit and outward, d > 0"},
-    {"density", CS_KEY_NUMBER, CS_KEY_AT(cs_body, density), 0, 1e7, CS_KEY_POSITIVE | CS_KEY_LIVE,
+    {"density", CS_KEY_NUMBER, CS_KEY_AT(cs_body, density), 0, 1e7, CS_KEY_POSITIVE,
      .unit = "kg/m³", .def = "—", .help = "2D: kg/m²; a moving body needs density or mass, never both"},
     {"mass", CS_KEY_NUMBER, CS_KEY_AT(cs_body, mass), 0, 1e9, CS_KEY_POSITIVE, .unit = "kg", .def = "—",
      .help = "instead of density"},
@@ -259,11 +259,11 @@ static const cs_scene_key body_keys[] = {
      .help = "world frame; within ±1e4; 2D: [0, 0, wz]"},
     {"static", CS_KEY_BOOL, CS_KEY_AT(cs_body, is_static), .def = "false",
      .help = "never moves (and has no velocity)"},
-    {"restitution", CS_KEY_NUMBER, CS_KEY_AT(cs_body, restitution), 0, 1, CS_KEY_LIVE, .def = "0",
+    {"restitution", CS_KEY_NUMBER, CS_KEY_AT(cs_body, restitution), 0, 1, 0, .def = "0",
      .help = "bounce off the domain box"},
-    {"friction", CS_KEY_NUMBER, CS_KEY_AT(cs_body, friction), 0, 1, CS_KEY_LIVE, .def = "0",
+    {"friction", CS_KEY_NUMBER, CS_KEY_AT(cs_body, friction), 0, 1, 0, .def = "0",
      .help = "fraction of a particle's tangential velocity a contact removes"},
-    {"color", CS_KEY_COLOR, CS_KEY_AT(cs_body, color), .flags = CS_KEY_LIVE, .def = "neutral grey",
+    {"color", CS_KEY_COLOR, CS_KEY_AT(cs_body, color), .def = "neutral grey",
      .help = "drawn colour"},
     {"path", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "none",
      .help = "a kinematic body: {\"keys\": [[t, x, y, z], ...], \"loop\": bool}"},
@@ -286,16 +286,16 @@ static const cs_scene_key_block body_block = {
 // ---- camera, render, surface ----------------------------------------------------------
 
 static const cs_scene_key camera_keys[] = {
-    {"position", CS_KEY_VEC3, CS_KEY_AT(cs_camera, position), 0, COORD_LIMIT, CS_KEY_COORD | CS_KEY_LIVE,
+    {"position", CS_KEY_VEC3, CS_KEY_AT(cs_camera, position), 0, COORD_LIMIT, CS_KEY_COORD,
      .unit = "m", .def = "3D: centre + (0, 0.35 d, 1.2 d), d the domain diagonal; 2D: centre",
      .help = "2D: only x, y (the view centre)"},
-    {"target", CS_KEY_VEC3, CS_KEY_AT(cs_camera, target), 0, COORD_LIMIT, CS_KEY_COORD | CS_KEY_LIVE, .unit = "m",
+    {"target", CS_KEY_VEC3, CS_KEY_AT(cs_camera, target), 0, COORD_LIMIT, CS_KEY_COORD, .unit = "m",
      .def = "domain centre", .help = "3D only; differs from position"},
     {"up", CS_KEY_DIRECTION, CS_KEY_AT(cs_camera, up), .def = "[0, 1, 0]",
      .help = "3D only; not parallel to the view direction"},
-    {"fov_degrees", CS_KEY_NUMBER, CS_KEY_AT(cs_camera, fov_degrees), 1, 179, CS_KEY_LIVE, .unit = "degrees",
+    {"fov_degrees", CS_KEY_NUMBER, CS_KEY_AT(cs_camera, fov_degrees), 1, 179, 0, .unit = "degrees",
      .def = "45", .help = "vertical field of view (3D)"},
-    {"ortho_height", CS_KEY_NUMBER, CS_KEY_AT(cs_camera, ortho_height), 0, COORD_LIMIT, CS_KEY_LIVE, .unit = "m",
+    {"ortho_height", CS_KEY_NUMBER, CS_KEY_AT(cs_camera, ortho_height), 0, COORD_LIMIT, 0, .unit = "m",
      .def = "0", .help = "2D: world units visible vertically; 0 fits the domain"},
 };
 
@@ -321,7 +321,7 @@ static const cs_scene_key render_keys[] = {
      .def = "[0.02, 0.02, 0.03]", .help = "clear colour"},
     {"fog_density", CS_KEY_NUMBER, CS_KEY_AT(cs_render_options, fog_density), 0, 1e6, CS_KEY_LIVE, .unit = "1/m",
      .def = "0", .help = "exponential fog"},
-    {"draw", CS_KEY_ENUM, CS_KEY_AT(cs_render_options, draw), .flags = CS_KEY_LIVE,
+    {"draw", CS_KEY_ENUM, CS_KEY_AT(cs_render_options, draw), 
      .choices = "particles|surface|both", .def = "\"surface\" when a fluid has one, else \"particles\"",
      .help = "what headless frames show of fluids with a surface (V cycles); surface and both need one"},
 };
@@ -343,9 +343,9 @@ static const cs_scene_key surface_keys[] = {
      .help = "field nodes per particle_spacing; not with cell_size; particle fluids"},
     {"cell_size", CS_KEY_NUMBER, CS_KEY_AT(cs_surface_options, cell_size), 0, COORD_LIMIT, CS_KEY_POSITIVE,
      .unit = "m", .help = "node spacing instead of cells_per_spacing; below the domain's smallest side"},
-    {"iso", CS_KEY_NUMBER, CS_KEY_AT(cs_surface_options, iso), 1e-6, 1000, CS_KEY_LIVE, .def = "0.5",
+    {"iso", CS_KEY_NUMBER, CS_KEY_AT(cs_surface_options, iso), 1e-6, 1000, 0, .def = "0.5",
      .help = "the surface is where the field crosses iso × the field inside the fluid at rest"},
-    {"radius", CS_KEY_NUMBER, CS_KEY_AT(cs_surface_options, radius), 0.5, 8, CS_KEY_LIVE, .def = "2.5",
+    {"radius", CS_KEY_NUMBER, CS_KEY_AT(cs_surface_options, radius), 0.5, 8, 0, .def = "2.5",
      .help = "splat kernel support in particle spacings; particle fluids"},
 };
 

@@ -135,6 +135,18 @@ static void body_links(cs_world *world, cs_body_link *links)
         world->fluids[i].ops->bodies(world->fluids[i].state, &links[i]);
 }
 
+bool cs_world_retune(cs_world *world, cs_error *err)
+{
+    // Parameters are uploaded into buffers frames in flight may be reading.
+    vkDeviceWaitIdle(world->ctx->device);
+    for (uint32_t i = 0; i < world->fluid_count; i++) {
+        const cs_world_fluid *f = &world->fluids[i];
+        if (f->ops->retune && !f->ops->retune(f->state, f->scene, err))
+            return false;
+    }
+    return true;
+}
+
 void cs_world_destroy(cs_world *world)
 {
     if (world->has_level)

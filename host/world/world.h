@@ -106,6 +106,11 @@ typedef struct cs_world {
 // the device's limit). On failure nothing is left allocated.
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err);
 void cs_world_destroy(cs_world *world);
+// After a live edit of the scene's CS_KEY_LIVE values or a solver block's
+// (a panel, host/app/panel.h): waits for the device, then every fluid's
+// solver re-derives and uploads its parameters (cs_sim_ops.retune). False
+// with the solver's message when the values cannot run.
+bool cs_world_retune(cs_world *world, cs_error *err);
 
 // A cs_world is a few KiB plus its parts; it lives on the heap (run.c, the
 // benches, the replays), never in a stack frame. CS_HEAP_WORLD(w) declares

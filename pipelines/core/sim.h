@@ -249,4 +249,16 @@ typedef struct cs_sim_ops {
     // how many. NULL: the solver cannot be checkpointed (cistern run
     // --checkpoint-every refuses it by name).
     uint32_t (*state)(void *state, cs_state_entry *out, uint32_t max);
+
+    // Optional, for a parameter panel (host/app/panel.h): the struct the
+    // running solver holds for one of its `keys` blocks (NULL: none), whose
+    // CS_KEY_LIVE rows a panel may write...
+    void *(*key_block)(void *state, const cs_scene_key_block *block);
+    // ...and, after such a write or one into its scene's CS_KEY_LIVE values
+    // (gravity, materials; `scene` is the one create took), re-derives and uploads what create computed from
+    // them, exactly as create does, so a value changed before the first
+    // substep gives the bits the same value in the file gives. Without it
+    // a panel edits none of the fluid's values. False (with a message) when
+    // the new values cannot run; the caller puts the old ones back.
+    bool (*retune)(void *state, const cs_scene *scene, cs_error *err);
 } cs_sim_ops;

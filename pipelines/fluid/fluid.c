@@ -186,6 +186,18 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
     p->wall = (vec4){0.5f * cs_fluid_spacing(sc), 0.0f, 0.0f, 0.0f};
 }
 
+void cs_fluid_retune(cs_fluid *f, uint32_t split)
+{
+    const cs_scene *sc = f->scene;
+    bool d3 = f->dim == 3;
+    split = CS_MAX(split, 1u);
+    f->desc.dt_split = split;
+    f->dt = sc->dt / (float)split;
+    f->substeps = sc->substeps * split;
+    f->params.domain_max.w = f->dt;
+    f->params.gravity = (vec4){sc->gravity[0], sc->gravity[1], d3 ? sc->gravity[2] : 0.0f, sc->boundary_restitution};
+}
+
 void cs_fluid_upload_params(cs_fluid *f)
 {
     cs_buffer_upload(f->ctx, &f->params_buffer, &f->params, sizeof f->params, 0);

@@ -208,6 +208,11 @@ static inline void cs_fluid_swap_pred(cs_fluid *f) { f->pred_cur ^= 1u; }
 
 // Uploads f->params (after a solver changed it).
 void cs_fluid_upload_params(cs_fluid *f);
+// After a live edit of the fluid's scene (a panel, sim.h's retune): the
+// values create took from it that may change while it runs, gravity and
+// boundary_restitution, and dt split `split` ways (as desc.dt_split), into
+// the host copy; the solver uploads them (with its own) afterwards.
+void cs_fluid_retune(cs_fluid *f, uint32_t split);
 
 // cs_dispatch for the fluid's programs: also binds the bodies' set at
 // CS_BODY_SET_BINDING when the program's shader reads it.

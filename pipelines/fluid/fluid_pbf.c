@@ -189,6 +189,22 @@ static void pbf_destroy(void *state)
     free(pbf);
 }
 
+// The push constants every pass takes, from pbf->params, the lattice's D0
+// and the kernel radius (create, and a panel's edits: pbf_retune).
+static void derive_push(cs_pbf *pbf)
+{
+    const cs_pbf_params *params = &pbf->params;
+    double h = pbf->fluid.scene->smoothing_radius;
+    double volume = 1.0 / pbf->lattice_density; // m / rho0, the same for every material
+    double dq = params->scorr_dq * h;
+    double w_dq = pbf_poly6(pbf->fluid.dim, h, dq * dq);
+    pbf->push = (cs_pbf_push){
+        .solver = {(float)(params->relaxation * pbf->d0), (float)(params->scorr_k / pbf->d0), (float)(1.0 / w_dq),
+                   (float)params->scorr_n},
+        .post = {params->vorticity, params->xsph, (float)volume, (float)(0.25 * PBF_SKIN * PBF_SKIN * h * h)},
+    };
+}
+
 // PBF derives each particle's mass from the lattice (the header comment),
 // so a material's "mass" has no effect. One that states the lattice cell's
 // mass, rest_density x particle_spacing^dim (the parser's default), says
@@ -267,14 +283,32 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     }
     cs_fluid_upload_params(f);
 
-    double dq = params.scorr_dq * h;
-    double w_dq = pbf_poly6(f->dim, h, dq * dq);
-    pbf->push = (cs_pbf_push){
-        .solver = {(float)(params.relaxation * pbf->d0), (float)(params.scorr_k / pbf->d0), (float)(1.0 / w_dq),
-                   (float)params.scorr_n},
-        .post = {params.vorticity, params.xsph, (float)volume, (float)(0.25 * PBF_SKIN * PBF_SKIN * h * h)},
-    };
+    derive_push(pbf);
     *state = pbf;
+    return true;
+}
+
+// The panel's edits (sim.h): pbf's block is pbf->params itself; gravity and
+// restitution come from the fluid's scene. The same derivation as create.
+static void *pbf_key_block(void *state, const cs_scene_key_block *block)
+{
+    cs_pbf *pbf = state;
+    return block == &cs_pbf_keys ? &pbf->params : NULL;
+}
+
+static bool pbf_retune(void *state, const cs_scene *scene, cs_error *err)
+{
+    (void)scene; // the fluid holds it
+    cs_pbf *pbf = state;
+    const char *where = pbf->fluid.scene->path[0] ? pbf->fluid.scene->path : pbf->fluid.scene->name;
+    // The block's checks beyond its rows' ranges (cs_pbf_params_read).
+    if (pbf->params.relaxation > 100.0f)
+        return cs_fail(err, "%s: pbf.relaxation: %g is too soft (at most 100)", where, (double)pbf->params.relaxation);
+    if (pbf->params.scorr_k > 10.0f)
+        return cs_fail(err, "%s: pbf.scorr_k: %g is too strong (at most 10)", where, (double)pbf->params.scorr_k);
+    cs_fluid_retune(&pbf->fluid, 1);
+    cs_fluid_upload_params(&pbf->fluid);
+    derive_push(pbf);
     return true;
 }
 
@@ -423,6 +457,8 @@ const cs_sim_ops cs_pbf_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "pbf",
     .keys = (const cs_scene_key_block *const[]){&cs_pbf_keys, NULL},
+    .key_block = pbf_key_block,
+    .retune = pbf_retune,
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",
     .create = pbf_create,
     .destroy = pbf_destroy,

@@ -381,8 +381,22 @@ static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
     return n;
 }
 
+// A panel's edit of the fluid's gravity or materials (sim.h): the same
+// parameters create computes, uploaded again.
+static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
+{
+    (void)err, (void)scene; // the fluid holds it
+    cs_sph *s = state;
+    cs_fluid_retune(&s->fluid, s->fluid.desc.dt_split);
+    cs_fluid_upload_params(&s->fluid);
+    fill_params(s);
+    cs_buffer_upload(s->fluid.ctx, &s->params_buffer, &s->params, sizeof s->params, 0);
+    return true;
+}
+
 const cs_sim_ops cs_sph_ops = {
     .state = ops_state,
+    .retune = ops_retune,
     .float_buffers = ops_float_buffers,
     .solver = "sph",
     .keys = (const cs_scene_key_block *const[]){&cs_sph_keys, NULL},

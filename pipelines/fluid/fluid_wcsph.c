@@ -432,8 +432,27 @@ static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
     return n;
 }
 
+// A panel's edit of the fluid's gravity or materials (sim.h): the CFL
+// split (speed of sound and viscosity set it), then the same parameters
+// create computes, uploaded again.
+static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
+{
+    cs_wcsph *w = state;
+    uint32_t split = cfl_split(scene, w->cfl);
+    if ((uint64_t)scene->substeps * split > WCSPH_MAX_SUBSTEPS_PER_FRAME)
+        return cs_fail(err, "%s: a frame would need %llu WCSPH substeps (at most %u) for this speed of sound",
+                       scene->path, (unsigned long long)scene->substeps * split, WCSPH_MAX_SUBSTEPS_PER_FRAME);
+    w->dt_split = split;
+    cs_fluid_retune(&w->fluid, split);
+    cs_fluid_upload_params(&w->fluid);
+    fill_params(w);
+    cs_buffer_upload(w->fluid.ctx, &w->params_buffer, &w->params, sizeof w->params, 0);
+    return true;
+}
+
 const cs_sim_ops cs_wcsph_ops = {
     .state = ops_state,
+    .retune = ops_retune,
     .float_buffers = ops_float_buffers,
     .solver = "wcsph",
     .keys = (const cs_scene_key_block *const[]){&cs_wcsph_keys, NULL},

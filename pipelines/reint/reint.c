@@ -990,8 +990,32 @@ static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
     return n;
 }
 
+// A panel's edits (sim.h): the block is r->params itself; gravity and the
+// boundary restitution come from the scene as cs_reint_params_from_scene
+// takes them; the push constants again as create makes them.
+static void *ops_key_block(void *state, const cs_scene_key_block *block)
+{
+    return block == &cs_reint_keys ? &((cs_reint *)state)->params : NULL;
+}
+
+static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
+{
+    (void)err;
+    cs_reint *r = state;
+    cs_reint_params *p = &r->params;
+    for (int a = 0; a < 3; a++)
+        p->gravity[a] = a < (int)p->dim ? scene->gravity[a] : 0.0f;
+    p->restitution = scene->boundary_restitution;
+    float level = r->push.scale.w; // 1 once a level's cells are set (cs_reint_set_level)
+    r->push = make_push(p, r->cell_count);
+    r->push.scale.w = level;
+    return true;
+}
+
 const cs_sim_ops cs_reint_ops = {
     .state = ops_state,
+    .key_block = ops_key_block,
+    .retune = ops_retune,
     .solver = "reint",
     .keys = (const cs_scene_key_block *const[]){&cs_reint_keys, NULL},
     .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",

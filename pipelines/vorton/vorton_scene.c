@@ -40,7 +40,7 @@ static const cs_scene_key vorton_keys[] = {
     {"expansion", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, expansion), 0.0f, 1.0f, CS_KEY_LIVE, .unit = "1/K",
      .def = "0", .help = "buoyancy: density falls by expansion × (T − T0) ρ0"},
     {"ambient_temperature", CS_KEY_NUMBER, CS_KEY_AT(cs_vorton_params, ambient_temperature), 1.0f, 1e5f,
-     CS_KEY_LIVE, .unit = "K", .def = "300", .help = "T0: air at rest"},
+     0, .unit = "K", .def = "300", .help = "T0: air at rest"},
     {"rings", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
      .help = "vortex rings {centre, axis, radius, core, circulation}"},
     {"heat", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none", .help = "heat balls {centre, radius, temperature}"},
@@ -75,7 +75,7 @@ const cs_scene_key_block cs_vorton_keys = {
 static const cs_scene_key vorton_grid_keys[] = {
     {"cells", CS_KEY_UINT, CS_KEY_AT(cs_vorton_params, grid_cells), 4, 512, .def = "64",
      .help = "grid cells per axis, a power of two; the grid is the cube around the domain box"},
-    {"cycles", CS_KEY_UINT, CS_KEY_AT(cs_vorton_params, grid_cycles), 1, 64, CS_KEY_LIVE, .def = "4",
+    {"cycles", CS_KEY_UINT, CS_KEY_AT(cs_vorton_params, grid_cycles), 1, 64, .def = "4",
      .help = "multigrid V(2,2) cycles per solve"},
 };
 
@@ -599,8 +599,26 @@ static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
     return n;
 }
 
+// A panel's edits (sim.h): the block is v->params, which every pass's push
+// constants are made from (make_push), gravity taken from the scene.
+static void *ops_key_block(void *state, const cs_scene_key_block *block)
+{
+    return block == &cs_vorton_keys ? &((cs_vorton *)state)->params : NULL;
+}
+
+static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
+{
+    (void)err;
+    cs_vorton *v = state;
+    for (int a = 0; a < 3; a++)
+        v->params.gravity[a] = scene->gravity[a];
+    return true;
+}
+
 const cs_sim_ops cs_vorton_ops = {
     .state = ops_state,
+    .key_block = ops_key_block,
+    .retune = ops_retune,
     .solver = "vorton",
     .keys = (const cs_scene_key_block *const[]){&cs_vorton_keys, &cs_vorton_grid_keys, NULL},
     .summary = "vortex particles (issue 15): vorticity carriers, direct Biot-Savart velocity, tracers, 3D",
