@@ -144,7 +144,7 @@ static uint32_t check_frame(cs_context *ctx, cs_renderer *r, cs_world *w, const 
     cs_camera_from_scene(&cam, w->scene);
     cs_render_frame empty = {.scene = fs, .camera = &cam, .color_mode = -1, .hide_box = true, .no_fog = true};
     cs_render_frame drawn = empty;
-    drawn.body_states = &w->bodies.states;
+    cs_render_frame_add(&drawn, CS_DRAWABLE_BODIES, &w->bodies.states);
     uint8_t *bg = render(ctx, r, &empty);
     uint8_t *px = render(ctx, r, &drawn);
     cs_body_state st[CS_BODIES_MAX];

@@ -428,9 +428,8 @@ static void test_drawing(cs_context *ctx, cs_world *w, const cs_scene *scene)
     cs_camera_from_scene(&cam, scene);
     cs_render_frame base = {.scene = fs, .camera = &cam, .color_mode = -1, .hide_box = true};
     cs_render_frame empty = base, particles = base, surface = base;
-    particles.particles = &pv;
-    surface.surfaces = &surf;
-    surface.surface_count = 1;
+    cs_render_frame_add(&particles, CS_DRAWABLE_PARTICLES, &pv);
+    cs_render_frame_add(&surface, CS_DRAWABLE_SURFACE, &surf);
     uint8_t *bg = render(ctx, &r, &empty);
     uint8_t *pp = render(ctx, &r, &particles);
     uint8_t *sp = render(ctx, &r, &surface);

@@ -63,9 +63,10 @@ static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_scene *scene, c
     cs_recorder rec;
     cs_recorder_create(ctx, "level ambient render", &rec);
     cs_recorder_begin(&rec);
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.level = mesh, .scene = scene, .camera = cam, .color_mode = -1,
-                                        .hide_box = true, .no_fog = true});
+    cs_render_frame frame = {.scene = scene, .camera = cam, .color_mode = -1, .hide_box = true, .no_fog = true};
+    cs_render_level level = {.mesh = mesh};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    cs_render_record(r, &rec, &frame);
     cs_render_record_readback(r, &rec);
     cs_recorder_submit_wait(&rec);
     uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);

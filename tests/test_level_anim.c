@@ -41,10 +41,12 @@ static uint8_t *render(cs_context *ctx, cs_renderer *r, cs_world *world, const c
         cs_world_record_frame(world, &rec);
         cs_barrier_compute_to_graphics(&rec);
     }
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.level = mesh, .radiosity = world->radiosity, .level_baked = level_baked,
-                                        .level_time = seconds, .scene = world->fluids[0].scene, .camera = cam,
-                                        .color_mode = -1, .hide_box = true, .no_fog = true});
+    cs_render_frame frame = {.scene = world->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_level level = {.mesh = mesh, .baked = level_baked, .time = seconds};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, world->radiosity);
+    cs_render_record(r, &rec, &frame);
     cs_render_record_readback(r, &rec);
     cs_recorder_submit_wait(&rec);
     uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);

@@ -96,12 +96,11 @@ static void render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_vi
     cs_recorder_begin(&rec);
     cs_world_record_frame(world, &rec);
     cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.radiosity = with_radiosity ? world->radiosity : NULL,
-                                        .scene = world->fluids[0].scene, .camera = cam,
-                                        .surfaces = surface ? &surface->surface : NULL,
-                                        .surface_count = surface ? 1u : 0u,
-                                        .color_mode = -1, .hide_box = true, .no_fog = true});
+    cs_render_frame frame = {.scene = world->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, with_radiosity ? world->radiosity : NULL);
+    cs_render_frame_add(&frame, CS_DRAWABLE_SURFACE, surface ? (void *)&surface->surface : NULL);
+    cs_render_record(r, &rec, &frame);
     cs_render_record_readback(r, &rec);
     cs_recorder_submit_wait(&rec);
     memcpy(px, cs_render_pixels(r), (size_t)SIZE * SIZE * 4);

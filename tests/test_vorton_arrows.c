@@ -11,7 +11,7 @@
 //     (in the ring's plane) is drawn;
 //   - nothing is drawn farther than 2 px from every arrow (shaft and head);
 //   - hot arrows are warmer (red minus blue) than cold ones;
-//   - the key: with the scene's arrows on and the frame's flip_arrows set
+//   - the key: with the scene's arrows on and the arrows feature flipped (its O key)
 //     (the window's O), the image is exactly the empty frame; with the
 //     scene's arrows off, nothing without the flip and the same arrows
 //     with it.
@@ -71,8 +71,11 @@ static uint8_t *render_arrows(cs_context *ctx, cs_renderer *r, cs_world *w, cons
     w->fluids[0].ops->particles(w->fluids[0].state, &view);
     view.count = 0;
     view.arrows.shown = shown;
-    cs_render_frame frame = {.particles = &view, .scene = w->fluids[0].scene, .camera = cam, .color_mode = -1,
-                             .hide_box = true, .no_fog = true, .flip_arrows = flip};
+    cs_render_frame frame = {.scene = w->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true, .flipped = flip ? cs_render_feature_bit("arrows") : 0};
+    CHECK(cs_render_feature_bit("arrows") && cs_render_features_of_key('O') == cs_render_feature_bit("arrows"),
+          "the arrows feature is registered under its O key");
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
     return render(ctx, r, &frame);
 }
 

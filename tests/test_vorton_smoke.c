@@ -73,8 +73,9 @@ static uint8_t *render_tracers(cs_context *ctx, cs_renderer *r, cs_world *w, con
     cs_particle_view view;
     w->fluids[0].ops->particles(w->fluids[0].state, &view);
     CHECK(view.smoke.radius > 0.0f, "the vorton view does not ask for smoke");
-    cs_render_frame frame = {.particles = &view, .scene = w->fluids[0].scene, .camera = cam, .color_mode = -1,
-                             .hide_box = true, .no_fog = true};
+    cs_render_frame frame = {.scene = w->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
     return render(ctx, r, &frame);
 }
 

@@ -55,6 +55,9 @@ typedef struct cs_cli_command {
     const cs_cli_option *options;
     uint32_t option_count;
     const char *notes;           // printed after the options (keys, conventions); may be NULL
+    // Optional: notes composed at run time from another table (the render
+    // features' window keys), printed after `notes`.
+    void (*notes_more)(char *out, size_t size);
 } cs_cli_command;
 
 #define CS_CLI_MAX_OPTIONS 64

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "file_io.h"
 #include "level_tr1.h"
+#include "render.h"
 #include "view.h"
 #include "run.h"
 #include "scene.h"
@@ -226,6 +227,14 @@ static const cs_cli_option run_options[] = {
     {.name = "--validation", .kind = CS_CLI_FLAG, RUN_AT(validation), .help = VALIDATION_HELP},
 };
 
+// The render features' own window keys, from their registry (features.c).
+static void run_feature_keys(char *out, size_t size)
+{
+    char keys[1024];
+    cs_render_feature_keys(keys, sizeof keys);
+    snprintf(out, size, "%s%s%s", keys[0] ? "  render features: " : "", keys, keys[0] ? "\n" : "");
+}
+
 static const cs_cli_command run_command = {
     .name = "run",
     .args = "[SCENE] [options]",
@@ -244,8 +253,9 @@ static const cs_cli_command run_command = {
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
-        "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture),\n"
+        "  light, P per-pass GPU ms overlay, F12 screenshot (and RenderDoc capture),\n"
         "  F9 start / stop a video (DIR/recording_NNN.mp4, needs ffmpeg), Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
+    .notes_more = run_feature_keys,
 };
 
 static int cmd_run(int argc, char **argv)

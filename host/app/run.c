@@ -93,7 +93,7 @@ typedef struct run_state {
     cs_draw_mode draw;         // what fluids with a surface show
     bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
-    bool flip_arrows;          // O: arrows shown where the scene hides them and back
+    uint32_t flipped_features; // render features flipped by their window keys (cs_render_frame's flipped)
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
     // A hot reload that failed: its first error, drawn in red in the image
     // (window and PNGs) until a reload builds every program again; empty
@@ -309,7 +309,7 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     frame.color_mode = r->color_mode;
     frame.overlay = r->overlay && r->overlay_text[0] ? r->overlay_text : NULL;
     frame.alert = r->shader_error[0] ? r->shader_error : NULL;
-    frame.flip_arrows = r->flip_arrows;
+    frame.flipped = r->flipped_features;
     cs_barrier_compute_to_graphics(rec);
     cs_render_record(&r->renderer, rec, &frame);
 }
@@ -832,8 +832,7 @@ static int run_window(run_state *r)
             r->level_baked = !r->level_baked;
         if (ev.toggle_overlay)
             r->overlay = !r->overlay;
-        if (ev.toggle_arrows)
-            r->flip_arrows = !r->flip_arrows;
+        r->flipped_features ^= ev.flip_features;
         if (ev.toggle_record)
             toggle_video(r);
         if (ev.cycle_draw_mode) {
@@ -1005,7 +1004,7 @@ static int run(run_state *r)
 {
     const cs_run_options *opt = r->opt;
     cs_error err;
-    if (!cs_scene_load(opt->scene, &r->scene, &err)) {
+    if (!cs_scene_load(opt->scene, &r->scene, &err) || !cs_render_check_scene(&r->scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 2;
     }

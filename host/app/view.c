@@ -122,11 +122,12 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
         cs_world_radiosity_record(&v->radiosity, rec, seconds);
         cs_barrier_compute_to_graphics(rec);
     }
-    cs_render_record(&v->renderer, rec,
-                     &(cs_render_frame){.target = target, .level = &v->mesh,
-                                        .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
-                                        .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
-                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds});
+    cs_render_frame frame = {.target = target, .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
+                             .hide_box = true, .no_fog = v->opt->no_fog};
+    cs_render_level level = {.mesh = &v->mesh, .baked = !radiosity, .time = seconds};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, radiosity ? &v->radiosity : NULL);
+    cs_render_record(&v->renderer, rec, &frame);
 }
 
 // The mean of an image's RGB bytes, 0..255 (the headless line's check figure).
