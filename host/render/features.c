@@ -8,6 +8,7 @@
     X(field)      /* a 2D grid pipeline's field: over the background, under the box and particles (no depth) */ \
     X(level)      /* a level's rooms, through portals */                                                      \
     X(geometry)   /* static geometry lit by radiosity */                                                      \
+    X(floor)      /* a grid on the domain's floor (render.features "floor_grid", F) */                        \
     X(box)        /* the domain box's edges */                                                                \
     X(bodies)     /* the rigid bodies */                                                                      \
     X(particles)  /* every fluid's particles */                                                               \
