@@ -909,12 +909,12 @@ static void check_lists(cs_context *ctx)
     // The other layout than the device's (CISTERN_NB_LAYOUT), with some
     // particles overflowing: the same bits.
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    char *saved_layout = test_env_save("CISTERN_NB_LAYOUT");
-    setenv("CISTERN_NB_LAYOUT", cpu ? "slot" : "particle", 1);
+    char *saved_layout = test_setting_save(ctx, "CISTERN_NB_LAYOUT");
+    test_setting(ctx, "CISTERN_NB_LAYOUT", cpu ? "slot" : "particle");
     list_check_match_walk(&sph_lists, ctx, cpu ? "dam_break_2d, slot-major, 30 slots read"
                                     : "dam_break_2d, particle-major, 30 slots read",
                            "dam_break_2d", 60, 30);
-    test_env_restore("CISTERN_NB_LAYOUT", saved_layout);
+    test_setting_restore(ctx, "CISTERN_NB_LAYOUT", saved_layout);
 }
 
 // ---- 6. errors in the "sph" block ---------------------------------------------

@@ -300,3 +300,15 @@ void cs_cli_print_markdown(FILE *out, const cs_cli_command *cmd)
         fprintf(out, "```\n\n");
     }
 }
+
+static cs_settings g_settings;
+
+void cs_cli_read_settings(void)
+{
+    cs_settings_from_env(&g_settings);
+}
+
+const cs_settings *cs_cli_settings(void)
+{
+    return &g_settings;
+}

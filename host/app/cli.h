@@ -12,6 +12,7 @@
 #pragma once
 
 #include "common.h"
+#include "settings.h"
 
 #include <stddef.h>
 
@@ -90,3 +91,9 @@ const char *cs_cli_nearest(const char *word, const char *const *names, uint32_t 
 // Each prints "cistern: FLAG ..." and returns false on a bad value.
 bool cs_cli_parse_count(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool cs_cli_parse_size(const char *flag, const char *text, uint32_t *width, uint32_t *height);
+
+// The CISTERN_* switches (settings.h): main() reads them from the
+// environment once, before any command runs; every context the commands
+// create takes them (cs_context_desc's settings).
+void cs_cli_read_settings(void);
+const cs_settings *cs_cli_settings(void);

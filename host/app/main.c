@@ -800,19 +800,7 @@ static const char general_notes[] =
     "`cistern help --scene-keys-markdown` prints every scene key (type, unit, range, default) as in\n"
     "docs/scenes.md, \"Key reference\".\n"
     "\n"
-    "environment:\n"
-    "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
-    "  CISTERN_NB_LAYOUT      particle|slot: neighbour lists (PBF, SPH, WCSPH) particle-major (CPU devices'\n"
-    "                         default) or slot-major (GPUs' default); the same results either way\n"
-    "  CISTERN_SPH_LISTS      on|off: Clavet SPH reads neighbour lists (default: on in 3D and for several\n"
-    "                         materials in 2D); the same results either way\n"
-    "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D on CPU devices, off on\n"
-    "                         GPUs, where the walk was faster); the same results\n"
-    "                         either way\n"
-    "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can and whose 8-bit sort\n"
-    "                         passes its self-test, 4 on CPUs); the same results either way\n"
-    "  CISTERN_SORT_BLOCK     keys per block of the 8-bit sort, a power of two 128..65536 (default: 2048 on GPUs,\n"
-    "                         8192 on CPUs); the same results either way\n";
+    "environment (developer and test switches, read once at start: host/gpu/settings.c):\n";
 
 static void usage(FILE *out)
 {
@@ -831,6 +819,7 @@ static void usage(FILE *out)
     fprintf(out, "\nrun, bench, sh, trace and view take --device N|NAME (a device by index or name substring, see\n"
                  "`cistern devices`) and --validation (Vulkan validation + synchronization validation, slow).\n\n%s",
             general_notes);
+    cs_settings_print_help(out);
 }
 
 // docs/cli.md, whole: tests/cli_docs.sh compares it with this output.
@@ -849,7 +838,9 @@ static void print_markdown(FILE *out)
         cs_cli_print_cell(out, c->summary);
         fprintf(out, " |\n");
     }
-    fprintf(out, "\n```\n%s```\n\n", general_notes);
+    fprintf(out, "\n```\n%s", general_notes);
+    cs_settings_print_help(out);
+    fprintf(out, "```\n\n");
     for (uint32_t k = 0; k < COUNT_OF(commands); k++)
         cs_cli_print_markdown(out, commands[k].cli);
 }
@@ -918,6 +909,7 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cs_cli_read_settings();
     if (argc < 2) {
         usage(stderr);
         return 2;

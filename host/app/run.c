@@ -25,6 +25,7 @@
 #include "run.h"
 
 #include "camera.h"
+#include "cli.h"
 #include "context.h"
 #include "output.h"
 #include "prim.h"
@@ -1049,7 +1050,8 @@ static int run(run_state *r)
     }
     if (opt->load_renderdoc && !cs_renderdoc_load())
         fprintf(stderr, "cistern: --renderdoc: cannot load librenderdoc.so (apt-get install librenderdoc)\n");
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings()};
     if (r->windowed) {
         desc.instance_extensions = r->window.instance_extensions;
         desc.instance_extension_count = r->window.instance_extension_count;

@@ -6,6 +6,7 @@
 // and the geometry feature draws them.
 #include "view.h"
 
+#include "cli.h"
 #include "geometry.h"
 #include "level_mesh.h"
 #include "output.h"
@@ -296,6 +297,7 @@ int cs_view_command(const cs_view_options *opt)
         }
     }
     cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings(),
                             .instance_extensions = windowed ? v->window.instance_extensions : NULL,
                             .instance_extension_count = windowed ? v->window.instance_extension_count : 0};
     if (!cs_context_create(&desc, &v->ctx, &err)) {

@@ -75,7 +75,12 @@ void test_context(cs_context *ctx)
     test_seed();
     keep_driver_modules_loaded();
     cs_error err;
-    cs_context_desc desc = {.validation = true, .device = getenv("CISTERN_TEST_DEVICE"), .verbose = true};
+    // The CISTERN_* switches as the app reads them (a test that sets one
+    // before its context sees it).
+    cs_settings settings;
+    cs_settings_from_env(&settings);
+    cs_context_desc desc = {.validation = true, .device = getenv("CISTERN_TEST_DEVICE"), .verbose = true,
+                            .settings = &settings};
     if (!cs_context_create(&desc, ctx, &err)) {
         fprintf(stderr, "FAIL: cannot create a Vulkan context: %s\n", err.msg);
         exit(1);
@@ -119,17 +124,20 @@ void test_buffer(cs_context *ctx, cs_buffer *buf, const char *name, VkDeviceSize
     }
 }
 
-char *test_env_save(const char *name)
+char *test_setting_save(cs_context *ctx, const char *name)
 {
-    const char *value = getenv(name);
-    return value ? strdup(value) : NULL;
+    const char *value = cs_settings_get(&ctx->settings, name);
+    CS_ASSERT(value, "%s is not a setting (host/gpu/settings.c)", name);
+    return *value ? strdup(value) : NULL;
 }
 
-void test_env_restore(const char *name, char *saved)
+void test_setting(cs_context *ctx, const char *name, const char *value)
 {
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
+    CS_ASSERT(cs_settings_set(&ctx->settings, name, value), "%s is not a setting (host/gpu/settings.c)", name);
+}
+
+void test_setting_restore(cs_context *ctx, const char *name, char *saved)
+{
+    test_setting(ctx, name, saved);
     free(saved);
 }

@@ -54,8 +54,11 @@ void test_rand_resume(uint64_t state);
 // True when the bits are a NaN or an infinity.
 bool test_not_finite(float f);
 
-// An environment variable saved for the length of a test case: its value
-// (a copy, or NULL when unset). test_env_restore sets it back (or unsets
-// it) and frees the copy.
-char *test_env_save(const char *name);
-void test_env_restore(const char *name, char *saved);
+// A CISTERN_* switch of the context's settings (settings.h; test_context
+// reads them from the environment) changed for the length of a test case:
+// test_setting_save returns its value (a copy, or NULL when unset),
+// test_setting sets it (NULL: unset), test_setting_restore sets it back
+// and frees the copy.
+char *test_setting_save(cs_context *ctx, const char *name);
+void test_setting(cs_context *ctx, const char *name, const char *value);
+void test_setting_restore(cs_context *ctx, const char *name, char *saved);
