@@ -23,18 +23,9 @@
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_scene *scene, const cs_view_camera *cam,
                        uint32_t flipped)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "floor grid render", &rec);
-    cs_recorder_begin(&rec);
-    cs_render_record(r, &rec, &(cs_render_frame){.scene = scene, .camera = cam, .color_mode = -1, .hide_box = true,
-                                                 .no_fog = true, .flipped = flipped});
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    CS_ASSERT(px, "out of memory");
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    cs_render_frame frame = {.scene = scene, .camera = cam, .color_mode = -1, .hide_box = true, .no_fog = true,
+                             .flipped = flipped};
+    return test_render(ctx, r, NULL, &frame, "floor grid render");
 }
 
 static uint32_t pixels_differ(const uint8_t *a, const uint8_t *b)

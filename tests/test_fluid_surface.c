@@ -344,17 +344,7 @@ static void test_worlds(cs_context *ctx, const cs_scene *pbf, cs_world *pbf_worl
 
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_render_frame *frame)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "surface render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec, frame);
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    return test_render(ctx, r, NULL, frame, "surface render");
 }
 
 // The mesh's coverage on the CPU: every triangle projected with the

@@ -141,3 +141,23 @@ void test_setting_restore(cs_context *ctx, const char *name, char *saved)
     test_setting(ctx, name, saved);
     free(saved);
 }
+
+uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_render_frame *frame,
+                     const char *name)
+{
+    cs_recorder rec;
+    cs_recorder_create(ctx, name, &rec);
+    cs_recorder_begin(&rec);
+    if (world)
+        cs_world_record_frame(world, &rec);
+    cs_barrier_compute_to_graphics(&rec);
+    cs_render_record(r, &rec, frame);
+    cs_render_record_readback(r, &rec);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    size_t bytes = (size_t)r->width * r->height * 4;
+    uint8_t *px = malloc(bytes);
+    CS_ASSERT(px, "out of memory for a %u x %u image", r->width, r->height);
+    memcpy(px, cs_render_pixels(r), bytes);
+    return px;
+}

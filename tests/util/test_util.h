@@ -11,7 +11,9 @@
 #include "buffer.h"
 #include "context.h"
 #include "recorder.h"
+#include "render.h"
 #include "shader.h"
+#include "world.h"
 
 #include <math.h>
 
@@ -62,3 +64,11 @@ bool test_not_finite(float f);
 char *test_setting_save(cs_context *ctx, const char *name);
 void test_setting(cs_context *ctx, const char *name, const char *value);
 void test_setting_restore(cs_context *ctx, const char *name, char *saved);
+
+// Render and read back, the way every rendering test draws: one recording
+// named `name` that records `world`'s frame first when given (NULL: none),
+// the compute-to-graphics barrier, `frame` drawn into the renderer's
+// offscreen image and its readback; submitted and waited for. Returns a
+// copy of the RGBA8 pixels, rows top first (r->width x r->height; free it).
+uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_render_frame *frame,
+                     const char *name);
