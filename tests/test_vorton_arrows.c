@@ -229,17 +229,10 @@ int main(void)
     if (!ok)
         return test_finish(&ctx);
     cs_scene scene;
-    ok = cs_scene_parse(k_scene, strlen(k_scene), "arrows test", &scene, &err);
-    CHECK(ok, "scene: %s", ok ? "" : err.msg);
     cs_world world;
-    if (ok) {
-        ok = cs_world_create(&ctx, &scene, &world, &err);
-        CHECK(ok, "world: %s", ok ? "" : err.msg);
-        if (ok) {
-            check_arrows(&ctx, &r, &world);
-            cs_world_destroy(&world);
-        }
-        cs_scene_free(&scene);
+    if (test_world_from_json(&ctx, k_scene, "arrows test", &scene, &world)) {
+        check_arrows(&ctx, &r, &world);
+        test_world_free(&world, &scene);
     }
     cs_renderer_destroy(&r);
     return test_finish(&ctx);

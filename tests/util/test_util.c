@@ -161,3 +161,23 @@ uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_
     memcpy(px, cs_render_pixels(r), bytes);
     return px;
 }
+
+bool test_world_from_json(cs_context *ctx, const char *json, const char *path, cs_scene *scene, cs_world *world)
+{
+    cs_error err;
+    bool ok = cs_scene_parse(json, strlen(json), path, scene, &err);
+    CHECK(ok, "scene %s: %s", path, ok ? "" : err.msg);
+    if (!ok)
+        return false;
+    ok = cs_world_create(ctx, scene, world, &err);
+    CHECK(ok, "world of %s: %s", path, ok ? "" : err.msg);
+    if (!ok)
+        cs_scene_free(scene);
+    return ok;
+}
+
+void test_world_free(cs_world *world, cs_scene *scene)
+{
+    cs_world_destroy(world);
+    cs_scene_free(scene);
+}

@@ -72,3 +72,10 @@ void test_setting_restore(cs_context *ctx, const char *name, char *saved);
 // copy of the RGBA8 pixels, rows top first (r->width x r->height; free it).
 uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_render_frame *frame,
                      const char *name);
+
+// World from JSON: parses `json` (called `path` in messages) into *scene
+// and creates *world from it. A failure is a failed CHECK with the parser's
+// or the world's message (the scene is freed again); true when both are
+// made. test_world_free destroys the world, then frees the scene.
+bool test_world_from_json(cs_context *ctx, const char *json, const char *path, cs_scene *scene, cs_world *world);
+void test_world_free(cs_world *world, cs_scene *scene);
