@@ -359,5 +359,12 @@ expect 2 "CISTERN_WCSPH_LISTS=x: expected on or off" -- env CISTERN_WCSPH_LISTS=
 expect 2 "CISTERN_SPH_LISTS=maybe: expected on or off" -- env CISTERN_SPH_LISTS=maybe "$cistern" run \
   dam_break_2d --frames 1 --quiet --out "$tmp/env4"
 
+# render.features names render features; a name no feature takes is refused
+# with the file and key path before anything runs.
+sed 's/"seed": 1,/"seed": 1, "render": {"features": "nonesuch"},/' "$(dirname "$0")/../scenes/rest_box_3d.json" \
+  >"$tmp/features.json"
+expect 2 'features.json: render.features: no render feature "nonesuch"' -- "$cistern" run "$tmp/features.json" \
+  --headless --frames 1 --quiet --out "$tmp/features"
+
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures check(s)" >&2; exit 1; fi
 echo PASS

@@ -104,5 +104,14 @@ if [ -n "$upward" ]; then
   fail=1
 fi
 
+# The CISTERN_* switches are read once, by the app (host/gpu/settings.c's
+# table, cs_cli_read_settings): no code below the app reads the environment.
+env_reads=$(grep -n -E '\bgetenv[[:space:]]*\(' pipelines/*.c pipelines/*/*.c host/gpu/*.c host/scene/*.c \
+  host/world/*.c host/render/*.c 2>/dev/null | grep -v '^host/gpu/settings.c:' || true)
+if [ -n "$env_reads" ]; then
+  echo "layering: getenv below the app layer (add the switch to host/gpu/settings.c and read ctx->settings):"
+  echo "$env_reads"
+  fail=1
+fi
 [ "$fail" = 0 ] || exit 1
 echo "layering: ok (${#order[@]} layers, ${#owner[@]} headers)"

@@ -266,16 +266,7 @@ static void test_contact(cs_context *ctx)
 
 static bool make_world(cs_context *ctx, const char *text, cs_scene *scene, cs_world *world)
 {
-    cs_error err;
-    bool ok = cs_scene_parse(text, strlen(text), "inline.json", scene, &err);
-    CHECK(ok, "%s", ok ? "" : err.msg);
-    if (!ok)
-        return false;
-    ok = cs_world_create(ctx, scene, world, &err);
-    CHECK(ok, "%s", ok ? "" : err.msg);
-    if (!ok)
-        cs_scene_free(scene);
-    return ok;
+    return test_world_from_json(ctx, text, "inline.json", scene, world);
 }
 
 static void quat_rotate(const vec4 *q, const double v[3], double out[3])

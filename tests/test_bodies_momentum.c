@@ -78,15 +78,7 @@ int main(void)
     test_seed(); // nothing random here; printed for the record
     cs_scene scene;
     cs_world world;
-    cs_error err;
-    bool ok = cs_scene_parse(THROW, strlen(THROW), "throw.json", &scene, &err);
-    CHECK(ok, "%s", ok ? "" : err.msg);
-    if (ok) {
-        ok = cs_world_create(&ctx, &scene, &world, &err);
-        CHECK(ok, "%s", ok ? "" : err.msg);
-        if (!ok)
-            cs_scene_free(&scene);
-    }
+    bool ok = test_world_from_json(&ctx, THROW, "throw.json", &scene, &world);
     if (!ok)
         return test_finish(&ctx);
     cs_recorder rec;

@@ -37,16 +37,7 @@
 
 static bool make_world(cs_context *ctx, const char *text, cs_scene *scene, cs_world *world)
 {
-    cs_error err;
-    bool ok = cs_scene_parse(text, strlen(text), "inline.json", scene, &err);
-    CHECK(ok, "%s", ok ? "" : err.msg);
-    if (!ok)
-        return false;
-    ok = cs_world_create(ctx, scene, world, &err);
-    CHECK(ok, "%s", ok ? "" : err.msg);
-    if (!ok)
-        cs_scene_free(scene);
-    return ok;
+    return test_world_from_json(ctx, text, "inline.json", scene, world);
 }
 
 static void run_frame(cs_world *world, cs_recorder *rec)

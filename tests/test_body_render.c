@@ -113,17 +113,7 @@ static uint8_t *silhouettes(const cs_scene *scene, const cs_body_state *st, cons
 
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_render_frame *frame)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "bodies render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec, frame);
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    return test_render(ctx, r, NULL, frame, "bodies render");
 }
 
 static bool differs(const uint8_t *a, const uint8_t *b, size_t i)
@@ -144,7 +134,7 @@ static uint32_t check_frame(cs_context *ctx, cs_renderer *r, cs_world *w, const 
     cs_camera_from_scene(&cam, w->scene);
     cs_render_frame empty = {.scene = fs, .camera = &cam, .color_mode = -1, .hide_box = true, .no_fog = true};
     cs_render_frame drawn = empty;
-    drawn.body_states = &w->bodies.states;
+    cs_render_frame_add(&drawn, CS_DRAWABLE_BODIES, &w->bodies.states);
     uint8_t *bg = render(ctx, r, &empty);
     uint8_t *px = render(ctx, r, &drawn);
     cs_body_state st[CS_BODIES_MAX];

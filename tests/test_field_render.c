@@ -240,9 +240,10 @@ static void check_field(cs_context *ctx, cs_renderer *r, const field_case *fc)
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
     cs_particle_view none = {0};
-    cs_render_frame frame = {.particles = &none, .field = &g.view, .scene = &s, .camera = &cam,
-                             .color_mode = fc->color_mode, .speed_max = (float)speed_max,
-                             .density_spread = (float)spread, .hide_box = true};
+    cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = fc->color_mode,
+                             .speed_max = (float)speed_max, .density_spread = (float)spread, .hide_box = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &none);
+    cs_render_frame_add(&frame, CS_DRAWABLE_FIELD, &g.view);
     double ms = render_frame(ctx, r, &frame);
 
     ref_field rf = {.nx = fc->nx, .ny = fc->ny, .cells = cells, .color_mode = fc->color_mode,
@@ -365,9 +366,11 @@ static void test_box_and_particle_over_field(cs_context *ctx, cs_renderer *r)
     cs_particle_view pv = {&pb, &vb, &db, &mb, 1, NULL};
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
-    render_frame(ctx, r, &(cs_render_frame){.particles = &pv, .field = &g.view, .scene = &s, .camera = &cam,
-                                            .color_mode = CS_COLOR_MATERIAL, .speed_max = 1.0f,
-                                            .particle_radius = 0.2f, .no_fog = true});
+    cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = CS_COLOR_MATERIAL, .speed_max = 1.0f,
+                             .particle_radius = 0.2f, .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &pv);
+    cs_render_frame_add(&frame, CS_DRAWABLE_FIELD, &g.view);
+    render_frame(ctx, r, &frame);
     ref_field rf = {.nx = nx, .ny = ny, .cells = cells};
     ref_init(&rf, &s, w, h);
     const uint8_t *px = cs_render_pixels(r);
@@ -435,11 +438,12 @@ static void test_3d_ignores_field(cs_context *ctx, cs_renderer *r)
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
     cs_particle_view none = {0};
-    cs_render_frame frame = {.particles = &none, .scene = &s, .camera = &cam, .color_mode = -1};
+    cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = -1};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &none);
     render_frame(ctx, r, &frame);
     uint8_t *without = malloc(120 * 90 * 4);
     memcpy(without, cs_render_pixels(r), 120 * 90 * 4);
-    frame.field = &g.view;
+    cs_render_frame_add(&frame, CS_DRAWABLE_FIELD, &g.view);
     render_frame(ctx, r, &frame);
     CHECK(memcmp(without, cs_render_pixels(r), 120 * 90 * 4) == 0, "a 3D scene ignores the field");
     free(without);
@@ -470,8 +474,9 @@ static void test_unorm_field(cs_context *ctx, cs_renderer *srgb)
     cs_camera_from_scene(&cam, &s);
     cs_particle_view none = {0};
     for (int mode = 0; mode < 3; mode++) {
-        cs_render_frame frame = {.particles = &none, .field = &g.view, .scene = &s, .camera = &cam,
-                                 .color_mode = mode, .speed_max = 2.0f};
+        cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = mode, .speed_max = 2.0f};
+        cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &none);
+        cs_render_frame_add(&frame, CS_DRAWABLE_FIELD, &g.view);
         render_frame(ctx, srgb, &frame);
         render_frame(ctx, &unorm, &frame);
         const uint8_t *a = cs_render_pixels(srgb), *b = cs_render_pixels(&unorm);
@@ -529,9 +534,10 @@ static void test_indirect_particles(cs_context *ctx, cs_renderer *r)
         cs_buffer_upload(ctx, &args, cmd, sizeof cmd, 0);
         // The host count says all 9 (or, for the last case, none): the GPU's wins.
         cs_particle_view pv = {&pb, &vb, &db, &mb, k + 1 == CS_ARRAY_COUNT(drawn_counts) ? 0 : n, &args};
-        render_frame(ctx, r, &(cs_render_frame){.particles = &pv, .scene = &s, .camera = &cam,
-                                                .color_mode = CS_COLOR_MATERIAL, .particle_radius = 0.3f,
-                                                .hide_box = true, .no_fog = true});
+        cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = CS_COLOR_MATERIAL,
+                                 .particle_radius = 0.3f, .hide_box = true, .no_fog = true};
+        cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &pv);
+        render_frame(ctx, r, &frame);
         const uint8_t *px = cs_render_pixels(r);
         uint32_t shown = 0, right = 0;
         for (uint32_t i = 0; i < n; i++) {

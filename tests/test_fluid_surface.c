@@ -344,17 +344,7 @@ static void test_worlds(cs_context *ctx, const cs_scene *pbf, cs_world *pbf_worl
 
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_render_frame *frame)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "surface render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec, frame);
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    return test_render(ctx, r, NULL, frame, "surface render");
 }
 
 // The mesh's coverage on the CPU: every triangle projected with the
@@ -428,9 +418,8 @@ static void test_drawing(cs_context *ctx, cs_world *w, const cs_scene *scene)
     cs_camera_from_scene(&cam, scene);
     cs_render_frame base = {.scene = fs, .camera = &cam, .color_mode = -1, .hide_box = true};
     cs_render_frame empty = base, particles = base, surface = base;
-    particles.particles = &pv;
-    surface.surfaces = &surf;
-    surface.surface_count = 1;
+    cs_render_frame_add(&particles, CS_DRAWABLE_PARTICLES, &pv);
+    cs_render_frame_add(&surface, CS_DRAWABLE_SURFACE, &surf);
     uint8_t *bg = render(ctx, &r, &empty);
     uint8_t *pp = render(ctx, &r, &particles);
     uint8_t *sp = render(ctx, &r, &surface);

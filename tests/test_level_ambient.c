@@ -60,19 +60,10 @@ static uint32_t check_lights(const cs_tr1_level *level, const cs_level_mesh *mes
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_scene *scene, const cs_level_mesh *mesh,
                        const cs_view_camera *cam)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "level ambient render", &rec);
-    cs_recorder_begin(&rec);
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.level = mesh, .scene = scene, .camera = cam, .color_mode = -1,
-                                        .hide_box = true, .no_fog = true});
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    CS_ASSERT(px, "out of memory");
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    cs_recorder_destroy(&rec);
-    return px;
+    cs_render_frame frame = {.scene = scene, .camera = cam, .color_mode = -1, .hide_box = true, .no_fog = true};
+    cs_render_level level = {.mesh = mesh};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    return test_render(ctx, r, NULL, &frame, "level ambient render");
 }
 
 static void check_drawn(cs_context *ctx, const cs_level_mesh *bright, const cs_level_mesh *dark)

@@ -34,24 +34,13 @@
 static uint8_t *render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_level_mesh *mesh,
                        const cs_view_camera *cam, bool level_baked, double seconds, bool world_frame)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "level anim render", &rec);
-    cs_recorder_begin(&rec);
-    if (world_frame) { // the radiosity's B, once
-        cs_world_record_frame(world, &rec);
-        cs_barrier_compute_to_graphics(&rec);
-    }
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.level = mesh, .radiosity = world->radiosity, .level_baked = level_baked,
-                                        .level_time = seconds, .scene = world->fluids[0].scene, .camera = cam,
-                                        .color_mode = -1, .hide_box = true, .no_fog = true});
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    CS_ASSERT(px, "out of memory");
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    cs_recorder_destroy(&rec);
-    return px;
+    cs_render_frame frame = {.scene = world->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_level level = {.mesh = mesh, .baked = level_baked, .time = seconds};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, world->radiosity);
+    // The radiosity's B is recorded once, with the first frame.
+    return test_render(ctx, r, world_frame ? world : NULL, &frame, "level anim render");
 }
 
 static bool pixel_differs(const uint8_t *a, const uint8_t *b, size_t i) { return memcmp(a + 4 * i, b + 4 * i, 3) != 0; }

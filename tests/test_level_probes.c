@@ -105,12 +105,13 @@ static void render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_vi
     cs_barrier_compute_to_graphics(&rec);
     cs_particle_view view = {0};
     world->fluids[0].ops->particles(world->fluids[0].state, &view);
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.particles = kind == FRAME_PARTICLES ? &view : NULL,
-                                        .level = kind == FRAME_NO_LEVEL_MESH ? NULL : &world->level,
-                                        .radiosity = kind == FRAME_NO_RADIOSITY ? NULL : world->radiosity,
-                                        .level_baked = level_baked, .scene = world->fluids[0].scene,
-                                        .camera = cam, .color_mode = -1, .hide_box = true, .no_fog = true});
+    cs_render_frame frame = {.scene = world->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_level level = {.mesh = &world->level, .baked = level_baked};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, kind == FRAME_PARTICLES ? &view : NULL);
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, kind == FRAME_NO_LEVEL_MESH ? NULL : &level);
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, kind == FRAME_NO_RADIOSITY ? NULL : world->radiosity);
+    cs_render_record(r, &rec, &frame);
     cs_render_record_readback(r, &rec);
     cs_recorder_submit_wait(&rec);
     memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);

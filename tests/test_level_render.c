@@ -139,8 +139,10 @@ static uint32_t check_view(cs_renderer *r, cs_recorder *rec, const cs_level_mesh
     cam.near_plane = 0.05;
     cam.far_plane = 100;
     cs_recorder_begin(rec);
-    cs_render_record(r, rec, &(cs_render_frame){.level = mesh, .scene = scene, .camera = &cam, .color_mode = -1,
-                                                .hide_box = true, .no_fog = true});
+    cs_render_frame frame = {.scene = scene, .camera = &cam, .color_mode = -1, .hide_box = true, .no_fog = true};
+    cs_render_level level = {.mesh = mesh};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    cs_render_record(r, rec, &frame);
     cs_render_record_readback(r, rec);
     cs_recorder_submit_wait(rec);
     const uint8_t *px = cs_render_pixels(r);

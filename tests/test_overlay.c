@@ -31,18 +31,8 @@ static void check_format(void)
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_scene *scene, const cs_view_camera *cam,
                        const char *overlay)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "overlay render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec, &(cs_render_frame){.scene = scene, .camera = cam, .color_mode = -1, .overlay = overlay});
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    CS_ASSERT(px, "out of memory");
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    cs_render_frame frame = {.scene = scene, .camera = cam, .color_mode = -1, .overlay = overlay};
+    return test_render(ctx, r, NULL, &frame, "overlay render");
 }
 
 static bool pixel_in(const float rect[4], uint32_t x, uint32_t y)

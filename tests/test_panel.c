@@ -51,8 +51,9 @@ static uint8_t *draw(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_
     cs_barrier_compute_to_graphics(&rec);
     cs_particle_view view;
     world->fluids[0].ops->particles(world->fluids[0].state, &view);
-    cs_render_record(r, &rec, &(cs_render_frame){.scene = world->scene, .camera = cam, .color_mode = -1,
-                                                  .particles = &view, .ui = ui});
+    cs_render_frame frame = {.scene = world->scene, .camera = cam, .color_mode = -1, .ui = ui};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
+    cs_render_record(r, &rec, &frame);
     cs_render_record_readback(r, &rec);
     cs_recorder_submit_wait(&rec);
     cs_recorder_destroy(&rec);

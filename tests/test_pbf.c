@@ -620,14 +620,14 @@ static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
     uint32_t n[RUNS] = {0}, listed[RUNS] = {0};
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     const char *other_layout = cpu ? "slot" : "particle";
-    char *saved_layout = test_env_save("CISTERN_NB_LAYOUT");
+    char *saved_layout = test_setting_save(ctx, "CISTERN_NB_LAYOUT");
     for (int run = 0; run < RUNS; run++) {
         if (run == 2)
-            setenv("CISTERN_NB_LAYOUT", other_layout, 1);
+            test_setting(ctx, "CISTERN_NB_LAYOUT", other_layout);
         else if (saved_layout)
-            setenv("CISTERN_NB_LAYOUT", saved_layout, 1);
+            test_setting(ctx, "CISTERN_NB_LAYOUT", saved_layout);
         else
-            unsetenv("CISTERN_NB_LAYOUT");
+            test_setting(ctx, "CISTERN_NB_LAYOUT", NULL);
         cs_scene s;
         if (dim == 2) {
             scene_init(&s, "lists_2d", 2, (float[3]){0, 0, 0}, (float[3]){1.2f, 1.0f, 0}, 0.02f, 0.04f, 1.0f / 240);
@@ -663,7 +663,7 @@ static void test_lists_match_walk(cs_context *ctx, int dim, uint32_t steps)
         cs_pbf_ops.destroy(state);
         scene_free(&s);
     }
-    test_env_restore("CISTERN_NB_LAYOUT", saved_layout);
+    test_setting_restore(ctx, "CISTERN_NB_LAYOUT", saved_layout);
     for (int run = 0; run < RUNS; run += 2) {
         if (!pos[run] || !pos[1])
             continue;

@@ -170,18 +170,18 @@ static void run_checks(cs_context *ctx, cs_sort *sort, uint32_t big)
 // result that was tampered with.
 static void check_self_test(cs_context *ctx)
 {
-    char *saved = test_env_save("CISTERN_SORT_BLOCK");
+    char *saved = test_setting_save(ctx, "CISTERN_SORT_BLOCK");
     cs_error err;
     const char *blocks[] = {"2048", "8192"};
     for (size_t b = 0; b < CS_ARRAY_COUNT(blocks); b++) {
-        setenv("CISTERN_SORT_BLOCK", blocks[b], 1);
+        test_setting(ctx, "CISTERN_SORT_BLOCK", blocks[b]);
         double t0 = cs_now_seconds();
         bool passed = cs_sort8_self_test(ctx, &err);
         CHECK(passed, "the 8-bit sort's self-test passes with blocks of %s: %s", blocks[b], passed ? "" : err.msg);
         fprintf(stderr, "8-bit self-test, blocks of %s: %.1f ms (programs, buffers, one submit)\n", blocks[b],
                 (cs_now_seconds() - t0) * 1e3);
     }
-    test_env_restore("CISTERN_SORT_BLOCK", saved);
+    test_setting_restore(ctx, "CISTERN_SORT_BLOCK", saved);
     cs_sort8_self_test_tamper = true;
     bool tampered = cs_sort8_self_test(ctx, &err);
     cs_sort8_self_test_tamper = false;
@@ -193,8 +193,8 @@ static void check_self_test(cs_context *ctx)
     // The automatic choice as a GPU makes it (cs_sort_choose_as_gpu): 8 bits
     // after a passing self-test, 4 after a failing one (the verdict is
     // cached in the context, so it is cleared between the two).
-    char *saved_sort = test_env_save("CISTERN_SORT");
-    unsetenv("CISTERN_SORT");
+    char *saved_sort = test_setting_save(ctx, "CISTERN_SORT");
+    test_setting(ctx, "CISTERN_SORT", NULL);
     cs_sort_choose_as_gpu = true;
     for (int bad = 0; bad < 2; bad++) {
         ctx->sort8_self_test_block = 0;
@@ -211,19 +211,19 @@ static void check_self_test(cs_context *ctx)
     cs_sort8_self_test_tamper = false;
     cs_sort_choose_as_gpu = false;
     ctx->sort8_self_test_block = 0;
-    test_env_restore("CISTERN_SORT", saved_sort);
+    test_setting_restore(ctx, "CISTERN_SORT", saved_sort);
 }
 
 // CISTERN_SORT picks the path (and a wrong value is an error, not ignored).
 static void check_environment_choice(cs_context *ctx)
 {
-    char *saved = test_env_save("CISTERN_SORT");
+    char *saved = test_setting_save(ctx, "CISTERN_SORT");
     cs_error err;
     cs_error why_not;
     bool has8 = cs_sort8_supported(ctx, &why_not);
     const char *values[] = {"4", "8"};
     for (int i = 0; i < 2; i++) {
-        setenv("CISTERN_SORT", values[i], 1);
+        test_setting(ctx, "CISTERN_SORT", values[i]);
         cs_sort sort;
         bool made = cs_sort_create(ctx, 100, &sort, &err);
         if (i == 1 && !has8) {
@@ -237,13 +237,13 @@ static void check_environment_choice(cs_context *ctx)
             cs_sort_destroy(ctx, &sort);
         }
     }
-    setenv("CISTERN_SORT", "5", 1);
+    test_setting(ctx, "CISTERN_SORT", "5");
     cs_sort bad;
     bool made = cs_sort_create(ctx, 100, &bad, &err);
     CHECK(!made && strstr(err.msg, "CISTERN_SORT") != NULL, "CISTERN_SORT=5 is refused with a message");
     if (made)
         cs_sort_destroy(ctx, &bad);
-    test_env_restore("CISTERN_SORT", saved);
+    test_setting_restore(ctx, "CISTERN_SORT", saved);
     if (!has8)
         fprintf(stderr, "no 8-bit sort on this device: %s\n", why_not.msg);
 }
@@ -253,11 +253,11 @@ static void check_environment_choice(cs_context *ctx)
 // the allowed range (on the 4-bit path too, which ignores a good one).
 static void check_block_choice(cs_context *ctx)
 {
-    char *saved_sort = test_env_save("CISTERN_SORT"), *saved_block = test_env_save("CISTERN_SORT_BLOCK");
+    char *saved_sort = test_setting_save(ctx, "CISTERN_SORT"), *saved_block = test_setting_save(ctx, "CISTERN_SORT_BLOCK");
     cs_error err;
     cs_sort sort;
-    setenv("CISTERN_SORT", "8", 1);
-    unsetenv("CISTERN_SORT_BLOCK");
+    test_setting(ctx, "CISTERN_SORT", "8");
+    test_setting(ctx, "CISTERN_SORT_BLOCK", NULL);
     uint32_t want = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 8192 : 2048;
     if (cs_sort_create(ctx, 100, &sort, &err)) {
         CHECK(sort.block_keys == want, "default 8-bit block %u, want %u on this device", sort.block_keys, want);
@@ -266,7 +266,7 @@ static void check_block_choice(cs_context *ctx)
         CHECK(false, "CISTERN_SORT=8: %s", err.msg);
     const char *good[] = {"128", "2048", "65536"};
     for (size_t i = 0; i < CS_ARRAY_COUNT(good); i++) {
-        setenv("CISTERN_SORT_BLOCK", good[i], 1);
+        test_setting(ctx, "CISTERN_SORT_BLOCK", good[i]);
         bool made = cs_sort_create(ctx, 100, &sort, &err);
         CHECK(made && sort.block_keys == (uint32_t)atoi(good[i]), "CISTERN_SORT_BLOCK=%s: %s", good[i],
               made ? "wrong block" : err.msg);
@@ -276,9 +276,9 @@ static void check_block_choice(cs_context *ctx)
     const char *bad[] = {"3000", "64", "131072", "0", "2048k", "abc", "-2048", "4294967296"};
     const char *paths[] = {"8", "4"};
     for (size_t p = 0; p < CS_ARRAY_COUNT(paths); p++) {
-        setenv("CISTERN_SORT", paths[p], 1);
+        test_setting(ctx, "CISTERN_SORT", paths[p]);
         for (size_t i = 0; i < CS_ARRAY_COUNT(bad); i++) {
-            setenv("CISTERN_SORT_BLOCK", bad[i], 1);
+            test_setting(ctx, "CISTERN_SORT_BLOCK", bad[i]);
             bool made = cs_sort_create(ctx, 100, &sort, &err);
             CHECK(!made && strstr(err.msg, "CISTERN_SORT_BLOCK") && strstr(err.msg, "from 128 to 65536"),
                   "CISTERN_SORT=%s CISTERN_SORT_BLOCK=%s is refused with the range: %s", paths[p], bad[i],
@@ -287,8 +287,8 @@ static void check_block_choice(cs_context *ctx)
                 cs_sort_destroy(ctx, &sort);
         }
     }
-    test_env_restore("CISTERN_SORT", saved_sort);
-    test_env_restore("CISTERN_SORT_BLOCK", saved_block);
+    test_setting_restore(ctx, "CISTERN_SORT", saved_sort);
+    test_setting_restore(ctx, "CISTERN_SORT_BLOCK", saved_block);
 }
 
 int main(void)

@@ -91,21 +91,13 @@ static void free_cube(cs_context *ctx, cube_mesh *c)
 static void render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_view_camera *cam,
                    const cube_mesh *surface, bool with_radiosity, uint8_t *px)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "probes render", &rec);
-    cs_recorder_begin(&rec);
-    cs_world_record_frame(world, &rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.radiosity = with_radiosity ? world->radiosity : NULL,
-                                        .scene = world->fluids[0].scene, .camera = cam,
-                                        .surfaces = surface ? &surface->surface : NULL,
-                                        .surface_count = surface ? 1u : 0u,
-                                        .color_mode = -1, .hide_box = true, .no_fog = true});
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    memcpy(px, cs_render_pixels(r), (size_t)SIZE * SIZE * 4);
-    cs_recorder_destroy(&rec);
+    cs_render_frame frame = {.scene = world->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, with_radiosity ? world->radiosity : NULL);
+    cs_render_frame_add(&frame, CS_DRAWABLE_SURFACE, surface ? (void *)&surface->surface : NULL);
+    uint8_t *drawn = test_render(ctx, r, world, &frame, "probes render");
+    memcpy(px, drawn, (size_t)SIZE * SIZE * 4);
+    free(drawn);
 }
 
 static double srgb_to_linear(uint8_t c)

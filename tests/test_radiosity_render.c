@@ -168,18 +168,12 @@ static void corner_value(const cs_world_radiosity *part, const float *result, ui
 
 static void render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_view_camera *cam, uint8_t *px)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "radiosity render", &rec);
-    cs_recorder_begin(&rec);
-    cs_world_record_frame(world, &rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec,
-                     &(cs_render_frame){.radiosity = world->radiosity, .scene = world->fluids[0].scene, .camera = cam,
-                                        .color_mode = -1, .hide_box = true, .no_fog = true});
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    memcpy(px, cs_render_pixels(r), (size_t)SIZE * SIZE * 4);
-    cs_recorder_destroy(&rec);
+    cs_render_frame frame = {.scene = world->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, world->radiosity);
+    uint8_t *drawn = test_render(ctx, r, world, &frame, "radiosity render");
+    memcpy(px, drawn, (size_t)SIZE * SIZE * 4);
+    free(drawn);
 }
 
 // Mean linear colour of the checked pixels on `element` (those with x in

@@ -474,7 +474,7 @@ static compare_stats run_and_compare(cs_context *ctx, cs_renderer *r, const cs_s
     cs_view_camera cam;
     cs_camera_from_scene(&cam, s);
     cs_render_frame frame = *frame_in;
-    frame.particles = &g.view;
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &g.view);
     frame.scene = s;
     frame.camera = &cam;
     render_result res = render(ctx, r, &frame);
@@ -707,8 +707,9 @@ static void test_box(cs_context *ctx, cs_renderer *r, int dim)
     gpu_upload(ctx, &p, &g);
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
-    render(ctx, r, &(cs_render_frame){.particles = &g.view, .scene = &s, .camera = &cam, .color_mode = -1,
-                                      .no_fog = true});
+    cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = -1, .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &g.view);
+    render(ctx, r, &frame);
     ref_camera rc;
     ref_camera_init(&rc, &s, 160, 120);
     const double line[3] = {CS_RENDER_BOX_COLOR};
@@ -822,8 +823,9 @@ static void test_png(cs_context *ctx, cs_renderer *r)
     gpu_upload(ctx, &p, &g);
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
-    render(ctx, r, &(cs_render_frame){.particles = &g.view, .scene = &s, .camera = &cam, .color_mode = -1,
-                                      .particle_radius = 0.15f});
+    cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = -1, .particle_radius = 0.15f};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &g.view);
+    render(ctx, r, &frame);
     char path[256];
     snprintf(path, sizeof path, "/tmp/cistern_test_render_%d.png", (int)getpid());
     const uint8_t *px = cs_render_pixels(r);
@@ -866,8 +868,8 @@ static void test_unorm_target(cs_context *ctx, cs_renderer *srgb)
     gpu_upload(ctx, &p, &g);
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &s);
-    cs_render_frame frame = {.particles = &g.view, .scene = &s, .camera = &cam, .color_mode = -1,
-                             .particle_radius = 0.12f};
+    cs_render_frame frame = {.scene = &s, .camera = &cam, .color_mode = -1, .particle_radius = 0.12f};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &g.view);
     render(ctx, srgb, &frame);
     render(ctx, &unorm, &frame);
     const uint8_t *a = cs_render_pixels(srgb), *b = cs_render_pixels(&unorm);
@@ -907,8 +909,10 @@ static void test_two_views(cs_context *ctx, cs_renderer *r)
     views[1].scene = &b; // the first view uses the frame's scene
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &a);
-    cs_render_frame frame = {.particles = views, .particle_view_count = 2, .scene = &a, .camera = &cam,
-                             .color_mode = CS_COLOR_MATERIAL, .particle_radius = 0.2f, .no_fog = true};
+    cs_render_frame frame = {.scene = &a, .camera = &cam, .color_mode = CS_COLOR_MATERIAL,
+                             .particle_radius = 0.2f, .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &views[0]);
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &views[1]);
     render(ctx, r, &frame);
     const uint8_t *px = cs_render_pixels(r);
     cs_camera_matrices m;

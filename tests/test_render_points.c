@@ -73,9 +73,9 @@ static void draw(cs_context *ctx, cs_renderer *r, const cs_scene *s, const cs_vi
                  cs_buffer *mat, uint32_t count, float radius, drawn *out)
 {
     cs_particle_view view = {pos, NULL, NULL, mat, count};
-    cs_render_frame frame = {.scene = s, .camera = cam, .particles = &view, .particle_view_count = 1,
-                             .color_mode = CS_COLOR_MATERIAL, .particle_radius = radius, .speed_max = 1,
-                             .density_spread = 0.1f, .hide_box = true, .no_fog = true};
+    cs_render_frame frame = {.scene = s, .camera = cam, .color_mode = CS_COLOR_MATERIAL, .particle_radius = radius,
+                             .speed_max = 1, .density_spread = 0.1f, .hide_box = true, .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
     cs_recorder rec;
     cs_recorder_create(ctx, "points test", &rec);
     cs_recorder_begin(&rec);

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 #include "list_checks.h"
+#include "solver_compare.h"
 
 #include <float.h>
 
@@ -52,63 +53,6 @@ static void ref_materials(const cs_scene *sc, sph_ref_material *out)
     }
 }
 
-static void download(cs_context *ctx, cs_buffer *b, void *dst, uint32_t n, uint32_t stride)
-{
-    if (n)
-        cs_buffer_download(ctx, b, dst, (VkDeviceSize)n * stride, 0);
-}
-
-static double *to_double(const float *src, size_t count)
-{
-    double *d = malloc(sizeof(double) * (count + 1));
-    for (size_t i = 0; i < count; i++)
-        d[i] = src[i];
-    return d;
-}
-
-static uint32_t count_non_finite(const float *v, size_t count)
-{
-    uint32_t bad = 0;
-    for (size_t i = 0; i < count; i++)
-        bad += test_not_finite(v[i]);
-    return bad;
-}
-
-// Error of vec4 increments (gpu - gpu_base against ref - ref_base; plain
-// values when the bases are NULL): err = max_i |gpu_i - ref_i|, scale =
-// max_i |ref_i|. The GPU stores positions, not increments, so an increment
-// read back carries the rounding of the position itself: `floor` is that
-// rounding (a few float ulps of the largest coordinate), allowed on top of
-// the relative bound.
-typedef struct vec_error {
-    double err, scale, floor;
-} vec_error;
-
-static vec_error error_vec(const double *gpu, const double *gpu_base, const double *ref, const double *ref_base,
-                           uint32_t n, int dim)
-{
-    vec_error e = {0, 0, 0};
-    double max_coord = 0.0;
-    for (uint32_t i = 0; i < n; i++) {
-        double e2 = 0.0, s2 = 0.0;
-        for (int a = 0; a < dim; a++) {
-            double g = gpu[4 * i + a] - (gpu_base ? gpu_base[4 * i + a] : 0.0);
-            double r = ref[4 * i + a] - (ref_base ? ref_base[4 * i + a] : 0.0);
-            e2 += (g - r) * (g - r);
-            s2 += r * r;
-            max_coord = fmax(max_coord, fabs(gpu[4 * i + a]));
-        }
-        if (isnan(e2))
-            return (vec_error){INFINITY, 1.0, 0.0};
-        e.err = fmax(e.err, sqrt(e2));
-        e.scale = fmax(e.scale, sqrt(s2));
-    }
-    e.floor = gpu_base ? 4.0 * FLT_EPSILON * max_coord * sqrt((double)dim) : 0.0;
-    return e;
-}
-
-static double rel(vec_error e) { return e.scale > 0.0 ? e.err / e.scale : e.err; }
-static bool within(vec_error e, double tol) { return e.err <= tol * e.scale + e.floor; }
 
 static double rel_error_scalar(const double *gpu, const double *ref, uint32_t n, uint32_t stride)
 {
@@ -303,32 +247,32 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
     float *x_new = malloc(n4 * 4), *v_new = malloc(n4 * 4), *dens = malloc((size_t)n * 4),
           *press = malloc((size_t)n * 8);
     uint32_t *ids = malloc((size_t)n * 4), *mat = malloc((size_t)n * 4);
-    download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
-    download(ctx, &f->velocities[f->vel_cur ^ 1u], v_pred, n, 16);
-    download(ctx, cs_fluid_pred(f), x_star, n, 16);
-    download(ctx, cs_fluid_pred_alt(f), x_v, n, 16);
-    download(ctx, cs_fluid_pos(f), x_new, n, 16);
-    download(ctx, cs_fluid_vel(f), v_new, n, 16);
-    download(ctx, &f->densities, dens, n, 4);
+    compare_download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
+    compare_download(ctx, &f->velocities[f->vel_cur ^ 1u], v_pred, n, 16);
+    compare_download(ctx, cs_fluid_pred(f), x_star, n, 16);
+    compare_download(ctx, cs_fluid_pred_alt(f), x_v, n, 16);
+    compare_download(ctx, cs_fluid_pos(f), x_new, n, 16);
+    compare_download(ctx, cs_fluid_vel(f), v_new, n, 16);
+    compare_download(ctx, &f->densities, dens, n, 4);
     bool record = cs_sph_relax_record(dim, sc.material_count);
     uint32_t record_mismatch = 0;
     if (record) {
         // (x*, y*, P, P_near): the pressures, and x*, y* the same bits as x*.
         float *rec4 = malloc(n4 * 4);
-        download(ctx, &f->arrays[CS_SPH_ARRAY_PRESSURES], rec4, n, 16);
+        compare_download(ctx, &f->arrays[CS_SPH_ARRAY_PRESSURES], rec4, n, 16);
         for (uint32_t i = 0; i < n; i++) {
             memcpy(&press[2 * i], &rec4[4 * i + 2], 8);
             record_mismatch += memcmp(&rec4[4 * i], &x_star[4 * i], 8) != 0;
         }
         free(rec4);
     } else {
-        download(ctx, &f->arrays[CS_SPH_ARRAY_PRESSURES], press, n, 8);
+        compare_download(ctx, &f->arrays[CS_SPH_ARRAY_PRESSURES], press, n, 8);
     }
     CHECK(record_mismatch == 0, "dim %d n %u: %u relax records whose x*, y* differ from x*", dim, n, record_mismatch);
-    download(ctx, cs_fluid_ids(f), ids, n, 4);
-    download(ctx, cs_fluid_mat(f), mat, n, 4);
-    uint32_t bad = count_non_finite(x_star, n4) + count_non_finite(x_v, n4) + count_non_finite(x_new, n4) +
-                   count_non_finite(v_new, n4) + count_non_finite(dens, n) + count_non_finite(press, 2u * n);
+    compare_download(ctx, cs_fluid_ids(f), ids, n, 4);
+    compare_download(ctx, cs_fluid_mat(f), mat, n, 4);
+    uint32_t bad = compare_non_finite(x_star, n4) + compare_non_finite(x_v, n4) + compare_non_finite(x_new, n4) +
+                   compare_non_finite(v_new, n4) + compare_non_finite(dens, n) + compare_non_finite(press, 2u * n);
     CHECK(bad == 0, "dim %d n %u: %u non-finite outputs (poison left or NaN)", dim, n, bad);
     bool perm_ok = true;
     uint8_t *seen = calloc(n, 1);
@@ -342,9 +286,9 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         goto free_arrays;
 
     {
-        double *dx_old = to_double(x_old, n4), *dv_pred = to_double(v_pred, n4), *dx_star = to_double(x_star, n4);
-        double *dx_v = to_double(x_v, n4), *dx_new = to_double(x_new, n4), *dv_new = to_double(v_new, n4);
-        double *ddens = to_double(dens, n), *dpress = to_double(press, 2u * n);
+        double *dx_old = compare_to_double(x_old, n4), *dv_pred = compare_to_double(v_pred, n4), *dx_star = compare_to_double(x_star, n4);
+        double *dx_v = compare_to_double(x_v, n4), *dx_new = compare_to_double(x_new, n4), *dv_new = compare_to_double(v_new, n4);
+        double *ddens = compare_to_double(dens, n), *dpress = compare_to_double(press, 2u * n);
         double *r_pos = calloc(n4, sizeof(double)), *r_vel = calloc(n4, sizeof(double));
         double *r_rho = calloc(n, sizeof(double)), *r_rhon = calloc(n, sizeof(double));
         double *r_p = calloc(n, sizeof(double)), *r_pn = calloc(n, sizeof(double));
@@ -359,7 +303,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
                 double v = (double)v0[4 * id + a] + dt * sc.gravity[a];
                 r_star[4 * i + a] = (double)x0[4 * id + a] + dt * v;
             }
-        vec_error e_pred = error_vec(dx_star, dx_old, r_star, dx_old, n, dim);
+        vec_error e_pred = compare_vec(dx_star, dx_old, r_star, dx_old, n, dim);
 
         // Grid as the GPU built it: binned at the GPU's predicted positions.
         ref_grid g;
@@ -367,7 +311,7 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
 
         // Each pass on the GPU's own inputs.
         sph_ref_viscosity(&rp, &g, n, dx_star, dv_pred, mat, r_pos, r_vel);
-        vec_error e_visc = error_vec(dx_v, dx_star, r_pos, dx_star, n, dim);
+        vec_error e_visc = compare_vec(dx_v, dx_star, r_pos, dx_star, n, dim);
 
         sph_ref_density(&rp, &g, n, dx_star, mat, r_rho, r_rhon, r_p, r_pn);
         for (uint32_t i = 0; i < n; i++) {
@@ -438,11 +382,11 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
             gpu_p[i] = dpress[2 * i], gpu_pn[i] = dpress[2 * i + 1];
         sph_ref_relax(&rp, &g, n, dx_star, dx_v, mat, gpu_p, gpu_pn, r_pos);
         free(gpu_p), free(gpu_pn);
-        vec_error e_relax = error_vec(dx_new, dx_v, r_pos, dx_v, n, dim);
+        vec_error e_relax = compare_vec(dx_new, dx_v, r_pos, dx_v, n, dim);
         // v = (x_new - x_old) / dt: the GPU's x_new rounding, divided by dt.
         for (uint32_t i = 0; i < n4; i++)
             r_vel[i] = (r_pos[i] - dx_old[i]) / dt;
-        vec_error e_vel = error_vec(dv_new, NULL, r_vel, NULL, n, dim);
+        vec_error e_vel = compare_vec(dv_new, NULL, r_vel, NULL, n, dim);
         e_vel.floor = e_relax.floor / dt;
 
         // The whole substep chained in double from the initial state.
@@ -450,38 +394,38 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         sph_ref_viscosity(&rp, &g, n, r_star, dv_pred, mat, r_visc, r_vel);
         sph_ref_density(&rp, &g, n, r_star, mat, r_rho, r_rhon, r_p, r_pn);
         sph_ref_relax(&rp, &g, n, r_star, r_visc, mat, r_p, r_pn, r_pos);
-        vec_error e_chain = error_vec(dx_new, dx_old, r_pos, dx_old, n, dim);
+        vec_error e_chain = compare_vec(dx_new, dx_old, r_pos, dx_old, n, dim);
         free(r_visc);
 
         fprintf(stderr,
                 "sph %dD n=%-5u %-6s %s: rel err predict %.1e viscosity %.1e (rounding floor %.1e) density %.1e "
                 "(brute force %.1e) near %.1e (rounding floor %.1e) P %.1e P_near %.1e relax %.1e velocity %.1e "
                 "chained step %.1e\n",
-                dim, n, kernel, one_cell ? "one cell" : "spread  ", rel(e_pred), rel(e_visc),
+                dim, n, kernel, one_cell ? "one cell" : "spread  ", compare_rel(e_pred), compare_rel(e_visc),
                 e_visc.scale > 0 ? e_visc.floor / e_visc.scale : 0.0, e_rho, e_brute, e_rhon, near_floor, e_p, e_pn,
-                rel(e_relax), rel(e_vel), rel(e_chain));
-        note(&worst.predict, rel(e_pred));
-        note(&worst.viscosity, rel(e_visc));
+                compare_rel(e_relax), compare_rel(e_vel), compare_rel(e_chain));
+        note(&worst.predict, compare_rel(e_pred));
+        note(&worst.viscosity, compare_rel(e_visc));
         note(&worst.density, e_rho);
         note(&worst.brute, e_brute);
         note(&worst.near_density, e_rhon);
         note(&worst.pressure, fmax(e_p, e_pn));
-        note(&worst.relax, rel(e_relax));
-        note(&worst.velocity, rel(e_vel));
-        note(&worst.chain, rel(e_chain));
+        note(&worst.relax, compare_rel(e_relax));
+        note(&worst.velocity, compare_rel(e_vel));
+        note(&worst.chain, compare_rel(e_chain));
         // Bounds: float sums over tens to hundreds of neighbours against
         // double, plus the densities' rounding floor (kernel_floor).
         // Pressure P = k (rho - rho0) cancels, so it is measured against its
         // own largest magnitude like the others.
-        CHECK(within(e_pred, 1e-5), "%dD n=%u: predict rel err %.2e", dim, n, rel(e_pred));
-        CHECK(within(e_visc, 1e-4), "%dD n=%u: viscosity rel err %.2e", dim, n, rel(e_visc));
+        CHECK(compare_within(e_pred, 1e-5), "%dD n=%u: predict rel err %.2e", dim, n, compare_rel(e_pred));
+        CHECK(compare_within(e_visc, 1e-4), "%dD n=%u: viscosity rel err %.2e", dim, n, compare_rel(e_visc));
         CHECK(rho_ok && near_ok, "%dD n=%u: density rel err %.2e near %.2e (near rounding floor %.2e)", dim, n, e_rho,
               e_rhon, near_floor);
         CHECK(brute_ok, "%dD n=%u: density vs brute force rel err %.2e", dim, n, e_brute);
         CHECK(p_ok && pn_ok, "%dD n=%u: pressure rel err %.2e near %.2e", dim, n, e_p, e_pn);
-        CHECK(within(e_relax, 1e-4), "%dD n=%u: relax rel err %.2e", dim, n, rel(e_relax));
-        CHECK(within(e_vel, 1e-4), "%dD n=%u: velocity rel err %.2e", dim, n, rel(e_vel));
-        CHECK(within(e_chain, 1e-3), "%dD n=%u: chained substep rel err %.2e", dim, n, rel(e_chain));
+        CHECK(compare_within(e_relax, 1e-4), "%dD n=%u: relax rel err %.2e", dim, n, compare_rel(e_relax));
+        CHECK(compare_within(e_vel, 1e-4), "%dD n=%u: velocity rel err %.2e", dim, n, compare_rel(e_vel));
+        CHECK(compare_within(e_chain, 1e-3), "%dD n=%u: chained substep rel err %.2e", dim, n, compare_rel(e_chain));
 
         // Momentum: the pair terms (viscosity and relaxation) are equal and
         // opposite once mass-weighted, so sum m_i (x_new - x_star) stays at
@@ -780,7 +724,7 @@ static void check_double_emitter(cs_context *ctx)
         cs_fluid_stats(&s.fluid, &st);
         uint32_t n = s.fluid.count;
         uint32_t *mat = malloc((size_t)n * 4 + 4);
-        download(ctx, cs_fluid_mat(&s.fluid), mat, n, 4);
+        compare_download(ctx, cs_fluid_mat(&s.fluid), mat, n, 4);
         uint32_t per[2] = {0, 0};
         for (uint32_t i = 0; i < n; i++)
             per[mat[i] ? 1 : 0]++;
@@ -911,12 +855,12 @@ static void check_lists(cs_context *ctx)
     // The other layout than the device's (CISTERN_NB_LAYOUT), with some
     // particles overflowing: the same bits.
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    char *saved_layout = test_env_save("CISTERN_NB_LAYOUT");
-    setenv("CISTERN_NB_LAYOUT", cpu ? "slot" : "particle", 1);
+    char *saved_layout = test_setting_save(ctx, "CISTERN_NB_LAYOUT");
+    test_setting(ctx, "CISTERN_NB_LAYOUT", cpu ? "slot" : "particle");
     list_check_match_walk(&sph_lists, ctx, cpu ? "dam_break_2d, slot-major, 30 slots read"
                                     : "dam_break_2d, particle-major, 30 slots read",
                            "dam_break_2d", 60, 30);
-    test_env_restore("CISTERN_NB_LAYOUT", saved_layout);
+    test_setting_restore(ctx, "CISTERN_NB_LAYOUT", saved_layout);
 }
 
 // ---- 6. errors in the "sph" block ---------------------------------------------

@@ -11,7 +11,7 @@
 //     (in the ring's plane) is drawn;
 //   - nothing is drawn farther than 2 px from every arrow (shaft and head);
 //   - hot arrows are warmer (red minus blue) than cold ones;
-//   - the key: with the scene's arrows on and the frame's flip_arrows set
+//   - the key: with the scene's arrows on and the arrows feature flipped (its O key)
 //     (the window's O), the image is exactly the empty frame; with the
 //     scene's arrows off, nothing without the flip and the same arrows
 //     with it.
@@ -49,17 +49,7 @@ static const char *const k_scene =
 
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_render_frame *frame)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "arrows render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec, frame);
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    return test_render(ctx, r, NULL, frame, "arrows render");
 }
 
 // The world's view with only the arrows (the tracers are not drawn: count
@@ -71,8 +61,11 @@ static uint8_t *render_arrows(cs_context *ctx, cs_renderer *r, cs_world *w, cons
     w->fluids[0].ops->particles(w->fluids[0].state, &view);
     view.count = 0;
     view.arrows.shown = shown;
-    cs_render_frame frame = {.particles = &view, .scene = w->fluids[0].scene, .camera = cam, .color_mode = -1,
-                             .hide_box = true, .no_fog = true, .flip_arrows = flip};
+    cs_render_frame frame = {.scene = w->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true, .flipped = flip ? cs_render_feature_bit("arrows") : 0};
+    CHECK(cs_render_feature_bit("arrows") && cs_render_features_of_key('O') == cs_render_feature_bit("arrows"),
+          "the arrows feature is registered under its O key");
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
     return render(ctx, r, &frame);
 }
 
@@ -236,17 +229,10 @@ int main(void)
     if (!ok)
         return test_finish(&ctx);
     cs_scene scene;
-    ok = cs_scene_parse(k_scene, strlen(k_scene), "arrows test", &scene, &err);
-    CHECK(ok, "scene: %s", ok ? "" : err.msg);
     cs_world world;
-    if (ok) {
-        ok = cs_world_create(&ctx, &scene, &world, &err);
-        CHECK(ok, "world: %s", ok ? "" : err.msg);
-        if (ok) {
-            check_arrows(&ctx, &r, &world);
-            cs_world_destroy(&world);
-        }
-        cs_scene_free(&scene);
+    if (test_world_from_json(&ctx, k_scene, "arrows test", &scene, &world)) {
+        check_arrows(&ctx, &r, &world);
+        test_world_free(&world, &scene);
     }
     cs_renderer_destroy(&r);
     return test_finish(&ctx);

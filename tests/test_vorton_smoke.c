@@ -48,17 +48,7 @@ static const float k_tracers[][4] = {
 
 static uint8_t *render(cs_context *ctx, cs_renderer *r, const cs_render_frame *frame)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "smoke render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
-    cs_render_record(r, &rec, frame);
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    return test_render(ctx, r, NULL, frame, "smoke render");
 }
 
 // Uploads the tracer set, forwards or reversed, and draws the world's view.
@@ -73,8 +63,9 @@ static uint8_t *render_tracers(cs_context *ctx, cs_renderer *r, cs_world *w, con
     cs_particle_view view;
     w->fluids[0].ops->particles(w->fluids[0].state, &view);
     CHECK(view.smoke.radius > 0.0f, "the vorton view does not ask for smoke");
-    cs_render_frame frame = {.particles = &view, .scene = w->fluids[0].scene, .camera = cam, .color_mode = -1,
-                             .hide_box = true, .no_fog = true};
+    cs_render_frame frame = {.scene = w->fluids[0].scene, .camera = cam, .color_mode = -1, .hide_box = true,
+                             .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
     return render(ctx, r, &frame);
 }
 
@@ -156,17 +147,10 @@ int main(void)
     if (!ok)
         return test_finish(&ctx);
     cs_scene scene;
-    ok = cs_scene_parse(k_scene, strlen(k_scene), "smoke test", &scene, &err);
-    CHECK(ok, "scene: %s", ok ? "" : err.msg);
     cs_world world;
-    if (ok) {
-        ok = cs_world_create(&ctx, &scene, &world, &err);
-        CHECK(ok, "world: %s", ok ? "" : err.msg);
-        if (ok) {
-            check_smoke(&ctx, &r, &world);
-            cs_world_destroy(&world);
-        }
-        cs_scene_free(&scene);
+    if (test_world_from_json(&ctx, k_scene, "smoke test", &scene, &world)) {
+        check_smoke(&ctx, &r, &world);
+        test_world_free(&world, &scene);
     }
     cs_renderer_destroy(&r);
     return test_finish(&ctx);

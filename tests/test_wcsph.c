@@ -19,6 +19,7 @@
 //  5. Scene-block errors name the key.
 #include "test_util.h"
 #include "list_checks.h"
+#include "solver_compare.h"
 
 #include <float.h>
 
@@ -50,58 +51,6 @@ static void ref_materials(const cs_scene *sc, wcsph_ref_material *out)
     }
 }
 
-static void download(cs_context *ctx, cs_buffer *b, void *dst, uint32_t n, uint32_t stride)
-{
-    if (n)
-        cs_buffer_download(ctx, b, dst, (VkDeviceSize)n * stride, 0);
-}
-
-static double *to_double(const float *src, size_t count)
-{
-    double *d = malloc(sizeof(double) * (count + 1));
-    for (size_t i = 0; i < count; i++)
-        d[i] = src[i];
-    return d;
-}
-
-static uint32_t count_non_finite(const float *v, size_t count)
-{
-    uint32_t bad = 0;
-    for (size_t i = 0; i < count; i++)
-        bad += test_not_finite(v[i]);
-    return bad;
-}
-
-// See test_sph.c: error of vec4 increments with the position-rounding floor.
-typedef struct vec_error {
-    double err, scale, floor;
-} vec_error;
-
-static vec_error error_vec(const double *gpu, const double *gpu_base, const double *ref, const double *ref_base,
-                           uint32_t n, int dim)
-{
-    vec_error e = {0, 0, 0};
-    double max_coord = 0.0;
-    for (uint32_t i = 0; i < n; i++) {
-        double e2 = 0.0, s2 = 0.0;
-        for (int a = 0; a < dim; a++) {
-            double g = gpu[4 * i + a] - (gpu_base ? gpu_base[4 * i + a] : 0.0);
-            double r = ref[4 * i + a] - (ref_base ? ref_base[4 * i + a] : 0.0);
-            e2 += (g - r) * (g - r);
-            s2 += r * r;
-            max_coord = fmax(max_coord, fabs(gpu[4 * i + a]));
-        }
-        if (isnan(e2))
-            return (vec_error){INFINITY, 1.0, 0.0};
-        e.err = fmax(e.err, sqrt(e2));
-        e.scale = fmax(e.scale, sqrt(s2));
-    }
-    e.floor = gpu_base ? 4.0 * FLT_EPSILON * max_coord * sqrt((double)dim) : 0.0;
-    return e;
-}
-
-static double rel(vec_error e) { return e.scale > 0.0 ? e.err / e.scale : e.err; }
-static bool within(vec_error e, double tol) { return e.err <= tol * e.scale + e.floor; }
 
 static double rel_error_scalar(const double *gpu, const double *ref, uint32_t n)
 {
@@ -274,17 +223,17 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         float *x_old = malloc(n4 * 4), *v_old = malloc(n4 * 4), *x_new = malloc(n4 * 4), *v_new = malloc(n4 * 4);
         float *dens = malloc((size_t)n * 4), *press = malloc((size_t)n * 4), *terms = malloc((size_t)n * 8);
         uint32_t *ids = malloc((size_t)n * 4), *mat = malloc((size_t)n * 4);
-        download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
-        download(ctx, &f->velocities[f->vel_cur ^ 1u], v_old, n, 16);
-        download(ctx, cs_fluid_pos(f), x_new, n, 16);
-        download(ctx, cs_fluid_vel(f), v_new, n, 16);
-        download(ctx, &f->densities, dens, n, 4);
-        download(ctx, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], press, n, 4);
-        download(ctx, &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS], terms, n, 8);
-        download(ctx, cs_fluid_ids(f), ids, n, 4);
-        download(ctx, cs_fluid_mat(f), mat, n, 4);
-        uint32_t bad = count_non_finite(x_new, n4) + count_non_finite(v_new, n4) + count_non_finite(dens, n) +
-                       count_non_finite(press, n);
+        compare_download(ctx, &f->positions[f->pos_cur ^ 1u], x_old, n, 16);
+        compare_download(ctx, &f->velocities[f->vel_cur ^ 1u], v_old, n, 16);
+        compare_download(ctx, cs_fluid_pos(f), x_new, n, 16);
+        compare_download(ctx, cs_fluid_vel(f), v_new, n, 16);
+        compare_download(ctx, &f->densities, dens, n, 4);
+        compare_download(ctx, &f->arrays[CS_WCSPH_ARRAY_PRESSURES], press, n, 4);
+        compare_download(ctx, &f->arrays[CS_WCSPH_ARRAY_NEIGHBOUR_TERMS], terms, n, 8);
+        compare_download(ctx, cs_fluid_ids(f), ids, n, 4);
+        compare_download(ctx, cs_fluid_mat(f), mat, n, 4);
+        uint32_t bad = compare_non_finite(x_new, n4) + compare_non_finite(v_new, n4) + compare_non_finite(dens, n) +
+                       compare_non_finite(press, n);
         CHECK(bad == 0, "%dD n=%u: %u non-finite outputs", dim, n, bad);
         bool perm_ok = true;
         uint8_t *seen = calloc(n, 1);
@@ -301,8 +250,8 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         CHECK(lost_material == 0, "%dD n=%u: forces wrote %u positions whose w is not the material", dim, n,
               lost_material);
 
-        double *dx_old = to_double(x_old, n4), *dv_old = to_double(v_old, n4), *dx_new = to_double(x_new, n4);
-        double *dv_new = to_double(v_new, n4), *ddens = to_double(dens, n), *dpress = to_double(press, n);
+        double *dx_old = compare_to_double(x_old, n4), *dv_old = compare_to_double(v_old, n4), *dx_new = compare_to_double(x_new, n4);
+        double *dv_new = compare_to_double(v_new, n4), *ddens = compare_to_double(dens, n), *dpress = compare_to_double(press, n);
         double *r_rho = calloc(n, sizeof(double)), *r_p = calloc(n, sizeof(double));
         double *r_x = calloc(n4, sizeof(double)), *r_v = calloc(n4, sizeof(double));
 
@@ -338,31 +287,31 @@ static void check_substep(cs_context *ctx, int dim, uint32_t n, bool one_cell, c
         }
 
         wcsph_ref_forces(&rp, &g, n, dx_old, dv_old, mat, ddens, dpress, r_x, r_v);
-        vec_error e_f = error_vec(dv_new, dv_old, r_v, dv_old, n, dim); // dt * acceleration
-        vec_error e_x = error_vec(dx_new, dx_old, r_x, dx_old, n, dim);
+        vec_error e_f = compare_vec(dv_new, dv_old, r_v, dv_old, n, dim); // dt * acceleration
+        vec_error e_x = compare_vec(dx_new, dx_old, r_x, dx_old, n, dim);
 
         // Chained from the initial state in double (reference density and pressure).
         wcsph_ref_forces(&rp, &g, n, dx_old, dv_old, mat, r_rho, r_p, r_x, r_v);
-        vec_error e_chain = error_vec(dv_new, dv_old, r_v, dv_old, n, dim);
+        vec_error e_chain = compare_vec(dv_new, dv_old, r_v, dv_old, n, dim);
 
         fprintf(stderr,
                 "wcsph %dD n=%-5u %-8s %s%s: rel err density %.1e (brute force %.1e) pressure %.1e dv %.1e dx %.1e "
                 "chained dv %.1e\n",
-                dim, n, kernel, one_cell ? "one cell" : "lattice ", renormalise ? " renormalised" : "", e_rho, e_brute, e_p, rel(e_f), rel(e_x),
-                rel(e_chain));
+                dim, n, kernel, one_cell ? "one cell" : "lattice ", renormalise ? " renormalised" : "", e_rho, e_brute, e_p, compare_rel(e_f), compare_rel(e_x),
+                compare_rel(e_chain));
         note(&worst.density, e_rho);
         note(&worst.brute, e_brute);
         note(&worst.pressure, e_p);
-        note(&worst.forces, rel(e_f));
-        note(&worst.position, rel(e_x));
-        note(&worst.chain, rel(e_chain));
+        note(&worst.forces, compare_rel(e_f));
+        note(&worst.position, compare_rel(e_x));
+        note(&worst.chain, compare_rel(e_chain));
         CHECK(e_rho <= 1e-5, "%dD n=%u: density rel err %.2e", dim, n, e_rho);
         CHECK(e_brute <= 1e-5, "%dD n=%u: density vs brute force rel err %.2e", dim, n, e_brute);
         // p = B ((rho/rho0)^gamma - 1): rho's float error times gamma, and pow.
         CHECK(e_p <= 1e-4, "%dD n=%u: pressure rel err %.2e", dim, n, e_p);
-        CHECK(within(e_f, 1e-4), "%dD n=%u: velocity increment rel err %.2e", dim, n, rel(e_f));
-        CHECK(within(e_x, 1e-4), "%dD n=%u: position increment rel err %.2e", dim, n, rel(e_x));
-        CHECK(within(e_chain, 1e-3), "%dD n=%u: chained substep rel err %.2e", dim, n, rel(e_chain));
+        CHECK(compare_within(e_f, 1e-4), "%dD n=%u: velocity increment rel err %.2e", dim, n, compare_rel(e_f));
+        CHECK(compare_within(e_x, 1e-4), "%dD n=%u: position increment rel err %.2e", dim, n, compare_rel(e_x));
+        CHECK(compare_within(e_chain, 1e-3), "%dD n=%u: chained substep rel err %.2e", dim, n, compare_rel(e_chain));
 
         // Momentum: pressure and viscosity pair terms are antisymmetric, so
         // sum m (dv - g dt - wall push dt) is zero up to rounding (cohesion is
@@ -463,8 +412,8 @@ static void compression(cs_wcsph *w, double *mean, double *max)
     uint32_t n = w->fluid.count;
     float *rho = malloc((size_t)n * 4 + 4);
     uint32_t *mat = malloc((size_t)n * 4 + 4);
-    download(w->fluid.ctx, &w->fluid.densities, rho, n, 4);
-    download(w->fluid.ctx, cs_fluid_mat(&w->fluid), mat, n, 4);
+    compare_download(w->fluid.ctx, &w->fluid.densities, rho, n, 4);
+    compare_download(w->fluid.ctx, cs_fluid_mat(&w->fluid), mat, n, 4);
     double sum = 0.0;
     *max = 0.0;
     for (uint32_t i = 0; i < n; i++) {
@@ -487,7 +436,7 @@ static double run_checked(const char *what, cs_wcsph *w, uint32_t substeps, uint
     double mass = 0.0;
     {
         uint32_t *mat = malloc((size_t)n * 4 + 4);
-        download(w->fluid.ctx, cs_fluid_mat(&w->fluid), mat, n, 4);
+        compare_download(w->fluid.ctx, cs_fluid_mat(&w->fluid), mat, n, 4);
         for (uint32_t i = 0; i < n; i++)
             mass += w->fluid.scene->materials[mat[i]].mass;
         free(mat);

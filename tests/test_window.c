@@ -96,7 +96,7 @@ static bool is_blob_colour(const uint8_t *p)
 static const float blob_radius = 0.55f;
 
 static frame_check draw_frames(cs_context *ctx, cs_window *win, cs_renderer *r, const cs_scene *scene,
-                               const cs_particle_view *view, const cs_view_camera *cam, int frames, double *fps)
+                               cs_particle_view *view, const cs_view_camera *cam, int frames, double *fps)
 {
     frame_check fc = {0};
     cs_recorder rec;
@@ -113,9 +113,9 @@ static frame_check draw_frames(cs_context *ctx, cs_window *win, cs_renderer *r, 
         bool shot = drawn == frames - 1;
         cs_recorder_begin(&rec);
         cs_barrier_compute_to_graphics(&rec);
-        cs_render_record(r, &rec,
-                         &(cs_render_frame){.target = &target, .particles = view, .scene = scene, .camera = cam,
-                                           .color_mode = -1});
+        cs_render_frame frame = {.target = &target, .scene = scene, .camera = cam, .color_mode = -1};
+        cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, view);
+        cs_render_record(r, &rec, &frame);
         cs_window_record_present(win, &rec, shot);
         cs_recorder_submit_wait(&rec);
         cs_window_present(win);
@@ -168,8 +168,9 @@ static frame_check draw_frames(cs_context *ctx, cs_window *win, cs_renderer *r, 
     }
     cs_recorder_create(ctx, "headless frame", &rec);
     cs_recorder_begin(&rec);
-    cs_render_record(&headless, &rec,
-                     &(cs_render_frame){.particles = view, .scene = scene, .camera = cam, .color_mode = -1});
+    cs_render_frame frame = {.scene = scene, .camera = cam, .color_mode = -1};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, view);
+    cs_render_record(&headless, &rec, &frame);
     cs_render_record_readback(&headless, &rec);
     cs_recorder_submit_wait(&rec);
     const uint8_t *ref = cs_render_pixels(&headless);

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "bench.h"
 
+#include "cli.h"
 #include "context.h"
 #include "output.h"
 #include "provenance.h"
@@ -127,7 +128,8 @@ bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size)
 bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size)
 {
     cs_error err;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings()};
     if (!cs_context_create(&desc, ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return false;
@@ -265,8 +267,8 @@ static double bench_budget_s(const cs_bench_options *opt)
 // CISTERN_BENCH_PLANT_NOISE=K (K >= 2): see the timing loop. 0 when unset.
 static uint32_t planted_noise_every(void)
 {
-    const char *v = getenv("CISTERN_BENCH_PLANT_NOISE");
-    long k = v ? strtol(v, NULL, 10) : 0;
+    const char *v = cs_cli_settings()->bench_plant_noise;
+    long k = strtol(v, NULL, 10);
     return k >= 2 && k < 1000000 ? (uint32_t)k : 0;
 }
 

@@ -122,8 +122,8 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     // have one fluid).
     cs_world_draw arrays;
     cs_render_frame frame = cs_world_draw_frame(world, CS_DRAW_PARTICLES, true, &arrays);
-    if (frame.particles && frame.particles[0].positions && frame.particles[0].count) {
-        const cs_particle_view *pv = &frame.particles[0];
+    const cs_particle_view *pv = cs_render_frame_first(&frame, CS_DRAWABLE_PARTICLES);
+    if (pv && pv->positions && pv->count) {
         res->particles = pv->count;
         float *pos4 = malloc((size_t)pv->count * 16);
         CS_ASSERT(pos4, "out of memory for %u positions", pv->count);

@@ -227,6 +227,18 @@ static void print_wrapped(FILE *out, const char *text, int col, int indent, int 
     fputc('\n', out);
 }
 
+// The command's notes, then those it composes.
+static void print_notes(FILE *out, const cs_cli_command *cmd)
+{
+    if (cmd->notes)
+        fputs(cmd->notes, out);
+    if (cmd->notes_more) {
+        char more[2048];
+        cmd->notes_more(more, sizeof more);
+        fputs(more, out);
+    }
+}
+
 void cs_cli_print_help(FILE *out, const cs_cli_command *cmd)
 {
     fprintf(out, "usage: cistern %s%s%s\n\n", cmd->name, cmd->args ? " " : "", cmd->args ? cmd->args : "");
@@ -246,8 +258,9 @@ void cs_cli_print_help(FILE *out, const cs_cli_command *cmd)
         }
         print_wrapped(out, line, col, 25, 110);
     }
-    if (cmd->notes)
-        fprintf(out, "\n%s", cmd->notes);
+    if (cmd->notes || cmd->notes_more)
+        fputc('\n', out);
+    print_notes(out, cmd);
 }
 
 // A table cell: '|' escaped so that a choice list does not split the row.
@@ -281,6 +294,21 @@ void cs_cli_print_markdown(FILE *out, const cs_cli_command *cmd)
         }
         fputc('\n', out);
     }
-    if (cmd->notes)
-        fprintf(out, "```\n%s```\n\n", cmd->notes);
+    if (cmd->notes || cmd->notes_more) {
+        fprintf(out, "```\n");
+        print_notes(out, cmd);
+        fprintf(out, "```\n\n");
+    }
+}
+
+static cs_settings g_settings;
+
+void cs_cli_read_settings(void)
+{
+    cs_settings_from_env(&g_settings);
+}
+
+const cs_settings *cs_cli_settings(void)
+{
+    return &g_settings;
 }

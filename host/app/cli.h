@@ -12,6 +12,7 @@
 #pragma once
 
 #include "common.h"
+#include "settings.h"
 
 #include <stddef.h>
 
@@ -55,6 +56,9 @@ typedef struct cs_cli_command {
     const cs_cli_option *options;
     uint32_t option_count;
     const char *notes;           // printed after the options (keys, conventions); may be NULL
+    // Optional: notes composed at run time from another table (the render
+    // features' window keys), printed after `notes`.
+    void (*notes_more)(char *out, size_t size);
 } cs_cli_command;
 
 #define CS_CLI_MAX_OPTIONS 64
@@ -87,3 +91,9 @@ const char *cs_cli_nearest(const char *word, const char *const *names, uint32_t 
 // Each prints "cistern: FLAG ..." and returns false on a bad value.
 bool cs_cli_parse_count(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool cs_cli_parse_size(const char *flag, const char *text, uint32_t *width, uint32_t *height);
+
+// The CISTERN_* switches (settings.h): main() reads them from the
+// environment once, before any command runs; every context the commands
+// create takes them (cs_context_desc's settings).
+void cs_cli_read_settings(void);
+const cs_settings *cs_cli_settings(void);

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "file_io.h"
 #include "level_tr1.h"
+#include "render.h"
 #include "view.h"
 #include "run.h"
 #include "scene.h"
@@ -258,6 +259,14 @@ static const cs_cli_option run_options[] = {
     {.name = "--validation", .kind = CS_CLI_FLAG, RUN_AT(validation), .help = VALIDATION_HELP},
 };
 
+// The render features' own window keys, from their registry (features.c).
+static void run_feature_keys(char *out, size_t size)
+{
+    char keys[1024];
+    cs_render_feature_keys(keys, sizeof keys);
+    snprintf(out, size, "%s%s%s", keys[0] ? "  render features: " : "", keys, keys[0] ? "\n" : "");
+}
+
 static const cs_cli_command run_command = {
     .name = "run",
     .args = "[SCENE] [options]",
@@ -276,8 +285,9 @@ static const cs_cli_command run_command = {
         "window keys:\n"
         "  Space pause, N single step, R restart, C colour mode, V particles / surface / both,\n"
         "  G radiosity wall colours, L light probes on the fluid, B level lit by radiosity / baked\n"
-        "  light, P per-pass GPU ms overlay, O vortons as arrows, F12 screenshot (and RenderDoc capture),\n"
+        "  light, P per-pass GPU ms overlay, F12 screenshot (and RenderDoc capture),\n"
         "  F9 start / stop a video (DIR/recording_NNN.mp4, needs ffmpeg), Esc quit; WASD/QE fly, drag to look / orbit / pan\n",
+    .notes_more = run_feature_keys,
 };
 
 static int cmd_run(int argc, char **argv)
@@ -879,19 +889,7 @@ static const char general_notes[] =
     "`cistern help --scene-keys-markdown` prints every scene key (type, unit, range, default) as in\n"
     "docs/scenes.md, \"Key reference\".\n"
     "\n"
-    "environment:\n"
-    "  CISTERN_SHADER_DIR     shader tree to compile from (default: the source tree's shaders/)\n"
-    "  CISTERN_NB_LAYOUT      particle|slot: neighbour lists (PBF, SPH, WCSPH) particle-major (CPU devices'\n"
-    "                         default) or slot-major (GPUs' default); the same results either way\n"
-    "  CISTERN_SPH_LISTS      on|off: Clavet SPH reads neighbour lists (default: on in 3D and for several\n"
-    "                         materials in 2D); the same results either way\n"
-    "  CISTERN_WCSPH_LISTS    on|off: WCSPH reads neighbour lists (default: on in 3D on CPU devices, off on\n"
-    "                         GPUs, where the walk was faster); the same results\n"
-    "                         either way\n"
-    "  CISTERN_SORT           4|8: radix sort digit bits (default: 8 on GPUs that can and whose 8-bit sort\n"
-    "                         passes its self-test, 4 on CPUs); the same results either way\n"
-    "  CISTERN_SORT_BLOCK     keys per block of the 8-bit sort, a power of two 128..65536 (default: 2048 on GPUs,\n"
-    "                         8192 on CPUs); the same results either way\n";
+    "environment (developer and test switches, read once at start: host/gpu/settings.c):\n";
 
 static void usage(FILE *out)
 {
@@ -910,6 +908,7 @@ static void usage(FILE *out)
     fprintf(out, "\nrun, bench, sh, trace and view take --device N|NAME (a device by index or name substring, see\n"
                  "`cistern devices`) and --validation (Vulkan validation + synchronization validation, slow).\n\n%s",
             general_notes);
+    cs_settings_print_help(out);
 }
 
 // docs/cli.md, whole: tests/cli_docs.sh compares it with this output.
@@ -928,7 +927,9 @@ static void print_markdown(FILE *out)
         cs_cli_print_cell(out, c->summary);
         fprintf(out, " |\n");
     }
-    fprintf(out, "\n```\n%s```\n\n", general_notes);
+    fprintf(out, "\n```\n%s", general_notes);
+    cs_settings_print_help(out);
+    fprintf(out, "```\n\n");
     for (uint32_t k = 0; k < COUNT_OF(commands); k++)
         cs_cli_print_markdown(out, commands[k].cli);
 }
@@ -997,6 +998,7 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cs_cli_read_settings();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -354,7 +354,7 @@ static void toggles(cs_panel *p, const cs_panel_run *run, cs_panel_requests *req
     if (arrows) {
         bool flipped = run->arrows_flipped;
         if (ImGui::Checkbox("arrows flipped from the scene's (O)", &flipped))
-            req->keys.toggle_arrows = true;
+            req->keys.flip_features ^= cs_render_feature_bit("arrows");
     }
     bool overlay = run->overlay;
     if (ImGui::Checkbox("GPU ms overlay (P)", &overlay))

@@ -25,6 +25,7 @@
 #include "run.h"
 
 #include "camera.h"
+#include "cli.h"
 #include "context.h"
 #include "output.h"
 #include "panel.h"
@@ -99,7 +100,7 @@ typedef struct run_state {
     cs_draw_mode draw;         // what fluids with a surface show
     bool level_baked;          // a level lit by radiosity shows TR1's baked light instead (B)
     bool overlay;              // per-pass GPU ms drawn in the corner (--overlay, P)
-    bool flip_arrows;          // O: arrows shown where the scene hides them and back
+    uint32_t flipped_features; // render features flipped by their window keys (cs_render_frame's flipped)
     char overlay_text[2048];   // the last submitted frame's, cs_render_overlay_format
     // A hot reload that failed: its first error, drawn in red in the image
     // (window and PNGs) until a reload builds every program again; empty
@@ -368,7 +369,7 @@ static const cs_render_ui *panel_frame(run_state *r, uint32_t width, uint32_t he
         .density_spread = 0.1f,
         .draw = (int)r->draw,
         .level_baked = r->level_baked,
-        .arrows_flipped = r->flip_arrows,
+        .arrows_flipped = (r->flipped_features & cs_render_feature_bit("arrows")) != 0,
         .overlay = r->overlay,
         .timings = text,
         .alert = r->shader_error[0] ? r->shader_error : NULL,
@@ -420,7 +421,7 @@ static void apply_panel(run_state *r, cs_window_events *ev)
     ev->toggle_probes ^= a->keys.toggle_probes;
     ev->toggle_level_light ^= a->keys.toggle_level_light;
     ev->toggle_overlay ^= a->keys.toggle_overlay;
-    ev->toggle_arrows ^= a->keys.toggle_arrows;
+    ev->flip_features ^= a->keys.flip_features; // the arrows' checkbox: their feature's key (O)
     if (a->color_mode >= 0)
         r->color_mode = a->color_mode;
     if (a->draw_mode >= 0)
@@ -445,7 +446,7 @@ static void record_draw(run_state *r, cs_recorder *rec, const cs_render_target *
     snprintf(r->alert, sizeof r->alert, "%s%s%s", r->shader_error, r->shader_error[0] && r->scene_error[0] ? "\n" : "",
              r->scene_error);
     frame.alert = r->alert[0] ? r->alert : NULL;
-    frame.flip_arrows = r->flip_arrows;
+    frame.flipped = r->flipped_features;
     if (r->panel)
         frame.ui = panel_frame(r, target ? target->width : r->renderer.width, target ? target->height : r->renderer.height);
     cs_barrier_compute_to_graphics(rec);
@@ -1077,8 +1078,7 @@ static int run_window(run_state *r)
             r->level_baked = !r->level_baked;
         if (ev.toggle_overlay)
             r->overlay = !r->overlay;
-        if (ev.toggle_arrows)
-            r->flip_arrows = !r->flip_arrows;
+        r->flipped_features ^= ev.flip_features;
         if (ev.toggle_record)
             toggle_video(r);
         if (ev.cycle_draw_mode) {
@@ -1356,7 +1356,8 @@ static int run(run_state *r)
 {
     const cs_run_options *opt = r->opt;
     cs_error err;
-    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &r->scene, &err)) {
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &r->scene, &err) ||
+        !cs_render_check_scene(&r->scene, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 2;
     }
@@ -1405,7 +1406,8 @@ static int run(run_state *r)
     }
     if (opt->load_renderdoc && !cs_renderdoc_load())
         fprintf(stderr, "cistern: --renderdoc: cannot load librenderdoc.so (apt-get install librenderdoc)\n");
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings()};
     if (r->windowed) {
         desc.instance_extensions = r->window.instance_extensions;
         desc.instance_extension_count = r->window.instance_extension_count;

@@ -1,6 +1,7 @@
 // sh_command.c — `cistern sh` (see sh_command.h).
 #include "sh_command.h"
 
+#include "cli.h"
 #include "output.h"
 #include "render.h"
 #include "sh.h"
@@ -91,7 +92,8 @@ int cs_sh_command(const cs_sh_options *opt)
     }
 
     cs_context ctx;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings()};
     if (!cs_context_create(&desc, &ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         cs_env_free(&env);

@@ -2,6 +2,7 @@
 #include "trace_command.h"
 
 #include "bvh.h"
+#include "cli.h"
 #include "geometry.h"
 #include "output.h"
 #include "pathtrace.h"
@@ -323,7 +324,8 @@ static int trace_on_gpu(trace_run *r, const cs_scene *scene, const cs_bvh *bvh, 
 {
     const cs_trace_options *opt = r->opt;
     cs_error err;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet};
+    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings()};
     if (!cs_context_create(&desc, &r->ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         return 1;

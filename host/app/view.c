@@ -8,6 +8,7 @@
 #include "view.h"
 
 #include "file_io.h"
+#include "cli.h"
 #include "geometry.h"
 #include "level_flood.h"
 #include "level_mesh.h"
@@ -152,20 +153,19 @@ static void record_frame(view_state *v, cs_recorder *rec, const cs_render_target
         cs_world_radiosity_record(&v->radiosity, rec, seconds);
         cs_barrier_compute_to_graphics(rec);
     }
-    const cs_render_ui *ui = NULL;
+    cs_render_frame frame = {.target = target, .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
+                             .hide_box = true, .no_fog = v->opt->no_fog, .alert = v->alert[0] ? v->alert : NULL};
+    cs_render_level level = {.mesh = &v->mesh, .baked = !radiosity, .time = seconds};
+    cs_render_frame_add(&frame, CS_DRAWABLE_LEVEL, &level);
+    cs_render_frame_add(&frame, CS_DRAWABLE_RADIOSITY, radiosity ? &v->radiosity : NULL);
     if (v->panel) {
-        cs_panel_level level = {.level = v->opt->level, .mesh = &v->mesh,
-                                .camera_room = cs_level_room_at(&v->mesh, v->camera.position),
-                                .rooms_drawn = v->renderer.level_rooms_drawn, .radiosity_shown = radiosity};
-        ui = cs_panel_level_frame(v->panel, &level, target ? target->width : v->renderer.width,
-                                  target ? target->height : v->renderer.height, &v->panel_jump);
+        cs_panel_level panel_level = {.level = v->opt->level, .mesh = &v->mesh,
+                                      .camera_room = cs_level_room_at(&v->mesh, v->camera.position),
+                                      .rooms_drawn = v->renderer.level_rooms_drawn, .radiosity_shown = radiosity};
+        frame.ui = cs_panel_level_frame(v->panel, &panel_level, target ? target->width : v->renderer.width,
+                                        target ? target->height : v->renderer.height, &v->panel_jump);
     }
-    cs_render_record(&v->renderer, rec,
-                     &(cs_render_frame){.target = target, .level = &v->mesh, .ui = ui,
-                                        .radiosity = radiosity ? &v->radiosity : NULL, .level_baked = !radiosity,
-                                        .scene = &v->scene, .camera = &v->camera, .color_mode = -1,
-                                        .hide_box = true, .no_fog = v->opt->no_fog, .level_time = seconds,
-                                        .alert = v->alert[0] ? v->alert : NULL});
+    cs_render_record(&v->renderer, rec, &frame);
 }
 
 // The mean of an image's RGB bytes, 0..255 (the headless line's check figure).
@@ -455,6 +455,7 @@ int cs_view_command(const cs_view_options *opt)
         }
     }
     cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
+                            .settings = cs_cli_settings(),
                             .instance_extensions = windowed ? v->window.instance_extensions : NULL,
                             .instance_extension_count = windowed ? v->window.instance_extension_count : 0};
     if (!cs_context_create(&desc, &v->ctx, &err)) {

@@ -13,6 +13,7 @@ typedef struct cs_world_draw {
     cs_particle_view views[CS_MAX_FLUIDS];
     cs_render_surface surfaces[CS_MAX_FLUIDS];
     cs_field_view field;
+    cs_render_level level;
 } cs_world_draw;
 
 // Every fluid of the world: a grid pipeline in 2D shows its field as an
@@ -22,6 +23,6 @@ typedef struct cs_world_draw {
 // keep their own materials; the render options (background, fog, colour
 // mode) are the first fluid's. Bodies, the level (`level_baked`: TR1's baked
 // light instead of the radiosity, when the level is lit by radiosity) and
-// the radiosity geometry come too. The caller sets the target, camera,
-// colour mode and overlay.
+// the radiosity geometry come too, each a drawable of the frame's list.
+// The caller sets the target, camera, colour mode and overlay.
 cs_render_frame cs_world_draw_frame(cs_world *world, cs_draw_mode draw, bool level_baked, cs_world_draw *arrays);

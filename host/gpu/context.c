@@ -1,6 +1,7 @@
 // context.c — instance, device selection, validation, one queue.
 #define _GNU_SOURCE
 #include "context.h"
+#include "shader.h"
 #include "program.h"
 
 #include <ctype.h>
@@ -416,8 +417,11 @@ bool cs_context_create(const cs_context_desc *desc, cs_context *ctx, cs_error *e
     memset(ctx, 0, sizeof *ctx);
     ctx->validation = desc->validation;
     ctx->wants_window = desc->instance_extension_count > 0;
-    const char *checked = getenv("CISTERN_CHECKED_SHADERS");
-    ctx->checked_shaders = checked && *checked && strcmp(checked, "0") != 0;
+    if (desc->settings)
+        ctx->settings = *desc->settings;
+    cs_shader_set_dir(ctx->settings.shader_dir);
+    const char *checked = ctx->settings.checked_shaders;
+    ctx->checked_shaders = *checked && strcmp(checked, "0") != 0;
     if (!load_vulkan(err) || !create_instance(desc, ctx, err))
         return false;
     if (!pick_device(desc, ctx, err)) {

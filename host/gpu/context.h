@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common.h"
+#include "settings.h"
 
 typedef struct cs_context_desc {
     // Enables VK_LAYER_KHRONOS_validation with synchronization validation,
@@ -20,6 +21,9 @@ typedef struct cs_context_desc {
     uint32_t instance_extension_count;
     // Print the chosen device on stderr.
     bool verbose;
+    // The CISTERN_* switches (settings.h), read once by the caller; NULL:
+    // none set. Copied into the context.
+    const cs_settings *settings;
 } cs_context_desc;
 
 typedef struct cs_context {
@@ -42,6 +46,7 @@ typedef struct cs_context {
     VkFence one_shot_fence;
 
     bool validation;
+    cs_settings settings;     // the CISTERN_* switches (settings.h): what the code obeying one reads
     bool wants_window;        // swapchain enabled (window system extensions given)
     // Incremented by the debug messenger for every validation error.
     uint32_t validation_errors;

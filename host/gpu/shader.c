@@ -10,10 +10,17 @@
 
 static shaderc_compiler_t g_compiler;
 
+// Set from the context's settings (CISTERN_SHADER_DIR); "": the source tree's.
+static char g_shader_dir[sizeof(((cs_settings *)0)->shader_dir)];
+
+void cs_shader_set_dir(const char *dir)
+{
+    snprintf(g_shader_dir, sizeof g_shader_dir, "%s", dir ? dir : "");
+}
+
 const char *cs_shader_dir(void)
 {
-    const char *env = getenv("CISTERN_SHADER_DIR");
-    return env && *env ? env : CS_SOURCE_DIR "/shaders";
+    return g_shader_dir[0] ? g_shader_dir : CS_SOURCE_DIR "/shaders";
 }
 
 void cs_shader_shutdown(void)

@@ -45,8 +45,11 @@ typedef struct cs_spirv {
     uint32_t check_site_count;
 } cs_spirv;
 
-// Root of the shader tree: $CISTERN_SHADER_DIR, else the source tree's shaders/.
+// Root of the shader tree: the settings' CISTERN_SHADER_DIR (set when a
+// context is created), else the source tree's shaders/.
 const char *cs_shader_dir(void);
+// Sets it (NULL or "": the source tree's); tests point it at a copy.
+void cs_shader_set_dir(const char *dir);
 
 // Compiles shaders/<path> (stage from the extension: .comp .vert .frag).
 // Errors read `shaders/dir/file.comp:LINE: error: ...`; an include cycle

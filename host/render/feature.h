@@ -4,11 +4,17 @@
 // The renderer core (render.c) owns the attachments, the camera matrices,
 // the material table and the frame's shared data (cs_render_view); it opens
 // one dynamic rendering scope and calls every feature's record() in registry
-// order. A feature owns its programs and whatever buffers it needs, decides
-// from the frame whether it has anything to draw, and draws with cs_draw.
+// order, handing each the frame's drawables of the kinds it declared
+// (cs_render_view's items). A feature owns its programs and whatever
+// buffers it needs, decides from its items whether it has anything to
+// draw, and draws with cs_draw.
 //
 // Adding a feature: a new host/render/feature_<name>.c defining a
-// cs_render_feature, and one line in features.c. The core does not change.
+// cs_render_feature (the kinds it draws, its window key, whether the
+// scene's render.features can switch it), its shaders under
+// shaders/render/, and one line in features.c. The core, the frame, the
+// window, the world and the scene parser do not change (feature_floor.c
+// was added so).
 #pragma once
 
 #include "render.h"
@@ -30,10 +36,28 @@ typedef struct cs_render_view {
     float density_spread;      // density map covers rho/rho0 in 1 -/+ spread
     float speed_max;           // speed at the top of the speed map
     uint32_t width, height;    // target size in pixels
+    // Set by the core for the feature it calls, from its declaration:
+    // the frame's drawables of the kinds it draws, in frame order...
+    const cs_drawable *items[CS_RENDER_MAX_DRAWABLES];
+    uint32_t item_count;
+    bool flipped;              // ...whether its window key was pressed an odd number of times
+    bool asked;                // ...and whether the scene's render.features names it
 } cs_render_view;
 
+// The data of the first of the feature's items of `kind`; NULL: none.
+void *cs_render_first(const cs_render_view *view, cs_drawable_kind kind);
+
 typedef struct cs_render_feature {
-    const char *name;
+    const char *name;          // the name render.features and cs_render_feature_bit know it by
+    uint32_t draws;            // CS_DRAWABLE_BIT of each kind it reads (0: none, it draws from the view alone)
+    // Optional: a window key (GLFW key code: 'F', ...) that flips the
+    // feature (cs_render_view's flipped), and what it does, for the help.
+    int key;
+    const char *key_help;
+    // Optional: what naming the feature in the scene's render.features
+    // does (cs_render_view's asked), for the docs; NULL: the scene cannot
+    // name it.
+    const char *scene_flag;
     // Builds the feature's programs and buffers; *state is the feature's own.
     bool (*create)(cs_renderer *r, void **state, cs_error *err);
     void (*destroy)(cs_renderer *r, void *state);

@@ -3,7 +3,7 @@
 // as lines with a head: 3 line segments (6 vertices pulled from the
 // position and vector buffers) an arrow, opaque, depth-tested, coloured by
 // the temperature on the smoke ramp. Drawn when the view's style says
-// `shown`, flipped by the frame's flip_arrows (the window's O key).
+// `shown`, flipped by the feature's key (O).
 #include "feature.h"
 
 typedef struct arrows {
@@ -30,7 +30,7 @@ static void destroy(cs_renderer *r, void *state)
 static void draw_view(arrows *a, cs_recorder *rec, const cs_render_view *view, const cs_particle_view *pv)
 {
     const cs_arrow_style *style = &pv->arrows;
-    bool shown = style->shown != view->frame->flip_arrows;
+    bool shown = style->shown != view->flipped;
     if (!shown || pv->arrow_count == 0 || !(style->scale > 0.0f))
         return;
     CS_ASSERT(pv->arrow_positions && pv->arrow_vectors, "a view with arrows needs their positions and vectors");
@@ -52,12 +52,14 @@ static void draw_view(arrows *a, cs_recorder *rec, const cs_render_view *view, c
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
     (void)r;
-    const cs_render_frame *frame = view->frame;
-    if (!frame->particles)
-        return;
-    uint32_t views = frame->particle_view_count ? frame->particle_view_count : 1;
-    for (uint32_t i = 0; i < views; i++)
-        draw_view(state, rec, view, &frame->particles[i]);
+    for (uint32_t i = 0; i < view->item_count; i++)
+        draw_view(state, rec, view, view->items[i]->data);
 }
 
-const cs_render_feature cs_feature_arrows = {"arrows", create, destroy, record};
+const cs_render_feature cs_feature_arrows = {
+    .name = "arrows",
+    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_PARTICLES),
+    .key = 'O',
+    .key_help = "vortons as arrows",
+    .create = create, .destroy = destroy, .record = record,
+};

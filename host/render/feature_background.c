@@ -34,4 +34,4 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     cs_draw(rec, b->program, &(cs_draw_desc){.push = &push, .push_size = sizeof push, .vertex_count = 3});
 }
 
-const cs_render_feature cs_feature_background = {"background", create, destroy, record};
+const cs_render_feature cs_feature_background = {.name = "background", .create = create, .destroy = destroy, .record = record};

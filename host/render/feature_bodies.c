@@ -5,7 +5,7 @@
 // vertices body_shape.h enumerates, ordered around each face and fanned), a
 // box is a polytope of 6 faces, a sphere an icosphere (a disc: a fan). The
 // vertex shader places them with the pose the GPU integration wrote into
-// the bodies' state buffer (frame->body_states), so drawing reads nothing
+// the bodies' state buffer (the frame's CS_DRAWABLE_BODIES), so drawing reads nothing
 // back. Shading: shaders/render/bodies.frag.
 #include "feature.h"
 
@@ -230,11 +230,11 @@ static void destroy(cs_renderer *r, void *state)
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
     bodies *b = state;
-    const cs_render_frame *frame = view->frame;
+    cs_buffer *body_states = cs_render_first(view, CS_DRAWABLE_BODIES);
     const cs_scene *scene = view->scene;
-    if (!frame->body_states || scene->body_count == 0)
+    if (!body_states || scene->body_count == 0)
         return;
-    CS_ASSERT(frame->body_states->size >= scene->body_count * sizeof(cs_body_state),
+    CS_ASSERT(body_states->size >= scene->body_count * sizeof(cs_body_state),
               "the body state buffer holds fewer than the scene's %u bodies", scene->body_count);
     if (b->built_count != scene->body_count || b->built_dim != scene->dim ||
         memcmp(b->built, scene->bodies, scene->body_count * sizeof(cs_body)) != 0)
@@ -249,9 +249,10 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .modes = {view->flags, scene->body_count, 0, 0},
     };
     cs_draw(rec, b->program, &(cs_draw_desc){
-        .buffers = {&b->mesh, frame->body_states},
+        .buffers = {&b->mesh, body_states},
         .push = &push, .push_size = sizeof push,
         .vertex_count = b->vertex_count});
 }
 
-const cs_render_feature cs_feature_bodies = {"bodies", create, destroy, record};
+const cs_render_feature cs_feature_bodies = {.name = "bodies", .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_BODIES),
+                                           .create = create, .destroy = destroy, .record = record};

@@ -46,15 +46,13 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
 {
     (void)r;
     box *b = state;
-    const cs_render_frame *frame = view->frame;
-    if (frame->hide_box)
+    if (view->frame->hide_box)
         return;
     const cs_scene *drawn[CS_MAX_FLUIDS + 1] = {view->scene};
     uint32_t drawn_count = 1;
     draw_box(b, rec, view, view->scene);
-    uint32_t views = frame->particles ? (frame->particle_view_count ? frame->particle_view_count : 1) : 0;
-    for (uint32_t i = 0; i < views; i++) {
-        const cs_scene *s = frame->particles[i].scene;
+    for (uint32_t i = 0; i < view->item_count; i++) {
+        const cs_scene *s = ((const cs_particle_view *)view->items[i]->data)->scene;
         bool seen = !s;
         for (uint32_t k = 0; k < drawn_count && !seen; k++)
             seen = same_domain(drawn[k], s);
@@ -65,4 +63,5 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     }
 }
 
-const cs_render_feature cs_feature_box = {"box", create, destroy, record};
+const cs_render_feature cs_feature_box = {.name = "box", .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_PARTICLES),
+                                        .create = create, .destroy = destroy, .record = record};

@@ -30,7 +30,7 @@ static void destroy(cs_renderer *r, void *state)
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
     field *f = state;
-    const cs_field_view *fv = view->frame->field;
+    const cs_field_view *fv = cs_render_first(view, CS_DRAWABLE_FIELD); // one field is drawn
     const cs_scene *scene = view->scene;
     if (!fv || scene->dim != 2)
         return;
@@ -68,4 +68,5 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
                                              .push_size = sizeof push, .vertex_count = 6});
 }
 
-const cs_render_feature cs_feature_field = {"field", create, destroy, record};
+const cs_render_feature cs_feature_field = {.name = "field", .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_FIELD),
+                                          .create = create, .destroy = destroy, .record = record};

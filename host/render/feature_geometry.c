@@ -239,17 +239,18 @@ static void destroy(cs_renderer *r, void *state)
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
     geometry_feature *g = state;
-    cs_world_radiosity *part = view->frame->radiosity;
+    cs_world_radiosity *part = cs_render_first(view, CS_DRAWABLE_RADIOSITY);
+    const cs_render_level *level = cs_render_first(view, CS_DRAWABLE_LEVEL);
     if (!part || part->compiled.patch_count == 0)
         return;
     // A level shown with its baked light is the level feature's; the part
     // still lights the fluids through its probes.
-    if (part->has_level && view->frame->level_baked)
+    if (part->has_level && level && level->baked)
         return;
     bool rebuilt = g->built != &part->compiled;
     if (rebuilt)
         build(r, g, part);
-    const cs_level_mesh *mesh = part->has_level ? view->frame->level : NULL;
+    const cs_level_mesh *mesh = part->has_level && level ? level->mesh : NULL;
     if (mesh && (rebuilt || g->level_generation != mesh->generation))
         build_level(r, g, part, mesh);
     cs_render_geometry_push push = {
@@ -258,7 +259,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .fog = view->fog,
         .misc = {view->fog_start, (float)part->lighting->exposure, 0, 0},
         .modes = {view->flags, part->compiled.patch_count, g->weld_count,
-                  mesh ? cs_level_anim_step(view->frame->level_time) : 0},
+                  mesh ? cs_level_anim_step(level->time) : 0},
     };
     if (mesh) {
         cs_draw(rec, g->level_program, &(cs_draw_desc){
@@ -274,4 +275,8 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .vertex_count = g->corner_count});
 }
 
-const cs_render_feature cs_feature_geometry = {"geometry", create, destroy, record};
+const cs_render_feature cs_feature_geometry = {
+    .name = "geometry",
+    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_RADIOSITY) | CS_DRAWABLE_BIT(CS_DRAWABLE_LEVEL),
+    .create = create, .destroy = destroy, .record = record,
+};

@@ -176,13 +176,14 @@ static void walk(level_feature *l, const cs_level_mesh *mesh, const cs_render_vi
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
     level_feature *l = state;
-    const cs_level_mesh *mesh = view->frame->level;
+    const cs_render_level *level = cs_render_first(view, CS_DRAWABLE_LEVEL);
+    const cs_level_mesh *mesh = level ? level->mesh : NULL;
     r->level_rooms_drawn = 0;
     if (!mesh || mesh->room_count == 0)
         return;
     // A level lit by radiosity and shown so is the geometry feature's.
-    const struct cs_world_radiosity *radiosity = view->frame->radiosity;
-    if (radiosity && radiosity->has_level && !view->frame->level_baked)
+    const struct cs_world_radiosity *radiosity = cs_render_first(view, CS_DRAWABLE_RADIOSITY);
+    if (radiosity && radiosity->has_level && !level->baked)
         return;
     upload(r, l, mesh);
     double eye[3] = {view->matrices.position[0], view->matrices.position[1], view->matrices.position[2]};
@@ -205,7 +206,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         .params = {view->frame->no_fog ? 0.0f : (float)mesh->fog_start, view->frame->no_fog ? 0.0f : (float)mesh->fog_end,
                    (float)view->flags, 0},
         .sprite_right = {(float)(right[0] / len), 0, (float)(right[2] / len),
-                         (float)cs_level_anim_step(view->frame->level_time)},
+                         (float)cs_level_anim_step(level->time)},
     };
     for (uint32_t i = 0; i < mesh->room_count; i++) {
         const cs_level_room *room = &mesh->rooms[i];
@@ -221,4 +222,8 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     }
 }
 
-const cs_render_feature cs_feature_level = {"level", create, destroy, record};
+const cs_render_feature cs_feature_level = {
+    .name = "level",
+    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_LEVEL) | CS_DRAWABLE_BIT(CS_DRAWABLE_RADIOSITY),
+    .create = create, .destroy = destroy, .record = record,
+};

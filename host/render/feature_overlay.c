@@ -122,7 +122,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         draw_quads(o->program, quads, rec, view, 1 + red, glyphs - red, ink);
 }
 
-const cs_render_feature cs_feature_overlay = {"overlay", create, destroy, record};
+const cs_render_feature cs_feature_overlay = {.name = "overlay", .create = create, .destroy = destroy, .record = record};
 
 // Passes of the same name (a pass per substep) are summed; the `top`
 // largest are listed, then the frame's total.

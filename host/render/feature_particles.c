@@ -93,7 +93,7 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
     };
     // Light probes (the scene's radiosity.probes): the vertex shader reads
     // them only with misc.z = 1; the L key switches them in the header.
-    struct cs_world_radiosity *radiosity = view->frame->radiosity;
+    struct cs_world_radiosity *radiosity = cs_render_first(view, CS_DRAWABLE_RADIOSITY);
     cs_program_id program = p->program;
     cs_buffer *probes = NULL; // the plain program has no binding 5
     if (radiosity && radiosity->probes_made) {
@@ -112,12 +112,15 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
 
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
-    const cs_render_frame *frame = view->frame;
-    if (!frame->particles)
-        return;
-    uint32_t views = frame->particle_view_count ? frame->particle_view_count : 1;
-    for (uint32_t i = 0; i < views; i++)
-        draw_view(r, state, rec, view, &frame->particles[i], i);
+    // The renderer's material table numbers the particle views in frame order.
+    uint32_t index = 0;
+    for (uint32_t i = 0; i < view->item_count; i++)
+        if (view->items[i]->kind == CS_DRAWABLE_PARTICLES)
+            draw_view(r, state, rec, view, view->items[i]->data, index++);
 }
 
-const cs_render_feature cs_feature_particles = {"particles", create, destroy, record};
+const cs_render_feature cs_feature_particles = {
+    .name = "particles",
+    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_PARTICLES) | CS_DRAWABLE_BIT(CS_DRAWABLE_RADIOSITY),
+    .create = create, .destroy = destroy, .record = record,
+};

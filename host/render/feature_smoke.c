@@ -71,12 +71,9 @@ static void draw_view(cs_renderer *r, smoke *s, cs_recorder *rec, const cs_rende
 
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
-    const cs_render_frame *frame = view->frame;
-    if (!frame->particles)
-        return;
-    uint32_t views = frame->particle_view_count ? frame->particle_view_count : 1;
-    for (uint32_t i = 0; i < views; i++)
-        draw_view(r, state, rec, view, &frame->particles[i]);
+    for (uint32_t i = 0; i < view->item_count; i++)
+        draw_view(r, state, rec, view, view->items[i]->data);
 }
 
-const cs_render_feature cs_feature_smoke = {"smoke", create, destroy, record};
+const cs_render_feature cs_feature_smoke = {.name = "smoke", .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_PARTICLES),
+                                          .create = create, .destroy = destroy, .record = record};

@@ -58,15 +58,14 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
 {
     (void)r;
     surface *s = state;
-    const cs_render_frame *frame = view->frame;
     vec4 up = up_in_view(view);
     // The probes buffer's own flag says whether they light (the L key).
-    struct cs_world_radiosity *radiosity = frame->radiosity;
+    struct cs_world_radiosity *radiosity = cs_render_first(view, CS_DRAWABLE_RADIOSITY);
     bool probes_made = radiosity && radiosity->probes_made;
     cs_buffer *probes = probes_made ? &radiosity->probes.probes : &s->no_probes;
-    for (uint32_t i = 0; i < frame->surface_count; i++) {
-        const cs_render_surface *m = &frame->surfaces[i];
-        if (m->triangle_count == 0)
+    for (uint32_t i = 0; i < view->item_count; i++) {
+        const cs_render_surface *m = view->items[i]->data;
+        if (view->items[i]->kind != CS_DRAWABLE_SURFACE || m->triangle_count == 0)
             continue;
         CS_ASSERT(m->triangle_count <= UINT32_MAX / 3, "too many triangles to draw: %u", m->triangle_count);
         struct cs_render_surface_push push = {
@@ -84,4 +83,8 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     }
 }
 
-const cs_render_feature cs_feature_surface = {"surface", create, destroy, record};
+const cs_render_feature cs_feature_surface = {
+    .name = "surface",
+    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_SURFACE) | CS_DRAWABLE_BIT(CS_DRAWABLE_RADIOSITY),
+    .create = create, .destroy = destroy, .record = record,
+};

@@ -117,4 +117,4 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
     vkCmdSetScissor(rec->cmd, 0, 1, &whole);
 }
 
-const cs_render_feature cs_feature_ui = {"ui", create, destroy, record};
+const cs_render_feature cs_feature_ui = {.name = "ui", .create = create, .destroy = destroy, .record = record};

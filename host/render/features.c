@@ -1,32 +1,25 @@
 // features.c — the render feature registry, in drawing order. One line per
-// feature; see feature.h.
+// feature: X(name) for cs_feature_<name>, defined in feature_<name>.c; see
+// feature.h.
 #include "feature.h"
 
-extern const cs_render_feature cs_feature_background; // feature_background.c: the gradient
-extern const cs_render_feature cs_feature_field;      // feature_field.c: a 2D grid pipeline's field
-extern const cs_render_feature cs_feature_level;      // feature_level.c: a level's rooms, through portals
-extern const cs_render_feature cs_feature_geometry;   // feature_geometry.c: static geometry lit by radiosity
-extern const cs_render_feature cs_feature_box;        // feature_box.c: the domain box's edges
-extern const cs_render_feature cs_feature_bodies;     // feature_bodies.c: the rigid bodies
-extern const cs_render_feature cs_feature_particles;  // feature_particles.c: every fluid's particles
-extern const cs_render_feature cs_feature_arrows;     // feature_arrows.c: arrows (the vortons' vorticity)
-extern const cs_render_feature cs_feature_surface;    // feature_surface.c: the fluids' surface meshes
-extern const cs_render_feature cs_feature_smoke;      // feature_smoke.c: smoke sprites (additive)
-extern const cs_render_feature cs_feature_overlay;    // feature_overlay.c: text in the top-left corner
-extern const cs_render_feature cs_feature_ui;         // feature_ui.c: a user interface (the panel)
+#define CS_RENDER_FEATURE_LIST(X)                                                                             \
+    X(background) /* the gradient */                                                                         \
+    X(field)      /* a 2D grid pipeline's field: over the background, under the box and particles (no depth) */ \
+    X(level)      /* a level's rooms, through portals */                                                      \
+    X(geometry)   /* static geometry lit by radiosity */                                                      \
+    X(floor)      /* a grid on the domain's floor (render.features "floor_grid", F) */                        \
+    X(box)        /* the domain box's edges */                                                                \
+    X(bodies)     /* the rigid bodies */                                                                      \
+    X(particles)  /* every fluid's particles */                                                               \
+    X(arrows)     /* arrows (the vortons' vorticity) */                                                       \
+    X(surface)    /* the fluids' surface meshes */                                                            \
+    X(smoke)      /* smoke sprites (additive): translucent, after everything opaque */                        \
+    X(overlay)    /* text in the top-left corner, over everything */                                          \
+    X(ui)         /* a user interface (the panel), over the overlay too */
 
-const cs_render_feature *const cs_render_features[] = {
-    &cs_feature_background,
-    &cs_feature_field, // over the background, under the box and particles (2D: no depth)
-    &cs_feature_level,
-    &cs_feature_geometry,
-    &cs_feature_box,
-    &cs_feature_bodies,
-    &cs_feature_particles,
-    &cs_feature_arrows,
-    &cs_feature_surface,
-    &cs_feature_smoke, // translucent: after everything opaque
-    &cs_feature_overlay, // over everything
-    &cs_feature_ui, // over the overlay too: the panel
-    NULL,
-};
+#define DECLARE(name) extern const cs_render_feature cs_feature_##name;
+CS_RENDER_FEATURE_LIST(DECLARE)
+
+#define ENTRY(name) &cs_feature_##name,
+const cs_render_feature *const cs_render_features[] = {CS_RENDER_FEATURE_LIST(ENTRY) NULL};

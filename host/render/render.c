@@ -71,6 +71,113 @@ bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const
 }
 
 // ---------------------------------------------------------------------------
+// The frame's drawables and the features' declarations
+
+void cs_render_frame_add(cs_render_frame *frame, cs_drawable_kind kind, void *data)
+{
+    if (!data)
+        return;
+    CS_ASSERT(frame->drawable_count < CS_RENDER_MAX_DRAWABLES, "more than %d drawables in a frame",
+              CS_RENDER_MAX_DRAWABLES);
+    frame->drawables[frame->drawable_count++] = (cs_drawable){.kind = kind, .data = data};
+}
+
+void *cs_render_frame_first(const cs_render_frame *frame, cs_drawable_kind kind)
+{
+    for (uint32_t i = 0; i < frame->drawable_count; i++)
+        if (frame->drawables[i].kind == kind)
+            return frame->drawables[i].data;
+    return NULL;
+}
+
+void *cs_render_first(const cs_render_view *view, cs_drawable_kind kind)
+{
+    for (uint32_t i = 0; i < view->item_count; i++)
+        if (view->items[i]->kind == kind)
+            return view->items[i]->data;
+    return NULL;
+}
+
+uint32_t cs_render_feature_bit(const char *name)
+{
+    for (uint32_t i = 0; cs_render_features[i]; i++)
+        if (strcmp(cs_render_features[i]->name, name) == 0)
+            return 1u << i;
+    return 0;
+}
+
+uint32_t cs_render_features_of_key(int key)
+{
+    uint32_t bits = 0;
+    for (uint32_t i = 0; cs_render_features[i]; i++)
+        if (cs_render_features[i]->key && cs_render_features[i]->key == key)
+            bits |= 1u << i;
+    return bits;
+}
+
+void cs_render_feature_keys(char *out, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        out[0] = '\0';
+    for (uint32_t i = 0; cs_render_features[i] && used < size; i++) {
+        const cs_render_feature *f = cs_render_features[i];
+        if (f->key)
+            used += (size_t)snprintf(out + used, size - used, "%s%c %s", used ? ", " : "", (char)f->key,
+                                     f->key_help);
+    }
+}
+
+// The names in render.features are separated by spaces or commas.
+#define FEATURE_NAME_SEPARATORS " ,"
+
+static bool scene_names(const cs_scene *scene, const char *name)
+{
+    const char *p = scene->render.features;
+    size_t n = strlen(name);
+    while (*p) {
+        p += strspn(p, FEATURE_NAME_SEPARATORS);
+        size_t len = strcspn(p, FEATURE_NAME_SEPARATORS);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len;
+    }
+    return false;
+}
+
+bool cs_render_check_scene(const cs_scene *scene, cs_error *err)
+{
+    const char *p = scene->render.features;
+    while (*p) {
+        p += strspn(p, FEATURE_NAME_SEPARATORS);
+        size_t len = strcspn(p, FEATURE_NAME_SEPARATORS);
+        if (len == 0)
+            break;
+        char name[sizeof scene->render.features];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        const char *known[CS_MAX_RENDER_FEATURES];
+        uint32_t known_count = 0;
+        bool found = false;
+        for (uint32_t i = 0; cs_render_features[i]; i++)
+            if (cs_render_features[i]->scene_flag) {
+                known[known_count++] = cs_render_features[i]->name;
+                found = found || strcmp(cs_render_features[i]->name, name) == 0;
+            }
+        if (!found) {
+            const char *near = cs_nearest_name(name, known, known_count, CS_MAX(2u, (uint32_t)(len / 3)));
+            char list[256] = "";
+            for (uint32_t k = 0, used = 0; k < known_count && used < sizeof list; k++)
+                used += (uint32_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", known[k]);
+            return cs_fail(err, "%s: render.features: no render feature \"%s\" the scene can switch on%s%s%s (known: %s)",
+                           scene->path, name, near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "",
+                           known_count ? list : "none");
+        }
+        p += len;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------
 // Renderer
 
 static bool create_offscreen(cs_renderer *r, uint32_t width, uint32_t height, cs_error *err)
@@ -208,7 +315,8 @@ static uint32_t append_materials(float (*table)[4], uint32_t at, const cs_scene 
 
 // The material table of a frame: the frame scene's materials first (the 2D
 // field uses them), then those of every particle view whose fluid has its
-// own scene, so each fluid keeps its colours. Uploaded when it changes (a
+// own scene, so each fluid keeps its colours (particle view i, in frame
+// order, starts at view_material_base[i]). Uploaded when it changes (a
 // one-shot copy: the previous frame has completed, the current recording
 // has not been submitted yet).
 static void update_materials(cs_renderer *r, const cs_render_frame *frame)
@@ -216,10 +324,13 @@ static void update_materials(cs_renderer *r, const cs_render_frame *frame)
     float table[CS_MAX_FLUIDS * CS_MAX_MATERIALS][4] = {{0}};
     uint32_t used = append_materials(table, 0, frame->scene);
     uint32_t first = used;
-    uint32_t views = frame->particles ? (frame->particle_view_count ? frame->particle_view_count : 1) : 0;
-    CS_ASSERT(views <= CS_MAX_FLUIDS, "%u particle views; the renderer draws at most %d", views, CS_MAX_FLUIDS);
-    for (uint32_t i = 0; i < views; i++) {
-        const cs_scene *s = frame->particles[i].scene;
+    uint32_t views = 0;
+    for (uint32_t d = 0; d < frame->drawable_count; d++) {
+        if (frame->drawables[d].kind != CS_DRAWABLE_PARTICLES)
+            continue;
+        uint32_t i = views++;
+        CS_ASSERT(i < CS_MAX_FLUIDS, "more particle views than the renderer draws (%d)", CS_MAX_FLUIDS);
+        const cs_scene *s = ((const cs_particle_view *)frame->drawables[d].data)->scene;
         r->view_material_base[i] = 0;
         r->view_material_count[i] = first;
         if (s && s != frame->scene) {
@@ -381,8 +492,16 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
     VkRect2D scissor = {{0, 0}, {target.width, target.height}};
     vkCmdSetViewport(cmd, 0, 1, &viewport);
     vkCmdSetScissor(cmd, 0, 1, &scissor);
-    for (uint32_t i = 0; i < r->feature_count; i++)
-        cs_render_features[i]->record(r, r->features[i], rec, &view);
+    for (uint32_t i = 0; i < r->feature_count; i++) {
+        const cs_render_feature *feature = cs_render_features[i];
+        view.item_count = 0;
+        for (uint32_t d = 0; d < frame->drawable_count; d++)
+            if (feature->draws & CS_DRAWABLE_BIT(frame->drawables[d].kind))
+                view.items[view.item_count++] = &frame->drawables[d];
+        view.flipped = (frame->flipped >> i) & 1u;
+        view.asked = feature->scene_flag && scene_names(frame->scene, feature->name);
+        feature->record(r, r->features[i], rec, &view);
+    }
     vkCmdEndRendering(cmd);
     cs_pass_end(rec);
     if (!frame->target)

@@ -17,7 +17,9 @@
 //     cs_recorder_begin(&rec);
 //     ops->record_frame(state, &rec);
 //     cs_barrier_compute_to_graphics(&rec);
-//     cs_render_record(&r, &rec, &(cs_render_frame){.particles = &view, .scene = scene, .camera = &cam});
+//     cs_render_frame frame = {.scene = scene, .camera = &cam};
+//     cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
+//     cs_render_record(&r, &rec, &frame);
 //     cs_render_record_readback(&r, &rec);
 //     cs_recorder_submit_wait(&rec);
 //     cs_write_png(path, r.width, r.height, cs_render_pixels(&r), &err);
@@ -89,43 +91,69 @@ typedef struct cs_render_surface {
     float color[3];            // linear rgb: the fluid's first material
 } cs_render_surface;
 
-typedef struct cs_render_frame {
-    const cs_render_target *target; // NULL: the offscreen image
-    // Particle views, one per fluid: particle_view_count of them (0 reads as
-    // 1 when particles is set, so one fluid's caller sets only .particles).
-    // NULL, or a view of count 0 without draw_args: nothing drawn for it.
-    const cs_particle_view *particles;
-    uint32_t particle_view_count;
-    // 2D scenes: a grid pipeline's field (one value per cell, 4 floats per
-    // cell: mass / rest mass, world velocity) drawn over the domain
-    // rectangle, nearest cell, under the box and the particles. Colour mode
-    // speed: |velocity|; density: mass / rest mass; material: material 0's
-    // colour. Each cell is blended over the background by its fill,
-    // min(mass / rest mass, 1); empty cells show the background. NULL, or a
-    // 3D scene: no field.
-    const cs_field_view *field;
-    // Fluid surfaces (3D), drawn lit and opaque after the particles.
-    const cs_render_surface *surfaces;
-    uint32_t surface_count;
-    // Rigid bodies (scene->bodies): the world's body state buffer
-    // (cs_body_state per body, bodies.h), where the vertex shader reads each
-    // pose, so a frame needs no read-back. NULL: no bodies drawn.
-    cs_buffer *body_states;
-    // A level's rooms (level_mesh.h), drawn through portals from the room
-    // holding the camera. NULL: no level.
-    const cs_level_mesh *level;
-    // The world's radiosity part (world_radiosity.h): the geometry drawn lit
+// What a frame draws is a list of drawables: a kind and a pointer to its
+// data. The world appends what it has (host/app/world_draw.c); each render
+// feature declares the kinds it reads (feature.h) and the core hands it
+// those, in frame order. A new kind of data is a new kind here; a new
+// feature that draws existing kinds changes nothing here.
+typedef enum cs_drawable_kind {
+    // cs_particle_view: one fluid's particles, with its smoke and arrow
+    // styles (the particle, smoke and arrow features each take their part).
+    // A view of count 0 without draw_args draws nothing.
+    CS_DRAWABLE_PARTICLES,
+    // cs_field_view: a 2D grid pipeline's field (one value per cell, 4
+    // floats per cell: mass / rest mass, world velocity) drawn over the
+    // domain rectangle, nearest cell, under the box and the particles.
+    // Colour mode speed: |velocity|; density: mass / rest mass; material:
+    // material 0's colour. Each cell is blended over the background by its
+    // fill, min(mass / rest mass, 1); empty cells show the background.
+    CS_DRAWABLE_FIELD,
+    // cs_render_surface: a fluid surface (3D), drawn lit and opaque after
+    // the particles.
+    CS_DRAWABLE_SURFACE,
+    // cs_buffer: the world's body state buffer (cs_body_state per
+    // scene->bodies entry, bodies.h), where the vertex shader reads each
+    // pose, so a frame needs no read-back.
+    CS_DRAWABLE_BODIES,
+    // cs_render_level: a level's rooms, drawn through portals from the room
+    // holding the camera.
+    CS_DRAWABLE_LEVEL,
+    // struct cs_world_radiosity (world_radiosity.h): the geometry drawn lit
     // by its last recorded frame, and its light probes lighting the fluids.
-    // NULL: no geometry drawn, no probes.
-    struct cs_world_radiosity *radiosity;
-    // A level lit by radiosity (radiosity->has_level) is drawn one way,
-    // never both (same faces): false shows the radiosity (the geometry
-    // feature), true TR1's baked light (the level feature). Either way the
-    // probes still light the fluids.
-    bool level_baked;
+    CS_DRAWABLE_RADIOSITY,
+    CS_DRAWABLE_KIND_COUNT
+} cs_drawable_kind;
+
+#define CS_DRAWABLE_BIT(kind) (1u << (kind))
+
+typedef struct cs_drawable {
+    cs_drawable_kind kind;
+    void *data;                // the kind's struct; lives until the frame is recorded
+} cs_drawable;
+
+// Every fluid's particles and surface, then a field, bodies, a level,
+// radiosity, and room to spare.
+#define CS_RENDER_MAX_DRAWABLES (2 * CS_MAX_FLUIDS + 8)
+
+// A level to draw (CS_DRAWABLE_LEVEL).
+typedef struct cs_render_level {
+    const cs_level_mesh *mesh;
+    // A level lit by radiosity (the frame's radiosity has_level) is drawn
+    // one way, never both (same faces): false shows the radiosity (the
+    // geometry feature), true TR1's baked light (the level feature).
+    // Either way the probes still light the fluids.
+    bool baked;
     // The level's clock (seconds) for its animated textures: the step is
     // floor(t x 30 / 5) (cs_level_anim_step); 0 shows every face's own texture.
-    double level_time;
+    double time;
+} cs_render_level;
+
+typedef struct cs_render_frame {
+    const cs_render_target *target; // NULL: the offscreen image
+    // What is drawn (cs_render_frame_add appends): nothing listed, nothing
+    // drawn but the background, the box and the text.
+    cs_drawable drawables[CS_RENDER_MAX_DRAWABLES];
+    uint32_t drawable_count;
     const cs_scene *scene;     // domain box, dim, materials, render options
     const cs_view_camera *camera;
     // Overrides; 0/negative means "from the scene" (scene->render).
@@ -134,8 +162,11 @@ typedef struct cs_render_frame {
     float speed_max;           // speed shown at the top of the speed map (0: free-fall speed over the domain height)
     float density_spread;      // density map covers rho/rho0 in 1 -/+ spread (0: 0.1)
     bool hide_box;             // skip the domain box lines
-    bool flip_arrows;          // draw the particle views' arrows where the scene hides them and back (O key)
     bool no_fog;               // fog off whatever the scene says
+    // The features whose window key was pressed an odd number of times
+    // (bit i: registry entry i, cs_render_feature_bit); each feature says
+    // what its key flips (feature.h).
+    uint32_t flipped;
     // Text drawn over everything in the top-left corner on a dark panel
     // (feature_overlay.c; the window's per-pass GPU ms). NULL: none.
     const char *overlay;
@@ -146,6 +177,24 @@ typedef struct cs_render_frame {
     // A user interface drawn over everything (render_ui.h; the panel). NULL: none.
     const struct cs_render_ui *ui;
 } cs_render_frame;
+
+// Appends a drawable to the frame (NULL data: nothing appended); more than
+// CS_RENDER_MAX_DRAWABLES is a programming error.
+void cs_render_frame_add(cs_render_frame *frame, cs_drawable_kind kind, void *data);
+// The data of the frame's first drawable of `kind`; NULL: none.
+void *cs_render_frame_first(const cs_render_frame *frame, cs_drawable_kind kind);
+
+// The registry's bit of the feature named `name` (for cs_render_frame's
+// flipped); 0 when no feature has that name.
+uint32_t cs_render_feature_bit(const char *name);
+// The features a window key flips (GLFW key code): their bits, 0 for none.
+uint32_t cs_render_features_of_key(int key);
+// Checks the scene's render.features: every name one of a feature that
+// reads it (feature.h's scene_flag), with "did you mean" for a typo.
+bool cs_render_check_scene(const cs_scene *scene, cs_error *err);
+// The window keys the features declare, one "K what" per feature, joined
+// by ", " into `out` (the run command's help lists them).
+void cs_render_feature_keys(char *out, size_t size);
 
 bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_renderer *r, cs_error *err);
 

@@ -123,10 +123,9 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_TAB: ev->next_room = true; break;
     case GLFW_KEY_B: ev->toggle_level_light = true; break;
     case GLFW_KEY_P: ev->toggle_overlay = true; break;
-    case GLFW_KEY_O: ev->toggle_arrows = true; break;
     case GLFW_KEY_F12: ev->capture = true; break;
     case GLFW_KEY_F9: ev->toggle_record = !ev->toggle_record; break;
-    default: break;
+    default: ev->flip_features ^= cs_render_features_of_key(key); break; // a feature's own key (feature.h)
     }
 }
 

@@ -66,7 +66,7 @@ typedef struct cs_window_events {
     bool next_room;            // Tab: jump to the next room of a level
     bool toggle_level_light;   // B: a level lit by radiosity <-> TR1's baked vertex light
     bool toggle_overlay;       // P: the per-pass GPU ms overlay on or off
-    bool toggle_arrows;        // O: arrows (the vortons' vorticity) shown where the scene hides them and back
+    uint32_t flip_features;    // the render features whose key was pressed (odd times): cs_render_frame's flipped bits
     bool capture;              // F12: screenshot (and RenderDoc capture, if the loop wants)
     bool toggle_record;        // F9: video recording on or off (run.c, record.h)
     bool resized;              // the framebuffer changed size

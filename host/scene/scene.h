@@ -144,6 +144,10 @@ typedef struct cs_render_options {
     // "draw": what the headless frames show (the window starts with it too;
     // V cycles). Default: surface when a fluid has one, else particles.
     cs_draw_mode draw;
+    // "features": render features switched on by name, separated by spaces
+    // or commas ("floor_grid"); the renderer checks the names
+    // (cs_render_check_scene) and each feature says what naming it does.
+    char features[128];
 } cs_render_options;
 
 // A fluid's surface: a triangle mesh of its free surface, extracted on the

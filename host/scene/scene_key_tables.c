@@ -324,6 +324,9 @@ static const cs_scene_key render_keys[] = {
     {"draw", CS_KEY_ENUM, CS_KEY_AT(cs_render_options, draw), 
      .choices = "particles|surface|both", .def = "\"surface\" when a fluid has one, else \"particles\"",
      .help = "what headless frames show of fluids with a surface (V cycles); surface and both need one"},
+    {"features", CS_KEY_STRING, CS_KEY_AT(cs_render_options, features), .def = "\"\"",
+     .help = "render features to switch on by name, separated by spaces or commas (a feature that "
+             "takes its name: docs/architecture.md); its window key flips it"},
 };
 
 static void *locate_render(cs_scene *scene, uint32_t index) { return index == 0 ? &scene->render : NULL; }

@@ -215,26 +215,26 @@ void cs_grid_record_gather(cs_recorder *rec, cs_grid *grid, cs_buffer *src, cs_b
 
 // ---- neighbour lists (see grid.h) ----
 
-bool cs_neighbours_check_env(cs_error *err)
+bool cs_neighbours_check_env(const cs_context *ctx, cs_error *err)
 {
-    const char *env = getenv("CISTERN_NB_LAYOUT");
-    if (env && *env && strcmp(env, "particle") != 0 && strcmp(env, "slot") != 0)
+    const char *env = ctx->settings.nb_layout;
+    if (*env && strcmp(env, "particle") != 0 && strcmp(env, "slot") != 0)
         return cs_fail(err, "CISTERN_NB_LAYOUT=%s: expected particle or slot (or unset it for the device's choice)",
                        env);
     return true;
 }
 
-// The layout CISTERN_NB_LAYOUT asks for, else the device's (grid.h). False
+// The layout the settings' CISTERN_NB_LAYOUT asks for, else the device's (grid.h). False
 // (err) for a value it does not know.
 static bool neighbour_layout(const cs_context *ctx, cs_nb_layout asked, cs_nb_layout *layout, cs_error *err)
 {
     *layout = asked;
     if (asked != CS_NB_LAYOUT_AUTO)
         return true;
-    if (!cs_neighbours_check_env(err))
+    if (!cs_neighbours_check_env(ctx, err))
         return false;
-    const char *env = getenv("CISTERN_NB_LAYOUT");
-    if (env && *env) {
+    const char *env = ctx->settings.nb_layout;
+    if (*env) {
         *layout = strcmp(env, "particle") == 0 ? CS_NB_LAYOUT_PARTICLE : CS_NB_LAYOUT_SLOT;
         return true;
     }

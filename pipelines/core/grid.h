@@ -162,9 +162,10 @@ typedef struct cs_neighbours {
 // one site, that site included: a solver sizes its slots from it (times a
 // slack for compressed fluid and clamped edge cells).
 uint64_t cs_neighbours_lattice_count(int dim, double radius, double spacing);
-// False (err says what to set) when CISTERN_NB_LAYOUT holds a value other
-// than particle or slot; solvers check it even where their lists are off.
-bool cs_neighbours_check_env(cs_error *err);
+// False (err says what to set) when the settings' CISTERN_NB_LAYOUT holds
+// a value other than particle or slot; solvers check it even where their
+// lists are off.
+bool cs_neighbours_check_env(const cs_context *ctx, cs_error *err);
 // List slots for a scene: SLACK times the particles of a lattice of
 // SPACING within RADIUS of one of them (itself included), at least 1.
 uint32_t cs_neighbours_slots(int dim, double radius, double spacing, double slack);

@@ -182,8 +182,8 @@ static bool valid_sort8_block(uint32_t keys)
 // refused even where the 4-bit path, which ignores it, is taken.
 static bool choose_sort8_block(cs_context *ctx, uint32_t *block_keys, cs_error *err)
 {
-    const char *forced = getenv("CISTERN_SORT_BLOCK");
-    if (forced && *forced) {
+    const char *forced = ctx->settings.sort_block; // CISTERN_SORT_BLOCK
+    if (*forced) {
         char *end;
         unsigned long keys = strtoul(forced, &end, 10);
         if (*end != '\0' || keys > UINT32_MAX || !valid_sort8_block((uint32_t)keys))
@@ -203,8 +203,8 @@ static bool choose_sort8_block(cs_context *ctx, uint32_t *block_keys, cs_error *
 // CPU devices keep 4 (measured on llvmpipe: docs/primitives.md).
 static bool choose_digit_bits(cs_context *ctx, uint32_t block_keys, uint32_t *digit_bits, cs_error *err)
 {
-    const char *forced = getenv("CISTERN_SORT");
-    if (forced && *forced) {
+    const char *forced = ctx->settings.sort; // CISTERN_SORT
+    if (*forced) {
         if (strcmp(forced, "4") != 0 && strcmp(forced, "8") != 0)
             return cs_fail(err, "CISTERN_SORT=%s: expected 4 or 8 (bits per radix sort pass)", forced);
         *digit_bits = (uint32_t)atoi(forced);
@@ -274,8 +274,7 @@ bool cs_sort_create_digits(cs_context *ctx, uint32_t capacity, uint32_t digit_bi
     if (!check_subgroups(ctx, "sort", CS_SORT_THREADS, err))
         return false;
     if (digit_bits == 8 && !cs_sort8_supported(ctx, err)) {
-        const char *forced = getenv("CISTERN_SORT");
-        if (forced && strcmp(forced, "8") == 0) {
+        if (strcmp(ctx->settings.sort, "8") == 0) { // CISTERN_SORT
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             return cs_fail(err, "%s (CISTERN_SORT=8 asks for it: unset it or set 4)", why);

@@ -266,13 +266,14 @@ void cs_fluid_try_exact_neighbours(cs_fluid *f, cs_neighbours *nb, bool *on)
     }
 }
 
-bool cs_fluid_lists_wanted(const char *env_var, bool fallback, bool *wanted, cs_error *err)
+bool cs_fluid_lists_wanted(const cs_context *ctx, const char *env_var, bool fallback, bool *wanted, cs_error *err)
 {
-    const char *env = getenv(env_var);
+    const char *env = cs_settings_get(&ctx->settings, env_var);
+    CS_ASSERT(env, "%s is not a setting (settings.c)", env_var);
     *wanted = fallback;
-    if (!cs_neighbours_check_env(err))
+    if (!cs_neighbours_check_env(ctx, err))
         return false;
-    if (!env || !*env)
+    if (!*env)
         return true;
     if (strcmp(env, "on") != 0 && strcmp(env, "off") != 0)
         return cs_fail(err, "%s=%s: expected on or off (or unset it for the scene's choice)", env_var, env);

@@ -188,10 +188,11 @@ bool cs_fluid_create_exact_neighbours(cs_fluid *f, cs_neighbours *nb, cs_error *
 // device cannot hold them (memory, buffer limits) it says so on stderr and
 // sets *on false, and the solver runs the cell walk as before lists existed.
 void cs_fluid_try_exact_neighbours(cs_fluid *f, cs_neighbours *nb, bool *on);
-// Whether a solver builds its lists: the environment variable `env_var`
-// ("on" or "off") when set, else `fallback` (the solver's measured rule).
-// False (err names the variable and its values) for any other value.
-bool cs_fluid_lists_wanted(const char *env_var, bool fallback, bool *wanted, cs_error *err);
+// Whether a solver builds its lists: the switch `name` of the context's
+// settings (CISTERN_SPH_LISTS: "on" or "off") when set, else `fallback`
+// (the solver's measured rule). False (err names the variable and its
+// values) for any other value.
+bool cs_fluid_lists_wanted(const cs_context *ctx, const char *name, bool fallback, bool *wanted, cs_error *err);
 
 // Current and alternate buffers (see the IMPORTANT note above).
 static inline cs_buffer *cs_fluid_pos(cs_fluid *f) { return &f->positions[f->pos_cur]; }

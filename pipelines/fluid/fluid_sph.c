@@ -135,9 +135,9 @@ bool cs_sph_relax_record(int dim, uint32_t material_count) { return dim == 2 && 
 // its one-array record (cs_sph_relax_record: even at 64k the build costs
 // what the loops save, and at 3000 particles it is one dispatch more).
 // CISTERN_SPH_LISTS=on|off forces either; another value is refused.
-static bool lists_wanted(int dim, uint32_t material_count, bool *wanted, cs_error *err)
+static bool lists_wanted(const cs_context *ctx, int dim, uint32_t material_count, bool *wanted, cs_error *err)
 {
-    return cs_fluid_lists_wanted("CISTERN_SPH_LISTS", !cs_sph_relax_record(dim, material_count), wanted, err);
+    return cs_fluid_lists_wanted(ctx, "CISTERN_SPH_LISTS", !cs_sph_relax_record(dim, material_count), wanted, err);
 }
 
 // Density and relax as one variant: the cell walk (lists = 0) or the list
@@ -180,7 +180,7 @@ bool cs_sph_create(cs_context *ctx, const cs_scene *scene, cs_sph *s, cs_error *
     bool ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = "sph params", .size = sizeof(cs_sph_params)},
                                &s->params_buffer, err);
     bool lists = false;
-    ok = ok && lists_wanted(scene->dim, scene->material_count, &lists, err);
+    ok = ok && lists_wanted(ctx, scene->dim, scene->material_count, &lists, err);
     // A shader that does not compile fails the scene; lists the device
     // cannot hold only cost speed (cs_fluid_try_exact_neighbours).
     ok = ok && (!lists || create_programs(s, true, err));

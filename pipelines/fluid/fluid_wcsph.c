@@ -201,7 +201,7 @@ static void fill_params(cs_wcsph *w)
 static bool lists_wanted(const cs_context *ctx, int dim, bool *wanted, cs_error *err)
 {
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    return cs_fluid_lists_wanted("CISTERN_WCSPH_LISTS", cpu && dim == 3, wanted, err);
+    return cs_fluid_lists_wanted(ctx, "CISTERN_WCSPH_LISTS", cpu && dim == 3, wanted, err);
 }
 
 // Density and forces as one variant: the cell walk (lists = 0) or the list

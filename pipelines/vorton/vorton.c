@@ -181,7 +181,7 @@ bool cs_vorton_create(cs_context *ctx, const cs_vorton_params *p, uint32_t capac
     v->source_chunk = VORTON_SOURCE_CHUNK;
     // The O(N^2) wall share, to time it against the binned one (bench;
     // docs/vortons.md "Timings"): the same results to round-off.
-    v->wall_share_direct = getenv("CISTERN_VORTON_WALL_SHARE_DIRECT") != NULL;
+    v->wall_share_direct = ctx->settings.vorton_wall_share_direct; // CISTERN_VORTON_WALL_SHARE_DIRECT
     if (!vorton_create_buffers(v, err)) {
         cs_vorton_destroy(v);
         return false;

@@ -75,7 +75,12 @@ void test_context(cs_context *ctx)
     test_seed();
     keep_driver_modules_loaded();
     cs_error err;
-    cs_context_desc desc = {.validation = true, .device = getenv("CISTERN_TEST_DEVICE"), .verbose = true};
+    // The CISTERN_* switches as the app reads them (a test that sets one
+    // before its context sees it).
+    cs_settings settings;
+    cs_settings_from_env(&settings);
+    cs_context_desc desc = {.validation = true, .device = getenv("CISTERN_TEST_DEVICE"), .verbose = true,
+                            .settings = &settings};
     if (!cs_context_create(&desc, ctx, &err)) {
         fprintf(stderr, "FAIL: cannot create a Vulkan context: %s\n", err.msg);
         exit(1);
@@ -119,17 +124,60 @@ void test_buffer(cs_context *ctx, cs_buffer *buf, const char *name, VkDeviceSize
     }
 }
 
-char *test_env_save(const char *name)
+char *test_setting_save(cs_context *ctx, const char *name)
 {
-    const char *value = getenv(name);
-    return value ? strdup(value) : NULL;
+    const char *value = cs_settings_get(&ctx->settings, name);
+    CS_ASSERT(value, "%s is not a setting (host/gpu/settings.c)", name);
+    return *value ? strdup(value) : NULL;
 }
 
-void test_env_restore(const char *name, char *saved)
+void test_setting(cs_context *ctx, const char *name, const char *value)
 {
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
+    CS_ASSERT(cs_settings_set(&ctx->settings, name, value), "%s is not a setting (host/gpu/settings.c)", name);
+}
+
+void test_setting_restore(cs_context *ctx, const char *name, char *saved)
+{
+    test_setting(ctx, name, saved);
     free(saved);
+}
+
+uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_render_frame *frame,
+                     const char *name)
+{
+    cs_recorder rec;
+    cs_recorder_create(ctx, name, &rec);
+    cs_recorder_begin(&rec);
+    if (world)
+        cs_world_record_frame(world, &rec);
+    cs_barrier_compute_to_graphics(&rec);
+    cs_render_record(r, &rec, frame);
+    cs_render_record_readback(r, &rec);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+    size_t bytes = (size_t)r->width * r->height * 4;
+    uint8_t *px = malloc(bytes);
+    CS_ASSERT(px, "out of memory for a %u x %u image", r->width, r->height);
+    memcpy(px, cs_render_pixels(r), bytes);
+    return px;
+}
+
+bool test_world_from_json(cs_context *ctx, const char *json, const char *path, cs_scene *scene, cs_world *world)
+{
+    cs_error err;
+    bool ok = cs_scene_parse(json, strlen(json), path, scene, &err);
+    CHECK(ok, "scene %s: %s", path, ok ? "" : err.msg);
+    if (!ok)
+        return false;
+    ok = cs_world_create(ctx, scene, world, &err);
+    CHECK(ok, "world of %s: %s", path, ok ? "" : err.msg);
+    if (!ok)
+        cs_scene_free(scene);
+    return ok;
+}
+
+void test_world_free(cs_world *world, cs_scene *scene)
+{
+    cs_world_destroy(world);
+    cs_scene_free(scene);
 }

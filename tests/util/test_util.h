@@ -11,7 +11,9 @@
 #include "buffer.h"
 #include "context.h"
 #include "recorder.h"
+#include "render.h"
 #include "shader.h"
+#include "world.h"
 
 #include <math.h>
 
@@ -54,8 +56,26 @@ void test_rand_resume(uint64_t state);
 // True when the bits are a NaN or an infinity.
 bool test_not_finite(float f);
 
-// An environment variable saved for the length of a test case: its value
-// (a copy, or NULL when unset). test_env_restore sets it back (or unsets
-// it) and frees the copy.
-char *test_env_save(const char *name);
-void test_env_restore(const char *name, char *saved);
+// A CISTERN_* switch of the context's settings (settings.h; test_context
+// reads them from the environment) changed for the length of a test case:
+// test_setting_save returns its value (a copy, or NULL when unset),
+// test_setting sets it (NULL: unset), test_setting_restore sets it back
+// and frees the copy.
+char *test_setting_save(cs_context *ctx, const char *name);
+void test_setting(cs_context *ctx, const char *name, const char *value);
+void test_setting_restore(cs_context *ctx, const char *name, char *saved);
+
+// Render and read back, the way every rendering test draws: one recording
+// named `name` that records `world`'s frame first when given (NULL: none),
+// the compute-to-graphics barrier, `frame` drawn into the renderer's
+// offscreen image and its readback; submitted and waited for. Returns a
+// copy of the RGBA8 pixels, rows top first (r->width x r->height; free it).
+uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_render_frame *frame,
+                     const char *name);
+
+// World from JSON: parses `json` (called `path` in messages) into *scene
+// and creates *world from it. A failure is a failed CHECK with the parser's
+// or the world's message (the scene is freed again); true when both are
+// made. test_world_free destroys the world, then frees the scene.
+bool test_world_from_json(cs_context *ctx, const char *json, const char *path, cs_scene *scene, cs_world *world);
+void test_world_free(cs_world *world, cs_scene *scene);
