@@ -581,7 +581,8 @@ static bool reload_scene(run_state *r, uint32_t next, cs_error *err)
     cs_world *trial = calloc(1, sizeof *trial);
     CS_ASSERT(scene && trial, "out of host memory reloading the scene");
     cs_error why;
-    bool parsed = cs_scene_load_edited(r->scene.path, opt->edits.items, opt->edits.count, scene, &why);
+    bool parsed = cs_scene_load_edited(r->scene.path, opt->edits.items, opt->edits.count, scene, &why) &&
+                  cs_render_check_scene(scene, &why);
     if (parsed && opt->particles)
         cs_scene_scale_world(scene, opt->particles);
     bool ok = parsed && finish_all_frames(r, next, err);
