@@ -424,7 +424,9 @@ static const cs_scene_key light_keys[] = {
      .unit = "m", .def = "required (without path)", .help = "point, spot, sphere: the centre; within ±1e6"},
     {"radius", CS_KEY_NUMBER, CS_KEY_AT(cs_scene_light, radius), 0.0f, 1e6f, .unit = "m", .def = "0.02",
      .help = "> 0; not for area lights"},
-    {"color", CS_KEY_VEC3, CS_KEY_AT(cs_scene_light, color), .flags = CS_KEY_SPATIAL | CS_KEY_LIVE,
+    // Not live: a panel would edit the stored product (colour x intensity),
+    // and a save-as would write it back beside the file's intensity.
+    {"color", CS_KEY_VEC3, CS_KEY_AT(cs_scene_light, color), .flags = CS_KEY_SPATIAL,
      .def = "[1, 1, 1]", .help = "each ≥ 0; stored multiplied by intensity (area: by power / area)"},
     // Folded into color: not stored on its own.
     {"intensity", CS_KEY_NUMBER, .min = 0.0f, .max = 1e9f, .flags = CS_KEY_BY_CODE, .def = "1",
