@@ -35,18 +35,7 @@ grep -q "mass\[i\] = CS_MASS(m);" "$stats_shader" || { echo "FAIL: stats.comp no
 
 save() { cp "$1" "$stats_shader.tmp~" && mv "$stats_shader.tmp~" "$stats_shader"; }
 last_mass() { tail -n 1 "$tmp/out/stats.csv" 2>/dev/null | cut -d, -f8; }
-rows() { echo $(($(wc -l < "$tmp/out/stats.csv" 2>/dev/null || echo 1) - 1)); }
-# wait_for DESCRIPTION COMMAND...: polls for up to 180 s (2 loaded cores).
-wait_for() {
-  local what=$1; shift
-  for _ in $(seq 1800); do
-    "$@" && return 0
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then fail "cistern exited while waiting for: $what"; return 1; fi
-    sleep 0.1
-  done
-  fail "timed out waiting for: $what"; return 1
-}
-rows_at_least() { [ "$(rows)" -ge "$1" ]; }
+. "$(dirname "$0")/util/watch_run.sh" # col, rows, wait_for, rows_at_least, restart_is
 ratio_is() { awk -v a="$(last_mass)" -v b="$m0" -v r="$1" 'BEGIN { exit !(b > 0 && a / b > r * 0.999 && a / b < r * 1.001) }'; }
 
 CISTERN_SHADER_DIR="$tmp/shaders" "$cistern" run rest_box_3d --headless --watch --frames 1000000 \
@@ -56,38 +45,10 @@ wait_for "first frames" rows_at_least 3
 m0=$(last_mass)
 echo "total mass before the edit: $m0"
 
-# alert_pixels PNG: how many pixels have the shader error's red (linear
-# 1.0, 0.08, 0.05, sRGB-encoded ~ 255, 80, 63). Debian's Python has no PNG
-# reader; this one knows stb_image_write's 8-bit RGB(A) files.
-alert_pixels() {
-  /usr/bin/python3 - "$1" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], 'rb').read()
-pos, idat = 8, b''
-while pos < len(data):
-    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-    if kind == b'IHDR':
-        w, h, depth, ctype = struct.unpack('>IIBB', data[pos + 8:pos + 18])
-        bpp = 4 if ctype == 6 else 3
-    elif kind == b'IDAT':
-        idat += data[pos + 8:pos + 8 + n]
-    pos += 12 + n
-raw, stride, prev, count = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0
-for y in range(h):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a, b = line[i - bpp] if i >= bpp else 0, prev[i]
-        c = prev[i - bpp] if i >= bpp else 0
-        p = a + b - c
-        pred = [0, a, b, (a + b) // 2,
-                a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][f]
-        line[i] = (line[i] + pred) & 255
-    count += sum(1 for x in range(w) if line[x * bpp] >= 230 and 50 <= line[x * bpp + 1] <= 110
-                 and 35 <= line[x * bpp + 2] <= 95)
-    prev = line
-print(count)
-PY
-}
+# alert_pixels PNG: how many pixels have the shader error's red
+# (tests/util/alert_pixels.py, shared with the scene reload and viewer tests).
+util=$(cd "$(dirname "$0")/util" && pwd)
+alert_pixels() { /usr/bin/python3 "$util/alert_pixels.py" "$1"; }
 # The newest PNG written whole: the one before the newest (which may be
 # being written now).
 settled_png() { ls "$tmp/out"/frame_*.png 2>/dev/null | sort | tail -n 2 | head -n 1; }

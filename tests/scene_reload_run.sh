@@ -32,19 +32,7 @@ grep -q '"max": \[4.0, 6.9\]' "$scene" || { echo "FAIL: dam_break_2d.json no lon
 save() { cp "$1" "$scene.tmp~" && mv "$scene.tmp~" "$scene"; }
 # edited SED: the original scene through sed, saved.
 edited() { sed "$1" "$src" > "$tmp/edit.json" && save "$tmp/edit.json"; }
-col() { tail -n 1 "$tmp/out/stats.csv" 2>/dev/null | cut -d, -f"$1"; }
-rows() { echo $(($( { wc -l < "$tmp/out/stats.csv"; } 2>/dev/null || echo 1) - 1)); }
-wait_for() {
-  local what=$1; shift
-  for _ in $(seq 1800); do
-    "$@" && return 0
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then fail "cistern exited while waiting for: $what"; return 1; fi
-    sleep 0.1
-  done
-  fail "timed out waiting for: $what"; return 1
-}
-rows_at_least() { [ "$(rows)" -ge "$1" ]; }
-restart_is() { [ "$(col 13)" = "$1" ]; }
+. "$(dirname "$0")/util/watch_run.sh" # col, rows, wait_for, rows_at_least, restart_is
 log_after() { tail -n +$((mark + 1)) "$tmp/log" | tr '\r' '\n' | grep -q -- "$1"; }
 mark=0
 
