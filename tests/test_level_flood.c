@@ -62,28 +62,6 @@ static void check_plan(const cs_tr1_level *level)
     cs_tr1_free(&dry);
 }
 
-static float *download_positions(cs_context *ctx, cs_world *world, uint32_t *count)
-{
-    cs_particle_view v;
-    world->fluids[0].ops->particles(world->fluids[0].state, &v);
-    float *pos = malloc((size_t)v.count * 16 + 16);
-    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
-    *count = v.count;
-    return pos;
-}
-
-static void run_frames(cs_context *ctx, cs_world *world, uint32_t frames)
-{
-    cs_recorder rec;
-    cs_recorder_create(ctx, "level flood", &rec);
-    for (uint32_t f = 0; f < frames; f++) {
-        cs_recorder_begin(&rec);
-        cs_world_record_frame(world, &rec);
-        cs_recorder_submit_wait(&rec);
-    }
-    cs_recorder_destroy(&rec);
-}
-
 // Centres outside the room's sector columns (each [x, z] x [floor,
 // ceiling], tol allowed), or not finite.
 static uint32_t outside_room(const cs_tr1_room *room, const float *pos, uint32_t n, double tol)
@@ -141,8 +119,8 @@ static int run_flood(cs_context *ctx, const cs_tr1_level *level, const char *jso
     uint32_t worst_out = 0, worst_solid = 0, n = 0;
     double deepest = INFINITY;
     for (uint32_t f = 0; ok && f < frames; f += CHECK_EVERY) {
-        run_frames(ctx, &world, CHECK_EVERY);
-        float *pos = download_positions(ctx, &world, &n);
+        test_world_run(ctx, &world, CHECK_EVERY, "level flood");
+        float *pos = test_fluid_positions(ctx, &world, 0, &n);
         uint32_t out = outside_room(&level->rooms[WATER_ROOM], pos, n, tol), solid = 0;
         for (uint32_t i = 0; i < n; i++) {
             double p[3] = {pos[i * 4], pos[i * 4 + 1], pos[i * 4 + 2]};

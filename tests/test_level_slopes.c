@@ -367,28 +367,6 @@ static void check_field(const cs_tr1_level *level)
 // ---------------------------------------------------------------------------
 // 3. Water on the ramp
 
-static float *download_positions(cs_context *ctx, cs_world *world, uint32_t *count)
-{
-    cs_particle_view v;
-    world->fluids[0].ops->particles(world->fluids[0].state, &v);
-    float *pos = malloc((size_t)v.count * 16 + 16);
-    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
-    *count = v.count;
-    return pos;
-}
-
-static void run_frames(cs_context *ctx, cs_world *world, uint32_t frames)
-{
-    cs_recorder rec;
-    cs_recorder_create(ctx, "level slopes", &rec);
-    for (uint32_t f = 0; f < frames; f++) {
-        cs_recorder_begin(&rec);
-        cs_world_record_frame(world, &rec);
-        cs_recorder_submit_wait(&rec);
-    }
-    cs_recorder_destroy(&rec);
-}
-
 static double mean_x(const float *pos, uint32_t n)
 {
     double sum = 0.0;
@@ -457,14 +435,14 @@ static void check_water(cs_context *ctx, const cs_tr1_level *level)
         return;
     }
     uint32_t n;
-    float *pos = download_positions(ctx, &world, &n);
+    float *pos = test_fluid_positions(ctx, &world, 0, &n);
     double x_start = mean_x(pos, n), x_then = x_start;
     uint32_t worst = 0;
     bool downhill = true;
     for (uint32_t f = 0; f < FRAMES; f += CHECK_EVERY) {
-        run_frames(ctx, &world, CHECK_EVERY);
+        test_world_run(ctx, &world, CHECK_EVERY, "level slopes");
         free(pos);
-        pos = download_positions(ctx, &world, &n);
+        pos = test_fluid_positions(ctx, &world, 0, &n);
         worst = CS_MAX(worst, escaped(room, pos, n));
         double x = mean_x(pos, n);
         if (f + CHECK_EVERY <= 100) // while it runs down (0.24 s a check)

@@ -75,28 +75,6 @@ static const cs_tr1_sector *sector_at(const cs_tr1_room *room, double x, double 
     return &room->sectors[*index];
 }
 
-static float *download_positions(cs_context *ctx, cs_world *world, uint32_t *count)
-{
-    cs_particle_view v;
-    world->fluids[0].ops->particles(world->fluids[0].state, &v);
-    float *pos = malloc((size_t)v.count * 16 + 16);
-    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
-    *count = v.count;
-    return pos;
-}
-
-static void run_frames(cs_context *ctx, cs_world *world, uint32_t frames)
-{
-    cs_recorder rec;
-    cs_recorder_create(ctx, "level water", &rec);
-    for (uint32_t f = 0; f < frames; f++) {
-        cs_recorder_begin(&rec);
-        cs_world_record_frame(world, &rec);
-        cs_recorder_submit_wait(&rec);
-    }
-    cs_recorder_destroy(&rec);
-}
-
 // Particles whose centre lies outside the room's open columns.
 static uint32_t outside_room(const cs_tr1_room *room, const float *pos, uint32_t n)
 {
@@ -165,9 +143,9 @@ static void check_sealed_room(cs_context *ctx)
     uint32_t worst = 0, n = 0, checks = 0;
     float *pos = NULL;
     for (uint32_t f = 0; f < SEALED_FRAMES; f += 10, checks++) {
-        run_frames(ctx, &world, 10);
+        test_world_run(ctx, &world, 10, "level water");
         free(pos);
-        pos = download_positions(ctx, &world, &n);
+        pos = test_fluid_positions(ctx, &world, 0, &n);
         worst = CS_MAX(worst, outside_room(room, pos, n));
     }
     printf("sealed room %d: %u particles, %u checks over %.2f s: at most %u outside the room at a check\n",
@@ -218,9 +196,9 @@ static void check_shipped_level(cs_context *ctx)
         return;
     }
     const uint32_t frames = POUR_FRAMES;
-    run_frames(ctx, &world, frames);
+    test_world_run(ctx, &world, frames, "level water");
     uint32_t n;
-    float *pos = download_positions(ctx, &world, &n);
+    float *pos = test_fluid_positions(ctx, &world, 0, &n);
     const cs_scene *fs = world.fluids[0].scene;
     double spacing = fs->particle_spacing;
     cs_level_space space;

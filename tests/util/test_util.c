@@ -181,3 +181,26 @@ void test_world_free(cs_world *world, cs_scene *scene)
     cs_world_destroy(world);
     cs_scene_free(scene);
 }
+
+void test_world_run(cs_context *ctx, cs_world *world, uint32_t frames, const char *name)
+{
+    cs_recorder rec;
+    cs_recorder_create(ctx, name, &rec);
+    for (uint32_t f = 0; f < frames; f++) {
+        cs_recorder_begin(&rec);
+        cs_world_record_frame(world, &rec);
+        cs_recorder_submit_wait(&rec);
+    }
+    cs_recorder_destroy(&rec);
+}
+
+float *test_fluid_positions(cs_context *ctx, cs_world *world, uint32_t fluid, uint32_t *count)
+{
+    cs_particle_view v;
+    world->fluids[fluid].ops->particles(world->fluids[fluid].state, &v);
+    float *pos = malloc((size_t)v.count * 16 + 16);
+    CS_ASSERT(pos, "out of host memory");
+    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
+    *count = v.count;
+    return pos;
+}

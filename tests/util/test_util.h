@@ -79,3 +79,10 @@ uint8_t *test_render(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_
 // made. test_world_free destroys the world, then frees the scene.
 bool test_world_from_json(cs_context *ctx, const char *json, const char *path, cs_scene *scene, cs_world *world);
 void test_world_free(cs_world *world, cs_scene *scene);
+
+// Runs `frames` frames of `world`, one recording (named `name`) submitted
+// and waited for each.
+void test_world_run(cs_context *ctx, cs_world *world, uint32_t frames, const char *name);
+// Fluid `fluid`'s particle centres read back, a vec4 each (*count of
+// them; free the copy).
+float *test_fluid_positions(cs_context *ctx, cs_world *world, uint32_t fluid, uint32_t *count);
