@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scene_edit.h"
 
+#include "scene_json.h"
+
 #include "file_io.h"
 #include "scene_keys.h"
 
@@ -153,21 +155,6 @@ static const char *nearest_key(const cJSON *object, const char *word)
     return cs_scene_keys_nearest(word, names, n);
 }
 
-static const char *kind_of(const cJSON *item)
-{
-    if (cJSON_IsObject(item))
-        return "an object";
-    if (cJSON_IsArray(item))
-        return "an array";
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsString(item))
-        return "a string";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    return "null";
-}
-
 bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
 {
     path_step steps[MAX_STEPS];
@@ -210,7 +197,7 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
         } else {
             if (!cJSON_IsArray(parent)) {
                 path_prefix(steps, i - 1, at, sizeof at);
-                cs_fail(err, "%s: is %s, not an array", at, kind_of(parent));
+                cs_fail(err, "%s: is %s, not an array", at, cs_json_type_name(parent));
                 goto refused;
             }
             int size = cJSON_GetArraySize(parent);
@@ -248,7 +235,7 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
     }
     if (!cJSON_IsArray(parent)) {
         path_prefix(steps, count - 2, at, sizeof at);
-        cs_fail(err, "%s: is %s, not an array", at, kind_of(parent));
+        cs_fail(err, "%s: is %s, not an array", at, cs_json_type_name(parent));
         goto refused;
     }
     int size = cJSON_GetArraySize(parent);
@@ -266,7 +253,7 @@ bool cs_scene_edit_apply(cJSON *root, const cs_scene_edit *edit, cs_error *err)
     return true;
 
 refuse_not_object:
-    cs_fail(err, "%s: is %s, not an object with keys (for %s)", at, kind_of(parent), edit->path);
+    cs_fail(err, "%s: is %s, not an object with keys (for %s)", at, cs_json_type_name(parent), edit->path);
 refused:
     if (created)
         cJSON_Delete(cJSON_DetachItemViaPointer(created_in, created));
