@@ -45,22 +45,11 @@
 static uint8_t *draw(cs_context *ctx, cs_renderer *r, cs_world *world, const cs_view_camera *cam,
                      const cs_render_ui *ui)
 {
-    cs_recorder rec;
-    cs_recorder_create(ctx, "panel render", &rec);
-    cs_recorder_begin(&rec);
-    cs_barrier_compute_to_graphics(&rec);
     cs_particle_view view;
     world->fluids[0].ops->particles(world->fluids[0].state, &view);
     cs_render_frame frame = {.scene = world->scene, .camera = cam, .color_mode = -1, .ui = ui};
     cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &view);
-    cs_render_record(r, &rec, &frame);
-    cs_render_record_readback(r, &rec);
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
-    uint8_t *px = malloc((size_t)WIDTH * HEIGHT * 4);
-    CS_ASSERT(px, "out of memory");
-    memcpy(px, cs_render_pixels(r), (size_t)WIDTH * HEIGHT * 4);
-    return px;
+    return test_render(ctx, r, NULL, &frame, "panel render"); // the world's frame is not stepped
 }
 
 static bool pixel_in(const float rect[4], uint32_t x, uint32_t y)
@@ -198,14 +187,7 @@ static run_result run_scene(cs_context *ctx, const char *path, uint32_t particle
         ok = cs_panel_set_path(&scene, &world, edit_path, edit, edits, &err);
         CHECK(ok, "panel: %s=%s: %s", edit_path, edit, ok ? "" : err.msg);
     }
-    cs_recorder rec;
-    cs_recorder_create(ctx, "panel equivalence", &rec);
-    for (uint32_t f = 0; f < frames; f++) {
-        cs_recorder_begin(&rec);
-        cs_world_record_frame(&world, &rec);
-        cs_recorder_submit_wait(&rec);
-    }
-    cs_recorder_destroy(&rec);
+    test_world_run(ctx, &world, frames, "panel equivalence");
     cs_particle_view v;
     world.fluids[0].ops->particles(world.fluids[0].state, &v);
     out.count = v.count;
