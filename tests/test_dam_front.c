@@ -29,7 +29,7 @@
 // the seed's 2D units, mass rho0 s^dim) blew this 3D column up in the
 // first steps, and with a scale-free k but that mass it lagged by 16-20%.
 //
-//   test_dam_front [dim] [solver] ['"key": value' material extras]
+//   test_dam_front [dim] [solver] ['"key": value' material extras] ['"key": value' solver block]
 // runs one case and prints its curve (for sweeps; docs/fluids.md).
 #include "test_util.h"
 
@@ -93,7 +93,8 @@ typedef struct curve {
 } curve;
 
 // mass 0: the material's default mass.
-static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const char *extra, double mass)
+static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const char *extra, const char *block,
+                           double mass)
 {
     curve out = {.ok = false};
     double a = SPACINGS_WIDE * SPACING, depth = 6 * SPACING;
@@ -110,9 +111,9 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
                  "  \"smoothing_radius\": %g, \"particle_spacing\": %g,"
                  "  \"materials\": [ { \"name\": \"water\", \"rest_density\": 1000%s %s%s } ],"
                  "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [%g, %g, %g], \"material\": \"water\" } ],"
-                 "  \"%s\": {} }",
+                 "  \"%s\": { %s } }",
                  solver, 5.0 * a, 2.5 * a, depth, 2 * SPACING, SPACING, mass_key, extra[0] ? ", " : "", extra, a,
-                 2.0 * a, depth, solver);
+                 2.0 * a, depth, solver, block);
     else
         snprintf(json, sizeof json,
                  "{ \"solver\": \"%s\", \"dim\": 2, \"domain\": { \"min\": [0, 0], \"max\": [%g, %g] },"
@@ -120,8 +121,9 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
                  "  \"smoothing_radius\": %g, \"particle_spacing\": %g,"
                  "  \"materials\": [ { \"name\": \"water\", \"rest_density\": 1000%s %s%s } ],"
                  "  \"blocks\": [ { \"min\": [0, 0], \"max\": [%g, %g], \"material\": \"water\" } ],"
-                 "  \"%s\": {} }",
-                 solver, 5.0 * a, 2.5 * a, 2 * SPACING, SPACING, mass_key, extra[0] ? ", " : "", extra, a, 2.0 * a, solver);
+                 "  \"%s\": { %s } }",
+                 solver, 5.0 * a, 2.5 * a, 2 * SPACING, SPACING, mass_key, extra[0] ? ", " : "", extra, a, 2.0 * a, solver,
+                 block);
     cs_scene sc;
     cs_error err;
     if (!cs_scene_parse(json, strlen(json), "test_dam_front.json", &sc, &err)) {
@@ -175,9 +177,9 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
     return out;
 }
 
-static curve run_case(cs_context *ctx, int dim, const char *solver, const char *extra)
+static curve run_case(cs_context *ctx, int dim, const char *solver, const char *extra, const char *block)
 {
-    return run_case_mass(ctx, dim, solver, extra, 0.0);
+    return run_case_mass(ctx, dim, solver, extra, block, 0.0);
 }
 
 int main(int argc, char **argv)
@@ -185,14 +187,14 @@ int main(int argc, char **argv)
     cs_context ctx;
     test_context(&ctx);
     if (argc > 2) {
-        run_case(&ctx, atoi(argv[1]), argv[2], argc > 3 ? argv[3] : "");
+        run_case(&ctx, atoi(argv[1]), argv[2], argc > 3 ? argv[3] : "", argc > 4 ? argv[4] : "");
         return test_finish(&ctx);
     }
     static const char *const solvers[] = {"pbf", "wcsph", "sph"};
     for (int dim = 2; dim <= 3; dim++) {
         curve c[3];
         for (int s = 0; s < 3; s++) {
-            c[s] = run_case(&ctx, dim, solvers[s], "");
+            c[s] = run_case(&ctx, dim, solvers[s], "", "");
             CHECK(c[s].ok, "%s %dD: the column blew up (a front or speed not finite, or over 3 sqrt(2 g a))",
                   solvers[s], dim);
         }
