@@ -18,17 +18,26 @@
 //   - no solver blows up (fronts finite, no particle faster than
 //     3 sqrt(2 g a)); the defaults' mass starts the lattice within 5% of
 //     rest density;
-//   - every front within -10% .. +25% of the experiment (SPH runs ahead of
+//   - every front within -10% .. +15% of the experiment (SPH runs ahead of
 //     it at T = 1: its gate opens in a finite time);
-//   - every solver within FRONT_AGREEMENT of the three solvers' mean, and
-//     Clavet within CLAVET_WCSPH of WCSPH.
-// Issue 31 asked for 5% between the three; measured (llvmpipe), PBF runs
-// 9-10% ahead of the mean at T = 1 in both dimensions (Clavet and WCSPH
-// agree within 1-8%), so FRONT_AGREEMENT is 15%, and PBF's lead is open.
-// Before issue 31, Clavet's defaults (k 0.08, k_near 0.1, kappa 0.0004 in
-// the seed's 2D units, mass rho0 s^dim) blew this 3D column up in the
-// first steps, and with a scale-free k but that mass it lagged by 16-20%.
-//
+//   - every solver within FRONT_AGREEMENT (5%, issue 31) of the three
+//     solvers' mean.
+// Measured (llvmpipe, Mesa 22.3.6) with the defaults: every solver within
+// 3.2% of the mean, every front within -4.6% .. +5.7% of the experiment.
+// What it took (docs/fluids.md "Defaults in any units", docs/validation.md):
+//  - Clavet: scale-free defaults (scene_clavet.c). Before, k 0.08, k_near
+//    0.1, kappa 0.0004 in the seed's 2D units and mass rho0 s^dim blew this
+//    3D column up in the first steps; a scale-free k with that mass lagged
+//    by 16-20%.
+//  - PBF: its artificial pressure s_corr pushes once per constraint
+//    iteration, outwards wherever a particle misses neighbours, so the
+//    front is all push: scorr_k 0.1 ran +18.7% (3D) / +19.8% (2D) ahead of
+//    the experiment at T = 1, 9-10% ahead of the mean. scorr_k 0 is on time
+//    (-0.2%) but a pool never settles (rms 7.9% of sqrt(gH) after 8 s,
+//    test_walls); the default scorr_k 0.04 with xsph 0.03 is +5.7% / +5.0%
+//    at T = 1, and the 2k and 16k pools rest (test_walls).
+//  - WCSPH: artificial viscosity alpha 0.02 ran 8.8% ahead at T = 2 in 2D,
+//    7.9% ahead of Clavet at T = 3; Monaghan's usual 0.1 is the default.
 //   test_dam_front [dim] [solver] ['"key": value' material extras] ['"key": value' solver block]
 // runs one case and prints its curve (for sweeps; docs/fluids.md).
 #include "test_util.h"
@@ -37,10 +46,9 @@
 
 #define SPACINGS_WIDE 10
 #define SPACING 0.02
-#define FRONT_AGREEMENT 0.15
-#define CLAVET_WCSPH 0.10
+#define FRONT_AGREEMENT 0.05
 #define EXPERIMENT_BEHIND 0.10
-#define EXPERIMENT_AHEAD 0.25
+#define EXPERIMENT_AHEAD 0.15
 
 static const double mm_t[] = {0.0, 0.832, 1.219, 1.997, 2.547, 3.345};
 static const double mm_z[] = {1.0, 1.217, 1.474, 2.292, 2.995, 4.134};
@@ -213,9 +221,6 @@ int main(int argc, char **argv)
             printf("%dD T = %d: Martin & Moyce %.3f; pbf %+.1f%%, wcsph %+.1f%%, sph %+.1f%% of the mean %.3f\n", dim,
                    k + 1, mm, 100 * (c[0].z[k] / mean - 1), 100 * (c[1].z[k] / mean - 1),
                    100 * (c[2].z[k] / mean - 1), mean);
-            CHECK(fabs(c[2].z[k] / c[1].z[k] - 1) <= CLAVET_WCSPH,
-                  "%dD T = %d: Clavet's front %.3f is %+.1f%% off WCSPH's %.3f (limit %.0f%%)", dim, k + 1,
-                  c[2].z[k], 100 * (c[2].z[k] / c[1].z[k] - 1), c[1].z[k], 100 * CLAVET_WCSPH);
         }
     }
     return test_finish(&ctx);

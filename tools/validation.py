@@ -19,6 +19,8 @@ The tests, what is read from each, and the device line each printed:
                           and its "path tracer" lines
   test_cornell_radiosity  "cornell box, seed ...: relative RMSE ..."
   test_walls              "<case> <t> s: ... rms <r> p99 <p> m/s, |rho/rho0-1| interior ..."
+  test_vorton             "ring R <R> core <a> Gamma <G>, <n> vortons ...: speed <v>, Kelvin <k> (<e>%)"
+  test_reint              "conservation ...: mass <a> -> <b> ..."
   test_surface            "sdf sphere <n>^3: ... area err ... volume err ..."
   test_sh                 the "constant", "delta" and "rotation" environment lines
 """
@@ -31,8 +33,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- BEGIN validation -->"
 END = "<!-- END validation -->"
-TESTS = ["test_dam_front", "test_radiosity_shipped", "test_cornell_radiosity", "test_walls", "test_surface",
-         "test_sh"]
+TESTS = ["test_dam_front", "test_radiosity_shipped", "test_cornell_radiosity", "test_walls", "test_vorton",
+         "test_reint", "test_surface", "test_sh"]
 
 
 def read_log(args, test):
@@ -81,6 +83,17 @@ def dam_front(log, args, lines):
     lines.append("| | Martin & Moyce | %s |" % " | ".join("%.3f" % mm[t] if t in mm else "—" for t in (1, 2, 3)))
     lines.append("")
     lines.append("In brackets: against Martin & Moyce at the simulated time the run reached.")
+    agree = list(re.finditer(r"^(\d)D T = (\d): Martin & Moyce [0-9.]+; pbf ([-+0-9.]+)%, wcsph ([-+0-9.]+)%, "
+                             r"sph ([-+0-9.]+)% of the mean ([0-9.]+)", log, re.M))
+    if agree:
+        lines.append("")
+        lines.append("Each solver against the three solvers' mean (the test's bound: 5%):")
+        lines.append("")
+        lines.append("| dim | T | mean Z | pbf | wcsph | sph |")
+        lines.append("|---|---|---|---|---|---|")
+        for m in agree:
+            lines.append("| %sD | %s | %s | %s%% | %s%% | %s%% |" % (m.group(1), m.group(2), m.group(6), m.group(3),
+                                                                 m.group(4), m.group(5)))
     if args.write and curves:
         plot_fronts(curves)
         lines.append("")
@@ -163,12 +176,27 @@ def sh(log, args, lines):
         lines.append("- " + m.group(0).strip())
 
 
+def vortex_ring(log, args, lines):
+    lines.append("| ring radius R | core a | circulation Γ | vortons | speed m/s | Kelvin's speed m/s | error |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for m in re.finditer(r"^ring R ([0-9.]+) core ([0-9.]+) Gamma ([0-9.]+), (\d+) vortons of radius [0-9.]+: speed "
+                         r"([-0-9.]+), Kelvin ([-0-9.]+) \(([-+0-9.]+)%\)", log, re.M):
+        lines.append("| %s | %s | %s | %s | %s | %s | %s%% |" % m.groups())
+
+
+def reint_mass(log, args, lines):
+    for m in re.finditer(r"^conservation.*?mass \d+ -> \d+.*$", log, re.M):
+        lines.append("- " + m.group(0).strip())
+
+
 SECTIONS = [
     ("test_dam_front", "Dam-break fronts (Martin & Moyce, n² = 2)", dam_front),
     ("test_radiosity_shipped", "Shipped radiosity scenes against their converged answer and the path tracer",
      radiosity_shipped),
     ("test_cornell_radiosity", "Cornell box: converged radiosity against the path tracer", cornell),
     ("test_walls", "Pools at rest and the PBF dam break (last printed time of each pool)", walls),
+    ("test_vorton", "Vortex ring speed against Kelvin's formula", vortex_ring),
+    ("test_reint", "Reintegration tracking: mass (fixed-point units, exact)", reint_mass),
     ("test_surface", "Marching cubes on a sphere's distance field", surface),
     ("test_sh", "Spherical harmonics on known environments", sh),
 ]

@@ -116,7 +116,7 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
             .surface_tension = 0.0004f,
             .speed_of_sound = default_c,
             .tait_gamma = 7.0f,
-            .viscosity = 0.02f,
+            .viscosity = 0.1f,
         };
         snprintf(m->name, sizeof m->name, i == 0 ? "water" : "material%u", i);
         bool mass_given = false;

@@ -128,8 +128,8 @@ static const cs_scene_key material_keys[] = {
      .help = "WCSPH (Tait) stiffness B = ρ₀c²/γ"},
     {"tait_gamma", CS_KEY_NUMBER, CS_KEY_AT(cs_material, tait_gamma), 1, 10, CS_KEY_LIVE, .def = "7",
      .help = "Tait exponent γ"},
-    {"viscosity", CS_KEY_NUMBER, CS_KEY_AT(cs_material, viscosity), 0, 1e3, CS_KEY_LIVE, .def = "0.02",
-     .help = "artificial viscosity α (WCSPH), XSPH c (PBF)"},
+    {"viscosity", CS_KEY_NUMBER, CS_KEY_AT(cs_material, viscosity), 0, 1e3, CS_KEY_LIVE, .def = "0.1",
+     .help = "artificial viscosity α (WCSPH; Monaghan's 0.1: the three solvers' dam-break fronts agree, docs/validation.md)"},
 };
 
 static void *locate_material(cs_scene *fluid, uint32_t index)

@@ -118,7 +118,7 @@ static const cs_scene_key pbf_keys[] = {
      .help = "constraint iterations per substep"},
     {"relaxation", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, relaxation), 0.0f, 1e30f, CS_KEY_LIVE, .def = "0.01",
      .help = "ε = relaxation × D0 added to the λ denominator (relative; above 100 is refused)"},
-    {"scorr_k", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, scorr_k), 0.0f, 1e30f, CS_KEY_LIVE, .def = "0.1",
+    {"scorr_k", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, scorr_k), 0.0f, 1e30f, CS_KEY_LIVE, .def = "0.04",
      .help = "artificial pressure s_corr = −k (W(r) / W(Δq·h))ⁿ, k relative to D0 (above 10 is refused)"},
     {"scorr_n", CS_KEY_UINT, CS_KEY_AT(cs_pbf_params, scorr_n), 1, 16, CS_KEY_LIVE, .def = "4",
      .help = "the exponent n of s_corr"},
@@ -126,7 +126,7 @@ static const cs_scene_key pbf_keys[] = {
      .help = "Δq of s_corr, in units of h"},
     {"vorticity", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, vorticity), 0.0f, 1e6f, CS_KEY_LIVE, .def = "0",
      .help = "vorticity confinement strength ε"},
-    {"xsph", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, xsph), 0.0f, 1.0f, CS_KEY_LIVE, .def = "0.01",
+    {"xsph", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, xsph), 0.0f, 1.0f, CS_KEY_LIVE, .def = "0.03",
      .help = "XSPH viscosity c"},
 };
 
@@ -143,11 +143,11 @@ bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
     *p = (cs_pbf_params){
         .iterations = 4,
         .relaxation = 0.01f,
-        .scorr_k = 0.1f,
+        .scorr_k = 0.04f,
         .scorr_n = 4,
         .scorr_dq = 0.2f,
         .vorticity = 0.0f,
-        .xsph = 0.01f,
+        .xsph = 0.03f,
     };
     const cJSON *o = scene->solver_params;
     if (!o)
