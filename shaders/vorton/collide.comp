@@ -212,18 +212,19 @@ void add_wall_flux(uint b, vec3 n, vec3 x, vec3 contact, vec3 u, vec3 u_wall, fl
     vec3 u_s = rel - dot(rel, n) * n;
     vec3 u_here = rel_here - dot(rel_here, n) * n;
     float slip = length(u_s);
-    if (!(slip > 0.0) || !(share > 0.0))
-        return;
-    vec3 s = u_s / slip, e = cross(n, s);
-    vec3 centre = body_set.bodies[b].centre.xyz;
-    float k = wall_impulse_per_vorticity(x - centre, contact - centre, e, s);
-    if (!(k > 0.0))
-        return;
-    float nu = pc.physics.x, dt = pc.gravity_dt.w;
-    float friction = body_set.bodies[b].velocity.w;
-    float held = max(dot(w.xyz, e), 0.0) * sigma / k; // J share: the layer's impulse this vorton holds
-    float grown_by = sqrt(held * held + 4.0 / float(VORTON_PI) * nu * dt * slip * slip * share * share) - held;
-    vec3 grown = w.xyz + friction * k * grown_by / sigma * e;
+    vec3 grown = w.xyz;
+    if (slip > 0.0 && share > 0.0) {
+        vec3 s = u_s / slip, e = cross(n, s);
+        vec3 centre = body_set.bodies[b].centre.xyz;
+        float k = wall_impulse_per_vorticity(x - centre, contact - centre, e, s);
+        if (k > 0.0) {
+            float nu = pc.physics.x, dt = pc.gravity_dt.w;
+            float friction = body_set.bodies[b].velocity.w;
+            float held = max(dot(w.xyz, e), 0.0) * sigma / k; // J share: the layer's impulse this vorton holds
+            float grown_by = sqrt(held * held + 4.0 / float(VORTON_PI) * nu * dt * slip * slip * share * share) - held;
+            grown += friction * k * grown_by / sigma * e;
+        }
+    }
     float cap = max(2.0 * max(slip, length(u_here)) / sigma, start);
     float size = length(grown);
     if (size > cap)
