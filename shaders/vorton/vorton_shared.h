@@ -77,10 +77,12 @@ struct vorton_push {
 // (docs/vortons.md "Bodies"; u_t: the slip, the fluid's tangential velocity
 // at the vorton less the body's surface velocity; f: the body's friction).
 #define VORTON_NO_SLIP_SET 0u  // replace by it, w_t = (1 - f) w_t + f (n x u_t) / sigma, u_t at the vorton
-// Flux: the wall's vortex sheet gamma = n x u_s (u_s: the slip at the
-// contact point) spread over the vortons near the wall with weights that sum
-// to 1 over the wall (wall_share.comp), each vorton's share capped at one
-// core's layer gamma / sigma (docs/vortons.md "The no-slip rule").
+// Flux: the slip u_s at the contact point is the jump across a viscous
+// (Rayleigh) layer below the vortons; the impulse that layer's stress hands
+// the fluid each step goes to the vortons near the wall as vorticity along
+// n x u_s, spread with weights that sum to 1 over the wall (wall_share.comp),
+// |omega| capped at one core's layer 2 |u_s| / sigma (collide.comp
+// add_wall_flux; docs/vortons.md "The no-slip rule").
 #define VORTON_NO_SLIP_FLUX 1u
 
 // The flux rule's spreading: a vorton whose distance d from the surface
