@@ -20,6 +20,7 @@ The tests, what is read from each, and the device line each printed:
   test_cornell_radiosity  "cornell box, seed ...: relative RMSE ..."
   test_walls              "<case> <t> s: ... rms <r> p99 <p> m/s, |rho/rho0-1| interior ..."
   test_vorton             "ring R <R> core <a> Gamma <G>, <n> vortons ...: speed <v>, Kelvin <k> (<e>%)"
+  test_vorton_spin        "spin-down t <t> s: omega <w> rad/s, Rayleigh estimate <e> (...); lost <l> vs <le> ..."
   test_reint              "conservation ...: mass <a> -> <b> ..."
   test_surface            "sdf sphere <n>^3: ... area err ... volume err ..."
   test_sh                 the "constant", "delta" and "rotation" environment lines
@@ -184,6 +185,22 @@ def vortex_ring(log, args, lines):
         lines.append("| %s | %s | %s | %s | %s | %s | %s%% |" % m.groups())
 
 
+def spin_down(log, args, lines):
+    lines.append("| core σ m | ν m²/s | t s | Ω rad/s | estimate rad/s | spin lost | estimate's loss | lost vs estimate |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for m in re.finditer(r"^spin-down t ([0-9.]+) s: omega ([-0-9.]+) rad/s, Rayleigh estimate ([-0-9.]+) \([-+0-9.]+%\); "
+                         r"lost ([-0-9.]+) vs ([-0-9.]+) rad/s \(([-+0-9.]+)%\); sigma ([0-9.e-]+) m, nu ([0-9.e-]+)",
+                         log, re.M):
+        t, w, e, lost, elost, rel, sigma, nu = m.groups()
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s%% |" % (sigma, nu, t, w, e, lost, elost, rel))
+    lines.append("")
+    lines.append("The estimate: the unsteady Stokes torque of a sphere started impulsively (its short-time term is "
+                 "Rayleigh's layer), integrated in double in the test; the test bounds the spin lost within 25%.")
+    for m in re.finditer(r"^vorton_spin_3d, .*$", log, re.M):
+        lines.append("")
+        lines.append("- " + m.group(0).strip())
+
+
 def reint_mass(log, args, lines):
     for m in re.finditer(r"^conservation.*?mass \d+ -> \d+.*$", log, re.M):
         lines.append("- " + m.group(0).strip())
@@ -196,6 +213,8 @@ SECTIONS = [
     ("test_cornell_radiosity", "Cornell box: converged radiosity against the path tracer", cornell),
     ("test_walls", "Pools at rest and the PBF dam break (last printed time of each pool)", walls),
     ("test_vorton", "Vortex ring speed against Kelvin's formula", vortex_ring),
+    ("test_vorton_spin", "A spinning sphere's spin-down in vortons against the unsteady Stokes (Rayleigh) estimate",
+     spin_down),
     ("test_reint", "Reintegration tracking: mass (fixed-point units, exact)", reint_mass),
     ("test_surface", "Marching cubes on a sphere's distance field", surface),
     ("test_sh", "Spherical harmonics on known environments", sh),
