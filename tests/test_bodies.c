@@ -447,7 +447,7 @@ static void test_momentum(cs_context *ctx, const char *what, const char *text, d
     "\"bodies\":[{\"shape\":\"box\",\"size\":[0.18,0.12,0.18],\"density\":%g,\"position\":[0.24,%g,0.24]," \
     "\"friction\":0.1}]," \
     "\"fluids\":[{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":0.03,\"smoothing_radius\":0.06," \
-    "\"materials\":[{\"rest_density\":1000,\"mass\":0.027}],\"blocks\":[{\"min\":[0,0,0],\"max\":[0.48,0.24,0.48]}]}]}"
+    "\"materials\":[{\"rest_density\":1000,\"mass\":0.027,\"viscosity\":0.02}],\"blocks\":[{\"min\":[0,0,0],\"max\":[0.48,0.24,0.48]}]}]}"
 
 // Diagnostic (CS_TANK_PROFILE=1 with CS_TANK_DENSITY): the rows of
 // particles under the box's bottom face, well inside its footprint (more
