@@ -35,7 +35,7 @@
 #define TANK_WIDTH 0.48
 #define TANK_DEPTH 0.24
 
-static double spacing_of(int dim) { return dim == 3 ? 0.03 : 0.015; }
+static double spacing_of(int dim) { return dim == 3 ? 0.03 : getenv("CS_S2") ? atof(getenv("CS_S2")) : 0.015; }
 
 // One box: width w (x and, in 3D, z), height hb (y), density s rho0, tilted
 // `tilt0` degrees about z, let go at rest with its lowest point just above
@@ -45,12 +45,16 @@ typedef struct {
     int dim;
     double s, width, height, tilt0;
     uint32_t frames;
+    bool dry;            // the box held static 0.2 m above the water: the pool alone
+    double pool_volume;  // > 0: also measure against this fluid volume (the pool's own, from a dry run)
 } tank_case;
 
 typedef struct {
     double submerged; // mean fraction of the body's volume under the level
     double tilt;      // mean angle of the box's height axis from the vertical, degrees
     double last_tilt; // the same at the last sample
+    double surface;   // mean visible surface: the top particle of each open column + spacing / 2
+    double submerged_pool; // as submerged, against tank_case.pool_volume
     bool ok;
 } tank_result;
 
@@ -186,34 +190,37 @@ static void test_geometry(void)
 
 static tank_result run_tank(cs_context *ctx, const tank_case *c)
 {
-    tank_result res = {NAN, NAN, NAN, false};
+    tank_result res = {NAN, NAN, NAN, NAN, NAN, false};
     const double s = spacing_of(c->dim), h = 2.0 * s, rho0 = 1000.0;
     const double mass = c->dim == 3 ? rho0 * s * s * s : rho0 * s * s;
     // The lowest point of the tilted box 5 mm above the water.
     double t = c->tilt0 * PI / 180.0;
     double drop = 0.5 * (c->width * sin(fabs(t)) + c->height * cos(t));
     char text[2048], body[512], fluid[768];
+    const char *dry = c->dry ? ",\"static\":true" : "";
+    double dry_lift = c->dry ? 0.2 : 0.0;
+    const char *block = getenv("CS_BLOCK") ? getenv("CS_BLOCK") : "";
     if (c->dim == 3) {
         snprintf(body, sizeof body,
                  "{\"shape\":\"box\",\"size\":[%.6f,%.6f,%.6f],\"density\":%g,\"position\":[0.24,%.6f,0.24],"
-                 "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1}",
-                 c->width, c->height, c->width, c->s * rho0, TANK_DEPTH + 0.005 + drop, c->tilt0);
+                 "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1%s}",
+                 c->width, c->height, c->width, c->s * rho0, TANK_DEPTH + 0.005 + drop + dry_lift, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
-                 "{\"solver\":\"%s\",\"%s\":{},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
+                 "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
                  "\"materials\":[{\"rest_density\":1000,\"mass\":%g}],\"blocks\":[{\"min\":[0,0,0],\"max\":[%g,%g,%g]}]}",
-                 c->solver, c->solver, s, h, mass, TANK_WIDTH, TANK_DEPTH, TANK_WIDTH);
+                 c->solver, c->solver, block, s, h, mass, TANK_WIDTH, TANK_DEPTH, TANK_WIDTH);
         snprintf(text, sizeof text,
                  "{\"dim\":3,\"domain\":{\"min\":[0,0,0],\"max\":[%g,0.6,%g]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
                  "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH, TANK_WIDTH, body, fluid);
     } else {
         snprintf(body, sizeof body,
                  "{\"shape\":\"box\",\"size\":[%.6f,%.6f],\"density\":%g,\"position\":[0.24,%.6f],"
-                 "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1}",
-                 c->width, c->height, c->s * rho0, TANK_DEPTH + 0.005 + drop, c->tilt0);
+                 "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1%s}",
+                 c->width, c->height, c->s * rho0, TANK_DEPTH + 0.005 + drop + dry_lift, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
-                 "{\"solver\":\"%s\",\"%s\":{},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
+                 "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
                  "\"materials\":[{\"rest_density\":1000,\"mass\":%g}],\"blocks\":[{\"min\":[0,0],\"max\":[%g,%g]}]}",
-                 c->solver, c->solver, s, h, mass, TANK_WIDTH, TANK_DEPTH);
+                 c->solver, c->solver, block, s, h, mass, TANK_WIDTH, TANK_DEPTH);
         snprintf(text, sizeof text,
                  "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[%g,0.6]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
                  "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH, body, fluid);
@@ -229,7 +236,7 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
     double body_volume = c->width * c->height * (c->dim == 3 ? c->width : 1.0);
     cs_recorder rec;
     cs_recorder_create(ctx, "buoyancy", &rec);
-    double sum_sub = 0.0, sum_tilt = 0.0;
+    double sum_sub = 0.0, sum_tilt = 0.0, sum_surface = 0.0, sum_pool = 0.0;
     uint32_t samples = 0;
     bool finite = true;
     for (uint32_t f = 1; f <= c->frames; f++) {
@@ -254,45 +261,53 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
         double ey[3] = {0, 1, 0}, w[3];
         quat_rotate(q, ey, w);
         double tilt = acos(fmin(fabs(w[1]), 1.0)) * 180.0 / PI;
-        if (getenv("CS_TEST_VERBOSE")) {
-            // For comparison only: the visible surface, the top particle of
-            // each lattice column clear of the box and the walls by h, plus
-            // half a spacing.
-            uint32_t n = 0;
-            float *pos = test_fluid_positions(ctx, &world, 0, &n);
-            double top[64][64], sum = 0.0;
-            int cols = (int)(TANK_WIDTH / s + 0.5), counted = 0;
-            for (int a = 0; a < cols; a++)
-                for (int b = 0; b < cols; b++)
-                    top[a][b] = -1.0;
-            for (uint32_t j = 0; j < n; j++) {
-                int a = CS_MIN((int)(pos[4 * j] / s), cols - 1), b = c->dim == 3 ? CS_MIN((int)(pos[4 * j + 2] / s), cols - 1) : 0;
+        // The visible surface, for comparison (and the dry pool's level):
+        // the top particle of each lattice column clear of the box by h and
+        // of the walls by a spacing, plus half a spacing.
+        uint32_t n = 0;
+        float *pos = test_fluid_positions(ctx, &world, 0, &n);
+        double top[64][64], sum = 0.0;
+        int cols = (int)(TANK_WIDTH / s + 0.5), counted = 0;
+        for (int a = 0; a < cols; a++)
+            for (int b = 0; b < cols; b++)
+                top[a][b] = -1.0;
+        for (uint32_t j = 0; j < n; j++) {
+            int a = CS_MIN((int)(pos[4 * j] / s), cols - 1), b = c->dim == 3 ? CS_MIN((int)(pos[4 * j + 2] / s), cols - 1) : 0;
+            if (a >= 0 && b >= 0)
                 top[a][b] = fmax(top[a][b], pos[4 * j + 1]);
-            }
-            double reach = 0.5 * c->width + h;
-            for (int a = 0; a < cols; a++)
-                for (int b = 0; b < (c->dim == 3 ? cols : 1); b++) {
-                    double x = (a + 0.5) * s, z = (b + 0.5) * s;
-                    if (x < s || x > TANK_WIDTH - s || (c->dim == 3 && (z < s || z > TANK_WIDTH - s)))
-                        continue;
-                    if (fabs(x - centre[0]) < reach && (c->dim == 2 || fabs(z - centre[2]) < reach))
-                        continue;
-                    if (top[a][b] >= 0.0)
-                        sum += top[a][b], counted++;
-                }
-            free(pos);
-            printf("  %s %dD s %.2f w/h %.3f frame %u: level %.4f (top particles + s/2: %.4f), centre y %.4f, "
-                   "submerged %.4f, tilt %.2f\n", c->solver, c->dim, c->s, c->width / c->height, f, level,
-                   counted ? sum / counted + 0.5 * s : NAN, centre[1], sub, tilt);
         }
+        double reach = 0.5 * c->width + h;
+        for (int a = 0; a < cols; a++)
+            for (int b = 0; b < (c->dim == 3 ? cols : 1); b++) {
+                double x = (a + 0.5) * s, z = (b + 0.5) * s;
+                if (x < s || x > TANK_WIDTH - s || (c->dim == 3 && (z < s || z > TANK_WIDTH - s)))
+                    continue;
+                if (fabs(x - centre[0]) < reach && (c->dim == 2 || fabs(z - centre[2]) < reach))
+                    continue;
+                if (top[a][b] >= 0.0)
+                    sum += top[a][b], counted++;
+            }
+        free(pos);
+        double surface = counted ? sum / counted + 0.5 * s : NAN;
+        double sub_pool = NAN;
+        if (c->pool_volume > 0.0) {
+            double pool_level = solve_level(c->dim, centre, q, c->width, c->height, c->pool_volume);
+            sub_pool = submerged_volume(c->dim, centre, q, c->width, c->height, pool_level) / body_volume;
+        }
+        if (getenv("CS_TEST_VERBOSE"))
+            printf("  %s %dD s %.2f w/h %.3f frame %u: level %.4f (surface %.4f), centre y %.4f, submerged %.4f "
+                   "(against the pool's volume %.4f), tilt %.2f\n", c->solver, c->dim, c->s, c->width / c->height, f,
+                   level, surface, centre[1], sub, sub_pool, tilt);
         res.last_tilt = tilt;
         if (5 * f >= 3 * c->frames)
-            sum_sub += sub, sum_tilt += tilt, samples++;
+            sum_sub += sub, sum_tilt += tilt, sum_surface += surface, sum_pool += sub_pool, samples++;
     }
     CHECK(finite, "%s %dD s %.2f: the box is not finite", c->solver, c->dim, c->s);
     if (samples) {
         res.submerged = sum_sub / samples;
         res.tilt = sum_tilt / samples;
+        res.surface = sum_surface / samples;
+        res.submerged_pool = sum_pool / samples;
         res.ok = finite;
     }
     cs_recorder_destroy(&rec);
@@ -315,15 +330,24 @@ static bool wanted(const char *solver, int dim)
 static void test_archimedes(cs_context *ctx, const char *solver, int dim)
 {
     static const double densities[] = {0.2, 0.35, 0.5, 0.65, 0.8};
+    // The pool alone (the box held above it): where its surface stands, for
+    // a second figure against the pool's own volume (what the solver's
+    // water occupies at rest; the lattice's is the check's reference).
+    tank_case dry = {solver, dim, 0.5, 0.18, 0.12, 0.0, 50, true, 0.0};
+    tank_result pool = run_tank(ctx, &dry);
+    double area = dim == 3 ? TANK_WIDTH * TANK_WIDTH : TANK_WIDTH;
+    printf("pool %s %dD: surface %.4f m at rest, lattice volume over the floor %.4f m (%+.1f%%)\n", solver, dim,
+           pool.surface, TANK_DEPTH, 100.0 * (pool.surface / TANK_DEPTH - 1.0));
     for (size_t k = 0; k < CS_ARRAY_COUNT(densities); k++) {
         double s = densities[k];
-        tank_case c = {solver, dim, s, 0.18, 0.12, 0.0, 100};
+        tank_case c = {solver, dim, s, 0.18, 0.12, 0.0, 100, false, area * pool.surface};
         tank_result r = run_tank(ctx, &c);
         if (!r.ok)
             continue;
         double err = (r.submerged - s) / s;
-        printf("buoyancy %s %dD s %.2f: submerged %.4f of the body (Archimedes %.2f, %+.1f%%), tilt %.2f\n", solver,
-               dim, s, r.submerged, s, 100.0 * err, r.tilt);
+        printf("buoyancy %s %dD s %.2f: submerged %.4f of the body (Archimedes %.2f, %+.1f%%), tilt %.2f; against the "
+               "pool's own volume %.4f (%+.1f%%)\n", solver, dim, s, r.submerged, s, 100.0 * err, r.tilt,
+               r.submerged_pool, 100.0 * (r.submerged_pool - s) / s);
         CHECK(fabs(err) <= 0.05, "%s %dD: a box of %.2f rho0 floats %.4f submerged, Archimedes %.2f (%+.1f%%, bound 5%%)",
               solver, dim, s, r.submerged, s, 100.0 * err);
     }
@@ -340,7 +364,7 @@ static void test_tipping(cs_context *ctx, const char *solver, int dim)
     for (size_t k = 0; k < CS_ARRAY_COUNT(factors); k++) {
         double ratio = factors[k] * critical;
         bool stable = ratio > critical;
-        tank_case c = {solver, dim, s, ratio * height, height, 3.0, 150};
+        tank_case c = {solver, dim, s, ratio * height, height, 3.0, 150, false, 0.0};
         tank_result r = run_tank(ctx, &c);
         if (!r.ok)
             continue;
