@@ -1,27 +1,44 @@
 // test_buoyancy.c — floating rigid boxes in the two particle solvers that
 // push bodies back through their pressure (PBF and WCSPH), 2D and 3D:
-//  1. Archimedes: a box of s rho0 (s = 0.2, 0.35, 0.5, 0.65, 0.8) let go at
-//     rest with its bottom on the water floats with s of its volume under
-//     the water, within 5% of s. The submerged volume is measured from the
-//     box's pose and the fluid's volume, not from the top particles (whose
-//     row stands a biased half spacing under the surface): the tank's floor
-//     area A is known, the fluid fills N spacing^dim at rest (its lattice),
-//     and the level L solves A L = V_fluid + V_sub(L, pose), V_sub the
-//     volume of the (tilted) box under the plane y = L, clipped exactly in
-//     double (submerged_volume). Mean over samples every 10 frames from 60%
-//     of the run on (the box bobs).
+//  1. Archimedes: a box of s rho0 (2D: s = 0.2, 0.5, 0.8; 3D: 0.2, 0.8 —
+//     a subset of 0.2 ... 0.8 for the runtime) let go at rest with its
+//     bottom on the water floats with s of its volume under the water,
+//     within 5% of s. The submerged volume is measured from the box's pose
+//     and the fluid's volume, not from the top particles (whose row stands
+//     a biased half spacing under the surface): the tank's floor area A is
+//     known, the fluid fills N spacing^dim at rest (its lattice), and the
+//     level L solves A L = V_fluid + V_sub(L, pose), V_sub the volume of
+//     the (tilted) box under the plane y = L, clipped exactly in double
+//     (submerged_volume; test_geometry checks it against closed forms).
+//     Mean over samples every 10 frames from 60% of the run (2 s) on: the
+//     box bobs. A dry run first (the box held above the water) prints where
+//     the pool's surface stands at rest, and each case also the fraction
+//     against that pool's own volume (diagnostic, not checked).
 //  2. Stability (the metacentric criterion): a box of s rho0 floating
 //     upright is stable when its width over height exceeds
 //     sqrt(6 s (1 - s)) (metacentre above the centre of mass: KB + BM > KG
 //     with KB = s H / 2, BM = W^2 / (12 s H), KG = H / 2, 2D and 3D with a
-//     square section). A box at 0.7 of that ratio, let go upright tilted
-//     3 degrees, turns onto its side (tilt of its height axis > 45 degrees);
-//     one at 1.4 of it stays upright (< 10 degrees).
+//     square section). At s = 0.3 a box at 0.7 of that ratio, let go
+//     tilted 3 degrees, turns onto its side (tilt of its height axis
+//     > 45 degrees after 2 s); one at 1.4 of it stays upright (< 10).
+// Measured (llvmpipe (Mesa 22.3.6), 10.5 min at load 5): WCSPH 3D -4.0 /
+// -0.1% (s 0.2 / 0.8), 2D +3.8 / -1.5 / +6.3% (0.2 / 0.5 / 0.8: the last
+// fails); PBF 2D -31.3 / -10.5 / +8.0%, 3D -99.1 / -40.7%: fails, its pool
+// at rest stands 2.9% (2D) / 9.5% (3D) above its lattice volume with the
+// default scorr_k (docs/bodies.md, "Buoyancy and stability"); with
+// scorr_k 0 PBF 3D is within 7.1% (0.2) and 3.1% (0.35-0.8). Before PBF's
+// density saw the bodies (scorr_k 0): +18 to +25% in 3D. Tipping, both
+// solvers and dims: narrow 65-87 degrees, wide 0.5-2.1 degrees (with the
+// torque of PBF's impulses dropped the narrow box stays at 3.0: fails).
 // One line per case:
-//   buoyancy <solver> <dim>D s <s>: submerged <frac> of the body (Archimedes <s>, <+x.x>%), tilt <deg>
-//   tipping <solver> <dim>D s <s> w/h <r> (critical <rc>): tilt <deg> -> <tipped|upright> (expected <...>)
-// CS_BUOYANCY_ONLY=<solver><dim> (e.g. pbf3) runs only those cases;
-// CS_TEST_VERBOSE=1 prints every sample.
+//   pool <solver> <dim>D: surface <m> m at rest, lattice volume over the floor <m> m (<+x.x>%)
+//   buoyancy <solver> <dim>D s <s>: submerged <frac> of the body (Archimedes <s>, <+x.x>%), tilt <deg>; against the pool's own volume <frac> (<+x.x>%)
+//   tipping <solver> <dim>D s <s> w/h <r> (critical <rc>): tilt <deg> -> <tipped|upright|between> (expected <tipped|upright>)
+// CS_BUOYANCY_ONLY=<solver><dim>[,...] (e.g. pbf3) runs only those groups,
+// CS_BUOYANCY_ARCHIMEDES_ONLY / CS_BUOYANCY_TIPPING_ONLY one half,
+// CS_BUOYANCY_BLOCK='"scorr_k":0' adds keys to the solver's block (for
+// experiments; the test itself runs the defaults), CS_TEST_VERBOSE=1
+// prints every sample.
 #include "test_util.h"
 
 #include "bodies.h"
@@ -30,12 +47,16 @@
 #define PI 3.14159265358979323846
 
 // The tanks: 3D 0.48 x 0.48 floor, water 0.24 deep on a 0.03 lattice (16 x 8
-// x 16 particles, h = 2 spacings); 2D 0.48 wide, 0.24 deep on a 0.015
-// lattice (32 x 16). dt 2 ms, 10 substeps a frame.
+// x 16 particles, h = 2 spacings); 2D 0.96 wide, 0.24 deep on a 0.015
+// lattice (64 x 16). dt 2 ms, 10 substeps a frame. The 2D tank is wider
+// than the 3D one: at 0.48 its first sloshing mode (0.82 s) is close to a
+// floating box's heave (~0.7 s) and WCSPH boxes bobbed out of the water
+// and back over the whole run (0.2 rho0: -27%, 0.5: -33%).
 #define TANK_WIDTH 0.48
+#define TANK_WIDTH_2D 0.96
 #define TANK_DEPTH 0.24
 
-static double spacing_of(int dim) { return dim == 3 ? 0.03 : getenv("CS_S2") ? atof(getenv("CS_S2")) : 0.015; }
+static double spacing_of(int dim) { return dim == 3 ? 0.03 : 0.015; }
 
 // One box: width w (x and, in 3D, z), height hb (y), density s rho0, tilted
 // `tilt0` degrees about z, let go at rest with its lowest point just above
@@ -151,7 +172,7 @@ static double submerged_volume(int dim, const double centre[3], const double q[4
 static double solve_level(int dim, const double centre[3], const double q[4], double width, double height,
                           double fluid_volume)
 {
-    double area = dim == 3 ? TANK_WIDTH * TANK_WIDTH : TANK_WIDTH;
+    double area = dim == 3 ? TANK_WIDTH * TANK_WIDTH : TANK_WIDTH_2D;
     double lo = 0.0, hi = 2.0 * (fluid_volume + width * height * (dim == 3 ? width : 1.0)) / area;
     for (int it = 0; it < 100; it++) {
         double mid = 0.5 * (lo + hi);
@@ -199,7 +220,7 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
     char text[2048], body[512], fluid[768];
     const char *dry = c->dry ? ",\"static\":true" : "";
     double dry_lift = c->dry ? 0.2 : 0.0;
-    const char *block = getenv("CS_BLOCK") ? getenv("CS_BLOCK") : "";
+    const char *block = getenv("CS_BUOYANCY_BLOCK") ? getenv("CS_BUOYANCY_BLOCK") : ""; // experiments only
     if (c->dim == 3) {
         snprintf(body, sizeof body,
                  "{\"shape\":\"box\",\"size\":[%.6f,%.6f,%.6f],\"density\":%g,\"position\":[0.24,%.6f,0.24],"
@@ -214,16 +235,16 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
                  "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH, TANK_WIDTH, body, fluid);
     } else {
         snprintf(body, sizeof body,
-                 "{\"shape\":\"box\",\"size\":[%.6f,%.6f],\"density\":%g,\"position\":[0.24,%.6f],"
+                 "{\"shape\":\"box\",\"size\":[%.6f,%.6f],\"density\":%g,\"position\":[%g,%.6f],"
                  "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1%s}",
-                 c->width, c->height, c->s * rho0, TANK_DEPTH + 0.005 + drop + dry_lift, c->tilt0, dry);
+                 c->width, c->height, c->s * rho0, 0.5 * TANK_WIDTH_2D, TANK_DEPTH + 0.005 + drop + dry_lift, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
                  "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
                  "\"materials\":[{\"rest_density\":1000,\"mass\":%g}],\"blocks\":[{\"min\":[0,0],\"max\":[%g,%g]}]}",
-                 c->solver, c->solver, block, s, h, mass, TANK_WIDTH, TANK_DEPTH);
+                 c->solver, c->solver, block, s, h, mass, TANK_WIDTH_2D, TANK_DEPTH);
         snprintf(text, sizeof text,
                  "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[%g,0.6]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
-                 "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH, body, fluid);
+                 "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH_2D, body, fluid);
     }
     cs_scene scene;
     cs_world world;
@@ -266,8 +287,9 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
         // of the walls by a spacing, plus half a spacing.
         uint32_t n = 0;
         float *pos = test_fluid_positions(ctx, &world, 0, &n);
-        double top[64][64], sum = 0.0;
-        int cols = (int)(TANK_WIDTH / s + 0.5), counted = 0;
+        double top[72][72], sum = 0.0;
+        double width = c->dim == 3 ? TANK_WIDTH : TANK_WIDTH_2D;
+        int cols = (int)(width / s + 0.5), counted = 0;
         for (int a = 0; a < cols; a++)
             for (int b = 0; b < cols; b++)
                 top[a][b] = -1.0;
@@ -280,7 +302,7 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
         for (int a = 0; a < cols; a++)
             for (int b = 0; b < (c->dim == 3 ? cols : 1); b++) {
                 double x = (a + 0.5) * s, z = (b + 0.5) * s;
-                if (x < s || x > TANK_WIDTH - s || (c->dim == 3 && (z < s || z > TANK_WIDTH - s)))
+                if (x < s || x > width - s || (c->dim == 3 && (z < s || z > width - s)))
                     continue;
                 if (fabs(x - centre[0]) < reach && (c->dim == 2 || fabs(z - centre[2]) < reach))
                     continue;
@@ -329,16 +351,21 @@ static bool wanted(const char *solver, int dim)
 
 static void test_archimedes(cs_context *ctx, const char *solver, int dim)
 {
-    static const double densities[] = {0.2, 0.35, 0.5, 0.65, 0.8};
+    // A subset of 0.2 ... 0.8 for the runtime (all five in both dims took
+    // 15 minutes on llvmpipe at load 5): 2D the ends and the middle, 3D
+    // (three times a 2D case's cost) the ends.
+    static const double three[] = {0.2, 0.5, 0.8}, ends[] = {0.2, 0.8};
+    const double *densities = dim == 2 ? three : ends;
+    size_t count = dim == 2 ? CS_ARRAY_COUNT(three) : CS_ARRAY_COUNT(ends);
     // The pool alone (the box held above it): where its surface stands, for
     // a second figure against the pool's own volume (what the solver's
     // water occupies at rest; the lattice's is the check's reference).
-    tank_case dry = {solver, dim, 0.5, 0.18, 0.12, 0.0, 50, true, 0.0};
+    tank_case dry = {solver, dim, 0.5, 0.18, 0.12, 0.0, 30, true, 0.0};
     tank_result pool = run_tank(ctx, &dry);
-    double area = dim == 3 ? TANK_WIDTH * TANK_WIDTH : TANK_WIDTH;
+    double area = dim == 3 ? TANK_WIDTH * TANK_WIDTH : TANK_WIDTH_2D;
     printf("pool %s %dD: surface %.4f m at rest, lattice volume over the floor %.4f m (%+.1f%%)\n", solver, dim,
            pool.surface, TANK_DEPTH, 100.0 * (pool.surface / TANK_DEPTH - 1.0));
-    for (size_t k = 0; k < CS_ARRAY_COUNT(densities); k++) {
+    for (size_t k = 0; k < count; k++) {
         double s = densities[k];
         tank_case c = {solver, dim, s, 0.18, 0.12, 0.0, 100, false, area * pool.surface};
         tank_result r = run_tank(ctx, &c);
@@ -364,7 +391,7 @@ static void test_tipping(cs_context *ctx, const char *solver, int dim)
     for (size_t k = 0; k < CS_ARRAY_COUNT(factors); k++) {
         double ratio = factors[k] * critical;
         bool stable = ratio > critical;
-        tank_case c = {solver, dim, s, ratio * height, height, 3.0, 150, false, 0.0};
+        tank_case c = {solver, dim, s, ratio * height, height, 3.0, 100, false, 0.0};
         tank_result r = run_tank(ctx, &c);
         if (!r.ok)
             continue;
