@@ -185,10 +185,11 @@ static double solve_level(int dim, const double centre[3], const double q[4], do
 }
 
 // A check of the geometry against closed forms: an upright box under a level
-// through it (h_sub w^2), and a 3D box turned 45 degrees about z with the
-// level through its centre (half its volume by symmetry), and a 2D square at
-// 45 degrees with the level a quarter diagonal below the centre (the corner
-// triangle, (d/2)^2 with d = the half diagonal... here (sqrt2 w / 4)^2).
+// through it (depth w^2), a 3D box turned 45 degrees about z with the level
+// through its centre (half its volume, by symmetry), a 2D square of side w
+// at 45 degrees with the level d / 2 above its lowest corner, d = w / sqrt 2
+// the half diagonal (a right triangle of height d / 2: area (d / 2)^2), and
+// the level with the box above the water (the fluid's own).
 static void test_geometry(void)
 {
     double c[3] = {0.3, 0.2, 0.25}, up[4] = {0, 0, 0, 1};
