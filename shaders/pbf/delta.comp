@@ -87,6 +87,24 @@ void main()
     g_particle = i;
     g_mass = pi.w;
 #endif
+    // And along each body's share (lambda counted it in the density): the
+    // push is the body's pressure on the particle, handed back to a moving
+    // body as -m dx / dt at the particle (pbf_impulse.glsl), so the body
+    // feels the pressure where it acts and turns under it.
+    if (cs_body_count() > 0u) {
+        uvec3 near = cs_body_candidates(xi, CS_H);
+        for (uint k = near.x; k < near.y; k++) {
+            uint b = cs_body_candidate(near, k);
+            vec4 share = cs_body_boundary(b, xi);
+            if (!(share.w > 0.0))
+                continue;
+            vec3 push = li * share.xyz;
+            x += push;
+#ifdef WITH_IMPULSES
+            cs_add_impulse(b, xi, push / CS_BODY_DT);
+#endif
+        }
+    }
     cs_collide(x, v);
     predicted_out[i] = vec4(x, pi.w);
     // Skin check for the position set this writes (slot + 1): a particle

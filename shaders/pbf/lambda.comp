@@ -52,6 +52,19 @@ void main()
     float phi;
     vec3 grad_b;
     cs_boundary(xi, phi, grad_b);
+    // Rigid bodies the same way (fluid.glsl cs_body_boundary): without them
+    // the layer next to a body misses the body's share of its kernel, reads
+    // under-dense and is never pushed, so it stands off the body and the
+    // body sinks into the gap (a box of 0.3 rho0 floated 25% deep against
+    // the visible surface). Only the broad phase's candidates.
+    if (cs_body_count() > 0u) {
+        uvec3 near = cs_body_candidates(xi, CS_H);
+        for (uint k = near.x; k < near.y; k++) {
+            vec4 share = cs_body_boundary(cs_body_candidate(near, k), xi);
+            phi += share.w;
+            grad_b += share.xyz;
+        }
+    }
     rho += CS_REST_DENSITY(materials[i]) * phi;
     grad_i += grad_b;
     // Unilateral: a fluid pushes but does not pull. Particles at a free
