@@ -13,7 +13,7 @@
 //  4. Momentum: no gravity, a box thrown into a resting blob in a closed box
 //     far from the walls (the test checks that no particle comes within h of
 //     a wall, so the walls exchange no momentum): fluid + body momentum
-//     stays within 1e-4 of the initial (relative) for WCSPH, 1e-3 for PBF
+//     stays within 1e-4 of the initial (relative) for WCSPH, 3e-3 for PBF
 //     (its velocities are differences of rounded float positions).
 //  5. Archimedes, as far as the model goes: in a small WCSPH tank a box of
 //     2 rho0 sinks, drives the fluid out from under it and rests on the
@@ -815,9 +815,14 @@ int main(void)
     // PBF's velocities are differences of float positions over dt, (x* - x)
     // / dt, rounded on every predict and delta write (~3e-8 m near 0.5 m,
     // 1.5e-5 m/s per particle and write at dt = 2 ms): over 60 substeps of
-    // 3200 particles that random walk alone is ~1e-3 of |P| (measured: 3.4e-4
-    // with the bodies in PBF's density; 4.4e-4 before).
-    test_momentum(&ctx, "pbf", THROW_PBF, 1e-3);
+    // 3200 particles that random walk alone is ~1e-3 of |P|. Measured
+    // (llvmpipe): 3.4e-4 with scorr_k 0.1 and xsph 0.01 (4.4e-4 before the
+    // bodies were in PBF's density), but 1.27e-3 with today's defaults
+    // (0.04, 0.03), 1.41e-3 with 0.04 / 0.01, 1.59e-3 with 0.1 / 0.03: no
+    // trend with either, the walk's spread. Bound 3e-3: a leak in the
+    // coupling's accounting (one iteration's pushes not handed back) would
+    // be of the order of the 3 kg m/s exchanged, far above it.
+    test_momentum(&ctx, "pbf", THROW_PBF, 3e-3);
     test_archimedes(&ctx);
     test_flat(&ctx);
     return test_finish(&ctx);

@@ -20,6 +20,7 @@ The tests, what is read from each, and the device line each printed:
   test_cornell_radiosity  "cornell box, seed ...: relative RMSE ..."
   test_walls              "<case> <t> s: ... rms <r> p99 <p> m/s, |rho/rho0-1| interior ..."
   test_vorton             "ring R <R> core <a> Gamma <G>, <n> vortons ...: speed <v>, Kelvin <k> (<e>%)"
+  test_buoyancy           "buoyancy <solver> <d>D s <s>: submerged <f> ...", "tipping ...", "pool ..."
   test_vorton_spin        "spin-down t <t> s: omega <w> rad/s, Rayleigh estimate <e> (...); lost <l> vs <le> ..."
   test_reint              "conservation ...: mass <a> -> <b> ..."
   test_surface            "sdf sphere <n>^3: ... area err ... volume err ..."
@@ -207,6 +208,30 @@ def spin_down(log, args, lines):
         lines.append("- " + m.group(0).strip())
 
 
+def buoyancy(log, args, lines):
+    pools = {}
+    for m in re.finditer(r"^pool (\w+) (\d)D: surface ([0-9.]+) m at rest, lattice volume over the floor ([0-9.]+) m "
+                         r"\(([-+0-9.]+)%\)", log, re.M):
+        pools[(m.group(1), m.group(2))] = m.group(5)
+    lines.append("| solver | dim | ρ_body/ρ₀ | submerged fraction | against Archimedes | tilt ° | "
+                 "the pool alone: surface over its lattice volume |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for m in re.finditer(r"^buoyancy (\w+) (\d)D s ([0-9.]+): submerged ([0-9.]+) of the body \(Archimedes [0-9.]+, "
+                         r"([-+0-9.]+)%\), tilt ([0-9.]+)", log, re.M):
+        solver, dim, sv, sub, err, tilt = m.groups()
+        lines.append("| %s | %sD | %s | %s | %s%% | %s | %s%% |" % (solver, dim, sv, sub, err, tilt,
+                                                              pools.get((solver, dim), "—")))
+    lines.append("")
+    lines.append("Submerged volume from the box's pose and the fluid's volume (floor area × level = N spacing^dim + "
+                 "the box's volume under the level, clipped exactly).")
+    lines.append("")
+    lines.append("| solver | dim | ρ_body/ρ₀ | width / height | critical √(6s(1−s)) | tilt after 2 s ° | result | expected |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for m in re.finditer(r"^tipping (\w+) (\d)D s ([0-9.]+) w/h ([0-9.]+) \(critical ([0-9.]+)\): tilt ([0-9.]+) -> "
+                         r"(\w+) \(expected (\w+)\)", log, re.M):
+        lines.append("| %s | %sD | %s | %s | %s | %s | %s | %s |" % m.groups())
+
+
 def reint_mass(log, args, lines):
     for m in re.finditer(r"^conservation.*?mass \d+ -> \d+.*$", log, re.M):
         lines.append("- " + m.group(0).strip())
@@ -218,6 +243,7 @@ SECTIONS = [
      radiosity_shipped),
     ("test_cornell_radiosity", "Cornell box: converged radiosity against the path tracer", cornell),
     ("test_walls", "Pools at rest and the PBF dam break (last printed time of each pool)", walls),
+    ("test_buoyancy", "Floating boxes: Archimedes by density, and the metacentric criterion", buoyancy),
     ("test_vorton", "Vortex ring speed against Kelvin's formula", vortex_ring),
     ("test_vorton_spin", "A spinning sphere's spin-down in vortons against the unsteady Stokes (Rayleigh) estimate",
      spin_down),
