@@ -21,15 +21,18 @@
 //     square section). At s = 0.3 a box at 0.7 of that ratio, let go
 //     tilted 3 degrees, turns onto its side (tilt of its height axis
 //     > 45 degrees after 2 s); one at 1.4 of it stays upright (< 10).
-// Measured (llvmpipe (Mesa 22.3.6), 10.5 min at load 5): WCSPH 3D -4.0 /
-// -0.1% (s 0.2 / 0.8), 2D +3.8 / -1.5 / +6.3% (0.2 / 0.5 / 0.8: the last
-// fails); PBF 2D -31.3 / -10.5 / +8.0%, 3D -99.1 / -40.7%: fails, its pool
-// at rest stands 2.9% (2D) / 9.5% (3D) above its lattice volume with the
-// default scorr_k (docs/bodies.md, "Buoyancy and stability"); with
-// scorr_k 0 PBF 3D is within 7.1% (0.2) and 3.1% (0.35-0.8). Before PBF's
-// density saw the bodies (scorr_k 0): +18 to +25% in 3D. Tipping, both
-// solvers and dims: narrow 65-87 degrees, wide 0.5-2.1 degrees (with the
-// torque of PBF's impulses dropped the narrow box stays at 3.0: fails).
+// Measured (llvmpipe (Mesa 22.3.6), 11 min at load 5; PBF scorr_k 0.04,
+// xsph 0.03; WCSPH alpha 0.02 in these tanks): WCSPH 2D +3.8 / -1.5 /
+// +6.3% (s 0.2 / 0.5 / 0.8), 3D -4.0 / -0.1% (0.2 / 0.8); PBF 2D +24.0 /
+// +8.9 / +6.6%, 3D -8.3 / -19.1%: PBF and WCSPH 2D at 0.8 do not meet 5%
+// (open_case below: printed NOT MET, held to a regression bound). PBF's
+// pool alone stands 4.3% (3D) above its lattice volume (docs/bodies.md,
+// "Buoyancy and stability"); with scorr_k 0 PBF 3D is within 7.1% (0.2)
+// and 3.1% (0.35-0.8), but such a pool never rests (test_walls). Before
+// PBF's density saw the bodies (scorr_k 0): +18 to +25% in 3D. Tipping,
+// both solvers and dims: narrow 68-87 degrees, wide 0.7-2.3 degrees; it
+// passes on the code before this test too (PBF 3D narrow 80.9), and fails
+// with the torque of PBF's impulses dropped (the narrow box stays at 3.0).
 // One line per case:
 //   pool <solver> <dim>D: surface <m> m at rest, lattice volume over the floor <m> m (<+x.x>%)
 //   buoyancy <solver> <dim>D s <s>: submerged <frac> of the body (Archimedes <s>, <+x.x>%), tilt <deg>; against the pool's own volume <frac> (<+x.x>%)
