@@ -37,7 +37,9 @@
 //   pool <solver> <dim>D: surface <m> m at rest, lattice volume over the floor <m> m (<+x.x>%)
 //   buoyancy <solver> <dim>D s <s>: submerged <frac> of the body (Archimedes <s>, <+x.x>%), tilt <deg>; against the pool's own volume <frac> (<+x.x>%)
 //   tipping <solver> <dim>D s <s> w/h <r> (critical <rc>): tilt <deg> -> <tipped|upright|between> (expected <tipped|upright>)
-// CS_BUOYANCY_ONLY=<solver><dim>[,...] (e.g. pbf3) runs only those groups,
+// CS_BUOYANCY_ONLY=<solver><dim>[,...] (e.g. pbf3) runs only those groups
+// (ctest runs test_buoyancy with wcsph2 and test_buoyancy_pbf2 / _wcsph3 /
+// _pbf3 beside it: each its own timeout),
 // CS_BUOYANCY_ARCHIMEDES_ONLY / CS_BUOYANCY_TIPPING_ONLY one half,
 // CS_BUOYANCY_BLOCK='"scorr_k":0' adds keys to the solver's block (for
 // experiments; the test itself runs the defaults), CS_TEST_VERBOSE=1
