@@ -29,6 +29,8 @@
 //   test_walls all             every case
 //   test_walls NAME...         the cases whose name holds a NAME
 // ctest runs the deep ones as test_walls_pbf_16k and test_walls_wcsph_3d.
+// CS_WALLS_PBF_BLOCK='"scorr_k": 0.02' fills the defaults cases' empty
+// "pbf": {} (sweeps, docs/fluids.md "Dam-break front and rest").
 #include "test_util.h"
 
 #include "solvers.h"
