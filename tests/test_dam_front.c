@@ -29,7 +29,7 @@
 //     fluid (llvmpipe: PBF -4.7% .. +2.1%, WCSPH within 2%, Clavet -7.6%
 //     at T = 1, -1.7% at T = 3).
 // Measured (llvmpipe, Mesa 22.3.6) with the defaults: every solver within
-// 3.2% of the mean, every front within -4.6% .. +5.7% of the experiment.
+// 3.2% of the mean, every front within -4.6% .. +6.3% of the experiment.
 // What it took (docs/fluids.md "Defaults in any units", docs/validation.md):
 //  - Clavet: scale-free defaults (scene_clavet.c). Before, k 0.08, k_near
 //    0.1, kappa 0.0004 in the seed's 2D units and mass rho0 s^dim blew this

@@ -288,7 +288,7 @@ static const pool_case pools[] = {
      "  \"pbf\": {} }",
      8.0, true, true},
     // 16384 particles with the solver's defaults (issue 31 item 4), 16
-    // rows deep. llvmpipe: rms 0.013 m/s over 6-8 s = 0.65% of sqrt(gH);
+    // rows deep. llvmpipe: rms 0.012 m/s over 6-8 s = 0.60% of sqrt(gH);
     // the interior reads 0.63% dense: 4 Jacobi iterations a substep carry
     // the hydrostatic load down a few rows each, so a deeper pool stays
     // more compressed (8 rows: 0.29%); bounded at 1% here.
@@ -310,7 +310,7 @@ static const pool_case pools[] = {
      "  \"wcsph\": {} }",
      1.0, true, false},
     // Clavet with its scale-free defaults (scene_clavet.c): at rest like
-    // the others (llvmpipe: rms 0.27% of sqrt(gH) over 6-8 s). Its density
+    // the others (llvmpipe: rms 0.40% of sqrt(gH) over 6-8 s). Its density
     // is a kernel sum without self and its pressure soft (the seed's
     // per-substep stiffness), so height and interior density are printed
     // only (interior 7% over rest: hydrostatic compression).
@@ -344,7 +344,8 @@ static const pool_case pools[] = {
 
 // ---------------------------------------------------------------------------
 // The PBF dam break keeps its behaviour: a column 0.2 x 0.4 x 0.2 m (2000
-// particles, the shipped dam_break_3d's solver block, xsph included)
+// particles, the solver block dam_break_3d shipped with before issue 31:
+// scorr_k 0.1, xsph 0.05, kept so that DAM_FRONT_BEFORE stays comparable)
 // collapses along x; the front (the 99th percentile of x, so a lone spray
 // particle does not decide it) at 0.25 s is compared with the figure the
 // solver gave before the wall margin and the rest fix (DAM_FRONT_BEFORE,

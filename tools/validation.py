@@ -39,6 +39,10 @@ TESTS = ["test_dam_front", "test_radiosity_shipped", "test_cornell_radiosity", "
          "test_reint", "test_surface", "test_sh"]
 
 
+# Arguments for --run: test_walls without one skips its deep pools.
+RUN_ARGS = {"test_walls": ["all"]}
+
+
 def read_log(args, test):
     path = os.path.join(args.logs, test + ".log")
     if not os.path.exists(path) and args.run:
@@ -48,7 +52,7 @@ def read_log(args, test):
         os.makedirs(args.logs, exist_ok=True)
         print("validation.py: running %s ..." % test, file=sys.stderr)
         with open(path, "w") as f:
-            subprocess.run([exe], stdout=f, stderr=subprocess.STDOUT, cwd=args.build)
+            subprocess.run([exe] + RUN_ARGS.get(test, []), stdout=f, stderr=subprocess.STDOUT, cwd=args.build)
     if not os.path.exists(path):
         return None
     with open(path, errors="replace") as f:

@@ -55,7 +55,7 @@ typedef struct cs_material {
     // WCSPH (Tait): stiffness B is derived from speed_of_sound; gamma exponent.
     float speed_of_sound;
     float tait_gamma;
-    float viscosity;         // artificial viscosity alpha (WCSPH), XSPH c (PBF)
+    float viscosity;         // artificial viscosity alpha (WCSPH; default 0.1; PBF does not read it)
 } cs_material;
 
 typedef struct cs_fluid_block {
