@@ -670,7 +670,7 @@ static void test_archimedes(cs_context *ctx)
            "2 rho0 is %.3f submerged, %.4f m above the floor, tilted %.2f degrees after 2 s\n",
            light, gap_light, heavy, gap_heavy, tilt_heavy);
     // The WCSPH density and pressure see the bodies: each body's share of
-    // the kernel (wcsph.glsl wcsph_body_share, a product over its planes)
+    // the kernel (shaders/bodies/body_share.glsl cs_body_share, a product over its planes)
     // counts as rest fluid, its pressure handed back to the body; with the
     // product the rim's loss inside the footprint and its gain outside
     // cancel (CS_TANK_PROFILE=1: -0.98 N, +1.01 N of the box's 19.07 N).
@@ -705,7 +705,7 @@ static void test_archimedes(cs_context *ctx)
     CHECK(gap_heavy < 1e-3, "a box of 2 rho0 stays %.4f m above the floor after 2 s", gap_heavy);
     // Tilt: with the nearest face as a wall it rested on one edge over a
     // wedge of trapped fluid, 10.4 degrees after 2 s; with the product over
-    // the planes (wcsph_body_share) it lies flat: 0.01 degrees.
+    // the planes (cs_body_share) it lies flat: 0.01 degrees.
     CHECK(tilt_heavy < 1.0, "a box of 2 rho0 rests %.2f degrees tilted after 2 s", tilt_heavy);
 }
 

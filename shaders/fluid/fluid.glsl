@@ -355,65 +355,6 @@ void cs_boundary(vec3 x, out float phi, out vec3 grad)
     }
 }
 
-// Rigid bodies in the boundary model (PBF: lambda.comp, delta.comp): body
-// b's volume counts as rest fluid beyond its faces, like a wall's
-// half-space. A convex polytope is the intersection of its planes' inner
-// half-spaces; its share is the product over its planes of each
-// half-space's share, S(d / h) for a plane x is in front of and
-// 1 - S(-d / h) for one it is behind (S = the boundary table's phi; the
-// plane x is farthest in front of counts as d >= 0, so a particle inside a
-// body before the collision moves it out reads as on the face). Exact for
-// one face; across a rim both sides read half of the face's share, so what
-// the rim loses inside the footprint comes back past the edge (WCSPH's
-// wcsph_body_share is the same product over its own tables). The
-// gradient of the product: share * sum_k g_k / phi_k, each factor's
-// gradient g_k = -(G(|d|) / h) n_k on both sides of its plane (G = the
-// table's spiky integral, as cs_boundary's walls), pointing into the body.
-// A sphere: its tangent plane. Returns (gradient, share); 0 beyond h.
-vec4 cs_body_boundary(uint b, vec3 x)
-{
-    cs_body_gpu body = CS_BODY_SET.bodies[b];
-    vec3 r = x - body.centre.xyz;
-    float reach = body.centre.w + CS_H;
-    if (!(dot(r, r) <= reach * reach))
-        return vec4(0.0);
-    float inv_h = fp.kernel.w;
-    if (body.omega.w > 0.0) {
-        float len = length(r);
-        vec3 n = len > 0.0 ? r / len : vec3(0.0, 1.0, 0.0);
-        float d = max(len - body.omega.w, 0.0);
-        if (!(d < CS_H))
-            return vec4(0.0);
-        vec2 s = cs_boundary_sample(d);
-        return vec4(-(s.y * inv_h) * n, s.x);
-    }
-    float front = -CS_BODY_FAR;
-    for (uint k = 0u; k < body.info.y; k++) {
-        vec4 p = CS_BODY_SET.planes[body.info.x + k];
-        front = max(front, dot(p.xyz, x) - p.w);
-    }
-    if (!(front < CS_H))
-        return vec4(0.0);
-    float share = 1.0;
-    vec3 grad = vec3(0.0);
-    bool clamped = false;
-    for (uint k = 0u; k < body.info.y; k++) {
-        vec4 p = CS_BODY_SET.planes[body.info.x + k];
-        float d = dot(p.xyz, x) - p.w;
-        if (d == front && !clamped) {
-            d = max(d, 0.0);
-            clamped = true;
-        }
-        vec2 s = cs_boundary_sample(abs(d));
-        float phi = d >= 0.0 ? s.x : 1.0 - s.x;
-        if (!(phi > 0.0))
-            return vec4(0.0);
-        share *= phi;
-        grad -= (s.y * inv_h / phi) * p.xyz;
-    }
-    return vec4(share * grad, share);
-}
-
 bool cs_finite(vec3 x)
 {
     return !any(isnan(x)) && !any(isinf(x));

@@ -15,6 +15,7 @@ void cs_add_impulse(uint b, vec3 x, vec3 dv);
 #include "../grid/grid.glsl"
 #include "pbf_shared.h"
 #include "pbf_pack.glsl"
+#include "pbf_bodies.glsl"
 layout(local_size_x = CS_FLUID_GROUP) in;
 layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
@@ -95,7 +96,7 @@ void main()
         uvec3 near = cs_body_candidates(xi, CS_H);
         for (uint k = near.x; k < near.y; k++) {
             uint b = cs_body_candidate(near, k);
-            vec4 share = cs_body_boundary(b, xi);
+            vec4 share = pbf_body_boundary(b, xi);
             if (!(share.w > 0.0))
                 continue;
             vec3 push = li * share.xyz;

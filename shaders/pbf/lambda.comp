@@ -8,6 +8,7 @@
 #include "../grid/grid.glsl"
 #include "pbf_shared.h"
 #include "pbf_pack.glsl"
+#include "pbf_bodies.glsl"
 layout(local_size_x = CS_FLUID_GROUP) in;
 layout(std430, binding = 1) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Predicted { vec4 predicted[]; };
@@ -52,7 +53,7 @@ void main()
     float phi;
     vec3 grad_b;
     cs_boundary(xi, phi, grad_b);
-    // Rigid bodies the same way (fluid.glsl cs_body_boundary): without them
+    // Rigid bodies the same way (pbf_bodies.glsl): without them
     // the layer next to a body misses the body's share of its kernel, reads
     // under-dense and is never pushed, so it stands off the body and the
     // body sinks into the gap (a box of 0.3 rho0 floated 25% deep against
@@ -60,7 +61,7 @@ void main()
     if (cs_body_count() > 0u) {
         uvec3 near = cs_body_candidates(xi, CS_H);
         for (uint k = near.x; k < near.y; k++) {
-            vec4 share = cs_body_boundary(cs_body_candidate(near, k), xi);
+            vec4 share = pbf_body_boundary(cs_body_candidate(near, k), xi);
             phi += share.w;
             grad_b += share.xyz;
         }

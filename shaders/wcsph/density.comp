@@ -84,14 +84,14 @@ void main()
         for (uint w = 0u; w < cs_boundary_count(); w++)
             open *= 1.0 - wcsph_wall(max(cs_boundary_distance(w, xi), 0.0) * inv_h, 0);
         // Rigid bodies the same way: the share of the kernel each body
-        // fills (wcsph.glsl wcsph_body_share) counts as rest fluid
+        // fills (shaders/bodies/body_share.glsl) counts as rest fluid
         // (forces.comp: the pressure that goes with it, handed back to the
         // body).
         // Only the broad phase's candidates (bodies.glsl): the others'
         // share is 0, a factor of exactly 1.
         uvec3 near = cs_body_candidates(xi, CS_H);
         for (uint k = near.x; k < near.y; k++)
-            open *= 1.0 - wcsph_body_share(cs_body_candidate(near, k), xi).w;
+            open *= 1.0 - cs_body_share(cs_body_candidate(near, k), xi).w;
         rho += eos.x * (1.0 - open);
     }
     if (renormalise)

@@ -105,14 +105,14 @@ void main()
         float open = 1.0;
         for (uint w = 0u; w < cs_boundary_count(); w++)
             open *= 1.0 - wcsph_wall(max(cs_boundary_distance(w, xi), 0.0) * inv_h, 0);
-        // Rigid bodies: each one's share of the kernel (wcsph.glsl
-        // wcsph_body_share) is one more factor in the product (density.comp
+        // Rigid bodies: each one's share of the kernel (cs_body_share,
+        // shaders/bodies/body_share.glsl) is one more factor in the product (density.comp
         // counts the same shares); with no bodies nothing here changes.
         // Only the broad phase's candidates (bodies.glsl): the others'
         // share is 0 (a factor of exactly 1, no push).
         uvec3 near = cs_body_candidates(xi, CS_H);
         for (uint k = near.x; k < near.y; k++)
-            open *= 1.0 - wcsph_body_share(cs_body_candidate(near, k), xi).w;
+            open *= 1.0 - cs_body_share(cs_body_candidate(near, k), xi).w;
         float scale = mati.eos.x * pi_term * inv_h;
         for (uint w = 0u; w < cs_boundary_count(); w++) {
             float q = max(cs_boundary_distance(w, xi), 0.0) * inv_h;
@@ -124,7 +124,7 @@ void main()
         // -m a dt at x_i, about its centre of mass.
         for (uint k = near.x; k < near.y; k++) {
             uint b = cs_body_candidate(near, k);
-            vec4 share = wcsph_body_share(b, xi);
+            vec4 share = cs_body_share(b, xi);
             if (!(share.w > 0.0))
                 continue;
             vec3 a_b = (scale * open / (1.0 - share.w)) * share.xyz;

@@ -59,65 +59,16 @@ float wcsph_wall(float q, int c)
     return mix(wp.wall[k][c], wp.wall[k + 1][c], f);
 }
 
-// Body b's share of the kernel around x: the fraction of a particle's
-// kernel that the body's volume fills, as rest fluid would (density +=
-// rho0 share, like a wall's psi), and minus its gradient times h (the
-// direction and size of the push a wall term gives). A convex polytope is
-// the intersection of its planes' inner half-spaces; its share is taken as
-// the product over planes of each half-space's share (separable, as the
-// walls' 1 - prod (1 - psi)): phi_k = psi(d_k / h) for a plane x is in
-// front of (d_k > 0), 1 - psi(-d_k / h) for one it is behind. Exact for a
-// single face; at an edge both sides of the rim read 1/2 of the face's
-// share and what the rim loses inside comes back outside, so over a line
-// across the rim the share integrates to the footprint. (The nearest face
-// alone gave the whole psi past the edges, 7% of a floating box's lift on
-// top of the hydrostatic force: it floated 8% high.) The gradient of a
-// product: share * sum_k push(|q_k|) / phi_k n_k (push = -dpsi/dq, the
-// same sign on both sides of a plane). The plane x is farthest in front of
-// counts as at least 0 (a particle inside a body, before the collision
-// moves it out, reads as on the face). A sphere: its tangent plane.
-// Returns (minus the gradient times h, the share); 0 beyond h of the body.
-vec4 wcsph_body_share(uint b, vec3 x)
+// Bodies as rest fluid (shaders/bodies/body_share.glsl): cs_body_share
+// returns (minus the gradient of the share times h: the direction and size
+// of the push a wall term gives, the share) from the wall tables. Density
+// adds rho0 share, like a wall's psi.
+vec2 cs_body_share_table(float d)
 {
-    cs_body_gpu body = CS_BODY_SET.bodies[b];
-    vec3 r = x - body.centre.xyz;
-    float reach = body.centre.w + CS_H;
-    if (!(dot(r, r) <= reach * reach))
-        return vec4(0.0);
-    float inv_h = wp.kernel.y;
-    if (body.omega.w > 0.0) {
-        float len = length(r);
-        vec3 n = len > 0.0 ? r / len : vec3(0.0, 1.0, 0.0);
-        float q = max(len - body.omega.w, 0.0) * inv_h;
-        return vec4(wcsph_wall(q, 1) * n, wcsph_wall(q, 0));
-    }
-    float front = -3.402823466e38;
-    for (uint k = 0u; k < body.info.y; k++) {
-        vec4 p = CS_BODY_SET.planes[body.info.x + k];
-        front = max(front, dot(p.xyz, x) - p.w);
-    }
-    if (!(front < CS_H))
-        return vec4(0.0);
-    float share = 1.0;
-    vec3 push = vec3(0.0);
-    bool clamped = false;
-    for (uint k = 0u; k < body.info.y; k++) {
-        vec4 p = CS_BODY_SET.planes[body.info.x + k];
-        float d = dot(p.xyz, x) - p.w;
-        if (d == front && !clamped) {
-            d = max(d, 0.0);
-            clamped = true;
-        }
-        float q = abs(d) * inv_h;
-        float psi = wcsph_wall(q, 0);
-        float phi = d >= 0.0 ? psi : 1.0 - psi;
-        if (!(phi > 0.0))
-            return vec4(0.0);
-        share *= phi;
-        push += (wcsph_wall(q, 1) / phi) * p.xyz;
-    }
-    return vec4(share * push, share);
+    float q = d * wp.kernel.y;
+    return vec2(wcsph_wall(q, 0), wcsph_wall(q, 1));
 }
+#include "../bodies/body_share.glsl"
 
 // The share of the kernel at x that lies beyond the free surface (air), for
 // surface_renormalise (density.comp divides the density sum by 1 - it):
@@ -152,7 +103,7 @@ float wcsph_surface_share(vec3 x, float filled, vec3 grad)
         // bit.
         uvec3 near = cs_body_candidates(x, CS_H);
         for (uint k = near.x; k < near.y; k++) {
-            vec4 share = wcsph_body_share(cs_body_candidate(near, k), x);
+            vec4 share = cs_body_share(cs_body_candidate(near, k), x);
             if (!(share.w > 0.0))
                 continue;
             open *= 1.0 - share.w;
