@@ -15,6 +15,7 @@ typedef struct cs_pbf_params {
     uint32_t scorr_n;
     float vorticity;
     float xsph;
+    float scorr_background; // 1: s_corr as the paper's; 0: only between pairs closer than the lattice spacing
 } cs_pbf_params;
 
 // The block's rows (scene_keys.h): cs_pbf_params is what they fill.
@@ -31,6 +32,7 @@ typedef struct cs_pbf_constants {
     float scorr_scale;        // scorr_k / d0
     float inv_w_dq;           // 1 / W(scorr_dq * h)
     float scorr_n;
+    float scorr_rest;         // (W(particle_spacing) / W(dq))^n, subtracted (repulsion only closer than the lattice)
     float vorticity;
     float xsph;
 } cs_pbf_constants;

@@ -4,7 +4,10 @@
 // then the corrected position is pushed back inside the domain and walls
 // (neighbours from the list while it holds, grid.h "neighbour lists"):
 //   dx_i = 1/rho0 sum_j m_j (lambda_i + lambda_j + s_corr) grad W_ij,
-//   s_corr = -(k / D0) (W_ij / W(dq))^n
+//   s_corr = -(k / D0) max((W_ij / W(dq))^n - rest, 0)
+// rest = 0 is the paper's term; the key scorr_background < 1 makes rest
+// part of the term between neighbours at the lattice spacing, so the push
+// acts only between pairs closer than that (fluid_pbf.c).
 #include "index.glsl"
 #ifdef WITH_IMPULSES
 void cs_add_impulse(uint b, vec3 x, vec3 dv);
@@ -66,7 +69,7 @@ void main()
             float t = cs_poly6_k(kern, r2) * pc.solver.z, tn = t;
             for (uint k = 1u; k < scorr_n; k++)
                 tn *= t;
-            scorr = pc.solver.y * tn;
+            scorr = pc.solver.y * max(tn - pc.scorr_rest, 0.0);
         }
 #if DIM == 2
         float mj = pj.z;

@@ -9,7 +9,9 @@ struct cs_pbf_push {
     uint count;        // live particles
     uint slot;         // position set this dispatch reads (0 = as at the neighbour build, k = after
                        // k delta steps), compared with the moved marks CS_NB_CELLS + cell (grid_shared.h)
-    uint pad1, pad2;
+    float scorr_rest;  // (1 - scorr_background) (W(spacing) / W(dq))^n: subtracted from s_corr's (W / W(dq))^n,
+                       // clamped at 0 (fluid_pbf.c, "scorr_background")
+    uint pad2;
     vec4 solver;       // x = epsilon (relaxation * D0), y = scorr_k / D0, z = 1 / W(dq), w = scorr_n (an integer)
     vec4 post;         // x = vorticity epsilon (m/s), y = XSPH c, z = rest volume V = m / rho0,
                        // w = (skin / 2)^2: a particle further than this from its anchor marks its build cell

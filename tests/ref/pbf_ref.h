@@ -45,6 +45,7 @@ typedef struct pbf_ref_params {
     double epsilon;               // absolute, added to sum |grad C|^2
     double scorr_scale;           // s_corr = -scorr_scale (W / W(dq))^n
     double inv_w_dq, scorr_n;     // n is an integer
+    double scorr_rest;            // subtracted from (W / W(dq))^n, clamped at 0
     double vorticity, xsph;
     double boundary_fill;         // kappa: the fluid beyond a boundary is at kappa * rho0
 } pbf_ref_params;
@@ -308,7 +309,9 @@ static void pbf_ref_step(const pbf_ref_params *p, uint32_t n, double *x, double 
                 double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
                 if (r2 >= h2)
                     continue;
-                double scorr = p->scorr_scale > 0.0 ? p->scorr_scale * pow(pbf_ref_poly6(p, r2) * p->inv_w_dq, p->scorr_n) : 0.0;
+                double scorr = p->scorr_scale > 0.0
+                                   ? p->scorr_scale * fmax(pow(pbf_ref_poly6(p, r2) * p->inv_w_dq, p->scorr_n) - p->scorr_rest, 0.0)
+                                   : 0.0;
                 double g[3];
                 pbf_ref_spiky_grad(p, r, g);
                 double s = p->mass[mat[j]] * (lambda[i] + lambda[j] - scorr);
