@@ -1,49 +1,49 @@
 // test_buoyancy.c — floating rigid boxes in the two particle solvers that
 // push bodies back through their pressure (PBF and WCSPH), 2D and 3D:
 //  1. Archimedes: a box of s rho0 (2D: s = 0.2, 0.5, 0.8; 3D: 0.2, 0.8 —
-//     a subset of 0.2 ... 0.8 for the runtime) let go at rest with its
-//     bottom on the water floats with s of its volume under the water,
-//     within 5% of s. The submerged volume is measured from the box's pose
-//     and the fluid's volume, not from the top particles (whose row stands
-//     a biased half spacing under the surface): the tank's floor area A is
-//     known, the fluid fills N spacing^dim at rest (its lattice), and the
-//     level L solves A L = V_fluid + V_sub(L, pose), V_sub the volume of
-//     the (tilted) box under the plane y = L, clipped exactly in double
+//     a subset of 0.2 ... 0.8 for the runtime) floats with s of its volume
+//     under the water, within 5% of s. It starts upright at its line, in a
+//     hole cut in the water (tank_blocks): dropped onto the water it bobbed
+//     by its whole draft for the whole run, and PBF, which can push but not
+//     pull, read +26% from that alone (2D 0.2 rho0; +6% once it settled).
+//     The submerged volume is measured from the box's pose and the fluid's
+//     volume, not from the top particles (whose row stands a biased half
+//     spacing under the surface): the tank's floor area A is known, the
+//     fluid fills N spacing^dim at rest (its lattice), and the level L
+//     solves A L = V_fluid + V_sub(L, pose), V_sub the volume of the
+//     (tilted) box under the plane y = L, clipped exactly in double
 //     (submerged_volume; test_geometry checks it against closed forms).
-//     Mean over samples every 10 frames from 60% of the run (2 s) on: the
-//     box bobs. A dry run first (the box held above the water) prints where
-//     the pool's surface stands at rest, and each case also the fraction
-//     against that pool's own volume (diagnostic, not checked).
+//     Every frame of a 5 s run, the mean over the last 2 s. A dry run
+//     first (the box held above the water) prints where the pool's surface
+//     stands at rest, and each case also the fraction against that pool's
+//     own volume (diagnostic, not checked). PBF runs with
+//     "scorr_background": 0, as floating-body scenes do (fluid_pbf.c,
+//     docs/fluids.md "Floating bodies and s_corr's background").
 //  2. Stability (the metacentric criterion): a box of s rho0 floating
 //     upright is stable when its width over height exceeds
 //     sqrt(6 s (1 - s)) (metacentre above the centre of mass: KB + BM > KG
 //     with KB = s H / 2, BM = W^2 / (12 s H), KG = H / 2, 2D and 3D with a
 //     square section). At s = 0.3 a box at 0.7 of that ratio, let go
-//     tilted 3 degrees, turns onto its side (tilt of its height axis
-//     > 45 degrees after 2 s); one at 1.4 of it stays upright (< 10).
-// Measured (llvmpipe (Mesa 22.3.6), 11 min at load 5; PBF scorr_k 0.04,
-// xsph 0.03; WCSPH alpha 0.02 in these tanks): WCSPH 2D +3.8 / -1.5 /
-// +6.3% (s 0.2 / 0.5 / 0.8), 3D -4.0 / -0.1% (0.2 / 0.8); PBF 2D +24.0 /
-// +8.9 / +6.6%, 3D -8.3 / -19.1%: PBF and WCSPH 2D at 0.8 do not meet 5%
-// (open_case below: printed NOT MET, held to a regression bound). PBF's
-// pool alone stands 4.3% (3D) above its lattice volume (docs/bodies.md,
-// "Buoyancy and stability"); with scorr_k 0 PBF 3D is within 7.1% (0.2)
-// and 3.1% (0.35-0.8), but such a pool never rests (test_walls). Before
-// PBF's density saw the bodies (scorr_k 0): +18 to +25% in 3D. Tipping,
-// both solvers and dims: narrow 68-87 degrees, wide 0.7-2.3 degrees; it
-// passes on the code before this test too (PBF 3D narrow 80.9), and fails
-// with the torque of PBF's impulses dropped (the narrow box stays at 3.0).
+//     tilted 3 degrees and dropped onto the water, turns onto its side
+//     (tilt of its height axis > 45 degrees after 2 s); one at 1.4 of it
+//     stays upright (< 10).
+// Measured (llvmpipe, Mesa 22.3.6; docs/bodies.md "Buoyancy and
+// stability"): WCSPH 2D +7.0 / +1.2 / -1.2% (s 0.2 / 0.5 / 0.8), 3D +6.6 /
+// +0.6% (0.2 / 0.8); PBF 2D +1.8 / +0.4 / +0.5%, 3D +0.5 / +1.2% (with the
+// paper's s_corr +6.0 / -5.3 / -0.8% and +6.6 / +5.7%). Tipping, both
+// solvers and dims: narrow 70-90 degrees, wide 0.0-2.1; it fails with the
+// torque of PBF's impulses dropped (the narrow box stays at 3.0).
 // One line per case:
 //   pool <solver> <dim>D: surface <m> m at rest, lattice volume over the floor <m> m (<+x.x>%)
 //   buoyancy <solver> <dim>D s <s>: submerged <frac> of the body (Archimedes <s>, <+x.x>%), tilt <deg>; against the pool's own volume <frac> (<+x.x>%)
 //   tipping <solver> <dim>D s <s> w/h <r> (critical <rc>): tilt <deg> -> <tipped|upright|between> (expected <tipped|upright>)
-// CS_BUOYANCY_ONLY=<solver><dim>[,...] (e.g. pbf3) runs only those groups
-// (ctest runs test_buoyancy with wcsph2 and test_buoyancy_pbf2 / _wcsph3 /
-// _pbf3 beside it: each its own timeout),
-// CS_BUOYANCY_ARCHIMEDES_ONLY / CS_BUOYANCY_TIPPING_ONLY one half,
+// CS_BUOYANCY_ONLY=<solver><dim>[,...] (e.g. pbf3) runs only those groups,
+// CS_BUOYANCY_ARCHIMEDES_ONLY / CS_BUOYANCY_TIPPING_ONLY one half (ctest
+// runs test_buoyancy as wcsph2's Archimedes and test_buoyancy_<group>[_tipping]
+// for the rest: each its own timeout), CS_BUOYANCY_DENSITY=0.35 one density,
 // CS_BUOYANCY_BLOCK='"scorr_k":0' adds keys to the solver's block (for
-// experiments; the test itself runs the defaults), CS_TEST_VERBOSE=1
-// prints every sample.
+// experiments), CS_TEST_VERBOSE=1 prints a sample every 10 frames, =2 every
+// frame.
 #include "test_util.h"
 
 #include "bodies.h"
@@ -72,7 +72,8 @@ typedef struct {
     double s, width, height, tilt0;
     uint32_t frames;
     bool dry;            // the box held static 0.2 m above the water: the pool alone
-    double pool_volume;  // > 0: also measure against this fluid volume (the pool's own, from a dry run)
+    bool at_line;        // start the (upright) box at its Archimedes line in a hole cut in the water
+    double pool_expansion; // > 0: also measure against the fluid's volume times this (the pool's own, from a dry run)
 } tank_case;
 
 typedef struct {
@@ -80,7 +81,7 @@ typedef struct {
     double tilt;      // mean angle of the box's height axis from the vertical, degrees
     double last_tilt; // the same at the last sample
     double surface;   // mean visible surface: the top particle of each open column + spacing / 2
-    double submerged_pool; // as submerged, against tank_case.pool_volume
+    double submerged_pool; // as submerged, against tank_case.pool_expansion
     bool ok;
 } tank_result;
 
@@ -213,7 +214,81 @@ static void test_geometry(void)
     CHECK(fabs(level - TANK_DEPTH) < 1e-9, "level without the box %.9f, expected %.9f", level, TANK_DEPTH);
 }
 
+// The visible surface (a comparison, and the dry pool's level): the top
+// particle of each lattice column clear of the box (centre) by h and of the
+// walls by a spacing, plus half a spacing. NAN when no column is clear.
+static double visible_surface(cs_context *ctx, cs_world *world, const tank_case *c, const double centre[3])
+{
+    const double s = spacing_of(c->dim), h = 2.0 * s;
+    uint32_t n = 0;
+    float *pos = test_fluid_positions(ctx, world, 0, &n);
+    double top[72][72], sum = 0.0;
+    double width = c->dim == 3 ? TANK_WIDTH : TANK_WIDTH_2D;
+    int cols = (int)(width / s + 0.5), counted = 0;
+    for (int a = 0; a < cols; a++)
+        for (int b = 0; b < cols; b++)
+            top[a][b] = -1.0;
+    for (uint32_t j = 0; j < n; j++) {
+        int a = CS_MIN((int)(pos[4 * j] / s), cols - 1), b = c->dim == 3 ? CS_MIN((int)(pos[4 * j + 2] / s), cols - 1) : 0;
+        if (a >= 0 && b >= 0)
+            top[a][b] = fmax(top[a][b], pos[4 * j + 1]);
+    }
+    double reach = 0.5 * c->width + h;
+    for (int a = 0; a < cols; a++)
+        for (int b = 0; b < (c->dim == 3 ? cols : 1); b++) {
+            double x = (a + 0.5) * s, z = (b + 0.5) * s;
+            if (x < s || x > width - s || (c->dim == 3 && (z < s || z > width - s)))
+                continue;
+            if (fabs(x - centre[0]) < reach && (c->dim == 2 || fabs(z - centre[2]) < reach))
+                continue;
+            if (top[a][b] >= 0.0)
+                sum += top[a][b], counted++;
+        }
+    free(pos);
+    return counted ? sum / counted + 0.5 * s : NAN;
+}
+
 // ---- the tank ------------------------------------------------------------------
+
+// The water's blocks: the tank full to TANK_DEPTH, or (at_line) with a
+// hole where the upright box floats at its Archimedes line: the box's
+// footprint (lattice-aligned, so the blocks tile the lattice) emptied to
+// the draft s H rounded up to whole rows, and the box's centre put at its
+// line (*box_y), its bottom at most a spacing above the water under it
+// (rounded to nearest, a 3D 0.8 rho0 box's bottom began inside the top
+// row's margin and was thrown 0.25 m up). Started so, the box bobs by the
+// rounding (under a spacing) instead of by its whole draft: dropped onto the water, a 0.2 rho0 box
+// bobbed by its draft for the whole run (2D PBF, 1.2 ... 2 s: 0.19 to 0.28
+// of its volume under).
+static void tank_blocks(const tank_case *c, double s, char *out, size_t size, double *box_y)
+{
+    double width = c->dim == 3 ? TANK_WIDTH : TANK_WIDTH_2D, mid = 0.5 * width;
+    if (!c->at_line) {
+        if (c->dim == 3)
+            snprintf(out, size, "{\"min\":[0,0,0],\"max\":[%g,%g,%g]}", width, TANK_DEPTH, width);
+        else
+            snprintf(out, size, "{\"min\":[0,0],\"max\":[%g,%g]}", width, TANK_DEPTH);
+        return;
+    }
+    double rows = ceil(c->s * c->height / s - 1e-9), hole = TANK_DEPTH - rows * s;
+    double lo = mid - 0.5 * c->width, hi = mid + 0.5 * c->width; // on the lattice: the cases' widths are
+    *box_y = TANK_DEPTH - c->s * c->height + 0.5 * c->height;    // whole spacings in both tanks
+    if (c->dim == 2) {
+        snprintf(out, size,
+                 "{\"min\":[0,0],\"max\":[%g,%g]},{\"min\":[%g,0],\"max\":[%g,%g]},{\"min\":[%g,0],\"max\":[%g,%g]}",
+                 lo, TANK_DEPTH, lo, hi, hole, hi, width, TANK_DEPTH);
+        return;
+    }
+    snprintf(out, size,
+             "{\"min\":[0,0,0],\"max\":[%g,%g,%g]},{\"min\":[%g,0,0],\"max\":[%g,%g,%g]},"
+             "{\"min\":[%g,0,0],\"max\":[%g,%g,%g]},{\"min\":[%g,0,%g],\"max\":[%g,%g,%g]},"
+             "{\"min\":[%g,0,%g],\"max\":[%g,%g,%g]}",
+             lo, TANK_DEPTH, width,              // x below the footprint
+             hi, width, TANK_DEPTH, width,       // x above it
+             lo, hi, TANK_DEPTH, lo,             // the footprint's x, z below
+             lo, hi, hi, TANK_DEPTH, width,      // z above
+             lo, lo, hi, hole, hi);              // under the box
+}
 
 static tank_result run_tank(cs_context *ctx, const tank_case *c)
 {
@@ -227,19 +302,27 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
     // The lowest point of the tilted box 5 mm above the water.
     double t = c->tilt0 * PI / 180.0;
     double drop = 0.5 * (c->width * sin(fabs(t)) + c->height * cos(t));
-    char text[2048], body[512], fluid[768];
+    char text[2048], body[512], fluid[1024], blocks[512];
     const char *dry = c->dry ? ",\"static\":true" : "";
-    double dry_lift = c->dry ? 0.2 : 0.0;
-    const char *block = getenv("CS_BUOYANCY_BLOCK") ? getenv("CS_BUOYANCY_BLOCK") : ""; // experiments only
+    double box_y = TANK_DEPTH + 0.005 + drop + (c->dry ? 0.2 : 0.0);
+    tank_blocks(c, s, blocks, sizeof blocks, &box_y);
+    // PBF: s_corr without its background pressure, as floating-body scenes
+    // set it (fluid_pbf.c "scorr_background"; with the paper's term the
+    // boxes floated +6.6% / +5.7% deep in 3D). CS_BUOYANCY_BLOCK adds keys
+    // after it (experiments).
+    const char *extra = getenv("CS_BUOYANCY_BLOCK");
+    char block[256];
+    snprintf(block, sizeof block, "%s%s%s", strcmp(c->solver, "pbf") == 0 ? "\"scorr_background\":0" : "",
+             extra && extra[0] && strcmp(c->solver, "pbf") == 0 ? "," : "", extra ? extra : "");
     if (c->dim == 3) {
         snprintf(body, sizeof body,
                  "{\"shape\":\"box\",\"size\":[%.6f,%.6f,%.6f],\"density\":%g,\"position\":[0.24,%.6f,0.24],"
                  "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1%s}",
-                 c->width, c->height, c->width, c->s * rho0, TANK_DEPTH + 0.005 + drop + dry_lift, c->tilt0, dry);
+                 c->width, c->height, c->width, c->s * rho0, box_y, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
                  "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
-                 "\"materials\":[{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02}],\"blocks\":[{\"min\":[0,0,0],\"max\":[%g,%g,%g]}]}",
-                 c->solver, c->solver, block, s, h, mass, TANK_WIDTH, TANK_DEPTH, TANK_WIDTH);
+                 "\"materials\":[{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02}],\"blocks\":[%s]}",
+                 c->solver, c->solver, block, s, h, mass, blocks);
         snprintf(text, sizeof text,
                  "{\"dim\":3,\"domain\":{\"min\":[0,0,0],\"max\":[%g,0.6,%g]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
                  "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH, TANK_WIDTH, body, fluid);
@@ -247,11 +330,11 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
         snprintf(body, sizeof body,
                  "{\"shape\":\"box\",\"size\":[%.6f,%.6f],\"density\":%g,\"position\":[%g,%.6f],"
                  "\"orientation\":{\"axis\":[0,0,1],\"degrees\":%g},\"friction\":0.1%s}",
-                 c->width, c->height, c->s * rho0, 0.5 * TANK_WIDTH_2D, TANK_DEPTH + 0.005 + drop + dry_lift, c->tilt0, dry);
+                 c->width, c->height, c->s * rho0, 0.5 * TANK_WIDTH_2D, box_y, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
                  "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
-                 "\"materials\":[{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02}],\"blocks\":[{\"min\":[0,0],\"max\":[%g,%g]}]}",
-                 c->solver, c->solver, block, s, h, mass, TANK_WIDTH_2D, TANK_DEPTH);
+                 "\"materials\":[{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02}],\"blocks\":[%s]}",
+                 c->solver, c->solver, block, s, h, mass, blocks);
         snprintf(text, sizeof text,
                  "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[%g,0.6]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
                  "\"bodies\":[%s],\"fluids\":[%s]}", TANK_WIDTH_2D, body, fluid);
@@ -268,14 +351,12 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
     cs_recorder rec;
     cs_recorder_create(ctx, "buoyancy", &rec);
     double sum_sub = 0.0, sum_tilt = 0.0, sum_surface = 0.0, sum_pool = 0.0;
-    uint32_t samples = 0;
+    uint32_t samples = 0, surface_samples = 0;
     bool finite = true;
     for (uint32_t f = 1; f <= c->frames; f++) {
         cs_recorder_begin(&rec);
         cs_world_record_frame(&world, &rec);
         cs_recorder_submit_wait(&rec);
-        if (f % 10)
-            continue;
         cs_body_state st;
         cs_bodies_download(&world.bodies, &st);
         double centre[3] = {st.position.x, st.position.y, st.position.z};
@@ -292,53 +373,31 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
         double ey[3] = {0, 1, 0}, w[3];
         quat_rotate(q, ey, w);
         double tilt = acos(fmin(fabs(w[1]), 1.0)) * 180.0 / PI;
-        // The visible surface, for comparison (and the dry pool's level):
-        // the top particle of each lattice column clear of the box by h and
-        // of the walls by a spacing, plus half a spacing.
-        uint32_t n = 0;
-        float *pos = test_fluid_positions(ctx, &world, 0, &n);
-        double top[72][72], sum = 0.0;
-        double width = c->dim == 3 ? TANK_WIDTH : TANK_WIDTH_2D;
-        int cols = (int)(width / s + 0.5), counted = 0;
-        for (int a = 0; a < cols; a++)
-            for (int b = 0; b < cols; b++)
-                top[a][b] = -1.0;
-        for (uint32_t j = 0; j < n; j++) {
-            int a = CS_MIN((int)(pos[4 * j] / s), cols - 1), b = c->dim == 3 ? CS_MIN((int)(pos[4 * j + 2] / s), cols - 1) : 0;
-            if (a >= 0 && b >= 0)
-                top[a][b] = fmax(top[a][b], pos[4 * j + 1]);
-        }
-        double reach = 0.5 * c->width + h;
-        for (int a = 0; a < cols; a++)
-            for (int b = 0; b < (c->dim == 3 ? cols : 1); b++) {
-                double x = (a + 0.5) * s, z = (b + 0.5) * s;
-                if (x < s || x > width - s || (c->dim == 3 && (z < s || z > width - s)))
-                    continue;
-                if (fabs(x - centre[0]) < reach && (c->dim == 2 || fabs(z - centre[2]) < reach))
-                    continue;
-                if (top[a][b] >= 0.0)
-                    sum += top[a][b], counted++;
-            }
-        free(pos);
-        double surface = counted ? sum / counted + 0.5 * s : NAN;
+        // The surface every 10th frame (it downloads the particles).
+        bool surface_frame = f % 10 == 0;
+        double surface = surface_frame ? visible_surface(ctx, &world, c, centre) : NAN;
         double sub_pool = NAN;
-        if (c->pool_volume > 0.0) {
-            double pool_level = solve_level(c->dim, centre, q, c->width, c->height, c->pool_volume);
+        if (c->pool_expansion > 0.0) {
+            double pool_level = solve_level(c->dim, centre, q, c->width, c->height, c->pool_expansion * fluid_volume);
             sub_pool = submerged_volume(c->dim, centre, q, c->width, c->height, pool_level) / body_volume;
         }
-        if (getenv("CS_TEST_VERBOSE"))
+        const char *verbose = getenv("CS_TEST_VERBOSE");
+        if (verbose && (surface_frame || atoi(verbose) > 1))
             printf("  %s %dD s %.2f w/h %.3f frame %u: level %.4f (surface %.4f), centre y %.4f, submerged %.4f "
                    "(against the pool's volume %.4f), tilt %.2f\n", c->solver, c->dim, c->s, c->width / c->height, f,
                    level, surface, centre[1], sub, sub_pool, tilt);
         res.last_tilt = tilt;
-        if (5 * f >= 3 * c->frames)
-            sum_sub += sub, sum_tilt += tilt, sum_surface += surface, sum_pool += sub_pool, samples++;
+        if (5 * f < 3 * c->frames)
+            continue;
+        sum_sub += sub, sum_tilt += tilt, sum_pool += sub_pool, samples++;
+        if (surface_frame)
+            sum_surface += surface, surface_samples++;
     }
     CHECK(finite, "%s %dD s %.2f: the box is not finite", c->solver, c->dim, c->s);
     if (samples) {
         res.submerged = sum_sub / samples;
         res.tilt = sum_tilt / samples;
-        res.surface = sum_surface / samples;
+        res.surface = surface_samples ? sum_surface / surface_samples : NAN;
         res.submerged_pool = sum_pool / samples;
         res.ok = finite;
     }
@@ -359,20 +418,36 @@ static bool wanted(const char *solver, int dim)
 
 // ---- 1. Archimedes ---------------------------------------------------------------
 
+// Frames of an Archimedes case (2 s at 10 substeps of 2 ms a frame
+// make 100): 5 s, the mean over the last 2. Started at its line the box
+// still follows the pool's own settling for about 2 s (2D PBF 0.2 rho0,
+// the paper's s_corr: 0.14 ... 0.24 of its volume under until 2.5 s, then
+// 0.20 ... 0.22).
+#define ARCHIMEDES_FRAMES 250
+
 // The cases that do not meet issue 31's 5% yet (llvmpipe, Mesa 22.3.6):
-//  - PBF, every density, 2D and 3D (3D s 0.2 / 0.8: -8.3 / -19.1%; 2D
-//    0.2 / 0.5 / 0.8: +24.0 / +8.9 / +6.6%): its pool alone stands 4.3%
-//    (3D) above its lattice volume (the s_corr push at the free surface,
-//    docs/fluids.md), and against either volume the light and the heavy
-//    box err in opposite directions: not one offset;
-//  - WCSPH 2D s 0.8: its 2 cm of freeboard take water over the top
-//    (+6.3%) and the 2D boxes rock (12 degrees at 0.5).
+// the 0.2 rho0 boxes, whose 1.6 (2D) / 1.2 (3D) spacings of draft leave
+// 5% at a tenth of a spacing:
+//  - WCSPH 2D and 3D: +7.0% / +6.6%, steady (the box sits about 0.1
+//    spacing deep; 0.5 and 0.8 rho0 are within 1.2%);
+//  - PBF 2D: the box rocks (tilt 5-7 degrees) and the mean swings with the
+//    last bits: -7.0% and +1.8% on two builds whose PBF differed only in
+//    rounding (the body-share refactor). PBF 3D's 0.2 passes (+0.5%).
 // They are printed as NOT MET and held to OPEN_BOUND, which only catches a
 // regression; the rest are held to 5%.
 #define OPEN_BOUND 0.30
+static const struct {
+    const char *solver;
+    int dim;
+    double s;
+} open_cases[] = {{"wcsph", 2, 0.2}, {"wcsph", 3, 0.2}, {"pbf", 2, 0.2}};
+
 static bool open_case(const char *solver, int dim, double s)
 {
-    return strcmp(solver, "pbf") == 0 || (strcmp(solver, "wcsph") == 0 && dim == 2 && s > 0.7);
+    for (size_t k = 0; k < CS_ARRAY_COUNT(open_cases); k++)
+        if (strcmp(solver, open_cases[k].solver) == 0 && dim == open_cases[k].dim && fabs(s - open_cases[k].s) < 1e-9)
+            return true;
+    return false;
 }
 
 static void test_archimedes(cs_context *ctx, const char *solver, int dim)
@@ -386,14 +461,28 @@ static void test_archimedes(cs_context *ctx, const char *solver, int dim)
     // The pool alone (the box held above it): where its surface stands, for
     // a second figure against the pool's own volume (what the solver's
     // water occupies at rest; the lattice's is the check's reference).
-    tank_case dry = {solver, dim, 0.5, 0.18, 0.12, 0.0, 30, true, 0.0};
+    tank_case dry = {solver, dim, 0.5, 0.18, 0.12, 0.0, 30, .dry = true};
     tank_result pool = run_tank(ctx, &dry);
-    double area = dim == 3 ? TANK_WIDTH * TANK_WIDTH : TANK_WIDTH_2D;
     printf("pool %s %dD: surface %.4f m at rest, lattice volume over the floor %.4f m (%+.1f%%)\n", solver, dim,
            pool.surface, TANK_DEPTH, 100.0 * (pool.surface / TANK_DEPTH - 1.0));
+    // The box: 2D 0.18 x 0.12 (12 x 8 spacings), 3D 0.24 x 0.18 x 0.24
+    // (8 x 6 x 8). At 0.18 x 0.12 x 0.18 a 0.2 rho0 box in 3D drew 0.8
+    // spacing, rocked by up to 20 degrees and read anywhere from -1.8 to
+    // -22.7% as s_corr's settings changed; at 8 x 6 x 8 it stays under 2.
+    // The larger box in 2D made WCSPH's 0.2 rho0 box jump out of the water
+    // after 3.8 s (-21.7%).
+    double box_width = dim == 3 ? 0.24 : 0.18, box_height = dim == 3 ? 0.18 : 0.12;
+    const char *one = getenv("CS_BUOYANCY_DENSITY"); // experiments: one density
+    double only_density = one ? atof(one) : 0.0;
     for (size_t k = 0; k < count; k++) {
         double s = densities[k];
-        tank_case c = {solver, dim, s, 0.18, 0.12, 0.0, 100, false, area * pool.surface};
+        if (only_density > 0.0) {
+            if (k)
+                break;
+            s = only_density;
+        }
+        tank_case c = {solver, dim, s, box_width, box_height, 0.0, ARCHIMEDES_FRAMES, .at_line = true,
+                       .pool_expansion = pool.surface / TANK_DEPTH};
         tank_result r = run_tank(ctx, &c);
         if (!r.ok)
             continue;
@@ -424,7 +513,7 @@ static void test_tipping(cs_context *ctx, const char *solver, int dim)
     for (size_t k = 0; k < CS_ARRAY_COUNT(factors); k++) {
         double ratio = factors[k] * critical;
         bool stable = ratio > critical;
-        tank_case c = {solver, dim, s, ratio * height, height, 3.0, 100, false, 0.0};
+        tank_case c = {solver, dim, s, ratio * height, height, 3.0, 100};
         tank_result r = run_tank(ctx, &c);
         if (!r.ok)
             continue;
