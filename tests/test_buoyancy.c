@@ -299,7 +299,8 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
     // solver's default 0.1 (tuned for the dam break, test_dam_front): with
     // 0.1 the light box had not come down to its line in 2 s (3D s 0.2:
     // -14.4%, 2D +5.3 / 0.8 +7.6%). PBF does not read it.
-    // The lowest point of the tilted box 5 mm above the water.
+    // The lowest point of the tilted box 5 mm above the water (an
+    // Archimedes case: tank_blocks moves it to its line).
     double t = c->tilt0 * PI / 180.0;
     double drop = 0.5 * (c->width * sin(fabs(t)) + c->height * cos(t));
     char text[2048], body[512], fluid[1024], blocks[512];
