@@ -149,9 +149,13 @@ vec4 cs_body_contact_within(uint b, vec3 x, vec3 v_rel, float reach)
     return vec4(n_best, best);
 }
 
-// Points inside the bounding sphere only (what the particle collisions need:
-// they act inside the body or within a margin the bounding sphere covers for
-// their polytopes).
+// Points inside the bounding sphere only. The particle collisions act within
+// a margin outside the body, which the bounding sphere does not cover at a
+// polytope's corners: they call cs_body_contact_within with the margin.
+// (With this one, a WCSPH particle crept to under a tenth of a spacing from
+// a floating box's face beside its corner, then was snapped half a spacing
+// out in one substep once inside the sphere: the pressure spike burst the
+// water out at the box's corner, tests/test_buoyancy.c 2D 0.3 rho0.)
 vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel) { return cs_body_contact_within(b, x, v_rel, 0.0); }
 
 // Pushes x out of every body it is inside, along the contact normal, onto
@@ -163,20 +167,46 @@ vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel) { return cs_body_contact_within
 // Only the broad phase's candidates are tested (the others answer FAR, so
 // skipping them changes nothing); a push moves x, possibly into another
 // cell, so the walk goes on with that cell's bodies after b.
+// Outside a polytope (contact c, c.w > 0): the distance to its surface and
+// the direction away from it as seen from x, with the corners and edges
+// rounded: over the planes x is in front of, |sum d_k n_k| and its
+// direction (exact for a box; c itself on a face, where one plane counts).
+// A margin along the farthest plane alone is a square around a corner, and
+// a particle pushed out of a box's bottom edge there went down along the
+// bottom's normal, into the wedge between the box and the floor (a 2 rho0
+// box landed on such a wedge and rested 9 degrees tilted, test_bodies).
+vec4 cs_body_rounded_distance(uint b, vec3 x, vec4 c)
+{
+    cs_body_gpu body = CS_BODY_SET.bodies[b];
+    if (body.omega.w > 0.0)
+        return c;
+    vec3 out_sum = vec3(0.0);
+    for (uint k = 0u; k < body.info.y; k++) {
+        vec4 p = CS_BODY_SET.planes[body.info.x + k];
+        float d = dot(p.xyz, x) - p.w;
+        if (d > 0.0)
+            out_sum += d * p.xyz;
+    }
+    float len = length(out_sum);
+    return len > c.w ? vec4(out_sum / len, len) : c;
+}
+
 void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 {
-    uvec3 near = cs_body_candidates(x, 0.0);
+    uvec3 near = cs_body_candidates(x, margin);
     while (near.x < near.y) {
         uint b = cs_body_candidate(near, near.x);
         near.x++;
         vec3 vs = cs_body_surface_velocity(b, x);
-        vec4 c = cs_body_contact(b, x, v - vs);
+        vec4 c = cs_body_contact_within(b, x, v - vs, margin);
+        if (c.w > 0.0 && c.w < margin)
+            c = cs_body_rounded_distance(b, x, c);
         c.w -= margin;
         if (!(c.w < 0.0))
             continue;
         vec3 n = c.xyz;
         x -= c.w * n;
-        near = cs_body_candidates_after(x, 0.0, b);
+        near = cs_body_candidates_after(x, margin, b);
 #ifdef CS_BODY_PUSH
         // Position-based callers (pbf delta): the move itself is what the
         // body gave the particle (its velocity becomes (x* - x) / dt).
@@ -201,11 +231,11 @@ void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 // reflected with e.
 void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch, float margin)
 {
-    uvec3 near = cs_body_candidates(x, 0.0);
+    uvec3 near = cs_body_candidates(x, margin + touch);
     for (uint k = near.x; k < near.y; k++) {
         uint b = cs_body_candidate(near, k);
         vec3 vs = cs_body_surface_velocity(b, x);
-        vec4 c = cs_body_contact(b, x, v - vs);
+        vec4 c = cs_body_contact_within(b, x, v - vs, margin + touch);
         if (!(c.w - margin <= touch))
             continue;
         float vn = dot(v - vs, c.xyz);
