@@ -150,23 +150,14 @@ vec4 cs_body_contact_within(uint b, vec3 x, vec3 v_rel, float reach)
 }
 
 // Points inside the bounding sphere only. The particle collisions act within
-// a margin outside the body, which the bounding sphere does not cover at a
-// polytope's corners: they call cs_body_contact_within with the margin.
-// (With this one, a WCSPH particle crept to under a tenth of a spacing from
-// a floating box's face beside its corner, then was snapped half a spacing
-// out in one substep once inside the sphere: the pressure spike burst the
-// water out at the box's corner, tests/test_buoyancy.c 2D 0.3 rho0.)
+// a margin outside the body, which the bounding sphere does not cover beside
+// a polytope's corners, so they call cs_body_contact_within with the margin.
+// When they used this one, a WCSPH particle crept to under a tenth of a
+// spacing from a floating box's face beside its corner, and was snapped
+// half a spacing out in one substep once inside the sphere: the pressure
+// spike burst the water out there (tests/test_buoyancy.c, 2D 0.3 rho0).
 vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel) { return cs_body_contact_within(b, x, v_rel, 0.0); }
 
-// Pushes x out of every body it is inside, along the contact normal, onto
-// the surface; the velocity relative to the body's surface there loses its
-// normal part into the body (reflected with restitution e) and a fraction
-// `friction` (the body's) of its tangential part. Returns, per body, nothing:
-// the caller sees the change of v through CS_BODY_IMPULSE(b, x, dv) when it
-// defines it (collide.comp: the momentum the body receives).
-// Only the broad phase's candidates are tested (the others answer FAR, so
-// skipping them changes nothing); a push moves x, possibly into another
-// cell, so the walk goes on with that cell's bodies after b.
 // Outside a polytope (contact c, c.w > 0): the distance to its surface and
 // the direction away from it as seen from x, with the corners and edges
 // rounded: over the planes x is in front of, |sum d_k n_k| and its
@@ -191,6 +182,15 @@ vec4 cs_body_rounded_distance(uint b, vec3 x, vec4 c)
     return len > c.w ? vec4(out_sum / len, len) : c;
 }
 
+// Pushes x out of every body it is inside or within `margin` of, along the
+// contact normal, to `margin` off the surface; the velocity relative to the body's surface there loses its
+// normal part into the body (reflected with restitution e) and a fraction
+// `friction` (the body's) of its tangential part. Returns, per body, nothing:
+// the caller sees the change of v through CS_BODY_IMPULSE(b, x, dv) when it
+// defines it (collide.comp: the momentum the body receives).
+// Only the broad phase's candidates are tested (the others answer FAR, so
+// skipping them changes nothing); a push moves x, possibly into another
+// cell, so the walk goes on with that cell's bodies after b.
 void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 {
     uvec3 near = cs_body_candidates(x, margin);
