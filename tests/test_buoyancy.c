@@ -3,11 +3,11 @@
 //  1. Archimedes: a box of s rho0 (2D: s = 0.2, 0.3, 0.5, 0.8; 3D: 0.2, 0.8 —
 //     a subset of 0.2 ... 0.8 for the runtime) floats with s of its volume
 //     under the water, within 5% of s. The box draws at least 3 spacings
-//     (archimedes_box: the light one is taller; at 1.6 spacings a tenth
-//     of a spacing is 7%). It starts upright at its line, in a
-//     hole cut in the water (tank_blocks): dropped onto the water it bobbed
-//     by its whole draft for the whole run, and PBF, which can push but not
-//     pull, read +26% from that alone (2D 0.2 rho0; +6% once it settled).
+//     (archimedes_box: the light one is taller; PBF's floated +8.2% deep
+//     at 1.6). It starts upright at its line, in a hole cut in the water
+//     (tank_blocks): dropped onto the water it bobbed by its whole draft
+//     for the whole run, and PBF, which can push but not pull, read +26%
+//     from that alone (2D 0.2 rho0; +6% once it settled).
 //     The submerged volume is measured from the box's pose and the fluid's
 //     volume, not from the top particles (whose row stands a biased half
 //     spacing under the surface): the tank's floor area A is known, the
@@ -32,11 +32,11 @@
 // Measured (llvmpipe, Mesa 22.3.6; docs/bodies.md "Buoyancy and
 // stability"): WCSPH 2D -1.1 / +1.7 / -1.4 / -0.8% (s 0.2 / 0.3 / 0.5 /
 // 0.8), 3D -2.2 / +0.6% (0.2 / 0.8); PBF 2D +4.2 / +4.4 / +1.9 / +0.5%,
-// 3D -0.6 / +1.3% (with the
-// paper's s_corr and the small light boxes +6.0 / -5.3 / -0.8% and +6.6 /
-// +5.7%). Tipping, both
-// solvers and dims: narrow 78-90 degrees, wide 0.3-1.4; it fails with the
-// torque of PBF's impulses dropped (the narrow box stays at 3.0).
+// 3D -0.6 / +1.3% (with the paper's s_corr, the small light boxes and
+// before the corner margin: +6.0 / -5.3 / -0.8% and +6.6 / +5.7%).
+// Tipping, both solvers and dims: narrow 78-90 degrees, wide 0.3-1.4; it
+// fails with the torque of PBF's impulses dropped (the narrow box stays at
+// 3.0).
 // One line per case:
 //   pool <solver> <dim>D: surface <m> m at rest, lattice volume over the floor <m> m (<+x.x>%)
 //   buoyancy <solver> <dim>D s <s>: submerged <frac> of the body (Archimedes <s>, <+x.x>%), tilt <deg>, draft <n> spacings; against the pool's own volume <frac> (<+x.x>%)
