@@ -15,9 +15,11 @@
 //     has no punctual or area lights): its per-triangle probes against the
 //     frame's radiosity (area-weighted over each triangle's patches), the
 //     total reflected power within 2% once its noise (3 standard errors of
-//     the total) is allowed for (mesh_scene_small: 4%, its one patch a
-//     triangle is 2.9% under the tracer even converged; see
-//     discretisation_limits).
+//     the total, traced until they are under 1% of it) is allowed for
+//     (mesh_scene: 4%, its one patch a triangle is 2.9% under the tracer
+//     even converged; see discretisation_limits). The Cornell box's
+//     converged radiosity is 1.8% under the tracer (mean of 40 seeds,
+//     llvmpipe), so its margin is the noise allowance, about 1%.
 //   - the GPU: one world frame against the double solver with the same
 //     bounces, every patch within 1e-3 of the peak (the gathers' float sums).
 // Before issue 31 the shipped scenes set 2 or 3 bounces: the Cornell box
@@ -38,9 +40,14 @@
 // this share (the Cornell box: about 40 bounces).
 #define REFERENCE_TOLERANCE 1e-9
 #define REFERENCE_MAX_BOUNCES 1000u
-// Each probe lane traces PROBE_SPP paths: 64 x 16 = 1024 a triangle (the
-// total over all triangles is what is compared, so its noise is small).
-#define PROBE_SPP 16u
+// The path tracer traces rounds of PROBE_ROUND_SPP paths a probe lane (64
+// lanes a triangle) until three standard errors of the total reflected
+// power are under PROBE_NOISE_TARGET of it, or PROBE_MAX_SPP a lane. The
+// Cornell box's 38 triangles need 80 a lane (5120 a triangle); the mesh
+// scene's 1958 triangles meet it in the first round.
+#define PROBE_ROUND_SPP 16u
+#define PROBE_MAX_SPP 256u
+#define PROBE_NOISE_TARGET 0.01
 #define MAX_SCENES 64
 
 // Scenes whose converged radiosity is itself further from the path tracer
@@ -101,10 +108,11 @@ static double reflected(const cs_radiosity_compiled *c, const double *b)
     return p;
 }
 
-// The path tracer's reflected power (sum over triangles of A (B - E), rgb)
-// and its standard error; false when the scene emits nothing it can see.
+// The path tracer's reflected power (sum over triangles of A (B - E), rgb),
+// its standard error and the paths a triangle traced; false when the scene
+// emits nothing it can see.
 static bool traced_reflected(cs_context *ctx, const cs_world_radiosity *part, uint32_t seed, double *power,
-                             double *std_error)
+                             double *std_error, uint32_t *paths)
 {
     const cs_geometry *g = part->geometry;
     bool emits = false;
@@ -118,30 +126,45 @@ static bool traced_reflected(cs_context *ctx, const cs_world_radiosity *part, ui
     cs_pathtracer pt;
     cs_error err;
     CS_ASSERT(cs_pt_create(ctx, &part->bvh, &s, &pt, &err), "%s", err.msg);
-    cs_recorder rec;
-    cs_recorder_create(ctx, "shipped probes", &rec);
-    cs_recorder_begin(&rec);
-    cs_pt_record_probe(&rec, &pt, PROBE_SPP); // at most 64 paths a lane a dispatch (docs/light.md)
-    cs_recorder_submit_wait(&rec);
-    cs_recorder_destroy(&rec);
     cs_pt_probe_result *probe = calloc(part->bvh.tri_count, sizeof *probe);
     CS_ASSERT(probe, "out of memory");
-    cs_pt_read_probe(ctx, &pt, probe);
     double p = 0.0, var = 0.0;
-    for (uint32_t i = 0; i < part->bvh.tri_count; i++) {
-        const cs_tri *t = &g->tris[part->bvh.tri_source[i]];
-        double e1[3] = {t->v1.x - t->v0.x, t->v1.y - t->v0.y, t->v1.z - t->v0.z};
-        double e2[3] = {t->v2.x - t->v0.x, t->v2.y - t->v0.y, t->v2.z - t->v0.z};
-        double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-        double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
-        const float *e = &t->emission.x;
-        for (int k = 0; k < 3; k++) {
-            CHECK(isfinite(probe[i].radiosity[k]), "path tracer: triangle %u channel %d is %g", i, k,
-                  probe[i].radiosity[k]);
-            p += area * (probe[i].radiosity[k] - e[k]);
-            var += area * area * probe[i].std_error[k] * probe[i].std_error[k];
+    uint32_t spp = 0;
+    while (spp < PROBE_MAX_SPP && (spp == 0 || !(3.0 * sqrt(var) <= PROBE_NOISE_TARGET * fabs(p)))) {
+        cs_recorder rec;
+        cs_recorder_create(ctx, "shipped probes", &rec);
+        cs_recorder_begin(&rec);
+        cs_pt_record_probe(&rec, &pt, PROBE_ROUND_SPP); // adds to the paths already traced
+        cs_recorder_submit_wait(&rec);
+        cs_recorder_destroy(&rec);
+        spp += PROBE_ROUND_SPP;
+        cs_pt_read_probe(ctx, &pt, probe);
+        p = 0.0, var = 0.0;
+        for (uint32_t i = 0; i < part->bvh.tri_count; i++) {
+            // The three channels come from the same paths, so their errors
+            // are correlated and add, not in quadrature: the channel sum's
+            // standard error is at most the sum of theirs (equal when the
+            // channels move together). Quadrature read the total's noise
+            // 1.33 x too low on the Cornell box (40 seeds), and a seed at
+            // 5 of those "standard errors" failed CI.
+            double tri_error = 0.0;
+            const cs_tri *t = &g->tris[part->bvh.tri_source[i]];
+            double e1[3] = {t->v1.x - t->v0.x, t->v1.y - t->v0.y, t->v1.z - t->v0.z};
+            double e2[3] = {t->v2.x - t->v0.x, t->v2.y - t->v0.y, t->v2.z - t->v0.z};
+            double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                            e1[0] * e2[1] - e1[1] * e2[0]};
+            double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+            const float *e = &t->emission.x;
+            for (int k = 0; k < 3; k++) {
+                CHECK(isfinite(probe[i].radiosity[k]), "path tracer: triangle %u channel %d is %g", i, k,
+                      probe[i].radiosity[k]);
+                p += area * (probe[i].radiosity[k] - e[k]);
+                tri_error += area * probe[i].std_error[k];
+            }
+            var += tri_error * tri_error;
         }
     }
+    *paths = spp * CS_PT_PROBE_LANES;
     free(probe);
     cs_pt_destroy(ctx, &pt);
     *power = p;
@@ -232,7 +255,8 @@ static void check_scene(cs_context *ctx, const char *path, uint32_t seed, uint32
           name, 100 * rmse, 100 * MAX_REFLECTED_ERROR);
 
     double traced, traced_se;
-    if (traced_reflected(ctx, &part, seed, &traced, &traced_se)) {
+    uint32_t paths;
+    if (traced_reflected(ctx, &part, seed, &traced, &traced_se, &paths)) {
         double limit = MAX_REFLECTED_ERROR;
         for (size_t k = 0; k < CS_ARRAY_COUNT(discretisation_limits); k++)
             if (strcmp(name, discretisation_limits[k].scene) == 0) {
@@ -242,7 +266,7 @@ static void check_scene(cs_context *ctx, const char *path, uint32_t seed, uint32
         double traced_error = p_frame / traced - 1.0, allowed = limit + 3 * traced_se / traced;
         printf("  path tracer (%u paths a triangle): reflected power %.5g ± %.2g; the frame's %.2f%% off, "
                "the converged %.2f%% off (allowed %.2f%%)\n",
-               PROBE_SPP * CS_PT_PROBE_LANES, traced, traced_se, 100 * traced_error,
+               paths, traced, traced_se, 100 * traced_error,
                100 * (p_converged / traced - 1.0), 100 * allowed);
         CHECK(isfinite(traced_error) && fabs(traced_error) <= allowed,
               "%s: the frame reflects %.2f%% of the path tracer's light's difference (allowed %.2f%%)", name,
@@ -271,6 +295,14 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < n; i++)
         if (argc < 2 || strstr(paths[i], argv[1]))
             check_scene(&ctx, paths[i], seed, &checked);
+    // The path tracer's seed that failed CI (reported noise too low then,
+    // the Cornell box's frame -3.89% off the tracer), kept as a case.
+    const uint32_t kept_seed = 300648012u;
+    if (argc < 2 || strstr("cornell_box", argv[1])) {
+        printf("kept seed %u:\n", kept_seed);
+        uint32_t kept_checked = 0;
+        check_scene(&ctx, CS_SOURCE_DIR "/scenes/cornell_box.json", kept_seed, &kept_checked);
+    }
     printf("%u shipped scenes lit by radiosity checked, seed %u\n", checked, seed);
     CHECK(checked > 0, "no shipped scene with a \"radiosity\" block was found");
     return test_finish(&ctx);
