@@ -4,6 +4,11 @@
 //     and a sphere: points inside, outside, on faces, on edges and vertices,
 //     deep inside the slab after crossing it (the deep-penetration rule must
 //     pick the face it came in through), and NaN points. Outputs poisoned.
+//     The same points against the particle collisions' contact within a
+//     reach past the surface (cs_body_contact_within, then outside a
+//     polytope cs_body_rounded_distance, as cs_bodies_collide takes it):
+//     beyond the reach far, else the double |sum d_k n_k| over the planes
+//     in front; a length 0.1% long fails.
 //  2. A small WCSPH world with a static and a falling box (one substep a
 //     frame): after every substep no particle is inside a body by more than
 //     1e-4 h plus how far the body moved in that substep (the collision
@@ -81,13 +86,14 @@ static void contact_scene(cs_scene *s)
 }
 
 // The reference: the rule of bodies.glsl in double, on the float set.
-static void ref_contact(const cs_body_set *set, uint32_t b, const float x[3], const float v[3], double dt, double out[4],
-                        bool *far)
+// reach: how far past the bounding sphere a point still counts (cs_body_contact_within).
+static void ref_contact(const cs_body_set *set, uint32_t b, const float x[3], const float v[3], double dt, double reach,
+                        double out[4], bool *far)
 {
     const cs_body_gpu *g = &set->bodies[b];
     double r[3] = {x[0] - (double)g->centre.x, x[1] - (double)g->centre.y, x[2] - (double)g->centre.z};
-    double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    *far = r2 > (double)g->centre.w * g->centre.w;
+    double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], broad = (double)g->centre.w + reach;
+    *far = r2 > broad * broad;
     if (*far)
         return;
     if (g->omega.w > 0.0f) {
@@ -113,6 +119,25 @@ static void ref_contact(const cs_body_set *set, uint32_t b, const float x[3], co
     out[0] = p->x, out[1] = p->y, out[2] = p->z, out[3] = k == kd && best < 0.0 ? deep : best;
 }
 
+// cs_bodies_collide's contact within `reach` of a polytope's surface: from
+// outside, the corners rounded (|sum d_k n_k| over the planes in front).
+static void ref_rounded(const cs_body_set *set, uint32_t b, const float x[3], double reach, double c[4])
+{
+    const cs_body_gpu *g = &set->bodies[b];
+    if (g->omega.w > 0.0f || !(c[3] > 0.0 && c[3] < reach))
+        return;
+    double sum[3] = {0, 0, 0};
+    for (uint32_t k = 0; k < g->info.y; k++) {
+        const vec4 *p = &set->planes[g->info.x + k];
+        double d = p->x * (double)x[0] + p->y * (double)x[1] + p->z * (double)x[2] - p->w;
+        if (d > 0.0)
+            sum[0] += d * p->x, sum[1] += d * p->y, sum[2] += d * p->z;
+    }
+    double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
+    if (len > c[3])
+        c[0] = sum[0] / len, c[1] = sum[1] / len, c[2] = sum[2] / len, c[3] = len;
+}
+
 static void test_contact(cs_context *ctx)
 {
     cs_scene s;
@@ -124,12 +149,12 @@ static void test_contact(cs_context *ctx)
     test_program(ctx, &prog, "test/body_contact.comp", NULL);
     const float dt = 0.01f;
     float *pts = calloc(POINTS * 4, sizeof(float)), *rel = calloc(POINTS * 4, sizeof(float));
-    float *out = malloc(POINTS * 32);
+    float *out = malloc(POINTS * 48);
     cs_buffer set_buf, pts_buf, rel_buf, out_buf;
     test_buffer(ctx, &set_buf, "set", sizeof set);
     test_buffer(ctx, &pts_buf, "points", POINTS * 16);
     test_buffer(ctx, &rel_buf, "rel", POINTS * 16);
-    test_buffer(ctx, &out_buf, "out", POINTS * 32);
+    test_buffer(ctx, &out_buf, "out", POINTS * 48);
     cs_buffer_upload(ctx, &set_buf, &set, sizeof set, 0);
     cs_recorder rec;
     cs_recorder_create(ctx, "contact", &rec);
@@ -181,33 +206,62 @@ static void test_contact(cs_context *ctx)
         cs_buffer_upload(ctx, &pts_buf, pts, POINTS * 16, 0);
         cs_buffer_upload(ctx, &rel_buf, rel, POINTS * 16, 0);
         cs_buffer_fill(ctx, &out_buf, CS_POISON_U32);
-        struct { uint32_t count, body; float dt; } pc = {POINTS, b, dt};
+        // The particle collisions' reach: a margin past the surface, here
+        // 0.4 of the bounding radius, so that kind 1's points (out to 2.4
+        // radii) fall inside it, beyond it, and beside the corners.
+        const float reach = 0.4f * g->centre.w;
+        struct { uint32_t count, body; float dt, reach; } pc = {POINTS, b, dt, reach};
         cs_recorder_begin(&rec);
         cs_pass_begin(&rec, "contact");
         cs_dispatch(&rec, prog, &(cs_dispatch_desc){.buffers = {&set_buf, &pts_buf, &rel_buf, &out_buf},
                                                      .push = &pc, .push_size = sizeof pc, .threads = {POINTS}});
         cs_pass_end(&rec);
         cs_recorder_submit_wait(&rec);
-        cs_buffer_download(ctx, &out_buf, out, POINTS * 32, 0);
-        int reported = 0, deep_ok = 0, near = 0;
+        cs_buffer_download(ctx, &out_buf, out, POINTS * 48, 0);
+        int reported = 0, deep_ok = 0, near = 0, rounded = 0;
         CHECK(isnan(out[3]), "body %u: a NaN point gave distance %g", b, out[3]);
+        CHECK(isnan(out[11]), "body %u: a NaN point gave distance %g within reach", b, out[11]);
         for (uint32_t i = 1; i < POINTS && reported < 8; i++) {
-            const float *x = &pts[4 * i], *g4 = &out[8 * i], *cp = &out[8 * i + 4];
-            double ref[4] = {0, 0, 0, 0};
-            bool far;
-            ref_contact(&set, b, x, &rel[4 * i], dt, ref, &far);
+            const float *x = &pts[4 * i], *g4 = &out[12 * i], *cp = &out[12 * i + 4], *w4 = &out[12 * i + 8];
+            double ref[4] = {0, 0, 0, 0}, wref[4] = {0, 0, 0, 0};
+            bool far, wfar;
+            ref_contact(&set, b, x, &rel[4 * i], dt, 0.0, ref, &far);
+            ref_contact(&set, b, x, &rel[4 * i], dt, reach, wref, &wfar);
+            double contact_distance = wref[3];
+            if (!wfar)
+                ref_rounded(&set, b, x, reach, wref);
             double r2 = 0.0;
             for (int a = 0; a < 3; a++)
                 r2 += ((double)x[a] - (&g->centre.x)[a]) * ((double)x[a] - (&g->centre.x)[a]);
-            if (fabs(sqrt(r2) - g->centre.w) < 1e-5 * g->centre.w)
-                continue; // on the bounding sphere: float and double may disagree on "far"
             int before = test_failures;
+            // Within reach (the spheres of radius R + reach): far outside it,
+            // the contact otherwise, rounded outside a polytope's surface.
+            double mag = fabs(x[0]) + fabs(x[1]) + fabs(x[2]) + 2.0 * g->centre.w;
+            double tol = 16.0 * FLT_EPSILON * mag;
+            if (fabs(sqrt(r2) - (g->centre.w + reach)) < 1e-5 * g->centre.w) {
+                // on the reach sphere: float and double may disagree on "far"
+            } else if (wfar) {
+                CHECK(w4[3] == 3.402823466e38f && w4[0] == 0.0f, "body %u point %u: beyond reach, got %g", b, i, w4[3]);
+            } else {
+                bool was_rounded = wref[3] > contact_distance + tol;
+                rounded += was_rounded;
+                CHECK(!test_not_finite(w4[3]) && fabs(w4[3] - wref[3]) <= tol,
+                      "body %u point %u (kind %u): distance within reach %.9g, ref %.9g (unrounded %.9g)", b, i, i % 6,
+                      w4[3], wref[3], contact_distance);
+                // The rounded normal's direction is |sum d_k n_k|'s: its
+                // float error is about tol / distance.
+                double dn = fabs(w4[0] - wref[0]) + fabs(w4[1] - wref[1]) + fabs(w4[2] - wref[2]);
+                CHECK(!was_rounded || dn <= 8.0 * tol / wref[3], "body %u point %u: rounded normal (%g %g %g), ref "
+                      "(%g %g %g)", b, i, w4[0], w4[1], w4[2], wref[0], wref[1], wref[2]);
+            }
+            if (fabs(sqrt(r2) - g->centre.w) < 1e-5 * g->centre.w) {
+                reported += test_failures != before;
+                continue; // on the bounding sphere: float and double may disagree on "far"
+            }
             if (far) {
                 CHECK(g4[3] == 3.402823466e38f && g4[0] == 0.0f, "body %u point %u: far, got %g", b, i, g4[3]);
             } else {
                 near++;
-                double mag = fabs(x[0]) + fabs(x[1]) + fabs(x[2]) + 2.0 * g->centre.w;
-                double tol = 16.0 * FLT_EPSILON * mag;
                 bool same_normal = fabs(g4[0] - ref[0]) + fabs(g4[1] - ref[1]) + fabs(g4[2] - ref[2]) < 1e-6 * (g->omega.w > 0 ? 1e2 : 1.0);
                 CHECK(!test_not_finite(g4[3]) && fabs(g4[3] - ref[3]) <= tol, "body %u point %u (kind %u): distance %.9g, ref %.9g",
                       b, i, i % 6, g4[3], ref[3]);
@@ -229,7 +283,11 @@ static void test_contact(cs_context *ctx)
         if (b == 2)
             CHECK(deep_ok == deep_points && deep_points > 0, "thin slab: %d of %d deep points went back out the top", deep_ok,
                   deep_points);
-        printf("body %u: %d points near, %d deep-rule points\n", b, near, deep_points);
+        if (g->omega.w == 0.0f)
+            CHECK(rounded > POINTS / 64, "body %u: only %d points beside its corners and edges within reach", b,
+                  rounded);
+        printf("body %u: %d points near, %d deep-rule points, %d rounded within reach %.3g\n", b, near, deep_points,
+               rounded, reach);
     }
     cs_recorder_destroy(&rec);
     cs_buffer *bufs[] = {&set_buf, &pts_buf, &rel_buf, &out_buf};

@@ -169,7 +169,7 @@ vec4 cs_body_contact(uint b, vec3 x, vec3 v_rel) { return cs_body_contact_within
 vec4 cs_body_rounded_distance(uint b, vec3 x, vec4 c)
 {
     cs_body_gpu body = CS_BODY_SET.bodies[b];
-    if (body.omega.w > 0.0)
+    if (body.omega.w > 0.0 || !(c.w > 0.0)) // a sphere, or inside (no plane in front: no direction)
         return c;
     vec3 out_sum = vec3(0.0);
     for (uint k = 0u; k < body.info.y; k++) {
@@ -227,8 +227,11 @@ void cs_bodies_collide(inout vec3 x, inout vec3 v, float e, float margin)
 }
 
 // For position-based solvers (cs_restitute): where x touches a body (within
-// `touch`) and moves into it relative to its surface, the normal part is
-// reflected with e.
+// `touch` of the margin) and moves into it relative to its surface, the
+// normal part is reflected with e. Beside a corner this takes the farthest
+// plane, not cs_bodies_collide's rounded distance: rounded (so fewer
+// particles touch there), PBF's 2D box of 0.3 rho0 floated +5.4% deep
+// against +4.4% (test_buoyancy, bound 5%).
 void cs_bodies_restitute(vec3 x, inout vec3 v, float e, float touch, float margin)
 {
     uvec3 near = cs_body_candidates(x, margin + touch);
