@@ -4,11 +4,16 @@
 //   - two perpendicular unit squares sharing an edge: F = 0.20004;
 //   - a small patch under a coaxial disc of radius R at height h:
 //     F = R^2 / (h^2 + R^2) (the disc a 256-gon: its own exact value);
+//     these three within 0.1%;
 //   - reciprocity A_i F_ij = A_j F_ji within 1% on every link;
 //   - a closed box (a unit cube seen from inside, patch_size 0.2: 8^2
-//     patches per triangle, 768 in all): every row sums to 1 within 1%;
+//     patches per triangle, 768 in all): every row sums to 1 within 0.2%;
 //   - the furnace: that box with albedo rho and emission E everywhere
-//     converges to B = E / (1 - rho) within 1%.
+//     converges to B = E / (1 - rho) within 0.2%.
+// The bounds were 1% while the far field took Wallace's disc (rows
+// 0.9907-1.0003, perpendicular squares -0.25%, the patch under the disc
+// -0.15%); with the second-order point formula (radiosity.c,
+// corrected_factor) they read 0.9994-1.0007, +0.02% and -0.002%.
 #include "test_util.h"
 
 #include "bvh.h"
@@ -18,6 +23,8 @@
 #include <string.h>
 
 static const double PI = 3.14159265358979323846;
+#define FACTOR_TOLERANCE 0.001
+#define ROW_TOLERANCE 0.002
 
 // A parallelogram corner + s u + t v (s, t in [0, 1]) as two triangles
 // whose front is the side of u x v.
@@ -103,7 +110,7 @@ static void test_squares(void)
     double f = group_factor(&c, 0, 2, 2, 4);
     printf("parallel unit squares at 1: F = %.5f (analytic 0.19982), %u patches, %u links, %.2f s\n", f,
            c.patch_count, c.link_count, c.compile_seconds);
-    CHECK(fabs(f - 0.19982) < 0.01 * 0.19982, "parallel squares F = %.5f", f);
+    CHECK(fabs(f - 0.19982) < FACTOR_TOLERANCE * 0.19982, "parallel squares F = %.5f", f);
     check_reciprocity(&c, "parallel squares");
     cs_radiosity_free(&c);
     cs_bvh_free(&bvh);
@@ -113,7 +120,7 @@ static void test_squares(void)
     compile_or_fail(tris, n, 1.0 / 8.0, &c, &bvh);
     f = group_factor(&c, 0, 2, 2, 4);
     printf("perpendicular unit squares: F = %.5f (analytic 0.20004)\n", f);
-    CHECK(fabs(f - 0.20004) < 0.01 * 0.20004, "perpendicular squares F = %.5f", f);
+    CHECK(fabs(f - 0.20004) < FACTOR_TOLERANCE * 0.20004, "perpendicular squares F = %.5f", f);
     check_reciprocity(&c, "perpendicular squares");
     cs_radiosity_free(&c);
     cs_bvh_free(&bvh);
@@ -148,7 +155,7 @@ static void test_disc(void)
     double f_out = radius * radius / (height * height + radius * radius);
     printf("small patch under a disc (R %g, h %g): F = %.5f (the polygon's: between %.5f and %.5f)\n", radius,
            height, f, f_in, f_out);
-    CHECK(f > 0.99 * f_in && f < 1.01 * f_out, "disc F = %.5f", f);
+    CHECK(f > (1.0 - FACTOR_TOLERANCE) * f_in && f < (1.0 + FACTOR_TOLERANCE) * f_out, "disc F = %.5f", f);
     cs_radiosity_free(&c);
     cs_bvh_free(&bvh);
     free(tris);
@@ -189,7 +196,8 @@ static void test_closed_box(void)
     }
     printf("closed unit box, patch_size 0.2 (%u patches, %u links, %.2f s): row sums in [%.5f, %.5f]\n",
            c.patch_count, c.link_count, c.compile_seconds, lo, hi);
-    CHECK(lo > 0.99 && hi < 1.01, "row sums in [%.5f, %.5f], want 1 within 1%%", lo, hi);
+    CHECK(lo > 1.0 - ROW_TOLERANCE && hi < 1.0 + ROW_TOLERANCE, "row sums in [%.5f, %.5f], want 1 within %g%%", lo,
+          hi, 100 * ROW_TOLERANCE);
     check_reciprocity(&c, "closed box");
     // Furnace: rho^k falls below 1e-9 after 30 bounces.
     double *b = malloc(3 * sizeof *b * c.patch_count);
@@ -198,7 +206,7 @@ static void test_closed_box(void)
     for (uint32_t i = 0; i < 3 * c.patch_count; i++)
         worst = fmax(worst, fabs(b[i] - want) / want);
     printf("furnace: rho %.2f, E %.2f: B within %.3g of E / (1 - rho) = %.3f\n", rho, emission, worst, want);
-    CHECK(worst < 0.01, "furnace off by %.3g", worst);
+    CHECK(worst < ROW_TOLERANCE, "furnace off by %.3g", worst);
     free(b);
     cs_radiosity_free(&c);
     cs_bvh_free(&bvh);

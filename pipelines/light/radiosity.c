@@ -62,7 +62,8 @@ static void split4(const float t[3][3], float out[4][3][3])
             memcpy(out[p][v], pieces[p][v], sizeof out[p][v]);
 }
 
-// Wallace's disc formula between two triangles' centroids.
+// Wallace's disc formula between two triangles' centroids: finite as r ->
+// 0, so it takes the near pieces the split stops at (CS_RADIOSITY_NEAR_DEPTH).
 static double disc_factor(const tri_frame *i, const tri_frame *j)
 {
     dvec3 r = sub(j->center, i->center);
@@ -74,6 +75,62 @@ static double disc_factor(const tri_frame *i, const tri_frame *j)
     if (cos_i <= 0.0 || cos_j <= 0.0)
         return 0.0;
     return j->area * cos_i * cos_j / (PI * d2 + j->area);
+}
+
+// Adds a triangle's covariance about its centroid (uniform over its area),
+// the sum over its corners of (v - c)(v - c)^T / 12, to S.
+static void covariance_add(const float t[3][3], double S[3][3])
+{
+    double c[3];
+    for (int a = 0; a < 3; a++)
+        c[a] = (t[0][a] + t[1][a] + t[2][a]) / 3.0;
+    for (int v = 0; v < 3; v++) {
+        double e[3] = {t[v][0] - c[0], t[v][1] - c[1], t[v][2] - c[2]};
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                S[a][b] += e[a] * e[b] / 12.0;
+    }
+}
+
+// F_ij of two triangles far apart (beyond the near-field bound): the mean
+// over i of the integral over j of K(x, y) = cos_x cos_y / (pi |y - x|^2),
+// expanded about the centroids to second order,
+//     F = A_j (K(d) + tr(H(d) (S_i + S_j)) / 2),   d = c_j - c_i,
+// H the Hessian of K in d (normals held; K depends on x and y only through
+// d, so both triangles' spreads add), S their covariances. With
+// K = (a.d)(b.d) g / pi, a = n_i, b = -n_j, g = |d|^-4:
+//     tr(H S) = (2 g a^T S b + 2 grad(g)^T S grad(a.d b.d)
+//                + (a.d)(b.d) tr(H_g S)) / pi,
+//     grad g = -4 d |d|^-6, tr(H_g S) = -4 tr(S) |d|^-6 + 24 d^T S d |d|^-8.
+// The centroid alone (the point formula) is a first-order rule whose
+// error is this term; Wallace's disc, used here before, put -A_j / (pi
+// r^2) in its place, right only for a coaxial disc: a closed cube's rows
+// summed to 0.9907-1.0003 with it, 0.9994-1.0007 with the expansion
+// (docs/light.md, "Form factors"). Clamped at 0 (near a horizon the
+// series can undershoot).
+static double corrected_factor(const tri_frame *i, const tri_frame *j, const double S[3][3])
+{
+    dvec3 dv = sub(j->center, i->center);
+    double d[3] = {dv.x, dv.y, dv.z}, a[3] = {i->normal.x, i->normal.y, i->normal.z},
+           b[3] = {-j->normal.x, -j->normal.y, -j->normal.z};
+    double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double ad = a[0] * d[0] + a[1] * d[1] + a[2] * d[2], bd = b[0] * d[0] + b[1] * d[1] + b[2] * d[2];
+    if (dd == 0.0 || ad <= 0.0 || bd <= 0.0)
+        return 0.0;
+    double f = ad * bd, g = 1.0 / (dd * dd);
+    double grad_f[3], grad_g[3];
+    for (int x = 0; x < 3; x++)
+        grad_f[x] = a[x] * bd + b[x] * ad, grad_g[x] = -4.0 * d[x] / (dd * dd * dd);
+    double aSb = 0.0, gSf = 0.0, trS = S[0][0] + S[1][1] + S[2][2], dSd = 0.0;
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) {
+            aSb += a[x] * S[x][y] * b[y];
+            gSf += grad_g[x] * S[x][y] * grad_f[y];
+            dSd += d[x] * S[x][y] * d[y];
+        }
+    double tr_HfS = 2.0 * aSb, tr_HgS = -4.0 * trS / (dd * dd * dd) + 24.0 * dSd / (dd * dd * dd * dd);
+    double K = f * g / PI, second = (g * tr_HfS + 2.0 * gSf + f * tr_HgS) / PI;
+    return fmax(j->area * (K + 0.5 * second), 0.0);
 }
 
 // True when no point of `other` lies in front of the plane of `t` (f's
@@ -88,29 +145,40 @@ static bool wholly_behind(const tri_frame *f, const float other[3][3])
     return true;
 }
 
-static double refined_factor(const float from[3][3], const float to[3][3], int depth)
+// spread: S_i + S_j, the two triangles' covariances (each midpoint piece
+// is its triangle halved, so its covariance is a quarter of it).
+static double refined_factor(const float from[3][3], const float to[3][3], int depth, const double spread[3][3])
 {
     tri_frame i = frame_of(from), j = frame_of(to);
     if (wholly_behind(&i, to) || wholly_behind(&j, from))
         return 0.0;
     dvec3 r = sub(j.center, i.center);
     double size2 = fmax(i.area, j.area);
-    if (depth >= CS_RADIOSITY_NEAR_DEPTH || dot(r, r) >= CS_RADIOSITY_NEAR * CS_RADIOSITY_NEAR * size2)
-        return disc_factor(&i, &j);
+    if (dot(r, r) >= CS_RADIOSITY_NEAR * CS_RADIOSITY_NEAR * size2)
+        return corrected_factor(&i, &j, spread); // far enough for the expansion
+    if (depth >= CS_RADIOSITY_NEAR_DEPTH)
+        return disc_factor(&i, &j); // near, and split as far as it goes: the disc, finite
     float from4[4][3][3], to4[4][3][3];
     split4(from, from4);
     split4(to, to4);
+    double quarter[3][3];
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++)
+            quarter[x][y] = 0.25 * spread[x][y];
     double sum = 0.0;
     for (int a = 0; a < 4; a++)
         for (int b = 0; b < 4; b++)
-            sum += refined_factor(from4[a], to4[b], depth + 1);
+            sum += refined_factor(from4[a], to4[b], depth + 1, quarter);
     // Sum over the receiver's pieces, average over the sender's (equal areas).
     return sum / 4.0;
 }
 
 double cs_form_factor(const float from[3][3], const float to[3][3])
 {
-    return refined_factor(from, to, 0);
+    double spread[3][3] = {{0}};
+    covariance_add(from, spread);
+    covariance_add(to, spread);
+    return refined_factor(from, to, 0, spread);
 }
 
 // Patches of one triangle: n^2 equal triangles on a barycentric lattice.

@@ -3,13 +3,16 @@
 // double-precision solver that is the reference for the GPU passes.
 // docs/light.md, "Radiosity", has the equations and the rules.
 //
-// Form factor from patch i to patch j (Wallace 1989, the receiver seen as a
-// disc of the emitter's area, so adjacent patches stay finite):
-//     F_ij = A_j cos(theta_i) cos(theta_j) / (pi r^2 + A_j)
-// with r the distance between the patches' points. Pairs closer than
-// CS_RADIOSITY_NEAR times the larger patch's size (sqrt of its area) are
-// split into 4 sub-triangles each, up to CS_RADIOSITY_NEAR_DEPTH times, and
-// the formula is summed over the pieces of j and averaged over those of i.
+// Form factor from patch i to patch j: the point formula between the
+// centroids with its second-order term (both triangles' spread),
+//     F_ij = A_j (K(d) + tr(H(d) (S_i + S_j)) / 2),
+//     K = cos(theta_i) cos(theta_j) / (pi r^2)
+// (radiosity.c, corrected_factor). Pairs closer than CS_RADIOSITY_NEAR
+// times the larger patch's size (sqrt of its area) are split into 4
+// sub-triangles each, up to CS_RADIOSITY_NEAR_DEPTH times, and the factor
+// is summed over the pieces of j and averaged over those of i; pieces
+// still that near at the last depth take Wallace's (1989) disc,
+// A_j cos cos / (pi r^2 + A_j), finite where adjacent patches meet.
 // Visibility: one ray between the two centres, on the BVH.
 #pragma once
 
