@@ -25,8 +25,8 @@
 // children), with d the distance between their centroids, e_x the extent
 // of end x (a cluster's bounding radius, a patch's 0: a patch stands for
 // its centre, as in the flat compile), w the unit direction from a to b:
-//   - two patches: F_ab as in a flat compile (Wallace's disc formula with
-//     the near-field refinement, radiosity.h);
+//   - two patches: F_ab as in a flat compile (the second-order point
+//     formula with the near-field refinement, radiosity.h);
 //   - nothing when the ends cannot exchange light: every point of b lies
 //     behind the plane of every patch of a (a patch's plane; a cluster's
 //     through its mean normal, spread and lowest point), or the other way
