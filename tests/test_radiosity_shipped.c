@@ -128,8 +128,17 @@ static bool traced_reflected(cs_context *ctx, const cs_world_radiosity *part, ui
     cs_pathtracer pt;
     cs_error err;
     CS_ASSERT(cs_pt_create(ctx, &part->bvh, &s, &pt, &err), "%s", err.msg);
-    cs_pt_probe_result *probe = calloc(part->bvh.tri_count, sizeof *probe);
-    CS_ASSERT(probe, "out of memory");
+    uint32_t n = part->bvh.tri_count;
+    cs_pt_probe_result *probe = calloc(n, sizeof *probe);
+    double *area = malloc(n * sizeof *area);
+    CS_ASSERT(probe && area, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        const cs_tri *t = &g->tris[part->bvh.tri_source[i]];
+        double e1[3] = {t->v1.x - t->v0.x, t->v1.y - t->v0.y, t->v1.z - t->v0.z};
+        double e2[3] = {t->v2.x - t->v0.x, t->v2.y - t->v0.y, t->v2.z - t->v0.z};
+        double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        area[i] = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+    }
     double p = 0.0, var = 0.0;
     uint32_t spp = 0;
     while (spp < PROBE_MAX_SPP && (spp == 0 || !(3.0 * sqrt(var) <= PROBE_NOISE_TARGET * fabs(p)))) {
@@ -142,7 +151,7 @@ static bool traced_reflected(cs_context *ctx, const cs_world_radiosity *part, ui
         spp += PROBE_ROUND_SPP;
         cs_pt_read_probe(ctx, &pt, probe);
         p = 0.0, var = 0.0;
-        for (uint32_t i = 0; i < part->bvh.tri_count; i++) {
+        for (uint32_t i = 0; i < n; i++) {
             // The three channels come from the same paths, so their errors
             // are correlated and add, not in quadrature: the channel sum's
             // standard error is at most the sum of theirs (equal when the
@@ -150,24 +159,19 @@ static bool traced_reflected(cs_context *ctx, const cs_world_radiosity *part, ui
             // 1.33 x too low on the Cornell box (40 seeds), and a seed at
             // 5 of those "standard errors" failed CI.
             double tri_error = 0.0;
-            const cs_tri *t = &g->tris[part->bvh.tri_source[i]];
-            double e1[3] = {t->v1.x - t->v0.x, t->v1.y - t->v0.y, t->v1.z - t->v0.z};
-            double e2[3] = {t->v2.x - t->v0.x, t->v2.y - t->v0.y, t->v2.z - t->v0.z};
-            double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                            e1[0] * e2[1] - e1[1] * e2[0]};
-            double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
-            const float *e = &t->emission.x;
+            const float *e = &g->tris[part->bvh.tri_source[i]].emission.x;
             for (int k = 0; k < 3; k++) {
                 CHECK(isfinite(probe[i].radiosity[k]), "path tracer: triangle %u channel %d is %g", i, k,
                       probe[i].radiosity[k]);
-                p += area * (probe[i].radiosity[k] - e[k]);
-                tri_error += area * probe[i].std_error[k];
+                p += area[i] * (probe[i].radiosity[k] - e[k]);
+                tri_error += area[i] * probe[i].std_error[k];
             }
             var += tri_error * tri_error;
         }
     }
     *paths = spp * CS_PT_PROBE_LANES;
     free(probe);
+    free(area);
     cs_pt_destroy(ctx, &pt);
     *power = p;
     *std_error = sqrt(var);
@@ -300,10 +304,11 @@ int main(int argc, char **argv)
     // The path tracer's seed that failed CI (reported noise too low then,
     // the Cornell box's frame -3.89% off the tracer), kept as a case.
     const uint32_t kept_seed = 300648012u;
-    if (argc < 2 || strstr("cornell_box", argv[1])) {
+    const char *kept_scene = CS_SOURCE_DIR "/scenes/cornell_box.json";
+    if (argc < 2 || strstr(kept_scene, argv[1])) { // the same filter as the scenes above
         printf("kept seed %u:\n", kept_seed);
         uint32_t kept_checked = 0;
-        check_scene(&ctx, CS_SOURCE_DIR "/scenes/cornell_box.json", kept_seed, &kept_checked);
+        check_scene(&ctx, kept_scene, kept_seed, &kept_checked);
     }
     printf("%u shipped scenes lit by radiosity checked, seed %u\n", checked, seed);
     CHECK(checked > 0, "no shipped scene with a \"radiosity\" block was found");
