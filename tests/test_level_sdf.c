@@ -91,6 +91,8 @@ static void reference_build(const cs_tr1_level *level, reference *r)
                 const cs_tr1_sector *s = &room->sectors[i * room->z_sectors + j];
                 if (s->floor <= s->ceiling)
                     continue;
+                if (cs_tr1_sector_door(level, s) >= 0)
+                    continue; // a door sector: the space of the room it leads to, which has it as floor
                 cs_level_box *b = &r->columns[r->column_count];
                 world_box(room->x + 1024.0 * i, 256.0 * s->ceiling, room->z + 1024.0 * j, room->x + 1024.0 * (i + 1),
                           256.0 * s->floor, room->z + 1024.0 * (j + 1), b);
@@ -284,6 +286,36 @@ static void check_cases(const reference *r, const baked *b)
     check_case(r, b, "below the east room's floor", 12.0, -2.5, -4.0, -0.5);
 }
 
+// The ringed fixture (cs_tr1_generate_ringed) at 512 units/m, a sector 2 m:
+// west x 2..10, middle x 10..18 (overlapping the west's ring and door
+// columns), both y 0..4, z -6..-2; the wall portal at x = 10; the lower room
+// x 14..18, y -4..0 under the floor portal x 14..18, z -6..-2.
+static void check_ringed_cases(const reference *r, const baked *b)
+{
+    check_case(r, b, "in the west-middle doorway", 10.0, 2.0, -4.0, 2.0);
+    check_case(r, b, "one sector past it (the west's door sector)", 12.0, 2.0, -4.0, 2.0);
+    check_case(r, b, "one sector before it (the middle's door sector)", 8.0, 2.0, -4.0, 2.0);
+    check_case(r, b, "0.5 m in front of the west wall of the west", 2.5, 2.0, -4.0, 0.5);
+    check_case(r, b, "in the floor portal to the lower room", 16.0, 0.0, -4.0, 2.0);
+    check_case(r, b, "in the lower room, 1 m over its floor", 16.0, -3.0, -4.0, 1.0);
+}
+
+static void check_level(const char *name, const cs_tr1_level *level, void (*cases)(const reference *, const baked *))
+{
+    reference r;
+    reference_build(level, &r);
+    printf("%s: reference %u columns, %u portals, %u x %u x %u click cubes\n", name, r.column_count, r.portal_count,
+           r.n[0], r.n[1], r.n[2]);
+    baked b;
+    bake_whole_level(level, &r, 0.25, 2.5, &b);
+    check_nodes(&r, &b);
+    check_random_points(&r, &b);
+    cases(&r, &b);
+    free(b.values);
+    cs_level_space_free(&b.space);
+    reference_free(&r);
+}
+
 static void check_refusals(void)
 {
     cs_level_space space;
@@ -330,20 +362,12 @@ int main(void)
     bool ok = cs_tr1_load(DEMO_PATH, &level, NULL, &err);
     CHECK(ok, "%s", err.msg);
     if (ok) {
-        reference r;
-        reference_build(&level, &r);
-        printf("reference: %u columns, %u portals, %u x %u x %u click cubes\n", r.column_count, r.portal_count, r.n[0],
-               r.n[1], r.n[2]);
-        baked b;
-        bake_whole_level(&level, &r, 0.25, 2.5, &b);
-        check_nodes(&r, &b);
-        check_random_points(&r, &b);
-        check_cases(&r, &b);
-        free(b.values);
-        cs_level_space_free(&b.space);
-        reference_free(&r);
+        check_level("demo level", &level, check_cases);
         cs_tr1_free(&level);
     }
+    cs_tr1_generate_ringed(&level);
+    check_level("ringed fixture", &level, check_ringed_cases);
+    cs_tr1_free(&level);
     check_refusals();
     if (test_failures)
         fprintf(stderr, "FAIL: %d check(s) failed\n", test_failures);

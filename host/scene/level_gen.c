@@ -588,3 +588,132 @@ void cs_tr1_generate_fixture(cs_tr1_level *out)
     room->y_top = -1024 - FIXTURE_SLOPE * 256;
     CS_ASSERT(out->rooms[FIXTURE_WATER_ROOM].flags & CS_TR1_ROOM_WATER, "the demo's water room");
 }
+
+// ---- a chain of rooms as the retail levels build them -----------------------
+
+// Each retail room's sector grid has a ring of wall sectors round its floor.
+// Two rooms joined by a wall portal overlap by two sector columns: each
+// one's door sectors (in its ring, with a door floor data entry naming the
+// other, heights copied from the other) lie over the other's floor, and the
+// portal is the plane between them. Floor and ceiling portals join a
+// sector's floor to the sector of the room below (room_below / room_above).
+typedef struct ring_room {
+    int sx, sz, nx, nz; // first sector and size, in sectors, ring included
+    int floor, ceiling; // TR units, y down
+} ring_room;
+
+// West (0) and middle (1) on one floor, joined by a wall portal at x = 5
+// sectors; the lower room (2, a water room) under the middle's east half,
+// joined by a floor portal at y = 0 over its two by two interior sectors.
+static const ring_room ring_rooms[] = {
+    {0, 0, 6, 4, 0, -2048},
+    {4, 0, 6, 4, 0, -2048},
+    {6, 0, 4, 4, 2048, 0},
+};
+#define RING_WATER_ROOM 2
+#define RING_WALL_X 5     // sectors: the wall portal's plane
+#define RING_HOLE_X0 7    // sectors: the floor portal's x range [7, 9) and z range [1, 3)
+#define RING_HOLE_X1 9
+
+static bool ring_interior(const ring_room *g, int i, int j) { return i > 0 && j > 0 && i + 1 < g->nx && j + 1 < g->nz; }
+
+static void ring_portal(cs_tr1_room *room, uint16_t other, int axis, int normal, const int corners[4][3])
+{
+    cs_tr1_portal *p = &room->portals[room->portal_count++];
+    p->adjoining_room = other;
+    p->normal[axis] = (int16_t)normal;
+    for (int k = 0; k < 4; k++) {
+        p->vertices[k][0] = (int16_t)(corners[k][0] - room->x);
+        p->vertices[k][1] = (int16_t)corners[k][1];
+        p->vertices[k][2] = (int16_t)(corners[k][2] - room->z);
+    }
+}
+
+void cs_tr1_generate_ringed(cs_tr1_level *out)
+{
+    cs_tr1_generate_demo(out); // palette, textures, objects and floor data entry 0
+    for (uint32_t r = 0; r < out->room_count; r++) {
+        cs_tr1_room *room = &out->rooms[r];
+        free(room->vertices);
+        free(room->rects);
+        free(room->tris);
+        free(room->sprites);
+        free(room->portals);
+        free(room->sectors);
+        free(room->lights);
+        free(room->meshes);
+    }
+    free(out->rooms);
+    out->room_count = CS_ARRAY_COUNT(ring_rooms);
+    out->rooms = calloc(out->room_count, sizeof *out->rooms);
+    CS_ASSERT(out->rooms, "out of host memory");
+    const uint16_t door_to_middle[2] = {0x8000 | 0x0001, 1}, door_to_west[2] = {0x8000 | 0x0001, 0};
+    uint16_t fd_to_middle = append_floor_data(out, door_to_middle, 2);
+    uint16_t fd_to_west = append_floor_data(out, door_to_west, 2);
+    for (uint32_t r = 0; r < out->room_count; r++) {
+        const ring_room *g = &ring_rooms[r];
+        cs_tr1_room *room = &out->rooms[r];
+        room->x = g->sx * SECTOR;
+        room->z = g->sz * SECTOR;
+        room->y_bottom = g->floor;
+        room->y_top = g->ceiling;
+        room->alternate_room = -1;
+        room->flags = r == RING_WATER_ROOM ? CS_TR1_ROOM_WATER : 0;
+        room->ambient = 4096;
+        room->x_sectors = (uint16_t)g->nx;
+        room->z_sectors = (uint16_t)g->nz;
+        room->sectors = calloc((size_t)g->nx * g->nz, sizeof *room->sectors);
+        room->portals = calloc(2, sizeof *room->portals);
+        room_builder b = {room, 256, 64, 1};
+        room->vertices = calloc(b.vcap, sizeof *room->vertices);
+        room->rects = calloc(b.rcap, sizeof *room->rects);
+        CS_ASSERT(room->sectors && room->portals && room->vertices && room->rects, "out of host memory");
+        for (int i = 0; i < g->nx; i++)
+            for (int j = 0; j < g->nz; j++) {
+                cs_tr1_sector *s = &room->sectors[i * g->nz + j];
+                int x = g->sx + i, z = g->sz + j; // world sector
+                bool door = j > 0 && j + 1 < g->nz &&
+                            ((r == 0 && x == RING_WALL_X) || (r == 1 && x == RING_WALL_X - 1));
+                bool hole = z >= 1 && z < 3 && x >= RING_HOLE_X0 && x < RING_HOLE_X1;
+                s->box_index = 0xffff;
+                s->room_below = s->room_above = (uint8_t)CS_TR1_NO_ROOM;
+                if (!ring_interior(g, i, j) && !door) {
+                    s->floor = s->ceiling = -127; // a wall sector
+                    continue;
+                }
+                s->floor = (int8_t)(g->floor / 256);
+                s->ceiling = (int8_t)(g->ceiling / 256);
+                if (door) {
+                    s->fd_index = r == 0 ? fd_to_middle : fd_to_west;
+                    continue;
+                }
+                if (hole && r == 1)
+                    s->room_below = 2;
+                if (hole && r == 2)
+                    s->room_above = 1;
+                int p[4][3];
+                set3(p[0], x * SECTOR, g->floor, z * SECTOR);
+                set3(p[1], (x + 1) * SECTOR, g->floor, z * SECTOR);
+                set3(p[2], (x + 1) * SECTOR, g->floor, (z + 1) * SECTOR);
+                set3(p[3], x * SECTOR, g->floor, (z + 1) * SECTOR);
+                if (!(hole && r == 1))
+                    quad(&b, p, 0); // a floor to draw, but not over the hole
+            }
+        int wall[4][3], hole[4][3];
+        const int corner[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+        for (int k = 0; k < 4; k++) {
+            set3(wall[k], RING_WALL_X * SECTOR, corner[k][0] ? 0 : -2048, corner[k][1] ? 3 * SECTOR : SECTOR);
+            set3(hole[k], corner[k][0] ? RING_HOLE_X1 * SECTOR : RING_HOLE_X0 * SECTOR, 0,
+                 corner[k][1] ? 3 * SECTOR : SECTOR);
+        }
+        // Normals point into the room that owns the portal.
+        if (r == 0)
+            ring_portal(room, 1, 0, -1, wall);
+        if (r == 1) {
+            ring_portal(room, 0, 0, 1, wall);
+            ring_portal(room, 2, 1, -1, hole);
+        }
+        if (r == 2)
+            ring_portal(room, 1, 1, 1, hole);
+    }
+}

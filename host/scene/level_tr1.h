@@ -280,3 +280,14 @@ void cs_tr1_generate_demo(cs_tr1_level *out);
 // and -2); the faces follow. The north room (3) is a water room
 // (CS_TR1_ROOM_WATER), as in the demo. Deterministic.
 void cs_tr1_generate_fixture(cs_tr1_level *out);
+
+// A fixture built as the retail levels are (level_gen.c): three rooms whose
+// sector grids have a ring of wall sectors. West (0, 6 x 4 sectors) and
+// middle (1, 6 x 4) share a floor (y 0, 2 sectors high) and overlap by two
+// sector columns: each one's door sectors (ring sectors with a door floor
+// data entry naming the other) lie over the other's floor, and the wall
+// portal between them is the plane x = 5 sectors, z 1..3 sectors. Under the
+// middle room's east half lies the lower room (2, a water room, 2 sectors
+// deep), joined by a floor portal at y = 0 over x 7..9, z 1..3 sectors.
+// Floors are drawn, walls are not. Deterministic.
+void cs_tr1_generate_ringed(cs_tr1_level *out);

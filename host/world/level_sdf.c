@@ -73,6 +73,14 @@ static void add_room_columns(const cs_tr1_level *level, const cs_tr1_room *room,
             const cs_tr1_sector *s = &room->sectors[i * room->z_sectors + j];
             if (s->floor == TR1_WALL_HEIGHT || s->floor <= s->ceiling)
                 continue; // a wall (y grows downwards: an open floor is below its ceiling)
+            // A door sector sits in the room's wall ring over the floor of
+            // the room it leads to, which holds that space as its own
+            // column. As a column of this room too it would claim the
+            // neighbour's cells (the first column claims a cell) and leave
+            // a thin wall one sector past the portal, where the two rooms'
+            // columns meet outside any portal rectangle.
+            if (cs_tr1_sector_door(level, s) >= 0)
+                continue;
             double x0 = room->x + i * TR1_SECTOR, z0 = room->z + j * TR1_SECTOR;
             cs_tr1_slant floor_slant, ceiling_slant;
             cs_tr1_sector_slants(level, s, &floor_slant, &ceiling_slant);
