@@ -8,6 +8,9 @@
 //    sectors share their heights), its lattice within the budget and over
 //    90% of it; listed rooms are filled whatever their flag; a missing room,
 //    a level without water rooms and a tiny budget are refused by message.
+//    On the ringed fixture (rooms with wall rings, as retail levels): a
+//    room's door sectors are not filled, and a flood of more boxes than it
+//    holds is refused with the real count.
 // 2. The flood's own scene (cs_level_flood_scene_json) run with PBF for 300
 //    frames (3.6 s): every 30 frames, no particle centre outside room 3's
 //    sector columns or in the solid (the level's distance field baked again
@@ -60,6 +63,46 @@ static void check_plan(const cs_tr1_level *level)
     ok = cs_level_flood_plan(&dry, UNITS, NULL, 0, BUDGET, &f, &err);
     CHECK(!ok && strstr(err.msg, "no water room"), "the demo level, room 3 dry: %s", ok ? "accepted" : err.msg);
     cs_tr1_free(&dry);
+}
+
+// The ringed fixture (cs_tr1_generate_ringed, here 1024 units/m: a sector
+// is 1 m): the middle room (1) spans sectors x 4..10 with its wall ring, its
+// door sectors at x 4 (leading west) lie over the west room's floor. By the
+// game's rule they are the west room's space: the middle's water fills x
+// 5..9 only, z 1..3 (world z -3..-1), one box. Then every interior sector
+// of the three rooms given its own floor height: 8 + 8 + 4 boxes, past the
+// flood's 16, refused with the real count.
+static void check_ringed_plan(void)
+{
+    cs_tr1_level level;
+    cs_tr1_generate_ringed(&level);
+    cs_level_flood f;
+    cs_error err;
+    uint32_t middle = 1;
+    bool ok = cs_level_flood_plan(&level, UNITS, &middle, 1, BUDGET, &f, &err);
+    CHECK(ok, "ringed, the middle room: %s", ok ? "" : err.msg);
+    if (ok) {
+        printf("ringed, middle room: %u box(es), x %g..%g, z %g..%g\n", f.block_count, f.blocks[0].min[0],
+               f.blocks[0].max[0], f.blocks[0].min[2], f.blocks[0].max[2]);
+        CHECK(f.block_count == 1 && f.blocks[0].min[0] == 5.0f && f.blocks[0].max[0] == 9.0f &&
+                  f.blocks[0].min[2] == -3.0f && f.blocks[0].max[2] == -1.0f,
+              "ringed, middle room: %u boxes, the first x %g..%g z %g..%g; want one, x 5..9 z -3..-1 (no door "
+              "sector)", f.block_count, f.blocks[0].min[0], f.blocks[0].max[0], f.blocks[0].min[2],
+              f.blocks[0].max[2]);
+    }
+    int height = 1;
+    for (uint32_t r = 0; r < level.room_count; r++) {
+        cs_tr1_room *room = &level.rooms[r];
+        for (uint32_t k = 0; k < (uint32_t)room->x_sectors * room->z_sectors; k++)
+            if (room->sectors[k].floor != -127 && cs_tr1_sector_door(&level, &room->sectors[k]) < 0)
+                room->sectors[k].floor = (int8_t)(room->sectors[k].ceiling + height++);
+    }
+    uint32_t all[3] = {0, 1, 2};
+    ok = cs_level_flood_plan(&level, UNITS, all, 3, BUDGET, &f, &err);
+    printf("ringed, 20 heights: %s\n", ok ? "accepted" : err.msg);
+    CHECK(!ok && strstr(err.msg, "need 20 boxes") && strstr(err.msg, "room 0, 8"),
+          "ringed, 20 sectors of 20 heights in 3 rooms: %s", ok ? "accepted" : err.msg);
+    cs_tr1_free(&level);
 }
 
 // Centres outside the room's sector columns (each [x, z] x [floor,
@@ -191,6 +234,7 @@ int main(void)
     cs_tr1_level level;
     cs_tr1_generate_fixture(&level);
     check_plan(&level);
+    check_ringed_plan();
     cs_context ctx;
     test_context(&ctx);
     check_flood(&ctx, &level);

@@ -8,37 +8,44 @@
 #define TR1_CLICK 256.0
 #define TR1_WALL_HEIGHT (-127)
 
-static bool open_sector(const cs_tr1_sector *s) { return s->floor != TR1_WALL_HEIGHT && s->floor > s->ceiling; }
+// A sector the room's own water fills: open, and not a door sector (a door
+// sector lies in the room's wall ring over the floor of the room it leads
+// to: by the game's rule its space is that room's, rock for this one's pool).
+static bool water_sector(const cs_tr1_level *level, const cs_tr1_sector *s)
+{
+    return s->floor != TR1_WALL_HEIGHT && s->floor > s->ceiling && cs_tr1_sector_door(level, s) < 0;
+}
 
 static bool same_heights(const cs_tr1_sector *a, const cs_tr1_sector *b)
 {
     return a->floor == b->floor && a->ceiling == b->ceiling;
 }
 
-// Covers a room's open sectors with boxes of equal floor and ceiling: from
+// Covers a room's water sectors with boxes of equal floor and ceiling: from
 // each sector not yet covered, a run along z, then grown along x while the
-// next column's run matches. Returns false when the boxes do not fit.
-static bool room_boxes(const cs_tr1_room *room, uint32_t r, double upm, cs_level_flood *out, cs_error *err)
+// next column's run matches. Returns how many boxes the room takes; adds
+// them to out while they fit (the caller refuses the flood when they do not).
+static uint32_t room_boxes(const cs_tr1_level *level, const cs_tr1_room *room, uint32_t r, double upm,
+                           cs_level_flood *out)
 {
     uint32_t nx = room->x_sectors, nz = room->z_sectors;
     bool *covered = calloc((size_t)nx * nz + 1, 1);
     CS_ASSERT(covered, "out of host memory");
-    bool ok = true;
     uint32_t boxes = 0;
-    for (uint32_t i = 0; i < nx && ok; i++)
-        for (uint32_t j = 0; j < nz && ok; j++) {
+    for (uint32_t i = 0; i < nx; i++)
+        for (uint32_t j = 0; j < nz; j++) {
             const cs_tr1_sector *s = &room->sectors[i * nz + j];
-            if (covered[i * nz + j] || !open_sector(s))
+            if (covered[i * nz + j] || !water_sector(level, s))
                 continue;
             uint32_t j1 = j + 1;
-            while (j1 < nz && !covered[i * nz + j1] && open_sector(&room->sectors[i * nz + j1]) &&
+            while (j1 < nz && !covered[i * nz + j1] && water_sector(level, &room->sectors[i * nz + j1]) &&
                    same_heights(s, &room->sectors[i * nz + j1]))
                 j1++;
             uint32_t i1 = i + 1;
             for (; i1 < nx; i1++) {
                 bool match = true;
                 for (uint32_t k = j; k < j1 && match; k++)
-                    match = !covered[i1 * nz + k] && open_sector(&room->sectors[i1 * nz + k]) &&
+                    match = !covered[i1 * nz + k] && water_sector(level, &room->sectors[i1 * nz + k]) &&
                             same_heights(s, &room->sectors[i1 * nz + k]);
                 if (!match)
                     break;
@@ -47,10 +54,8 @@ static bool room_boxes(const cs_tr1_room *room, uint32_t r, double upm, cs_level
                 for (uint32_t k = j; k < j1; k++)
                     covered[a * nz + k] = true;
             boxes++;
-            if (out->block_count == CS_MAX_BLOCKS) {
-                ok = false;
-                continue;
-            }
+            if (out->block_count == CS_MAX_BLOCKS)
+                continue; // counted on, so the refusal can say how many it takes
             // TR (x, y, z) to world (x, -y, -z) / upm; the stored heights are
             // the floor's highest and the ceiling's lowest point.
             cs_fluid_block *b = &out->blocks[out->block_count];
@@ -64,12 +69,7 @@ static bool room_boxes(const cs_tr1_room *room, uint32_t r, double upm, cs_level
             out->block_room[out->block_count++] = r;
         }
     free(covered);
-    if (!ok)
-        return cs_fail(err, "room %u needs %u boxes of equal floor and ceiling, and the flood has room for %d "
-                            "in all; list fewer rooms (--flood-rooms)", r, boxes, CS_MAX_BLOCKS);
-    if (boxes == 0)
-        return cs_fail(err, "room %u has no open sector to fill", r);
-    return true;
+    return boxes;
 }
 
 static uint64_t lattice_points(const cs_level_flood *f, double spacing)
@@ -115,9 +115,21 @@ bool cs_level_flood_plan(const cs_tr1_level *level, double upm, const uint32_t *
         if (out->room_count == 0)
             return cs_fail(err, "the level has no water room (room flag 0x0001); list rooms to fill anyway");
     }
-    for (uint32_t k = 0; k < out->room_count; k++)
-        if (!room_boxes(&level->rooms[out->rooms[k]], out->rooms[k], upm, out, err))
-            return false;
+    uint32_t boxes = 0, largest = 0, largest_room = 0;
+    for (uint32_t k = 0; k < out->room_count; k++) {
+        uint32_t r = out->rooms[k], n = room_boxes(level, &level->rooms[r], r, upm, out);
+        if (n == 0)
+            return cs_fail(err, "room %u has no open sector to fill (every sector is a wall or a door)", r);
+        if (n > largest) {
+            largest = n;
+            largest_room = r;
+        }
+        boxes += n;
+    }
+    if (boxes > CS_MAX_BLOCKS)
+        return cs_fail(err, "the %u rooms need %u boxes of equal floor and ceiling (the most, room %u, %u), and a "
+                            "flood holds %d; list fewer rooms (--flood-rooms)", out->room_count, boxes, largest_room,
+                       largest, CS_MAX_BLOCKS);
     // Spacing: from the volume, then widened until the lattice fits the budget.
     for (int a = 0; a < 3; a++) {
         out->domain_min[a] = INFINITY;
