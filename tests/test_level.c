@@ -786,6 +786,105 @@ static int ref_room_at(const cs_tr1_level *lvl, int room, double x, double y, do
     return room;
 }
 
+// The old start rule: the smallest room box holding the point, inclusive.
+static int smallest_box(const cs_level_mesh *mesh, const double p[3])
+{
+    int best = -1;
+    double best_volume = INFINITY;
+    for (uint32_t r = 0; r < mesh->room_count; r++) {
+        const cs_level_room *room = &mesh->rooms[r];
+        bool inside = true;
+        double volume = 1;
+        for (int a = 0; a < 3; a++) {
+            inside = inside && p[a] >= room->min[a] && p[a] <= room->max[a];
+            volume *= room->max[a] - room->min[a];
+        }
+        if (inside && volume < best_volume) {
+            best = (int)r;
+            best_volume = volume;
+        }
+    }
+    return best;
+}
+
+// Whether a world point is over room r's own open floor (not a wall, not
+// a door sector) and strictly between that sector's floor and ceiling.
+static bool in_room_open_space(const cs_tr1_level *lvl, uint32_t r, const double p[3], double upm)
+{
+    const cs_tr1_room *room = &lvl->rooms[r];
+    double x = p[0] * upm, y = -p[1] * upm, z = -p[2] * upm;
+    int sx = (int)floor((x - room->x) / 1024), sz = (int)floor((z - room->z) / 1024);
+    if (sx < 0 || sz < 0 || sx >= room->x_sectors || sz >= room->z_sectors)
+        return false;
+    const cs_tr1_sector *s = &room->sectors[sx * room->z_sectors + sz];
+    return s->floor > s->ceiling && cs_tr1_sector_door(lvl, s) < 0 && y < s->floor * 256.0 &&
+           y > s->ceiling * 256.0;
+}
+
+// Every room's headless eye (cs_level_room_eye) is in that room's open
+// space and cs_level_room_at finds the room from it. Returns how many
+// rooms' old eyes (the box's middle at 40% of its height, started in the
+// smallest box) were not.
+static uint32_t check_room_eyes(const char *name, const cs_tr1_level *lvl, double upm)
+{
+    cs_level_mesh mesh;
+    cs_error err;
+    CS_ASSERT(cs_level_mesh_build(lvl, upm, &mesh, &err), "%s", err.msg);
+    uint32_t good = 0, old_wrong = 0;
+    for (uint32_t r = 0; r < lvl->room_count; r++) {
+        double eye[3];
+        bool placed = cs_level_room_eye(&mesh, r, eye);
+        bool open = in_room_open_space(lvl, r, eye, upm);
+        int found = cs_level_room_at(&mesh, eye);
+        CHECK(placed && open && found == (int)r, "%s, room %u: eye (%g, %g, %g) %s, room_at %d", name, r, eye[0],
+              eye[1], eye[2], !placed ? "not placed" : open ? "in open space" : "not in the room's open space",
+              found);
+        good += placed && open && found == (int)r;
+        const cs_level_room *b = &mesh.rooms[r];
+        double old_eye[3] = {0.5 * (b->min[0] + b->max[0]), b->min[1] + 0.4 * (b->max[1] - b->min[1]),
+                             0.5 * (b->min[2] + b->max[2])};
+        old_wrong += !in_room_open_space(lvl, r, old_eye, upm) || smallest_box(&mesh, old_eye) != (int)r;
+    }
+    printf("%s: %u of %u rooms' eyes in their own open space (the old eye and start: %u not)\n", name, good,
+           lvl->room_count, old_wrong);
+    cs_level_mesh_free(&mesh);
+    return old_wrong;
+}
+
+// The demo, the fluids' fixture, the ringed fixture (rings of wall
+// sectors, door sectors), the same with a pillar (a wall sector) at its
+// west room's middle, and the overlap level (where the old start was
+// wrong): the pillar and the overlap level show the check can fail.
+static void test_room_eyes(void)
+{
+    cs_tr1_level lvl;
+    cs_tr1_generate_demo(&lvl);
+    check_room_eyes("demo", &lvl, 1024);
+    cs_tr1_free(&lvl);
+    cs_tr1_generate_fixture(&lvl);
+    check_room_eyes("fluids' fixture", &lvl, 1024);
+    cs_tr1_free(&lvl);
+    cs_tr1_generate_ringed(&lvl);
+    check_room_eyes("ringed fixture", &lvl, 1024);
+    cs_tr1_room *west = &lvl.rooms[0];
+    cs_tr1_sector *pillar = &west->sectors[(west->x_sectors / 2) * west->z_sectors + west->z_sectors / 2];
+    pillar->floor = pillar->ceiling = -127;
+    uint32_t old_wrong = check_room_eyes("ringed fixture, a pillar in the west room", &lvl, 1024);
+    CHECK(old_wrong == 1, "the pillar does not catch the old eye (%u rooms)", old_wrong);
+    cs_tr1_free(&lvl);
+    cs_tr1_level gen;
+    overlap_level(&gen);
+    bytes b = {0};
+    CS_ASSERT(cs_tr1_write(&gen, &b.d, &b.n), "the overlap level does not write");
+    cs_tr1_free(&gen);
+    cs_error err;
+    CS_ASSERT(cs_tr1_read(b.d, b.n, "overlap.phd", &lvl, &err), "%s", err.msg);
+    free(b.d);
+    old_wrong = check_room_eyes("overlap level", &lvl, 512);
+    CHECK(old_wrong >= 1, "the overlap level does not catch the old start (%u rooms)", old_wrong);
+    cs_tr1_free(&lvl);
+}
+
 static void test_room_at(void)
 {
     cs_tr1_level gen, lvl;
@@ -803,8 +902,9 @@ static void test_room_at(void)
               cs_tr1_sector_door(&lvl, &lvl.rooms[1].sectors[1]) == 0 &&
               cs_tr1_sector_door(&lvl, &lvl.rooms[1].sectors[4]) == -1,
           "the fixture's doors: A -> B (after a slant entry), B -> A, none");
-    // Each room's middle: its own room, as the reference says; the old
-    // rule (smallest box) puts A's middle in B.
+    // Each room's middle: its own room, as the reference says, and its own
+    // box the start; the old rule (the smallest box, bounds inclusive) put
+    // A's middle in B, whose sector there is a wall.
     uint32_t old_wrong = 0;
     for (uint32_t r = 0; r < lvl.room_count; r++) {
         const cs_tr1_room *room = &lvl.rooms[r];
@@ -813,10 +913,11 @@ static void test_room_at(void)
         double p[3] = {x / upm, -y / upm, -z / upm};
         int start = cs_level_room_in_box(&mesh, p), got = cs_level_room_at(&mesh, p);
         int want = ref_room_at(&lvl, start, x, y, z);
-        printf("room %u's middle (%g, %g, %g): smallest box %d, room_at %d, reference %d\n", r, x, y, z, start, got,
+        printf("room %u's middle (%g, %g, %g): box start %d, room_at %d, reference %d\n", r, x, y, z, start, got,
                want);
         CHECK(got == (int)r && want == (int)r, "room %u's middle starts in room %d (reference %d)", r, got, want);
-        old_wrong += start != (int)r;
+        CHECK(start == (int)r, "room %u's middle: its box start is room %d", r, start);
+        old_wrong += smallest_box(&mesh, p) != (int)r;
     }
     CHECK(old_wrong == 1, "the fixture does not catch the old rule (%u middles in the wrong box)", old_wrong);
     // On B's floor portal (y = 0, B's floor and C's ceiling): both boxes
@@ -837,9 +938,13 @@ static void test_room_at(void)
         int got = cs_level_room_at(&mesh, p), want = ref_room_at(&lvl, start, x, y, z);
         if (got != want && differ++ < 5)
             CHECK(false, "(%g, %g, %g): room_at %d, reference %d (start %d)", x, y, z, got, want, start);
-        moved += got != start;
+        moved += got != smallest_box(&mesh, p); // where the old start (and no walk) was wrong
     }
-    printf("room_at: %u random points in the boxes, %u left their smallest box, %u differ from the reference\n",
+    // The walk itself (doors, room_below) is checked from a start that
+    // needs it by the middles and the pit above; here the start rule and
+    // walk together against the reference, over points where the old start
+    // was wrong too.
+    printf("room_at: %u random points in the boxes, %u not in their smallest box, %u differ from the reference\n",
            tried, moved, differ);
     CHECK(tried > 1000 && moved > 0 && differ == 0, "random points: %u tried, %u moved, %u differ", tried, moved,
           differ);
@@ -1090,6 +1195,7 @@ int main(int argc, char **argv)
     test_malformed();
     test_tolerated();
     test_room_at();
+    test_room_eyes();
     test_random_corruption();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u broke a rule", files, failures);

@@ -101,16 +101,17 @@ static bool make_radiosity(view_state *v, cs_error *err)
     return true;
 }
 
-// The camera in the middle of a room at 40% of its height, looking at the
-// middle of its first portal (so the walk has something to show), else
-// along -z (north).
+// The camera in the room's open space (cs_level_room_eye: an open floor
+// sector near its middle, at 40% of its height), looking at the middle of
+// its first portal (so the walk has something to show), else along -z
+// (north).
 static void place_camera(view_state *v, uint32_t room)
 {
     cs_view_camera *c = &v->camera;
     cs_camera_from_scene(c, &v->scene);
     const cs_level_room *r = &v->mesh.rooms[room];
-    double eye[3] = {0.5 * (r->min[0] + r->max[0]), r->min[1] + 0.4 * (r->max[1] - r->min[1]),
-                     0.5 * (r->min[2] + r->max[2])};
+    double eye[3];
+    cs_level_room_eye(&v->mesh, room, eye);
     double target[3] = {eye[0], eye[1], eye[2] - 1};
     if (r->portal_count) {
         const cs_level_portal *p = &v->mesh.portals[r->first_portal];

@@ -525,24 +525,86 @@ int cs_level_room_at(const cs_level_mesh *mesh, const double p[3])
     return (int)room;
 }
 
+// Whether room r's own sector under (x, z) (TR units, not clamped) is
+// floor to stand on: neither a wall nor a door sector (which lies over the
+// floor of the room it leads to).
+static bool open_floor_at(const cs_level_mesh *mesh, uint32_t r, double x, double z)
+{
+    const cs_level_sector *s = sector_at(mesh, r, x, z, false);
+    return s && s->floor > s->ceiling && s->door < 0;
+}
+
 int cs_level_room_in_box(const cs_level_mesh *mesh, const double p[3])
 {
     int best = -1;
+    bool best_open = false;
     double best_volume = INFINITY;
+    double x = p[0] * mesh->units_per_metre, z = -p[2] * mesh->units_per_metre;
     for (uint32_t r = 0; r < mesh->room_count; r++) {
         const cs_level_room *room = &mesh->rooms[r];
         bool inside = true;
         double volume = 1;
         for (int a = 0; a < 3; a++) {
-            inside = inside && p[a] >= room->min[a] && p[a] <= room->max[a];
+            // Half-open, so a point on a face two boxes share is in one.
+            inside = inside && p[a] >= room->min[a] && p[a] < room->max[a];
             volume *= room->max[a] - room->min[a];
         }
-        if (inside && volume < best_volume) {
+        if (!inside)
+            continue;
+        // Boxes of neighbouring rooms overlap by their wall rings: a box
+        // whose own sector here is open floor wins over one whose sector is
+        // a wall or a door, then the smaller box.
+        bool open = mesh->sectors && open_floor_at(mesh, r, x, z);
+        if ((open && !best_open) || (open == best_open && volume < best_volume)) {
             best = (int)r;
+            best_open = open;
             best_volume = volume;
         }
     }
     return best;
+}
+
+bool cs_level_room_eye(const cs_level_mesh *mesh, uint32_t room, double eye[3])
+{
+    const cs_level_room *r = &mesh->rooms[room];
+    eye[0] = 0.5 * (r->min[0] + r->max[0]);
+    eye[1] = r->min[1] + 0.4 * (r->max[1] - r->min[1]);
+    eye[2] = 0.5 * (r->min[2] + r->max[2]);
+    if (!mesh->sectors)
+        return false;
+    double cx = eye[0] * mesh->units_per_metre, cz = -eye[2] * mesh->units_per_metre, best = INFINITY;
+    // The box's middle where that is open space of the room's own: the
+    // eye the viewer always had (retail rooms put walls, raised floors or
+    // door sectors there, where it would see nothing).
+    const cs_level_sector *middle = sector_at(mesh, room, cx, cz, false);
+    double cy = -eye[1] * mesh->units_per_metre;
+    if (middle && middle->floor > middle->ceiling && middle->door < 0 && cy < middle->floor && cy > middle->ceiling)
+        return true;
+    // Else the open floor sector nearest the box's middle (ties: the first
+    // in the grid's order), at 40% of its own height.
+    const cs_level_sector *chosen = NULL;
+    double sx = 0, sz = 0;
+    for (uint32_t i = 0; i < r->x_sectors; i++)
+        for (uint32_t j = 0; j < r->z_sectors; j++) {
+            const cs_level_sector *s = &mesh->sectors[r->first_sector + i * r->z_sectors + j];
+            if (!(s->floor > s->ceiling) || s->door >= 0)
+                continue;
+            double x = r->x + (i + 0.5) * 1024.0, z = r->z + (j + 0.5) * 1024.0;
+            double d = (x - cx) * (x - cx) + (z - cz) * (z - cz);
+            if (d < best) {
+                best = d;
+                chosen = s;
+                sx = x;
+                sz = z;
+            }
+        }
+    if (!chosen)
+        return false;
+    double y = chosen->floor + 0.4 * (chosen->ceiling - chosen->floor); // TR y grows downwards
+    eye[0] = sx / mesh->units_per_metre;
+    eye[1] = -y / mesh->units_per_metre;
+    eye[2] = -sz / mesh->units_per_metre;
+    return true;
 }
 
 uint32_t cs_level_texel(const cs_level_mesh *mesh, uint32_t tile, float u, float v)

@@ -121,9 +121,21 @@ bool cs_level_mesh_load(const char *path, double units_per_metre, cs_level_mesh 
 // ceiling. Each walk stops after room_count steps (a loop in a hostile
 // file). -1 when no box holds the point.
 int cs_level_room_at(const cs_level_mesh *mesh, const double p[3]);
-// The room whose box holds the point (the smallest, where boxes overlap),
-// or -1: cs_level_room_at's start (and the rule before it).
+// The room whose box holds the point, or -1: cs_level_room_at's start.
+// Boxes are half-open ([min, max) on each axis), so a point on a face two
+// boxes share is in one of them. Where boxes overlap, a room whose own
+// sector under the point is open floor (not a wall, not a door sector)
+// wins over one where it is not, then the smaller box.
 int cs_level_room_in_box(const cs_level_mesh *mesh, const double p[3]);
+
+// A camera position inside room `room`'s open space (the headless viewer's
+// eye): its box's middle at 40% of the box's height where that is over the
+// room's own open floor (not a wall, not a door sector) and between that
+// sector's floor and ceiling; else the middle of its open floor sector
+// nearest the box's middle, at 40% of that sector's height. Returns false
+// (and the box's middle at 40% of its height) when the room has no such
+// sector.
+bool cs_level_room_eye(const cs_level_mesh *mesh, uint32_t room, double eye[3]);
 
 // The animation step at `seconds` of level time: floor(seconds x 30 / 5);
 // 0 for t <= 0 (every face shows its own texture).
