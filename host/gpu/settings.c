@@ -18,6 +18,9 @@ typedef struct cs_setting {
 
 static const cs_setting settings[] = {
     {"CISTERN_SHADER_DIR", TEXT(shader_dir), "DIR", "shader tree to compile from (default: the source tree's shaders/)"},
+    {"CISTERN_SHADER_CACHE", TEXT(shader_cache), "off|DIR",
+     "compiled SPIR-V kept between runs, checked against every file a shader includes (default: "
+     "$XDG_CACHE_HOME/cistern/spirv, else ~/.cache/cistern/spirv)"},
     {"CISTERN_NB_LAYOUT", TEXT(nb_layout), "particle|slot",
      "neighbour lists (PBF, SPH, WCSPH) particle-major (CPU devices' default) or slot-major (GPUs' default); "
      "the same results either way"},

@@ -18,6 +18,7 @@
 
 typedef struct cs_settings {
     char shader_dir[4096];       // CISTERN_SHADER_DIR
+    char shader_cache[4096];     // CISTERN_SHADER_CACHE
     char checked_shaders[CS_SETTING_VALUE_MAX]; // CISTERN_CHECKED_SHADERS
     char sort[CS_SETTING_VALUE_MAX];            // CISTERN_SORT
     char sort_block[CS_SETTING_VALUE_MAX];      // CISTERN_SORT_BLOCK

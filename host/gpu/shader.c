@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "shader.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <shaderc/shaderc.h>
@@ -21,6 +22,185 @@ void cs_shader_set_dir(const char *dir)
 const char *cs_shader_dir(void)
 {
     return g_shader_dir[0] ? g_shader_dir : CS_SOURCE_DIR "/shaders";
+}
+
+// ---------------------------------------------------------------------------
+// The SPIR-V cache: compiled modules kept on disk, so a second start (and a
+// scene reload, which builds a trial world and then the real one) compiles
+// nothing that has not changed. An entry is named by a hash of what the
+// compile reads first (the cache format, the compiler's SPIR-V version, the
+// shader's path, its defines, its text) and holds the module with every
+// file the compile read (the shader and its includes), each with its size
+// and a hash of its bytes. A lookup re-reads and re-hashes those files: any
+// change is a miss, so an edited include is never served stale. Checked
+// compiles (tests) are not cached. Failures are not cached. An unreadable
+// or damaged entry is a miss, and is replaced; a cache folder that cannot
+// be made only costs the compile.
+
+#define CACHE_FORMAT "cistern spirv cache 1: vulkan1.2 performance debug-info"
+static const char cache_magic[8] = {'C', 'S', 'S', 'P', 'V', '1', 0, 0};
+
+static char g_cache_dir[sizeof(((cs_settings *)0)->shader_cache)]; // "": off
+static uint32_t g_cache_hits, g_cache_misses;
+
+void cs_shader_set_cache(const char *setting)
+{
+    g_cache_dir[0] = 0;
+    if (setting && strcmp(setting, "off") == 0)
+        return;
+    if (setting && setting[0]) {
+        snprintf(g_cache_dir, sizeof g_cache_dir, "%s", setting);
+        return;
+    }
+    // The XDG base directory rule: $XDG_CACHE_HOME, else ~/.cache.
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(g_cache_dir, sizeof g_cache_dir, "%s/cistern/spirv", xdg);
+    else if (home && home[0])
+        snprintf(g_cache_dir, sizeof g_cache_dir, "%s/.cache/cistern/spirv", home);
+}
+
+const char *cs_shader_cache_dir(void) { return g_cache_dir; }
+
+void cs_shader_cache_counts(uint32_t *hits, uint32_t *misses)
+{
+    *hits = g_cache_hits;
+    *misses = g_cache_misses;
+}
+
+typedef struct hash64 {
+    uint64_t h;
+} hash64;
+
+static void hash_bytes(hash64 *h, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < size; i++) {
+        h->h ^= p[i];
+        h->h *= 0x100000001b3ull; // FNV-1a, 64 bits
+    }
+}
+
+static void hash_text(hash64 *h, const char *text) { hash_bytes(h, text, strlen(text) + 1); }
+
+static uint64_t hash_file(const char *path, uint64_t *size_out, bool *ok)
+{
+    size_t size = 0;
+    cs_error err;
+    char *bytes = cs_read_file(path, &size, &err);
+    *ok = bytes != NULL;
+    hash64 h = {0xcbf29ce484222325ull};
+    if (bytes)
+        hash_bytes(&h, bytes, size);
+    free(bytes);
+    *size_out = size;
+    return h.h;
+}
+
+static bool cache_path(const char *full, const char *source, size_t size, const cs_define *defines,
+                       uint32_t define_count, char *path, size_t path_size)
+{
+    if (!g_cache_dir[0])
+        return false;
+    hash64 h = {0xcbf29ce484222325ull};
+    hash_text(&h, CACHE_FORMAT);
+    unsigned version = 0, revision = 0;
+    shaderc_get_spv_version(&version, &revision);
+    hash_bytes(&h, &version, sizeof version);
+    hash_bytes(&h, &revision, sizeof revision);
+    hash_text(&h, full);
+    for (uint32_t i = 0; i < define_count && defines[i].name; i++) {
+        hash_text(&h, defines[i].name);
+        hash_text(&h, defines[i].value ? defines[i].value : "1");
+    }
+    hash_bytes(&h, source, size);
+    int n = snprintf(path, path_size, "%s/%016llx.spv", g_cache_dir, (unsigned long long)h.h);
+    return n > 0 && (size_t)n < path_size;
+}
+
+// Reads an entry into out (deps and words) when every file it names is
+// unchanged. Any doubt is a miss.
+static bool cache_load(const char *path, cs_spirv *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    bool ok = true;
+    char magic[8];
+    uint32_t dep_count = 0, word_count = 0;
+    ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, cache_magic, 8) == 0 && fread(&dep_count, 4, 1, f) == 1 &&
+         dep_count >= 1 && dep_count <= CS_MAX_DEPS;
+    for (uint32_t d = 0; ok && d < dep_count; d++) {
+        uint16_t length = 0;
+        uint64_t size = 0, hash = 0, now_size = 0;
+        ok = fread(&length, 2, 1, f) == 1 && length > 0 && length < sizeof out->deps[0] &&
+             fread(out->deps[d], 1, length, f) == length && fread(&size, 8, 1, f) == 1 && fread(&hash, 8, 1, f) == 1;
+        if (!ok)
+            break;
+        out->deps[d][length] = 0;
+        bool readable;
+        ok = hash_file(out->deps[d], &now_size, &readable) == hash && readable && now_size == size;
+    }
+    ok = ok && fread(&word_count, 4, 1, f) == 1 && word_count >= 5 && word_count <= (64u << 20);
+    if (ok) {
+        out->words = malloc((size_t)word_count * 4);
+        CS_ASSERT(out->words, "out of memory for %u SPIR-V words", word_count);
+        ok = fread(out->words, 4, word_count, f) == word_count && out->words[0] == 0x07230203u && fgetc(f) == EOF;
+    }
+    fclose(f);
+    if (!ok) {
+        free(out->words);
+        memset(out, 0, sizeof *out);
+        return false;
+    }
+    out->word_count = word_count;
+    out->dep_count = dep_count;
+    return true;
+}
+
+// mkdir -p: each missing folder of dir.
+static bool make_folders(const char *dir)
+{
+    char path[sizeof g_cache_dir];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *c = path + 1;; c++) {
+        if (*c == '/' || *c == 0) {
+            char saved = *c;
+            *c = 0;
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
+                return false;
+            *c = saved;
+            if (!saved)
+                return true;
+        }
+    }
+}
+
+// Writes an entry beside its final name and renames it into place, so a
+// process running beside this one reads a whole entry or none.
+static void cache_store(const char *path, const cs_spirv *spirv)
+{
+    if (!make_folders(g_cache_dir))
+        return;
+    char temp[sizeof g_cache_dir + 64];
+    snprintf(temp, sizeof temp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(temp, "wb");
+    if (!f)
+        return;
+    bool ok = fwrite(cache_magic, 1, 8, f) == 8 && fwrite(&spirv->dep_count, 4, 1, f) == 1;
+    for (uint32_t d = 0; ok && d < spirv->dep_count; d++) {
+        uint16_t length = (uint16_t)strlen(spirv->deps[d]);
+        uint64_t size = 0;
+        bool readable;
+        uint64_t hash = hash_file(spirv->deps[d], &size, &readable);
+        ok = readable && fwrite(&length, 2, 1, f) == 1 && fwrite(spirv->deps[d], 1, length, f) == length &&
+             fwrite(&size, 8, 1, f) == 1 && fwrite(&hash, 8, 1, f) == 1;
+    }
+    uint32_t words = (uint32_t)spirv->word_count;
+    ok = ok && fwrite(&words, 4, 1, f) == 1 && fwrite(spirv->words, 4, words, f) == words;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(temp, path) != 0)
+        remove(temp);
 }
 
 void cs_shader_shutdown(void)
@@ -467,6 +647,14 @@ static bool compile(const char *path, const cs_define *defines, uint32_t define_
         free(source);
         return false;
     }
+    char cached[sizeof g_cache_dir + 32];
+    bool cacheable = !checked && cache_path(full, source, size, defines, define_count, cached, sizeof cached);
+    if (cacheable && cache_load(cached, out)) {
+        g_cache_hits++;
+        free(source);
+        return true;
+    }
+    g_cache_misses += cacheable;
     include_state state = {.out = out};
     file_identity(full, &state.stack[0]);
     state.stack[0].dep = (uint32_t)add_dep(out, full); // the first dep: index 0
@@ -509,6 +697,8 @@ static bool compile(const char *path, const cs_define *defines, uint32_t define_
     shaderc_result_release(result);
     shaderc_compile_options_release(options);
     free(source);
+    if (ok && cacheable)
+        cache_store(cached, out);
     return ok;
 }
 

@@ -51,6 +51,16 @@ const char *cs_shader_dir(void);
 // Sets it (NULL or "": the source tree's); tests point it at a copy.
 void cs_shader_set_dir(const char *dir);
 
+// The SPIR-V cache (shader.c, "The SPIR-V cache"): the context sets it
+// from CISTERN_SHADER_CACHE: "off", a folder, or "" for the default,
+// $XDG_CACHE_HOME/cistern/spirv else ~/.cache/cistern/spirv. Off until set.
+void cs_shader_set_cache(const char *setting);
+// The folder in use ("" when off).
+const char *cs_shader_cache_dir(void);
+// Compiles served from the cache and compiles that looked and missed,
+// since the process started.
+void cs_shader_cache_counts(uint32_t *hits, uint32_t *misses);
+
 // Compiles shaders/<path> (stage from the extension: .comp .vert .frag).
 // Errors read `shaders/dir/file.comp:LINE: error: ...`; an include cycle
 // reads `...file.glsl:LINE: error: include cycle: dir/a.glsl -> dir/b.glsl ->
