@@ -382,7 +382,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         cs_world_record_substep(world, &rec, i % per_frame, per_frame);
         // CISTERN_BENCH_PLANT_NOISE=K: every K-th timed step does the
         // work of four, as a machine shared with other work would make it
-        // look; the noise check must flag it (tests/bench_noise.sh).
+        // look; the noise check must flag it (tests/bench_trust.sh).
         if (plant && i >= opt->warmup && (i - opt->warmup) % plant == plant - 1)
             for (int extra = 0; extra < 3; extra++)
                 cs_world_record_substep(world, &rec, i % per_frame, per_frame);

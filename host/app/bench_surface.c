@@ -1,5 +1,5 @@
 // bench_surface.c — `cistern bench --surface`: times the marching cubes
-// extraction (pipelines/surface.h) at n^3 field nodes on three fields:
+// extraction (pipelines/surface/surface.h) at n^3 field nodes on three fields:
 //
 //   sphere       a signed-distance sphere (r = 0.3 in the unit cube, the
 //                field of docs/surface.md's convergence table);
