@@ -112,7 +112,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static bool scene_name(const cs_bench_options *opt, char *name, size_t size)
+static bool load_scene_name(const cs_bench_options *opt, char *name, size_t size)
 {
     cs_error err;
     cs_scene probe;
@@ -175,7 +175,7 @@ static bool prepare_out(const cs_bench_options *opt, const char *default_dir, co
 
 int cs_bench_begin(const cs_bench_options *opt, const char *default_dir, cs_context *ctx, cs_bench_start *start)
 {
-    if (!scene_name(opt, start->scene_name, sizeof start->scene_name))
+    if (!load_scene_name(opt, start->scene_name, sizeof start->scene_name))
         return 2;
     if (!prepare_out(opt, default_dir, start->scene_name, start->dir, sizeof start->dir))
         return 2;

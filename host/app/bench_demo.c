@@ -404,7 +404,7 @@ static void print_demo_table(const char *scene_name, const char *device, const d
 {
     printf("\ncistern bench --demo %s on %s\n", scene_name, device);
     printf("(a frame: substeps + draw to the offscreen image + stats check; headless, no present)\n");
-    printf("(%u frames in flight; frame ms: the timed frames' span, last one finished, over their count;\n"
+    printf("(%d frames in flight; frame ms: the timed frames' span, last one finished, over their count;\n"
            " submits and waits: queue submits and host fence waits a frame)\n",
            CS_FRAMES_IN_FLIGHT);
     printf("%11s %9s %11s %9s %9s %9s %9s %8s %8s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
