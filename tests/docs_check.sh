@@ -12,7 +12,7 @@
 # CTest passes the cistern binary as $1; this check does not need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-docs=(README.md docs/*.md)
+docs=(*.md docs/*.md)
 fail=0
 
 # Scenes: the name as a whole word (dam_break_3d must not be satisfied by

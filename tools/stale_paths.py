@@ -2,7 +2,7 @@
 """Names of repository files in the docs and in source comments that do not
 exist (any more): the paths a move left behind.
 
-Read: README.md, docs/*.md (all text) and the comments of the sources under
+Read: the pages at the root (README.md, CONTRIBUTING.md), docs/*.md (all text) and the comments of the sources under
 host/, pipelines/, shaders/, tests/, tools/ (// and /* */ in C, C++ and GLSL;
 # in shell, Python and CMake). Code is not read: the compiler and the shader
 loader already refuse a missing include.
@@ -21,7 +21,7 @@ resolves when some "stem.*" exists.
 
 Not checked, on purpose:
 - URLs and absolute paths (/tmp/m/x.json): not files of this repository;
-- placeholders: a part in capitals (results/FILE.json, OUT/NAME.json), in
+- placeholders: a word in capitals (results/FILE.json, tests/test_NAME.c), in
   <angle brackets> (feature_<name>.c), one letter (scenes/x.json) or one of
   the few words in PLACEHOLDERS;
 - output folders the program writes (OUTPUT_ROOTS: out/, build/, ...);
@@ -62,7 +62,8 @@ PART = r'(?:\.\.|[\w\-*<>][\w.\-*<>]*)'
 # path, then an optional [ch] or {h,c} suffix, then optional /.frag alternates
 TOKEN = re.compile(r'(?<![\w./:~…-])(/?' + PART + r'(?:/' + PART + r')*)(\[[a-z]+\]|\{[\w,.]+\})?((?:/\.\w+)*)')
 URL = re.compile(r'[a-z][a-z+]*://\S+')
-PLACEHOLDER_PART = re.compile(r'^([A-Z]{2,}|[A-Za-z])([._]|$)')
+# FILE.json, SCENE_demo, test_NAME.c, x.json: a word in capitals, or one letter
+PLACEHOLDER_PART = re.compile(r'(^|[_.])[A-Z]{2,}([_.]|$)|^[A-Za-z]([._]|$)')
 
 
 def repo_files():
@@ -145,7 +146,7 @@ def stale_in_line(repo, here, line):
         parts = body.split("/")
         if body.startswith("/") or "<" in body or ">" in body:
             continue
-        if any(PLACEHOLDER_PART.match(p) or p.split(".")[0].lower() in PLACEHOLDERS for p in parts):
+        if any(PLACEHOLDER_PART.search(p) or p.split(".")[0].lower() in PLACEHOLDERS for p in parts):
             continue
         if parts[0] in OUTPUT_ROOTS:
             continue
@@ -171,7 +172,7 @@ def main():
     repo = Repo(files)
     stale = 0
     for f in files:
-        if f == "README.md" or (f.startswith("docs/") and f.endswith(".md")):
+        if f.endswith(".md") and (f.count("/") == 0 or (f.startswith("docs/") and f.count("/") == 1)):
             text = open(f, encoding="utf-8").read()
             lines = enumerate(text.split("\n"), 1)
         elif (f.split("/")[0] in ("host", "pipelines", "shaders", "tests", "tools")
