@@ -85,6 +85,19 @@ else
     env DISPLAY=:cistern-none "$cistern" run dam_break_2d --png-every 5 --frames 2 --out "$tmp/window_png"
 fi
 
+# A scene that does not load is bad input to every bench sweep: exit 2
+# (bench --draw exited 1), said before the device starts (no device line)
+# and with nothing written.
+printf '{"dim": 2, "fluids": [{"solver": "pbf"}]}' > "$tmp/bad_scene.json"
+for sweep in "" --demo --draw --surface --radiosity; do
+  out_args=(--out "$tmp/bad_bench${sweep}")
+  [ "$sweep" = --radiosity ] && out_args=() # it writes no files and refuses --out
+  expect 2 "bad_scene.json: domain: missing (required)" -- \
+    "$cistern" bench "$tmp/bad_scene.json" $sweep --steps 1 --warmup 0 "${out_args[@]}"
+  grep -q "cistern: device " <<<"$last_out" && fail "bench $sweep started the device for a scene that does not load"
+  [ -e "$tmp/bad_bench${sweep}" ] && fail "bench $sweep made its output folder for a scene that does not load"
+done
+
 # --set: a bad path or value names the key path and exits 2, before anything runs.
 expect 2 "fluids\[0\].materials\[0\].viscosty_linear: unknown key (did you mean \"viscosity_linear\"" -- \
   "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set1" --set 'fluids[0].materials[0].viscosty_linear=1'

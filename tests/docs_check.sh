@@ -4,11 +4,15 @@
 #   as `cistern run NAME` takes it; a scene in a subfolder by its folder/name),
 #   so a new scene cannot ship undocumented;
 # - every relative link or image in them ([text](path), ![alt](path)) points
-#   at a file or folder that exists.
+#   at a file or folder that exists;
+# - every repository path named in them or in a source comment (host/,
+#   pipelines/, shaders/, tests/, tools/) names a file that exists, so a move
+#   cannot leave a stale path behind (tools/stale_paths.py: what counts as a
+#   path, and the short list of names it leaves alone on purpose).
 # CTest passes the cistern binary as $1; this check does not need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-docs=(README.md docs/*.md)
+docs=(*.md docs/*.md)
 fail=0
 
 # Scenes: the name as a whole word (dam_break_3d must not be satisfied by
@@ -40,7 +44,13 @@ for doc in "${docs[@]}"; do
   done < <(grep -n -o -E '\]\([^)]+\)' "$doc" | sed -E 's/^([0-9]+):\]\((.*)\)$/\1:\2/')
 done
 
+# Paths in prose and comments (git ls-files is the tree it checks against).
+if ! python3 tools/stale_paths.py; then
+  echo "docs_check: the paths above name no file of the repository (moved or renamed? write the current path, or reword)"
+  fail=1
+fi
+
 if [ "$fail" -ne 0 ]; then
   exit 1
 fi
-echo "docs_check: ok (${#docs[@]} pages, $(find scenes -name '*.json' | wc -l) scenes named, links resolve)"
+echo "docs_check: ok (${#docs[@]} pages, $(find scenes -name '*.json' | wc -l) scenes named, links and paths resolve)"

@@ -5,7 +5,7 @@
 //   test_level                    every check below, corpus replay included
 //   test_level --corpus PATH..    only replays files (or folders of files)
 //                                 through read (+ write when accepted); used
-//                                 by tests/fuzz_replay_tr1.sh under valgrind
+//                                 by tests/fuzz_replay.sh under valgrind
 //   test_level --write-corpus DIR writes the seed corpus (tests/fuzz/corpus/tr1)
 #define _POSIX_C_SOURCE 200809L
 #include "level_mesh.h"

@@ -15,6 +15,8 @@ build_packages=(
   ffmpeg                       # cistern run --record, F9 (host/app/record.c); tests/record.sh
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev
+  cppcheck                     # tests/cppcheck.sh: static analysis at zero findings
+  clang-format                 # .clang-format: the style of new code (git clang-format)
   python3-pysph python3-vtk9   # peers side by side: tools/peer_pysph.py, tools/peer_vtk.py
 )
 

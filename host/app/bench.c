@@ -112,7 +112,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size)
+static bool load_scene_name(const cs_bench_options *opt, char *name, size_t size)
 {
     cs_error err;
     cs_scene probe;
@@ -154,15 +154,34 @@ bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *d
     return true;
 }
 
-bool cs_bench_prepare_out(const cs_bench_options *opt, const char *default_dir, char *dir, size_t size)
+static bool prepare_out(const cs_bench_options *opt, const char *default_dir, const char *scene, char *dir, size_t size)
 {
-    snprintf(dir, size, "%s", opt->out_dir ? opt->out_dir : default_dir);
+    if (opt->out_dir) {
+        snprintf(dir, size, "%s", opt->out_dir);
+    } else {
+        const char *at = strstr(default_dir, "SCENE");
+        if (at)
+            snprintf(dir, size, "%.*s%s%s", (int)(at - default_dir), default_dir, scene, at + strlen("SCENE"));
+        else
+            snprintf(dir, size, "%s", default_dir);
+    }
     cs_error err;
     if (!cs_prepare_out_dir(dir, opt->overwrite, CS_OUT_BENCH, &err)) {
         fprintf(stderr, "cistern: bench: %s\n", err.msg);
         return false;
     }
     return true;
+}
+
+int cs_bench_begin(const cs_bench_options *opt, const char *default_dir, cs_context *ctx, cs_bench_start *start)
+{
+    if (!load_scene_name(opt, start->scene_name, sizeof start->scene_name))
+        return 2;
+    if (!prepare_out(opt, default_dir, start->scene_name, start->dir, sizeof start->dir))
+        return 2;
+    if (!cs_bench_open_context(opt, ctx, start->device, sizeof start->device))
+        return 1;
+    return 0;
 }
 
 bool cs_bench_write_json(const char *dir, cJSON *json, cs_error *err)
@@ -382,7 +401,7 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
         cs_world_record_substep(world, &rec, i % per_frame, per_frame);
         // CISTERN_BENCH_PLANT_NOISE=K: every K-th timed step does the
         // work of four, as a machine shared with other work would make it
-        // look; the noise check must flag it (tests/bench_noise.sh).
+        // look; the noise check must flag it (tests/bench_trust.sh).
         if (plant && i >= opt->warmup && (i - opt->warmup) % plant == plant - 1)
             for (int extra = 0; extra < 3; extra++)
                 cs_world_record_substep(world, &rec, i % per_frame, per_frame);
@@ -809,18 +828,15 @@ static bool cells_have_a_grid(const cs_bench_options *opt)
 int cs_bench(const cs_bench_options *opt)
 {
     cs_error err;
-    char scene_name[64];
-    if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name) || !cells_have_a_grid(opt))
+    // --cells on a particle scene is refused before the device starts too.
+    if (!cells_have_a_grid(opt))
         return 2;
-    char dir[512], default_dir[128];
-    snprintf(default_dir, sizeof default_dir, "bench/%s", scene_name);
-    if (!cs_bench_prepare_out(opt, default_dir, dir, sizeof dir))
-        return 2;
-
     cs_context ctx;
-    char device[512];
-    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
-        return 1;
+    cs_bench_start start;
+    int begun = cs_bench_begin(opt, "bench/SCENE", &ctx, &start);
+    if (begun != 0)
+        return begun;
+    const char *scene_name = start.scene_name, *dir = start.dir, *device = start.device;
     // The results (100 KiB together) live on the heap, not the stack.
     bench_result *res = calloc(CS_BENCH_MAX_SIZES, sizeof *res);
     CS_ASSERT(res, "out of host memory");

@@ -70,15 +70,22 @@ int cs_bench_draw(const cs_bench_options *opt);
 // with the error printed, when it cannot be created.
 bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size);
 
-// The name of the scene the options name, loaded once to check it. False,
-// with the error printed, when it does not load.
-bool cs_bench_scene_name(const cs_bench_options *opt, char *name, size_t size);
-
-// The bench's output folder, settled before the device starts (`cistern
-// run`'s rule: empty or new, or --overwrite, which deletes only the bench's
-// own files): opt->out_dir or default_dir into dir. False, with the error
-// printed, when it is refused.
-bool cs_bench_prepare_out(const cs_bench_options *opt, const char *default_dir, char *dir, size_t size);
+// What a sweep that writes files settles before its timed work, in one
+// order, so that every sweep exits the same way on the same mistake:
+// 1. the scene loads (its name into start->scene_name), else exit 2: bad input;
+// 2. the output folder (`cistern run`'s rule: empty or new, or --overwrite,
+//    which deletes only the bench's own files) is opt->out_dir, or
+//    default_dir with "SCENE" replaced by the scene's name, into start->dir;
+//    refused: exit 2;
+// 3. the device starts (cs_bench_open_context), else exit 1.
+// Returns 0 with ctx created and start filled, or the exit code with the
+// error printed and nothing to free.
+typedef struct cs_bench_start {
+    char scene_name[256];
+    char dir[512];
+    char device[512];
+} cs_bench_start;
+int cs_bench_begin(const cs_bench_options *opt, const char *default_dir, cs_context *ctx, cs_bench_start *start);
 
 // Writes JSON as DIR/results.json (DIR made first), with the run's
 // provenance (provenance.h) added as "provenance". Does not take JSON.

@@ -404,7 +404,7 @@ static void print_demo_table(const char *scene_name, const char *device, const d
 {
     printf("\ncistern bench --demo %s on %s\n", scene_name, device);
     printf("(a frame: substeps + draw to the offscreen image + stats check; headless, no present)\n");
-    printf("(%u frames in flight; frame ms: the timed frames' span, last one finished, over their count;\n"
+    printf("(%d frames in flight; frame ms: the timed frames' span, last one finished, over their count;\n"
            " submits and waits: queue submits and host fence waits a frame)\n",
            CS_FRAMES_IN_FLIGHT);
     printf("%11s %9s %11s %9s %9s %9s %9s %8s %8s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
@@ -428,17 +428,12 @@ static void print_demo_table(const char *scene_name, const char *device, const d
 int cs_bench_demo(const cs_bench_options *opt)
 {
     cs_error err;
-    char scene_name[64];
-    if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
-        return 2;
-    char dir[512], default_dir[128];
-    snprintf(default_dir, sizeof default_dir, "bench/%s_demo", scene_name);
-    if (!cs_bench_prepare_out(opt, default_dir, dir, sizeof dir))
-        return 2;
     cs_context ctx;
-    char device[512];
-    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
-        return 1;
+    cs_bench_start start;
+    int begun = cs_bench_begin(opt, "bench/SCENE_demo", &ctx, &start);
+    if (begun != 0)
+        return begun;
+    const char *scene_name = start.scene_name, *dir = start.dir, *device = start.device;
     demo_result *res = calloc(opt->size_count, sizeof *res);
     CS_ASSERT(res, "out of memory");
     uint32_t n = 0;

@@ -178,17 +178,12 @@ static cJSON *draw_json(const char *scene_name, const char *device, uint32_t wid
 
 int cs_bench_draw(const cs_bench_options *opt)
 {
-    char scene_name[256];
-    if (!cs_bench_scene_name(opt, scene_name, sizeof scene_name))
-        return 1;
-    char dir[512], default_dir[300];
-    snprintf(default_dir, sizeof default_dir, "bench/%s_draw", scene_name);
-    if (!cs_bench_prepare_out(opt, default_dir, dir, sizeof dir))
-        return 2;
     cs_context ctx;
-    char device[512];
-    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
-        return 1;
+    cs_bench_start start;
+    int begun = cs_bench_begin(opt, "bench/SCENE_draw", &ctx, &start);
+    if (begun != 0)
+        return begun;
+    const char *scene_name = start.scene_name, *dir = start.dir, *device = start.device;
     uint32_t width = opt->width ? opt->width : 1280, height = opt->height ? opt->height : 720;
     printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device, width, height,
            opt->steps, opt->warmup);

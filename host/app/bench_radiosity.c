@@ -7,7 +7,7 @@
 // frames (one gather each, cs_radiosity_gpu_record_feedback). Printed as a table
 // (docs/benchmarks.md, docs/light.md). A size whose links do not fit one
 // storage buffer of the device is reported as such and the sweep stops.
-// Then the light probes (pipelines/probes.h) over the same geometry at
+// Then the light probes (pipelines/light/probes.h) over the same geometry at
 // 10^3 and 20^3 probes, PROBE_RAYS rays each: "probes: gather" and
 // "probes: finish", median over the same frames (the patch sweep itself
 // runs without the scene's own probes).

@@ -1,5 +1,5 @@
 // bench_surface.c — `cistern bench --surface`: times the marching cubes
-// extraction (pipelines/surface.h) at n^3 field nodes on three fields:
+// extraction (pipelines/surface/surface.h) at n^3 field nodes on three fields:
 //
 //   sphere       a signed-distance sphere (r = 0.3 in the unit cube, the
 //                field of docs/surface.md's convergence table);
@@ -507,13 +507,12 @@ static bool write_plots(const char *dir, const char *title, const surf_result *r
 int cs_bench_surface(const cs_bench_options *opt)
 {
     cs_error err;
-    char dir[512];
-    if (!cs_bench_prepare_out(opt, "bench/surface", dir, sizeof dir))
-        return 2;
     cs_context ctx;
-    char device[512];
-    if (!cs_bench_open_context(opt, &ctx, device, sizeof device))
-        return 1;
+    cs_bench_start start;
+    int begun = cs_bench_begin(opt, "bench/surface", &ctx, &start);
+    if (begun != 0)
+        return begun;
+    const char *dir = start.dir, *device = start.device;
     surf_particles parts;
     splat_rig rig;
     if (!take_particles(&ctx, opt, &parts, &err) || !splat_rig_create(&ctx, &parts, &rig, &err)) {

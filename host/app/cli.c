@@ -79,7 +79,7 @@ static int choice_index(const char *choices, const char *value)
 // Parses `value` for row o and writes it into opts.
 static bool apply(const cs_cli_option *o, void *opts, const char *value)
 {
-    char *field = (char *)opts + o->at;
+    void *field = (char *)opts + o->at; // the option's field, of the type o->kind says
     switch (o->kind) {
     case CS_CLI_FLAG:
         if (o->set)

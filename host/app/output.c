@@ -33,6 +33,7 @@ bool cs_ply_write(const char *path, const char *comment, const float *positions4
     ply_vertex chunk[CHUNK];
     for (uint32_t base = 0; base < count && !out.error; base += CHUNK) {
         uint32_t n = CS_MIN((uint32_t)CHUNK, count - base);
+        // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: n is any count
         for (uint32_t k = 0; k < n; k++) {
             uint32_t i = base + k;
             chunk[k] = (ply_vertex){

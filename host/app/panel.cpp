@@ -204,7 +204,7 @@ static void key_widget(cs_panel *p, const cs_panel_run *run, const cs_panel_key 
     case CS_KEY_BOOL: {
         bool v = values[0] != 0.0;
         changed = ImGui::Checkbox(row->key, &v);
-        values[0] = v;
+        values[0] = v ? 1.0 : 0.0;
         break;
     }
     case CS_KEY_ENUM: {
@@ -459,7 +459,7 @@ static void begin_frame(cs_panel *panel, uint32_t width, uint32_t height)
 extern "C" const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_run *run, uint32_t width,
                                               uint32_t height, cs_panel_requests *req)
 {
-    memset(req, 0, sizeof *req);
+    *req = cs_panel_requests{};
     req->color_mode = -1;
     req->draw_mode = -1;
     begin_frame(panel, width, height);
@@ -515,6 +515,7 @@ extern "C" void cs_panel_rect(const cs_panel *panel, float rect[4]) { memcpy(rec
 extern "C" bool cs_panel_widget_rect(const cs_panel *panel, const char *label, float rect[4])
 {
     for (const widget_rect &w : panel->widgets)
+        // cppcheck-suppress useStlAlgorithm ; the plain loop reads better here
         if (w.label == label) {
             memcpy(rect, w.rect, sizeof w.rect);
             return true;

@@ -183,13 +183,13 @@ static void format_value(const cs_scene_key *row, const void *base, char *out, s
         return;
     case CS_KEY_ENUM: {
         int64_t index = cs_scene_key_get_int(row, base);
-        const char *c = row->choices;
-        for (int64_t i = 0; i < index && c; i++) {
-            c = strchr(c, '|');
-            c = c ? c + 1 : NULL;
+        const char *choice = row->choices;
+        for (int64_t i = 0; i < index && choice; i++) {
+            choice = strchr(choice, '|');
+            choice = choice ? choice + 1 : NULL;
         }
-        size_t len = c ? strcspn(c, "|") : 0;
-        snprintf(out, size, "\"%.*s\"", (int)len, c ? c : "");
+        size_t len = choice ? strcspn(choice, "|") : 0;
+        snprintf(out, size, "\"%.*s\"", (int)len, choice ? choice : "");
         return;
     }
     default:

@@ -357,7 +357,7 @@ static const cs_render_ui *panel_frame(run_state *r, uint32_t width, uint32_t he
     static char scenes[600];
     struct stat st;
     snprintf(scenes, sizeof scenes, stat("scenes", &st) == 0 ? "scenes" : "%s/scenes", CS_SOURCE_DIR);
-    cs_panel_run run = {
+    cs_panel_run shown = {
         .scene = &r->scene,
         .world = &r->world,
         .scenes_dir = r->windowed ? scenes : NULL,
@@ -376,7 +376,7 @@ static const cs_render_ui *panel_frame(run_state *r, uint32_t width, uint32_t he
         .saved = r->panel_saved,
     };
     cs_panel_requests asked;
-    const cs_render_ui *ui = cs_panel_frame(r->panel, &run, width, height, &asked);
+    const cs_render_ui *ui = cs_panel_frame(r->panel, &shown, width, height, &asked);
     if (r->windowed)
         r->panel_asked = asked;
     return ui;
@@ -1222,7 +1222,7 @@ static void print_frame_report(const run_state *r)
     uint64_t submits = r->ctx.queue_submits - r->submits_before, waits = r->ctx.fence_waits - r->waits_before;
     fprintf(stderr, "cistern: frame loop: %u frames, %.2f queue submits and %.2f fence waits a frame, "
                     "%u waited on before the next was recorded, %u of %u recorded while the previous one ran "
-                    "(%u in flight)\n",
+                    "(%d in flight)\n",
             r->frames_submitted, (double)submits / n, (double)waits / n, r->waits_on_latest, r->frames_overlapped,
             r->frames_submitted ? r->frames_submitted - 1 : 0, CS_FRAMES_IN_FLIGHT);
 }

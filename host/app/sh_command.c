@@ -211,7 +211,7 @@ int cs_sh_command(const cs_sh_options *opt)
         fprintf(stderr, "cistern: sh: %s\n", err.msg);
         goto done;
     }
-    printf("wrote %s/: irradiance_sh.png, irradiance_brute.png, compare.png (SH | brute force; lat-long %u x %u, "
+    printf("wrote %s/: irradiance_sh.png, irradiance_brute.png, compare.png (SH | brute force; lat-long %d x %d, "
            "+z up, exposure 1 / mean luminance, x / (1 + x), sRGB), coefficients.csv\n", out_dir, MAP_W, MAP_H);
     code = 0;
     if (ctx.validation_errors) {

@@ -254,8 +254,8 @@ static bool write_radiosity(trace_run *r, const cs_scene *scene, const cs_bvh *b
     cs_trace_radiosity_info info;
     bool ok = cs_trace_radiosity_image(scene->geometry->tris, scene->geometry->tri_count, bvh, &r->pt.push,
                                        r->opt->radiosity_patch, rgb, &info, err);
-    char path[700];
     if (ok) {
+        char path[700];
         if (!r->opt->quiet)
             printf("radiosity: patches of %g m: %u patches, %u links, compiled in %.2f s, solved in %.2f s\n",
                    r->opt->radiosity_patch, info.patches, info.links, info.compile_seconds, info.solve_seconds);

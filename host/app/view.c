@@ -236,7 +236,7 @@ static void print_view_frame_report(uint32_t drawn, uint64_t submits, uint64_t w
 {
     uint32_t n = CS_MAX(drawn, 1u);
     fprintf(stderr, "cistern: view: frame loop: %u frames, %.2f queue submits and %.2f fence waits a frame "
-                    "(%u in flight)\n",
+                    "(%d in flight)\n",
             drawn, (double)submits / n, (double)waits / n, CS_FRAMES_IN_FLIGHT);
 }
 

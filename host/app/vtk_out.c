@@ -77,6 +77,7 @@ static void put_vec3(cs_out_file *out, const float *src, uint32_t stride, uint32
     float chunk[3 * CHUNK];
     for (uint32_t base = 0; base < count && !out->error; base += CHUNK) {
         uint32_t n = CS_MIN((uint32_t)CHUNK, count - base);
+        // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: n is any count
         for (uint32_t k = 0; k < n; k++)
             for (uint32_t c = 0; c < 3; c++)
                 chunk[3 * k + c] = src ? src[(size_t)stride * (base + k) + c] : 0.0f;
@@ -102,6 +103,7 @@ static void put_sequence(cs_out_file *out, int32_t first, int32_t step, uint32_t
     int32_t chunk[CHUNK];
     for (uint32_t base = 0; base < count && !out->error; base += CHUNK) {
         uint32_t n = CS_MIN((uint32_t)CHUNK, count - base);
+        // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: n is any count
         for (uint32_t k = 0; k < n; k++)
             chunk[k] = first + step * (int32_t)(base + k);
         cs_out_write(out, chunk, sizeof chunk[0] * n);

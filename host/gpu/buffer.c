@@ -6,6 +6,14 @@ static const char *size_advice(const cs_context *ctx, const char *advice)
     return advice ? advice : ctx->size_advice ? ctx->size_advice : CS_BUFFER_ADVICE;
 }
 
+static VkDeviceSize largest_heap(const cs_context *ctx)
+{
+    VkDeviceSize largest = 0;
+    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
+        largest = CS_MAX(largest, ctx->memory_props.memoryHeaps[h].size);
+    return largest;
+}
+
 bool cs_buffer_check_size_advice(const cs_context *ctx, const char *name, VkDeviceSize size, const char *advice,
                                  cs_error *err)
 {
@@ -16,28 +24,18 @@ bool cs_buffer_check_size_advice(const cs_context *ctx, const char *name, VkDevi
                             "(maxStorageBufferRange); %s",
                        name, cs_format_bytes(size, need, sizeof need), ctx->props.deviceName,
                        cs_format_bytes(range, have, sizeof have), size_advice(ctx, advice));
-    VkDeviceSize largest_heap = 0;
-    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
-        largest_heap = CS_MAX(largest_heap, ctx->memory_props.memoryHeaps[h].size);
-    if (ctx->bytes_allocated + size > largest_heap)
+    VkDeviceSize heap = largest_heap(ctx);
+    if (ctx->bytes_allocated + size > heap)
         return cs_fail(err, "buffer '%s' needs %s more device memory than %s has (%s in its "
                             "largest heap); %s",
                        name, cs_format_bytes(size, need, sizeof need), ctx->props.deviceName,
-                       cs_format_bytes(largest_heap, have, sizeof have), size_advice(ctx, advice));
+                       cs_format_bytes(heap, have, sizeof have), size_advice(ctx, advice));
     return true;
 }
 
 bool cs_buffer_check_size(const cs_context *ctx, const char *name, VkDeviceSize size, cs_error *err)
 {
     return cs_buffer_check_size_advice(ctx, name, size, NULL, err);
-}
-
-static VkDeviceSize largest_heap(const cs_context *ctx)
-{
-    VkDeviceSize largest = 0;
-    for (uint32_t h = 0; h < ctx->memory_props.memoryHeapCount; h++)
-        largest = CS_MAX(largest, ctx->memory_props.memoryHeaps[h].size);
-    return largest;
 }
 
 // The device's room for c's things, the host's and c->limit, each as a
@@ -73,7 +71,7 @@ bool cs_count_check(const cs_context *ctx, const char *cause, const cs_count_cos
     uint64_t fit = CS_MIN(CS_MIN(r.buffer, r.heap), CS_MIN(r.host, r.limit));
     if (c->count <= fit)
         return true;
-    char n[32], each[32], total[32], have[32], part[32], fits[32];
+    char n[32], each[32], total[32], have[32], fits[32];
     char why[1024] = "";
     size_t at = 0;
     cs_format_count(c->count, n, sizeof n);
@@ -83,12 +81,14 @@ bool cs_count_check(const cs_context *ctx, const char *cause, const cs_count_cos
                                "(maxStorageBufferRange)", n, cs_format_bytes(c->buffer_bytes, each, sizeof each),
                                cs_format_bytes(c->count * c->buffer_bytes, total, sizeof total), ctx->props.deviceName,
                                cs_format_bytes(ctx->props.limits.maxStorageBufferRange, have, sizeof have));
-    if (c->count > r.heap && at < sizeof why)
+    if (c->count > r.heap && at < sizeof why) {
+        char taken[32];
         at += (size_t)snprintf(why + at, sizeof why - at, "; the device needs %s x %s = %s, %s has %s in its largest heap "
                                "(%s already taken)", n, cs_format_bytes(c->device_bytes, each, sizeof each),
                                cs_format_bytes(c->count * c->device_bytes, total, sizeof total), ctx->props.deviceName,
                                cs_format_bytes(largest_heap(ctx), have, sizeof have),
-                               cs_format_bytes(ctx->bytes_allocated + c->device_extra, part, sizeof part));
+                               cs_format_bytes(ctx->bytes_allocated + c->device_extra, taken, sizeof taken));
+    }
     if (c->count > r.host && at < sizeof why)
         at += (size_t)snprintf(why + at, sizeof why - at, "; the host needs %s x %s = %s, %s available "
                                "(/proc/meminfo MemAvailable)", n, cs_format_bytes(c->host_bytes, each, sizeof each),

@@ -447,6 +447,7 @@ static glsl_version find_version(const char *text, size_t size)
             p++;
             while (p < end && (text[p] == ' ' || text[p] == '\t'))
                 p++;
+            // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10: end - p is the rest of the line
             if (end - p > 7 && strncmp(text + p, "version", 7) == 0) {
                 char directive[64] = "";
                 memcpy(directive, text + p + 7, CS_MIN(end - p - 7, sizeof directive - 1));
@@ -506,10 +507,12 @@ static void summarize_errors(const char *log, cs_error *err)
             if (used + keep + 8 < sizeof err->msg) {
                 if (used)
                     err->msg[used++] = '\n';
+                // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: keep >= 1
                 for (size_t i = 0; i < keep; i++) {
                     unsigned char c = (unsigned char)s[i];
                     err->msg[used++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
                 }
+                // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN
                 if (keep < len)
                     used += (size_t)snprintf(err->msg + used, sizeof err->msg - used, "...");
                 err->msg[used] = 0;

@@ -190,7 +190,6 @@ void cs_camera_update(cs_view_camera *cam, const cs_camera_input *in, double dt)
     camera_basis(cam, fwd, right, up);
     double offset[3];
     v3_sub(offset, cam->position, cam->target);
-    double dist = CS_MAX(v3_len(offset), 1e-6);
     const double turn = 0.005; // radians per pixel dragged
 
     if (cam->ortho) {
@@ -248,7 +247,7 @@ void cs_camera_update(cs_view_camera *cam, const cs_camera_input *in, double dt)
     }
     camera_basis(cam, fwd, right, up);
     v3_sub(offset, cam->position, cam->target);
-    dist = CS_MAX(v3_len(offset), 1e-6);
+    double dist = CS_MAX(v3_len(offset), 1e-6);
     // Middle drag: pan, one pixel = one pixel's worth of world at the target.
     if (in->pan[0] != 0 || in->pan[1] != 0) {
         double per_pixel = 2.0 * dist * tan(0.5 * cam->fov_degrees * k_pi / 180.0) / vh;

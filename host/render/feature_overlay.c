@@ -28,7 +28,9 @@ typedef struct overlay {
 
 // stb_easy_font's vertex: x, y, z, rgba.
 typedef struct easy_font_vertex {
+    // cppcheck-suppress unusedStructMember ; stb_easy_font writes z: part of the stride
     float x, y, z;
+    // cppcheck-suppress unusedStructMember ; stb_easy_font writes it: part of the stride
     unsigned char color[4];
 } easy_font_vertex;
 

@@ -301,11 +301,13 @@ const char *cs_color_mode_name(int mode)
 static uint32_t append_materials(float (*table)[4], uint32_t at, const cs_scene *scene)
 {
     uint32_t n = CS_MIN(scene->material_count, (uint32_t)CS_MAX_MATERIALS);
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: n is any count
     for (uint32_t m = 0; m < n; m++) {
         for (int c = 0; c < 3; c++)
             table[at + m][c] = scene->materials[m].color[c];
         table[at + m][3] = scene->materials[m].rest_density;
     }
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: n is any count
     if (n == 0) {
         table[at][0] = 0.2f, table[at][1] = 0.5f, table[at][2] = 0.9f, table[at][3] = 1.0f;
         n = 1;

@@ -292,10 +292,10 @@ static void build_room(cs_tr1_room *room, int ri)
 static void build_palette(uint8_t palette[256][3])
 {
     static const int tint[4][3] = {{63, 63, 63}, {63, 50, 34}, {24, 44, 63}, {30, 54, 26}};
-    for (int ramp = 0; ramp < 4; ramp++)
+    for (int r = 0; r < 4; r++)
         for (int i = 0; i < 64; i++)
             for (int k = 0; k < 3; k++)
-                palette[ramp * 64 + i][k] = (uint8_t)(tint[ramp][k] * i / 63);
+                palette[r * 64 + i][k] = (uint8_t)(tint[r][k] * i / 63);
 }
 
 // Deterministic value noise: an integer hash, no libm, same bytes everywhere.

@@ -1009,8 +1009,8 @@ bool cs_tr1_write(const cs_tr1_level *lvl, uint8_t **data, size_t *size)
         write_room(&w, &lvl->rooms[i]);
     cs_tr1_section order[CS_TR1_SECTION_COUNT];
     section_order(lvl->demo_palette, order);
-    for (int i = 0; i < CS_TR1_SECTION_COUNT; i++) {
-        cs_tr1_section s = order[i];
+    for (int o = 0; o < CS_TR1_SECTION_COUNT; o++) {
+        cs_tr1_section s = order[o];
         const section_info *info = &sections[s];
         const cs_tr1_blob *b = &lvl->sections[s];
         if (info->kind == OBJECT_TEXTURES) {

@@ -785,7 +785,7 @@ static bool nesting_exceeded(const char *text, size_t upto, size_t *at)
 {
     int depth = 0;
     bool in_string = false;
-    for (size_t i = 0; text[i] && i <= upto; i++) {
+    for (size_t i = 0; i <= upto && text[i]; i++) {
         char c = text[i];
         if (in_string) {
             if (c == '\\' && text[i + 1])

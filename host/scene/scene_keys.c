@@ -116,7 +116,7 @@ bool cs_scene_key_read(const cs_scene *scene, const cJSON *object, const char *p
         return (row->flags & CS_KEY_REQUIRED) ? cs_json_require(scene, object, path, key, err) : true;
     CS_ASSERT(row->size > 0 && row->type != CS_KEY_OBJECT && row->type != CS_KEY_ARRAY,
               "scene key %s: no field to read into", key);
-    char *p = (char *)base + row->at;
+    void *p = (char *)base + row->at; // the field, of the type row->type says
     switch (row->type) {
     case CS_KEY_NUMBER: {
         if (row->flags & CS_KEY_POSITIVE) {

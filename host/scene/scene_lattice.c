@@ -136,6 +136,7 @@ typedef struct scale_rule {
     const char *solver;  // scene "solver" this rule applies to
     size_t offset;       // float field of cs_material
     int per_dim, constant, time;
+    // cppcheck-suppress unusedStructMember ; for the reader of the table, not for code
     const char *why;     // the unit argument, for the reader (docs repeat it)
 } scale_rule;
 
@@ -274,7 +275,7 @@ void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target)
             const scale_rule *rule = &scale_rules[r];
             if (strcmp(rule->solver, scene->solver) != 0)
                 continue;
-            float *p = (float *)((char *)mat + rule->offset);
+            float *p = (void *)((char *)mat + rule->offset); // a float field (scale_rule.offset)
             *p = (float)(*p * pow(best_k, rule->per_dim * scene->dim + rule->constant) * pow(tau, rule->time));
         }
     }

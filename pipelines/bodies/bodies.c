@@ -566,12 +566,12 @@ void cs_bodies_overflow_warning(cs_bodies_overflow_counts counts, char *out, siz
                               "smoothing radius of each other, or raise CS_BODY_RECORDS_PER_PARTICLE",
                               counts.impulses, CS_BODY_RECORDS_PER_PARTICLE);
     if (counts.contacts && n < size)
-        n += (size_t)snprintf(out + n, size - n,
-                              "%sbodies: %u contacts or overlapping pairs were found past a body's %d contacts or %d "
-                              "pairs in a substep and not solved (bodies may sink into each other); start the bodies "
-                              "apart and piled less deep, or raise CS_BODY_CONTACTS_PER_BODY / CS_BODY_PAIRS_PER_BODY "
-                              "(shaders/bodies/bodies_shared.h)",
-                              n ? "\ncistern: " : "", counts.contacts, CS_BODY_CONTACTS_PER_BODY, CS_BODY_PAIRS_PER_BODY);
+        snprintf(out + n, size - n,
+                 "%sbodies: %u contacts or overlapping pairs were found past a body's %d contacts or %d "
+                 "pairs in a substep and not solved (bodies may sink into each other); start the bodies "
+                 "apart and piled less deep, or raise CS_BODY_CONTACTS_PER_BODY / CS_BODY_PAIRS_PER_BODY "
+                 "(shaders/bodies/bodies_shared.h)",
+                 n ? "\ncistern: " : "", counts.contacts, CS_BODY_CONTACTS_PER_BODY, CS_BODY_PAIRS_PER_BODY);
 }
 
 void cs_bodies_download(cs_bodies *b, cs_body_state *out)

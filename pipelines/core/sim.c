@@ -52,10 +52,10 @@ void cs_state_expand(const cs_state_row *rows, uint32_t count, void *base, const
             e->buffer = (cs_buffer *)at + k;
             e->bytes = e->buffer->buffer ? e->buffer->size : 0; // a buffer the solver never made holds nothing
             if (row->live && e->bytes) {
-                uint32_t count = *(const uint32_t *)((const uint8_t *)base + row->count_offset);
+                uint32_t live = *(const uint32_t *)((const uint8_t *)base + row->count_offset);
                 uint32_t capacity = *(const uint32_t *)((const uint8_t *)base + row->capacity_offset);
                 e->live = true;
-                e->bytes = capacity ? (size_t)(e->bytes / capacity) * count : 0;
+                e->bytes = capacity ? (size_t)(e->bytes / capacity) * live : 0;
             }
         }
     }

@@ -245,12 +245,13 @@ bool cs_radiosity_make_patches(const cs_tri *tris, uint32_t tri_count, double pa
         uint32_t n = subdivisions(t, patch_size);
         for (uint32_t a = 0; a < n; a++) {
             for (uint32_t b = 0; a + b < n; b++) {
-                float p00[3], p10[3], p01[3], p11[3];
+                float p00[3], p10[3], p01[3];
                 lattice_point(t, n, a, b, p00);
                 lattice_point(t, n, a + 1, b, p10);
                 lattice_point(t, n, a, b + 1, p01);
                 add_patch(c, t, i, p00, p10, p01);
                 if (a + b + 1 < n) {
+                    float p11[3];
                     lattice_point(t, n, a + 1, b + 1, p11);
                     add_patch(c, t, i, p10, p11, p01);
                 }
@@ -315,6 +316,7 @@ static uint64_t estimate_flat_links(const cs_radiosity_compiled *c)
 {
     uint32_t n = c->patch_count, rows = CS_MIN(n, ESTIMATE_ROWS), columns = CS_MIN(n, ESTIMATE_COLUMNS);
     uint64_t facing = 0;
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN: rows is 0 only without patches
     for (uint32_t r = 0; r < rows; r++) {
         uint32_t i = (uint32_t)((uint64_t)r * n / rows);
         for (uint32_t k = 0; k < columns; k++) {
@@ -322,6 +324,7 @@ static uint64_t estimate_flat_links(const cs_radiosity_compiled *c)
             facing += j != i && cs_form_factor(c->corners[i], c->corners[j]) > 0.0;
         }
     }
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN (as above)
     return rows ? (uint64_t)((double)facing * ((double)n / rows) * ((double)n / columns)) : 0;
 }
 

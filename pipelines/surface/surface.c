@@ -106,7 +106,7 @@ static void build_table(void)
                 seen[e] = true;
                 loop[m++] = e;
             }
-            CS_ASSERT(loop[0] == next[loop[m - 1]] && m >= 3, "case %d: loop from edge %d does not close", cs, e0);
+            CS_ASSERT(m >= 3 && loop[0] == next[loop[m - 1]], "case %d: loop from edge %d does not close", cs, e0);
             int start = -1;
             for (int s = 0; s < m && start < 0; s++) {
                 bool ok = true;

@@ -1,4 +1,4 @@
-// bodies_shared.h — rigid bodies as C (pipelines/bodies.c) and GLSL
+// bodies_shared.h — rigid bodies as C (pipelines/bodies/bodies.c) and GLSL
 // (shaders/bodies/*) share them.
 //
 // cs_body_set: every body in world space as the particle collisions read it

@@ -1,5 +1,5 @@
 // boundary_shared.h — the boundary set: everything a fluid must stay out of,
-// as one list of oriented half-spaces that C (pipelines/boundary.c builds
+// as one list of oriented half-spaces that C (pipelines/core/boundary.c builds
 // it) and GLSL (shaders/common/boundary.glsl reads it) share.
 //
 // Half-space k is planes[k] = (n, w): n a unit normal pointing INTO the

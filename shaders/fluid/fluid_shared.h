@@ -1,4 +1,4 @@
-// fluid_shared.h — constants and structs shared by pipelines/fluid.c and the
+// fluid_shared.h — constants and structs shared by pipelines/fluid/fluid.c and the
 // fluid shaders (C and GLSL include this same file).
 //
 // cs_fluid_params is the read-only storage buffer every fluid shader binds
@@ -36,7 +36,7 @@ struct cs_fluid_params {
     uvec4 counts;        // x = 0 (the boundary set counts its planes), y = materials, z = dim, w = capacity
     vec4 materials[CS_FLUID_MAX_MATERIALS]; // x = mass, y = rest density, z = rest volume m / rho0, w = 0
     // The domain box's faces and the walls as half-spaces (boundary_shared.h,
-    // built by pipelines/boundary.c, read through shaders/common/boundary.glsl).
+    // built by pipelines/core/boundary.c, read through shaders/common/boundary.glsl).
     cs_boundary_set boundary_set;
     // Boundary model for poly6 / spiky solvers (fluid.glsl cs_boundary): a
     // boundary half-space at distance d acts like fluid at kappa times rest

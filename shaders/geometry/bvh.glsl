@@ -1,6 +1,6 @@
 // bvh.glsl — the GPU walk of a BVH (shaders/geometry/geometry_shared.h),
 // the one copy every shader that casts rays includes (the path tracer,
-// radiosity visibility and direct light). It is pipelines/bvh.c's walk in
+// radiosity visibility and direct light). It is pipelines/trace/bvh.c's walk in
 // float: a conservative slab test, the watertight ray/triangle test on both
 // faces, nearest-hit and any-hit with one stack. The includer declares the
 // buffers `nodes` (cs_bvh_node) and `tris` (cs_tri, in the BVH's leaf
@@ -30,11 +30,11 @@
 // What bvh_cast returns when the ray meets nothing.
 #define CS_BVH_NO_HIT 0xffffffffu
 // 1 + 2 gamma(3) in float, gamma(n) = n u / (1 - n u), u = 2^-24
-// (1 + 3.58e-7), rounded up to a float: 1 + 4 * 2^-23 (pipelines/bvh.c has
+// (1 + 3.58e-7), rounded up to a float: 1 + 4 * 2^-23 (pipelines/trace/bvh.c has
 // the double one).
 #define CS_BVH_FAR_PAD (1.0 + 4.0 / 8388608.0)
 
-// Slab test against a node box, as pipelines/bvh.c's ray_box. The far
+// Slab test against a node box, as pipelines/trace/bvh.c's ray_box. The far
 // bound is widened by 1 + 2 gamma(3) (Ize 2013, "Robust BVH Ray Traversal";
 // PBRT's bound for the rounding of (bound - o) * inv_dir), so a ray through
 // a triangle's edge or vertex on its box's face is never culled by the box.
@@ -142,7 +142,7 @@ bool bvh_ray_triangle(uint i, bvh_ray r, float t_min, float t_max, out vec3 tuv)
 }
 
 // Nearest hit for t in (t_min, t_max) (any hit with `any_hit`): the
-// triangle index or CS_BVH_NO_HIT, and (t, u, v). The walk of pipelines/bvh.c.
+// triangle index or CS_BVH_NO_HIT, and (t, u, v). The walk of pipelines/trace/bvh.c.
 uint bvh_cast(vec3 o, vec3 d, float t_min, float t_max, bool any_hit, out vec3 best)
 {
     // Indices are masked (the stack size is a power of two) so that the

@@ -1,5 +1,5 @@
 // cast_shared.h — a list of rays cast on the GPU against a BVH
-// (shaders/geometry/cast.comp, pipelines/raycast.[ch]): the C and GLSL
+// (shaders/geometry/cast.comp, pipelines/trace/raycast.[ch]): the C and GLSL
 // layouts of one ray, one hit and the pass's push constants.
 #ifndef CAST_SHARED_H
 #define CAST_SHARED_H

@@ -3,7 +3,7 @@
 // volume hierarchy (BVH) over them that a compute shader walks with a
 // stack (shaders/geometry/bvh.glsl). Built on the host: the triangles by
 // host/scene/geometry.c from the scene's "geometry" key (docs/scenes.md),
-// the BVH by pipelines/bvh.c, whose CPU traversal is the reference the GPU
+// the BVH by pipelines/trace/bvh.c, whose CPU traversal is the reference the GPU
 // one is tested against. docs/light.md, "Radiosity", has the rest.
 #ifndef GEOMETRY_SHARED_H
 #define GEOMETRY_SHARED_H

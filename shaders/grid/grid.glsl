@@ -1,4 +1,4 @@
-// grid.glsl — the neighbour grid as shaders read it (built by pipelines/grid.c).
+// grid.glsl — the neighbour grid as shaders read it (built by pipelines/core/grid.c).
 //
 // Cells: c = floor((x - origin) / cell size) per axis, clamped into
 // [0, dims - 1]; a NaN coordinate lands in 0 along its axis. Cell id = (z * ny + y) * nx + x.

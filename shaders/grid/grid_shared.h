@@ -1,5 +1,5 @@
 // grid_shared.h — push constants of the neighbour-grid build passes
-// (pipelines/grid.c and shaders/grid/*.comp include this same file).
+// (pipelines/core/grid.c and shaders/grid/*.comp include this same file).
 #ifndef CS_GRID_SHARED_H
 #define CS_GRID_SHARED_H
 

@@ -1,6 +1,6 @@
 // light.glsl — irradiance from point, spot and spherical lights with the
 // spherical-light attenuation and its finite-influence windows
-// (light_shared.h says the formulas; pipelines/light.c is the C twin that
+// (light_shared.h says the formulas; pipelines/light/light.c is the C twin that
 // tests/test_light.c compares against).
 #ifndef CS_LIGHT_GLSL
 #define CS_LIGHT_GLSL

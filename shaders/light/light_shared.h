@@ -1,6 +1,6 @@
 // light_shared.h — punctual and spherical lights with the spherical-light
 // attenuation curve and finite-influence windows, read by C
-// (pipelines/light.c) and GLSL (shaders/light/light.glsl). Formulas and
+// (pipelines/light/light.c) and GLSL (shaders/light/light.glsl). Formulas and
 // the reasoning behind them: docs/light.md.
 //
 // Attenuation of a spherical light of radius r at distance d from its

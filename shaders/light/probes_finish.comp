@@ -8,7 +8,7 @@
 // delta of radiance M / pi times the cell's solid angle), flags a probe
 // whose rays met back faces more than CS_PROBE_INSIDE_FRACTION of the time,
 // and stores irradiance-ready coefficients E_i = A_l L_i.
-// pipelines/probes.c's cs_probes_cpu is the double twin.
+// pipelines/light/probes.c's cs_probes_cpu is the double twin.
 #include "index.glsl"
 #include "../geometry/geometry_shared.h"
 #include "../light/light_shared.h"

@@ -6,7 +6,7 @@
 // as radiance B / pi; one that meets a back face brings nothing and is
 // counted (a probe inside geometry sees mostly back faces); one that meets
 // nothing brings nothing. The directions are the host's fixed spherical
-// Fibonacci set (pipelines/probes.c), each of solid angle 4 pi / K; that
+// Fibonacci set (pipelines/light/probes.c), each of solid angle 4 pi / K; that
 // weight is applied in probes_finish.comp. docs/light.md, "Light probes".
 #include "index.glsl"
 #include "../geometry/geometry_shared.h"
@@ -28,7 +28,7 @@ layout(push_constant) uniform Push { cs_probes_push pc; };
 #include "../light/probes.glsl"
 
 // The patch of BVH triangle `tri` holding barycentrics (u, v): the lattice
-// of pipelines/radiosity.c's make_patches (rows a along u, b along v; in
+// of pipelines/light/radiosity.c's make_patches (rows a along u, b along v; in
 // each cell the lower triangle, then the upper one when it exists).
 uint hit_patch(uint tri, float u, float v)
 {

@@ -1,4 +1,4 @@
-// probes_shared.h — light probes as C (pipelines/probes.c) and GLSL
+// probes_shared.h — light probes as C (pipelines/light/probes.c) and GLSL
 // (shaders/light/probes_*.comp, probes.glsl) read them. A regular grid of
 // probes over the scene geometry's bounds; each probe holds the irradiance
 // it receives as 9 RGB SH coefficients (l <= 2, shaders/sh/sh_shared.h's

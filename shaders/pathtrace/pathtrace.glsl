@@ -1,7 +1,7 @@
 // pathtrace.glsl — the path tracer's estimator (docs/light.md, "Path
 // tracer"), shared by trace.comp (camera paths) and probe.comp (paths that
 // start on a triangle). The binding layout is the includer's: nodes, tris,
-// lights. pipelines/pathtrace_ref.c is the same algorithm in double.
+// lights. pipelines/trace/pathtrace_ref.c is the same algorithm in double.
 #ifndef CS_PATHTRACE_GLSL
 #define CS_PATHTRACE_GLSL
 

@@ -1,5 +1,5 @@
 // pathtrace_shared.h — the progressive path tracer's shapes, read by C
-// (pipelines/pathtrace.c, the double-precision twin pipelines/pathtrace_ref.c)
+// (pipelines/trace/pathtrace.c, the double-precision twin pipelines/trace/pathtrace_ref.c)
 // and GLSL (shaders/pathtrace/). Estimator, RNG and tone map: docs/light.md,
 // "Path tracer".
 #ifndef PATHTRACE_SHARED_H

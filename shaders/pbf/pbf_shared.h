@@ -1,5 +1,5 @@
 // pbf_shared.h — push constants of the Position Based Fluids passes
-// (pipelines/fluid_pbf.c and shaders/pbf/*.comp include this same file).
+// (pipelines/fluid/fluid_pbf.c and shaders/pbf/*.comp include this same file).
 #ifndef CS_PBF_SHARED_H
 #define CS_PBF_SHARED_H
 

@@ -1,5 +1,5 @@
 // prim_shared.h — work shapes and push constants of the GPU primitives,
-// read by both pipelines/prim.c and the shaders in shaders/prim/.
+// read by both pipelines/core/prim.c and the shaders in shaders/prim/.
 //
 // Each invocation owns ITEMS contiguous elements and walks them in order
 // with uvec4/vec4 loads (what lavapipe's SIMD-across-invocations code runs
@@ -44,7 +44,7 @@ struct cs_sort_push {
 // A workgroup owns a block of SORT8_BLOCK keys, split into one contiguous
 // run per subgroup; a subgroup ranks its run row by row (one key per lane)
 // with ballots. SORT8_BLOCK is a define cs_sort_create chooses per device
-// (pipelines/prim.c says why): a power of two from BLOCK_MIN to BLOCK_MAX.
+// (pipelines/core/prim.c says why): a power of two from BLOCK_MIN to BLOCK_MAX.
 // A sort of at most CS_SORT_BLOCK keys stays one sort_small.comp dispatch
 // on either path. The shader sizes its per-subgroup counters with
 // SORT8_MAX_SUBGROUPS, a define cs_sort_create derives from the device's

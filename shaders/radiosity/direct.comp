@@ -5,7 +5,7 @@
 // attenuation and windows) and one shadow ray to the light's centre (to a
 // sphere's surface); quad area lights by the fixed stratified grid of
 // area_samples^2 cell centres, one shadow ray each, so that the result is
-// the same every run. pipelines/radiosity_direct.c is the double twin.
+// the same every run. pipelines/light/radiosity_direct.c is the double twin.
 #include "index.glsl"
 #include "../geometry/geometry_shared.h"
 #include "../light/light_shared.h"

@@ -1,4 +1,4 @@
-// radiosity_shared.h — patches and their links as C (pipelines/radiosity.c)
+// radiosity_shared.h — patches and their links as C (pipelines/light/radiosity.c)
 // and GLSL (shaders/radiosity/*.comp) read them. docs/light.md, "Radiosity".
 #ifndef RADIOSITY_SHARED_H
 #define RADIOSITY_SHARED_H

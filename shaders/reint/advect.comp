@@ -28,7 +28,7 @@
 // with its neighbours exactly as a cell in open fluid does, so a wall alone
 // does not stir a resting pool.
 //
-// Level (pc.scale.w != 0; pipelines/reint.c, "cell flags"): a piece of a
+// Level (pc.scale.w != 0; pipelines/reint/reint.c, "cell flags"): a piece of a
 // box that would land in a solid cell, or cross a blocked face (a wall,
 // including a zero-thickness wall between two rooms) on its way, stays in
 // its source cell instead: the source keeps that mass, at the piece's centre

@@ -1,7 +1,7 @@
 #version 450
 // points_flag.comp — first step of the points view: 1 for every cell holding
 // more than REINT_POINTS_MIN_UNITS of mass, else 0. The exclusive scan of
-// these flags (pipelines/prim) gives every kept cell its slot in the
+// these flags (pipelines/core/prim.h) gives every kept cell its slot in the
 // compacted list, in cell order, with no atomics.
 #include "reint_common.glsl"
 

@@ -103,7 +103,7 @@ void reint_neighbour(IVEC c, IVEC o, bool interior, out IVEC src, out IVEC flip)
 }
 
 // A level's solid cells (pc.scale.w != 0: the cell flags are bound; see
-// pipelines/reint.c, "a level"). The density and force passes read a solid
+// pipelines/reint/reint.c, "a level"). The density and force passes read a solid
 // neighbour at offset o of cell c as the wall image of c's own
 // distribution: the same mass, its centre of mass mirrored inside the cell
 // on every axis where o is not 0, its velocity reversed on those axes, and

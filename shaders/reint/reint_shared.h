@@ -1,5 +1,5 @@
 // reint_shared.h — constants and structs the reintegration-tracking host code
-// (pipelines/reint.c), its shaders (shaders/reint/) and its CPU reference
+// (pipelines/reint/reint.c), its shaders (shaders/reint/) and its CPU reference
 // (tests/ref/reint_ref.h) all read, so the three cannot drift apart.
 #ifndef REINT_SHARED_H
 #define REINT_SHARED_H
@@ -28,7 +28,7 @@
 // A box of half-size r < 1 covers at most 3 cells along an axis.
 #define REINT_MAX_SPAN 3
 
-// Cell flags of a fluid in a level (advect.comp; pipelines/reint.c sets them
+// Cell flags of a fluid in a level (advect.comp; pipelines/reint/reint.c sets them
 // from the level's distance field). A solid cell's centre is in the level's
 // solid: no mass enters it. A blocked face lies on a wall (a thick wall's
 // face or a zero-thickness wall between rooms): no mass crosses it. Face bit

@@ -18,7 +18,7 @@ layout(location = 1) out vec3 out_view_normal;
 layout(location = 2) flat out vec3 out_color;
 
 // v rotated by the unit quaternion q = (u, w): v + w t + u x t, t = 2 u x v
-// (the same formula as pipelines/bodies.c).
+// (the same formula as pipelines/bodies/bodies.c).
 vec3 rotate(vec4 q, vec3 v)
 {
     vec3 t = 2.0 * cross(q.xyz, v);

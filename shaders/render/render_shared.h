@@ -1,5 +1,5 @@
 // render_shared.h — push constants and shading constants shared by the
-// renderer (host/render.c), its shaders (shaders/render/*) and the CPU
+// renderer (host/render/render.c and host/render/feature_*.c), its shaders (shaders/render/*) and the CPU
 // reference in tests/test_render.c. Every push block fits the 128 bytes
 // every Vulkan device guarantees (lavapipe offers exactly 128).
 #ifndef RENDER_SHARED_H
@@ -11,7 +11,7 @@
 #define CS_RENDER_FLAG_ORTHO 1u        // orthographic projection (2D scenes)
 #define CS_RENDER_FLAG_ENCODE_SRGB 2u  // target is UNORM: the shader encodes sRGB itself
 
-// color modes (same values as cs_color_mode in host/scene.h)
+// color modes (same values as cs_color_mode in host/scene/scene.h)
 #define CS_RENDER_COLOR_MATERIAL 0u
 #define CS_RENDER_COLOR_SPEED 1u
 #define CS_RENDER_COLOR_DENSITY 2u

@@ -1,7 +1,7 @@
 // sh.glsl — real spherical harmonics l <= 2 in GLSL: the basis, evaluation
 // of coefficients, SH irradiance, and the direction of an environment texel.
 // The convention (no Condon–Shortley phase, index l (l + 1) + m, +z up) is
-// in sh_shared.h; pipelines/sh.c is the C twin (tests/test_sh.c compares).
+// in sh_shared.h; pipelines/light/sh.c is the C twin (tests/test_sh.c compares).
 #ifndef CS_SH_GLSL
 #define CS_SH_GLSL
 

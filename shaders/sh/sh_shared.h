@@ -1,6 +1,6 @@
 // sh_shared.h — real spherical harmonics up to l = 2 (9 functions) and the
-// environment projection's work shapes, read by C (pipelines/sh.c,
-// pipelines/sh_project.c) and GLSL (shaders/sh/).
+// environment projection's work shapes, read by C (pipelines/light/sh.c,
+// pipelines/light/sh_project.c) and GLSL (shaders/sh/).
 //
 // Convention (docs/light.md has the table):
 //   - directions are unit vectors d = (x, y, z) = (sin θ cos φ, sin θ sin φ,

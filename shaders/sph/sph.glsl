@@ -19,7 +19,7 @@ layout(std430, binding = 1) readonly buffer SphParams { cs_sph_params sp; };
 layout(std430, binding = 2) readonly buffer Ranges { uvec2 ranges[]; };
 layout(push_constant) uniform Push { cs_sph_push pc; };
 
-// Relax's neighbour record (pipelines/fluid_sph.c, cs_sph_relax_record): in
+// Relax's neighbour record (pipelines/fluid/fluid_sph.c, cs_sph_relax_record): in
 // 2D with one material, density writes (x*, y*, P, P_near) and relax's loop
 // reads only that array per neighbour (x* carries the material in w for the
 // cohesion test, which one material does not need; z of x* is 0 in 2D and

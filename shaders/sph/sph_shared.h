@@ -1,5 +1,5 @@
 // sph_shared.h — parameters of the Clavet double-density relaxation solver
-// (pipelines/fluid_sph.c and shaders/sph/*.comp include this same file).
+// (pipelines/fluid/fluid_sph.c and shaders/sph/*.comp include this same file).
 #ifndef CS_SPH_SHARED_H
 #define CS_SPH_SHARED_H
 

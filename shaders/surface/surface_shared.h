@@ -1,5 +1,5 @@
 // surface_shared.h — layouts and constants of the marching-cubes pipeline
-// (pipelines/surface.c and shaders/surface/), read by C and GLSL.
+// (pipelines/surface/surface.c and shaders/surface/), read by C and GLSL.
 //
 // The field is a float per node of nx*ny*nz nodes, node (i, j, k) at
 // origin + spacing * (i, j, k), stored at i + nx * (j + ny * k). A node is

@@ -3,7 +3,7 @@
 // box of this solve (the buffer vic_box.comp wrote, not push constants):
 // key[i] = cell of vorton i, clamped into the n^3 cells as
 // shaders/grid/grid.glsl's cs_grid_cell does; a non-finite position gets key n^3 (in no
-// cell); order[i] = i. pipelines/grid.c's sort and ranges take it from there.
+// cell); order[i] = i. pipelines/core/grid.c's sort and ranges take it from there.
 #include "vorton_shared.h"
 #include "vic_shared.h"
 #include "vic_common.glsl"

@@ -1,5 +1,5 @@
 // vic_shared.h — the vortex-in-cell velocity solve ("velocity": "grid"):
-// what pipelines/vorton_grid.c and shaders/vorton/vic_*.comp share.
+// what pipelines/vorton/vorton_grid.c and shaders/vorton/vic_*.comp share.
 // docs/vortons.md ("Velocity from vorticity: the grid method") has the
 // equations, the boundary treatment and the measured errors.
 //

@@ -4,7 +4,7 @@
 // weight w = prod_a max(0, 1 - |x_a - X_a| / h):
 //   f(X) = sum_j alpha_j w_j(X) / h^3,   alpha_j = omega_j sigma_j^3
 // A gather, not a scatter: no float atomics, and the vortons of a cell are
-// visited in their stable sorted order (pipelines/grid.h), cells by z, y
+// visited in their stable sorted order (pipelines/core/grid.h), cells by z, y
 // then x, so the same vortons give the same bits every run. The trilinear
 // weights of a vorton sum to 1 over its 8 nodes: sum f h^3 = sum alpha.
 #include "vorton_shared.h"

@@ -1,5 +1,5 @@
 // vorton_shared.h — what the vortex-particle solver's host code
-// (pipelines/vorton.c), its shaders (shaders/vorton/) and its CPU reference
+// (pipelines/vorton/vorton.c), its shaders (shaders/vorton/) and its CPU reference
 // (tests/ref/vorton_ref.h) share. docs/vortons.md has the equations.
 //
 // A vorton i is stored as two vec4s:

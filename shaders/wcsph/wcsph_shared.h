@@ -1,5 +1,5 @@
 // wcsph_shared.h — parameters of the weakly compressible SPH solver
-// (pipelines/fluid_wcsph.c and shaders/wcsph/*.comp include this same file).
+// (pipelines/fluid/fluid_wcsph.c and shaders/wcsph/*.comp include this same file).
 #ifndef CS_WCSPH_SHARED_H
 #define CS_WCSPH_SHARED_H
 
