@@ -504,12 +504,65 @@ static bool parse_domain(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
+// "pointer": the table's keys, then its track by code: keys [t, x, y, z,
+// mode] (2D: z is 0), t >= 0 and increasing, mode -1, 0 or 1, each point
+// inside the domain box.
+static bool parse_pointer(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    cs_pointer_options *p = &scene->pointer;
+    float g = sqrtf(scene->gravity[0] * scene->gravity[0] + scene->gravity[1] * scene->gravity[1] +
+                    scene->gravity[2] * scene->gravity[2]);
+    *p = (cs_pointer_options){.strength = g > 0.0f ? 4.0f * g : 40.0f, .damping = 2.0f};
+    const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "pointer");
+    if (!object)
+        return true;
+    if (!cs_scene_keys_read(scene, object, "pointer", cs_scene_pointer_keys, p, err))
+        return false;
+    const cJSON *track = cJSON_GetObjectItemCaseSensitive(object, "track");
+    if (!track)
+        return true;
+    int n = cJSON_IsArray(track) ? cJSON_GetArraySize(track) : -1;
+    if (n < 0 || n > CS_MAX_POINTER_KEYS)
+        return cs_json_fail(scene, err, "pointer", "track", "must be an array of at most %d keys [t, x, y, z, mode]",
+                            CS_MAX_POINTER_KEYS);
+    uint32_t i = 0;
+    for (const cJSON *e = track->child; e; e = e->next, i++) {
+        char elem[64];
+        cs_json_join_index(elem, sizeof elem, "pointer.track", i);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 5)
+            return cs_json_fail(scene, err, elem, NULL, "must be [t, x, y, z, mode] (in 2D z is 0)");
+        double v[5];
+        int c = 0;
+        for (const cJSON *x = e->child; x; x = x->next, c++) {
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > COORD_LIMIT)
+                return cs_json_fail(scene, err, elem, NULL, "element %d must be a finite number within +-%g", c,
+                                    COORD_LIMIT);
+            v[c] = x->valuedouble;
+        }
+        cs_pointer_key *k = &p->track[i];
+        *k = (cs_pointer_key){(float)v[0], {(float)v[1], (float)v[2], scene->dim == 2 ? 0.0f : (float)v[3]}, 0};
+        if (!(v[0] >= 0.0) || (i > 0 && !(k->time > p->track[i - 1].time)))
+            return cs_json_fail(scene, err, elem, NULL, "times must be >= 0 and increase (%g after %g)", v[0],
+                                i > 0 ? (double)p->track[i - 1].time : 0.0);
+        if (v[4] != -1.0 && v[4] != 0.0 && v[4] != 1.0)
+            return cs_json_fail(scene, err, elem, NULL, "mode (element 4) must be 1 (pull), -1 (push) or 0 (off); "
+                                                        "got %g", v[4]);
+        k->mode = (int32_t)v[4];
+        for (int a = 0; a < scene->dim; a++)
+            if (!(k->at[a] >= scene->domain_min[a] && k->at[a] <= scene->domain_max[a]))
+                return cs_json_fail(scene, err, elem, NULL, "the point (%g, %g, %g) is outside the domain box",
+                                    v[1], v[2], v[3]);
+    }
+    p->track_count = i;
+    return true;
+}
+
 // The first format's key lists: the world's keys but fluids, level, bodies,
 // lights, geometry and radiosity, one fluid's keys, and its solver's block.
 // (The world format's top level and fluid entries take theirs from the key
 // table's top-level and fluids[] rows.)
 #define WORLD_KEYS "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", \
-                   "boundary_restitution", "walls", "camera", "render", "surface"
+                   "boundary_restitution", "walls", "camera", "pointer", "render", "surface"
 // Keys of one fluid (plus its solver block, named after the solver).
 #define FLUID_ONLY_KEYS "solver", "smoothing_radius", "particle_spacing", "max_particles", "materials", "blocks", \
                         "emitters"
@@ -546,7 +599,7 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
     scene->surface = (cs_surface_options){.iso = 0.5f, .radius = 2.5f};
     return cs_scene_key_read_named(scene, root, "", keys, "boundary_restitution", scene, err) &&
            parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err) &&
-           parse_surface(scene, root, false, err);
+           parse_pointer(scene, root, err) && parse_surface(scene, root, false, err);
 }
 
 // One fluid's keys, from `object` (the top level of a first-format file, or

@@ -191,6 +191,29 @@ typedef struct cs_level_ref {
     bool seal_water;
 } cs_level_ref;
 
+// "pointer": the hand on the fluid (docs/scenes.md, "The pointer"). In a
+// window the mouse moves it (Ctrl + left button pulls, Ctrl + right button
+// pushes); headless, and in a window while no button is held, its "track"
+// does: keys [t, x, y, z, mode] in simulated seconds, each holding from its
+// time until the next (mode 1 pulls, -1 pushes, 0 lets go). A particle
+// within `radius` of the point is accelerated by
+//   a = w (mode strength n - damping v),  w = 1 - r / radius,
+// n the unit vector from the particle to the point (particle fluids).
+#define CS_MAX_POINTER_KEYS 32
+typedef struct cs_pointer_key {
+    float time;              // s
+    float at[3];             // m
+    int32_t mode;            // 1 pull, -1 push, 0 off
+} cs_pointer_key;
+
+typedef struct cs_pointer_options {
+    float strength;          // m/s², at the centre
+    float radius;            // m; 0: four smoothing radii of the first particle fluid
+    float damping;           // 1/s, of the velocity inside the radius while it acts
+    cs_pointer_key track[CS_MAX_POINTER_KEYS];
+    uint32_t track_count;
+} cs_pointer_options;
+
 struct cs_geometry; // geometry.h
 
 typedef struct cs_scene {
@@ -234,6 +257,7 @@ typedef struct cs_scene {
     cs_camera camera;
     cs_render_options render;
     cs_surface_options surface;
+    cs_pointer_options pointer;
     // The solver's own block (e.g. the "pbf" object), owned by `json`.
     const cJSON *solver_params;
     cJSON *json;             // the file's tree (NULL in a fluid's scene: the file owns it)

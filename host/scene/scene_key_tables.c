@@ -39,6 +39,7 @@ static const cs_scene_key world_keys[] = {
      .def = "0", .help = "bounce off the domain and the walls (a fluid may set its own)"},
     {"walls", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none", .help = "0 … 16 walls[], seen by every fluid"},
     {"camera", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "camera, below"},
+    {"pointer", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "the mouse's pull and push on the fluid, below"},
     {"render", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "render, below"},
     {"surface", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "every fluid's surface defaults (3D only), below"},
     {"fluids", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE | CS_KEY_REQUIRED, .help = "1 … 8 fluids[], below"},
@@ -308,6 +309,27 @@ static const cs_scene_key_block camera_block = {
     .locate = locate_camera,
 };
 
+static const cs_scene_key pointer_keys[] = {
+    {"strength", CS_KEY_NUMBER, CS_KEY_AT(cs_pointer_options, strength), 0, 1e6, CS_KEY_LIVE, .unit = "m/s²",
+     .def = "4 × |gravity|, else 40", .help = "the acceleration at the point's centre"},
+    {"radius", CS_KEY_NUMBER, CS_KEY_AT(cs_pointer_options, radius), 0, COORD_LIMIT, CS_KEY_LIVE, .unit = "m",
+     .def = "0", .help = "0: four smoothing radii of the first particle fluid"},
+    {"damping", CS_KEY_NUMBER, CS_KEY_AT(cs_pointer_options, damping), 0, 1e4, CS_KEY_LIVE, .unit = "1/s",
+     .def = "2", .help = "of the velocity inside the radius while the pointer acts"},
+    {"track", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
+     .help = "0 … 32 keys [t, x, y, z, mode], t increasing; mode 1 pull, -1 push, 0 off"},
+};
+
+static void *locate_pointer(cs_scene *scene, uint32_t index) { return index == 0 ? &scene->pointer : NULL; }
+
+static const cs_scene_key_block pointer_block = {
+    .path = "pointer",
+    .what = "The hand on the fluid: the mouse in a window (Ctrl + left button pulls, Ctrl + right button "
+            "pushes), or the track, headless and while no button is held.",
+    ROWS(pointer_keys),
+    .locate = locate_pointer,
+};
+
 static const cs_scene_key render_keys[] = {
     {"width", CS_KEY_UINT, CS_KEY_AT(cs_render_options, width), 16, 16384, .unit = "px", .def = "1280",
      .help = "headless image width"},
@@ -500,6 +522,7 @@ const cs_scene_key_block *const cs_scene_wall_keys = &wall_block;
 const cs_scene_key_block *const cs_scene_body_keys = &body_block;
 const cs_scene_key_block *const cs_scene_camera_keys = &camera_block;
 const cs_scene_key_block *const cs_scene_render_keys = &render_block;
+const cs_scene_key_block *const cs_scene_pointer_keys = &pointer_block;
 const cs_scene_key_block *const cs_scene_surface_keys = &surface_block;
 const cs_scene_key_block *const cs_scene_radiosity_keys = &radiosity_block;
 const cs_scene_key_block *const cs_scene_light_keys = &light_block;
@@ -508,8 +531,8 @@ const cs_scene_key_block *const cs_scene_level_keys = &level_block;
 
 static const cs_scene_key_block *const blocks[] = {
     &world_block, &fluid_block,  &material_block, &fluid_block_block, &emitter_block, &wall_block,
-    &body_block,  &camera_block, &render_block,   &surface_block,     &radiosity_block, &probe_block,
-    &light_block, &level_block,
+    &body_block,  &camera_block, &pointer_block,  &render_block,      &surface_block,   &radiosity_block,
+    &probe_block, &light_block,  &level_block,
 };
 
 const cs_scene_key_block *const *cs_scene_key_blocks(uint32_t *count)

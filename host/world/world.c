@@ -184,15 +184,44 @@ static void clear_prefix(cs_recorder *rec) { rec->pass_prefix[0] = 0; }
 
 double cs_world_time(const cs_world *world) { return (double)world->substep_index * (double)world->scene->dt; }
 
+void cs_world_set_pointer(cs_world *world, const float at[3], int mode)
+{
+    world->pointer_mode = mode > 0 ? 1 : mode < 0 ? -1 : 0;
+    for (int a = 0; a < 3; a++)
+        world->pointer_at[a] = at ? at[a] : 0.0f;
+}
+
+void cs_world_pointer_at(const cs_world *world, double t, float at[3], int32_t *mode)
+{
+    const cs_pointer_options *p = &world->scene->pointer;
+    *mode = 0;
+    at[0] = at[1] = at[2] = 0.0f;
+    if (world->pointer_mode != 0) {
+        *mode = world->pointer_mode;
+        memcpy(at, world->pointer_at, 3 * sizeof(float));
+        return;
+    }
+    // The last key whose time has come holds until the next one.
+    for (uint32_t k = 0; k < p->track_count && (double)p->track[k].time <= t; k++) {
+        *mode = p->track[k].mode;
+        memcpy(at, p->track[k].at, 3 * sizeof(float));
+    }
+}
+
 void cs_world_record_substep(cs_world *world, cs_recorder *rec, uint32_t frame_substep, uint32_t frame_substeps)
 {
+    const cs_pointer_options *pointer = &world->scene->pointer;
     cs_substep step = {
         .index = world->substep_index,
         .time = cs_world_time(world),
         .dt = world->scene->dt,
         .frame_substep = frame_substep,
         .frame_substeps = frame_substeps,
+        .pointer_strength = pointer->strength,
+        .pointer_radius = pointer->radius,
+        .pointer_damping = pointer->damping,
     };
+    cs_world_pointer_at(world, step.time, step.pointer_at, &step.pointer_mode);
     cs_body_link links[CS_MAX_FLUIDS];
     if (world->has_bodies) {
         body_links(world, links);

@@ -97,6 +97,10 @@ typedef struct cs_world {
     // world coordinates (world_rooms.c), one per fluid, owned here; NULL when
     // no block or emitter names a room (the fluids then use the file's).
     cs_scene *placed_fluids;
+    // The window's pointer (cs_world_set_pointer): while its mode is not 0
+    // it stands in for the scene's pointer track.
+    float pointer_at[3];
+    int32_t pointer_mode;
 } cs_world;
 
 // Creates every part: the fluids, then their surfaces. An unknown solver
@@ -105,6 +109,13 @@ typedef struct cs_world {
 // large for the device names its resolution key, the nodes it needs and
 // the device's limit). On failure nothing is left allocated.
 bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs_error *err);
+// The pointer from a window: `at` (world metres) pulled (mode 1), pushed
+// (-1), or let go (0: the scene's "pointer" track acts again), from the
+// next substep recorded on (scene.h "pointer").
+void cs_world_set_pointer(cs_world *world, const float at[3], int mode);
+// Where the pointer acts at simulated time t, and how (the window's while
+// it is held, else the track's key in force at t); mode 0 when it is off.
+void cs_world_pointer_at(const cs_world *world, double t, float at[3], int32_t *mode);
 void cs_world_destroy(cs_world *world);
 // After a live edit of the scene's CS_KEY_LIVE values or a solver block's
 // (a panel, host/app/panel.h): waits for the device, then every fluid's

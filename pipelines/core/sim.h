@@ -105,6 +105,15 @@ typedef struct cs_substep {
     float dt;                  // its length, seconds
     uint32_t frame_substep;    // 0 .. frame_substeps - 1 within the frame being recorded
     uint32_t frame_substeps;
+    // The pointer (scene "pointer", scene.h): where it is and what it does
+    // this substep. mode 1 pulls, -1 pushes, 0 is off; radius 0 means four
+    // of the fluid's smoothing radii. Particle fluids apply it in their
+    // predict (cs_fluid_record_pointer); other parts ignore it.
+    float pointer_at[3];
+    int32_t pointer_mode;
+    float pointer_strength;    // m/s² at the centre
+    float pointer_radius;      // m
+    float pointer_damping;     // 1/s
 } cs_substep;
 
 // What the rigid bodies (bodies.h) need from a particle fluid: where to

@@ -529,6 +529,23 @@ double cs_fluid_time(const cs_fluid *f)
     return (double)f->substep_index * (double)f->dt;
 }
 
+void cs_fluid_record_pointer(cs_fluid *f, cs_recorder *rec, const cs_substep *step)
+{
+    vec4 pointer = {0}, force = {0};
+    if (step->pointer_mode != 0) {
+        float radius = step->pointer_radius > 0.0f ? step->pointer_radius : 4.0f * f->scene->smoothing_radius;
+        pointer = (vec4){step->pointer_at[0], step->pointer_at[1], f->dim == 2 ? 0.0f : step->pointer_at[2], radius};
+        force = (vec4){(float)step->pointer_mode * step->pointer_strength, step->pointer_damping, 0.0f, 0.0f};
+    }
+    if (memcmp(&pointer, &f->params.pointer, sizeof pointer) == 0 &&
+        memcmp(&force, &f->params.pointer_force, sizeof force) == 0)
+        return;
+    f->params.pointer = pointer;
+    f->params.pointer_force = force;
+    // The two vec4 lie side by side at the end of the parameters.
+    cs_cmd_update(rec, &f->params_buffer, &f->params.pointer, 2 * sizeof(vec4), offsetof(cs_fluid_params, pointer));
+}
+
 void cs_fluid_end_substep(cs_fluid *f)
 {
     f->substep_index++;

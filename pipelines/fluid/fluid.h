@@ -247,6 +247,9 @@ bool cs_fluid_set_level(cs_fluid *f, const cs_level_field *field, cs_error *err)
 void cs_fluid_body_link(cs_fluid *f, cs_body_link *out);
 // Advances the simulated time by dt (emission schedule).
 void cs_fluid_end_substep(cs_fluid *f);
+// The substep's pointer (cs_substep) into the parameters predict reads,
+// written inside the recording (cs_cmd_update) only when it changed.
+void cs_fluid_record_pointer(cs_fluid *f, cs_recorder *rec, const cs_substep *step);
 // Simulated time at the start of the current substep.
 double cs_fluid_time(const cs_fluid *f);
 

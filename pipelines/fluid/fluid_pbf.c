@@ -407,7 +407,7 @@ static void pbf_record_substep(cs_pbf *pbf, cs_recorder *rec)
 
 static void pbf_record_substep_op(void *state, cs_recorder *rec, const cs_substep *step)
 {
-    (void)step;
+    cs_fluid_record_pointer(&((cs_pbf *)state)->fluid, rec, step);
     pbf_record_substep(state, rec);
 }
 

@@ -315,8 +315,8 @@ static void ops_destroy(void *state)
 
 static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *step)
 {
-    (void)step;
     cs_sph *s = state;
+    cs_fluid_record_pointer(&s->fluid, rec, step);
     for (uint32_t i = 0; i < s->split; i++)
         cs_sph_record_substep(s, rec);
 }

@@ -362,8 +362,8 @@ static void ops_destroy(void *state)
 
 static void ops_record_substep(void *state, cs_recorder *rec, const cs_substep *step)
 {
-    (void)step;
     cs_wcsph *w = state;
+    cs_fluid_record_pointer(&w->fluid, rec, step);
     for (uint32_t i = 0; i < w->dt_split; i++)
         cs_wcsph_record_substep(w, rec);
 }

@@ -119,6 +119,26 @@ vec3 cs_spiky_grad_r2(vec3 r, float r2) { return cs_spiky_grad_r2_k(cs_kernels_l
 
 #define CS_WALL_MARGIN (fp.wall.x)
 
+// The pointer (scene.h "pointer"): within its radius, the velocity v of a
+// particle at x gains dt times an acceleration towards (or away from) the
+// point that falls linearly to 0 at the radius, and is damped there,
+// implicitly, so no damping overshoots. Off (radius 0): v as it was.
+vec3 cs_pointer_velocity(vec3 x, vec3 v, float dt)
+{
+    if (!(fp.pointer.w > 0.0))
+        return v;
+    vec3 d = fp.pointer.xyz - x;
+#if DIM == 2
+    d.z = 0.0;
+#endif
+    float r = length(d);
+    if (!(r < fp.pointer.w && r > 0.0))
+        return v;
+    float w = 1.0 - r / fp.pointer.w;
+    v += dt * w * fp.pointer_force.x * (d / r);
+    return v / (1.0 + dt * w * fp.pointer_force.y);
+}
+
 #ifdef CS_LEVEL_FIELD
 // The level (docs/levels.md, "Fluid in a level"): a signed distance field
 // baked on the CPU (host/world/level_sdf.c), > 0 in the level's open space.

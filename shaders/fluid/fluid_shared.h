@@ -60,6 +60,12 @@ struct cs_fluid_params {
     // fluid has a level (0: no level, the buffer bound is a placeholder).
     vec4 level_origin;
     uvec4 level_dims;
+    // The pointer (scene.h "pointer"; predict.comp): xyz = its point, w =
+    // its radius (0: off); pointer_force x = the signed acceleration at the
+    // centre (+ pulls towards the point, - pushes away), y = damping (1/s).
+    // Written inside the recording when it changes (cs_fluid_record_pointer).
+    vec4 pointer;
+    vec4 pointer_force;
 };
 
 // Push constants of the base passes.

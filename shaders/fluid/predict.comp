@@ -39,7 +39,7 @@ void main()
 #endif
     if (i >= PARTICLE_COUNT)
         return;
-    vec3 v = velocities[i].xyz + fp.gravity.xyz * CS_DT;
+    vec3 v = cs_pointer_velocity(positions[i].xyz, velocities[i].xyz + fp.gravity.xyz * CS_DT, CS_DT);
 #if DIM == 2
     v.z = 0.0;
 #endif

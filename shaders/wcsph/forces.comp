@@ -141,7 +141,7 @@ void main()
     }
     acc += fp.gravity.xyz;
     float dt = wp.kernel.w;
-    vec3 v = vi + dt * acc;
+    vec3 v = cs_pointer_velocity(xi, vi + dt * acc, dt);
 #if DIM == 2
     v.z = 0.0;
 #endif
