@@ -50,7 +50,7 @@ static uint32_t counts(uint32_t *misses)
     return hits;
 }
 
-// Compiles main.comp; returns whether it compiled, the words in *out and
+// Compiles the tree's compute shader; returns whether it compiled, the words in *out and
 // how the cache answered (+1 hit, -1 miss, 0 neither).
 static bool compile(const cs_define *defines, uint32_t define_count, cs_spirv *out, int *answer, cs_error *err)
 {
@@ -122,7 +122,7 @@ int main(void)
                             "}\n");
     write_header("7u");
     cs_shader_set_dir(g_shaders);
-    cs_shader_set_cache(g_cache);
+    cs_shader_set_cache(g_cache, NULL);
     cs_error err;
     int answer;
 
@@ -144,11 +144,11 @@ int main(void)
     ok = compile(NULL, 0, &edited, &answer, &err);
     CHECK(ok && answer == -1 && !same_words(&first, &edited),
           "after editing the include: answer %d (want a miss), words changed %d", answer, !same_words(&first, &edited));
-    cs_shader_set_cache("off");
+    cs_shader_set_cache("off", NULL);
     ok = compile(NULL, 0, &uncached, &answer, &err);
     CHECK(ok && answer == 0 && same_words(&edited, &uncached), "cache off: answer %d, same words as the miss %d",
           answer, same_words(&edited, &uncached));
-    cs_shader_set_cache(g_cache);
+    cs_shader_set_cache(g_cache, NULL);
     ok = compile(NULL, 0, &again, &answer, &err);
     CHECK(ok && answer == 1 && same_words(&edited, &again), "the edited text again: answer %d (want a hit)", answer);
     cs_spirv_free(&again);
@@ -173,9 +173,9 @@ int main(void)
     cs_spirv_free(&again);
 
     // 5. Damaged entries: a miss and the right words, then a hit again.
-    cs_shader_set_cache("off");
+    cs_shader_set_cache("off", NULL);
     remove_tree(g_cache);
-    cs_shader_set_cache(g_cache);
+    cs_shader_set_cache(g_cache, NULL);
     ok = compile(NULL, 0, &again, &answer, &err);
     cs_spirv_free(&again);
     char entry[600];
@@ -200,7 +200,7 @@ int main(void)
     }
 
     // 6. Off: neither hit nor miss, nothing written.
-    cs_shader_set_cache("off");
+    cs_shader_set_cache("off", NULL);
     remove_tree(g_cache);
     ok = compile(NULL, 0, &again, &answer, &err);
     CHECK(ok && answer == 0 && cache_files(NULL, 0) == 0 && cs_shader_cache_dir()[0] == 0,

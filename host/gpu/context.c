@@ -420,7 +420,7 @@ bool cs_context_create(const cs_context_desc *desc, cs_context *ctx, cs_error *e
     if (desc->settings)
         ctx->settings = *desc->settings;
     cs_shader_set_dir(ctx->settings.shader_dir);
-    cs_shader_set_cache(ctx->settings.shader_cache);
+    cs_shader_set_cache(ctx->settings.shader_cache, ctx->settings.shader_cache_default);
     const char *checked = ctx->settings.checked_shaders;
     ctx->checked_shaders = *checked && strcmp(checked, "0") != 0;
     if (!load_vulkan(err) || !create_instance(desc, ctx, err))

@@ -82,6 +82,11 @@ void cs_settings_from_env(cs_settings *s)
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < CS_ARRAY_COUNT(settings); i++)
         cs_settings_set(s, settings[i].name, getenv(settings[i].name));
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(s->shader_cache_default, sizeof s->shader_cache_default, "%s/cistern/spirv", xdg);
+    else if (home && home[0])
+        snprintf(s->shader_cache_default, sizeof s->shader_cache_default, "%s/.cache/cistern/spirv", home);
 }
 
 void cs_settings_print_help(FILE *out)

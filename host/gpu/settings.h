@@ -19,6 +19,10 @@
 typedef struct cs_settings {
     char shader_dir[4096];       // CISTERN_SHADER_DIR
     char shader_cache[4096];     // CISTERN_SHADER_CACHE
+    // Where the SPIR-V cache goes when CISTERN_SHADER_CACHE is unset, from
+    // the XDG base directory rule: $XDG_CACHE_HOME/cistern/spirv, else
+    // $HOME/.cache/cistern/spirv; "" when neither is set (no cache).
+    char shader_cache_default[4096];
     char checked_shaders[CS_SETTING_VALUE_MAX]; // CISTERN_CHECKED_SHADERS
     char sort[CS_SETTING_VALUE_MAX];            // CISTERN_SORT
     char sort_block[CS_SETTING_VALUE_MAX];      // CISTERN_SORT_BLOCK

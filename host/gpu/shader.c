@@ -43,21 +43,13 @@ static const char cache_magic[8] = {'C', 'S', 'S', 'P', 'V', '1', 0, 0};
 static char g_cache_dir[sizeof(((cs_settings *)0)->shader_cache)]; // "": off
 static uint32_t g_cache_hits, g_cache_misses;
 
-void cs_shader_set_cache(const char *setting)
+void cs_shader_set_cache(const char *setting, const char *default_dir)
 {
     g_cache_dir[0] = 0;
     if (setting && strcmp(setting, "off") == 0)
         return;
-    if (setting && setting[0]) {
-        snprintf(g_cache_dir, sizeof g_cache_dir, "%s", setting);
-        return;
-    }
-    // The XDG base directory rule: $XDG_CACHE_HOME, else ~/.cache.
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        snprintf(g_cache_dir, sizeof g_cache_dir, "%s/cistern/spirv", xdg);
-    else if (home && home[0])
-        snprintf(g_cache_dir, sizeof g_cache_dir, "%s/.cache/cistern/spirv", home);
+    const char *dir = setting && setting[0] ? setting : default_dir;
+    snprintf(g_cache_dir, sizeof g_cache_dir, "%s", dir ? dir : "");
 }
 
 const char *cs_shader_cache_dir(void) { return g_cache_dir; }

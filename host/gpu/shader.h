@@ -52,9 +52,10 @@ const char *cs_shader_dir(void);
 void cs_shader_set_dir(const char *dir);
 
 // The SPIR-V cache (shader.c, "The SPIR-V cache"): the context sets it
-// from CISTERN_SHADER_CACHE: "off", a folder, or "" for the default,
-// $XDG_CACHE_HOME/cistern/spirv else ~/.cache/cistern/spirv. Off until set.
-void cs_shader_set_cache(const char *setting);
+// from CISTERN_SHADER_CACHE: "off", a folder, or "" for default_dir
+// (cs_settings.shader_cache_default: $XDG_CACHE_HOME/cistern/spirv else
+// ~/.cache/cistern/spirv; "" or NULL: off). Off until set.
+void cs_shader_set_cache(const char *setting, const char *default_dir);
 // The folder in use ("" when off).
 const char *cs_shader_cache_dir(void);
 // Compiles served from the cache and compiles that looked and missed,
