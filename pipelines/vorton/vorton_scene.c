@@ -4,6 +4,7 @@
 #include "vorton.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -573,23 +574,84 @@ static void ops_bodies(void *state, cs_body_link *out)
 // bodies' buffer (their set and thermal state), the walls' points and
 // shares, the heat exchange's terms, and the velocity grid's box (it
 // follows the vortons) and its last solve.
+// The bodies' buffer: a cs_body_set as create made it (bodies.h
+// cs_body_set_check), then a finite temperature per body.
+static bool check_bodies(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_vorton *v = base;
+    uint8_t *fresh = calloc(1, bytes ? bytes : 1);
+    if (!fresh)
+        return snprintf(why, why_size, "out of host memory to check it"), false;
+    if (bytes)
+        cs_buffer_download(v->ctx, &v->bodies, fresh, bytes, 0);
+    size_t set = CS_MIN(bytes, sizeof(cs_body_set));
+    bool ok = cs_body_set_check(data, fresh, set, why, why_size);
+    const float *t = (const float *)((const uint8_t *)data + set);
+    for (size_t i = 0; ok && i < (bytes - set) / 4; i++)
+        if (!isfinite(t[i])) {
+            snprintf(why, why_size, "body temperature float %zu is %g", i, (double)t[i]);
+            ok = false;
+        }
+    free(fresh);
+    return ok;
+}
+
+// Each wall point: finite, and w a body + 1 (0: none) of the vortons' bodies.
+static bool check_wall_pos(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_vorton *v = base;
+    const float *p = data;
+    for (size_t i = 0; i < bytes / 16; i++) {
+        const float *q = &p[i * 4];
+        if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !(q[3] >= 0.0f) ||
+            q[3] > (float)v->body_count || q[3] != floorf(q[3]))
+            return snprintf(why, why_size, "vorton %zu's wall point (%g %g %g, body %g) is not finite or names "
+                            "no body of %u", i, (double)q[0], (double)q[1], (double)q[2], (double)q[3],
+                            v->body_count), false;
+    }
+    return true;
+}
+
+// The ranges (sim.h cs_state_range), checked before anything is loaded.
+// The state proper (the current vortons and tracers) is finite in every
+// checkpoint a run writes (the frame loop stops on a non-finite one); the
+// midpoints, rates, wall terms, heat terms and the velocity grid are
+// written by a pass before any pass reads them, and may hold anything (a
+// real checkpoint of vorton_bench_grid_body_3d holds NaN in grid.res):
+// any bits.
 static const cs_state_row vorton_state_rows[] = {
-    CS_STATE_BUFFER(cs_vorton, pos),          CS_STATE_BUFFER(cs_vorton, vort),
-    CS_STATE_BUFFER(cs_vorton, mid_pos),      CS_STATE_BUFFER(cs_vorton, mid_vort),
-    CS_STATE_BUFFER(cs_vorton, vel),          CS_STATE_BUFFER(cs_vorton, rate),
-    CS_STATE_BUFFER(cs_vorton, rates_partial), CS_STATE_BUFFER(cs_vorton, tracer_pos),
-    CS_STATE_BUFFER(cs_vorton, tracer_mid),   CS_STATE_BUFFER(cs_vorton, tracer_vel),
-    CS_STATE_BUFFER(cs_vorton, tracer_temp),  CS_STATE_BUFFER(cs_vorton, tracer_material),
-    CS_STATE_BUFFER(cs_vorton, bodies),       CS_STATE_BUFFER(cs_vorton, wall_pos),
-    CS_STATE_BUFFER(cs_vorton, wall_vel),     CS_STATE_BUFFER(cs_vorton, wall_weight),
-    CS_STATE_BUFFER(cs_vorton, wall_share),   CS_STATE_BUFFER(cs_vorton, impulses),
-    CS_STATE_BUFFER(cs_vorton, heat_terms),   CS_STATE_BUFFER(cs_vorton, heat_scratch),
-    CS_STATE_BUFFER(cs_vorton, heat_sums),    CS_STATE_BUFFER(cs_vorton, grid.box),
-    CS_STATE_BUFFER(cs_vorton, grid.box_partials), CS_STATE_BUFFER(cs_vorton, grid.psi),
-    CS_STATE_BUFFER(cs_vorton, grid.f),       CS_STATE_BUFFER(cs_vorton, grid.res),
-    CS_STATE_BUFFER(cs_vorton, grid.vel),     CS_STATE_BUFFER(cs_vorton, grid.moments),
-    CS_STATE_HOST(cs_vorton, count),          CS_STATE_HOST(cs_vorton, tracer_count),
-    CS_STATE_HOST(cs_vorton, current),        CS_STATE_HOST(cs_vorton, steps),
+    CS_STATE_PAIR(cs_vorton, pos, current, CS_FINITE),
+    CS_STATE_PAIR(cs_vorton, vort, current, CS_FINITE),
+    CS_STATE_BUFFER(cs_vorton, mid_pos, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, mid_vort, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, rate, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, rates_partial, CS_ANY_BITS),
+    CS_STATE_PAIR(cs_vorton, tracer_pos, current, CS_FINITE),
+    CS_STATE_BUFFER(cs_vorton, tracer_mid, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, tracer_vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, tracer_temp, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, tracer_material, CS_AT_MOST_VALUE(0)), // the view's material: 0
+    CS_STATE_BUFFER(cs_vorton, bodies, CS_CHECKED(check_bodies)),
+    CS_STATE_BUFFER(cs_vorton, wall_pos, CS_CHECKED(check_wall_pos)),
+    CS_STATE_BUFFER(cs_vorton, wall_vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, wall_weight, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, wall_share, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, impulses, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, heat_terms, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, heat_scratch, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, heat_sums, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.box, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.box_partials, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.psi, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.f, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.res, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.moments, CS_ANY_BITS),
+    CS_STATE_HOST(cs_vorton, count, CS_AT_MOST_MEMBER(cs_vorton, capacity)),
+    CS_STATE_HOST(cs_vorton, tracer_count, CS_AT_MOST_MEMBER(cs_vorton, tracer_capacity)),
+    CS_STATE_HOST(cs_vorton, current, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_vorton, steps, CS_ANY_BITS), // a count of steps: any is a time
 };
 
 static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
