@@ -394,12 +394,54 @@ bool cs_vorton_params_read(const cs_scene *scene, cs_vorton_params *p, float *sp
     return ok;
 }
 
-// Every ring, then every heat ball, in file order.
+#define VORTON_WALK_POINTS 268435456.0 // 2^28 lattice points
+
+// At least how many vortons the rings and heat balls make, from their
+// sizes alone, and the sum as text for a refusal. Every point of a ball
+// of radius r - h sqrt(3)/2 lies in the lattice cell (side h) of a point
+// inside the ball of radius r, so a heat ball holds at least
+// 4/3 pi (r/h - sqrt(3)/2)^3 points; a ring's core (a disc of radius a on
+// a square lattice) at least pi (a/h - sqrt(2)/2)^2, times its copies
+// around. Checked against the device before the lattice is walked: the
+// walk visits (2 r/h + 1)^3 points a ball, an hour at vorton.spacing
+// 0.0001.
+// *walk gets the lattice points the count's walk would visit.
+static double setup_least(const vorton_setup *s, char *terms, size_t size, double *walk)
+{
+    double h = s->spacing, least = 0.0;
+    size_t n = 0;
+    terms[0] = 0;
+    *walk = 0.0;
+    for (uint32_t r = 0; r < s->ring_count; r++)
+        *walk += pow(2.0 * floor(s->rings[r].core / h) + 1.0, 2.0);
+    for (uint32_t b = 0; b < s->heat_count; b++)
+        *walk += pow(2.0 * floor(s->heats[b].radius / h) + 1.0, 3.0);
+    for (uint32_t r = 0; r < s->ring_count; r++) {
+        double a = s->rings[r].core / h - sqrt(2.0) / 2.0, around = floor(2.0 * VORTON_PI * s->rings[r].radius / h + 0.5);
+        double k = (a > 0.0 ? VORTON_PI * a * a : 0.0) * fmax(3.0, around);
+        least += k;
+        if (n < size)
+            n += (size_t)snprintf(terms + n, size - n, "%sring %u: pi (%g/%g - 0.71)^2 x %.0f = %.3g", n ? ", " : "",
+                                  r, (double)s->rings[r].core, h, fmax(3.0, around), k);
+    }
+    for (uint32_t b = 0; b < s->heat_count; b++) {
+        double q = s->heats[b].radius / h - sqrt(3.0) / 2.0;
+        double k = q > 0.0 ? 4.0 / 3.0 * VORTON_PI * q * q * q : 0.0;
+        least += k;
+        if (n < size)
+            n += (size_t)snprintf(terms + n, size - n, "%sheat ball %u: 4/3 pi (%g/%g - 0.87)^3 = %.3g",
+                                  n ? ", " : "", b, (double)s->heats[b].radius, h, k);
+    }
+    return least;
+}
+
+// Every ring, then every heat ball, in file order (a count past
+// UINT32_MAX: UINT32_MAX).
 static uint32_t setup_fill(const vorton_setup *s, float *pos4, float *vort4, uint32_t capacity)
 {
-    uint32_t n = 0;
+    uint64_t n = 0;
     for (uint32_t r = 0; r < s->ring_count; r++) {
-        uint32_t room = capacity - CS_MIN(n, capacity);
+        uint32_t room = capacity - (uint32_t)CS_MIN(n, capacity);
         uint32_t k = cs_vorton_ring_fill(&s->rings[r], s->spacing, pos4 ? pos4 + 4 * n : NULL,
                                          vort4 ? vort4 + 4 * n : NULL, room);
         for (uint32_t i = 0; vort4 && k <= room && i < k; i++)
@@ -407,11 +449,11 @@ static uint32_t setup_fill(const vorton_setup *s, float *pos4, float *vort4, uin
         n += k;
     }
     for (uint32_t h = 0; h < s->heat_count; h++) {
-        uint32_t room = capacity - CS_MIN(n, capacity);
+        uint32_t room = capacity - (uint32_t)CS_MIN(n, capacity);
         n += cs_vorton_heat_fill(&s->heats[h], s->spacing, pos4 ? pos4 + 4 * n : NULL, vort4 ? vort4 + 4 * n : NULL,
                                  room);
     }
-    return n;
+    return (uint32_t)CS_MIN(n, (uint64_t)UINT32_MAX);
 }
 
 // A tracer shows the temperature of the first heat ball it starts in, else
@@ -478,14 +520,34 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
         free(set);
         return false;
     }
-    uint32_t count = setup_fill(&s, NULL, NULL, 0);
     uint32_t tracers = cs_scene_block_particles(scene);
+    char terms[512];
+    double walk, least = setup_least(&s, terms, sizeof terms, &walk);
+    cs_error inner;
+    // A walk of up to VORTON_WALK_POINTS (about a second) counts exactly,
+    // and the exact count is checked below; a longer one only once the
+    // device holds the least count, so its length follows what fits.
+    if (walk > VORTON_WALK_POINTS && least > (double)UINT32_MAX) {
+        free(set);
+        return cs_fail(err, "%s: vorton.spacing %g makes at least %.3g vortons (%s), past the %u one count can "
+                            "hold: raise vorton.spacing (the count goes as 1/spacing^3)",
+                       scene->path[0] ? scene->path : scene->name, (double)s.spacing, least, terms, UINT32_MAX);
+    }
+    if (walk > VORTON_WALK_POINTS &&
+        !cs_vorton_check_counts(ctx, &(cs_vorton_counts){.vortons = (uint32_t)least, .tracers = tracers,
+                                                          .spacing = s.spacing, .tracer_spacing = scene->particle_spacing,
+                                                          .vorton_host_bytes = 2 * 16,
+                                                          .tracer_host_bytes = 16 + 16 + 16 + 4},
+                                &inner)) {
+        free(set);
+        return cs_fail(err, "%s: at least (%s): %s", scene->path[0] ? scene->path : scene->name, terms, inner.msg);
+    }
+    uint32_t count = setup_fill(&s, NULL, NULL, 0);
     // Checked before the host arrays below are filled (they held 1 GB and
     // took seconds for vorton.spacing 0.001, then the device refused).
     cs_vorton_counts counts = {.vortons = count, .tracers = tracers, .spacing = s.spacing,
                                .tracer_spacing = scene->particle_spacing, .vorton_host_bytes = 2 * 16,
                                .tracer_host_bytes = 16 + 16 + 16 + 4};
-    cs_error inner;
     if (!cs_vorton_check_counts(ctx, &counts, &inner)) {
         free(set);
         return cs_fail(err, "%s: %s", scene->path[0] ? scene->path : scene->name, inner.msg);
