@@ -165,12 +165,33 @@ static bool write_payload(cs_world *world, payload_writer *w, const cs_world_par
 
 // ---- the files ----
 
+// checkpoint_NNNNN.ckpt or .ckpt.tmp: *frame gets NNNNN (five digits or
+// more: "%05u" writes six past frame 99,999), *tmp whether it is a
+// temporary file.
+static bool ckpt_file_frame(const char *name, uint32_t *frame, bool *tmp)
+{
+    static const char prefix[] = "checkpoint_";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return false;
+    const char *p = name + sizeof prefix - 1;
+    uint64_t n = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 11; p++, digits++)
+        n = n * 10 + (uint64_t)(*p - '0');
+    if (digits < 5 || digits > 10 || n > UINT32_MAX)
+        return false;
+    *tmp = strcmp(p, ".ckpt.tmp") == 0;
+    if (!*tmp && strcmp(p, ".ckpt") != 0)
+        return false;
+    *frame = (uint32_t)n;
+    return true;
+}
+
 bool cs_ckpt_is_file_name(const char *name)
 {
-    unsigned frame;
-    char rest[16];
-    return sscanf(name, "checkpoint_%5u%15s", &frame, rest) == 2 &&
-           (strcmp(rest, ".ckpt") == 0 || strcmp(rest, ".ckpt.tmp") == 0) && strlen(name) >= 21;
+    uint32_t frame;
+    bool tmp;
+    return ckpt_file_frame(name, &frame, &tmp);
 }
 
 // After checkpoint `frame` was written: every other checkpoint in `dir`
@@ -184,18 +205,16 @@ static void keep_last_two(const char *dir, uint32_t frame)
         return;
     int64_t previous = -1;
     struct dirent *e;
+    uint32_t n;
+    bool tmp;
     while ((e = readdir(d))) {
-        unsigned n;
-        if (cs_ckpt_is_file_name(e->d_name) && !strstr(e->d_name, ".tmp") &&
-            sscanf(e->d_name, "checkpoint_%5u", &n) == 1 && n < frame && (int64_t)n > previous)
+        if (ckpt_file_frame(e->d_name, &n, &tmp) && !tmp && n < frame && (int64_t)n > previous)
             previous = n;
     }
     rewinddir(d);
     while ((e = readdir(d))) {
-        unsigned n;
-        if (!cs_ckpt_is_file_name(e->d_name) || sscanf(e->d_name, "checkpoint_%5u", &n) != 1)
+        if (!ckpt_file_frame(e->d_name, &n, &tmp))
             continue;
-        bool tmp = strstr(e->d_name, ".tmp") != NULL;
         if (tmp || (n != frame && (int64_t)n != previous)) {
             char path[1024];
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
