@@ -153,6 +153,7 @@ double cs_level_field_sample(const double origin[3], double cell, const uint32_t
 // read every frame (a frame slot's stats copy) is left out. The rows are
 // data, not code: one table per struct, expanded for an instance by
 // cs_state_expand, so what a checkpoint holds is read off the tables.
+
 // What a loaded entry must hold. A checkpoint is a file a user can be
 // handed and its checksum catches accidents, not edits: checkpoint.c checks
 // every entry against the fresh world it is loaded into, by its row's

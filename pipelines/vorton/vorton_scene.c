@@ -693,7 +693,8 @@ static const cs_state_row vorton_state_rows[] = {
     CS_STATE_BUFFER(cs_vorton, tracer_mid, CS_ANY_BITS),
     CS_STATE_BUFFER(cs_vorton, tracer_vel, CS_ANY_BITS),
     CS_STATE_BUFFER(cs_vorton, tracer_temp, CS_ANY_BITS),
-    CS_STATE_BUFFER(cs_vorton, tracer_material, CS_AT_MOST_VALUE(0)), // the view's material: 0
+    // The view's materials: only drawn, and particles.vert clamps each to its table.
+    CS_STATE_BUFFER(cs_vorton, tracer_material, CS_ANY_BITS),
     CS_STATE_BUFFER(cs_vorton, bodies, CS_CHECKED(check_bodies)),
     CS_STATE_BUFFER(cs_vorton, wall_pos, CS_CHECKED(check_wall_pos)),
     CS_STATE_BUFFER(cs_vorton, wall_vel, CS_ANY_BITS),
