@@ -41,6 +41,18 @@ if [ -n "$range" ] && [ "$range" -le 134217728 ]; then
 else
   echo "skipped: vortons past one storage buffer (maxStorageBufferRange ${range:-unknown} is past 128 MiB)"
 fi
+# The key's own minimum (issue 45): counting the heat ball's lattice one
+# point at a time visited 6.4e10 points (an hour, no output). Refused from
+# the ball's size alone, with the arithmetic: 4/3 pi (0.2/0.0001 - 0.87)^3
+# = 3.35e10 vortons, past any count; and at 0.0002 (4.18e9, within a count)
+# by the device's check, before the walk.
+sed 's/"spacing": 0.04/"spacing": 0.0001/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_0001.json"
+grep -q '"spacing": 0.0001' "$tmp/vortons_0001.json" || fail "vortons_0001.json was not made"
+expect 2 "vorton.spacing 0.0001 makes at least 3.35e+10 vortons (heat ball 0: 4/3 pi (0.2/0.0001 - 0.87)^3 = 3.35e+10), past the 4294967295" -- \
+  bounded "$cistern" run "$tmp/vortons_0001.json" --headless --frames 1 --out "$tmp/v3"
+sed 's/"spacing": 0.04/"spacing": 0.0002/' "$scenes/vorton_plume_3d.json" > "$tmp/vortons_0002.json"
+expect 2 "at least (heat ball 0: 4/3 pi (0.2/0.0002 - 0.87)^3 = 4.18e+09): vorton: vorton.spacing 0.0002 gives 41" -- \
+  bounded "$cistern" run "$tmp/vortons_0002.json" --headless --frames 1 --out "$tmp/v4"
 elapsed=$(($(date +%s) - start))
 [ "$elapsed" -le 20 ] || fail "the vorton refusals took $elapsed s (wanted at once)"
 

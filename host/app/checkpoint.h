@@ -21,8 +21,10 @@
 // The read refuses (with what differs) a file that is not a checkpoint,
 // another format version, a header or payload whose checksum does not
 // match (corrupted), a file shorter or longer than its header says
-// (truncated), another scene, and a payload whose parts do not match the
-// world's tables; another device or driver is a warning (the bits of the
+// (truncated), another scene, a payload whose parts do not match the
+// world's tables, and a value out of its row's range (a count past its
+// capacity, an index above 1, a NaN position: sim.h cs_state_range),
+// all before anything is uploaded; another device or driver is a warning (the bits of the
 // continuation will differ from what that device would have made).
 #pragma once
 
@@ -62,14 +64,20 @@ bool cs_ckpt_scene_hash(const cs_scene *scene, uint32_t particles, uint64_t *has
 bool cs_ckpt_write(cs_world *world, const char *dir, uint32_t frame, uint64_t scene_hash, char *path, size_t path_size,
                    uint64_t *bytes, cs_error *err);
 
-// Checks `path` whole before anything is touched: its header (magic,
-// version, header checksum, size), the scene's hash, the payload's
-// checksum (scene_name: this run's, for the message). *header gets it.
+// Checks `path`'s header before anything is touched: magic, version,
+// header checksum, the file's size against it, the scene's hash
+// (scene_name: this run's, for the message). *header gets it. The payload
+// is read and checked by cs_ckpt_load.
 bool cs_ckpt_check(const char *path, uint64_t scene_hash, const char *scene_name, cs_ckpt_header *header,
                    cs_error *err);
 
 // Loads `path` into `world`, a fresh world of the scene the hash names (not
-// stepped yet). *frame gets the frame the run goes on at. Device or driver
+// stepped yet). Before anything is uploaded: the payload's size against
+// the most this world holds (before it is read), its checksum, its parts
+// against the world's, and every entry's values against its row's range
+// (sim.h cs_state_range: counts within capacities, current indices 0 or
+// 1, floats finite, what the scene fixes as the world made it); a refusal
+// names the file, the part, the entry and what is wrong. *frame gets the frame the run goes on at. Device or driver
 // differences go into `warning` ("" when none).
 bool cs_ckpt_load(cs_world *world, const char *path, uint64_t scene_hash, uint32_t *frame, char *warning,
                   size_t warning_size, cs_error *err);

@@ -136,6 +136,10 @@ typedef struct run_state {
     // Checkpoints (--checkpoint-every, --resume; checkpoint.h): the scene's
     // hash, the frame a resumed run starts at, what was written.
     uint64_t scene_hash;
+    // --resume: the bytes of stats.csv the checkpoint's frames keep; the
+    // file is cut to them only once the checkpoint has loaded (a refusal
+    // at load leaves it as it was).
+    long long resume_stats_keep;
     uint32_t first_frame;
     uint32_t checkpoints_written;
     uint64_t checkpoint_bytes;
@@ -1273,12 +1277,13 @@ static void resume_default_out(const char *checkpoint, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(slash - checkpoint), checkpoint);
 }
 
-// --resume: the run's folder as the killed run left it. stats.csv is cut
-// to its header and the rows of the frames the checkpoint holds, and goes
-// on from there; the numbered files of later frames are written again.
+// --resume: the run's folder as the killed run left it. stats.csv keeps
+// its header and the rows of the frames the checkpoint holds, and goes on
+// from there (cut by open_resumed_stats once the checkpoint has loaded);
+// the numbered files of later frames are written again.
 static bool open_resumed_outputs(run_state *r, cs_error *err)
 {
-    // The checkpoint is checked whole first: a refusal leaves stats.csv as it was.
+    // The checkpoint's header first: a refusal leaves stats.csv as it was.
     cs_ckpt_header h;
     if (!cs_ckpt_scene_hash(&r->scene, r->opt->particles, &r->scene_hash, err) ||
         !cs_ckpt_check(r->opt->resume, r->scene_hash, r->scene.name, &h, err))
@@ -1297,8 +1302,18 @@ static bool open_resumed_outputs(run_state *r, cs_error *err)
         return cs_fail(err, "--resume %s: %s holds %u rows before frame %u, where the checkpoint continues; "
                             "give --out the folder of the run that wrote the checkpoint", r->opt->resume, path, rows,
                        h.frame);
-    r->stats_open = cs_out_open_table_append(&r->stats, path, keep, err);
+    r->resume_stats_keep = keep;
     r->stats_rows = rows;
+    return true;
+}
+
+// After the checkpoint loaded (every value checked): stats.csv cut to the
+// rows it keeps, and opened to go on.
+static bool open_resumed_stats(run_state *r, cs_error *err)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/stats.csv", r->out_dir);
+    r->stats_open = cs_out_open_table_append(&r->stats, path, r->resume_stats_keep, err);
     return r->stats_open;
 }
 
@@ -1340,7 +1355,8 @@ static bool start_from_checkpoint(run_state *r, cs_error *err)
         return true;
     char warning[1024];
     uint32_t frame;
-    if (!cs_ckpt_load(&r->world, r->opt->resume, r->scene_hash, &frame, warning, sizeof warning, err))
+    if (!cs_ckpt_load(&r->world, r->opt->resume, r->scene_hash, &frame, warning, sizeof warning, err) ||
+        !open_resumed_stats(r, err))
         return false;
     if (warning[0])
         fprintf(stderr, "cistern: warning: %s\n", warning);

@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 typedef struct view_state {
     const cs_view_options *opt;
@@ -386,6 +387,15 @@ static int view_flood(const cs_view_options *opt)
     while (dir_len > 1 && out_dir[dir_len - 1] == '/')
         out_dir[--dir_len] = 0;
     snprintf(scene_path, sizeof scene_path, "%s.json", out_dir);
+    // The scene goes beside the run's folder, outside what the run's own
+    // --overwrite check covers: a file there already is someone's.
+    struct stat st;
+    if (!opt->overwrite && lstat(scene_path, &st) == 0) {
+        fprintf(stderr, "cistern: view: --flood: %s exists (the flood's scene is written there, beside --out %s): "
+                        "add --overwrite to replace it, or give another --out\n", scene_path, out_dir);
+        free(flood);
+        return 2;
+    }
     static char json[65536];
     bool written = cs_level_flood_scene_json(flood, level_path, upm, json, sizeof json);
     free(flood);

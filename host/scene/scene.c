@@ -561,6 +561,17 @@ static bool parse_pointer(cs_scene *scene, const cJSON *root, cs_error *err)
 // lights, geometry and radiosity, one fluid's keys, and its solver's block.
 // (The world format's top level and fluid entries take theirs from the key
 // table's top-level and fluids[] rows.)
+// A scene's and a fluid's names name files and folders (out/<scene>,
+// particles_<fluid>_NNNNN.ply): a name with a slash, or "." or "..",
+// would write outside the run's folder ("../.." wrote beside out/).
+static bool check_file_name(const cs_scene *scene, const char *path, const char *name, cs_error *err)
+{
+    if (strchr(name, '/') || strchr(name, '\\') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return cs_json_fail(scene, err, path, "name", "\"%s\" names files and folders of the run: give a name "
+                            "without '/' or '\\' that is not \".\" or \"..\"", name);
+    return true;
+}
+
 #define WORLD_KEYS "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", \
                    "boundary_restitution", "walls", "camera", "pointer", "render", "surface"
 // Keys of one fluid (plus its solver block, named after the solver).
@@ -582,6 +593,7 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
     // read by code between them.
     const cs_scene_key_block *keys = cs_scene_world_keys;
     if (!cs_scene_key_read_named(scene, root, "", keys, "name", scene, err) ||
+        !check_file_name(scene, "", scene->name, err) ||
         !cs_scene_key_read_named(scene, root, "", keys, "description", scene, err) || !parse_domain(scene, root, err))
         return false;
 
@@ -794,6 +806,8 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
             else
                 snprintf(f->fluid_name, sizeof f->fluid_name, "%s", f->solver);
         }
+        if (!check_file_name(f, "", f->fluid_name, err))
+            return false;
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(scene->fluids[j].fluid_name, f->fluid_name) == 0)
                 return cs_json_fail(f, err, "", "name", "\"%s\" is already the name of fluids[%u]; names must differ",

@@ -3,6 +3,9 @@
 #include "body_grid.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -583,11 +586,137 @@ void cs_bodies_download(cs_bodies *b, cs_body_state *out)
 // `work` is left out: integrate.comp's MOVE stage fills every body's
 // working copy from `states` before anything reads it, and its padding
 // (the mat3's fourth words, never written) is not the same bits run to run.
+static bool all_finite(const float *v, size_t n, const char *what, char *why, size_t why_size)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return snprintf(why, why_size, "%s: float %zu is %g", what, i, (double)v[i]), false;
+    return true;
+}
+
+bool cs_body_set_check(const void *data, const void *fresh, size_t bytes, char *why, size_t why_size)
+{
+    if (bytes < sizeof(cs_body_set)) {
+        // A placeholder (a fluid's set in a world without bodies): as made.
+        if (memcmp(data, fresh, bytes) != 0)
+            return snprintf(why, why_size, "not the placeholder create made"), false;
+        return true;
+    }
+    const cs_body_set *s = data, *f = fresh;
+    if (memcmp(&s->counts, &f->counts, sizeof s->counts) != 0)
+        return snprintf(why, why_size, "counts (bodies %u, planes %u, dim %u, dynamic %u) are not the scene's "
+                        "(bodies %u, planes %u, dim %u, dynamic %u)", s->counts.x, s->counts.y, s->counts.z,
+                        s->counts.w, f->counts.x, f->counts.y, f->counts.z, f->counts.w), false;
+    // The plane ranges, flags and impulse slots index other arrays: as create made them.
+    for (uint32_t i = 0; i < f->counts.x; i++) {
+        if (memcmp(&s->bodies[i].info, &f->bodies[i].info, sizeof s->bodies[i].info) != 0)
+            return snprintf(why, why_size, "body %u's planes, flags and slot (%u %u %u %u) are not the scene's "
+                            "(%u %u %u %u)", i, s->bodies[i].info.x, s->bodies[i].info.y, s->bodies[i].info.z,
+                            s->bodies[i].info.w, f->bodies[i].info.x, f->bodies[i].info.y, f->bodies[i].info.z,
+                            f->bodies[i].info.w), false;
+        if (!all_finite(&s->bodies[i].centre.x, 12, "a body's centre, velocity or spin", why, why_size))
+            return false;
+    }
+    if (!all_finite(&s->planes[0].x, (size_t)f->counts.y * 4, "a body plane", why, why_size) ||
+        !all_finite(&s->grid.origin.x, 8, "the broad phase's origin, cell or reach", why, why_size))
+        return false;
+    // The broad phase's lists: a particle walks entries [starts[c], starts[c + 1]) of its cell.
+    const cs_body_grid *g = &s->grid;
+    if (g->dims.w != 0 && g->dims.w != CS_BODY_GRID_READY)
+        return snprintf(why, why_size, "the broad phase's ready word is %u, not 0 or 1", g->dims.w), false;
+    if (g->dims.w) {
+        uint64_t cells = (uint64_t)g->dims.x * g->dims.y * g->dims.z;
+        if (cells == 0 || cells > CS_BODY_GRID_CELLS)
+            return snprintf(why, why_size, "the broad phase's %u x %u x %u cells are not 1 to %u", g->dims.x,
+                            g->dims.y, g->dims.z, CS_BODY_GRID_CELLS), false;
+        for (uint64_t c = 0; c < cells; c++)
+            if (g->starts[c] > g->starts[c + 1] || g->starts[c + 1] > CS_BODY_GRID_ENTRIES)
+                return snprintf(why, why_size, "the broad phase's cell %llu lists entries %u to %u, not within "
+                                "0 to %u", (unsigned long long)c, g->starts[c], g->starts[c + 1],
+                                CS_BODY_GRID_ENTRIES), false;
+        for (uint32_t k = 0; k < g->starts[cells]; k++)
+            if (g->entries[k] >= s->counts.x)
+                return snprintf(why, why_size, "the broad phase's entry %u is body %u of %u", k, g->entries[k],
+                                s->counts.x), false;
+    }
+    return true;
+}
+
+// Checks against the fresh instance's buffer (what create uploaded).
+static void *download_fresh(cs_context *ctx, const cs_buffer *buffer, size_t bytes)
+{
+    void *fresh = calloc(1, bytes ? bytes : 1);
+    if (fresh && bytes)
+        cs_buffer_download(ctx, buffer, fresh, bytes, 0);
+    return fresh;
+}
+
+static bool check_set(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_bodies *b = base;
+    void *fresh = download_fresh(b->ctx, &b->set, bytes);
+    if (!fresh)
+        return snprintf(why, why_size, "out of host memory to check it"), false;
+    bool ok = cs_body_set_check(data, fresh, bytes, why, why_size);
+    free(fresh);
+    return ok;
+}
+
+// Every body's state: what the scene fixes (mass, restitution, friction,
+// inverse inertia, shape ranges, radii, impulse slot, path keys and loop)
+// as create made it; what moves (position, orientation, momenta) finite.
+static bool check_states(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_bodies *b = base;
+    cs_body_state *fresh = download_fresh(b->ctx, &b->states, bytes);
+    if (!fresh)
+        return snprintf(why, why_size, "out of host memory to check it"), false;
+    const cs_body_state *s = data;
+    bool ok = true;
+    for (size_t i = 0; ok && i < bytes / sizeof *s; i++) {
+        const cs_body_state *a = &s[i], *f = &fresh[i];
+        bool fixed = a->position.w == f->position.w && a->momentum.w == f->momentum.w &&
+                     a->angular_momentum.w == f->angular_momentum.w &&
+                     memcmp(a->inv_inertia, f->inv_inertia, sizeof a->inv_inertia) == 0 &&
+                     memcmp(&a->shape, &f->shape, sizeof a->shape) == 0 &&
+                     memcmp(&a->extent, &f->extent, sizeof a->extent) == 0 && a->motion.x == f->motion.x &&
+                     a->motion.y == f->motion.y && a->motion.w == f->motion.w;
+        if (!fixed) {
+            snprintf(why, why_size, "body %zu's mass, shape, inertia or path is not the scene's", i);
+            ok = false;
+        } else
+            ok = all_finite(&a->position.x, 16, "a body's position, orientation or momenta", why, why_size);
+    }
+    free(fresh);
+    return ok;
+}
+
+// integrate.comp's lists: the counts bound the loops over them. (Its MOVE
+// stage sets them to 0 before anything reads them; bounded all the same.)
+static bool check_contacts(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    (void)base;
+    const uint32_t *u = data;
+    if (bytes < 3 * CS_BODIES_MAX * sizeof *u)
+        return snprintf(why, why_size, "%zu bytes, less than its counts", bytes), false;
+    for (uint32_t a = 0; a < CS_BODIES_MAX; a++)
+        if (u[a] > CS_BODY_CONTACTS_PER_BODY || u[CS_BODIES_MAX + a] > CS_BODY_PAIRS_PER_BODY)
+            return snprintf(why, why_size, "body %u has %u contacts and %u pairs; at most %d and %d", a, u[a],
+                            u[CS_BODIES_MAX + a], CS_BODY_CONTACTS_PER_BODY, CS_BODY_PAIRS_PER_BODY), false;
+    return true;
+}
+
+// The ranges (sim.h cs_state_range), checked before anything is loaded.
 static const cs_state_row bodies_state_rows[] = {
-    CS_STATE_BUFFER(cs_bodies, states),      CS_STATE_BUFFER(cs_bodies, set),
-    CS_STATE_BUFFER(cs_bodies, sums),        CS_STATE_BUFFER(cs_bodies, record_keys),
-    CS_STATE_BUFFER(cs_bodies, record_values), CS_STATE_BUFFER(cs_bodies, overflow),
-    CS_STATE_BUFFER(cs_bodies, contacts),
+    CS_STATE_BUFFER(cs_bodies, states, CS_CHECKED(check_states)),
+    CS_STATE_BUFFER(cs_bodies, set, CS_CHECKED(check_set)),
+    // Written by records_sum.comp for every fluid before integrate reads them.
+    CS_STATE_BUFFER(cs_bodies, sums, CS_ANY_BITS),
+    // Written whole by records_keys.comp before the sort and the sum read them.
+    CS_STATE_BUFFER(cs_bodies, record_keys, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_bodies, record_values, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_bodies, overflow, CS_ANY_BITS), // counts of what was lost, only printed
+    CS_STATE_BUFFER(cs_bodies, contacts, CS_CHECKED(check_contacts)),
 };
 
 void cs_bodies_state(cs_bodies *b, cs_state_entry *out, uint32_t *n, uint32_t max)

@@ -132,3 +132,10 @@ void cs_bodies_overflow_warning(cs_bodies_overflow_counts counts, char *out, siz
 // reduction's sums and records and the overflow counts;
 // appended to out[*n ..]. The parameters are built again by create.
 void cs_bodies_state(cs_bodies *b, cs_state_entry *out, uint32_t *n, uint32_t max);
+
+// A checkpoint's copy of a cs_body_set buffer (`bytes` of it: the set, or a
+// smaller placeholder) against `fresh`, the same buffer as create made it:
+// the counts, plane ranges, flags and slots as made, the floats finite, the
+// broad phase's lists within their arrays. False with `why` when it cannot
+// be loaded (a fluid's, the vortons' and the bodies' own sets use it).
+bool cs_body_set_check(const void *data, const void *fresh, size_t bytes, char *why, size_t why_size);

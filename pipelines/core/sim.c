@@ -40,7 +40,8 @@ void cs_state_expand(const cs_state_row *rows, uint32_t count, void *base, const
         for (uint32_t k = 0; k < (row->buffer ? buffers : 1u); k++) {
             CS_ASSERT(*n < max, "checkpoint table past %u entries at %s%s", max, prefix, row->name);
             cs_state_entry *e = &out[(*n)++];
-            *e = (cs_state_entry){0};
+            *e = (cs_state_entry){.row = row, .base = base, .index = k};
+            CS_ASSERT(row->range != 0, "checkpoint table row %s%s names no range", prefix, row->name);
             if (row->buffer && buffers > 1)
                 snprintf(e->name, sizeof e->name, "%s%s[%u]", prefix, row->name, k);
             else

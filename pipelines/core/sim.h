@@ -162,6 +162,26 @@ double cs_level_field_sample(const double origin[3], double cell, const uint32_t
 // read every frame (a frame slot's stats copy) is left out. The rows are
 // data, not code: one table per struct, expanded for an instance by
 // cs_state_expand, so what a checkpoint holds is read off the tables.
+
+// What a loaded entry must hold. A checkpoint is a file a user can be
+// handed and its checksum catches accidents, not edits: checkpoint.c checks
+// every entry against the fresh world it is loaded into, by its row's
+// range, before anything is uploaded (a count past the capacity or an
+// index above 1 would make the GPU read or loop out of bounds).
+typedef enum cs_state_range {
+    CS_STATE_ANY_BITS = 1, // any bits are safe (the row's comment says why)
+    CS_STATE_MAX,          // uint32_t words (host or buffer), each <= max
+    CS_STATE_AT_MOST,      // a host uint32_t <= the struct's uint32_t member at limit_offset
+    CS_STATE_FINITE,       // 32-bit floats, each finite
+    CS_STATE_CHECK,        // the row's own check
+} cs_state_range;
+
+// A row's own check: `data` (`bytes` of them, as the checkpoint holds them)
+// against `base`, the fresh instance it is about to be loaded into (its
+// buffers still hold what create uploaded). False with `why` (what is
+// wrong, for the refusal) when they cannot be loaded.
+typedef bool (*cs_state_check_fn)(const void *base, const void *data, size_t bytes, char *why, size_t why_size);
+
 typedef struct cs_state_row {
     const char *name;          // the member ("positions", "emitted")
     size_t offset;             // offsetof(the struct, member)
@@ -173,13 +193,39 @@ typedef struct cs_state_row {
     // whatever the allocation held (not the same bits from run to run).
     bool live;
     size_t count_offset, capacity_offset; // uint32_t members of the same struct
+    // The range (cs_state_range; every row names one: 0 is a table error).
+    cs_state_range range;
+    uint32_t max;              // CS_STATE_MAX
+    size_t limit_offset;       // CS_STATE_AT_MOST
+    cs_state_check_fn check;   // CS_STATE_CHECK
+    // A current/alternate pair (positions[2] with pos_cur): only the
+    // buffer the loaded index names is checked; the alternate is written
+    // before anything reads it.
+    bool current_only;
+    size_t current_offset;     // a uint32_t member of the same struct
 } cs_state_row;
 
-#define CS_STATE_BUFFER(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member), true}
-#define CS_STATE_HOST(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member), false}
-#define CS_STATE_LIVE_BUFFER(type, member, count, capacity)                                                    \
+// The ranges, the last argument of the row macros below.
+#define CS_ANY_BITS .range = CS_STATE_ANY_BITS
+#define CS_AT_MOST_VALUE(n) .range = CS_STATE_MAX, .max = (n)
+#define CS_AT_MOST_MEMBER(type, member) .range = CS_STATE_AT_MOST, .limit_offset = offsetof(type, member)
+#define CS_FINITE .range = CS_STATE_FINITE
+#define CS_CHECKED(fn) .range = CS_STATE_CHECK, .check = (fn)
+
+#define CS_STATE_BUFFER(type, member, range)                                                                   \
+    {#member, offsetof(type, member), sizeof(((type *)0)->member), true, range}
+#define CS_STATE_HOST(type, member, range) {#member, offsetof(type, member), sizeof(((type *)0)->member), false, range}
+#define CS_STATE_LIVE_BUFFER(type, member, count, capacity, range)                                             \
     {#member, offsetof(type, member), sizeof(((type *)0)->member), true, true, offsetof(type, count),           \
-     offsetof(type, capacity)}
+     offsetof(type, capacity), range}
+// A pair (pos[2] with current): the range holds for the current buffer only.
+#define CS_STATE_PAIR(type, member, cur, range)                                                                \
+    {#member, offsetof(type, member), sizeof(((type *)0)->member), true, range, .current_only = true,          \
+     .current_offset = offsetof(type, cur)}
+// A live pair: the range holds for the current buffer (`cur`) only.
+#define CS_STATE_LIVE_PAIR(type, member, count, capacity, cur, range)                                          \
+    {#member, offsetof(type, member), sizeof(((type *)0)->member), true, true, offsetof(type, count),           \
+     offsetof(type, capacity), range, .current_only = true, .current_offset = offsetof(type, cur)}
 
 // One buffer or host range of one instance, as a checkpoint writes it.
 typedef struct cs_state_entry {
@@ -191,6 +237,11 @@ typedef struct cs_state_entry {
     // of another count loads into it: at most the buffer's size).
     size_t bytes;
     bool live;
+    // What the checks read: the row, the instance and which buffer of the
+    // row's array this is.
+    const cs_state_row *row;
+    void *base;
+    uint32_t index;
 } cs_state_entry;
 
 // The most entries one part may list.

@@ -951,26 +951,79 @@ uint32_t cs_fluid_float_buffers(cs_fluid *f, cs_float_buffer *out, uint32_t max)
 // cs_fluid_state): the live particles of every per-particle array. The
 // grid (keys, order, ranges) is not saved: every substep builds it again
 // before anything reads it.
-#define LIVE(member) CS_STATE_LIVE_BUFFER(cs_fluid, member, count, capacity)
+//
+// The ranges (sim.h cs_state_range) are checked before anything is loaded.
+
+static bool check_own_body_set(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_fluid *f = base;
+    void *fresh = calloc(1, bytes ? bytes : 1);
+    if (!fresh)
+        return snprintf(why, why_size, "out of host memory to check it"), false;
+    if (bytes)
+        cs_buffer_download(f->ctx, &f->own_body_set, fresh, bytes, 0);
+    bool ok = cs_body_set_check(data, fresh, bytes, why, why_size);
+    free(fresh);
+    return ok;
+}
+
+// Every material index names one of the scene's materials (the solvers
+// read the parameters' table at it).
+static bool check_materials(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_fluid *f = base;
+    const uint32_t *m = data;
+    for (size_t i = 0; i < bytes / 4; i++)
+        if (m[i] >= f->scene->material_count)
+            return snprintf(why, why_size, "particle %zu has material %u; the scene has %u", i, m[i],
+                            f->scene->material_count), false;
+    return true;
+}
+
+// Each emitter's progress within its budget (an emitter the scene does not
+// have: 0), and all of them within the room the blocks left.
+static bool check_emitted(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_fluid *f = base;
+    const uint32_t *n = data;
+    uint64_t total = 0;
+    for (uint32_t e = 0; e < bytes / 4; e++) {
+        uint32_t budget = e < f->scene->emitter_count ? f->scene->emitters[e].budget : 0;
+        if (n[e] > budget)
+            return snprintf(why, why_size, "emitter %u emitted %u particles; its budget is %u", e, n[e], budget),
+                   false;
+        total += n[e];
+    }
+    if (total > f->capacity - f->block_count)
+        return snprintf(why, why_size, "the emitters made %llu particles; the blocks left room for %u",
+                        (unsigned long long)total, f->capacity - f->block_count), false;
+    return true;
+}
+
+// The state proper (current positions and velocities) is finite in every
+// checkpoint a run writes (the frame loop stops on a non-finite particle);
+// the solvers' terms and the predicted positions are written by a pass
+// before any pass reads them, and hold whatever a slot had (NaN in unused
+// slots of two_fluids_2d's arrays): any bits.
 static const cs_state_row fluid_state_rows[] = {
-    LIVE(positions),
-    LIVE(velocities),
-    LIVE(predicted),
-    LIVE(materials),
-    LIVE(ids),
-    LIVE(densities),
-    LIVE(arrays),
-    LIVE(body_impulses),
-    CS_STATE_BUFFER(cs_fluid, own_body_set),
-    CS_STATE_HOST(cs_fluid, count),
-    CS_STATE_HOST(cs_fluid, pos_cur),
-    CS_STATE_HOST(cs_fluid, vel_cur),
-    CS_STATE_HOST(cs_fluid, pred_cur),
-    CS_STATE_HOST(cs_fluid, state_cur),
-    CS_STATE_HOST(cs_fluid, substep_index),
-    CS_STATE_HOST(cs_fluid, emitted),
+    CS_STATE_LIVE_PAIR(cs_fluid, positions, count, capacity, pos_cur, CS_FINITE),
+    CS_STATE_LIVE_PAIR(cs_fluid, velocities, count, capacity, vel_cur, CS_FINITE),
+    CS_STATE_LIVE_PAIR(cs_fluid, predicted, count, capacity, pred_cur, CS_ANY_BITS),
+    CS_STATE_LIVE_PAIR(cs_fluid, materials, count, capacity, state_cur, CS_CHECKED(check_materials)),
+    CS_STATE_LIVE_PAIR(cs_fluid, ids, count, capacity, state_cur, CS_ANY_BITS), // a label: no pass indexes by it
+    CS_STATE_LIVE_BUFFER(cs_fluid, densities, count, capacity, CS_ANY_BITS),
+    CS_STATE_LIVE_BUFFER(cs_fluid, arrays, count, capacity, CS_ANY_BITS),
+    // The contact records: cleared ("bodies: clear") before collide writes them.
+    CS_STATE_LIVE_BUFFER(cs_fluid, body_impulses, count, capacity, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_fluid, own_body_set, CS_CHECKED(check_own_body_set)),
+    CS_STATE_HOST(cs_fluid, count, CS_AT_MOST_MEMBER(cs_fluid, capacity)),
+    CS_STATE_HOST(cs_fluid, pos_cur, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_fluid, vel_cur, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_fluid, pred_cur, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_fluid, state_cur, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_fluid, substep_index, CS_ANY_BITS), // the emitters' clock: any count is a time
+    CS_STATE_HOST(cs_fluid, emitted, CS_CHECKED(check_emitted)),
 };
-#undef LIVE
 
 void cs_fluid_state(cs_fluid *f, cs_state_entry *out, uint32_t *n, uint32_t max)
 {

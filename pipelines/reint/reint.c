@@ -977,10 +977,22 @@ static void ops_particles(void *state, cs_particle_view *out) { cs_reint_particl
 // forces pass's velocities and the densities, the sticky overflow word, the
 // field view, and the step count. The cell flags come again from the level
 // at create; the points view is made again at every frame's end.
+// The ranges (sim.h cs_state_range), checked before anything is loaded.
+// The current positions and velocities are finite in every checkpoint a
+// run writes (the frame loop stops on a non-finite state).
 static const cs_state_row reint_state_rows[] = {
-    CS_STATE_BUFFER(cs_reint, mass),     CS_STATE_BUFFER(cs_reint, pos),   CS_STATE_BUFFER(cs_reint, vel),
-    CS_STATE_BUFFER(cs_reint, vel_forced), CS_STATE_BUFFER(cs_reint, dens), CS_STATE_BUFFER(cs_reint, field),
-    CS_STATE_BUFFER(cs_reint, overflow), CS_STATE_HOST(cs_reint, current), CS_STATE_HOST(cs_reint, steps),
+    // Fixed-point sums: any word is a mass (advect saturates past the capacity).
+    CS_STATE_PAIR(cs_reint, mass, current, CS_ANY_BITS),
+    CS_STATE_PAIR(cs_reint, pos, current, CS_FINITE),
+    CS_STATE_PAIR(cs_reint, vel, current, CS_FINITE),
+    // Written by the density and forces passes (the field view at the
+    // frame's end) before anything reads them: any bits.
+    CS_STATE_BUFFER(cs_reint, vel_forced, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_reint, dens, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_reint, field, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_reint, overflow, CS_ANY_BITS), // a sticky count of overflowed cells, only reported
+    CS_STATE_HOST(cs_reint, current, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_reint, steps, CS_ANY_BITS), // a count of steps: any is a time
 };
 
 static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)

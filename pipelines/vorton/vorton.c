@@ -749,8 +749,10 @@ uint32_t cs_vorton_ring_fill(const cs_vorton_ring *ring, float spacing, float *p
     for (int i = -reach; i <= reach; i++)
         for (int j = -reach; j <= reach; j++)
             core_points += (double)(i * i + j * j) * h * h <= a * a * (1.0 + 1e-9);
-    uint32_t around = (uint32_t)fmax(3.0, floor(2.0 * VORTON_PI * R / h + 0.5));
-    uint32_t needed = core_points * around;
+    uint32_t around = (uint32_t)fmin(fmax(3.0, floor(2.0 * VORTON_PI * R / h + 0.5)), (double)UINT32_MAX);
+    // In 64 bits: a count past UINT32_MAX is UINT32_MAX, which no capacity
+    // holds (a wrapped product would pass the device's check, then overrun).
+    uint32_t needed = (uint32_t)CS_MIN((uint64_t)core_points * around, (uint64_t)UINT32_MAX);
     if (!pos4 || !vort4 || needed > capacity)
         return needed;
     double axis[3] = {ring->axis[0], ring->axis[1], ring->axis[2]}, e1[3], e2[3];
@@ -790,7 +792,7 @@ uint32_t cs_vorton_heat_fill(const cs_vorton_heat *heat, float spacing, float *p
 {
     double h = spacing, r = heat->radius;
     int reach = (int)floor(r / h);
-    uint32_t n = 0;
+    uint64_t n = 0; // 64 bits: a count past UINT32_MAX is UINT32_MAX (no capacity holds it)
     for (int k = -reach; k <= reach; k++)
         for (int j = -reach; j <= reach; j++)
             for (int i = -reach; i <= reach; i++) {
@@ -807,5 +809,5 @@ uint32_t cs_vorton_heat_fill(const cs_vorton_heat *heat, float spacing, float *p
                 }
                 n++;
             }
-    return n;
+    return (uint32_t)CS_MIN(n, (uint64_t)UINT32_MAX);
 }

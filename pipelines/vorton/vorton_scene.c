@@ -4,6 +4,7 @@
 #include "vorton.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -393,12 +394,54 @@ bool cs_vorton_params_read(const cs_scene *scene, cs_vorton_params *p, float *sp
     return ok;
 }
 
-// Every ring, then every heat ball, in file order.
+#define VORTON_WALK_POINTS 268435456.0 // 2^28 lattice points
+
+// At least how many vortons the rings and heat balls make, from their
+// sizes alone, and the sum as text for a refusal. Every point of a ball
+// of radius r - h sqrt(3)/2 lies in the lattice cell (side h) of a point
+// inside the ball of radius r, so a heat ball holds at least
+// 4/3 pi (r/h - sqrt(3)/2)^3 points; a ring's core (a disc of radius a on
+// a square lattice) at least pi (a/h - sqrt(2)/2)^2, times its copies
+// around. Checked against the device before the lattice is walked: the
+// walk visits (2 r/h + 1)^3 points a ball, an hour at vorton.spacing
+// 0.0001.
+// *walk gets the lattice points the count's walk would visit.
+static double setup_least(const vorton_setup *s, char *terms, size_t size, double *walk)
+{
+    double h = s->spacing, least = 0.0;
+    size_t n = 0;
+    terms[0] = 0;
+    *walk = 0.0;
+    for (uint32_t r = 0; r < s->ring_count; r++)
+        *walk += pow(2.0 * floor(s->rings[r].core / h) + 1.0, 2.0);
+    for (uint32_t b = 0; b < s->heat_count; b++)
+        *walk += pow(2.0 * floor(s->heats[b].radius / h) + 1.0, 3.0);
+    for (uint32_t r = 0; r < s->ring_count; r++) {
+        double a = s->rings[r].core / h - sqrt(2.0) / 2.0, around = floor(2.0 * VORTON_PI * s->rings[r].radius / h + 0.5);
+        double k = (a > 0.0 ? VORTON_PI * a * a : 0.0) * fmax(3.0, around);
+        least += k;
+        if (n < size)
+            n += (size_t)snprintf(terms + n, size - n, "%sring %u: pi (%g/%g - 0.71)^2 x %.0f = %.3g", n ? ", " : "",
+                                  r, (double)s->rings[r].core, h, fmax(3.0, around), k);
+    }
+    for (uint32_t b = 0; b < s->heat_count; b++) {
+        double q = s->heats[b].radius / h - sqrt(3.0) / 2.0;
+        double k = q > 0.0 ? 4.0 / 3.0 * VORTON_PI * q * q * q : 0.0;
+        least += k;
+        if (n < size)
+            n += (size_t)snprintf(terms + n, size - n, "%sheat ball %u: 4/3 pi (%g/%g - 0.87)^3 = %.3g",
+                                  n ? ", " : "", b, (double)s->heats[b].radius, h, k);
+    }
+    return least;
+}
+
+// Every ring, then every heat ball, in file order (a count past
+// UINT32_MAX: UINT32_MAX).
 static uint32_t setup_fill(const vorton_setup *s, float *pos4, float *vort4, uint32_t capacity)
 {
-    uint32_t n = 0;
+    uint64_t n = 0;
     for (uint32_t r = 0; r < s->ring_count; r++) {
-        uint32_t room = capacity - CS_MIN(n, capacity);
+        uint32_t room = capacity - (uint32_t)CS_MIN(n, capacity);
         uint32_t k = cs_vorton_ring_fill(&s->rings[r], s->spacing, pos4 ? pos4 + 4 * n : NULL,
                                          vort4 ? vort4 + 4 * n : NULL, room);
         for (uint32_t i = 0; vort4 && k <= room && i < k; i++)
@@ -406,11 +449,11 @@ static uint32_t setup_fill(const vorton_setup *s, float *pos4, float *vort4, uin
         n += k;
     }
     for (uint32_t h = 0; h < s->heat_count; h++) {
-        uint32_t room = capacity - CS_MIN(n, capacity);
+        uint32_t room = capacity - (uint32_t)CS_MIN(n, capacity);
         n += cs_vorton_heat_fill(&s->heats[h], s->spacing, pos4 ? pos4 + 4 * n : NULL, vort4 ? vort4 + 4 * n : NULL,
                                  room);
     }
-    return n;
+    return (uint32_t)CS_MIN(n, (uint64_t)UINT32_MAX);
 }
 
 // A tracer shows the temperature of the first heat ball it starts in, else
@@ -477,14 +520,34 @@ static bool ops_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
         free(set);
         return false;
     }
-    uint32_t count = setup_fill(&s, NULL, NULL, 0);
     uint32_t tracers = cs_scene_block_particles(scene);
+    char terms[512];
+    double walk, least = setup_least(&s, terms, sizeof terms, &walk);
+    cs_error inner;
+    // A walk of up to VORTON_WALK_POINTS (about a second) counts exactly,
+    // and the exact count is checked below; a longer one only once the
+    // device holds the least count, so its length follows what fits.
+    if (walk > VORTON_WALK_POINTS && least > (double)UINT32_MAX) {
+        free(set);
+        return cs_fail(err, "%s: vorton.spacing %g makes at least %.3g vortons (%s), past the %u one count can "
+                            "hold: raise vorton.spacing (the count goes as 1/spacing^3)",
+                       scene->path[0] ? scene->path : scene->name, (double)s.spacing, least, terms, UINT32_MAX);
+    }
+    if (walk > VORTON_WALK_POINTS &&
+        !cs_vorton_check_counts(ctx, &(cs_vorton_counts){.vortons = (uint32_t)least, .tracers = tracers,
+                                                          .spacing = s.spacing, .tracer_spacing = scene->particle_spacing,
+                                                          .vorton_host_bytes = 2 * 16,
+                                                          .tracer_host_bytes = 16 + 16 + 16 + 4},
+                                &inner)) {
+        free(set);
+        return cs_fail(err, "%s: at least (%s): %s", scene->path[0] ? scene->path : scene->name, terms, inner.msg);
+    }
+    uint32_t count = setup_fill(&s, NULL, NULL, 0);
     // Checked before the host arrays below are filled (they held 1 GB and
     // took seconds for vorton.spacing 0.001, then the device refused).
     cs_vorton_counts counts = {.vortons = count, .tracers = tracers, .spacing = s.spacing,
                                .tracer_spacing = scene->particle_spacing, .vorton_host_bytes = 2 * 16,
                                .tracer_host_bytes = 16 + 16 + 16 + 4};
-    cs_error inner;
     if (!cs_vorton_check_counts(ctx, &counts, &inner)) {
         free(set);
         return cs_fail(err, "%s: %s", scene->path[0] ? scene->path : scene->name, inner.msg);
@@ -573,23 +636,85 @@ static void ops_bodies(void *state, cs_body_link *out)
 // bodies' buffer (their set and thermal state), the walls' points and
 // shares, the heat exchange's terms, and the velocity grid's box (it
 // follows the vortons) and its last solve.
+// The bodies' buffer: a cs_body_set as create made it (bodies.h
+// cs_body_set_check), then a finite temperature per body.
+static bool check_bodies(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_vorton *v = base;
+    uint8_t *fresh = calloc(1, bytes ? bytes : 1);
+    if (!fresh)
+        return snprintf(why, why_size, "out of host memory to check it"), false;
+    if (bytes)
+        cs_buffer_download(v->ctx, &v->bodies, fresh, bytes, 0);
+    size_t set = CS_MIN(bytes, sizeof(cs_body_set));
+    bool ok = cs_body_set_check(data, fresh, set, why, why_size);
+    const float *t = (const float *)((const uint8_t *)data + set);
+    for (size_t i = 0; ok && i < (bytes - set) / 4; i++)
+        if (!isfinite(t[i])) {
+            snprintf(why, why_size, "body temperature float %zu is %g", i, (double)t[i]);
+            ok = false;
+        }
+    free(fresh);
+    return ok;
+}
+
+// Each wall point: finite, and w a body + 1 (0: none) of the vortons' bodies.
+static bool check_wall_pos(const void *base, const void *data, size_t bytes, char *why, size_t why_size)
+{
+    const cs_vorton *v = base;
+    const float *p = data;
+    for (size_t i = 0; i < bytes / 16; i++) {
+        const float *q = &p[i * 4];
+        if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !(q[3] >= 0.0f) ||
+            q[3] > (float)v->body_count || q[3] != floorf(q[3]))
+            return snprintf(why, why_size, "vorton %zu's wall point (%g %g %g, body %g) is not finite or names "
+                            "no body of %u", i, (double)q[0], (double)q[1], (double)q[2], (double)q[3],
+                            v->body_count), false;
+    }
+    return true;
+}
+
+// The ranges (sim.h cs_state_range), checked before anything is loaded.
+// The state proper (the current vortons and tracers) is finite in every
+// checkpoint a run writes (the frame loop stops on a non-finite one); the
+// midpoints, rates, wall terms, heat terms and the velocity grid are
+// written by a pass before any pass reads them, and may hold anything (a
+// real checkpoint of vorton_bench_grid_body_3d holds NaN in grid.res):
+// any bits.
 static const cs_state_row vorton_state_rows[] = {
-    CS_STATE_BUFFER(cs_vorton, pos),          CS_STATE_BUFFER(cs_vorton, vort),
-    CS_STATE_BUFFER(cs_vorton, mid_pos),      CS_STATE_BUFFER(cs_vorton, mid_vort),
-    CS_STATE_BUFFER(cs_vorton, vel),          CS_STATE_BUFFER(cs_vorton, rate),
-    CS_STATE_BUFFER(cs_vorton, rates_partial), CS_STATE_BUFFER(cs_vorton, tracer_pos),
-    CS_STATE_BUFFER(cs_vorton, tracer_mid),   CS_STATE_BUFFER(cs_vorton, tracer_vel),
-    CS_STATE_BUFFER(cs_vorton, tracer_temp),  CS_STATE_BUFFER(cs_vorton, tracer_material),
-    CS_STATE_BUFFER(cs_vorton, bodies),       CS_STATE_BUFFER(cs_vorton, wall_pos),
-    CS_STATE_BUFFER(cs_vorton, wall_vel),     CS_STATE_BUFFER(cs_vorton, wall_weight),
-    CS_STATE_BUFFER(cs_vorton, wall_share),   CS_STATE_BUFFER(cs_vorton, impulses),
-    CS_STATE_BUFFER(cs_vorton, heat_terms),   CS_STATE_BUFFER(cs_vorton, heat_scratch),
-    CS_STATE_BUFFER(cs_vorton, heat_sums),    CS_STATE_BUFFER(cs_vorton, grid.box),
-    CS_STATE_BUFFER(cs_vorton, grid.box_partials), CS_STATE_BUFFER(cs_vorton, grid.psi),
-    CS_STATE_BUFFER(cs_vorton, grid.f),       CS_STATE_BUFFER(cs_vorton, grid.res),
-    CS_STATE_BUFFER(cs_vorton, grid.vel),     CS_STATE_BUFFER(cs_vorton, grid.moments),
-    CS_STATE_HOST(cs_vorton, count),          CS_STATE_HOST(cs_vorton, tracer_count),
-    CS_STATE_HOST(cs_vorton, current),        CS_STATE_HOST(cs_vorton, steps),
+    CS_STATE_PAIR(cs_vorton, pos, current, CS_FINITE),
+    CS_STATE_PAIR(cs_vorton, vort, current, CS_FINITE),
+    CS_STATE_BUFFER(cs_vorton, mid_pos, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, mid_vort, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, rate, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, rates_partial, CS_ANY_BITS),
+    CS_STATE_PAIR(cs_vorton, tracer_pos, current, CS_FINITE),
+    CS_STATE_BUFFER(cs_vorton, tracer_mid, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, tracer_vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, tracer_temp, CS_ANY_BITS),
+    // The view's materials: only drawn, and particles.vert clamps each to its table.
+    CS_STATE_BUFFER(cs_vorton, tracer_material, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, bodies, CS_CHECKED(check_bodies)),
+    CS_STATE_BUFFER(cs_vorton, wall_pos, CS_CHECKED(check_wall_pos)),
+    CS_STATE_BUFFER(cs_vorton, wall_vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, wall_weight, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, wall_share, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, impulses, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, heat_terms, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, heat_scratch, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, heat_sums, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.box, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.box_partials, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.psi, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.f, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.res, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.vel, CS_ANY_BITS),
+    CS_STATE_BUFFER(cs_vorton, grid.moments, CS_ANY_BITS),
+    CS_STATE_HOST(cs_vorton, count, CS_AT_MOST_MEMBER(cs_vorton, capacity)),
+    CS_STATE_HOST(cs_vorton, tracer_count, CS_AT_MOST_MEMBER(cs_vorton, tracer_capacity)),
+    CS_STATE_HOST(cs_vorton, current, CS_AT_MOST_VALUE(1)),
+    CS_STATE_HOST(cs_vorton, steps, CS_ANY_BITS), // a count of steps: any is a time
 };
 
 static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
