@@ -14,9 +14,10 @@
 // - the pull twice: bit-identical positions.
 // cs_world_pointer_at: the track's key in force at t (before the first key,
 // between keys, after the last), and the window's pointer over the track
-// while it is held.
+// while it is held. cs_camera_unproject, the window's cursor to the world.
 #include "test_util.h"
 
+#include "camera.h"
 #include "world.h"
 
 typedef struct solver_case {
@@ -191,9 +192,71 @@ static void check_track(cs_context *ctx)
     cs_scene_free(&scene);
 }
 
+// The window's half (cs_camera_unproject): a world point projected to a
+// pixel and brought back lands on the view's plane under that pixel. 2D:
+// the same x, y at z = 0; 3D: on the plane through the target facing the
+// camera, projecting to the same pixel. Random points, seeded.
+static void check_unproject(void)
+{
+    const char *scenes[2] = {
+        "{ \"dim\": 2, \"domain\": {\"min\": [0, 0], \"max\": [2, 1]},"
+        "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": 0.1, \"pbf\": {},"
+        "    \"blocks\": [{\"min\": [0, 0], \"max\": [1, 0.5]}] }] }",
+        "{ \"dim\": 3, \"domain\": {\"min\": [0, 0, 0], \"max\": [2, 1, 1]},"
+        "  \"camera\": {\"position\": [3, 2, 4], \"target\": [1, 0.4, 0.5]},"
+        "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": 0.1, \"pbf\": {},"
+        "    \"blocks\": [{\"min\": [0, 0, 0], \"max\": [1, 0.5, 1]}] }] }",
+    };
+    for (int d = 0; d < 2; d++) {
+        cs_scene scene;
+        cs_error err;
+        bool ok = cs_scene_parse(scenes[d], strlen(scenes[d]), "camera.json", &scene, &err);
+        CHECK(ok, "camera scene: %s", ok ? "" : err.msg);
+        if (!ok)
+            continue;
+        cs_view_camera cam;
+        cs_camera_from_scene(&cam, &scene);
+        cs_camera_matrices m;
+        const uint32_t width = 640, height = 360;
+        cs_camera_matrices_get(&cam, (double)width / height, &m);
+        double worst = 0.0;
+        for (int k = 0; k < 200; k++) {
+            float p[3] = {(float)(2.0 * test_rand_unit()), (float)test_rand_unit(),
+                          d == 0 ? 0.0f : (float)test_rand_unit()};
+            double pixel[2], again[2];
+            if (!cs_camera_project(&m, width, height, p, pixel, NULL))
+                continue;
+            float q[3];
+            ok = cs_camera_unproject(&cam, &m, width, height, pixel, q);
+            CHECK(ok, "%dD: pixel (%g, %g) does not unproject", 2 + d, pixel[0], pixel[1]);
+            if (!ok)
+                continue;
+            if (d == 0) {
+                worst = fmax(worst, fmax(fabs(q[0] - p[0]), fabs(q[1] - p[1])));
+                CHECK(q[2] == 0.0f, "2D: z %g", q[2]);
+            } else {
+                cs_camera_project(&m, width, height, q, again, NULL);
+                worst = fmax(worst, fmax(fabs(again[0] - pixel[0]), fabs(again[1] - pixel[1])) * 1e-3);
+                double off = 0.0, len = 0.0;
+                for (int a = 0; a < 3; a++) {
+                    double f = cam.target[a] - cam.position[a];
+                    off += (q[a] - cam.target[a]) * f;
+                    len += f * f;
+                }
+                CHECK(fabs(off) / sqrt(len) < 1e-4, "3D: (%g, %g, %g) is %g off the target's plane", q[0], q[1], q[2],
+                      off / sqrt(len));
+            }
+        }
+        printf("unproject %dD: worst %s %.2e\n", 2 + d, d == 0 ? "|q - p| (m)" : "pixel error / 1000", worst);
+        CHECK(worst < 1e-4, "%dD: unproject off by %g", 2 + d, worst);
+        cs_scene_free(&scene);
+    }
+}
+
 int main(void)
 {
     test_seed();
+    check_unproject();
     cs_context ctx;
     test_context(&ctx);
     check_track(&ctx);

@@ -1047,6 +1047,20 @@ failed:
     return 1;
 }
 
+// Ctrl + a mouse button held: the pointer (scene "pointer") goes to the
+// point under the cursor; let go, the scene's track has it again.
+static void update_pointer(run_state *r, const cs_window_events *ev)
+{
+    float at[3];
+    cs_camera_matrices m;
+    bool held = ev->pointer_mode != 0 && ev->width > 0 && ev->height > 0;
+    if (held) {
+        cs_camera_matrices_get(&r->camera, (double)ev->width / ev->height, &m);
+        held = cs_camera_unproject(&r->camera, &m, ev->width, ev->height, ev->pointer_pixel, at);
+    }
+    cs_world_set_pointer(&r->world, held ? at : NULL, held ? ev->pointer_mode : 0);
+}
+
 static int run_window(run_state *r)
 {
     const cs_run_options *opt = r->opt;
@@ -1064,6 +1078,7 @@ static int run_window(run_state *r)
         double now = cs_now_seconds();
         cs_camera_update(&r->camera, &ev.input, now - last);
         last = now;
+        update_pointer(r, &ev);
         if (ev.toggle_pause)
             paused = !paused;
         r->paused = paused;

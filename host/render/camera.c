@@ -182,6 +182,47 @@ bool cs_camera_project(const cs_camera_matrices *m, uint32_t width, uint32_t hei
     return true;
 }
 
+bool cs_camera_unproject(const cs_view_camera *cam, const cs_camera_matrices *m, uint32_t width, uint32_t height,
+                         const double pixel[2], float world[3])
+{
+    if (width == 0 || height == 0)
+        return false;
+    double ndc[2] = {2.0 * pixel[0] / width - 1.0, 2.0 * pixel[1] / height - 1.0};
+    double v[2] = {ndc[0] / m->proj_params[0], ndc[1] / m->proj_params[1]};
+    // view = R world + T (R's rows in view[0..2], view[4..6], view[8..10]
+    // column-major): world = R^T (view - T).
+    const float *V = m->view;
+    double T[3] = {V[12], V[13], V[14]};
+    double origin_view[3] = {m->ortho ? v[0] : 0.0, m->ortho ? v[1] : 0.0, 0.0};
+    double dir_view[3] = {m->ortho ? 0.0 : v[0], m->ortho ? 0.0 : v[1], -1.0};
+    double origin[3], dir[3], forward[3];
+    for (int c = 0; c < 3; c++) {
+        origin[c] = dir[c] = forward[c] = 0.0;
+        for (int r = 0; r < 3; r++) {
+            origin[c] += V[c * 4 + r] * (origin_view[r] - T[r]);
+            dir[c] += V[c * 4 + r] * dir_view[r];
+            forward[c] -= V[c * 4 + r] * (r == 2);
+        }
+    }
+    // The plane: z = 0 in 2D, else through the target, facing the camera.
+    double point[3] = {0.0, 0.0, 0.0}, normal[3] = {0.0, 0.0, 1.0};
+    if (!m->ortho)
+        for (int c = 0; c < 3; c++) {
+            point[c] = cam->target[c];
+            normal[c] = forward[c];
+        }
+    double along = dir[0] * normal[0] + dir[1] * normal[1] + dir[2] * normal[2];
+    if (fabs(along) < 1e-12)
+        return false;
+    double t = ((point[0] - origin[0]) * normal[0] + (point[1] - origin[1]) * normal[1] +
+                (point[2] - origin[2]) * normal[2]) / along;
+    if (!m->ortho && !(t > 0.0))
+        return false;
+    for (int c = 0; c < 3; c++)
+        world[c] = (float)(origin[c] + t * dir[c]);
+    return true;
+}
+
 void cs_camera_update(cs_view_camera *cam, const cs_camera_input *in, double dt)
 {
     double vw = in->viewport_width ? in->viewport_width : 1280;

@@ -51,6 +51,13 @@ void cs_camera_matrices_get(const cs_view_camera *cam, double aspect, cs_camera_
 bool cs_camera_project(const cs_camera_matrices *m, uint32_t width, uint32_t height, const float world[3],
                        double pixel[2], double *depth);
 
+// The world point under a pixel (x right, y down, as cs_camera_project
+// gives them) on the plane the view shows the scene in: z = 0 for an
+// orthographic (2D) view; else the plane through the camera's target that
+// faces the camera. False when the ray does not meet it in front.
+bool cs_camera_unproject(const cs_view_camera *cam, const cs_camera_matrices *m, uint32_t width, uint32_t height,
+                         const double pixel[2], float world[3]);
+
 // Input accumulated since the last frame (cs_window_poll fills one).
 struct cs_camera_input {
     float look[2];             // left drag, pixels: 3D turns the camera in place; 2D pans

@@ -22,6 +22,7 @@ enum {
     GLFW_KEY_Q = 81, GLFW_KEY_R = 82, GLFW_KEY_S = 83, GLFW_KEY_V = 86, GLFW_KEY_W = 87, GLFW_KEY_ESCAPE = 256,
     GLFW_KEY_TAB = 258, GLFW_KEY_F9 = 298, GLFW_KEY_F12 = 301, GLFW_KEY_LEFT_SHIFT = 340, GLFW_KEY_RIGHT_SHIFT = 344,
     GLFW_MOUSE_BUTTON_LEFT = 0, GLFW_MOUSE_BUTTON_RIGHT = 1, GLFW_MOUSE_BUTTON_MIDDLE = 2,
+    GLFW_MOD_CONTROL = 0x0002,
 };
 
 static struct glfw_api {
@@ -36,6 +37,7 @@ static struct glfw_api {
     void (*PollEvents)(void);
     void (*WaitEventsTimeout)(double seconds);
     void (*GetFramebufferSize)(GLFWwindow *w, int *width, int *height);
+    void (*GetWindowSize)(GLFWwindow *w, int *width, int *height);
     void (*SetWindowSize)(GLFWwindow *w, int width, int height);
     void (*SetWindowTitle)(GLFWwindow *w, const char *title);
     int (*VulkanSupported)(void);
@@ -59,7 +61,7 @@ static const struct {
 } k_glfw_functions[] = {
     GLFW_FN(Init), GLFW_FN(Terminate), GLFW_FN(SetErrorCallback), GLFW_FN(WindowHint), GLFW_FN(CreateWindow),
     GLFW_FN(DestroyWindow), GLFW_FN(WindowShouldClose), GLFW_FN(SetWindowShouldClose), GLFW_FN(PollEvents),
-    GLFW_FN(WaitEventsTimeout), GLFW_FN(GetFramebufferSize), GLFW_FN(SetWindowSize), GLFW_FN(SetWindowTitle),
+    GLFW_FN(WaitEventsTimeout), GLFW_FN(GetFramebufferSize), GLFW_FN(GetWindowSize), GLFW_FN(SetWindowSize), GLFW_FN(SetWindowTitle),
     GLFW_FN(VulkanSupported), GLFW_FN(GetRequiredInstanceExtensions), GLFW_FN(CreateWindowSurface),
     GLFW_FN(SetWindowUserPointer), GLFW_FN(GetWindowUserPointer), GLFW_FN(GetKey), GLFW_FN(SetKeyCallback),
     GLFW_FN(SetMouseButtonCallback), GLFW_FN(SetCursorPosCallback), GLFW_FN(SetScrollCallback),
@@ -131,12 +133,19 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 
 static void on_button(GLFWwindow *w, int button, int action, int mods)
 {
-    (void)mods;
     cs_window *win = window_of(w);
     if (button >= 0 && button < 3) {
         win->buttons[button] = action == GLFW_PRESS;
         win->pressed[button] |= action == GLFW_PRESS;
     }
+    // Ctrl + left pulls the fluid, Ctrl + right pushes it (scene "pointer");
+    // the camera stays put while it does. Letting go of that button (Ctrl
+    // or not) lets go of the fluid.
+    int mode = button == GLFW_MOUSE_BUTTON_LEFT ? 1 : button == GLFW_MOUSE_BUTTON_RIGHT ? -1 : 0;
+    if (mode && action == GLFW_PRESS && (mods & GLFW_MOD_CONTROL))
+        win->pointer_mode = mode;
+    else if (mode && action == GLFW_RELEASE && win->pointer_mode == mode)
+        win->pointer_mode = 0;
 }
 
 static void on_cursor(GLFWwindow *w, double x, double y)
@@ -145,6 +154,8 @@ static void on_cursor(GLFWwindow *w, double x, double y)
     if (win->have_cursor) {
         float dx = (float)(x - win->cursor[0]), dy = (float)(y - win->cursor[1]);
         cs_camera_input *in = &win->pending.input;
+        if (win->pointer_mode != 0)
+            dx = dy = 0.0f; // the drag moves the pointer, not the camera
         if (win->buttons[GLFW_MOUSE_BUTTON_LEFT])
             in->look[0] += dx, in->look[1] += dy;
         if (win->buttons[GLFW_MOUSE_BUTTON_RIGHT])
@@ -447,6 +458,13 @@ void cs_window_poll(cs_window *win, cs_window_events *ev)
     ev->height = (uint32_t)CS_MAX(fh, 0);
     in->viewport_width = ev->width;
     in->viewport_height = ev->height;
+    // The cursor in framebuffer pixels (window coordinates differ on a
+    // scaled display).
+    int ww = 0, wh = 0;
+    glfw.GetWindowSize(w, &ww, &wh);
+    ev->pointer_mode = win->pointer_mode;
+    ev->pointer_pixel[0] = ww > 0 ? win->cursor[0] * fw / ww : win->cursor[0];
+    ev->pointer_pixel[1] = wh > 0 ? win->cursor[1] * fh / wh : win->cursor[1];
 }
 
 // Acquires the next image, signalling `semaphore` or, without one, the

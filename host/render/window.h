@@ -72,6 +72,11 @@ typedef struct cs_window_events {
     bool resized;              // the framebuffer changed size
     uint32_t width, height;    // framebuffer size now (0 when minimised)
     cs_camera_input input;     // WASD/QE fly, left-drag look, right-drag orbit, middle-drag pan, scroll
+    // The pointer (scene "pointer"): 1 while Ctrl + left button pulls, -1
+    // while Ctrl + right button pushes, else 0; at the cursor, framebuffer
+    // pixels from the top left.
+    int pointer_mode;
+    double pointer_pixel[2];
 } cs_window_events;
 
 typedef struct cs_window {
@@ -116,6 +121,7 @@ typedef struct cs_window {
     // whose press and release fall between two polls (a slow frame) would
     // otherwise never be seen down.
     bool pressed[3];
+    int pointer_mode;          // the pointer held: 1 pull, -1 push, 0 none (on_button)
     uint32_t frames_presented;
 } cs_window;
 
