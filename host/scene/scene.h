@@ -19,8 +19,10 @@
 // a solver's errors name the right entry. Each solver's own block ("pbf",
 // "sph", "wcsph", "reint": the solver's name) stays a cJSON subtree that the
 // solver parses through its own key table (scene_keys.h) and the cs_json_*
-// helpers below, so error messages have the same shape everywhere. The parser does not know which solvers exist: the
-// world checks the name against the pipelines' registry.
+// helpers below, so error messages have the same shape everywhere. The parser
+// knows the solvers' names only (cs_scene_solver_names, so that a misspelled
+// one is named with the nearest); the world finds the solver itself in the
+// pipelines' registry, which test_scene_keys checks names the same list.
 #pragma once
 
 #include "common.h"
@@ -192,6 +194,11 @@ typedef struct cs_level_ref {
 } cs_level_ref;
 
 struct cs_geometry; // geometry.h
+
+// The names a fluid's "solver" may take, NULL-terminated: the pipelines'
+// registry (pipelines/solvers.c) by name, which the scene layer cannot see.
+// A new solver is added to both (test_scene_keys compares them).
+extern const char *const cs_scene_solver_names[];
 
 typedef struct cs_scene {
     char path[512];          // file it came from (for messages)
