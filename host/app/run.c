@@ -106,14 +106,14 @@ typedef struct run_state {
     // (window and PNGs) until a reload builds every program again; empty
     // when none stands. The title alone cannot carry it: the fps title
     // replaces it twice a second, and headless frames have none.
-    char shader_error[1024];
+    char shader_error[1280];
     // The scene file's watcher (--watch) and a reload that failed: the
     // message, drawn like a shader error until a save loads again.
     cs_file_watch scene_watch;
     bool scene_watching;
     char scene_error[1024];
     char scene_error_msg[2048]; // as printed, so the same error is printed once
-    char alert[2100];           // what the image shows: both errors when both stand
+    char alert[2400];           // what the image shows: both errors when both stand
     cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
@@ -463,32 +463,21 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
     return true;
 }
 
+// The characters an alert line may hold: what fits across the image (the
+// window's swapchain, else the offscreen image), at most 200.
+static uint32_t alert_columns(const run_state *r)
+{
+    uint32_t width = r->windowed && r->window.width ? r->window.width : r->renderer.width;
+    return CS_MIN(cs_render_overlay_columns(width), 200u);
+}
+
 // The text drawn in the image while a shader error stands: a headline, the
 // failed programs, then the first lines of the first error (file:line
-// first), each cut to fit a window's width. stb_easy_font draws ASCII only,
-// so anything else becomes '?'.
+// first, relative to the shader folder), wrapped to the image's width.
 static void set_shader_error(run_state *r, const cs_reload_report *report)
 {
-    enum { max_lines = 6, max_columns = 110 };
-    char *out = r->shader_error;
-    size_t size = sizeof r->shader_error;
-    size_t used = (size_t)snprintf(out, size, "SHADER ERROR - previous shaders running; fix and save\n"
-                                              "failed: %.200s\n", report->names);
-    const char *p = report->first_error.msg;
-    for (int line = 0; line < max_lines && *p && used + 2 < size; line++) {
-        int column = 0;
-        for (; *p && *p != '\n' && used + 2 < size; p++) {
-            if (column < max_columns)
-                out[used++] = (*p >= 32 && *p < 127) ? *p : '?';
-            else if (column == max_columns)
-                out[used - 1] = '~'; // cut here
-            column++;
-        }
-        out[used++] = '\n';
-        if (*p == '\n')
-            p++;
-    }
-    out[CS_MIN(used, size - 1)] = 0;
+    cs_shader_reload_alert(r->shader_error, sizeof r->shader_error, report->names, report->first_error.msg,
+                           cs_shader_dir(), alert_columns(r), 8);
 }
 
 // Rebuilds every program (compute or graphics, any module) whose sources
@@ -560,7 +549,8 @@ static void refuse_reload(run_state *r, const char *msg)
     if (strcmp(msg, r->scene_error_msg) != 0)
         fprintf(stderr, "\ncistern: %s changed: %s; the previous scene keeps running\n", r->scene.path, msg);
     snprintf(r->scene_error_msg, sizeof r->scene_error_msg, "%s", msg);
-    cs_scene_reload_alert(r->scene_error, sizeof r->scene_error, msg, 110);
+    cs_scene_reload_alert(r->scene_error, sizeof r->scene_error, msg,
+                          alert_columns(r));
 }
 
 // The scene file was saved (--watch): a new world from it, --set edits
