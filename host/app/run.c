@@ -45,6 +45,8 @@
 #include "world.h"
 #include "world_draw.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1552,6 +1554,65 @@ done:
     return code;
 }
 
+// True when `dir` is missing or holds nothing (a picked scene may write there).
+static bool folder_free(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT;
+    bool empty = true;
+    struct dirent *e;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
+bool cs_run_picked_options(const cs_run_options *first, const char *picked, cs_run_options *next, char *out_dir,
+                           size_t out_size, char *note, size_t note_size)
+{
+    *next = *first;
+    next->scene = picked;
+    // The scene's name as the run will give it (the file name less .json).
+    const char *base = strrchr(picked, '/');
+    base = base ? base + 1 : picked;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    // Its own folder under --out (or out/): the first scene's files stay
+    // where they are, and a folder that already holds files (the same scene
+    // picked again, an earlier run) gets a number rather than a refusal,
+    // which used to end the process with exit 2. --overwrite keeps its
+    // meaning: the scene's folder, cistern's own files there replaced.
+    const char *root = first->out_dir ? first->out_dir : "out";
+    bool found = false;
+    for (uint32_t n = 1; n < 1000 && !found; n++) {
+        if (n == 1)
+            snprintf(out_dir, out_size, "%s/%.*s", root, (int)len, base);
+        else
+            snprintf(out_dir, out_size, "%s/%.*s_%u", root, (int)len, base, n);
+        found = first->overwrite || folder_free(out_dir);
+    }
+    if (!found)
+        return false;
+    next->out_dir = out_dir;
+    // What belonged to the first scene only: a checkpoint of it, a video
+    // file that now exists (F9 records in the window), --set edits of its
+    // keys (another scene may not have them: they would refuse the run).
+    size_t used = 0;
+    note[0] = 0;
+    if (first->resume)
+        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--resume", used ? ", " : "");
+    if (first->record_path)
+        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--record", used ? ", " : "");
+    if (first->edits.count)
+        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--set", used ? ", " : "");
+    next->resume = NULL;
+    next->record_path = NULL;
+    next->edits.count = 0;
+    return true;
+}
+
 int cs_run(const cs_run_options *opt)
 {
     // The run's state holds the scene and the world (hundreds of KiB): on
@@ -1563,8 +1624,9 @@ int cs_run(const cs_run_options *opt)
     }
     // The panel's scene picker ends a window's run with the scene picked:
     // the run starts again with it, the other options as they were.
+    // Each picked scene writes into a folder of its own (cs_run_picked_options).
     cs_run_options again = *opt;
-    char picked[512];
+    char picked[512], out_dir[640], note[64];
     int code;
     for (;;) {
         r->opt = &again;
@@ -1574,7 +1636,14 @@ int cs_run(const cs_run_options *opt)
         if (code != 0 || !r->picked_scene[0])
             break;
         snprintf(picked, sizeof picked, "%s", r->picked_scene);
-        again.scene = picked;
+        if (!cs_run_picked_options(opt, picked, &again, out_dir, sizeof out_dir, note, sizeof note)) {
+            fprintf(stderr, "cistern: %s: no free output folder under %s (tried up to _999); give --out another "
+                            "folder\n", picked, opt->out_dir ? opt->out_dir : "out");
+            code = 2;
+            break;
+        }
+        fprintf(stderr, "cistern: picked %s: its files go to %s%s%s%s\n", picked, out_dir,
+                note[0] ? " (" : "", note, note[0] ? " were for the first scene only)" : "");
         memset(r, 0, sizeof *r);
     }
     free(r);
