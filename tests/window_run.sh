@@ -36,6 +36,14 @@ latest=$(sed -n 's/.* \([0-9]*\) waited on before the next was recorded.*/\1/p' 
 awk -v s="${submits:-9}" -v w="${waits:-9}" 'BEGIN { exit !(s <= 1.2 && w <= 1.2) }' \
   || fail "wanted about one submit and one fence wait a frame: $loop"
 [ "${latest:-99}" -le 1 ] || fail "the loop waited on frames right after submitting them: $loop"
+# Without --size the window takes the scene's render.width and height
+# (bodies_2d: 640 x 420), as --size's help says; it was 1280 x 720 whatever
+# the scene said.
+xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run bodies_2d --frames 3 --capture-frame 1 \
+  --out "$tmp/sized" > "$tmp/sized.log" 2>&1 || fail "bodies_2d in a window failed: $(cat "$tmp/sized.log")"
+size=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]))' \
+  "$tmp/sized/screenshot_000.png" 2>/dev/null)
+[ "$size" = "640x420" ] || fail "the window of bodies_2d (render 640 x 420) is ${size:-not captured}: $(tail -3 "$tmp/sized.log")"
 # A 3D scene drawn as its surface: each frame meshes it (two submits, the
 # second one presenting), the screenshot is not blank, validation stays quiet.
 sed 's/"blocks": \[/"surface": {"enabled": true, "cells_per_spacing": 1},\n      "blocks": [/' \

@@ -1200,7 +1200,11 @@ static bool open_window(run_state *r, cs_error *err)
     const cs_run_options *opt = r->opt;
     char title[128];
     snprintf(title, sizeof title, "cistern — %s", r->scene.name);
-    return cs_window_create(&(cs_window_desc){.title = title, .width = opt->width, .height = opt->height,
+    // --size, else the scene's render.width and height (the parser gives
+    // them their defaults, 1280 x 720), as for the headless images.
+    uint32_t width = opt->width ? opt->width : r->scene.render.width;
+    uint32_t height = opt->height ? opt->height : r->scene.render.height;
+    return cs_window_create(&(cs_window_desc){.title = title, .width = width, .height = height,
                                               .vsync = !opt->no_vsync},
                             &r->window, err);
 }

@@ -138,7 +138,7 @@ typedef enum cs_color_mode { CS_COLOR_MATERIAL, CS_COLOR_SPEED, CS_COLOR_DENSITY
 typedef enum cs_draw_mode { CS_DRAW_PARTICLES, CS_DRAW_SURFACE, CS_DRAW_BOTH } cs_draw_mode;
 
 typedef struct cs_render_options {
-    uint32_t width, height;  // headless image size
+    uint32_t width, height;  // headless image size, and the window's unless --size
     cs_color_mode color_mode;
     float particle_radius;   // 0: half the particle spacing
     float background[3];
