@@ -1411,6 +1411,10 @@ static int run(run_state *r)
     }
     int code = 0;
     r->draw = r->scene.render.draw;
+    // Nothing asked of the panel yet: apply_panel runs before the panel's
+    // first frame, and a zeroed request reads "material, particles" (it
+    // overrode the scene's render.color_mode and render.draw at start).
+    r->panel_asked = (cs_panel_requests){.color_mode = -1, .draw_mode = -1};
     if (!cs_context_create(&desc, &r->ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
