@@ -372,6 +372,35 @@ static void check_run_panel(void)
     }
 }
 
+// The Colour section tells what the image shows: with only surfaces drawn
+// (which take their material's colour, not the mode) a speed bar would
+// describe nothing on screen, so a note says so; with particles drawn too,
+// the bar. It once showed the bar whatever was drawn. The world's surface is
+// stood in for (the panel reads only whether one is drawable).
+static void check_colour_note(cs_scene *scene, cs_world *world)
+{
+    cs_world_surface stand_in = {.fluid = 0, .drawable = true};
+    cs_world_surface *had = world->surfaces;
+    uint32_t had_count = world->surface_count;
+    world->surfaces = &stand_in, world->surface_count = 1;
+    cs_panel *panel = cs_panel_create(false);
+    const int draws[3] = {CS_DRAW_SURFACE, CS_DRAW_BOTH, CS_DRAW_PARTICLES};
+    for (int d = 0; d < 3; d++) {
+        cs_panel_run run = {.scene = scene, .world = world, .color_mode = CS_COLOR_SPEED, .speed_max = 1.0f,
+                            .density_spread = 0.1f, .draw = draws[d]};
+        cs_panel_requests asked;
+        cs_panel_frame(panel, &run, WIDTH, HEIGHT, &asked);
+        float rect[4];
+        bool bar = cs_panel_widget_rect(panel, "colour bar", rect), note = cs_panel_widget_rect(panel, "colour note", rect);
+        if (draws[d] == CS_DRAW_SURFACE)
+            CHECK(!bar && note, "only the surface drawn: the note, no speed bar (bar %d, note %d)", bar, note);
+        else
+            CHECK(bar && !note, "draw mode %d shows particles: the speed bar (bar %d, note %d)", draws[d], bar, note);
+    }
+    cs_panel_destroy(panel);
+    world->surfaces = had, world->surface_count = had_count;
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -383,6 +412,7 @@ int main(void)
     CS_ASSERT(cs_world_create(&ctx, &scene, &world, &err), "%s", err.msg);
     check_pixels(&ctx, 0, &scene, &world);                        // sRGB offscreen image
     check_pixels(&ctx, VK_FORMAT_B8G8R8A8_UNORM, &scene, &world); // a swapchain's format: the shader encodes
+    check_colour_note(&scene, &world);
     cs_world_destroy(&world);
     cs_scene_free(&scene);
 

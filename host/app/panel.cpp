@@ -134,6 +134,23 @@ static ImU32 color_u32(float r, float g, float b)
     return ImGui::ColorConvertFloat4ToU32(ImVec4(enc(r), enc(g), enc(b), 1.0f));
 }
 
+// Whether anything drawn takes the colour mode: particles (and a grid
+// fluid's field) do; a surface is shaded in its fluid's first material's
+// colour whatever the mode (world_draw.c, render/surface.frag), so with only
+// surfaces drawn a speed or density bar would describe nothing on screen.
+// A fluid without a drawable surface shows its particles in any draw mode.
+static bool colour_mode_drawn(const cs_panel_run *run)
+{
+    if (run->draw != CS_DRAW_SURFACE || run->color_mode == CS_COLOR_MATERIAL)
+        return true;
+    for (uint32_t f = 0; f < run->world->fluid_count; f++) {
+        const cs_world_surface *s = cs_world_surface_of(run->world, f); // (run->world: not const)
+        if (!s || !s->drawable)
+            return true;
+    }
+    return false;
+}
+
 // The colour map of `mode` as render_common.glsl has it (speed_color,
 // density_color), a bar with its range under it.
 static void color_bar(cs_panel *p, const cs_panel_run *run)
@@ -393,7 +410,14 @@ static void layout(cs_panel *p, const cs_panel_run *run, uint32_t width, uint32_
         int mode = run->color_mode;
         if (ImGui::Combo("colour (C)", &mode, "material\0speed\0density\0\0") && mode != run->color_mode)
             req->color_mode = mode;
-        if (run->color_mode == CS_COLOR_MATERIAL)
+        if (!colour_mode_drawn(run)) {
+            ImGui::TextWrapped("The surface is drawn in its material's colour, not by %s: %s shows on particles "
+                               "(draw: particles or both, V).",
+                               run->color_mode == CS_COLOR_SPEED ? "speed" : "density",
+                               run->color_mode == CS_COLOR_SPEED ? "speed" : "density");
+            remember(p, "colour note");
+        }
+        else if (run->color_mode == CS_COLOR_MATERIAL)
             materials_swatches(run->scene);
         else
             color_bar(p, run);
