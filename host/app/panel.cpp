@@ -9,6 +9,7 @@
 #define _Static_assert static_assert
 extern "C" {
 #include "panel.h"
+#include "level_tr1.h" // CS_TR1_ROOM_WATER
 #include "render.h"
 
 #include "../../shaders/render/render_shared.h"
@@ -493,6 +494,18 @@ extern "C" const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_ru
     return &panel->ui;
 }
 
+extern "C" void cs_panel_room_label(const cs_level_room *room, uint32_t index, char *out, size_t size)
+{
+    int used = snprintf(out, size, "room %3u   %4.1f x %4.1f x %4.1f m", index, room->max[0] - room->min[0],
+                        room->max[1] - room->min[1], room->max[2] - room->min[2]);
+    // The flag --flood fills and the fluid reads; any other bit shown as is.
+    unsigned other = room->flags & ~(unsigned)CS_TR1_ROOM_WATER;
+    if (used > 0 && (size_t)used < size && (room->flags & CS_TR1_ROOM_WATER))
+        used += snprintf(out + used, size - (size_t)used, "   water");
+    if (used > 0 && (size_t)used < size && other)
+        snprintf(out + used, size - (size_t)used, "   flags 0x%04x", other);
+}
+
 extern "C" const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_panel_level *level, uint32_t width,
                                                     uint32_t height, int *jump)
 {
@@ -519,9 +532,8 @@ extern "C" const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_pa
     ImGui::BeginChild("rooms");
     for (uint32_t r = 0; r < level->mesh->room_count; r++) {
         const cs_level_room *room = &level->mesh->rooms[r];
-        char label[96];
-        snprintf(label, sizeof label, "room %3u   %4.1f x %4.1f x %4.1f m", r, room->max[0] - room->min[0],
-                 room->max[1] - room->min[1], room->max[2] - room->min[2]);
+        char label[128];
+        cs_panel_room_label(room, r, label, sizeof label);
         if (ImGui::Selectable(label, (int)r == level->camera_room))
             *jump = (int)r;
     }
