@@ -9,7 +9,10 @@
 #   3. --baseline matches rows by scene, size and pass: against its own
 #      results it exits 0 with ratios; against a per-device file (a
 #      "benches" list) too; against a file missing a row or a pass, or of
-#      another scene, it exits 3 and says what is missing.
+#      another scene, it exits 3 and says what is missing; each row says
+#      whether the baseline (and this run) was noisy;
+#   4. the plot marks the noise: p10-p90 bars on the total, noisy sizes
+#      circled.
 set -uo pipefail
 cistern=${1:?usage: bench_trust.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"
@@ -78,6 +81,25 @@ json.dump(no_pass, open(sys.argv[2] + "/no_pass.json", "w"))
 json.dump(dict(d, scene="other"), open(sys.argv[2] + "/other.json", "w"))
 PY
 expect 0 "against baseline" -- "$cistern" "${b[@]}" --out "$tmp/d" --baseline "$tmp/device.json"
+# Whether the baseline was noisy is said, with its reason (the planted run
+# of 2. as the baseline); a quiet one says so too.
+expect 0 "the baseline was noisy.*: the steps spread" -- "$cistern" "${b[@]}" --out "$tmp/n" \
+  --baseline "$tmp/noisy/results.json"
+grep -q "[0-9]* particles: .*x[0-9.]* \[.*noisy" <<<"$last_out" || fail "--baseline: the noise note is not on the size's row: $last_out"
+# The plot marks noise: the total's p10-p90 bars, and the noisy sizes
+# (the planted run) as points of their own; plot.dat holds the percentiles.
+if command -v gnuplot >/dev/null; then
+  grep -q "yerrorbars" "$tmp/a/plot.gp" || fail "plot.gp draws no p10-p90 bars: $(cat "$tmp/a/plot.gp")"
+  grep -q "title 'noisy" "$tmp/noisy/plot.gp" || fail "plot.gp of a noisy run marks no noisy size"
+  # Run a may be noisy on a busy machine: marked exactly when a size is.
+  a_noisy=$(python3 -c 'import json,sys; print(int(any(s.get("noisy") for s in json.load(open(sys.argv[1]))["sizes"])))' \
+    "$tmp/a/results.json")
+  a_marked=$(grep -c "title 'noisy" "$tmp/a/plot.gp")
+  [ $((a_marked > 0)) = "$a_noisy" ] || fail "run a: noisy $a_noisy but $a_marked noisy marks in plot.gp"
+  awk '/^# total/ { t = 1; next } t && NF == 4 { n++ } t && NF == 0 { exit } END { exit !(n >= 1) }' \
+    "$tmp/noisy/plot.dat" || fail "plot.dat's total lacks p10 and p90: $(head -5 "$tmp/noisy/plot.dat")"
+  [ -s "$tmp/noisy/plot.png" ] || fail "gnuplot drew no plot.png from the script: $(ls "$tmp/noisy")"
+fi
 expect 3 "no row for 2000 particles" -- "$cistern" "${b[@]}" --out "$tmp/e" --baseline "$tmp/no_row.json"
 expect 3 "no pass \"grid: sort\"" -- "$cistern" "${b[@]}" --out "$tmp/f" --baseline "$tmp/no_pass.json"
 expect 3 "cannot open" -- "$cistern" "${b[@]}" --out "$tmp/g" --baseline "$tmp/missing.json"

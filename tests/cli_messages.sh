@@ -103,6 +103,13 @@ expect 2 "fluids\[0\].materials\[0\].viscosty_linear: unknown key (did you mean 
   "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set1" --set 'fluids[0].materials[0].viscosty_linear=1'
 expect 2 "edit fluids\[4\].solver=pbf: fluids\[4\]: the array holds 1 entry" -- \
   "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set2" --set 'fluids[4].solver=pbf'
+# A misspelled solver names the value and the nearest solver (it was
+# "fluids[0].sph: unknown key", about the block); a real solver whose block
+# is still the old one's names that block.
+expect 2 "fluids\[0\].solver: \"wcsh\" is not a solver: did you mean \"wcsph\"? (solvers: \"pbf\", \"sph\", \"wcsph\"" -- \
+  "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set4" --set 'fluids[0].solver=wcsh'
+expect 2 "fluids\[0\].sph: is the block of solver \"sph\" but the fluid.s \"solver\" is \"wcsph\"" -- \
+  "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set5" --set 'fluids[0].solver=wcsph'
 expect 2 "\-\-set gravity: wants KEY.PATH=VALUE" -- "$cistern" run dam_break_2d --headless --set gravity
 expect 2 "fluids\[0\].sph.split: .*(set by the edit fluids\[0\].sph.split=0)" -- \
   "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set3" --set 'fluids[0].sph.split=0'

@@ -64,7 +64,7 @@ xdotool mousemove --window "$wid" 110 401 mousedown 1; sleep 1
 xdotool mousemove --window "$wid" 200 401; sleep 1
 xdotool mousemove --window "$wid" 330 401; sleep 1
 xdotool mouseup 1; sleep 1
-click 100 556      # Save as (under the edits): OUT/dam_break_2d_edited.json
+click 100 487      # Save as (under the edits): OUT/dam_break_2d_edited.json (Clavet's six material rows above)
 sleep 2
 click 21 19        # collapse it again
 steps              # screenshot_002: 20 frames with the new viscosity

@@ -427,6 +427,9 @@ static void test_registry_bursts(cs_context *ctx, cs_buffer *out)
     cs_programs_reload(ctx, path, &report);
     CHECK(report.rebuilt == 80 && report.failed == 0, "80 programs of one file rebuilt: %u (%u failed: %s)",
           report.rebuilt, report.failed, report.first_error.msg);
+    // Named once with the count (it was the same name 80 times, cut).
+    CHECK(strcmp(report.names, "test/add_one.comp (x80)") == 0, "80 programs of one file are named once: \"%s\"",
+          report.names);
     for (uint32_t i = 0; i < 80; i++)
         cs_program_destroy(ctx, &many[i]);
 
@@ -453,6 +456,8 @@ static void test_registry_bursts(cs_context *ctx, cs_buffer *out)
     write_test_shader("only_b.glsl", "%s\n", "#define B_OFFSET 100u");
     cs_programs_reload_burst(ctx, (const char *const[]){only_b}, 1, &report);
     CHECK(report.failed == 0 && report.rebuilt == 2, "fixing only_b.glsl rebuilds both: %u (%s)", report.rebuilt,
+          report.names);
+    CHECK(strcmp(report.names, "test/burst_a.comp, test/burst_b.comp") == 0, "two files' programs, each named: \"%s\"",
           report.names);
     CHECK(run_value(ctx, a, out) == 8 && run_value(ctx, b, out) == 108, "both on the new header: %u, %u",
           run_value(ctx, a, out), run_value(ctx, b, out));

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "level_mesh.h"
 #include "level_tr1.h"
+#include "panel.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -1177,6 +1178,31 @@ static int write_corpus(const char *dir)
     return ok ? 0 : 1;
 }
 
+// The rooms keep TR1's flags, and `cistern view --panel`'s list names them:
+// the demo's north room (3) is a water room (the one --flood fills), the
+// others are not. The list once showed sizes only.
+static void test_room_flags(void)
+{
+    cs_level_mesh mesh;
+    cs_error err;
+    if (!cs_level_mesh_load(DEMO_PATH, CS_LEVEL_DEFAULT_UNITS_PER_METRE, &mesh, &err)) {
+        CHECK(false, "%s", err.msg);
+        return;
+    }
+    for (uint32_t r = 0; r < mesh.room_count; r++) {
+        char label[128];
+        cs_panel_room_label(&mesh.rooms[r], r, label, sizeof label);
+        bool water = strstr(label, "water") != NULL;
+        CHECK(water == (r == 3), "room %u: %s (flags 0x%04x; the demo's water room is 3)", r, label,
+              mesh.rooms[r].flags);
+    }
+    cs_level_room odd = {.max = {2, 3, 4}, .flags = CS_TR1_ROOM_WATER | 0x0040};
+    char label[128];
+    cs_panel_room_label(&odd, 7, label, sizeof label);
+    CHECK(strcmp(label, "room   7    2.0 x  3.0 x  4.0 m   water   flags 0x0040") == 0, "label: \"%s\"", label);
+    cs_level_mesh_free(&mesh);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--write-corpus") == 0)
@@ -1196,6 +1222,7 @@ int main(int argc, char **argv)
     test_tolerated();
     test_room_at();
     test_room_eyes();
+    test_room_flags();
     test_random_corruption();
     uint32_t failures = 0, files = replay(CORPUS_DIR, &failures);
     CHECK(files > 0 && failures == 0, "corpus replay: %u files, %u broke a rule", files, failures);

@@ -23,6 +23,7 @@
 #include "render.h"
 #include "run.h"
 #include "scene.h"
+#include "solvers.h"
 #include "world.h"
 
 #define STB_IMAGE_IMPLEMENTATION
@@ -372,6 +373,76 @@ static void check_run_panel(void)
     }
 }
 
+// The Colour section tells what the image shows: with only surfaces drawn
+// (which take their material's colour, not the mode) a speed bar would
+// describe nothing on screen, so a note says so; with particles drawn too,
+// the bar. It once showed the bar whatever was drawn. The world's surface is
+// stood in for (the panel reads only whether one is drawable).
+static void check_colour_note(cs_scene *scene, cs_world *world)
+{
+    cs_world_surface stand_in = {.fluid = 0, .drawable = true};
+    cs_world_surface *had = world->surfaces;
+    uint32_t had_count = world->surface_count;
+    world->surfaces = &stand_in, world->surface_count = 1;
+    cs_panel *panel = cs_panel_create(false);
+    const int draws[3] = {CS_DRAW_SURFACE, CS_DRAW_BOTH, CS_DRAW_PARTICLES};
+    for (int d = 0; d < 3; d++) {
+        cs_panel_run run = {.scene = scene, .world = world, .color_mode = CS_COLOR_SPEED, .speed_max = 1.0f,
+                            .density_spread = 0.1f, .draw = draws[d]};
+        cs_panel_requests asked;
+        cs_panel_frame(panel, &run, WIDTH, HEIGHT, &asked);
+        float rect[4];
+        bool bar = cs_panel_widget_rect(panel, "colour bar", rect), note = cs_panel_widget_rect(panel, "colour note", rect);
+        if (draws[d] == CS_DRAW_SURFACE)
+            CHECK(!bar && note, "only the surface drawn: the note, no speed bar (bar %d, note %d)", bar, note);
+        else
+            CHECK(bar && !note, "draw mode %d shows particles: the speed bar (bar %d, note %d)", draws[d], bar, note);
+    }
+    cs_panel_destroy(panel);
+    world->surfaces = had, world->surface_count = had_count;
+}
+
+// Whether the panel lists `path` for the world as it is.
+static bool listed(cs_scene *scene, cs_world *world, const char *path)
+{
+    static cs_panel_key keys[CS_PANEL_MAX_KEYS];
+    uint32_t n = cs_panel_keys_list(scene, world, keys, CS_PANEL_MAX_KEYS);
+    for (uint32_t k = 0; k < n; k++)
+        if (strcmp(keys[k].path, path) == 0)
+            return true;
+    return false;
+}
+
+// A material's slider is shown only for the keys its fluid's solver reads:
+// PBF moves nothing with Clavet's stiffness or WCSPH's viscosity (bit-
+// identical results), Clavet nothing with WCSPH's speed of sound; they
+// were all shown. The world's solver is stood in for by another's ops (the
+// list reads only its material keys and that it can retune).
+static void check_material_rows(cs_scene *scene, cs_world *world)
+{
+    const cs_sim_ops *had = world->fluids[0].ops;
+    CHECK(strcmp(had->solver, "sph") == 0, "the test world is Clavet's (dam_break_2d), not %s", had->solver);
+    CHECK(listed(scene, world, "fluids[0].materials[0].stiffness") &&
+              listed(scene, world, "fluids[0].materials[0].viscosity_linear") &&
+              listed(scene, world, "fluids[0].materials[0].color"),
+          "Clavet: its stiffness, viscosity and the colour are listed");
+    CHECK(!listed(scene, world, "fluids[0].materials[0].speed_of_sound") &&
+              !listed(scene, world, "fluids[0].materials[0].viscosity"),
+          "Clavet: WCSPH's speed_of_sound and viscosity are not");
+    world->fluids[0].ops = cs_sim_find("pbf");
+    CHECK(listed(scene, world, "fluids[0].materials[0].color") &&
+              !listed(scene, world, "fluids[0].materials[0].stiffness") &&
+              !listed(scene, world, "fluids[0].materials[0].viscosity_linear") &&
+              !listed(scene, world, "fluids[0].materials[0].viscosity"),
+          "PBF: the colour only of the materials' live keys");
+    world->fluids[0].ops = cs_sim_find("wcsph");
+    CHECK(listed(scene, world, "fluids[0].materials[0].speed_of_sound") &&
+              listed(scene, world, "fluids[0].materials[0].viscosity") &&
+              !listed(scene, world, "fluids[0].materials[0].stiffness"),
+          "WCSPH: its speed_of_sound and viscosity, not Clavet's stiffness");
+    world->fluids[0].ops = had;
+}
+
 int main(void)
 {
     cs_context ctx;
@@ -383,6 +454,8 @@ int main(void)
     CS_ASSERT(cs_world_create(&ctx, &scene, &world, &err), "%s", err.msg);
     check_pixels(&ctx, 0, &scene, &world);                        // sRGB offscreen image
     check_pixels(&ctx, VK_FORMAT_B8G8R8A8_UNORM, &scene, &world); // a swapchain's format: the shader encodes
+    check_colour_note(&scene, &world);
+    check_material_rows(&scene, &world);
     cs_world_destroy(&world);
     cs_scene_free(&scene);
 

@@ -297,6 +297,27 @@ static void test_messages(void)
     expect_pbf_refusal(text, "bad.json: fluids[0].pbf.xsph: must be <= 1 (got 2)");
     with(text, sizeof text, "\"pbf\": {}", "\"pbf\": {\"iteration\": 2}");
     expect_pbf_refusal(text, "bad.json: fluids[0].pbf.iteration: unknown key (did you mean \"iterations\"?");
+    // A misspelled solver names the value, the nearest solver and the list
+    // (it was once "fluids[0].pbf: unknown key", about the block).
+    with(text, sizeof text, "\"solver\": \"pbf\"", "\"solver\": \"pfb\"");
+    expect_refusal(text, "bad.json: fluids[0].solver: \"pfb\" is not a solver: did you mean \"pbf\"? (solvers: "
+                   "\"pbf\", \"sph\", \"wcsph\", \"reint\", \"vorton\";");
+    with(text, sizeof text, "\"solver\": \"pbf\"", "\"solver\": \"flip\"");
+    expect_refusal(text, "bad.json: fluids[0].solver: \"flip\" is not a solver (solvers: \"pbf\"");
+    // A real solver with another solver's block: the block is named.
+    with(text, sizeof text, "\"solver\": \"pbf\"", "\"solver\": \"wcsph\"");
+    expect_refusal(text, "bad.json: fluids[0].pbf: is the block of solver \"pbf\" but the fluid's \"solver\" is "
+                   "\"wcsph\": rename the block to \"wcsph\"");
+    // The first format reads the solver through the same check.
+    expect_refusal("{\"solver\": \"wcsh\", \"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}}",
+                   "bad.json: solver: \"wcsh\" is not a solver: did you mean \"wcsph\"?");
+    // The parser's list of names is the registry's, in its order.
+    uint32_t n = 0;
+    for (; cs_sim_registry[n]; n++)
+        CHECK(cs_scene_solver_names[n] && strcmp(cs_scene_solver_names[n], cs_sim_registry[n]->solver) == 0,
+              "cs_scene_solver_names[%u] is \"%s\", the registry's \"%s\": add a new solver to both", n,
+              cs_scene_solver_names[n] ? cs_scene_solver_names[n] : "(end)", cs_sim_registry[n]->solver);
+    CHECK(cs_scene_solver_names[n] == NULL, "cs_scene_solver_names has more names than the registry");
     // No nearest key: the list alone.
     with(text, sizeof text, "\"camera\": {}", "\"camera\": {\"q\": 1}");
     expect_refusal(text, "bad.json: camera.q: unknown key (allowed here: position, target, up");

@@ -178,10 +178,14 @@ static void test_refusals(cs_context *ctx)
     static const char *const text =
         "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[1,1]},\"fluids\":["
         "{\"solver\":\"sph\",\"sph\":{},\"particle_spacing\":0.05,\"blocks\":[{\"min\":[0,0],\"max\":[1,0.5]}]},"
-        "{\"solver\":\"flip\",\"flip\":{},\"particle_spacing\":0.05,\"blocks\":[{\"min\":[0,0],\"max\":[1,0.5]}]}]}";
+        "{\"solver\":\"pbf\",\"pbf\":{},\"particle_spacing\":0.05,\"blocks\":[{\"min\":[0,0],\"max\":[1,0.5]}]}]}";
     cs_scene scene;
     if (!load(text, true, &scene))
         return;
+    // The parser refuses a name it does not know (test_scene_keys); the
+    // world's own look-up in the registry stays for a scene a caller changed
+    // after parsing, and must still release what it made.
+    snprintf(scene.fluids[1].solver, sizeof scene.fluids[1].solver, "flip");
     uint64_t before = ctx->bytes_allocated;
     cs_world world;
     cs_error err = {{0}};

@@ -3,7 +3,8 @@
 # headless fallback), frames are simulated and presented, stats are written,
 # and --capture-frame saves a screenshot of the swapchain image. The pixels
 # of window screenshots are checked against the headless renderer in
-# test_window; here the whole program path is exercised. $1 is cistern.
+# test_window; here the whole program path is exercised, with the window's
+# size from the scene and --panel keeping the scene's colour mode. $1 is cistern.
 set -uo pipefail
 cistern=${1:?usage: window_run.sh path/to/cistern}
 if ! command -v xvfb-run >/dev/null; then echo "SKIP: xvfb-run missing"; exit 77; fi
@@ -36,6 +37,25 @@ latest=$(sed -n 's/.* \([0-9]*\) waited on before the next was recorded.*/\1/p' 
 awk -v s="${submits:-9}" -v w="${waits:-9}" 'BEGIN { exit !(s <= 1.2 && w <= 1.2) }' \
   || fail "wanted about one submit and one fence wait a frame: $loop"
 [ "${latest:-99}" -le 1 ] || fail "the loop waited on frames right after submitting them: $loop"
+# Without --size the window takes the scene's render.width and height
+# (bodies_2d: 640 x 420), as --size's help says; it was 1280 x 720 whatever
+# the scene said.
+xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run bodies_2d --frames 3 --capture-frame 1 \
+  --out "$tmp/sized" > "$tmp/sized.log" 2>&1 || fail "bodies_2d in a window failed: $(cat "$tmp/sized.log")"
+size=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]))' \
+  "$tmp/sized/screenshot_000.png" 2>/dev/null)
+[ "$size" = "640x420" ] || fail "the window of bodies_2d (render 640 x 420) is ${size:-not captured}: $(tail -3 "$tmp/sized.log")"
+# --panel leaves the scene's render.color_mode (bodies_2d: speed) and
+# render.draw as they are: right of the panel the frame is the one without
+# it. The panel's first request was zeroed (material, particles) and
+# applied before the panel had asked anything.
+for p in "" --panel; do
+  xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run bodies_2d --frames 3 --capture-frame 1 --size 1000x600 \
+    $p --no-watch --out "$tmp/colour$p" > "$tmp/colour$p.log" 2>&1 || fail "bodies_2d $p failed: $(cat "$tmp/colour$p.log")"
+done
+differ=$(python3 "$(dirname "$0")/util/png_diff.py" "$tmp/colour/screenshot_000.png" \
+  "$tmp/colour--panel/screenshot_000.png" 480)
+[ "$differ" = 0 ] || fail "--panel changed the frame right of the panel ($differ pixels): its colour mode or draw mode"
 # A 3D scene drawn as its surface: each frame meshes it (two submits, the
 # second one presenting), the screenshot is not blank, validation stays quiet.
 sed 's/"blocks": \[/"surface": {"enabled": true, "cells_per_spacing": 1},\n      "blocks": [/' \

@@ -608,6 +608,13 @@ bool cs_bench_have_gnuplot(void)
 bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
                    const char *const *series, const char *const *styles, uint32_t series_count, cs_error *err)
 {
+    return cs_bench_plot_with(dir, title, xlabel, ylabel, series, styles, series_count, NULL, err);
+}
+
+bool cs_bench_plot_with(const char *dir, const char *title, const char *xlabel, const char *ylabel,
+                        const char *const *series, const char *const *styles, uint32_t series_count,
+                        const char *extra, cs_error *err)
+{
     char data_path[600], script_path[600];
     snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
     snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
@@ -630,7 +637,7 @@ bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const
             else
                 cs_out_printf(s, ", '' index %u with linespoints %s title '%s'", q, style, series[q]);
         }
-        cs_out_printf(s, "\n");
+        cs_out_printf(s, "%s\n", extra ? extra : "");
     }
     if (!cs_out_close(s, err))
         return false;
@@ -657,12 +664,16 @@ static bool write_plots(const char *dir, const char *title, const bench_result *
     cs_out_file out, *d = &out;
     if (!cs_out_open(d, data_path, true, err))
         return false;
-    // One block per series (gnuplot "index"): total, then each pass.
+    // One block per series (gnuplot "index"): total (median, p10, p90),
+    // then each pass (median), then the noisy sizes (the total's median).
+    // A median alone hides how far the steps spread: the total carries its
+    // p10-p90 bar and a noisy size a mark of its own (results.json and the
+    // table say why it is noisy).
     const char *series[1 + MAX_PASSES], *styles[1 + MAX_PASSES] = {"lw 3"};
     uint32_t series_count = 0;
     for (int q = -1; q < (int)first->pass_count; q++) {
         series[series_count++] = q < 0 ? "total" : first->passes[q].name;
-        cs_out_printf(d, "# %s\n", q < 0 ? "total" : first->passes[q].name);
+        cs_out_printf(d, "# %s\n", q < 0 ? "total: particles, median, p10, p90 ms" : first->passes[q].name);
         for (uint32_t i = 0; i < n; i++) {
             if (res[i].skipped)
                 continue;
@@ -670,13 +681,34 @@ static bool write_plots(const char *dir, const char *title, const bench_result *
             for (uint32_t k = 0; q >= 0 && k < res[i].pass_count; k++)
                 if (strcmp(res[i].passes[k].name, first->passes[q].name) == 0)
                     ms = res[i].passes[k].median_ms;
-            if (ms > 0)
+            if (ms > 0 && q < 0)
+                cs_out_printf(d, "%u %.6f %.6f %.6f\n", res[i].particles, ms, res[i].p10_ms > 0 ? res[i].p10_ms : ms,
+                              res[i].p90_ms > 0 ? res[i].p90_ms : ms);
+            else if (ms > 0)
                 cs_out_printf(d, "%u %.6f\n", res[i].particles, ms);
         }
         cs_out_printf(d, "\n\n");
     }
-    return cs_out_close(d, err) &&
-           cs_bench_plot(dir, title, "particles", "GPU ms per step (median)", series, styles, series_count, err);
+    uint32_t noisy = 0;
+    for (uint32_t i = 0; i < n; i++)
+        noisy += !res[i].skipped && res[i].noisy && res[i].median_ms > 0;
+    char extra[400];
+    int used = snprintf(extra, sizeof extra,
+                        ", '' index 0 using 1:2:3:4 with yerrorbars lc rgb 'black' pt 0 title 'total: p10-p90 of the steps'");
+    if (noisy) {
+        // An index block of its own: gnuplot refuses an empty one, so it is
+        // written only when a size is noisy.
+        cs_out_printf(d, "# noisy sizes: particles, total median ms\n");
+        for (uint32_t i = 0; i < n; i++)
+            if (!res[i].skipped && res[i].noisy && res[i].median_ms > 0)
+                cs_out_printf(d, "%u %.6f\n", res[i].particles, res[i].median_ms);
+        cs_out_printf(d, "\n\n");
+        snprintf(extra + used, sizeof extra - (size_t)used,
+                 ", '' index %u with points pt 6 ps 3 lw 2 lc rgb 'red' title 'noisy (results.json says why)'",
+                 series_count);
+    }
+    return cs_out_close(d, err) && cs_bench_plot_with(dir, title, "particles", "GPU ms per step (median)", series,
+                                                      styles, series_count, extra, err);
 }
 
 // The bench in a results file that matches this one: the file itself when
@@ -771,7 +803,21 @@ static bool compare_baseline(const char *path, const char *scene, const char *un
         printf("  %10u %s: %.3f ms -> %.3f ms  ", res[i].particles, unit, base, res[i].median_ms);
         print_ratio(base, json_number(row, "p10_ms"), json_number(row, "p90_ms"), res[i].median_ms, res[i].p10_ms,
                     res[i].p90_ms);
-        printf("%s\n", res[i].noisy ? "  (this run is noisy)" : "");
+        // Whether either side was noisy: a ratio against a noisy baseline
+        // says as little as one of a noisy run.
+        const cJSON *base_noisy = cJSON_GetObjectItem(row, "noisy"), *base_why = cJSON_GetObjectItem(row, "noise");
+        bool was_noisy = cJSON_IsTrue(base_noisy);
+        if (res[i].noisy && was_noisy)
+            printf("  (this run is noisy; the baseline was noisy too: %s)\n",
+                   cJSON_IsString(base_why) ? base_why->valuestring : "?");
+        else if (was_noisy)
+            printf("  (the baseline was noisy: %s)\n", cJSON_IsString(base_why) ? base_why->valuestring : "?");
+        else if (!cJSON_IsBool(base_noisy)) // a file from before the noise rules
+            printf("  (%sthe baseline does not say whether it was noisy)\n", res[i].noisy ? "this run is noisy; " : "");
+        else if (res[i].noisy)
+            printf("  (this run is noisy; the baseline was not)\n");
+        else
+            printf("  (neither noisy)\n");
         const cJSON *passes = cJSON_GetObjectItem(row, "passes");
         for (uint32_t q = 0; q < res[i].pass_count; q++) {
             const bench_pass *p = &res[i].passes[q];

@@ -105,3 +105,8 @@ bool cs_bench_have_gnuplot(void);
 // plot.gp cannot be written; a failing gnuplot is a note on stderr.
 bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
                    const char *const *series, const char *const *styles, uint32_t series_count, cs_error *err);
+// The same with `extra` (may be NULL) appended to the plot command: more
+// plots of the same data file (", '' index 0 using 1:2:3:4 with yerrorbars ...").
+bool cs_bench_plot_with(const char *dir, const char *title, const char *xlabel, const char *ylabel,
+                        const char *const *series, const char *const *styles, uint32_t series_count,
+                        const char *extra, cs_error *err);

@@ -785,13 +785,15 @@ static const cs_cli_option view_options[] = {
     {.name = "--patch-size", .kind = CS_CLI_FLOAT, VIEW_AT(patch_size), .arg = "M", .min = 0.05, .max = 1000,
      .unit = "metres", .def = "4", .help = "radiosity patch size in metres"},
     {.name = "--panel", .kind = CS_CLI_FLAG, VIEW_AT(panel),
-     .help = "a panel listing the rooms, the one the camera is in (or that it is outside every room) and a jump "
-             "to each (docs/panel.md); headless, drawn into the images"},
+     .help = "a panel listing the rooms (their flags: water), the one the camera is in (or that it is outside every "
+             "room) and a jump to each (docs/panel.md); headless, drawn into the images; with --flood, the run's "
+             "panel"},
     {.name = "--frames", .kind = CS_CLI_UINT, VIEW_AT(frames), .arg = "N", .max = UINT32_MAX,
      .help = "window: stop after N frames (default and 0: when closed); --flood headless: frames run (default 120)"},
     {.name = "--flood", .kind = CS_CLI_FLAG, VIEW_AT(flood),
      .help = "fill the level's water rooms (room flag 0x0001) with PBF water and run it (as cistern run would; "
-             "headless: a PNG every 10th frame in DIR, default out/view/FILE_flood, the scene beside it as DIR.json)"},
+             "headless: a PNG every 10th frame in DIR, default out/view/FILE_flood, the scene beside it as DIR.json); "
+             "--panel, --size, --frames, --no-fog apply, --room, --camera, --light, --patch-size are refused"},
     {.name = "--flood-rooms", .kind = CS_CLI_STRING, VIEW_AT(flood_rooms), .arg = "N,M,..",
      .help = "--flood: fill these rooms instead (water rooms or not)"},
     {.name = "--flood-particles", .kind = CS_CLI_UINT, VIEW_AT(flood_particles), .arg = "N", .min = 8,
@@ -826,6 +828,23 @@ static int cmd_view(int argc, char **argv)
                         "levels/cistern_demo.phd is shipped)\n");
         return 2;
     }
+    // --flood runs a scene as `cistern run` does: the viewer's own options
+    // have nothing to act on there, and were once ignored without a word;
+    // --flood's own options do nothing without it.
+    static const char *const viewer_only[] = {"--room", "--camera", "--light", "--patch-size"};
+    static const char *const flood_only[] = {"--flood-rooms", "--flood-particles"};
+    for (size_t i = 0; opt.flood && i < COUNT_OF(viewer_only); i++)
+        if (cs_cli_given(&view_command, &parsed, viewer_only[i])) {
+            fprintf(stderr, "cistern: view --flood: %s is the level viewer's, and --flood runs the flooded level as "
+                            "`cistern run` does: drop %s (--panel, --size, --frames, --no-fog, --out apply)\n",
+                    viewer_only[i], viewer_only[i]);
+            return 2;
+        }
+    for (size_t i = 0; !opt.flood && i < COUNT_OF(flood_only); i++)
+        if (cs_cli_given(&view_command, &parsed, flood_only[i])) {
+            fprintf(stderr, "cistern: view: %s applies only with --flood: add --flood, or drop it\n", flood_only[i]);
+            return 2;
+        }
     return cs_view_command(&opt);
 }
 

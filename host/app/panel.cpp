@@ -9,6 +9,7 @@
 #define _Static_assert static_assert
 extern "C" {
 #include "panel.h"
+#include "level_tr1.h" // CS_TR1_ROOM_WATER
 #include "render.h"
 
 #include "../../shaders/render/render_shared.h"
@@ -132,6 +133,23 @@ static ImU32 color_u32(float r, float g, float b)
         return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
     };
     return ImGui::ColorConvertFloat4ToU32(ImVec4(enc(r), enc(g), enc(b), 1.0f));
+}
+
+// Whether anything drawn takes the colour mode: particles (and a grid
+// fluid's field) do; a surface is shaded in its fluid's first material's
+// colour whatever the mode (world_draw.c, render/surface.frag), so with only
+// surfaces drawn a speed or density bar would describe nothing on screen.
+// A fluid without a drawable surface shows its particles in any draw mode.
+static bool colour_mode_drawn(const cs_panel_run *run)
+{
+    if (run->draw != CS_DRAW_SURFACE || run->color_mode == CS_COLOR_MATERIAL)
+        return true;
+    for (uint32_t f = 0; f < run->world->fluid_count; f++) {
+        const cs_world_surface *s = cs_world_surface_of(run->world, f); // (run->world: not const)
+        if (!s || !s->drawable)
+            return true;
+    }
+    return false;
 }
 
 // The colour map of `mode` as render_common.glsl has it (speed_color,
@@ -393,7 +411,14 @@ static void layout(cs_panel *p, const cs_panel_run *run, uint32_t width, uint32_
         int mode = run->color_mode;
         if (ImGui::Combo("colour (C)", &mode, "material\0speed\0density\0\0") && mode != run->color_mode)
             req->color_mode = mode;
-        if (run->color_mode == CS_COLOR_MATERIAL)
+        if (!colour_mode_drawn(run)) {
+            ImGui::TextWrapped("The surface is drawn in its material's colour, not by %s: %s shows on particles "
+                               "(draw: particles or both, V).",
+                               run->color_mode == CS_COLOR_SPEED ? "speed" : "density",
+                               run->color_mode == CS_COLOR_SPEED ? "speed" : "density");
+            remember(p, "colour note");
+        }
+        else if (run->color_mode == CS_COLOR_MATERIAL)
             materials_swatches(run->scene);
         else
             color_bar(p, run);
@@ -469,6 +494,18 @@ extern "C" const cs_render_ui *cs_panel_frame(cs_panel *panel, const cs_panel_ru
     return &panel->ui;
 }
 
+extern "C" void cs_panel_room_label(const cs_level_room *room, uint32_t index, char *out, size_t size)
+{
+    int used = snprintf(out, size, "room %3u   %4.1f x %4.1f x %4.1f m", index, room->max[0] - room->min[0],
+                        room->max[1] - room->min[1], room->max[2] - room->min[2]);
+    // The flag --flood fills and the fluid reads; any other bit shown as is.
+    unsigned other = room->flags & ~(unsigned)CS_TR1_ROOM_WATER;
+    if (used > 0 && (size_t)used < size && (room->flags & CS_TR1_ROOM_WATER))
+        used += snprintf(out + used, size - (size_t)used, "   water");
+    if (used > 0 && (size_t)used < size && other)
+        snprintf(out + used, size - (size_t)used, "   flags 0x%04x", other);
+}
+
 extern "C" const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_panel_level *level, uint32_t width,
                                                     uint32_t height, int *jump)
 {
@@ -495,9 +532,8 @@ extern "C" const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_pa
     ImGui::BeginChild("rooms");
     for (uint32_t r = 0; r < level->mesh->room_count; r++) {
         const cs_level_room *room = &level->mesh->rooms[r];
-        char label[96];
-        snprintf(label, sizeof label, "room %3u   %4.1f x %4.1f x %4.1f m", r, room->max[0] - room->min[0],
-                 room->max[1] - room->min[1], room->max[2] - room->min[2]);
+        char label[128];
+        cs_panel_room_label(room, r, label, sizeof label);
         if (ImGui::Selectable(label, (int)r == level->camera_room))
             *jump = (int)r;
     }

@@ -123,6 +123,9 @@ typedef struct cs_panel_level {
     uint32_t rooms_drawn;      // the last frame's, through portals
     bool radiosity_shown;
 } cs_panel_level;
+// A room's line in the list: its number, its size, and its flags by name
+// ("water" for TR1's CS_TR1_ROOM_WATER, other bits in hex).
+void cs_panel_room_label(const cs_level_room *room, uint32_t index, char *out, size_t size);
 // Lays the rooms list out for a width x height image; *jump is the room
 // picked (-1: none).
 const cs_render_ui *cs_panel_level_frame(cs_panel *panel, const cs_panel_level *level, uint32_t width,

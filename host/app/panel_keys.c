@@ -137,7 +137,22 @@ uint32_t cs_panel_keys_list(cs_scene *scene, cs_world *world, cs_panel_key *out,
             const cs_scene_key_block *block = blocks[b];
             if (strncmp(block->path, "fluids[].", 9) != 0)
                 continue;
+            uint32_t first = n;
             n = add_block(block, fs, outer, 1, (int)f, out, n, max);
+            // A material key the solver does not read would be a slider
+            // that moves nothing (PBF's Clavet stiffness): left out.
+            const char *const *reads = world->fluids[f].ops->material_keys;
+            if (block != cs_scene_material_keys || !reads)
+                continue;
+            uint32_t kept = first;
+            for (uint32_t k = first; k < n; k++) {
+                bool read = false;
+                for (uint32_t r = 0; reads[r] && !read; r++)
+                    read = strcmp(reads[r], out[k].row->key) == 0;
+                if (read)
+                    out[kept++] = out[k];
+            }
+            n = kept;
         }
         if (fs->surface.enabled) {
             char group[CS_PANEL_PATH];

@@ -45,6 +45,8 @@
 #include "world.h"
 #include "world_draw.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -106,14 +108,14 @@ typedef struct run_state {
     // (window and PNGs) until a reload builds every program again; empty
     // when none stands. The title alone cannot carry it: the fps title
     // replaces it twice a second, and headless frames have none.
-    char shader_error[1024];
+    char shader_error[1280];
     // The scene file's watcher (--watch) and a reload that failed: the
     // message, drawn like a shader error until a save loads again.
     cs_file_watch scene_watch;
     bool scene_watching;
     char scene_error[1024];
     char scene_error_msg[2048]; // as printed, so the same error is printed once
-    char alert[2100];           // what the image shows: both errors when both stand
+    char alert[2400];           // what the image shows: both errors when both stand
     cs_rooms_drawn last_rooms; // the level's rooms the last finished drawn frame drew (run_rooms.h)
     uint32_t last_rooms_frame;
     bool warned_mesh;          // a surface that did not fit was reported (window)
@@ -467,32 +469,21 @@ static bool write_image(run_state *r, uint32_t frame, cs_error *err)
     return true;
 }
 
+// The characters an alert line may hold: what fits across the image (the
+// window's swapchain, else the offscreen image), at most 200.
+static uint32_t alert_columns(const run_state *r)
+{
+    uint32_t width = r->windowed && r->window.width ? r->window.width : r->renderer.width;
+    return CS_MIN(cs_render_overlay_columns(width), 200u);
+}
+
 // The text drawn in the image while a shader error stands: a headline, the
 // failed programs, then the first lines of the first error (file:line
-// first), each cut to fit a window's width. stb_easy_font draws ASCII only,
-// so anything else becomes '?'.
+// first, relative to the shader folder), wrapped to the image's width.
 static void set_shader_error(run_state *r, const cs_reload_report *report)
 {
-    enum { max_lines = 6, max_columns = 110 };
-    char *out = r->shader_error;
-    size_t size = sizeof r->shader_error;
-    size_t used = (size_t)snprintf(out, size, "SHADER ERROR - previous shaders running; fix and save\n"
-                                              "failed: %.200s\n", report->names);
-    const char *p = report->first_error.msg;
-    for (int line = 0; line < max_lines && *p && used + 2 < size; line++) {
-        int column = 0;
-        for (; *p && *p != '\n' && used + 2 < size; p++) {
-            if (column < max_columns)
-                out[used++] = (*p >= 32 && *p < 127) ? *p : '?';
-            else if (column == max_columns)
-                out[used - 1] = '~'; // cut here
-            column++;
-        }
-        out[used++] = '\n';
-        if (*p == '\n')
-            p++;
-    }
-    out[CS_MIN(used, size - 1)] = 0;
+    cs_shader_reload_alert(r->shader_error, sizeof r->shader_error, report->names, report->first_error.msg,
+                           cs_shader_dir(), alert_columns(r), 8);
 }
 
 // Rebuilds every program (compute or graphics, any module) whose sources
@@ -564,7 +555,8 @@ static void refuse_reload(run_state *r, const char *msg)
     if (strcmp(msg, r->scene_error_msg) != 0)
         fprintf(stderr, "\ncistern: %s changed: %s; the previous scene keeps running\n", r->scene.path, msg);
     snprintf(r->scene_error_msg, sizeof r->scene_error_msg, "%s", msg);
-    cs_scene_reload_alert(r->scene_error, sizeof r->scene_error, msg, 110);
+    cs_scene_reload_alert(r->scene_error, sizeof r->scene_error, msg,
+                          alert_columns(r));
 }
 
 // The scene file was saved (--watch): a new world from it, --set edits
@@ -1227,7 +1219,11 @@ static bool open_window(run_state *r, cs_error *err)
     const cs_run_options *opt = r->opt;
     char title[128];
     snprintf(title, sizeof title, "cistern — %s", r->scene.name);
-    return cs_window_create(&(cs_window_desc){.title = title, .width = opt->width, .height = opt->height,
+    // --size, else the scene's render.width and height (the parser gives
+    // them their defaults, 1280 x 720), as for the headless images.
+    uint32_t width = opt->width ? opt->width : r->scene.render.width;
+    uint32_t height = opt->height ? opt->height : r->scene.render.height;
+    return cs_window_create(&(cs_window_desc){.title = title, .width = width, .height = height,
                                               .vsync = !opt->no_vsync},
                             &r->window, err);
 }
@@ -1446,6 +1442,10 @@ static int run(run_state *r)
     }
     int code = 0;
     r->draw = r->scene.render.draw;
+    // Nothing asked of the panel yet: apply_panel runs before the panel's
+    // first frame, and a zeroed request reads "material, particles" (it
+    // overrode the scene's render.color_mode and render.draw at start).
+    r->panel_asked = (cs_panel_requests){.color_mode = -1, .draw_mode = -1};
     if (!cs_context_create(&desc, &r->ctx, &err)) {
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
@@ -1593,6 +1593,65 @@ done:
     return code;
 }
 
+// True when `dir` is missing or holds nothing (a picked scene may write there).
+static bool folder_free(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT;
+    bool empty = true;
+    struct dirent *e;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
+bool cs_run_picked_options(const cs_run_options *first, const char *picked, cs_run_options *next, char *out_dir,
+                           size_t out_size, char *note, size_t note_size)
+{
+    *next = *first;
+    next->scene = picked;
+    // The scene's name as the run will give it (the file name less .json).
+    const char *base = strrchr(picked, '/');
+    base = base ? base + 1 : picked;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    // Its own folder under --out (or out/): the first scene's files stay
+    // where they are, and a folder that already holds files (the same scene
+    // picked again, an earlier run) gets a number rather than a refusal,
+    // which used to end the process with exit 2. --overwrite keeps its
+    // meaning: the scene's folder, cistern's own files there replaced.
+    const char *root = first->out_dir ? first->out_dir : "out";
+    bool found = false;
+    for (uint32_t n = 1; n < 1000 && !found; n++) {
+        if (n == 1)
+            snprintf(out_dir, out_size, "%s/%.*s", root, (int)len, base);
+        else
+            snprintf(out_dir, out_size, "%s/%.*s_%u", root, (int)len, base, n);
+        found = first->overwrite || folder_free(out_dir);
+    }
+    if (!found)
+        return false;
+    next->out_dir = out_dir;
+    // What belonged to the first scene only: a checkpoint of it, a video
+    // file that now exists (F9 records in the window), --set edits of its
+    // keys (another scene may not have them: they would refuse the run).
+    size_t used = 0;
+    note[0] = 0;
+    if (first->resume)
+        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--resume", used ? ", " : "");
+    if (first->record_path)
+        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--record", used ? ", " : "");
+    if (first->edits.count)
+        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--set", used ? ", " : "");
+    next->resume = NULL;
+    next->record_path = NULL;
+    next->edits.count = 0;
+    return true;
+}
+
 int cs_run(const cs_run_options *opt)
 {
     // The run's state holds the scene and the world (hundreds of KiB): on
@@ -1604,8 +1663,9 @@ int cs_run(const cs_run_options *opt)
     }
     // The panel's scene picker ends a window's run with the scene picked:
     // the run starts again with it, the other options as they were.
+    // Each picked scene writes into a folder of its own (cs_run_picked_options).
     cs_run_options again = *opt;
-    char picked[512];
+    char picked[512], out_dir[640], note[64];
     int code;
     for (;;) {
         r->opt = &again;
@@ -1615,7 +1675,14 @@ int cs_run(const cs_run_options *opt)
         if (code != 0 || !r->picked_scene[0])
             break;
         snprintf(picked, sizeof picked, "%s", r->picked_scene);
-        again.scene = picked;
+        if (!cs_run_picked_options(opt, picked, &again, out_dir, sizeof out_dir, note, sizeof note)) {
+            fprintf(stderr, "cistern: %s: no free output folder under %s (tried up to _999); give --out another "
+                            "folder\n", picked, opt->out_dir ? opt->out_dir : "out");
+            code = 2;
+            break;
+        }
+        fprintf(stderr, "cistern: picked %s: its files go to %s%s%s%s\n", picked, out_dir,
+                note[0] ? " (" : "", note, note[0] ? " were for the first scene only)" : "");
         memset(r, 0, sizeof *r);
     }
     free(r);

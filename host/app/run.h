@@ -41,3 +41,15 @@ typedef struct cs_run_options {
 
 // Returns the process exit code (0 ok, 1 runtime failure, 2 bad input).
 int cs_run(const cs_run_options *opt);
+
+// The options of a run the panel's scene picker starts (a window's run ends
+// with the scene picked, then a run of `picked` begins): those of `first`
+// (the options the process started with) with its own output folder,
+// `--out DIR/NAME` or `out/NAME` (NAME the picked file's name less .json;
+// NAME_2, NAME_3, ... when that one already holds files, so the next run is
+// never refused for the previous run's stats.csv; the folder itself under
+// --overwrite), written to out_dir. --resume, --record and --set belonged to
+// the first scene: dropped, and named in `note` ("--record, --set"; "" when
+// none). False when NAME to NAME_999 all hold files.
+bool cs_run_picked_options(const cs_run_options *first, const char *picked, cs_run_options *next, char *out_dir,
+                           size_t out_size, char *note, size_t note_size);

@@ -31,6 +31,13 @@ void cs_file_watch_open(cs_file_watch *w, const char *path, double debounce_seco
 bool cs_file_watch_poll(cs_file_watch *w, double now);
 
 // The image's alert text for a scene that failed to reload: a headline,
-// then the message (file:line:column or file: key.path: what) broken into
-// lines of at most `columns` characters, ASCII only (stb_easy_font).
+// then the message (file:line:column or file: key.path: what) wrapped into
+// lines of at most `columns` characters (at spaces where it can),
+// continuation lines indented, ASCII only (stb_easy_font).
 void cs_scene_reload_alert(char *out, size_t size, const char *msg, uint32_t columns);
+// The same for a shader reload that failed: a headline, "failed: NAMES",
+// then the compiler's message, every path shown relative to `shader_dir`
+// (the folder's prefix dropped), wrapped like the scene's, at most
+// `max_lines` lines of the message (then "...").
+void cs_shader_reload_alert(char *out, size_t size, const char *names, const char *msg, const char *shader_dir,
+                            uint32_t columns, uint32_t max_lines);

@@ -411,11 +411,20 @@ static int view_flood(const cs_view_options *opt)
     }
     printf("flood: the scene is %s (cistern run %s runs it again)\n", scene_path, scene_path);
     fflush(stdout); // before the run's own lines
+    // The view options that mean something to a run (main.c refuses the
+    // others): the panel, the size, the frames, and --no-fog as an edit.
     cs_run_options run = {.scene = scene_path, .headless = opt->headless, .frames = opt->frames,
                           .out_dir = out_dir, .overwrite = opt->overwrite, .png_every = 10,
                           .device = opt->device, .validation = opt->validation, .capture_frame = -1,
-                          .color_mode = -1, .width = opt->width, .height = opt->height, .quiet = opt->quiet};
-    return cs_run(&run);
+                          .color_mode = -1, .width = opt->width, .height = opt->height, .quiet = opt->quiet,
+                          .panel = opt->panel};
+    if (opt->no_fog && !cs_scene_edits_add(&run.edits, "render.fog_density=0", &err)) {
+        fprintf(stderr, "cistern: view: --flood --no-fog: %s\n", err.msg);
+        return 1;
+    }
+    int code = cs_run(&run);
+    cs_scene_edits_free(&run.edits);
+    return code;
 }
 
 int cs_view_command(const cs_view_options *opt)

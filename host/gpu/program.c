@@ -538,15 +538,44 @@ bool cs_program_depends_on(const cs_program *prog, const char *path)
     return depends_on_canonical(prog, canonical);
 }
 
-static void append_name(cs_reload_report *report, const char *name)
+// The names of a burst's programs, each once: several programs are often
+// built from one file (a fluid's pass per fluid, or per define set), and
+// "fluid/predict.comp, fluid/predict.comp" says less than
+// "fluid/predict.comp (x2)". `listed` holds each distinct name once with its
+// count, in the order first seen.
+typedef struct name_tally {
+    const char **name;
+    uint32_t *count;
+    uint32_t used;
+} name_tally;
+
+static void tally_name(name_tally *t, const char *name)
 {
-    size_t used = strlen(report->names);
-    if (used + strlen(name) + 8 >= sizeof report->names) {
-        if (!strstr(report->names, "..."))
-            snprintf(report->names + used, sizeof report->names - used, ", ...");
-        return;
+    for (uint32_t i = 0; i < t->used; i++)
+        if (strcmp(t->name[i], name) == 0) {
+            t->count[i]++;
+            return;
+        }
+    t->name[t->used] = name;
+    t->count[t->used++] = 1;
+}
+
+static void write_names(cs_reload_report *report, const name_tally *t)
+{
+    size_t used = 0, size = sizeof report->names;
+    report->names[0] = 0;
+    for (uint32_t i = 0; i < t->used; i++) {
+        char one[300];
+        if (t->count[i] > 1)
+            snprintf(one, sizeof one, "%s (x%u)", t->name[i], t->count[i]);
+        else
+            snprintf(one, sizeof one, "%s", t->name[i]);
+        if (used + strlen(one) + 8 >= size) { // room for ", ..." at the end
+            snprintf(report->names + used, size - used, ", ...");
+            return;
+        }
+        used += (size_t)snprintf(report->names + used, size - used, "%s%s", used ? ", " : "", one);
     }
-    snprintf(report->names + used, sizeof report->names - used, "%s%s", used ? ", " : "", name);
 }
 
 static bool affected(const cs_program *prog, char (*canonical)[256], uint32_t count)
@@ -567,7 +596,13 @@ void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_
     uint32_t *which = malloc((ctx->program_slots + 1) * sizeof *which);
     built *fresh = calloc(ctx->program_slots + 1, sizeof *fresh);
     char (*canonical)[256] = malloc((count + 1) * sizeof *canonical);
-    CS_ASSERT(which && fresh && canonical, "out of memory for a reload of %u programs", ctx->program_slots);
+    name_tally failed_names = {malloc((ctx->program_slots + 1) * sizeof(const char *)),
+                               malloc((ctx->program_slots + 1) * sizeof(uint32_t)), 0};
+    name_tally rebuilt_names = {malloc((ctx->program_slots + 1) * sizeof(const char *)),
+                                malloc((ctx->program_slots + 1) * sizeof(uint32_t)), 0};
+    CS_ASSERT(which && fresh && canonical && failed_names.name && failed_names.count && rebuilt_names.name &&
+                  rebuilt_names.count,
+              "out of memory for a reload of %u programs", ctx->program_slots);
     for (uint32_t i = 0; i < count; i++)
         canonical_path(paths[i], canonical[i]);
     for (uint32_t i = 0; i < ctx->program_slots; i++) {
@@ -582,7 +617,7 @@ void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_
         prog->stale = true;
         if (report->failed++ == 0)
             report->first_error = err;
-        append_name(report, prog->name);
+        tally_name(&failed_names, prog->name);
     }
     // All or nothing: one failure keeps every old pipeline, so programs that
     // share a header never run built from two versions of it.
@@ -598,8 +633,11 @@ void cs_programs_reload_burst(cs_context *ctx, const char *const *paths, uint32_
         install(ctx, prog, &fresh[k]);
         prog->stale = false;
         report->rebuilt++;
-        append_name(report, prog->name);
+        tally_name(&rebuilt_names, prog->name);
     }
+    write_names(report, report->failed ? &failed_names : &rebuilt_names);
+    free(failed_names.name), free(failed_names.count);
+    free(rebuilt_names.name), free(rebuilt_names.count);
     free(which);
     free(fresh);
     free(canonical);

@@ -84,7 +84,8 @@ bool cs_program_depends_on(const cs_program *prog, const char *path);
 typedef struct cs_reload_report {
     uint32_t rebuilt;          // programs rebuilt and installed
     uint32_t failed;           // programs whose build failed
-    char names[512];           // rebuilt (or, on failure, failed) programs' names, comma separated (cut with "...")
+    char names[512];           // rebuilt (or, on failure, failed) programs' names, comma separated, each once
+                               // ("fluid/predict.comp (x2)" for two programs of one file; cut with "...")
     cs_error first_error;      // the first failure's message
 } cs_reload_report;
 

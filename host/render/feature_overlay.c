@@ -66,6 +66,17 @@ void cs_render_overlay_panel(const char *text, float panel[4])
     panel[2] = m + 2 * m + s * w, panel[3] = m + 2 * m + s * h;
 }
 
+uint32_t cs_render_overlay_columns(uint32_t width)
+{
+    // stb_easy_font is proportional: "m" is among its widest letters, so a
+    // line of that many characters of anything fits.
+    float m = (float)CS_OVERLAY_MARGIN, s = (float)CS_OVERLAY_SCALE;
+    float per_char = s * (float)stb_easy_font_width((char *)"mmmmmmmmmm") / 10.0f;
+    float room = (float)width - 4.0f * m; // the panel's margin and its padding, both sides
+    uint32_t columns = room > 0.0f ? (uint32_t)(room / per_char) : 0;
+    return CS_MAX(columns, 20u);
+}
+
 // The panel and the text's quads into `quads`; returns how many.
 static uint32_t layout_text(const char *text, float (*quads)[4], uint32_t capacity)
 {

@@ -202,6 +202,11 @@ bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_render
 // `text` (the alert and the overlay text, one after the other); nothing of
 // it is drawn outside them.
 void cs_render_overlay_panel(const char *text, float panel[4]);
+// How many characters of overlay text fit across an image `width` pixels
+// wide (the font's wide letters, the margins left out; at least 20): the
+// width alerts are wrapped to, so that the end of a line is never off the
+// image.
+uint32_t cs_render_overlay_columns(uint32_t width);
 // The overlay's text for a recorder's last frame: the `top` passes with
 // the most GPU ms (same-named passes summed), then the frame's total.
 void cs_render_overlay_format(const cs_recorder *rec, uint32_t top, char *out, size_t size);

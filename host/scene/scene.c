@@ -461,20 +461,51 @@ static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
-// The fluid's solver and its block (named after it). Which solvers exist is
-// the pipelines' business (the world checks the name against their registry);
-// here the name only has to be a plausible key.
+const char *const cs_scene_solver_names[] = {"pbf", "sph", "wcsph", "reint", "vorton", NULL};
+
+// The fluid's "solver" into scene->solver, checked against the solvers'
+// names before anything else of the fluid is: a misspelled name would
+// otherwise be reported as an unknown key (the real block's name) or a
+// missing block (the typo's), which names neither the mistake nor the fix.
+// A block named after another solver (a --set that changed the solver but
+// not the block) is named too.
+static bool read_solver_name(cs_scene *scene, const cJSON *object, cs_error *err)
+{
+    if (!cs_json_require(scene, object, "", "solver", err) ||
+        !cs_json_string(scene, object, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+        return false;
+    uint32_t count = 0;
+    bool known = false;
+    char list[128] = "";
+    size_t used = 0;
+    for (; cs_scene_solver_names[count]; count++) {
+        known |= strcmp(cs_scene_solver_names[count], scene->solver) == 0;
+        if (used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"", count ? ", " : "",
+                                     cs_scene_solver_names[count]);
+    }
+    if (!known) {
+        const char *near = cs_scene_keys_nearest(scene->solver, cs_scene_solver_names, count);
+        return cs_json_fail(scene, err, "", "solver", "\"%s\" is not a solver%s%s%s (solvers: %s; the fluid's "
+                            "block of settings is named like its solver)", scene->solver,
+                            near ? ": did you mean \"" : "", near ? near : "", near ? "\"?" : "", list);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const char *other = cs_scene_solver_names[i];
+        if (strcmp(other, scene->solver) != 0 && cJSON_GetObjectItemCaseSensitive(object, other) &&
+            !cJSON_GetObjectItemCaseSensitive(object, scene->solver))
+            return cs_json_fail(scene, err, "", other, "is the block of solver \"%s\" but the fluid's \"solver\" "
+                                "is \"%s\": rename the block to \"%s\" (its keys may differ) or set the solver "
+                                "back to \"%s\"", other, scene->solver, scene->solver, other);
+    }
+    return true;
+}
+
+// The fluid's solver and its block (named after it).
 static bool parse_solver(cs_scene *scene, const cJSON *root, cs_error *err)
 {
-    if (!cs_json_require(scene, root, "", "solver", err) ||
-        !cs_json_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+    if (!read_solver_name(scene, root, err))
         return false;
-    bool plain = scene->solver[0] != 0;
-    for (const char *c = scene->solver; *c; c++)
-        plain &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
-    if (!plain)
-        return cs_json_fail(scene, err, "", "solver", "must be a solver's name, e.g. \"pbf\" (got \"%s\"; "
-                        "`cistern help` lists the solvers)", scene->solver);
     const cJSON *own = cJSON_GetObjectItemCaseSensitive(root, scene->solver);
     if (!own)
         return cs_json_fail(scene, err, "", scene->solver,
@@ -671,8 +702,7 @@ static bool parse_first_format(cs_scene *scene, const cJSON *root, cs_error *err
     memcpy(allowed, keys, sizeof keys);
     // The solver block is allowed once the solver is known; a missing
     // solver is reported before any key is.
-    if (!cs_json_require(scene, root, "", "solver", err) ||
-        !cs_json_string(scene, root, "", "solver", scene->solver, sizeof scene->solver, NULL, err))
+    if (!read_solver_name(scene, root, err))
         return false;
     allowed[CS_ARRAY_COUNT(keys) - 2] = scene->solver;
     if (!cs_json_check_keys(scene, root, "", allowed, err) || !parse_world(scene, root, err) ||
@@ -783,8 +813,7 @@ static bool parse_world_format(cs_scene *scene, const cJSON *root, cs_error *err
         if (!cJSON_IsObject(entry))
             return cs_json_fail(scene, err, f->key_prefix, NULL, "must be an object (got %s)", cs_json_type_name(entry));
         // The fluid's keys are its rows plus its solver's block.
-        if (!cs_json_require(f, entry, "", "solver", err) ||
-            !cs_json_string(f, entry, "", "solver", f->solver, sizeof f->solver, NULL, err) ||
+        if (!read_solver_name(f, entry, err) ||
             !cs_scene_keys_check_with(f, entry, "", cs_scene_fluid_keys, f->solver, err))
             return false;
         // A fluid may have a domain of its own (its neighbour grid and its

@@ -19,8 +19,10 @@
 // a solver's errors name the right entry. Each solver's own block ("pbf",
 // "sph", "wcsph", "reint": the solver's name) stays a cJSON subtree that the
 // solver parses through its own key table (scene_keys.h) and the cs_json_*
-// helpers below, so error messages have the same shape everywhere. The parser does not know which solvers exist: the
-// world checks the name against the pipelines' registry.
+// helpers below, so error messages have the same shape everywhere. The parser
+// knows the solvers' names only (cs_scene_solver_names, so that a misspelled
+// one is named with the nearest); the world finds the solver itself in the
+// pipelines' registry, which test_scene_keys checks names the same list.
 #pragma once
 
 #include "common.h"
@@ -136,7 +138,7 @@ typedef enum cs_color_mode { CS_COLOR_MATERIAL, CS_COLOR_SPEED, CS_COLOR_DENSITY
 typedef enum cs_draw_mode { CS_DRAW_PARTICLES, CS_DRAW_SURFACE, CS_DRAW_BOTH } cs_draw_mode;
 
 typedef struct cs_render_options {
-    uint32_t width, height;  // headless image size
+    uint32_t width, height;  // headless image size, and the window's unless --size
     cs_color_mode color_mode;
     float particle_radius;   // 0: half the particle spacing
     float background[3];
@@ -215,6 +217,11 @@ typedef struct cs_pointer_options {
 } cs_pointer_options;
 
 struct cs_geometry; // geometry.h
+
+// The names a fluid's "solver" may take, NULL-terminated: the pipelines'
+// registry (pipelines/solvers.c) by name, which the scene layer cannot see.
+// A new solver is added to both (test_scene_keys compares them).
+extern const char *const cs_scene_solver_names[];
 
 typedef struct cs_scene {
     char path[512];          // file it came from (for messages)

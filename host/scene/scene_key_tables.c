@@ -332,9 +332,9 @@ static const cs_scene_key_block pointer_block = {
 
 static const cs_scene_key render_keys[] = {
     {"width", CS_KEY_UINT, CS_KEY_AT(cs_render_options, width), 16, 16384, .unit = "px", .def = "1280",
-     .help = "headless image width"},
+     .help = "image width: headless frames, and the window's unless --size"},
     {"height", CS_KEY_UINT, CS_KEY_AT(cs_render_options, height), 16, 16384, .unit = "px", .def = "720",
-     .help = "headless image height"},
+     .help = "image height: headless frames, and the window's unless --size"},
     {"color_mode", CS_KEY_ENUM, CS_KEY_AT(cs_render_options, color_mode), .flags = CS_KEY_LIVE,
      .choices = "material|speed|density", .def = "\"material\"", .help = "what colours the particles"},
     {"particle_radius", CS_KEY_NUMBER, CS_KEY_AT(cs_render_options, particle_radius), 0, COORD_LIMIT, CS_KEY_LIVE,

@@ -352,6 +352,7 @@ static void build_sectors(const cs_tr1_level *level, cs_level_mesh *m)
         dst->x_sectors = room->x_sectors;
         dst->z_sectors = room->z_sectors;
         dst->first_sector = n;
+        dst->flags = (uint16_t)room->flags;
         for (uint32_t i = 0; i < (uint32_t)room->x_sectors * room->z_sectors; i++) {
             const cs_tr1_sector *s = &room->sectors[i];
             m->sectors[n++] = (cs_level_sector){

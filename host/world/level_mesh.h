@@ -68,6 +68,7 @@ typedef struct cs_level_room {
     // corner x, z; sectors [x * z_sectors + z] in cs_level_mesh.sectors.
     int32_t x, z;
     uint32_t x_sectors, z_sectors, first_sector;
+    uint16_t flags;                      // TR1's room flags (CS_TR1_ROOM_WATER: under water)
 } cs_level_room;
 
 // What cs_level_room_at needs of a sector (TR units, y down).

@@ -262,6 +262,11 @@ typedef struct cs_sim_ops {
     // reference and a parameter panel; NULL while the solver's block is
     // parsed by hand alone.
     const cs_scene_key_block *const *keys;
+    // Optional: the keys of fluids[].materials[] the solver reads,
+    // NULL-terminated (the table holds every solver's: Clavet's stiffness,
+    // WCSPH's speed_of_sound, ...). A panel shows only these (a slider the
+    // solver never reads would move nothing); NULL: every key.
+    const char *const *material_keys;
     // Parses the solver block and allocates everything. Refuses a particle
     // count the device cannot hold before allocating anything.
     bool (*create)(cs_context *ctx, const cs_scene *scene, void **state, cs_error *err);

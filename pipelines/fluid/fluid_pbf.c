@@ -477,11 +477,13 @@ static uint32_t ops_state(void *state, cs_state_entry *out, uint32_t max)
     return n;
 }
 
+// PBF: the rest density (the mass follows from it) and the colour.
 const cs_sim_ops cs_pbf_ops = {
     .state = ops_state,
     .float_buffers = ops_float_buffers,
     .solver = "pbf",
     .keys = (const cs_scene_key_block *const[]){&cs_pbf_keys, NULL},
+    .material_keys = (const char *const[]){"name", "mass", "rest_density", "color", NULL},
     .key_block = pbf_key_block,
     .retune = pbf_retune,
     .summary = "Position Based Fluids (Macklin & Mueller 2013): density constraints solved on positions, 2D/3D",

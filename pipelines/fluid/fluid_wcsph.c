@@ -450,12 +450,15 @@ static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
     return true;
 }
 
+// WCSPH: the Tait equation of state, its artificial viscosity and surface tension.
 const cs_sim_ops cs_wcsph_ops = {
     .state = ops_state,
     .retune = ops_retune,
     .float_buffers = ops_float_buffers,
     .solver = "wcsph",
     .keys = (const cs_scene_key_block *const[]){&cs_wcsph_keys, NULL},
+    .material_keys = (const char *const[]){"name", "mass", "rest_density", "color", "surface_tension",
+                                           "speed_of_sound", "tait_gamma", "viscosity", NULL},
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
     .create = ops_create,
     .destroy = ops_destroy,

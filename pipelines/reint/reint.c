@@ -1024,12 +1024,14 @@ static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
     return true;
 }
 
+// reint: materials[0]'s rest density and its tait_gamma (the default of reint.tait_gamma).
 const cs_sim_ops cs_reint_ops = {
     .state = ops_state,
     .key_block = ops_key_block,
     .retune = ops_retune,
     .solver = "reint",
     .keys = (const cs_scene_key_block *const[]){&cs_reint_keys, NULL},
+    .material_keys = (const char *const[]){"name", "rest_density", "color", "tait_gamma", NULL},
     .summary = "reintegration tracking (seed 001): grid of mass distributions, SPH forces, exact mass",
     .create = ops_create,
     .destroy = ops_destroy,

@@ -740,12 +740,14 @@ static bool ops_retune(void *state, const cs_scene *scene, cs_error *err)
     return true;
 }
 
+// Vortons carry no material physics: the colour only.
 const cs_sim_ops cs_vorton_ops = {
     .state = ops_state,
     .key_block = ops_key_block,
     .retune = ops_retune,
     .solver = "vorton",
     .keys = (const cs_scene_key_block *const[]){&cs_vorton_keys, &cs_vorton_grid_keys, NULL},
+    .material_keys = (const char *const[]){"name", "color", NULL},
     .summary = "vortex particles (issue 15): vorticity carriers, direct Biot-Savart velocity, tracers, 3D",
     .create = ops_create,
     .destroy = ops_destroy,
