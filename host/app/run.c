@@ -1645,7 +1645,7 @@ bool cs_run_picked_options(const cs_run_options *first, const char *picked, cs_r
     if (first->record_path)
         used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--record", used ? ", " : "");
     if (first->edits.count)
-        used += (size_t)snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--set", used ? ", " : "");
+        snprintf(note + used, note_size - CS_MIN(used, note_size), "%s--set", used ? ", " : "");
     next->resume = NULL;
     next->record_path = NULL;
     next->edits.count = 0;

@@ -82,11 +82,11 @@ static void append_wrapped(char *out, size_t size, size_t *used, const char *tex
         uint32_t width = columns, indent = 0;
         if (p != text && p[-1] != '\n')
             indent = 2, width = columns > 2 ? columns - 2 : 1;
-        char line[512];
+        char line[512] = "";
         uint32_t n = 0, space = 0;
         const char *after_space = NULL;
         while (*p && *p != '\n' && n < width && n + 1 < sizeof line) {
-            if (drop_len && strncmp(p, drop, drop_len) == 0) {
+            if (drop && drop_len && strncmp(p, drop, drop_len) == 0) {
                 p += drop_len;
                 continue;
             }

@@ -628,12 +628,12 @@ bool cs_body_set_check(const void *data, const void *fresh, size_t bytes, char *
         uint64_t cells = (uint64_t)g->dims.x * g->dims.y * g->dims.z;
         if (cells == 0 || cells > CS_BODY_GRID_CELLS)
             return snprintf(why, why_size, "the broad phase's %u x %u x %u cells are not 1 to %u", g->dims.x,
-                            g->dims.y, g->dims.z, CS_BODY_GRID_CELLS), false;
+                            g->dims.y, g->dims.z, (unsigned)CS_BODY_GRID_CELLS), false;
         for (uint64_t c = 0; c < cells; c++)
             if (g->starts[c] > g->starts[c + 1] || g->starts[c + 1] > CS_BODY_GRID_ENTRIES)
                 return snprintf(why, why_size, "the broad phase's cell %llu lists entries %u to %u, not within "
                                 "0 to %u", (unsigned long long)c, g->starts[c], g->starts[c + 1],
-                                CS_BODY_GRID_ENTRIES), false;
+                                (unsigned)CS_BODY_GRID_ENTRIES), false;
         for (uint32_t k = 0; k < g->starts[cells]; k++)
             if (g->entries[k] >= s->counts.x)
                 return snprintf(why, why_size, "the broad phase's entry %u is body %u of %u", k, g->entries[k],

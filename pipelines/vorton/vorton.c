@@ -753,6 +753,7 @@ uint32_t cs_vorton_ring_fill(const cs_vorton_ring *ring, float spacing, float *p
     // In 64 bits: a count past UINT32_MAX is UINT32_MAX, which no capacity
     // holds (a wrapped product would pass the device's check, then overrun).
     uint32_t needed = (uint32_t)CS_MIN((uint64_t)core_points * around, (uint64_t)UINT32_MAX);
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 misreads CS_MIN with a 64-bit operand
     if (!pos4 || !vort4 || needed > capacity)
         return needed;
     double axis[3] = {ring->axis[0], ring->axis[1], ring->axis[2]}, e1[3], e2[3];

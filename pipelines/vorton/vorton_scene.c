@@ -648,12 +648,15 @@ static bool check_bodies(const void *base, const void *data, size_t bytes, char 
         cs_buffer_download(v->ctx, &v->bodies, fresh, bytes, 0);
     size_t set = CS_MIN(bytes, sizeof(cs_body_set));
     bool ok = cs_body_set_check(data, fresh, set, why, why_size);
-    const float *t = (const float *)((const uint8_t *)data + set);
-    for (size_t i = 0; ok && i < (bytes - set) / 4; i++)
-        if (!isfinite(t[i])) {
-            snprintf(why, why_size, "body temperature float %zu is %g", i, (double)t[i]);
+    const uint8_t *temperatures = (const uint8_t *)data + set;
+    for (size_t i = 0; ok && i < (bytes - set) / 4; i++) {
+        float t;
+        memcpy(&t, temperatures + 4 * i, sizeof t); // the bytes as read from the file: no alignment promised
+        if (!isfinite(t)) {
+            snprintf(why, why_size, "body temperature float %zu is %g", i, (double)t);
             ok = false;
         }
+    }
     free(fresh);
     return ok;
 }
