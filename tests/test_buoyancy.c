@@ -330,6 +330,13 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
     // floats): a wider tank or a taller domain would otherwise make the
     // same water stiffer.
     float sound = (float)(10.0 * sqrt(2.0 * (double)9.81f * fmax((double)(float)default_tank(c->dim), (double)0.6f)));
+    // WCSPH's material keys; PBF reads neither (and refuses keys it does not read).
+    char material[192];
+    if (pbf)
+        snprintf(material, sizeof material, "{\"rest_density\":1000,\"mass\":%g}", mass);
+    else
+        snprintf(material, sizeof material, "{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02,\"speed_of_sound\":%.9g}",
+                 mass, sound);
     // The domain: 0.6 high, or a tenth of a metre over a tall Archimedes
     // box's top (archimedes_box).
     double top = c->at_line ? fmax(0.6, box_y + 0.5 * c->height + 0.1) : 0.6, mid = 0.5 * c->tank;
@@ -340,9 +347,9 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
                  c->width, c->height, c->width, c->s * rho0, mid, box_y, mid, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
                  "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
-                 "\"materials\":[{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02,\"speed_of_sound\":%.9g}],"
+                 "\"materials\":[%s],"
                  "\"blocks\":[%s]}",
-                 c->solver, c->solver, block, s, h, mass, sound, blocks);
+                 c->solver, c->solver, block, s, h, material, blocks);
         snprintf(text, sizeof text,
                  "{\"dim\":3,\"domain\":{\"min\":[0,0,0],\"max\":[%g,%g,%g]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
                  "\"bodies\":[%s],\"fluids\":[%s]}", c->tank, top, c->tank, body, fluid);
@@ -353,9 +360,9 @@ static tank_result run_tank(cs_context *ctx, const tank_case *c)
                  c->width, c->height, c->s * rho0, mid, box_y, c->tilt0, dry);
         snprintf(fluid, sizeof fluid,
                  "{\"solver\":\"%s\",\"%s\":{%s},\"particle_spacing\":%g,\"smoothing_radius\":%g,"
-                 "\"materials\":[{\"rest_density\":1000,\"mass\":%g,\"viscosity\":0.02,\"speed_of_sound\":%.9g}],"
+                 "\"materials\":[%s],"
                  "\"blocks\":[%s]}",
-                 c->solver, c->solver, block, s, h, mass, sound, blocks);
+                 c->solver, c->solver, block, s, h, material, blocks);
         snprintf(text, sizeof text,
                  "{\"dim\":2,\"domain\":{\"min\":[0,0],\"max\":[%g,%g]},\"dt\":0.002,\"substeps\":10,\"seed\":4,"
                  "\"bodies\":[%s],\"fluids\":[%s]}", c->tank, top, body, fluid);

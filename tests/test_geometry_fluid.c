@@ -292,7 +292,7 @@ static void scene_json(char *out, size_t size)
     snprintf(out + n, size - (size_t)n,
              "],"
              "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %g, \"smoothing_radius\": %g,"
-             "    \"materials\": [{\"name\": \"water\", \"mass\": 0.008, \"rest_density\": 1000, \"viscosity\": 0.01}],"
+             "    \"materials\": [{\"name\": \"water\", \"mass\": 0.008, \"rest_density\": 1000}],"
              "    \"blocks\": [{\"min\": [0.1, 0.25, 0.09], \"max\": [0.26, 0.37, 0.25], \"material\": \"water\"},"
              "               {\"min\": [0.3, 0.36, 0.27], \"max\": [0.44, 0.48, 0.43], \"material\": \"water\"}],"
              "    \"pbf\": {\"iterations\": 4} }] }",

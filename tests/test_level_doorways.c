@@ -64,7 +64,7 @@ int main(void)
              "  \"gravity\": [0, -9.81, 0], \"dt\": 0.002, \"substeps\": 2, \"seed\": 7,"
              "  \"level\": {\"file\": \"%s\", \"units_per_metre\": %g},"
              "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %g, \"smoothing_radius\": %g,"
-             "    \"materials\": [{\"name\": \"water\", \"mass\": %g, \"rest_density\": 1000, \"viscosity\": 0.01}],"
+             "    \"materials\": [{\"name\": \"water\", \"mass\": %g, \"rest_density\": 1000}],"
              "    \"blocks\": [{\"min\": [0.25, 0, -0.75], \"max\": [0.75, 0.3, -0.25]}],"
              "    \"pbf\": {\"iterations\": 4} }] }",
              path, UNITS, SPACING, 2 * SPACING, 1000.0 * SPACING * SPACING * SPACING);

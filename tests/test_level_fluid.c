@@ -31,7 +31,7 @@ typedef struct solver_case {
 } solver_case;
 
 static const solver_case cases[] = {
-    {"pbf", 4096, 0.02, 0.04, 0.001, 5, 60, 0.4, "\"mass\": 0.008, \"rest_density\": 1000, \"viscosity\": 0.01",
+    {"pbf", 4096, 0.02, 0.04, 0.001, 5, 60, 0.4, "\"mass\": 0.008, \"rest_density\": 1000",
      "\"pbf\": {\"iterations\": 4}"},
     {"wcsph", 4096, 0.02, 0.048, 0.00025, 20, 60, 0.4,
      "\"mass\": 0.008, \"rest_density\": 1000, \"speed_of_sound\": 35, \"tait_gamma\": 7, \"viscosity\": 0.03",

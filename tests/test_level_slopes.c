@@ -417,7 +417,7 @@ static void check_water(cs_context *ctx, const cs_tr1_level *level)
              "  \"gravity\": [0, -9.81, 0], \"dt\": 0.004, \"substeps\": 3, \"seed\": 7,"
              "  \"level\": {\"file\": \"%s\", \"units_per_metre\": %g},"
              "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %g, \"smoothing_radius\": %g,"
-             "    \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"viscosity\": 0.05}],"
+             "    \"materials\": [{\"name\": \"water\", \"rest_density\": 1000}],"
              "    \"blocks\": [{\"room\": %d, \"min\": [0.07, 1.07, 0.07], \"max\": [1.6, 1.75, 3.93]}],"
              "    \"pbf\": {\"iterations\": 4} }] }",
              path, UNITS, SPACING, 2 * SPACING, RAMP_ROOM);

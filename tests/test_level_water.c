@@ -119,7 +119,7 @@ static void check_sealed_room(cs_context *ctx)
              "  \"gravity\": [0, -9.81, 0], \"dt\": 0.004, \"substeps\": 3, \"seed\": 5,"
              "  \"level\": {\"file\": \"%s\", \"units_per_metre\": %g},"
              "  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %g, \"smoothing_radius\": %g,"
-             "    \"materials\": [{\"name\": \"water\", \"mass\": 1.0, \"rest_density\": 1000, \"viscosity\": 0.05}],"
+             "    \"materials\": [{\"name\": \"water\", \"mass\": 1.0, \"rest_density\": 1000}],"
              "    \"blocks\": [{\"room\": %d, \"min\": [0.1, 0.25, 0.1], \"max\": [2.0, 0.45, 3.9], "
              "                  \"velocity\": [-1.5, 0, 0]},"
              "                 {\"room\": %d, \"min\": [2.0, 0.0, 0.1], \"max\": [3.9, 0.2, 3.9], "

@@ -370,7 +370,7 @@ static void test_bad_keys(void)
 {
     const char *text = "{\"dim\": 3, \"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"fluids\": [{"
                        "\"solver\": \"vorton\", \"particle_spacing\": 0.1, "
-                       "\"materials\": [{\"name\": \"air\", \"rest_density\": 300}], "
+                       "\"materials\": [{\"name\": \"air\"}], "
                        "\"blocks\": [{\"min\": [0,0,0], \"max\": [0.2,0.2,0.2], \"material\": \"air\"}], "
                        "\"vorton\": {\"rings\": [{\"radius\": 0.1, \"core\": 0.2}]}}]}";
     cs_scene scene;

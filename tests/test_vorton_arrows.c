@@ -39,7 +39,7 @@
 static const char *const k_scene =
     "{\"dim\": 3, \"domain\": {\"min\": [-1, -1, -1], \"max\": [1, 1, 1]}, \"gravity\": [0, 0, 0], \"dt\": 0.01,"
     " \"fluids\": [{\"solver\": \"vorton\", \"particle_spacing\": 0.1,"
-    "   \"materials\": [{\"name\": \"air\", \"rest_density\": 300}],"
+    "   \"materials\": [{\"name\": \"air\"}],"
     "   \"blocks\": [{\"min\": [-0.05, -0.05, -0.05], \"max\": [0.05, 0.05, 0.05], \"material\": \"air\"}],"
     "   \"vorton\": {\"spacing\": 0.1, \"ambient_temperature\": 300, \"smoke\": {\"hot\": 400},"
     "     \"rings\": [{\"centre\": [0, 0, 0], \"axis\": [0, 0, 1], \"radius\": 0.5, \"core\": 0.03,"

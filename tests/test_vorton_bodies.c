@@ -92,7 +92,7 @@ static const char ring_into_bodies[] =
     "{\"shape\": \"sphere\", \"radius\": 0.12, \"density\": 1000, \"position\": [0.6, 0, 0], "
     "\"angular_velocity\": [0, 0, 8], \"friction\": 1}],"
     "\"fluids\": [{\"solver\": \"vorton\", \"particle_spacing\": 0.08, "
-    "\"materials\": [{\"name\": \"air\", \"rest_density\": 300}], "
+    "\"materials\": [{\"name\": \"air\"}], "
     "\"blocks\": [{\"min\": [-0.4,-0.2,-0.4], \"max\": [0.8,0.4,0.4], \"material\": \"air\"}], "
     "\"vorton\": {\"spacing\": 0.04, \"viscosity\": 0.0005, \"diffusivity\": 0.0005, "
     "\"rings\": [{\"centre\": [0,0,0], \"axis\": [0,1,0], \"radius\": 0.25, \"core\": 0.08, \"circulation\": 1}], "

@@ -32,7 +32,7 @@
 static const char *const k_scene =
     "{\"dim\": 3, \"domain\": {\"min\": [-1, -1, -1], \"max\": [1, 1, 1]}, \"gravity\": [0, 0, 0], \"dt\": 0.01,"
     " \"fluids\": [{\"solver\": \"vorton\", \"particle_spacing\": 0.1,"
-    "   \"materials\": [{\"name\": \"air\", \"rest_density\": 300, \"color\": [0.2, 0.6, 0.9]}],"
+    "   \"materials\": [{\"name\": \"air\", \"color\": [0.2, 0.6, 0.9]}],"
     "   \"blocks\": [{\"min\": [-0.2, -0.2, -0.2], \"max\": [0.2, 0.2, 0.2], \"material\": \"air\"}],"
     "   \"vorton\": {\"spacing\": 0.1, \"ambient_temperature\": 300,"
     "     \"smoke\": {\"radius\": 0.04, \"brightness\": 6, \"hot\": 400}}}],"

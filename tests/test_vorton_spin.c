@@ -207,7 +207,7 @@ static const char ball_scene[] =
     "\"substeps\": 1, \"bodies\": [{\"shape\": \"sphere\", \"radius\": 0.12, \"position\": [0,0,0], "
     "\"friction\": 1, %s}], "
     "\"fluids\": [{\"solver\": \"vorton\", \"particle_spacing\": 0.1, "
-    "\"materials\": [{\"name\": \"air\", \"rest_density\": 300}], "
+    "\"materials\": [{\"name\": \"air\"}], "
     "\"blocks\": [{\"min\": [-0.3,-0.1,-0.3], \"max\": [0.3,0.1,0.3], \"material\": \"air\"}], "
     "\"vorton\": {\"spacing\": %g, \"ambient_temperature\": 300, %s, "
     "\"heat\": [{\"centre\": [0,0,0], \"radius\": 0.3, \"temperature\": 300}]}}]}";

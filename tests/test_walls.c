@@ -269,7 +269,7 @@ static const pool_case pools[] = {
      "{ \"solver\": \"pbf\", \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.4, 0.2] },"
      "  \"gravity\": [0, -9.81, 0], \"dt\": 0.0041667, \"substeps\": 1, \"seed\": 1,"
      "  \"smoothing_radius\": 0.05, \"particle_spacing\": 0.025,"
-     "  \"materials\": [ { \"name\": \"water\", \"mass\": 0.015625, \"rest_density\": 1000, \"viscosity\": 0.01 } ],"
+     "  \"materials\": [ { \"name\": \"water\", \"mass\": 0.015625, \"rest_density\": 1000 } ],"
      "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2], \"material\": \"water\" } ],"
      "  \"pbf\": { \"iterations\": 4, \"relaxation\": 0.01, \"scorr_k\": 0.1, \"scorr_n\": 4, \"scorr_dq\": 0.2,"
      "           \"vorticity\": 0.0005, \"xsph\": 0.05 } }",
@@ -379,7 +379,7 @@ static void check_dam_break(cs_context *ctx)
         "{ \"solver\": \"pbf\", \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [1.2, 0.6, 0.2] },"
         "  \"gravity\": [0, -9.81, 0], \"dt\": 0.0018519, \"substeps\": 1, \"seed\": 1,"
         "  \"boundary_restitution\": 0.0, \"smoothing_radius\": 0.04, \"particle_spacing\": 0.02,"
-        "  \"materials\": [ { \"name\": \"water\", \"mass\": 0.008, \"rest_density\": 1000, \"viscosity\": 0.01 } ],"
+        "  \"materials\": [ { \"name\": \"water\", \"mass\": 0.008, \"rest_density\": 1000 } ],"
         "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.2, 0.4, 0.2], \"material\": \"water\" } ],"
         "  \"pbf\": { \"iterations\": 4, \"relaxation\": 0.01, \"scorr_k\": 0.1, \"scorr_n\": 4, \"scorr_dq\": 0.2,"
         "           \"vorticity\": 0.05, \"xsph\": 0.05 } }";

@@ -280,7 +280,7 @@ def main():
         "fluids": [{"solver": "pbf", "domain": {"min": [1.6, 0, 1.6], "max": [2.4, 1.5, 2.4]},
                     "particle_spacing": 0.05, "smoothing_radius": 0.1,
                     "materials": [{"name": "water", "rest_density": 1000, "mass": 0.125,
-                                   "color": [0.15, 0.4, 0.85], "viscosity": 0.01}],
+                                   "color": [0.15, 0.4, 0.85]}],
                     "blocks": [{"min": [1.9, 1.1, 1.9], "max": [2.1, 1.3, 2.1], "material": "water"}],
                     "pbf": {}}],
         "geometry": geometry,

@@ -196,7 +196,7 @@ bool cs_level_flood_scene_json(const cs_level_flood *f, const char *level_path, 
         EMIT(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
     EMIT("\", \"units_per_metre\": %.17g, \"seal_water\": true},\n", upm);
     EMIT("  \"fluids\": [{ \"solver\": \"pbf\", \"particle_spacing\": %.9g, \"smoothing_radius\": %.9g,\n"
-         "    \"materials\": [{\"name\": \"water\", \"mass\": %.9g, \"rest_density\": 1000, \"viscosity\": 0.05}],\n"
+         "    \"materials\": [{\"name\": \"water\", \"mass\": %.9g, \"rest_density\": 1000}],\n"
          "    \"pbf\": {\"iterations\": 4},\n    \"blocks\": [",
          f->spacing, 2 * f->spacing, mass);
     for (uint32_t b = 0; b < f->block_count; b++) {

@@ -37,6 +37,41 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
     return ok;
 }
 
+// A material key the fluid's solver does not read is refused, with the keys
+// it does read named: a value that changes nothing misleads (a PBF fluid's
+// "viscosity" once looked live in the panel and did nothing). The solver
+// lists its keys (cs_sim_ops.material_keys); the file's tree says which
+// were given, --set edits included.
+static bool check_material_keys(const cs_scene *file, uint32_t fluid, const cs_scene *fs, const cs_sim_ops *ops,
+                                cs_error *err)
+{
+    if (!ops->material_keys || !file->json)
+        return true;
+    const cJSON *owner = file->first_format
+                             ? file->json
+                             : cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(file->json, "fluids"), (int)fluid);
+    const cJSON *materials = owner ? cJSON_GetObjectItemCaseSensitive(owner, "materials") : NULL;
+    int index = 0;
+    for (const cJSON *m = cJSON_IsArray(materials) ? materials->child : NULL; m; m = m->next, index++)
+        for (const cJSON *key = m->child; key; key = key->next) {
+            bool read = false;
+            for (const char *const *name = ops->material_keys; *name && !read; name++)
+                read = key->string && strcmp(*name, key->string) == 0;
+            if (read)
+                continue;
+            char keys[256] = "";
+            size_t used = 0;
+            for (const char *const *name = ops->material_keys; *name && used < sizeof keys; name++)
+                used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", used ? ", " : "", *name);
+            char path[32];
+            snprintf(path, sizeof path, "materials[%d]", index);
+            return cs_scene_fail(fs, err, path, key->string ? key->string : "?",
+                                 "the %s solver does not read it (its material keys: %s); remove it", ops->solver,
+                                 keys);
+        }
+    return true;
+}
+
 static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *level_file, cs_world *world,
                    cs_error *err)
 {
@@ -60,6 +95,10 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *l
             cs_world_destroy(world);
             return cs_scene_fail(fs, err, "", "solver", "\"%s\" is not built into this cistern (have: %s)",
                                  fs->solver, have);
+        }
+        if (!check_material_keys(scene, i, fs, ops, err)) {
+            cs_world_destroy(world);
+            return false;
         }
         cs_world_fluid *f = &world->fluids[i];
         *f = (cs_world_fluid){.scene = fs, .ops = ops};
