@@ -42,14 +42,18 @@ bool cs_world_create(cs_context *ctx, const cs_scene *scene, cs_world *world, cs
 // "viscosity" once looked live in the panel and did nothing). The solver
 // lists its keys (cs_sim_ops.material_keys); the file's tree says which
 // were given, --set edits included.
-static bool check_material_keys(const cs_scene *file, uint32_t fluid, const cs_scene *fs, const cs_sim_ops *ops,
-                                cs_error *err)
+static bool check_material_keys(const cs_scene *file, const cs_scene *fs, const cs_sim_ops *ops, cs_error *err)
 {
     if (!ops->material_keys || !file->json)
         return true;
+    // The fluid's entry in the tree by its own key prefix ("fluids[1]"), not
+    // by its place in this world (a world may hold some of a file's fluids).
+    unsigned entry = 0;
+    if (!file->first_format && sscanf(fs->key_prefix, "fluids[%u]", &entry) != 1)
+        return true;
     const cJSON *owner = file->first_format
                              ? file->json
-                             : cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(file->json, "fluids"), (int)fluid);
+                             : cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(file->json, "fluids"), (int)entry);
     const cJSON *materials = owner ? cJSON_GetObjectItemCaseSensitive(owner, "materials") : NULL;
     int index = 0;
     for (const cJSON *m = cJSON_IsArray(materials) ? materials->child : NULL; m; m = m->next, index++)
@@ -96,7 +100,7 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *l
             return cs_scene_fail(fs, err, "", "solver", "\"%s\" is not built into this cistern (have: %s)",
                                  fs->solver, have);
         }
-        if (!check_material_keys(scene, i, fs, ops, err)) {
+        if (!check_material_keys(scene, fs, ops, err)) {
             cs_world_destroy(world);
             return false;
         }
