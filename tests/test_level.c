@@ -787,6 +787,20 @@ static int ref_room_at(const cs_tr1_level *lvl, int room, double x, double y, do
     return room;
 }
 
+// The overlap level as written and read back (so its floor data is the
+// reader's).
+static void overlap_level_read(cs_tr1_level *lvl)
+{
+    cs_tr1_level gen;
+    overlap_level(&gen);
+    bytes b = {0};
+    CS_ASSERT(cs_tr1_write(&gen, &b.d, &b.n), "the overlap level does not write");
+    cs_tr1_free(&gen);
+    cs_error err;
+    CS_ASSERT(cs_tr1_read(b.d, b.n, "overlap.phd", lvl, &err), "%s", err.msg);
+    free(b.d);
+}
+
 // The old start rule: the smallest room box holding the point, inclusive.
 static int smallest_box(const cs_level_mesh *mesh, const double p[3])
 {
@@ -873,14 +887,7 @@ static void test_room_eyes(void)
     uint32_t old_wrong = check_room_eyes("ringed fixture, a pillar in the west room", &lvl, 1024);
     CHECK(old_wrong == 1, "the pillar does not catch the old eye (%u rooms)", old_wrong);
     cs_tr1_free(&lvl);
-    cs_tr1_level gen;
-    overlap_level(&gen);
-    bytes b = {0};
-    CS_ASSERT(cs_tr1_write(&gen, &b.d, &b.n), "the overlap level does not write");
-    cs_tr1_free(&gen);
-    cs_error err;
-    CS_ASSERT(cs_tr1_read(b.d, b.n, "overlap.phd", &lvl, &err), "%s", err.msg);
-    free(b.d);
+    overlap_level_read(&lvl);
     old_wrong = check_room_eyes("overlap level", &lvl, 512);
     CHECK(old_wrong >= 1, "the overlap level does not catch the old start (%u rooms)", old_wrong);
     cs_tr1_free(&lvl);
@@ -888,14 +895,9 @@ static void test_room_eyes(void)
 
 static void test_room_at(void)
 {
-    cs_tr1_level gen, lvl;
-    overlap_level(&gen);
-    bytes b = {0};
-    CS_ASSERT(cs_tr1_write(&gen, &b.d, &b.n), "the overlap level does not write");
-    cs_tr1_free(&gen);
+    cs_tr1_level lvl;
+    overlap_level_read(&lvl);
     cs_error err;
-    CS_ASSERT(cs_tr1_read(b.d, b.n, "overlap.phd", &lvl, &err), "%s", err.msg);
-    free(b.d);
     const double upm = 512;
     cs_level_mesh mesh;
     CS_ASSERT(cs_level_mesh_build(&lvl, upm, &mesh, &err), "%s", err.msg);

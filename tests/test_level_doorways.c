@@ -17,6 +17,7 @@
 //   not finite.
 #include "test_util.h"
 
+#include "file_io.h"
 #include "level_sdf.h"
 #include "level_tr1.h"
 #include "world.h"
@@ -40,12 +41,10 @@ static bool write_fixture(const char *path)
     CHECK(ok, "writing the ringed fixture");
     if (!ok)
         return false;
-    FILE *file = fopen(path, "wb");
-    ok = file && fwrite(bytes, 1, size, file) == size;
-    if (file)
-        fclose(file);
+    cs_error err;
+    ok = cs_write_whole_file(path, bytes, size, false, &err);
     free(bytes);
-    CHECK(ok, "writing %s", path);
+    CHECK(ok, "%s", ok ? "" : err.msg);
     return ok;
 }
 

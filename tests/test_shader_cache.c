@@ -18,6 +18,7 @@
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 
+#include "file_io.h"
 #include "shader.h"
 
 #include <dirent.h>
@@ -30,10 +31,8 @@ static void write_text(const char *name, const char *text)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", g_shaders, name);
-    FILE *f = fopen(path, "wb");
-    CS_ASSERT(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
+    cs_error err;
+    CS_ASSERT(cs_write_whole_file(path, text, strlen(text), false, &err), "%s", err.msg);
 }
 
 static void write_header(const char *value)

@@ -632,17 +632,8 @@ static void ring_portal(cs_tr1_room *room, uint16_t other, int axis, int normal,
 void cs_tr1_generate_ringed(cs_tr1_level *out)
 {
     cs_tr1_generate_demo(out); // palette, textures, objects and floor data entry 0
-    for (uint32_t r = 0; r < out->room_count; r++) {
-        cs_tr1_room *room = &out->rooms[r];
-        free(room->vertices);
-        free(room->rects);
-        free(room->tris);
-        free(room->sprites);
-        free(room->portals);
-        free(room->sectors);
-        free(room->lights);
-        free(room->meshes);
-    }
+    for (uint32_t r = 0; r < out->room_count; r++)
+        cs_tr1_room_free(&out->rooms[r]);
     free(out->rooms);
     out->room_count = CS_ARRAY_COUNT(ring_rooms);
     out->rooms = calloc(out->room_count, sizeof *out->rooms);

@@ -776,21 +776,25 @@ double cs_tr1_ceiling_height(const cs_tr1_sector *s, cs_tr1_slant slant, double 
     return h;
 }
 
+void cs_tr1_room_free(cs_tr1_room *room)
+{
+    free(room->vertices);
+    free(room->rects);
+    free(room->tris);
+    free(room->sprites);
+    free(room->portals);
+    free(room->sectors);
+    free(room->lights);
+    free(room->meshes);
+    free(room->extra_data);
+    memset(room, 0, sizeof *room);
+}
+
 void cs_tr1_free(cs_tr1_level *lvl)
 {
     if (lvl->rooms)
-        for (uint32_t i = 0; i < lvl->room_count; i++) {
-            cs_tr1_room *room = &lvl->rooms[i];
-            free(room->vertices);
-            free(room->rects);
-            free(room->tris);
-            free(room->sprites);
-            free(room->portals);
-            free(room->sectors);
-            free(room->lights);
-            free(room->meshes);
-            free(room->extra_data);
-        }
+        for (uint32_t i = 0; i < lvl->room_count; i++)
+            cs_tr1_room_free(&lvl->rooms[i]);
     free(lvl->rooms);
     free(lvl->textiles);
     free(lvl->object_textures);

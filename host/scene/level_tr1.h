@@ -245,6 +245,8 @@ const char *cs_tr1_section_name(cs_tr1_section s);
 // "PATH: byte N: FIELD: what" and leaves *out empty (cs_tr1_free is safe).
 bool cs_tr1_read(const uint8_t *data, size_t size, const char *path, cs_tr1_level *out, cs_error *err);
 void cs_tr1_free(cs_tr1_level *level);
+// Frees one room's arrays (cs_tr1_free does it for every room).
+void cs_tr1_room_free(cs_tr1_room *room);
 
 // Reads the file at path (a regular file of at most CS_INPUT_FILE_MAX bytes,
 // file_io.h) with cs_tr1_read; *size_out (may be NULL) gets its size. The

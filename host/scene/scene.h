@@ -210,7 +210,7 @@ typedef struct cs_pointer_key {
 
 typedef struct cs_pointer_options {
     float strength;          // m/s², at the centre
-    float radius;            // m; 0: four smoothing radii of the first particle fluid
+    float radius;            // m; 0: four of each fluid's smoothing radii
     float damping;           // 1/s, of the velocity inside the radius while it acts
     cs_pointer_key track[CS_MAX_POINTER_KEYS];
     uint32_t track_count;

@@ -313,7 +313,7 @@ static const cs_scene_key pointer_keys[] = {
     {"strength", CS_KEY_NUMBER, CS_KEY_AT(cs_pointer_options, strength), 0, 1e6, CS_KEY_LIVE, .unit = "m/s²",
      .def = "4 × |gravity|, else 40", .help = "the acceleration at the point's centre"},
     {"radius", CS_KEY_NUMBER, CS_KEY_AT(cs_pointer_options, radius), 0, COORD_LIMIT, CS_KEY_LIVE, .unit = "m",
-     .def = "0", .help = "0: four smoothing radii of the first particle fluid"},
+     .def = "0", .help = "0: four of each fluid's smoothing radii"},
     {"damping", CS_KEY_NUMBER, CS_KEY_AT(cs_pointer_options, damping), 0, 1e4, CS_KEY_LIVE, .unit = "1/s",
      .def = "2", .help = "of the velocity inside the radius while the pointer acts"},
     {"track", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
