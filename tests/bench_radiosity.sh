@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cistern bench --radiosity --patches LIST` (host/app/bench_radiosity.c):
+# `cistern bench --radiosity --patches LIST` (host/app/bench/bench_radiosity.c):
 # tiny patch counts on the Cornell box give one row each with every timing
 # finite; a count whose links cannot fit is reported as such with the
 # estimate, not compiled and not a crash; bad lists are refused with what
@@ -10,7 +10,7 @@ source "$(dirname "$0")/util/expect.sh"
 
 # 3M patches must be refused, never compiled, on any device; which of the
 # bench's two documented refusals it gets depends on the device
-# (host/app/bench_radiosity.c, worth_compiling):
+# (host/app/bench/bench_radiosity.c, worth_compiling):
 #  - "does not fit: ...": the patches (~183 MiB) or the estimated links
 #    (~7e8 from the 200-patch row, ~5.3 GiB) exceed what the device's
 #    storage buffers or heaps hold: lavapipe's 128 MiB maxStorageBufferRange;

@@ -33,7 +33,12 @@ pipelines/light:   pipelines/trace
 pipelines:         pipelines/fluid pipelines/reint pipelines/vorton pipelines/surface pipelines/light
 host/world:        pipelines
 host/render:       host/world
-host/app:          host/render
+host/app/io:       host/render
+host/app/panel:    host/render
+host/app/run:      host/app/io host/app/panel
+host/app/bench:    host/app/run
+host/app/tools:    host/app/run
+host/app:          host/app/bench host/app/tools
 "
 
 fail=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cistern run --record FILE.mp4` (host/app/record.c): frames piped to an
+# `cistern run --record FILE.mp4` (host/app/io/record.c): frames piped to an
 # ffmpeg child. Headless on lavapipe:
 #   1. no ffmpeg on PATH: refused before the run (exit 2), naming the package;
 #   2. 20 frames of a small 2D scene at an odd size: ffprobe reads back 20

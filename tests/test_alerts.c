@@ -1,5 +1,5 @@
 // test_alerts.c — the text a failed reload draws in the image
-// (host/app/scene_reload.h). CPU only:
+// (host/app/run/scene_reload.h). CPU only:
 //   - a shader error's paths are shown relative to the shader folder (an
 //     absolute path took most of the line);
 //   - a line longer than the width is wrapped, at a space where it can,

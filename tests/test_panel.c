@@ -1,4 +1,4 @@
-// test_panel.c — the parameter panel (host/app/panel.h):
+// test_panel.c — the parameter panel (host/app/panel/panel.h):
 //   - pixels: a frame drawn with the panel differs from the same frame
 //     without it only inside the panel's window, and its Pause, Step and
 //     Restart buttons are drawn where the panel says they are (the button

@@ -81,7 +81,7 @@ vwaits=$(sed -n 's/.* \([0-9.]*\) fence waits a frame.*/\1/p' <<< "$vloop")
 awk -v s="${vsubmits:-9}" -v w="${vwaits:-9}" 'BEGIN { exit !(s <= 1.2 && w <= 1.2) }' \
   || fail "view: wanted about one submit and one fence wait a frame: ${vloop:-no frame loop line: $(cat "$tmp/view.log")}"
 # --record in a window: every simulated frame from the swapchain copy into
-# ffmpeg (host/app/record.c), an odd width padded to even.
+# ffmpeg (host/app/io/record.c), an odd width padded to even.
 if command -v ffprobe >/dev/null; then
   xvfb-run -a -s "-screen 0 1280x800x24" "$cistern" run dam_break_2d --frames 12 --size 321x240 \
     --record "$tmp/win.mp4" --out "$tmp/rec" --validation > "$tmp/rec.log" 2>&1 \

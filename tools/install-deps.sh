@@ -8,11 +8,11 @@ build_packages=(
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
   libshaderc-dev glslang-dev spirv-tools glslc
   libglfw3-dev libcglm-dev libstb-dev libcjson-dev libassimp-dev
-  libimgui-dev                 # the panel (host/app/panel.cpp): Dear ImGui 1.86, its core only
+  libimgui-dev                 # the panel (host/app/panel/panel.cpp): Dear ImGui 1.86, its core only
   python3
   xvfb xauth gnuplot valgrind
   xdotool                      # tests/panel_window.sh works the panel with the mouse
-  ffmpeg                       # cistern run --record, F9 (host/app/record.c); tests/record.sh
+  ffmpeg                       # cistern run --record, F9 (host/app/io/record.c); tests/record.sh
   renderdoccmd librenderdoc-dev python3-renderdoc
   clang libclang-rt-14-dev
   cppcheck                     # tests/cppcheck.sh: static analysis at zero findings

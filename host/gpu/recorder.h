@@ -18,7 +18,7 @@
 #include "program.h"
 
 #define CS_PASSES_PER_POOL 512
-// Frames in flight (host/app/run.c, docs/architecture.md): how many frames a loop may have recorded
+// Frames in flight (host/app/run/run.c, docs/architecture.md): how many frames a loop may have recorded
 // and submitted before it waits for the oldest. Modules that keep per-frame
 // host-visible resources (readbacks, host-written quads) keep
 // CS_FRAME_SLOTS of them, indexed by cs_recorder.frame_slot: one per ring

@@ -1,5 +1,5 @@
 // feature_ui.c — a user interface over everything (cs_render_frame.ui,
-// render_ui.h: Dear ImGui's draw data, flattened by host/app/panel.cpp).
+// render_ui.h: Dear ImGui's draw data, flattened by host/app/panel/panel.cpp).
 // Vertices and indices are copied every frame into host-visible buffers of
 // the recorder's frame slot (the GPU may still read the previous frame's),
 // the atlas once into its own buffer; each command is one draw of its

@@ -92,7 +92,7 @@ typedef struct cs_render_surface {
 } cs_render_surface;
 
 // What a frame draws is a list of drawables: a kind and a pointer to its
-// data. The world appends what it has (host/app/world_draw.c); each render
+// data. The world appends what it has (host/app/run/world_draw.c); each render
 // feature declares the kinds it reads (feature.h) and the core hands it
 // those, in frame order. A new kind of data is a new kind here; a new
 // feature that draws existing kinds changes nothing here.

@@ -2,7 +2,7 @@
 // triangles in pixels with a texture coordinate and a colour, cut into
 // commands that each keep to a clip rectangle, and one RGBA8 texture (a
 // font atlas). It is the shape of Dear ImGui's ImDrawData, flattened, so
-// the renderer stays C and knows nothing of ImGui (host/app/panel.h makes
+// the renderer stays C and knows nothing of ImGui (host/app/panel/panel.h makes
 // it); feature_ui.c draws it, the same way into a window and headless.
 #pragma once
 

@@ -117,7 +117,7 @@ typedef struct cs_window {
     double cursor[2];
     bool have_cursor;
     bool buttons[3];
-    // Presses since a panel last read them (host/app/panel.h): a click
+    // Presses since a panel last read them (host/app/panel/panel.h): a click
     // whose press and release fall between two polls (a slow frame) would
     // otherwise never be seen down.
     bool pressed[3];

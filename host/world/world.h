@@ -118,7 +118,7 @@ void cs_world_set_pointer(cs_world *world, const float at[3], int mode);
 void cs_world_pointer_at(const cs_world *world, double t, float at[3], int32_t *mode);
 void cs_world_destroy(cs_world *world);
 // After a live edit of the scene's CS_KEY_LIVE values or a solver block's
-// (a panel, host/app/panel.h): waits for the device, then every fluid's
+// (a panel, host/app/panel/panel.h): waits for the device, then every fluid's
 // solver re-derives and uploads its parameters (cs_sim_ops.retune). False
 // with the solver's message when the values cannot run.
 bool cs_world_retune(cs_world *world, cs_error *err);

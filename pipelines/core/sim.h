@@ -152,7 +152,7 @@ typedef struct cs_level_field {
 double cs_level_field_sample(const double origin[3], double cell, const uint32_t dims[3], const float *values,
                              const double p[3]);
 
-// ---- what a part saves in a checkpoint (host/app/checkpoint.c) ----
+// ---- what a part saves in a checkpoint (host/app/io/checkpoint.c) ----
 // A part (a solver's state, the bodies, the world's clock) declares the
 // state the next substep reads as a table of rows, one per struct member:
 // a GPU buffer (or an array of them: read back whole, each its full size)
@@ -315,7 +315,7 @@ typedef struct cs_sim_ops {
     // --checkpoint-every refuses it by name).
     uint32_t (*state)(void *state, cs_state_entry *out, uint32_t max);
 
-    // Optional, for a parameter panel (host/app/panel.h): the struct the
+    // Optional, for a parameter panel (host/app/panel/panel.h): the struct the
     // running solver holds for one of its `keys` blocks (NULL: none), whose
     // CS_KEY_LIVE rows a panel may write...
     void *(*key_block)(void *state, const cs_scene_key_block *block);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Names the entries two cistern checkpoints differ in (host/app/checkpoint.h's
+"""Names the entries two cistern checkpoints differ in (host/app/io/checkpoint.h's
 layout: a 512-byte header, then parts of named entries). For the failure
 messages of tests/checkpoint_resume.sh. Usage: checkpoint_diff.py A B"""
 import struct

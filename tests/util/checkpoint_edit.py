@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a copy of a cistern checkpoint with one value of one entry changed
-and both checksums made right again (host/app/checkpoint.h's layout: a
+and both checksums made right again (host/app/io/checkpoint.h's layout: a
 512-byte header, then parts of named entries; 64-bit FNV-1a), as a user
 who edits a checkpoint would: what the checksum cannot catch. For
 tests/checkpoint_values.sh.

@@ -12,7 +12,7 @@ extern "C" {
 #include "level_tr1.h" // CS_TR1_ROOM_WATER
 #include "render.h"
 
-#include "../../shaders/render/render_shared.h"
+#include "../../../shaders/render/render_shared.h"
 }
 
 #include <imgui.h>
