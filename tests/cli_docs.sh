@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/cli.md is generated from the option tables (host/app/main.c) by
+# docs/cli.md is generated from the option tables (each command's file under host/app/) by
 # `cistern help --markdown`; this fails when the committed file differs from
 # what the binary prints: an option added, removed or reworded in a table
 # without regenerating the docs. $1 is the cistern binary.

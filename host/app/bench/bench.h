@@ -2,6 +2,7 @@
 // timestamps, report medians and p90s, write CSV/JSON and plots.
 #pragma once
 
+#include "cli.h"
 #include "common.h"
 #include "scene_edit.h"
 #include "context.h"
@@ -110,3 +111,8 @@ bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const
 bool cs_bench_plot_with(const char *dir, const char *title, const char *xlabel, const char *ylabel,
                         const char *const *series, const char *const *styles, uint32_t series_count,
                         const char *extra, cs_error *err);
+
+// `cistern bench` on the command line: its option table (cli.h) and its
+// entry, called by main.c with the whole argv (the command is argv[1]).
+extern const cs_cli_command cs_bench_cli;
+int cs_bench_main(int argc, char **argv);

@@ -97,3 +97,36 @@ bool cs_cli_parse_size(const char *flag, const char *text, uint32_t *width, uint
 // create takes them (cs_context_desc's settings).
 void cs_cli_read_settings(void);
 const cs_settings *cs_cli_settings(void);
+
+// ---- shared by several commands' tables (cli_shared.c) ---------------------
+
+#define CS_CLI_DEFAULT_SCENE "dam_break_3d"
+#define CS_CLI_STR_(x) #x
+#define CS_CLI_STR(x) CS_CLI_STR_(x)
+#define CS_CLI_COUNT(a) ((uint32_t)CS_ARRAY_COUNT(a))
+// CS_CLI_SIZE (--size WxH) writes the height right after the width.
+#define CS_CLI_SIZE_FIELDS_ADJACENT(type) \
+    _Static_assert(offsetof(type, height) == offsetof(type, width) + sizeof(uint32_t), #type ": height after width")
+
+#define CS_CLI_SET_HELP \
+    "change one scene key before the scene is read, as if the file said so (repeatable; key paths as "         \
+    "in the scene's error messages: fluids[0].materials[0].viscosity=0.2, gravity[1]=-3, "                      \
+    "surface.iso=0.4; VALUE is JSON, a bare word a string, null removes the key)"
+#define CS_CLI_DEVICE_HELP "pick a device by index or name substring (see `cistern devices`)"
+#define CS_CLI_VALIDATION_HELP "Vulkan validation + synchronization validation (slow)"
+
+// --device N|NAME: any string but an empty one, stored as a const char *.
+bool cs_cli_set_device(const cs_cli_option *o, void *opts, const char *v);
+// --set KEY.PATH=VALUE, repeatable: appended to a cs_scene_edits (scene_edit.h).
+bool cs_cli_set_scene_edit(const cs_cli_option *o, void *opts, const char *v);
+
+#define CS_CLI_MAX_SCENES 256
+// The scene names under CS_SOURCE_DIR/scenes (file names without .json),
+// sorted, in storage that lives as long as the process. Returns the count.
+uint32_t cs_cli_scene_names(const char **names, uint32_t max);
+// A scene argument that names no file: prints the loader's message, with
+// the nearest name in scenes/ when there is a likely one, and returns
+// false. True when `scene` is a path or a name whose file exists.
+bool cs_cli_check_scene(const char *scene);
+// DISPLAY or WAYLAND_DISPLAY set: a window can be tried.
+bool cs_cli_has_display(void);

@@ -2,6 +2,7 @@
 // was asked for (stats, particle dumps, images), in a window or headless.
 #pragma once
 
+#include "cli.h"
 #include "common.h"
 #include "scene_edit.h"
 
@@ -53,3 +54,8 @@ int cs_run(const cs_run_options *opt);
 // none). False when NAME to NAME_999 all hold files.
 bool cs_run_picked_options(const cs_run_options *first, const char *picked, cs_run_options *next, char *out_dir,
                            size_t out_size, char *note, size_t note_size);
+
+// `cistern run` on the command line: its option table (cli.h) and its
+// entry, called by main.c with the whole argv (the command is argv[1]).
+extern const cs_cli_command cs_run_cli;
+int cs_run_main(int argc, char **argv);

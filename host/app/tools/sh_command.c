@@ -233,3 +233,49 @@ done:
     cs_env_free(&env);
     return code;
 }
+
+// ---- the command line: `cistern sh`'s option table (cli.h) ---------------
+
+
+#define SH_AT(member) CS_CLI_AT(cs_sh_options, member)
+
+static const cs_cli_option sh_options[] = {
+    {.name = "--out", .kind = CS_CLI_PATH, SH_AT(out_dir), .arg = "DIR",
+     .help = "irradiance_sh.png, irradiance_brute.png, compare.png, coefficients.csv (default out/sh/IMAGE); "
+             "it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, SH_AT(overwrite),
+     .help = "use a non-empty --out: first delete those four files there, nothing else"},
+    {.name = "--cube", .kind = CS_CLI_FLAG, SH_AT(cube),
+     .help = "the image is six square cube faces side by side: +X -X +Y -Y +Z -Z"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, SH_AT(quiet), .help = "no device line"},
+    {.name = "--device", .kind = CS_CLI_SETTER, SH_AT(device), .arg = "N|NAME", .set = cs_cli_set_device,
+     .help = CS_CLI_DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, SH_AT(validation), .help = CS_CLI_VALIDATION_HELP},
+};
+
+const cs_cli_command cs_sh_cli = {
+    .name = "sh",
+    .args = "IMAGE.hdr [options]",
+    .summary = "spherical-harmonic irradiance of an environment image",
+    .positional = "image",
+    .positional_at = offsetof(cs_sh_options, image),
+    .options = sh_options,
+    .option_count = CS_CLI_COUNT(sh_options),
+    .notes = "IMAGE.hdr is a Radiance .hdr, lat-long of any shape, +z up = the top row. Prints the 9 RGB radiance\n"
+             "coefficients and their irradiance form. The brute-force convolution runs on the image averaged\n"
+             "down to at most 128 x 64 texels (cube: 32 x 32 a face).\n",
+};
+
+int cs_sh_main(int argc, char **argv)
+{
+    cs_sh_options opt = {0};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&cs_sh_cli, argc, argv, 2, &opt, &parsed))
+        return 2;
+    if (!opt.image) {
+        fprintf(stderr, "cistern: sh wants an image: cistern sh IMAGE.hdr [--out DIR] (a Radiance .hdr file)\n");
+        return 2;
+    }
+    return cs_sh_command(&opt);
+}
+

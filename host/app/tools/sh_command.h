@@ -4,6 +4,7 @@
 // brute-force convolution of the same image (PNG, tone-mapped, sRGB).
 #pragma once
 
+#include "cli.h"
 #include "common.h"
 
 typedef struct cs_sh_options {
@@ -18,3 +19,8 @@ typedef struct cs_sh_options {
 
 // Returns the process exit code (0 ok, 1 runtime failure, 2 bad input).
 int cs_sh_command(const cs_sh_options *opt);
+
+// `cistern sh` on the command line: its option table (cli.h) and its
+// entry, called by main.c with the whole argv (the command is argv[1]).
+extern const cs_cli_command cs_sh_cli;
+int cs_sh_main(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include "scene.h"
 #include "trace_radiosity.h"
 
+#include <ctype.h>
 #include <math.h>
 
 static const double PI = 3.14159265358979323846;
@@ -429,3 +430,86 @@ int cs_trace_command(const cs_trace_options *opt)
     cs_scene_free(&scene);
     return code;
 }
+
+// ---- the command line: `cistern trace`'s option table (cli.h) ---------------
+
+CS_CLI_SIZE_FIELDS_ADJACENT(cs_trace_options);
+
+
+// --variance N,K: N pixels (at least 1), K paths each (1 to 1000000).
+static bool set_variance(const cs_cli_option *o, void *opts, const char *v)
+{
+    (void)o;
+    cs_trace_options *opt = opts;
+    char rest = 0;
+    if (!v || !isdigit((unsigned char)v[0]) ||
+        sscanf(v, "%u,%u%c", &opt->variance_pixels, &opt->variance_spp, &rest) != 2 || !opt->variance_pixels ||
+        !opt->variance_spp || opt->variance_spp > 1000000) {
+        fprintf(stderr, "cistern: --variance wants N,K: K more paths (1 to 1000000) for each of the N noisiest "
+                        "pixels, e.g. 1000,256 (got \"%s\")\n", v ? v : "");
+        return false;
+    }
+    return true;
+}
+
+#define TRACE_AT(member) CS_CLI_AT(cs_trace_options, member)
+
+static const cs_cli_option trace_options[] = {
+    {.name = "--set", .kind = CS_CLI_SETTER, TRACE_AT(edits), .arg = "KEY=VALUE", .set = cs_cli_set_scene_edit,
+     .help = CS_CLI_SET_HELP},
+    {.name = "--spp", .kind = CS_CLI_UINT, TRACE_AT(spp), .arg = "N", .min = 1, .max = 1000000, .def = "64",
+     .help = "paths a pixel (dispatched 64 at a time)"},
+    {.name = "--size", .kind = CS_CLI_SIZE, TRACE_AT(width), .arg = "WxH", .def = "256x256", .help = "image size"},
+    {.name = "--out", .kind = CS_CLI_PATH, TRACE_AT(out_dir), .arg = "DIR",
+     .help = "trace.png (exposure 1 / mean luminance, x / (1 + x), sRGB), trace.pfm (mean radiance W/m^2/sr, "
+             "float RGB), patches.csv (default out/trace/SCENE); it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, TRACE_AT(overwrite),
+     .help = "use a non-empty --out: first delete cistern's own files there, nothing else"},
+    {.name = "--variance", .kind = CS_CLI_SETTER, TRACE_AT(variance_pixels), .arg = "N,K", .set = set_variance,
+     .help = "then K more paths for each of the N pixels of highest variance (biased)"},
+    {.name = "--probes", .kind = CS_CLI_FLAG, TRACE_AT(probes),
+     .help = "patches.csv: every triangle's radiosity B = pi L and its standard error"},
+    {.name = "--probe-paths", .kind = CS_CLI_UINT, TRACE_AT(probe_paths), .arg = "N", .min = 1, .max = 100000000,
+     .def = "4096", .help = "paths a triangle for --probes (rounded up to a multiple of 64)"},
+    {.name = "--radiosity", .kind = CS_CLI_FLOAT, TRACE_AT(radiosity_patch), .arg = "S", .min = 0.01, .max = 100,
+     .unit = "a patch size in metres",
+     .help = "also radiosity.png (the radiosity solution, patches of S metres, through the same camera and "
+             "exposure) and compare.png (path tracer | radiosity)"},
+    {.name = "--seed", .kind = CS_CLI_UINT, TRACE_AT(seed), .arg = "N", .max = UINT32_MAX, .def = "1",
+     .help = "random seed"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, TRACE_AT(quiet), .help = "no device line, progress or summary"},
+    {.name = "--device", .kind = CS_CLI_SETTER, TRACE_AT(device), .arg = "N|NAME", .set = cs_cli_set_device,
+     .help = CS_CLI_DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, TRACE_AT(validation), .help = CS_CLI_VALIDATION_HELP},
+};
+
+const cs_cli_command cs_trace_cli = {
+    .name = "trace",
+    .args = "SCENE [options]",
+    .summary = "path-trace a scene's static geometry (trace.png, trace.pfm)",
+    .positional = "scene",
+    .positional_at = offsetof(cs_trace_options, scene),
+    .options = trace_options,
+    .option_count = CS_CLI_COUNT(trace_options),
+    .notes = "SCENE has \"geometry\", e.g. cornell_box (docs/light.md \"Path tracer\").\n"
+             "The scene's \"camera\" is used when it has one; else a 45 degree view that frames the geometry.\n",
+};
+
+int cs_trace_main(int argc, char **argv)
+{
+    cs_trace_options opt = {0};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&cs_trace_cli, argc, argv, 2, &opt, &parsed))
+        return 2;
+    if (!opt.scene) {
+        fprintf(stderr, "cistern: trace wants a scene with \"geometry\": cistern trace SCENE [--spp N] "
+                        "[--size WxH] [--out DIR] (e.g. cistern trace cornell_box)\n");
+        return 2;
+    }
+    if (!cs_cli_check_scene(opt.scene))
+        return 2;
+    int code = cs_trace_command(&opt);
+    cs_scene_edits_free(&opt.edits);
+    return code;
+}
+

@@ -11,6 +11,7 @@
 // dispatch (lavapipe lost work in longer ones: docs/light.md).
 #pragma once
 
+#include "cli.h"
 #include "common.h"
 #include "scene_edit.h"
 
@@ -42,3 +43,8 @@ int cs_trace_command(const cs_trace_options *opt);
 // big-endian host), then the rows from the bottom up, as the format wants.
 // Through the checked writer (file_io.h).
 bool cs_write_pfm(const char *path, uint32_t width, uint32_t height, const float *rgb, cs_error *err);
+
+// `cistern trace` on the command line: its option table (cli.h) and its
+// entry, called by main.c with the whole argv (the command is argv[1]).
+extern const cs_cli_command cs_trace_cli;
+int cs_trace_main(int argc, char **argv);

@@ -527,3 +527,114 @@ int cs_view_command(const cs_view_options *opt)
     free(v);
     return code;
 }
+
+// ---- the command line: `cistern view`'s option table (cli.h) ---------------
+
+CS_CLI_SIZE_FIELDS_ADJACENT(cs_view_options);
+
+
+// view --camera X,Y,Z: three finite numbers (metres).
+static bool set_view_camera(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_view_options *opt = opts;
+    char end = 0;
+    double p[3];
+    if (!v || sscanf(v, "%lf,%lf,%lf%c", &p[0], &p[1], &p[2], &end) != 3 || !isfinite(p[0]) || !isfinite(p[1]) ||
+        !isfinite(p[2]) || fabs(p[0]) > 1e6 || fabs(p[1]) > 1e6 || fabs(p[2]) > 1e6) {
+        fprintf(stderr, "cistern: %s wants X,Y,Z in metres, each within 1e6 (got \"%s\")\n", o->name, v ? v : "");
+        return false;
+    }
+    memcpy(opt->camera, p, sizeof p);
+    opt->camera_given = true;
+    return true;
+}
+
+#define VIEW_AT(member) CS_CLI_AT(cs_view_options, member)
+
+static const cs_cli_option view_options[] = {
+    {.name = "--headless", .kind = CS_CLI_FLAG, VIEW_AT(headless),
+     .help = "one image per room (camera in its middle, facing its first portal), DIR/room_NNN.png, with the "
+             "rooms the portal walk drew (default without a display)"},
+    {.name = "--room", .kind = CS_CLI_INT, VIEW_AT(room), .arg = "N", .max = INT32_MAX,
+     .help = "headless: only room N (default: every room; the level says how many it has)"},
+    {.name = "--camera", .kind = CS_CLI_SETTER, VIEW_AT(camera), .arg = "X,Y,Z", .set = set_view_camera,
+     .help = "headless: one image, camera.png, from this point (metres, looking along -z) instead of one a room; "
+             "outside every room it says so in the image"},
+    {.name = "--out", .kind = CS_CLI_PATH, VIEW_AT(out_dir), .arg = "DIR",
+     .help = "default out/view/FILE; it must be empty or new, or add --overwrite"},
+    {.name = "--overwrite", .kind = CS_CLI_FLAG, VIEW_AT(overwrite),
+     .help = "use a non-empty --out: first delete room_*.png there, nothing else"},
+    {.name = "--size", .kind = CS_CLI_SIZE, VIEW_AT(width), .arg = "WxH",
+     .help = "image or window size (default 640x360 headless, 1280x720 window)"},
+    {.name = "--scale", .kind = CS_CLI_FLOAT, VIEW_AT(units_per_metre), .arg = "UNITS", .min = 0.001, .max = 1e6,
+     .unit = "level units per metre", .help = "level units per metre (default 512: a 1024-unit sector is 2 m)"},
+    {.name = "--no-fog", .kind = CS_CLI_FLAG, VIEW_AT(no_fog), .help = "no depth cue"},
+    {.name = "--light", .kind = CS_CLI_CHOICE, VIEW_AT(radiosity), .arg = "baked|radiosity",
+     .choices = "baked|radiosity", .def = "baked",
+     .help = "TR1's baked vertex light or the room lights and their bounces"},
+    {.name = "--patch-size", .kind = CS_CLI_FLOAT, VIEW_AT(patch_size), .arg = "M", .min = 0.05, .max = 1000,
+     .unit = "metres", .def = "4", .help = "radiosity patch size in metres"},
+    {.name = "--panel", .kind = CS_CLI_FLAG, VIEW_AT(panel),
+     .help = "a panel listing the rooms (their flags: water), the one the camera is in (or that it is outside every "
+             "room) and a jump to each (docs/panel.md); headless, drawn into the images; with --flood, the run's "
+             "panel"},
+    {.name = "--frames", .kind = CS_CLI_UINT, VIEW_AT(frames), .arg = "N", .max = UINT32_MAX,
+     .help = "window: stop after N frames (default and 0: when closed); --flood headless: frames run (default 120)"},
+    {.name = "--flood", .kind = CS_CLI_FLAG, VIEW_AT(flood),
+     .help = "fill the level's water rooms (room flag 0x0001) with PBF water and run it (as cistern run would; "
+             "headless: a PNG every 10th frame in DIR, default out/view/FILE_flood, the scene beside it as DIR.json); "
+             "--panel, --size, --frames, --no-fog apply, --room, --camera, --light, --patch-size are refused"},
+    {.name = "--flood-rooms", .kind = CS_CLI_STRING, VIEW_AT(flood_rooms), .arg = "N,M,..",
+     .help = "--flood: fill these rooms instead (water rooms or not)"},
+    {.name = "--flood-particles", .kind = CS_CLI_UINT, VIEW_AT(flood_particles), .arg = "N", .min = 8,
+     .max = 1u << 24, .def = "20000", .help = "--flood: the particle budget (the spacing is the finest that fits)"},
+    {.name = "--quiet", .kind = CS_CLI_FLAG, VIEW_AT(quiet), .help = "no device line or summary"},
+    {.name = "--device", .kind = CS_CLI_SETTER, VIEW_AT(device), .arg = "N|NAME", .set = cs_cli_set_device,
+     .help = CS_CLI_DEVICE_HELP},
+    {.name = "--validation", .kind = CS_CLI_FLAG, VIEW_AT(validation), .help = CS_CLI_VALIDATION_HELP},
+};
+
+const cs_cli_command cs_view_cli = {
+    .name = "view",
+    .args = "FILE.PHD [options]",
+    .summary = "fly through a Tomb Raider 1 level (headless: one image per room)",
+    .positional = "level",
+    .positional_at = offsetof(cs_view_options, level),
+    .options = view_options,
+    .option_count = CS_CLI_COUNT(view_options),
+    .notes = "FILE.PHD: a Tomb Raider 1 level, e.g. levels/cistern_demo.phd; drawn through its portals.\n"
+             "window keys: Tab next room, B baked light / radiosity, WASD/QE fly, drag to look, Esc quit\n",
+};
+
+// `cistern view FILE.PHD`: the level drawn through its portals (view.c).
+int cs_view_main(int argc, char **argv)
+{
+    cs_view_options opt = {.room = -1};
+    cs_cli_parsed parsed;
+    if (!cs_cli_parse(&cs_view_cli, argc, argv, 2, &opt, &parsed))
+        return 2;
+    if (!opt.level) {
+        fprintf(stderr, "cistern: view wants a level: cistern view FILE.PHD (a Tomb Raider 1 level; "
+                        "levels/cistern_demo.phd is shipped)\n");
+        return 2;
+    }
+    // --flood runs a scene as `cistern run` does: the viewer's own options
+    // have nothing to act on there, and were once ignored without a word;
+    // --flood's own options do nothing without it.
+    static const char *const viewer_only[] = {"--room", "--camera", "--light", "--patch-size"};
+    static const char *const flood_only[] = {"--flood-rooms", "--flood-particles"};
+    for (size_t i = 0; opt.flood && i < CS_CLI_COUNT(viewer_only); i++)
+        if (cs_cli_given(&cs_view_cli, &parsed, viewer_only[i])) {
+            fprintf(stderr, "cistern: view --flood: %s is the level viewer's, and --flood runs the flooded level as "
+                            "`cistern run` does: drop %s (--panel, --size, --frames, --no-fog, --out apply)\n",
+                    viewer_only[i], viewer_only[i]);
+            return 2;
+        }
+    for (size_t i = 0; !opt.flood && i < CS_CLI_COUNT(flood_only); i++)
+        if (cs_cli_given(&cs_view_cli, &parsed, flood_only[i])) {
+            fprintf(stderr, "cistern: view: %s applies only with --flood: add --flood, or drop it\n", flood_only[i]);
+            return 2;
+        }
+    return cs_view_command(&opt);
+}
+

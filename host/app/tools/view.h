@@ -4,6 +4,7 @@
 // baked vertex light or radiosity (the room lights and their bounces).
 #pragma once
 
+#include "cli.h"
 #include "common.h"
 
 typedef struct cs_view_options {
@@ -34,3 +35,8 @@ typedef struct cs_view_options {
 } cs_view_options;
 
 int cs_view_command(const cs_view_options *opt);
+
+// `cistern view` on the command line: its option table (cli.h) and its
+// entry, called by main.c with the whole argv (the command is argv[1]).
+extern const cs_cli_command cs_view_cli;
+int cs_view_main(int argc, char **argv);
