@@ -16,6 +16,9 @@
 #       both runs (into WORKDIR/a and WORKDIR/b, default a new temporary
 #       folder), then the diff.
 #
+# SCENES="dam_break_3d reint_dam_2d" limits the runs to those scenes
+# (names under scenes/), for a quick check on a busy machine.
+#
 # Settings are the smallest that still exercise every part: FRAMES frames
 # (default 3), --particles PARTICLES (default 2k) where the scene's fluids
 # take it, a SIZE image (default 96x64). The binaries run from the
@@ -33,12 +36,16 @@ SIZE=${SIZE:-96x64}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
-    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
 scenes() {
-    (cd "$ROOT" && ls scenes/*.json scenes/*/*.json 2>/dev/null)
+    if [ -n "${SCENES:-}" ]; then
+        for s in $SCENES; do echo "scenes/$s.json"; done
+    else
+        (cd "$ROOT" && ls scenes/*.json scenes/*/*.json 2>/dev/null)
+    fi
 }
 
 # run_one BINARY SCENE_FILE DIR: the scene's outputs into DIR.

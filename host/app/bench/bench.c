@@ -8,7 +8,7 @@
 // growth exponent is the least-squares slope of log(ms/step) on
 // log(particles): 1.0 is linear scaling.
 #define _GNU_SOURCE
-#include "bench.h"
+#include "bench_result.h"
 
 #include "cli.h"
 #include "context.h"
@@ -24,8 +24,6 @@
 #include <ctype.h>
 #include <math.h>
 
-#define MAX_PASSES 48
-#define MAX_BATCHES 16
 
 // Noise rules (docs/benchmarks.md "Noise"): a size is timed in batches of
 // `steps` steps until two batches' medians agree within BATCH_AGREE, up to
@@ -38,180 +36,6 @@
 #define NOISY_SPREAD 0.25
 #define NOISY_DRIFT 0.10
 
-// The one provenance of this process's bench (a CLI run is one bench):
-// begun when the context opens, closed when results.json is written.
-static cs_provenance bench_provenance;
-
-typedef struct bench_pass {
-    char name[48];
-    double median_ms, p10_ms, p90_ms;
-    bool per_frame; // ran in only some steps: its mean over the steps (amortise_frame_passes)
-    uint32_t runs;  // timed steps it ran in
-} bench_pass;
-
-typedef struct bench_result {
-    uint32_t requested;
-    uint32_t particles;
-    bool skipped;
-    char skip_reason[512];
-    double median_ms, p90_ms;        // GPU, whole step (sum of passes)
-    double p10_ms;
-    double spread;                   // (p90 - p10) / median of the steps
-    double batch_median_ms[MAX_BATCHES];
-    uint32_t batches;                // batches of `steps` steps timed
-    bool noisy;
-    char noise_reason[384];
-    double wall_median_ms;           // submit + wait on the host
-    double particle_steps_per_s;
-    uint64_t memory_bytes;
-    bench_pass passes[MAX_PASSES];
-    uint32_t pass_count;
-    // Physical sanity after the timed steps (see speed_bound): a fast but
-    // exploding simulation is not a benchmark result.
-    bool stable;
-    bool failed;               // a step went wrong (NaN/Inf, a cell past capacity): the sweep stops
-    char unstable_reason[640];
-    double dt;                       // simulated seconds per step (after scaling)
-    uint32_t steps_per_frame;        // the scaled scene's substeps
-    uint32_t timed_steps;            // steps timed (fewer than asked when a step went wrong or was too slow)
-} bench_result;
-
-bool cs_bench_parse_sizes(const char *text, cs_bench_options *opt, cs_error *err)
-{
-    opt->size_count = 0;
-    const char *p = text;
-    while (*p) {
-        char *end;
-        double v = strtod(p, &end);
-        // !(v > 0) also refuses NaN, which must never reach the cast below.
-        if (end == p || !(v > 0))
-            return cs_fail(err, "--particles: cannot read a count at \"%s\" (write e.g. 16k,64k,1M)", p);
-        if (*end == 'k' || *end == 'K')
-            v *= 1e3, end++;
-        else if (*end == 'm' || *end == 'M')
-            v *= 1e6, end++;
-        if (*end != ',' && *end != 0)
-            return cs_fail(err, "--particles: unexpected \"%s\" (write e.g. 16k,64k,1M)", end);
-        if (!(v <= 4e9))
-            return cs_fail(err, "--particles: %.0f is more than cistern can index", v);
-        if (v != floor(v))
-            return cs_fail(err, "--particles: %g is not a whole count", v);
-        if (opt->size_count == CS_BENCH_MAX_SIZES)
-            return cs_fail(err, "--particles: at most %d sizes", CS_BENCH_MAX_SIZES);
-        opt->sizes[opt->size_count++] = (uint32_t)v;
-        p = *end == ',' ? end + 1 : end;
-    }
-    if (opt->size_count == 0)
-        return cs_fail(err, "--particles: no sizes given");
-    return true;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static bool load_scene_name(const cs_bench_options *opt, char *name, size_t size)
-{
-    cs_error err;
-    cs_scene probe;
-    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &probe, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return false;
-    }
-    snprintf(name, size, "%s", probe.name);
-    cs_scene_free(&probe);
-    return true;
-}
-
-bool cs_bench_open_context(const cs_bench_options *opt, cs_context *ctx, char *device, size_t size)
-{
-    cs_error err;
-    cs_context_desc desc = {.validation = opt->validation, .device = opt->device, .verbose = !opt->quiet,
-                            .settings = cs_cli_settings()};
-    if (!cs_context_create(&desc, ctx, &err)) {
-        fprintf(stderr, "cistern: %s\n", err.msg);
-        return false;
-    }
-    cs_context_device_string(ctx, device, size);
-    // The scene file's path for its hash: load it once (names resolve).
-    char scene_file[512] = "";
-    if (opt->scene) {
-        cs_scene *probe = malloc(sizeof *probe);
-        if (probe && cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, probe, &err)) {
-            snprintf(scene_file, sizeof scene_file, "%s", probe->path);
-            cs_scene_free(probe);
-        }
-        free(probe);
-    }
-    cs_provenance_begin(&bench_provenance, scene_file[0] ? scene_file : NULL);
-    if (!opt->quiet)
-        cs_provenance_print(&bench_provenance, stderr);
-    char busy[200];
-    if (!opt->quiet && cs_provenance_busy(&bench_provenance, busy, sizeof busy))
-        fprintf(stderr, "cistern: warning: %s: its timings are marked noisy\n", busy);
-    return true;
-}
-
-static bool prepare_out(const cs_bench_options *opt, const char *default_dir, const char *scene, char *dir, size_t size)
-{
-    if (opt->out_dir) {
-        snprintf(dir, size, "%s", opt->out_dir);
-    } else {
-        const char *at = strstr(default_dir, "SCENE");
-        if (at)
-            snprintf(dir, size, "%.*s%s%s", (int)(at - default_dir), default_dir, scene, at + strlen("SCENE"));
-        else
-            snprintf(dir, size, "%s", default_dir);
-    }
-    cs_error err;
-    if (!cs_prepare_out_dir(dir, opt->overwrite, CS_OUT_BENCH, &err)) {
-        fprintf(stderr, "cistern: bench: %s\n", err.msg);
-        return false;
-    }
-    return true;
-}
-
-int cs_bench_begin(const cs_bench_options *opt, const char *default_dir, cs_context *ctx, cs_bench_start *start)
-{
-    if (!load_scene_name(opt, start->scene_name, sizeof start->scene_name))
-        return 2;
-    if (!prepare_out(opt, default_dir, start->scene_name, start->dir, sizeof start->dir))
-        return 2;
-    if (!cs_bench_open_context(opt, ctx, start->device, sizeof start->device))
-        return 1;
-    return 0;
-}
-
-bool cs_bench_write_json(const char *dir, cJSON *json, cs_error *err)
-{
-    if (!cs_make_dirs(dir, err))
-        return false;
-    cs_provenance_end(&bench_provenance);
-    cJSON_DeleteItemFromObject(json, "provenance");
-    cs_provenance_add_json(&bench_provenance, json);
-    char *text = cJSON_Print(json);
-    CS_ASSERT(text, "out of memory printing %s/results.json", dir);
-    char path[600];
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    bool ok = cs_write_whole_file(path, text, strlen(text), true, err);
-    free(text);
-    return ok;
-}
-
-double cs_bench_percentile(const double *samples, uint32_t n, double q)
-{
-    if (n == 0)
-        return 0;
-    double *s = malloc(n * sizeof *s);
-    memcpy(s, samples, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    uint32_t k = (uint32_t)ceil(q * n) - 1;
-    double v = s[CS_MIN(k, n - 1)];
-    free(s);
-    return v;
-}
 
 // Fastest a sane particle can move: a fall through the whole domain height
 // along gravity, sqrt(2 |g| H), plus the fastest thing the scene starts or
@@ -311,9 +135,111 @@ static void judge_noise(bench_result *res, uint32_t done)
                                      used ? "; " : "", res->batches, 100.0 * (hi / lo - 1.0));
     }
     char busy[200];
-    if (cs_provenance_busy(&bench_provenance, busy, sizeof busy) && used < size)
+    if (cs_bench_machine_busy(busy, sizeof busy) && used < size)
         used += (size_t)snprintf(why + used, size - used, "%s%s", used ? "; " : "", busy);
     res->noisy = used > 0;
+}
+
+// The bench's scene at `requested` particles (or grid cells along x), one
+// substep a step and no surfaces. False: res->skipped says why.
+static bool load_sized_scene(const cs_bench_options *opt, uint32_t requested, cs_scene *out, bench_result *res)
+{
+    cs_error err;
+    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, out, &err)) {
+        res->skipped = true;
+        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
+        return false;
+    }
+    bool resized = true;
+    if (opt->cells) {
+        // Every grid fluid of the scene gets the resolution.
+        bool any = false;
+        for (uint32_t i = 0; resized && i < out->fluid_count; i++) {
+            if (strcmp(out->fluids[i].solver, "reint") == 0) {
+                resized = cs_reint_scene_set_resolution(&out->fluids[i], requested, &err);
+                any = true;
+            }
+        }
+        if (resized && !any)
+            resized = cs_fail(&err, "%s: --cells needs a grid fluid (solver \"reint\"); use --particles", out->path);
+    } else {
+        cs_scene_scale_world(out, requested);
+    }
+    if (!resized) {
+        res->skipped = true;
+        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
+        cs_scene_free(out);
+        return false;
+    }
+    // One step per submit: per-step timings. A step is one substep of the
+    // scaled scene (dt shrinks with the spacing, docs/scenes.md "Particle-count
+    // scaling"), so a frame of the scaled scene is steps_per_frame steps.
+    res->dt = out->dt;
+    res->steps_per_frame = out->substeps;
+    out->substeps = 1;
+    // The bench times the solvers' steps; surfaces are meshed only in frames
+    // that show them, never here, so none is made (their grids would also
+    // cap the sizes a sweep reaches).
+    for (uint32_t i = 0; i < out->fluid_count; i++) {
+        out->fluids[i].substeps = 1;
+        out->fluids[i].surface.enabled = false;
+    }
+    return true;
+}
+
+// After the timed steps: the particle (or cell) count, and whether the
+// state is one a benchmark may report (finite, in the domain, no faster
+// than speed_bound): a fast but exploding simulation is no result.
+static void judge_final_state(const cs_bench_options *opt, const cs_scene *scene, cs_world *world, bench_result *res)
+{
+    cs_sim_stats stats = {0};
+    cs_world_stats(world, &stats, NULL);
+    res->particles = stats.particles;
+    double bound = 0.0;
+    for (uint32_t i = 0; i < scene->fluid_count; i++)
+        bound = fmax(bound, speed_bound(&scene->fluids[i]));
+    res->stable = !res->failed;
+    if (res->failed)
+        ; // unstable_reason says which step and what
+    else if (stats.non_finite > 0)
+        snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles have NaN/Inf values",
+                 stats.non_finite);
+    else if (stats.outside_domain > 0)
+        snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles left the domain",
+                 stats.outside_domain);
+    else if (bound > 0 && !(stats.max_speed <= bound))
+        snprintf(res->unstable_reason, sizeof res->unstable_reason,
+                 "max speed %.3g exceeds %.3g (3 x (sqrt(2 g H) + fastest start/emitter speed))", stats.max_speed,
+                 bound);
+    res->stable = !res->failed && res->unstable_reason[0] == 0;
+    if (opt->cells) {
+        // Grid pipelines: every cell is updated every step, filled or not.
+        res->particles = 0;
+        for (uint32_t i = 0; i < world->fluid_count; i++) {
+            cs_world_fluid *f = &world->fluids[i];
+            if (!f->ops->field)
+                continue;
+            cs_field_view field;
+            f->ops->field(f->state, &field);
+            res->particles += field.dims[0] * field.dims[1] * CS_MAX(field.dims[2], 1u);
+        }
+    }
+}
+
+// Medians and percentiles of the timed steps, whole and per pass.
+static void summarise_steps(bench_result *res, const double *totals, const double *walls, const double *per_pass,
+                            uint32_t capacity, uint32_t done)
+{
+    res->median_ms = cs_bench_percentile(totals, done, 0.5);
+    res->p10_ms = cs_bench_percentile(totals, done, 0.1);
+    res->p90_ms = cs_bench_percentile(totals, done, 0.9);
+    res->wall_median_ms = cs_bench_percentile(walls, done, 0.5);
+    res->particle_steps_per_s = res->median_ms > 0 ? res->particles / (res->median_ms * 1e-3) : 0;
+    for (uint32_t q = 0; q < res->pass_count; q++) {
+        res->passes[q].median_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.5);
+        res->passes[q].p10_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.1);
+        res->passes[q].p90_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.9);
+    }
 }
 
 static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, bench_result *res)
@@ -322,45 +248,8 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     res->requested = requested;
     cs_error err;
     cs_scene scene;
-    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &scene, &err)) {
-        res->skipped = true;
-        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
+    if (!load_sized_scene(opt, requested, &scene, res))
         return;
-    }
-    bool resized = true;
-    if (opt->cells) {
-        // Every grid fluid of the scene gets the resolution.
-        bool any = false;
-        for (uint32_t i = 0; resized && i < scene.fluid_count; i++) {
-            if (strcmp(scene.fluids[i].solver, "reint") == 0) {
-                resized = cs_reint_scene_set_resolution(&scene.fluids[i], requested, &err);
-                any = true;
-            }
-        }
-        if (resized && !any)
-            resized = cs_fail(&err, "%s: --cells needs a grid fluid (solver \"reint\"); use --particles", scene.path);
-    } else {
-        cs_scene_scale_world(&scene, requested);
-    }
-    if (!resized) {
-        res->skipped = true;
-        snprintf(res->skip_reason, sizeof res->skip_reason, "%s", err.msg);
-        cs_scene_free(&scene);
-        return;
-    }
-    // One step per submit: per-step timings. A step is one substep of the
-    // scaled scene (dt shrinks with the spacing, docs/scenes.md "Particle-count
-    // scaling"), so a frame of the scaled scene is steps_per_frame steps.
-    res->dt = scene.dt;
-    res->steps_per_frame = scene.substeps;
-    scene.substeps = 1;
-    // The bench times the solvers' steps; surfaces are meshed only in frames
-    // that show them, never here, so none is made (their grids would also
-    // cap the sizes a sweep reaches).
-    for (uint32_t i = 0; i < scene.fluid_count; i++) {
-        scene.fluids[i].substeps = 1;
-        scene.fluids[i].surface.enabled = false;
-    }
     CS_HEAP_WORLD(world);
     uint64_t before = ctx->bytes_allocated;
     if (!cs_world_create(ctx, &scene, world, &err)) {
@@ -454,48 +343,8 @@ static void run_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requ
     res->timed_steps = done;
     if (!opt->quiet)
         cs_progress_end(&progress);
-    cs_sim_stats stats = {0};
-    cs_world_stats(world, &stats, NULL);
-    res->particles = stats.particles;
-    double bound = 0.0;
-    for (uint32_t i = 0; i < scene.fluid_count; i++)
-        bound = fmax(bound, speed_bound(&scene.fluids[i]));
-    res->stable = !res->failed;
-    if (res->failed)
-        ; // unstable_reason says which step and what
-    else if (stats.non_finite > 0)
-        snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles have NaN/Inf values",
-                 stats.non_finite);
-    else if (stats.outside_domain > 0)
-        snprintf(res->unstable_reason, sizeof res->unstable_reason, "%u particles left the domain",
-                 stats.outside_domain);
-    else if (bound > 0 && !(stats.max_speed <= bound))
-        snprintf(res->unstable_reason, sizeof res->unstable_reason,
-                 "max speed %.3g exceeds %.3g (3 x (sqrt(2 g H) + fastest start/emitter speed))", stats.max_speed,
-                 bound);
-    res->stable = !res->failed && res->unstable_reason[0] == 0;
-    if (opt->cells) {
-        // Grid pipelines: every cell is updated every step, filled or not.
-        res->particles = 0;
-        for (uint32_t i = 0; i < world->fluid_count; i++) {
-            cs_world_fluid *f = &world->fluids[i];
-            if (!f->ops->field)
-                continue;
-            cs_field_view field;
-            f->ops->field(f->state, &field);
-            res->particles += field.dims[0] * field.dims[1] * CS_MAX(field.dims[2], 1u);
-        }
-    }
-    res->median_ms = cs_bench_percentile(totals, done, 0.5);
-    res->p10_ms = cs_bench_percentile(totals, done, 0.1);
-    res->p90_ms = cs_bench_percentile(totals, done, 0.9);
-    res->wall_median_ms = cs_bench_percentile(walls, done, 0.5);
-    res->particle_steps_per_s = res->median_ms > 0 ? res->particles / (res->median_ms * 1e-3) : 0;
-    for (uint32_t q = 0; q < res->pass_count; q++) {
-        res->passes[q].median_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.5);
-        res->passes[q].p10_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.1);
-        res->passes[q].p90_ms = cs_bench_percentile(per_pass + (size_t)q * capacity, done, 0.9);
-    }
+    judge_final_state(opt, &scene, world, res);
+    summarise_steps(res, totals, walls, per_pass, capacity, done);
     judge_noise(res, done);
     free(totals), free(walls), free(raw_totals), free(per_pass);
     cs_recorder_destroy(&rec);
@@ -595,60 +444,6 @@ static bool write_csv(const char *path, const bench_result *res, uint32_t n, cs_
     return cs_out_close(&f, err);
 }
 
-// A log-log plot of ms/step against particles, one line per pass, as PNG and
-// SVG through gnuplot (skipped with a note when gnuplot is missing).
-bool cs_bench_have_gnuplot(void)
-{
-    if (system("command -v gnuplot >/dev/null 2>&1") == 0)
-        return true;
-    fprintf(stderr, "cistern: gnuplot not found; no plots (apt-get install gnuplot-nox)\n");
-    return false;
-}
-
-bool cs_bench_plot(const char *dir, const char *title, const char *xlabel, const char *ylabel,
-                   const char *const *series, const char *const *styles, uint32_t series_count, cs_error *err)
-{
-    return cs_bench_plot_with(dir, title, xlabel, ylabel, series, styles, series_count, NULL, err);
-}
-
-bool cs_bench_plot_with(const char *dir, const char *title, const char *xlabel, const char *ylabel,
-                        const char *const *series, const char *const *styles, uint32_t series_count,
-                        const char *extra, cs_error *err)
-{
-    char data_path[600], script_path[600];
-    snprintf(data_path, sizeof data_path, "%s/plot.dat", dir);
-    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
-    if (series_count == 0)
-        return true;
-    cs_out_file out, *s = &out;
-    if (!cs_out_open(s, script_path, true, err))
-        return false;
-    for (int fmt = 0; fmt < 2; fmt++) {
-        cs_out_printf(s, fmt == 0 ? "set terminal pngcairo size 1000,700 font ',10'\nset output '%s/plot.png'\n"
-                            : "set terminal svg size 1000,700\nset output '%s/plot.svg'\n",
-                dir);
-        cs_out_printf(s, "set title \"%s\" noenhanced\nset logscale xy\nset xlabel '%s'\n"
-                   "set ylabel '%s'\nset key outside right noenhanced\nset grid\n",
-                title, xlabel, ylabel);
-        for (uint32_t q = 0; q < series_count; q++) {
-            const char *style = styles && styles[q] ? styles[q] : "";
-            if (q == 0)
-                cs_out_printf(s, "plot '%s' index 0 with linespoints %s title '%s'", data_path, style, series[q]);
-            else
-                cs_out_printf(s, ", '' index %u with linespoints %s title '%s'", q, style, series[q]);
-        }
-        cs_out_printf(s, "%s\n", extra ? extra : "");
-    }
-    if (!cs_out_close(s, err))
-        return false;
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null || gnuplot -e \"set terminal png\" '%s' 2>/dev/null",
-             script_path, script_path);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cistern: gnuplot failed; see %s\n", script_path);
-    return true;
-}
-
 static bool write_plots(const char *dir, const char *title, const bench_result *res, uint32_t n, cs_error *err)
 {
     if (!cs_bench_have_gnuplot())
@@ -709,140 +504,6 @@ static bool write_plots(const char *dir, const char *title, const bench_result *
     }
     return cs_out_close(d, err) && cs_bench_plot_with(dir, title, "particles", "GPU ms per step (median)", series,
                                                       styles, series_count, extra, err);
-}
-
-// The bench in a results file that matches this one: the file itself when
-// it is one bench's results.json, else the entry of "benches" (a
-// per-device results/<device>.json) with the same scene and unit.
-static const cJSON *baseline_bench(const cJSON *root, const char *scene, const char *unit)
-{
-    const cJSON *benches = cJSON_GetObjectItem(root, "benches");
-    if (!cJSON_IsArray(benches)) {
-        const cJSON *name = cJSON_GetObjectItem(root, "scene");
-        bool same = !cJSON_IsString(name) || strcmp(name->valuestring, scene) == 0;
-        return same && cJSON_IsArray(cJSON_GetObjectItem(root, "sizes")) ? root : NULL;
-    }
-    const cJSON *b;
-    cJSON_ArrayForEach(b, benches)
-    {
-        const cJSON *name = cJSON_GetObjectItem(b, "scene"), *u = cJSON_GetObjectItem(b, "unit");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, scene) == 0 &&
-            (!cJSON_IsString(u) || strcmp(u->valuestring, unit) == 0))
-            return b;
-    }
-    return NULL;
-}
-
-// A number of an object, or NAN when it is missing.
-static double json_number(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-// "x1.23 [1.10-1.31]": baseline ms / this ms, and the range its spreads
-// allow (baseline p10 / this p90 to baseline p90 / this p10, each side's
-// median where it has no percentile).
-static void print_ratio(double base, double base_lo, double base_hi, double now, double now_lo, double now_hi)
-{
-    base_lo = isnan(base_lo) ? base : base_lo;
-    base_hi = isnan(base_hi) ? base : base_hi;
-    now_lo = isnan(now_lo) || now_lo <= 0 ? now : now_lo;
-    now_hi = isnan(now_hi) || now_hi <= 0 ? now : now_hi;
-    printf("x%.2f [%.2f-%.2f]", base / now, base_lo / now_hi, base_hi / now_lo);
-}
-
-// Prints this run against the baseline file row by row (size, then every
-// pass both have). False, with the reason on stderr, when the file cannot
-// be read, holds no bench of this scene, or a size of this run (or one of
-// its passes) has no row there: a comparison with gaps is not one.
-static bool compare_baseline(const char *path, const char *scene, const char *unit, const bench_result *res,
-                             uint32_t n)
-{
-    cs_error err;
-    char *text = cs_read_file(path, NULL, &err);
-    if (!text) {
-        fprintf(stderr, "cistern: --baseline: %s; give the JSON an earlier `cistern bench` wrote\n", err.msg);
-        return false;
-    }
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    if (!root) {
-        fprintf(stderr, "cistern: --baseline %s: not JSON (a results.json of cistern bench, or results/DEVICE.json)\n",
-                path);
-        return false;
-    }
-    const cJSON *bench = baseline_bench(root, scene, unit);
-    if (!bench) {
-        fprintf(stderr, "cistern: --baseline %s: no bench of scene %s (%s) in it; compare like with like\n", path, scene,
-                unit);
-        cJSON_Delete(root);
-        return false;
-    }
-    const cJSON *dev = cJSON_GetObjectItem(bench, "device_and_driver");
-    printf("\nagainst baseline %s (%s): ratio = baseline ms / this ms (>1 is faster now), [range the spreads allow]\n",
-           path, cJSON_IsString(dev) ? dev->valuestring : "?");
-    uint32_t missing = 0;
-    const cJSON *sizes = cJSON_GetObjectItem(bench, "sizes");
-    for (uint32_t i = 0; i < n; i++) {
-        if (res[i].skipped)
-            continue;
-        const cJSON *row = NULL, *s;
-        cJSON_ArrayForEach(s, sizes)
-        {
-            double req = json_number(s, "requested");
-            if (!cJSON_GetObjectItem(s, "skipped") && !isnan(req) && (uint32_t)req == res[i].requested)
-                row = s;
-        }
-        if (!row) {
-            fprintf(stderr, "cistern: --baseline %s: no row for %u %s\n", path, res[i].requested, unit);
-            missing++;
-            continue;
-        }
-        double base = json_number(row, "median_ms");
-        printf("  %10u %s: %.3f ms -> %.3f ms  ", res[i].particles, unit, base, res[i].median_ms);
-        print_ratio(base, json_number(row, "p10_ms"), json_number(row, "p90_ms"), res[i].median_ms, res[i].p10_ms,
-                    res[i].p90_ms);
-        // Whether either side was noisy: a ratio against a noisy baseline
-        // says as little as one of a noisy run.
-        const cJSON *base_noisy = cJSON_GetObjectItem(row, "noisy"), *base_why = cJSON_GetObjectItem(row, "noise");
-        bool was_noisy = cJSON_IsTrue(base_noisy);
-        if (res[i].noisy && was_noisy)
-            printf("  (this run is noisy; the baseline was noisy too: %s)\n",
-                   cJSON_IsString(base_why) ? base_why->valuestring : "?");
-        else if (was_noisy)
-            printf("  (the baseline was noisy: %s)\n", cJSON_IsString(base_why) ? base_why->valuestring : "?");
-        else if (!cJSON_IsBool(base_noisy)) // a file from before the noise rules
-            printf("  (%sthe baseline does not say whether it was noisy)\n", res[i].noisy ? "this run is noisy; " : "");
-        else if (res[i].noisy)
-            printf("  (this run is noisy; the baseline was not)\n");
-        else
-            printf("  (neither noisy)\n");
-        const cJSON *passes = cJSON_GetObjectItem(row, "passes");
-        for (uint32_t q = 0; q < res[i].pass_count; q++) {
-            const bench_pass *p = &res[i].passes[q];
-            const cJSON *bp = cJSON_GetObjectItem(passes, p->name);
-            // Older files hold a pass as a bare number of ms.
-            double pm = cJSON_IsNumber(bp) ? bp->valuedouble : json_number(bp, "median_ms");
-            if (isnan(pm)) {
-                fprintf(stderr, "cistern: --baseline %s: %u %s: no pass \"%s\"\n", path, res[i].requested, unit,
-                        p->name);
-                missing++;
-                continue;
-            }
-            if (!(p->median_ms > 0))
-                continue;
-            printf("  %10s   %-28s %9.3f -> %9.3f ms  ", "", p->name, pm, p->median_ms);
-            print_ratio(pm, json_number(bp, "p10_ms"), json_number(bp, "p90_ms"), p->median_ms, p->p10_ms,
-                        p->p90_ms);
-            printf("\n");
-        }
-    }
-    cJSON_Delete(root);
-    if (missing)
-        fprintf(stderr, "cistern: --baseline %s: %u row(s) or pass(es) of this run have no match there\n", path,
-                missing);
-    return missing == 0;
 }
 
 // --cells sizes grid fluids only: on a scene without one every size would
@@ -964,7 +625,7 @@ int cs_bench(const cs_bench_options *opt)
         fprintf(stderr, "cistern: %s\n", err.msg);
         code = 1;
     }
-    if (opt->baseline && !compare_baseline(opt->baseline, scene_name, unit, res, n))
+    if (opt->baseline && !cs_bench_compare_baseline(opt->baseline, scene_name, unit, res, n))
         code = code ? code : 3;
     free(res);
     cs_context_destroy(&ctx);

@@ -96,6 +96,9 @@ bool cs_bench_write_json(const char *dir, cJSON *json, cs_error *err);
 // Percentile q (0..1) of n samples, nearest rank on a sorted copy (0 when
 // n is 0). The one statistic both benchmarks quote.
 double cs_bench_percentile(const double *samples, uint32_t n, double q);
+// The machine had other work while the bench ran (provenance.h): why, in
+// `out`; false when it was idle.
+bool cs_bench_machine_busy(char *out, size_t size);
 
 // Plots: true when gnuplot is installed (else says how to get it).
 bool cs_bench_have_gnuplot(void);

@@ -69,6 +69,57 @@ static bool write_csv(const char *path, double L[CS_SH_COUNT][3], double E[CS_SH
     return cs_out_close(&out, err);
 }
 
+// The SH irradiance map against the brute-force one, relative to the brute
+// force's peak (a ratio to the local value means nothing where irradiance
+// goes to 0), printed. Returns the brute force's mean luminance (exposure).
+static double compare_maps(const float *sh, const float *brute, const cs_env_samples *samples, uint32_t bx, uint32_t by)
+{
+    double peak = 0.0, mean_lum = 0.0, sum = 0.0, max = 0.0;
+    for (uint32_t p = 0; p < MAP_W * MAP_H; p++) {
+        for (int c = 0; c < 3; c++)
+            peak = fmax(peak, brute[4 * p + c]);
+        mean_lum += luminance(&brute[4 * p]) / (MAP_W * MAP_H);
+    }
+    for (uint32_t p = 0; p < MAP_W * MAP_H; p++)
+        for (int c = 0; c < 3; c++) {
+            double e = fabs(sh[4 * p + c] - brute[4 * p + c]) / (peak > 0.0 ? peak : 1.0);
+            sum += e / (3.0 * MAP_W * MAP_H);
+            max = fmax(max, e);
+        }
+    printf("SH irradiance vs brute force (%u samples: the image averaged over blocks of %u x %u texels): mean %.2f%%, "
+           "max %.2f%% of the peak irradiance %.4g\n", samples->count, bx, by, 100 * sum, 100 * max, peak);
+    return mean_lum;
+}
+
+// compare.png (SH | brute force), irradiance_sh.png, irradiance_brute.png
+// and coefficients.csv into out_dir.
+static bool write_outputs(const char *out_dir, const float *sh, const float *brute, double mean_lum,
+                          double L[CS_SH_COUNT][3], double E[CS_SH_COUNT][3], uint8_t *rgba, cs_error *err)
+{
+    bool ok;
+    double k = mean_lum > 0.0 ? 1.0 / mean_lum : 1.0; // the mean maps to 0.5 before the sRGB curve
+    char path[700];
+    const uint32_t wide = 2 * MAP_W + 4;
+    tone_map(sh, MAP_W * MAP_H, k, rgba, wide, MAP_W);
+    tone_map(brute, MAP_W * MAP_H, k, rgba + 4 * (MAP_W + 4), wide, MAP_W);
+    for (uint32_t y = 0; y < MAP_H; y++)
+        for (uint32_t x = MAP_W; x < MAP_W + 4; x++)
+            memset(&rgba[4 * (y * wide + x)], 255, 4);
+    snprintf(path, sizeof path, "%s/compare.png", out_dir);
+    ok = cs_write_png(path, wide, MAP_H, rgba, err);
+    uint8_t *single = malloc((size_t)MAP_W * MAP_H * 4);
+    CS_ASSERT(single, "out of host memory");
+    for (int which = 0; ok && which < 2; which++) {
+        tone_map(which ? brute : sh, MAP_W * MAP_H, k, single, MAP_W, MAP_W);
+        snprintf(path, sizeof path, "%s/%s", out_dir, which ? "irradiance_brute.png" : "irradiance_sh.png");
+        ok = cs_write_png(path, MAP_W, MAP_H, single, err);
+    }
+    free(single);
+    snprintf(path, sizeof path, "%s/coefficients.csv", out_dir);
+    ok = ok && write_csv(path, L, E, err);
+    return ok;
+}
+
 int cs_sh_command(const cs_sh_options *opt)
 {
     cs_error err;
@@ -166,47 +217,13 @@ int cs_sh_command(const cs_sh_options *opt)
     print_coefficients(stdout, "irradiance coefficients E_lm = A_l L_lm (A = pi, 2 pi/3, pi/4); E(n) = sum E_lm Y_lm(n):",
                        E);
 
-    // SH against brute force, relative to the brute force's peak (a ratio
-    // to the local value means nothing where irradiance goes to 0).
-    double peak = 0.0, mean_lum = 0.0, sum = 0.0, max = 0.0;
-    for (uint32_t p = 0; p < MAP_W * MAP_H; p++) {
-        for (int c = 0; c < 3; c++)
-            peak = fmax(peak, brute[4 * p + c]);
-        mean_lum += luminance(&brute[4 * p]) / (MAP_W * MAP_H);
-    }
-    for (uint32_t p = 0; p < MAP_W * MAP_H; p++)
-        for (int c = 0; c < 3; c++) {
-            double e = fabs(sh[4 * p + c] - brute[4 * p + c]) / (peak > 0.0 ? peak : 1.0);
-            sum += e / (3.0 * MAP_W * MAP_H);
-            max = fmax(max, e);
-        }
-    printf("SH irradiance vs brute force (%u samples: the image averaged over blocks of %u x %u texels): mean %.2f%%, "
-           "max %.2f%% of the peak irradiance %.4g\n", samples.count, bx, by, 100 * sum, 100 * max, peak);
+    double mean_lum = compare_maps(sh, brute, &samples, bx, by);
     printf("GPU: sh: project %.2f ms, sh: sum %.2f ms, sh: irradiance map %.2f ms, sh: brute force %.2f ms\n",
            cs_recorder_pass_ms(&rec, "sh: project"), cs_recorder_pass_ms(&rec, "sh: sum"),
            cs_recorder_pass_ms(&rec, "sh: irradiance map"), cs_recorder_pass_ms(&rec, "sh: brute force"));
     cs_recorder_destroy(&rec);
 
-    double k = mean_lum > 0.0 ? 1.0 / mean_lum : 1.0; // the mean maps to 0.5 before the sRGB curve
-    char path[700];
-    const uint32_t wide = 2 * MAP_W + 4;
-    tone_map(sh, MAP_W * MAP_H, k, rgba, wide, MAP_W);
-    tone_map(brute, MAP_W * MAP_H, k, rgba + 4 * (MAP_W + 4), wide, MAP_W);
-    for (uint32_t y = 0; y < MAP_H; y++)
-        for (uint32_t x = MAP_W; x < MAP_W + 4; x++)
-            memset(&rgba[4 * (y * wide + x)], 255, 4);
-    snprintf(path, sizeof path, "%s/compare.png", out_dir);
-    ok = cs_write_png(path, wide, MAP_H, rgba, &err);
-    uint8_t *single = malloc((size_t)MAP_W * MAP_H * 4);
-    CS_ASSERT(single, "out of host memory");
-    for (int which = 0; ok && which < 2; which++) {
-        tone_map(which ? brute : sh, MAP_W * MAP_H, k, single, MAP_W, MAP_W);
-        snprintf(path, sizeof path, "%s/%s", out_dir, which ? "irradiance_brute.png" : "irradiance_sh.png");
-        ok = cs_write_png(path, MAP_W, MAP_H, single, &err);
-    }
-    free(single);
-    snprintf(path, sizeof path, "%s/coefficients.csv", out_dir);
-    ok = ok && write_csv(path, L, E, &err);
+    ok = write_outputs(out_dir, sh, brute, mean_lum, L, E, rgba, &err);
     if (!ok) {
         fprintf(stderr, "cistern: sh: %s\n", err.msg);
         goto done;
