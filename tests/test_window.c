@@ -307,6 +307,23 @@ int main(int argc, char **argv)
     CHECK(cs_window_save_screenshot(&win, path, &err), "save screenshot: %s", err.msg);
     unlink(path);
 
+    // A file dropped onto the window (GLFW's drop callback calls
+    // cs_window_drop): the first path reaches the next poll, once; a path
+    // longer than the field is refused, not cut into another file's name.
+    const char *const dropped[] = {"/tmp/a scene.json", "/tmp/b.json"};
+    cs_window_drop(&win, 2, dropped);
+    cs_window_poll(&win, &ev);
+    CHECK(strcmp(ev.dropped, dropped[0]) == 0, "the drop's first path reaches the poll (\"%s\")", ev.dropped);
+    cs_window_poll(&win, &ev);
+    CHECK(ev.dropped[0] == 0, "a drop is reported once (\"%s\")", ev.dropped);
+    char long_path[sizeof ev.dropped + 8];
+    memset(long_path, 'a', sizeof long_path - 1);
+    long_path[sizeof long_path - 1] = 0;
+    const char *const too_long[] = {long_path};
+    cs_window_drop(&win, 1, too_long);
+    cs_window_poll(&win, &ev);
+    CHECK(ev.dropped[0] == 0, "a path longer than %zu bytes is refused", sizeof ev.dropped - 1);
+
     cs_buffer_destroy(&ctx, &pos);
     cs_buffer_destroy(&ctx, &vel);
     cs_buffer_destroy(&ctx, &dens);

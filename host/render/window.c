@@ -12,6 +12,8 @@ typedef void (*glfw_key_fn)(GLFWwindow *w, int key, int scancode, int action, in
 typedef void (*glfw_button_fn)(GLFWwindow *w, int button, int action, int mods);
 typedef void (*glfw_pos_fn)(GLFWwindow *w, double x, double y);
 typedef void (*glfw_size_fn)(GLFWwindow *w, int width, int height);
+typedef void (*glfw_char_fn)(GLFWwindow *w, unsigned int codepoint);
+typedef void (*glfw_drop_fn)(GLFWwindow *w, int count, const char **paths);
 
 enum {
     GLFW_FALSE = 0, GLFW_TRUE = 1,
@@ -21,6 +23,7 @@ enum {
     GLFW_KEY_SPACE = 32, GLFW_KEY_A = 65, GLFW_KEY_B = 66, GLFW_KEY_C = 67, GLFW_KEY_D = 68, GLFW_KEY_E = 69, GLFW_KEY_G = 71, GLFW_KEY_L = 76, GLFW_KEY_N = 78, GLFW_KEY_O = 79, GLFW_KEY_P = 80,
     GLFW_KEY_Q = 81, GLFW_KEY_R = 82, GLFW_KEY_S = 83, GLFW_KEY_V = 86, GLFW_KEY_W = 87, GLFW_KEY_ESCAPE = 256,
     GLFW_KEY_TAB = 258, GLFW_KEY_F9 = 298, GLFW_KEY_F12 = 301, GLFW_KEY_LEFT_SHIFT = 340, GLFW_KEY_RIGHT_SHIFT = 344,
+    GLFW_KEY_LEFT_CONTROL = 341, GLFW_KEY_LEFT_ALT = 342, GLFW_KEY_RIGHT_CONTROL = 345, GLFW_KEY_RIGHT_ALT = 346,
     GLFW_MOUSE_BUTTON_LEFT = 0, GLFW_MOUSE_BUTTON_RIGHT = 1, GLFW_MOUSE_BUTTON_MIDDLE = 2,
     GLFW_MOD_CONTROL = 0x0002,
 };
@@ -52,6 +55,8 @@ static struct glfw_api {
     glfw_pos_fn (*SetCursorPosCallback)(GLFWwindow *w, glfw_pos_fn fn);
     glfw_pos_fn (*SetScrollCallback)(GLFWwindow *w, glfw_pos_fn fn);
     glfw_size_fn (*SetFramebufferSizeCallback)(GLFWwindow *w, glfw_size_fn fn);
+    glfw_char_fn (*SetCharCallback)(GLFWwindow *w, glfw_char_fn fn);
+    glfw_drop_fn (*SetDropCallback)(GLFWwindow *w, glfw_drop_fn fn);
 } glfw;
 
 #define GLFW_FN(name) {"glfw" #name, (void **)&glfw.name}
@@ -65,7 +70,7 @@ static const struct {
     GLFW_FN(VulkanSupported), GLFW_FN(GetRequiredInstanceExtensions), GLFW_FN(CreateWindowSurface),
     GLFW_FN(SetWindowUserPointer), GLFW_FN(GetWindowUserPointer), GLFW_FN(GetKey), GLFW_FN(SetKeyCallback),
     GLFW_FN(SetMouseButtonCallback), GLFW_FN(SetCursorPosCallback), GLFW_FN(SetScrollCallback),
-    GLFW_FN(SetFramebufferSizeCallback),
+    GLFW_FN(SetFramebufferSizeCallback), GLFW_FN(SetCharCallback), GLFW_FN(SetDropCallback),
 };
 #undef GLFW_FN
 
@@ -108,6 +113,12 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     (void)mods;
     cs_window *win = window_of(w);
     cs_window_events *ev = &win->pending;
+    // Every key's state for the panel's text entry (Enter, Backspace,
+    // arrows, Ctrl+A, ...): held, and pressed since the panel last read it.
+    if (key >= 0 && key < CS_WINDOW_KEYS) {
+        win->keys_down[key] = action != GLFW_RELEASE;
+        win->keys_pressed[key] |= action != GLFW_RELEASE;
+    }
     if (action == GLFW_PRESS || action == GLFW_REPEAT) {
         if (key == GLFW_KEY_N)
             ev->steps++;
@@ -115,7 +126,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     if (action != GLFW_PRESS)
         return;
     switch (key) {
-    case GLFW_KEY_ESCAPE: ev->quit = true; break;
+    case GLFW_KEY_ESCAPE: ev->quit = ev->escape = true; break;
     case GLFW_KEY_SPACE: ev->toggle_pause = !ev->toggle_pause; break;
     case GLFW_KEY_R: ev->restart = true; break;
     case GLFW_KEY_C: ev->cycle_color_mode = true; break;
@@ -172,6 +183,33 @@ static void on_scroll(GLFWwindow *w, double x, double y)
 {
     (void)x;
     window_of(w)->pending.input.scroll += (float)y;
+}
+
+// Text typed (a Unicode code point per character), for the panel's entry.
+static void on_char(GLFWwindow *w, unsigned int codepoint)
+{
+    cs_window *win = window_of(w);
+    if (win->typed_count < CS_ARRAY_COUNT(win->typed))
+        win->typed[win->typed_count++] = codepoint;
+}
+
+static void on_drop(GLFWwindow *w, int count, const char **paths)
+{
+    cs_window_drop(window_of(w), count, paths);
+}
+
+void cs_window_drop(cs_window *win, int count, const char *const *paths)
+{
+    // One scene at a time: the first path; a longer one than the field is
+    // refused rather than cut (a cut path would name another file).
+    if (count < 1 || !paths[0])
+        return;
+    if (strlen(paths[0]) >= sizeof win->pending.dropped) {
+        fprintf(stderr, "cistern: the dropped file's path is longer than %zu bytes: not opened\n",
+                sizeof win->pending.dropped - 1);
+        return;
+    }
+    snprintf(win->pending.dropped, sizeof win->pending.dropped, "%s", paths[0]);
 }
 
 static void on_framebuffer_size(GLFWwindow *w, int width, int height)
@@ -232,6 +270,8 @@ bool cs_window_create(const cs_window_desc *desc, cs_window *win, cs_error *err)
     glfw.SetCursorPosCallback(gw, on_cursor);
     glfw.SetScrollCallback(gw, on_scroll);
     glfw.SetFramebufferSizeCallback(gw, on_framebuffer_size);
+    glfw.SetCharCallback(gw, on_char);
+    glfw.SetDropCallback(gw, on_drop);
     return true;
 }
 
@@ -445,13 +485,16 @@ void cs_window_poll(cs_window *win, cs_window_events *ev)
     memset(&win->pending, 0, sizeof win->pending);
     GLFWwindow *w = win->glfw;
     if (glfw.WindowShouldClose(w))
-        ev->quit = true;
+        ev->quit = ev->close_requested = true;
     // Held keys fly the camera; their state is read now, not accumulated.
     cs_camera_input *in = &ev->input;
     in->move[0] = (float)(glfw.GetKey(w, GLFW_KEY_D) - glfw.GetKey(w, GLFW_KEY_A));
     in->move[1] = (float)(glfw.GetKey(w, GLFW_KEY_E) - glfw.GetKey(w, GLFW_KEY_Q));
     in->move[2] = (float)(glfw.GetKey(w, GLFW_KEY_W) - glfw.GetKey(w, GLFW_KEY_S));
     in->fast = glfw.GetKey(w, GLFW_KEY_LEFT_SHIFT) || glfw.GetKey(w, GLFW_KEY_RIGHT_SHIFT);
+    ev->ctrl = glfw.GetKey(w, GLFW_KEY_LEFT_CONTROL) || glfw.GetKey(w, GLFW_KEY_RIGHT_CONTROL);
+    ev->shift = in->fast;
+    ev->alt = glfw.GetKey(w, GLFW_KEY_LEFT_ALT) || glfw.GetKey(w, GLFW_KEY_RIGHT_ALT);
     int fw = 0, fh = 0;
     glfw.GetFramebufferSize(w, &fw, &fh);
     ev->width = (uint32_t)CS_MAX(fw, 0);

@@ -56,6 +56,8 @@ typedef struct cs_window_desc {
 // poll: no change); the others are set by a press; camera input accumulates.
 typedef struct cs_window_events {
     bool quit;                 // Esc or the close button
+    bool escape;               // it was Esc (a panel editing a value takes it back: Esc ends the edit)
+    bool close_requested;      // it was the close button
     bool toggle_pause;         // Space
     uint32_t steps;            // N presses (key repeat counts): single steps while paused
     bool restart;              // R
@@ -77,7 +79,13 @@ typedef struct cs_window_events {
     // pixels from the top left.
     int pointer_mode;
     double pointer_pixel[2];
+    bool ctrl, shift, alt;     // modifiers held at the poll (the panel's Ctrl+click, fast and fine drags)
+    // A file dropped onto the window (the first of them), empty when none:
+    // a run opens a dropped scene as its picker does.
+    char dropped[1024];
 } cs_window_events;
+
+#define CS_WINDOW_KEYS 512   // GLFW key codes below this (ImGui's KeysDown has as many)
 
 typedef struct cs_window {
     void *lib;                 // dlopen handle of libglfw
@@ -122,9 +130,19 @@ typedef struct cs_window {
     // otherwise never be seen down.
     bool pressed[3];
     int pointer_mode;          // the pointer held: 1 pull, -1 push, 0 none (on_button)
+    // The keyboard for a panel's text entry, by GLFW key code: held, and
+    // pressed since the panel last read it (a tap between two polls); the
+    // characters typed since then.
+    bool keys_down[CS_WINDOW_KEYS];
+    bool keys_pressed[CS_WINDOW_KEYS];
+    uint32_t typed[32];
+    uint32_t typed_count;
     uint32_t frames_presented;
 } cs_window;
 
+// What GLFW's drop callback calls: the first path becomes the next poll's
+// `dropped`. Public so that a test can drop a file without a file manager.
+void cs_window_drop(cs_window *win, int count, const char *const *paths);
 // Loads GLFW, opens the window (no client API) and reads the instance
 // extensions Vulkan needs for it. Fails with a message when GLFW is not
 // installed, there is no display, or GLFW has no Vulkan support.

@@ -65,6 +65,18 @@ extern "C" cs_panel *cs_panel_create(bool interactive)
     ImGuiIO &io = ImGui::GetIO();
     io.IniFilename = NULL; // nothing written beside the binary
     io.LogFilename = NULL;
+    // Typing a value (Ctrl+click or double-click on it): ImGui reads the
+    // editing keys from KeysDown by these indices, GLFW's key codes.
+    static const struct { ImGuiKey key; int glfw; } keys[] = {
+        {ImGuiKey_Tab, 258},       {ImGuiKey_LeftArrow, 263}, {ImGuiKey_RightArrow, 262}, {ImGuiKey_UpArrow, 265},
+        {ImGuiKey_DownArrow, 264}, {ImGuiKey_PageUp, 266},    {ImGuiKey_PageDown, 267},   {ImGuiKey_Home, 268},
+        {ImGuiKey_End, 269},       {ImGuiKey_Insert, 260},    {ImGuiKey_Delete, 261},     {ImGuiKey_Backspace, 259},
+        {ImGuiKey_Space, 32},      {ImGuiKey_Enter, 257},     {ImGuiKey_Escape, 256},     {ImGuiKey_KeyPadEnter, 335},
+        {ImGuiKey_A, 65},          {ImGuiKey_C, 67},          {ImGuiKey_V, 86},           {ImGuiKey_X, 88},
+        {ImGuiKey_Y, 89},          {ImGuiKey_Z, 90},
+    };
+    for (const auto &k : keys)
+        io.KeyMap[k.key] = k.glfw;
     ImGui::StyleColorsDark();
     ImGui::GetStyle().WindowRounding = 0.0f;
     unsigned char *pixels;
@@ -99,6 +111,33 @@ extern "C" void cs_panel_input(cs_panel *panel, cs_window *win, cs_window_events
         win->pressed[b] = false;
     }
     io.MouseWheel = 0.0f;
+    // The keyboard: Shift drags 10x faster, Alt 10x finer (ImGui's drag),
+    // Ctrl+click types a value; then Enter sets it and Esc drops it.
+    // A modifier pressed since the last poll counts as held: a quick
+    // Ctrl+click whose Ctrl is let go before the poll is still one.
+    const bool *tapped = win->keys_pressed;
+    io.KeyCtrl = ev->ctrl || tapped[341] || tapped[345];   // GLFW_KEY_LEFT/RIGHT_CONTROL
+    io.KeyShift = ev->shift || tapped[340] || tapped[344]; // ..._SHIFT
+    io.KeyAlt = ev->alt || tapped[342] || tapped[346];     // ..._ALT
+    for (int k = 0; k < CS_WINDOW_KEYS; k++) {
+        io.KeysDown[k] = win->keys_down[k] || win->keys_pressed[k];
+        win->keys_pressed[k] = false;
+    }
+    for (uint32_t i = 0; i < win->typed_count; i++)
+        io.AddInputCharacter(win->typed[i]);
+    win->typed_count = 0;
+    // While a value is typed, the keys are the text's: no pause on Space,
+    // no restart on R, no flying on WASD, and Esc ends the edit, not the run.
+    if (io.WantTextInput) {
+        ev->quit = ev->close_requested;
+        ev->escape = ev->toggle_pause = ev->restart = ev->cycle_color_mode = ev->cycle_draw_mode = false;
+        ev->cycle_albedo = ev->toggle_probes = ev->next_room = ev->toggle_level_light = ev->toggle_overlay = false;
+        ev->capture = ev->toggle_record = false;
+        ev->steps = 0;
+        ev->flip_features = 0;
+        memset(ev->input.move, 0, sizeof ev->input.move);
+        ev->input.fast = false;
+    }
     // WantCaptureMouse is last frame's answer: the cursor over the panel
     // or a widget held. Then the drags and the wheel are the panel's.
     if (io.WantCaptureMouse) {
@@ -107,6 +146,11 @@ extern "C" void cs_panel_input(cs_panel *panel, cs_window *win, cs_window_events
         memset(ev->input.orbit, 0, sizeof ev->input.orbit);
         memset(ev->input.pan, 0, sizeof ev->input.pan);
         ev->input.scroll = 0.0f;
+        // Ctrl+click on the panel types a value; it does not pull the fluid.
+        if (ev->pointer_mode) {
+            ev->pointer_mode = 0;
+            win->pointer_mode = 0;
+        }
     }
 }
 

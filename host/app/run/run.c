@@ -181,6 +181,8 @@ static int run_window(run_state *r)
         cs_window_poll(&r->window, &ev);
         if (r->panel)
             run_apply_panel(r, &ev);
+        if (ev.dropped[0])
+            run_open_dropped(r, &ev);
         if (ev.quit)
             break;
         double now = cs_now_seconds();

@@ -147,3 +147,24 @@ bool run_reload_scene(run_state *r, uint32_t next, cs_error *err)
             had_error ? ", the error is fixed" : "", r->restarts, cs_now_seconds() - start);
     return true;
 }
+
+// A file dropped onto the window: a scene that loads ends this run and
+// starts one with it, as the panel's picker does (cs_run). Anything else is
+// refused in the image, like a scene edit that does not load, and the
+// running world keeps going.
+void run_open_dropped(run_state *r, cs_window_events *ev)
+{
+    cs_scene probe;
+    cs_error err;
+    if (!cs_scene_load(ev->dropped, &probe, &err)) {
+        char msg[sizeof r->scene_error_msg];
+        snprintf(msg, sizeof msg, "dropped %s: %s", ev->dropped, err.msg);
+        fprintf(stderr, "\ncistern: %s; the running scene keeps going\n", msg);
+        snprintf(r->scene_error_msg, sizeof r->scene_error_msg, "%s", msg);
+        cs_scene_reload_alert(r->scene_error, sizeof r->scene_error, msg, alert_columns(r));
+        return;
+    }
+    cs_scene_free(&probe);
+    snprintf(r->picked_scene, sizeof r->picked_scene, "%s", ev->dropped);
+    ev->quit = true;
+}

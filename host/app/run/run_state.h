@@ -178,6 +178,7 @@ bool run_finish_all_frames(run_state *r, uint32_t next, cs_error *err);
 bool run_host_needs_frame(const run_state *r, bool stepped, uint32_t sim_frame, bool image, bool capture);
 
 // run_reload.c
+void run_open_dropped(run_state *r, cs_window_events *ev);
 void run_hot_reload(run_state *r);
 bool run_create_world(run_state *r, cs_error *err);
 bool run_reload_scene(run_state *r, uint32_t next, cs_error *err);
