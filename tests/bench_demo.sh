@@ -11,7 +11,7 @@ source "$(dirname "$0")/util/expect.sh"
 
 number='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
 expect 0 "frames/s" -- "$cistern" bench --demo dam_break_3d --particles 2k --steps 2 --warmup 1 --validation \
-  --out "$tmp/d"
+  --set realtime.substeps=1 --out "$tmp/d"
 json=$tmp/d/results.json
 [ -f "$json" ] || fail "no results.json in $tmp/d: $last_out"
 for field in particles substeps frames_timed frame_mean_ms frame_median_ms frame_p90_ms frames_per_s gpu_median_ms \
@@ -31,6 +31,21 @@ awk '$1 ~ /^[0-9]+$/ && $2 + 0 >= 1 && $3 + 0 > 0 && $4 + 0 > 0 && $NF == "stabl
      END { exit !found }' <<<"$last_out" ||
   fail "no table row (particles, substeps, frame ms, frames/s ... stable) on stdout: $last_out"
 
+# Both stepping modes (issue 40), from the run above: every count runs in
+# the physical mode (the file's clock scaled: 2 substeps at 2k) and in the
+# real-time mode (the scene's "realtime" block on, here 1 substep a frame),
+# each row with its substeps a frame; the real-time one with its clamp.
+python3 - "$json" <<'PY' || fail "results.json: not one physical row of 2 substeps and one real-time row of 1"
+import json, sys
+sizes = json.load(open(sys.argv[1]))["sizes"]
+modes = {s.get("stepping"): s for s in sizes}
+ok = len(sizes) == 2 and modes.get("physical", {}).get("substeps") == 2 and \
+     modes.get("realtime", {}).get("substeps") == 1 and modes["realtime"].get("speed_limit_m_per_s", 0) > 0
+sys.exit(0 if ok else 1)
+PY
+awk '$NF == "stable" && $(NF - 1) == "real-time" && $2 == 1 { found = 1 } END { exit !found }' <<<"$last_out" ||
+  fail "no real-time row of 1 substep on stdout: $last_out"
+
 # Frames cannot come faster than the device draws them: the frame period
 # (the timed span over the frames) is at least about the GPU time of a
 # frame. Read from the loop's period alone, 2 frames into an empty ring of
@@ -38,6 +53,8 @@ awk '$1 ~ /^[0-9]+$/ && $2 + 0 >= 1 && $3 + 0 > 0 && $4 + 0 > 0 && $NF == "stabl
 jvalue() { sed -En "s/.*\"$2\":[[:space:]]*($number).*/\1/p" "$1" | head -1; }
 expect 0 "frames/s" -- "$cistern" bench --demo double_emitter_2d --particles 600 --steps 2 --warmup 1 \
   --out "$tmp/period"
+# A scene the mode refuses (Clavet SPH) still runs its physical row, and says why.
+grep -q "real-time skipped: .*PBF fluids only" <<<"$last_out" || fail "no skipped real-time row for SPH: $last_out"
 period=$(jvalue "$tmp/period/results.json" frame_mean_ms) gpu=$(jvalue "$tmp/period/results.json" gpu_median_ms)
 awk -v p="${period:-0}" -v g="${gpu:-1}" 'BEGIN { exit !(p >= 0.5 * g) }' ||
   fail "frame period $period ms is under half the GPU time of a frame ($gpu ms)"

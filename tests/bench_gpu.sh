@@ -29,9 +29,15 @@ done
 # The per-device choices, each way: five rows in the report.
 knob_rows=$(grep -c '^| \(sort4\|sort8_block2048\|sort8_block8192\|lists_particle\|lists_slot\) |' <<<"$report")
 [ "$knob_rows" -eq 5 ] || fail "wanted 5 per-device choice rows, got $knob_rows: $report"
-# Nine goal rows, each measured (a number and a unit, a verdict).
+# Ten goal rows, each measured (a number and a unit, a verdict): the PBF
+# demo in the real-time mode and in the physical one (issue 40).
 rows=$(grep -c '^| .* (met)\|^| .* (not met)' <<<"$report")
-[ "$rows" -eq 9 ] || fail "wanted 9 measured goal rows, got $rows: $report"
+[ "$rows" -eq 10 ] || fail "wanted 10 measured goal rows, got $rows: $report"
+grep -q '^| demo: PBF dam break, real-time mode | .* frames/s | 2 substeps' <<<"$report" ||
+  fail "no real-time demo row of 2 substeps: $report"
+# The light probes' rows come in the radiosity part's one run (issue 40).
+grep -q '^| 8 (2^3) | 256 |' out/radiosity/rooms_radiosity.log || fail "no probe row in the radiosity log"
+grep -q '^light probes 8: gather [0-9.]* ms' <<<"$report" || fail "the report lacks the probe row: $report"
 json=$(ls results/*.json 2>/dev/null | head -1)
 [ -n "$json" ] || fail "no results/<device>.json written"
 python3 - "$json" <<'PY' || fail "results json lacks the sweep, demo or draw results"
@@ -39,6 +45,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d["benches"]) == 5 and len(d["demo"]) == 2 and len(d["draw"]) == 2, d.keys()
 assert all(b["sizes"] for b in d["benches"] + d["demo"] + d["draw"])
+assert [p["probes"] for p in d["probes"]] == [8], d["probes"]
 PY
 expect 2 "unknown part 'fast'" -- env CISTERN="$cistern" bash tools/bench_gpu.sh fast
 exit $((failures > 0))

@@ -8,7 +8,8 @@
 # Usage: tools/bench_gpu.sh [PART ...]      (default: all parts, in order)
 #   sim        cistern bench: PBF 3D 1M..8M, WCSPH 3D 1M and 4M, Clavet 2D
 #              1M, reint 2D 4096^2 and 3D 256^3 (ms a substep, per pass)
-#   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH)
+#   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH),
+#              each in the physical and the real-time mode (PBF only)
 #   draw       cistern bench --draw: the particles' draw at 256k, 1M and 4M, 720p and 1080p
 #   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches,
 #              then its light probes (1k and 8k)
@@ -36,10 +37,11 @@ status=0
 # 100 k patches), or tiny ones for the smoke test.
 if [ "${SMALL:-0}" = 1 ]; then
   steps=2 warmup=1 frames=2 rsteps=2 knob=2k
-  pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200 nodes=32
+  pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200 probes=8 nodes=32
 else
   frames=20 rsteps=10 knob=1M nodes=128,256,512
   pbf=1M,2M,4M,8M wcsph=1M,4M clavet=1M drops=4096 cube=256 demo=256k,1M,4M draw=256k,1M,4M patches=1k,8k,32k,100k
+  probes=1k,8k
 fi
 
 # run NAME [--log-only] [CISTERN_X=VALUE ...] ARGS...: one bench into
@@ -90,12 +92,10 @@ part_draw() {
 }
 
 part_radiosity() {
-  run rooms_radiosity --log-only bench --radiosity scenes/rooms_radiosity.json --patches "$patches" --steps "$rsteps" \
-    --warmup 1
-  # The light probes' rows (1k and 8k probes) come only without --patches;
-  # too slow for the smoke test on lavapipe.
-  [ "${SMALL:-0}" = 1 ] || run rooms_radiosity_probes --log-only bench --radiosity scenes/rooms_radiosity.json \
-    --steps "$rsteps" --warmup 1
+  # The patch sweep, then the light probes' rows (1k and 8k probes on a GPU;
+  # the smoke test's few, since 8k is too slow on lavapipe), in one log.
+  run rooms_radiosity --log-only bench --radiosity scenes/rooms_radiosity.json --patches "$patches" \
+    --probes "$probes" --steps "$rsteps" --warmup 1
 }
 
 part_surface() {

@@ -603,11 +603,76 @@ static bool check_file_name(const cs_scene *scene, const char *path, const char 
     return true;
 }
 
-#define WORLD_KEYS "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", \
-                   "boundary_restitution", "walls", "camera", "pointer", "render", "surface"
+#define WORLD_KEYS                                                                                                     \
+    "name", "description", "dim", "domain", "gravity", "dt", "substeps", "seed", "boundary_restitution", "walls",      \
+        "camera", "pointer", "realtime", "render", "surface"
 // Keys of one fluid (plus its solver block, named after the solver).
 #define FLUID_ONLY_KEYS "solver", "smoothing_radius", "particle_spacing", "max_particles", "materials", "blocks", \
                         "emitters"
+
+// "realtime": read with the world's keys (so every fluid's copy has it);
+// applied once the fluids are read (apply_realtime).
+static bool parse_realtime(cs_scene *scene, const cJSON *root, cs_error *err)
+{
+    scene->realtime = (cs_realtime_options){.substeps = 2, .max_step = 0.5f};
+    const cJSON *object = cJSON_GetObjectItemCaseSensitive(root, "realtime");
+    return !object || cs_scene_keys_read(scene, object, "realtime", cs_scene_realtime_keys, &scene->realtime, err);
+}
+
+// The real-time mode replaces the file's clock: the same frame (dt x
+// substeps) in realtime.substeps steps, for the file and every fluid (the
+// world keeps one clock). Only PBF has the clamp in its passes: WCSPH's
+// own CFL split would cut the long steps up again, and Clavet SPH and the
+// grid solvers have no speed clamp, so a file with any other fluid is
+// refused rather than run unclamped.
+static void use_realtime_clock(cs_scene *s, double frame)
+{
+    s->substeps = s->realtime.substeps;
+    s->dt = (float)(frame / s->substeps);
+}
+
+static bool apply_realtime(cs_scene *scene, cs_error *err)
+{
+    scene->realtime.physical_dt = scene->dt;
+    scene->realtime.physical_substeps = scene->substeps;
+    for (uint32_t i = 0; i < scene->fluid_count; i++) {
+        scene->fluids[i].realtime.physical_dt = scene->dt;
+        scene->fluids[i].realtime.physical_substeps = scene->substeps;
+    }
+    if (!scene->realtime.enabled)
+        return true;
+    for (uint32_t i = 0; i < scene->fluid_count; i++)
+        if (strcmp(scene->fluids[i].solver, "pbf") != 0)
+            return cs_json_fail(scene, err, "realtime", "enabled",
+                                "the real-time mode clamps the speed of PBF fluids only, and %s is \"%s\" (its "
+                                "steps keep the file's dt and substeps): remove \"realtime\" or set "
+                                "\"enabled\": false",
+                                scene->fluids[i].key_prefix[0] ? scene->fluids[i].key_prefix : "the fluid",
+                                scene->fluids[i].solver);
+    double frame = (double)scene->dt * scene->substeps;
+    use_realtime_clock(scene, frame);
+    for (uint32_t i = 0; i < scene->fluid_count; i++)
+        use_realtime_clock(&scene->fluids[i], frame);
+    return true;
+}
+
+void cs_scene_stepping_text(const cs_scene *scene, char *out, size_t size)
+{
+    const cs_realtime_options *rt = &scene->realtime;
+    if (!rt->enabled) {
+        snprintf(out, size, "physical: %u substeps of %.3g ms a frame", scene->substeps, 1e3 * scene->dt);
+        return;
+    }
+    const cs_scene *fluid = scene->fluid_count ? &scene->fluids[0] : scene;
+    double limit = (double)rt->max_step * fluid->smoothing_radius / scene->dt;
+    char iterations[48] = "the fluids' own PBF iterations";
+    if (rt->iterations)
+        snprintf(iterations, sizeof iterations, "%u PBF iterations", rt->iterations);
+    snprintf(out, size,
+             "real time: %u substeps of %.3g ms a frame, %s, speeds clamped to %.3f m/s (physical: %u "
+             "substeps)",
+             scene->substeps, 1e3 * scene->dt, iterations, limit, rt->physical_substeps);
+}
 
 // The keys every part shares: dim, domain, gravity, time step, walls, view.
 static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
@@ -642,7 +707,8 @@ static bool parse_world(cs_scene *scene, const cJSON *root, cs_error *err)
     scene->surface = (cs_surface_options){.iso = 0.5f, .radius = 2.5f};
     return cs_scene_key_read_named(scene, root, "", keys, "boundary_restitution", scene, err) &&
            parse_walls(scene, root, err) && parse_camera(scene, root, err) && parse_render(scene, root, err) &&
-           parse_pointer(scene, root, err) && parse_surface(scene, root, false, err);
+           parse_pointer(scene, root, err) && parse_realtime(scene, root, err) &&
+           parse_surface(scene, root, false, err);
 }
 
 // One fluid's keys, from `object` (the top level of a first-format file, or
@@ -853,12 +919,12 @@ static bool parse_root(cs_scene *scene, const cJSON *root, cs_error *err)
         return cs_fail(err, "%s: the top level must be a JSON object {...} (got %s)", scene->path,
                        cs_json_type_name(root));
     if (cJSON_GetObjectItemCaseSensitive(root, "fluids"))
-        return parse_world_format(scene, root, err);
+        return parse_world_format(scene, root, err) && apply_realtime(scene, err);
     if (!cJSON_GetObjectItemCaseSensitive(root, "solver"))
         return cs_json_fail(scene, err, "", "fluids",
                         "missing: a scene lists its fluids, \"fluids\": [{\"solver\": \"pbf\", ...}] "
                         "(docs/scenes.md), or is one fluid with a \"solver\" key at the top level");
-    return parse_first_format(scene, root, err);
+    return parse_first_format(scene, root, err) && apply_realtime(scene, err);
 }
 
 // 1-based line and column of byte `offset`.

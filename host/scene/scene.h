@@ -216,6 +216,24 @@ typedef struct cs_pointer_options {
     uint32_t track_count;
 } cs_pointer_options;
 
+// "realtime": a stepping mode for demos (docs/fluids.md, "Real-time
+// mode"). Off, the world steps as the file's dt and substeps say (the
+// physical mode). On, a frame keeps its simulated time (dt x substeps of
+// the physical mode) but is cut into `substeps` steps whatever the
+// resolution, PBF fluids run `iterations` constraint iterations (0: their
+// own), and every particle's speed is clamped to max_step x h / dt on the
+// GPU (FleX's CFL clamp), so the few long steps stay stable. The parser
+// applies it (cs_scene.dt and substeps are then the real-time ones) and
+// particle-count scaling keeps those substeps.
+typedef struct cs_realtime_options {
+    bool enabled;
+    uint32_t substeps;   // substeps a frame in the mode
+    uint32_t iterations; // PBF constraint iterations a substep; 0: each fluid's pbf.iterations
+    float max_step;      // the speed clamp: at most this many smoothing radii h a substep
+    float physical_dt;   // the file's dt and substeps, before the mode replaced them
+    uint32_t physical_substeps;
+} cs_realtime_options;
+
 struct cs_geometry; // geometry.h
 
 // The names a fluid's "solver" may take, NULL-terminated: the pipelines'
@@ -265,6 +283,7 @@ typedef struct cs_scene {
     cs_render_options render;
     cs_surface_options surface;
     cs_pointer_options pointer;
+    cs_realtime_options realtime;
     // The solver's own block (e.g. the "pbf" object), owned by `json`.
     const cJSON *solver_params;
     cJSON *json;             // the file's tree (NULL in a fluid's scene: the file owns it)
@@ -280,6 +299,12 @@ typedef struct cs_scene {
 #define CS_SCENE_MAX_BYTES 8192
 _Static_assert(sizeof(cs_scene) <= CS_SCENE_MAX_BYTES, "cs_scene grew past CS_SCENE_MAX_BYTES: keep large arrays "
                                                        "out of it (bodies: a pointer to the file's array)");
+
+// One line on how the scene steps, for the panel and the bench: "physical:
+// 12 substeps of 1.39 ms a frame", or "real time: 2 substeps of 8.33 ms a
+// frame, 3 PBF iterations, speeds clamped to 0.600 m/s (physical: 12
+// substeps)". The clamp is fluid.c's, max_step x h / dt, of the first fluid.
+void cs_scene_stepping_text(const cs_scene *scene, char *out, size_t size);
 
 // Loads `path`, or scenes/<name>.json when `path` has no '/' and no ".json".
 bool cs_scene_load(const char *path, cs_scene *scene, cs_error *err);

@@ -29,24 +29,27 @@ static const cs_scene_key world_keys[] = {
      .help = "{\"min\": vector, \"max\": vector}, both required; max > min on every used axis"},
     {"gravity", CS_KEY_VEC3, CS_KEY_AT(cs_scene, gravity), 0, 1e4, CS_KEY_SPATIAL | CS_KEY_LIMIT | CS_KEY_LIVE,
      .unit = "m/s²", .def = "[0, -9.81, 0]", .help = "acceleration of every fluid and body"},
-    {"dt", CS_KEY_NUMBER, CS_KEY_AT(cs_scene, dt), 0, 1.0, CS_KEY_POSITIVE, .unit = "s",
-     .def = "1 / (60 × substeps)", .help = "seconds per substep, shared by every part"},
+    {"dt", CS_KEY_NUMBER, CS_KEY_AT(cs_scene, dt), 0, 1.0, CS_KEY_POSITIVE, .unit = "s", .def = "1 / (60 × substeps)",
+     .help = "seconds per substep, shared by every part"},
     {"substeps", CS_KEY_UINT, CS_KEY_AT(cs_scene, substeps), 1, 1000, CS_KEY_LIVE, .def = "1",
      .help = "substeps per frame"},
     {"seed", CS_KEY_UINT, CS_KEY_AT(cs_scene, seed), 0, UINT32_MAX, .def = "0",
      .help = "seeds the block jitter (a fluid may set its own)"},
-    {"boundary_restitution", CS_KEY_NUMBER, CS_KEY_AT(cs_scene, boundary_restitution), 0, 1, CS_KEY_LIVE,
-     .def = "0", .help = "bounce off the domain and the walls (a fluid may set its own)"},
+    {"boundary_restitution", CS_KEY_NUMBER, CS_KEY_AT(cs_scene, boundary_restitution), 0, 1, CS_KEY_LIVE, .def = "0",
+     .help = "bounce off the domain and the walls (a fluid may set its own)"},
     {"walls", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none", .help = "0 … 16 walls[], seen by every fluid"},
     {"camera", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "camera, below"},
     {"pointer", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "the mouse's pull and push on the fluid, below"},
+    {"realtime", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "off",
+     .help = "a real-time stepping mode for demos (few substeps, a speed clamp), below"},
     {"render", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "render, below"},
     {"surface", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "every fluid's surface defaults (3D only), below"},
     {"fluids", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE | CS_KEY_REQUIRED, .help = "1 … 8 fluids[], below"},
     {"bodies", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
      .help = "0 … 256 rigid bodies[], seen by every fluid"},
     {"level", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .def = "none",
-     .help = "a Tomb Raider 1 level drawn around the fluids: {\"file\", \"units_per_metre\", \"light\", \"seal_water\"}"},
+     .help =
+         "a Tomb Raider 1 level drawn around the fluids: {\"file\", \"units_per_metre\", \"light\", \"seal_water\"}"},
     {"geometry", CS_KEY_ARRAY, .flags = CS_KEY_BY_CODE, .def = "none",
      .help = "static triangles lit by radiosity (\"Static geometry\")"},
     {"radiosity", CS_KEY_OBJECT, .flags = CS_KEY_BY_CODE, .help = "radiosity, below; with geometry or a level only"},
@@ -330,6 +333,34 @@ static const cs_scene_key_block pointer_block = {
     .locate = locate_pointer,
 };
 
+// Not live: the mode sets the world's clock (dt and substeps, which every
+// solver bakes into its constants) when the scene is read; a run restarts
+// with it (`--set realtime.enabled=true`).
+static const cs_scene_key realtime_keys[] = {
+    {"enabled", CS_KEY_BOOL, CS_KEY_AT(cs_realtime_options, enabled), .def = "false",
+     .help = "step in the real-time mode (PBF fluids only); false: dt and substeps as given"},
+    {"substeps", CS_KEY_UINT, CS_KEY_AT(cs_realtime_options, substeps), 1, 64, .def = "2",
+     .help = "substeps a frame in the mode, whatever the resolution; the frame keeps dt × substeps of the file"},
+    {"iterations", CS_KEY_UINT, CS_KEY_AT(cs_realtime_options, iterations), 0, 64, .def = "0",
+     .help = "PBF constraint iterations a substep in the mode; 0: each fluid's pbf.iterations"},
+    {"max_step", CS_KEY_NUMBER, CS_KEY_AT(cs_realtime_options, max_step), 0.01, 3.0, .def = "0.5",
+     .help = "speed clamp: a particle moves at most max_step smoothing radii h a substep (FleX: half its radius)"},
+};
+
+static void *locate_realtime(cs_scene *scene, uint32_t index)
+{
+    return index == 0 ? &scene->realtime : NULL;
+}
+
+static const cs_scene_key_block realtime_block = {
+    .path = "realtime",
+    .what = "The real-time stepping mode (docs/fluids.md, \"Real-time mode\"): a fixed number of substeps a frame, "
+            "each particle's speed clamped to max_step × h / dt on the GPU. What it costs physically is measured "
+            "there.",
+    ROWS(realtime_keys),
+    .locate = locate_realtime,
+};
+
 static const cs_scene_key render_keys[] = {
     {"width", CS_KEY_UINT, CS_KEY_AT(cs_render_options, width), 16, 16384, .unit = "px", .def = "1280",
      .help = "image width: headless frames, and the window's unless --size"},
@@ -523,6 +554,7 @@ const cs_scene_key_block *const cs_scene_body_keys = &body_block;
 const cs_scene_key_block *const cs_scene_camera_keys = &camera_block;
 const cs_scene_key_block *const cs_scene_render_keys = &render_block;
 const cs_scene_key_block *const cs_scene_pointer_keys = &pointer_block;
+const cs_scene_key_block *const cs_scene_realtime_keys = &realtime_block;
 const cs_scene_key_block *const cs_scene_surface_keys = &surface_block;
 const cs_scene_key_block *const cs_scene_radiosity_keys = &radiosity_block;
 const cs_scene_key_block *const cs_scene_light_keys = &light_block;
@@ -530,9 +562,9 @@ const cs_scene_key_block *const cs_scene_probe_keys = &probe_block;
 const cs_scene_key_block *const cs_scene_level_keys = &level_block;
 
 static const cs_scene_key_block *const blocks[] = {
-    &world_block, &fluid_block,  &material_block, &fluid_block_block, &emitter_block, &wall_block,
-    &body_block,  &camera_block, &pointer_block,  &render_block,      &surface_block,   &radiosity_block,
-    &probe_block, &light_block,  &level_block,
+    &world_block,     &fluid_block,  &material_block, &fluid_block_block, &emitter_block, &wall_block,
+    &body_block,      &camera_block, &pointer_block,  &realtime_block,    &render_block,  &surface_block,
+    &radiosity_block, &probe_block,  &light_block,    &level_block,
 };
 
 const cs_scene_key_block *const *cs_scene_key_blocks(uint32_t *count)

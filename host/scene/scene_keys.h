@@ -85,6 +85,7 @@ extern const cs_scene_key_block *const cs_scene_body_keys;        // bodies[]
 extern const cs_scene_key_block *const cs_scene_camera_keys;      // camera
 extern const cs_scene_key_block *const cs_scene_render_keys;      // render
 extern const cs_scene_key_block *const cs_scene_pointer_keys;     // pointer
+extern const cs_scene_key_block *const cs_scene_realtime_keys;    // realtime
 extern const cs_scene_key_block *const cs_scene_surface_keys;     // surface, fluids[].surface
 extern const cs_scene_key_block *const cs_scene_radiosity_keys;   // radiosity
 extern const cs_scene_key_block *const cs_scene_light_keys;       // lights[]

@@ -263,11 +263,18 @@ void cs_scene_scale_particle_count(cs_scene *scene, uint32_t target)
     scene->particle_spacing = (float)(scene->particle_spacing * best_k);
     scene->smoothing_radius = (float)(scene->smoothing_radius * best_k);
     double volume = pow(best_k, scene->dim); // per particle, relative
-    // Same frame time in substeps of dt' = tau dt <= k dt.
-    uint32_t substeps = scaled_substeps(scene->substeps, best_k);
+    // Same frame time in substeps of dt' = tau dt <= k dt. The real-time
+    // mode keeps its substeps (that is the mode: its speed clamp, which
+    // scales with h, keeps the longer steps stable); the physical clock it
+    // replaced is scaled as it would have been, for the panel and the bench.
+    cs_realtime_options *rt = &scene->realtime;
+    uint32_t substeps = rt->enabled ? scene->substeps : scaled_substeps(scene->substeps, best_k);
     double tau = (double)scene->substeps / substeps;
     scene->dt = (float)(scene->dt * tau);
     scene->substeps = substeps;
+    uint32_t physical = scaled_substeps(rt->physical_substeps, best_k);
+    rt->physical_dt = rt->enabled ? (float)((double)rt->physical_dt * rt->physical_substeps / physical) : scene->dt;
+    rt->physical_substeps = physical;
     for (uint32_t m = 0; m < scene->material_count; m++) {
         cs_material *mat = &scene->materials[m];
         mat->mass = fmaxf((float)(mat->mass * volume), FLT_MIN);
@@ -327,9 +334,11 @@ void cs_scene_scale_world(cs_scene *scene, uint32_t target)
     // One substep clock for the world: the finest fluid's.
     scene->dt = scene->fluids[most].dt;
     scene->substeps = scene->fluids[most].substeps;
+    scene->realtime = scene->fluids[most].realtime;
     for (uint32_t i = 0; i < scene->fluid_count; i++) {
         scene->fluids[i].dt = scene->dt;
         scene->fluids[i].substeps = scene->substeps;
+        scene->fluids[i].realtime = scene->realtime;
     }
 }
 

@@ -159,6 +159,28 @@ static void boundary_tables(int dim, double kappa, vec4 *out)
     }
 }
 
+// The real-time mode's speed clamp (scene.h cs_realtime_options; fluid.glsl
+// cs_clamp_speed): a particle moves at most max_step x h a substep. FleX
+// clamps at 0.5 x its particle `radius` a substep (maxSpeed = 0.5 radius
+// substeps / frame dt); FleX's radius is a fluid particle's interaction
+// radius, what the kernel support h is here (its rest distance is about
+// half of it, as the lattice spacing is h / 2 here), so the default 0.5 h is
+// one lattice spacing a substep: a neighbour grid of cells h built on x*
+// still finds every pair, and the run check's limit (3 h a substep) is far.
+// 0 (no clamp) in the physical mode, which keeps the shaders' old results:
+// the clamp is a branch not taken.
+static float speed_limit(const cs_scene *sc, float dt)
+{
+    if (!sc->realtime.enabled || !(dt > 0.0f))
+        return 0.0f;
+    return (float)((double)sc->realtime.max_step * sc->smoothing_radius / dt);
+}
+
+float cs_fluid_speed_limit(const cs_fluid *f)
+{
+    return f->params.wall.y;
+}
+
 static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
 {
     const cs_scene *sc = f->scene;
@@ -183,7 +205,7 @@ static void fill_params(cs_fluid *f, const cs_boundary_set *boundary_set)
     }
     f->boundary_fill = boundary_fill(f->dim, sc->smoothing_radius, sc->particle_spacing);
     boundary_tables(f->dim, f->boundary_fill, p->boundary);
-    p->wall = (vec4){0.5f * cs_fluid_spacing(sc), 0.0f, 0.0f, 0.0f};
+    p->wall = (vec4){0.5f * cs_fluid_spacing(sc), speed_limit(sc, f->dt), 0.0f, 0.0f};
 }
 
 void cs_fluid_retune(cs_fluid *f, uint32_t split)
@@ -196,6 +218,7 @@ void cs_fluid_retune(cs_fluid *f, uint32_t split)
     f->substeps = sc->substeps * split;
     f->params.domain_max.w = f->dt;
     f->params.gravity = (vec4){sc->gravity[0], sc->gravity[1], d3 ? sc->gravity[2] : 0.0f, sc->boundary_restitution};
+    f->params.wall.y = speed_limit(sc, f->dt);
 }
 
 void cs_fluid_upload_params(cs_fluid *f)

@@ -252,6 +252,10 @@ void cs_fluid_end_substep(cs_fluid *f);
 void cs_fluid_record_pointer(cs_fluid *f, cs_recorder *rec, const cs_substep *step);
 // Simulated time at the start of the current substep.
 double cs_fluid_time(const cs_fluid *f);
+// The real-time mode's speed limit in m/s (scene.h cs_realtime_options:
+// max_step x h / dt, which predict, pbf: velocity and pbf: vorticity+xsph
+// clamp to); 0 in the physical mode.
+float cs_fluid_speed_limit(const cs_fluid *f);
 
 // Records the stats pass on the state as recorded so far, at the frame's
 // end, and its copy into the readback of the recorder's frame slot: the

@@ -197,6 +197,15 @@ bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
            cs_scene_key_read_named(scene, o, "pbf", keys, "scorr_background", p, err);
 }
 
+// The real-time mode's iterations replace the block's (scene.h
+// cs_realtime_options; 0 keeps them). After the block is read, so a file
+// with no "pbf" block gets them too.
+static void use_realtime_iterations(const cs_scene *scene, cs_pbf_params *p)
+{
+    if (scene->realtime.enabled && scene->realtime.iterations > 0)
+        p->iterations = scene->realtime.iterations;
+}
+
 static void pbf_destroy(void *state)
 {
     cs_pbf *pbf = state;
@@ -258,6 +267,7 @@ static bool pbf_create(cs_context *ctx, const cs_scene *scene, void **state, cs_
     cs_pbf_params params;
     if (!check_masses(scene, err) || !cs_pbf_params_read(scene, &params, err))
         return false;
+    use_realtime_iterations(scene, &params);
     cs_pbf *pbf = calloc(1, sizeof *pbf);
     CS_ASSERT(pbf, "out of host memory");
     pbf->params = params;

@@ -36,6 +36,20 @@ layout(std430, binding = CS_BODY_SET_BINDING) readonly buffer BodySet { cs_body_
 #define CS_H (fp.domain_min.w)
 #define CS_DT (fp.domain_max.w)
 #define CS_RESTITUTION (fp.gravity.w)
+
+// The real-time mode's speed clamp (fluid.c speed_limit): |v| at most
+// fp.wall.y, the direction kept; 0 is no clamp (the physical mode: the
+// branch is not taken, v comes back as it went in). A NaN speed fails the
+// test and stays NaN, for the run check to see. The scaled vector's length
+// may exceed the limit by a rounding (a few parts in 10^7).
+vec3 cs_clamp_speed(vec3 v)
+{
+    float limit = fp.wall.y;
+    float s2 = dot(v, v);
+    if (limit > 0.0 && s2 > limit * limit)
+        v *= limit / sqrt(s2);
+    return v;
+}
 #define CS_MASS(m) (fp.materials[m].x)
 #define CS_REST_DENSITY(m) (fp.materials[m].y)
 #define CS_REST_VOLUME(m) (fp.materials[m].z)

@@ -51,7 +51,9 @@ struct cs_fluid_params {
     // face or a wall (fluid.glsl cs_collide). A particle is a cube of the
     // spacing around its centre, so the margin is half the spacing: the
     // first row of a lattice sits there, and the boundary density above is
-    // calibrated for that distance. yzw = 0.
+    // calibrated for that distance. y = the real-time mode's speed limit
+    // (m/s, fluid.glsl cs_clamp_speed; 0: no clamp, the physical mode).
+    // zw = 0.
     vec4 wall;
     // The level's signed distance field (fluid.glsl cs_collide_level; the
     // field itself is the storage buffer at CS_LEVEL_FIELD_BINDING of the

@@ -1,5 +1,6 @@
 #version 450
-// "predict": v += g dt; x* = x + v dt (the positions themselves stay: solvers
+// "predict": v += g dt (clamped in the real-time mode, fluid.glsl
+// cs_clamp_speed); x* = x + v dt (the positions themselves stay: solvers
 // derive the velocity from x* - x at the end of the substep). x*.w holds the
 // particle's mass, so neighbour loops over x* need no material lookup.
 //
@@ -40,6 +41,7 @@ void main()
     if (i >= PARTICLE_COUNT)
         return;
     vec3 v = cs_pointer_velocity(positions[i].xyz, velocities[i].xyz + fp.gravity.xyz * CS_DT, CS_DT);
+    v = cs_clamp_speed(v); // real-time mode only: x* moves at most its limit a substep
 #if DIM == 2
     v.z = 0.0;
 #endif

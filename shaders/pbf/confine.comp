@@ -54,6 +54,7 @@ void main()
 #if DIM == 2
     v.z = 0.0;
 #endif
-    velocities_out[i] = vec4(v, 0.0);
+    // The substep's last word on v: the real-time mode's clamp holds after it.
+    velocities_out[i] = vec4(cs_clamp_speed(v), 0.0);
     positions[i] = vec4(xi, 0.0);
 }

@@ -1,7 +1,9 @@
 #version 450
 // "pbf: velocity": v = (x* - x) / dt; where x* touches a boundary the normal
 // velocity into it is reflected with the restitution (WITH_IMPULSES: a
-// body's reflection hands it -m dv, pbf_impulse.glsl).
+// body's reflection hands it -m dv, pbf_impulse.glsl). In the real-time
+// mode the result is clamped (fluid.glsl cs_clamp_speed), so XSPH and
+// vorticity next read clamped neighbours; the body already took its dv.
 #include "index.glsl"
 #ifdef WITH_IMPULSES
 void cs_add_impulse(uint b, vec3 x, vec3 dv);
@@ -31,5 +33,5 @@ void main()
     g_mass = predicted[i].w;
 #endif
     cs_restitute(xs, v);
-    velocities[i] = vec4(v, 0.0);
+    velocities[i] = vec4(cs_clamp_speed(v), 0.0);
 }

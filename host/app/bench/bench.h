@@ -38,6 +38,10 @@ typedef struct cs_bench_options {
     bool radiosity;          // --radiosity (bench_radiosity.c): compile and per-pass times at a few patch sizes
     uint32_t patches[CS_BENCH_MAX_SIZES]; // --patches: patch counts instead (each at the nearest patch_size)
     uint32_t patch_target_count;
+    // --probes: light-probe counts of the probe rows (each the nearest n^3),
+    // after the patch sweep or --patches; none given: 1k and 8k.
+    uint32_t probes[CS_BENCH_MAX_SIZES];
+    uint32_t probe_count;
     bool demo;               // --demo (bench_demo.c): whole frames (substeps + draw) at each particle count
     bool draw;               // --draw (bench_draw.c): the particles' draw alone, at --size (default 1280x720)
     uint32_t width, height;  // --size WxH for --draw

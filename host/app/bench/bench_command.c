@@ -41,7 +41,10 @@ static bool parse_count_list(const cs_cli_option *o, const char *v, const char *
     for (uint32_t k = 0; k < list.size_count; k++) {
         if (list.sizes[k] < o->min || list.sizes[k] > o->max) {
             fprintf(stderr, "cistern: %s: %u %s; give %u to %u\n", o->name, list.sizes[k],
-                    strcmp(o->name, "--nodes") == 0 ? "nodes per axis" : "patches", (uint32_t)o->min, (uint32_t)o->max);
+                    strcmp(o->name, "--nodes") == 0    ? "nodes per axis"
+                    : strcmp(o->name, "--probes") == 0 ? "probes"
+                                                       : "patches",
+                    (uint32_t)o->min, (uint32_t)o->max);
             return false;
         }
         counts[k] = list.sizes[k];
@@ -60,6 +63,12 @@ static bool set_patches(const cs_cli_option *o, void *opts, const char *v)
 {
     cs_bench_options *opt = opts;
     return parse_count_list(o, v, "patch counts, e.g. 1k,8k,32k,100k,1M", opt->patches, &opt->patch_target_count);
+}
+
+static bool set_probes(const cs_cli_option *o, void *opts, const char *v)
+{
+    cs_bench_options *opt = opts;
+    return parse_count_list(o, v, "light-probe counts, e.g. 1k,8k", opt->probes, &opt->probe_count);
 }
 
 static bool set_max_step_ms(const cs_cli_option *o, void *opts, const char *v)
@@ -124,6 +133,10 @@ static const cs_cli_option bench_options[] = {
     {.name = "--patches", .kind = CS_CLI_SETTER, BENCH_AT(patches), .arg = "LIST", .min = 16,
      .max = CS_BENCH_MAX_PATCHES, .set = set_patches,
      .help = "--radiosity: at these patch counts instead, e.g. 1k,8k,32k,100k,1M"},
+    {.name = "--probes", .kind = CS_CLI_SETTER, BENCH_AT(probes), .arg = "LIST", .min = 1, .max = 1u << 21,
+     .set = set_probes, .def = "1k,8k",
+     .help = "--radiosity: light-probe counts of the probe rows (each the nearest n^3), after the patch sweep or "
+             "--patches"},
     {.name = "--quiet", .kind = CS_CLI_FLAG, BENCH_AT(quiet), .help = "no device line or progress"},
     {.name = "--device", .kind = CS_CLI_SETTER, BENCH_AT(device), .arg = "N|NAME", .set = cs_cli_set_device,
      .help = CS_CLI_DEVICE_HELP},
@@ -154,6 +167,10 @@ static int bench_parsed(cs_bench_options *opt, const cs_cli_parsed *parsed)
     bool nodes_given = cs_cli_given(&cs_bench_cli, parsed, "--nodes");
     if (opt->patch_target_count && !opt->radiosity) {
         fprintf(stderr, "cistern: --patches is a `bench --radiosity` option\n");
+        return 2;
+    }
+    if (cs_cli_given(&cs_bench_cli, parsed, "--probes") && !opt->radiosity) {
+        fprintf(stderr, "cistern: --probes is a `bench --radiosity` option\n");
         return 2;
     }
     if (scene_given && !cs_cli_check_scene(opt->scene))

@@ -17,6 +17,12 @@
 // submits and fence waits a frame are counted as run reports them. The GPU
 // split reads the recorder's timestamps: "sim" is every pass cs_world_record_frame
 // recorded, "draw" everything after it (meshing and the render features).
+//
+// Every count runs twice: in the physical mode (the file's clock, scaled:
+// 12 substeps a frame for the dam break at 1 M) and in the real-time mode
+// (the scene's "realtime" block turned on: its few substeps, the speed
+// clamp; docs/fluids.md "Real-time mode"). A scene whose fluids the mode
+// refuses (not PBF) gets a skipped row saying why.
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -26,6 +32,7 @@
 #include "recorder.h"
 #include "render.h"
 #include "scene.h"
+#include "scene_edit.h"
 #include "sim.h"
 #include "world.h"
 #include "world_draw.h"
@@ -44,6 +51,8 @@ typedef struct demo_pass {
 
 typedef struct demo_result {
     uint32_t requested, particles, substeps, frames;
+    bool realtime;     // the real-time mode's row
+    float speed_limit; // its clamp (m/s, the first fluid's); 0 in the physical mode
     bool skipped, failed;
     char reason[640];
     double frame_ms, frame_p90_ms;       // host wall clock of the loop's period (median, p90)
@@ -216,22 +225,40 @@ static bool submit_demo_frame(demo_state *d, demo_result *res, uint32_t index, u
     return !in_frame || !s->meshed;
 }
 
-static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, demo_result *res)
+// The scene with --set's edits and one more: realtime.enabled, the mode.
+static bool load_demo_scene(const cs_bench_options *opt, bool realtime, cs_scene *scene, cs_error *err)
+{
+    cs_scene_edit *edits = calloc(opt->edits.count + 1, sizeof *edits);
+    CS_ASSERT(edits, "out of host memory");
+    if (opt->edits.count)
+        memcpy(edits, opt->edits.items, opt->edits.count * sizeof *edits);
+    bool ok = cs_scene_edit_parse(realtime ? "realtime.enabled=true" : "realtime.enabled=false",
+                                  &edits[opt->edits.count], err) &&
+              cs_scene_load_edited(opt->scene, edits, opt->edits.count + 1, scene, err);
+    free(edits);
+    return ok;
+}
+
+static void demo_size(cs_context *ctx, const cs_bench_options *opt, uint32_t requested, bool realtime, demo_result *res)
 {
     memset(res, 0, sizeof *res);
     res->requested = requested;
+    res->realtime = realtime;
     // It holds a world and a scene: on the heap, not the stack.
     demo_state *d __attribute__((cleanup(free_demo_state))) = calloc(1, sizeof *d);
     CS_ASSERT(d, "out of host memory");
     d->ctx = ctx;
     cs_error err;
-    if (!cs_scene_load_edited(opt->scene, opt->edits.items, opt->edits.count, &d->scene, &err)) {
+    if (!load_demo_scene(opt, realtime, &d->scene, &err)) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "%s", err.msg);
         return;
     }
     cs_scene_scale_world(&d->scene, requested);
     res->substeps = d->scene.substeps;
+    if (realtime && d->scene.fluid_count)
+        res->speed_limit =
+            (float)((double)d->scene.realtime.max_step * d->scene.fluids[0].smoothing_radius / d->scene.dt);
     res->sim_seconds = (double)d->scene.dt * d->scene.substeps;
     bool world = cs_world_create(ctx, &d->scene, &d->world, &err);
     cs_renderer_desc rd = {.width = d->scene.render.width ? d->scene.render.width : 960,
@@ -365,6 +392,7 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
         const demo_result *r = &res[i];
         cJSON *s = cJSON_CreateObject();
         cJSON_AddNumberToObject(s, "requested", r->requested);
+        cJSON_AddStringToObject(s, "stepping", r->realtime ? "realtime" : "physical");
         if (r->skipped) {
             cJSON_AddStringToObject(s, "skipped", r->reason);
             cJSON_AddItemToArray(sizes, s);
@@ -375,6 +403,8 @@ static cJSON *demo_json(const cs_context *ctx, const cs_bench_options *opt, cons
         if (r->failed)
             cJSON_AddStringToObject(s, "failure", r->reason);
         cJSON_AddNumberToObject(s, "substeps", r->substeps);
+        if (r->realtime)
+            cJSON_AddNumberToObject(s, "speed_limit_m_per_s", r->speed_limit);
         cJSON_AddNumberToObject(s, "sim_seconds_per_frame", r->sim_seconds);
         cJSON_AddNumberToObject(s, "frames_timed", r->frames);
         cJSON_AddNumberToObject(s, "frame_mean_ms", r->frame_mean_ms);
@@ -407,16 +437,23 @@ static void print_demo_table(const char *scene_name, const char *device, const d
     printf("(%d frames in flight; frame ms: the timed frames' span, last one finished, over their count;\n"
            " submits and waits: queue submits and host fence waits a frame)\n",
            CS_FRAMES_IN_FLIGHT);
-    printf("%11s %9s %11s %9s %9s %9s %9s %8s %8s %8s\n", "particles", "substeps", "frame ms", "frames/s", "gpu ms",
-           "sim ms", "draw ms", "submits", "waits", "physics");
+    printf("(stepping: physical, the file's clock scaled with the particles; real-time, the scene's \"realtime\"\n"
+           " block on: its substeps a frame, speeds clamped, docs/fluids.md \"Real-time mode\")\n");
+    printf("%11s %9s %11s %9s %9s %9s %9s %8s %8s %10s %8s\n", "particles", "substeps", "frame ms", "frames/s",
+           "gpu ms", "sim ms", "draw ms", "submits", "waits", "stepping", "physics");
     for (uint32_t i = 0; i < n; i++) {
         const demo_result *r = &res[i];
+        const char *stepping = r->realtime ? "real-time" : "physical";
         if (r->skipped) {
-            printf("%11u  skipped: %.200s\n", r->requested, r->reason);
+            printf("%11u  %s skipped: %.200s\n", r->requested, stepping, r->reason);
             continue;
         }
-        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f  %s%s\n", r->particles, r->substeps,
-               r->frame_mean_ms, r->fps, r->gpu_ms, r->sim_ms, r->draw_ms, r->submits_per_frame, r->waits_per_frame, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        printf("%11u %9u %11.3f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f %10s  %s%s\n", r->particles, r->substeps,
+               r->frame_mean_ms, r->fps, r->gpu_ms, r->sim_ms, r->draw_ms, r->submits_per_frame, r->waits_per_frame,
+               stepping, r->failed ? "FAILED: " : "stable", r->failed ? r->reason : "");
+        if (r->realtime)
+            printf("%11s   speeds clamped to %.3f m/s (realtime.max_step smoothing radii a substep)\n", "",
+                   (double)r->speed_limit);
         printf("%11s   %.0f compute dispatches and %.0f barriers a frame (%.1f and %.1f a substep)\n", "",
                r->dispatches, r->barriers, r->dispatches / CS_MAX(r->substeps, 1u),
                r->barriers / CS_MAX(r->substeps, 1u));
@@ -434,25 +471,29 @@ int cs_bench_demo(const cs_bench_options *opt)
     if (begun != 0)
         return begun;
     const char *scene_name = start.scene_name, *dir = start.dir, *device = start.device;
-    demo_result *res = calloc(opt->size_count, sizeof *res);
+    // Two rows a count: the physical mode, then the real-time mode.
+    demo_result *res = calloc(2 * (size_t)opt->size_count, sizeof *res);
     CS_ASSERT(res, "out of memory");
     uint32_t n = 0;
-    bool failed = false, slow = false;
-    for (; n < opt->size_count; n++) {
-        if (failed || slow) {
-            res[n] = (demo_result){.requested = opt->sizes[n], .skipped = true};
+    bool failed = false, slow[2] = {false, false};
+    for (; n < 2 * opt->size_count; n++) {
+        uint32_t size = opt->sizes[n / 2];
+        bool realtime = n % 2 == 1;
+        if (failed || slow[realtime]) {
+            res[n] = (demo_result){.requested = size, .realtime = realtime, .skipped = true};
             snprintf(res[n].reason, sizeof res[n].reason, "not run: %s", failed ? "a smaller size went wrong"
                      : "the previous size already took longer than --max-step-ms a frame");
             continue;
         }
-        demo_size(&ctx, opt, opt->sizes[n], &res[n]);
+        demo_size(&ctx, opt, size, realtime, &res[n]);
+        const char *mode = realtime ? " (real-time mode)" : "";
         if (res[n].skipped)
-            fprintf(stderr, "cistern: skipped %u particles: %s\n", opt->sizes[n], res[n].reason);
+            fprintf(stderr, "cistern: skipped %u particles%s: %s\n", size, mode, res[n].reason);
         if (res[n].failed)
-            fprintf(stderr, "cistern: bench --demo %s, %u particles: stopped at %s\n", opt->scene, opt->sizes[n],
+            fprintf(stderr, "cistern: bench --demo %s, %u particles%s: stopped at %s\n", opt->scene, size, mode,
                     res[n].reason);
         failed = res[n].failed;
-        slow = !res[n].skipped && res[n].frame_ms > opt->max_step_ms;
+        slow[realtime] = !res[n].skipped && res[n].frame_ms > opt->max_step_ms;
     }
     print_demo_table(scene_name, device, res, n);
     int code = failed ? 1 : 0;

@@ -8,13 +8,15 @@
 // (docs/benchmarks.md, docs/light.md). A size whose links do not fit one
 // storage buffer of the device is reported as such and the sweep stops.
 // Then the light probes (pipelines/light/probes.h) over the same geometry at
-// 10^3 and 20^3 probes, PROBE_RAYS rays each: "probes: gather" and
-// "probes: finish", median over the same frames (the patch sweep itself
-// runs without the scene's own probes).
+// 10^3 and 20^3 probes (--probes: other counts, each the nearest n^3),
+// PROBE_RAYS rays each: "probes: gather" and "probes: finish", median over
+// the same frames (the patch sweep itself runs without the scene's own
+// probes). The probe rows follow the --patches sweep too, so the one run
+// tools/bench_gpu.sh makes measures both.
 //
 // With --patches LIST the sweep takes patch counts instead (1k, 8k, 32k,
 // 100k, 1M for issue 11): each at the patch_size whose count is nearest
-// (cs_radiosity_patch_count, bisection), and no probes. Before compiling a
+// (cs_radiosity_patch_count, bisection), then the probe rows. Before compiling a
 // size it estimates its links and compile time from the largest size
 // compiled so far, both x (count ratio)^1.1, a little above the receiver
 // clusters' link growth (N^0.96 on the Cornell box; with patch receivers
@@ -45,9 +47,9 @@
 // took minutes to find out: left out.
 static const double patch_sizes[] = {0.1, 0.07, 0.05, 0.035, 0.03};
 
-// Probe grids of the probe rows (n^3: 1k and 8k probes), their rays and the
-// patch size their radiosity is solved at (the gathers' cost hardly
-// depends on it: rays walk the BVH of the scene's triangles).
+// Probe grids of the probe rows without --probes (n^3: 1k and 8k probes),
+// their rays and the patch size their radiosity is solved at (the gathers'
+// cost hardly depends on it: rays walk the BVH of the scene's triangles).
 static const uint32_t probe_sides[] = {10, 20};
 #define PROBE_RAYS 256u
 #define PROBE_PATCH_SIZE 0.1
@@ -157,10 +159,10 @@ static void sample_pass(const cs_recorder *rec, const char *name, double *sample
 
 // One probe grid of side n: solve at PROBE_PATCH_SIZE, time the two probe
 // passes. False when the device refused the grid (said in the row).
-static bool bench_probes(cs_context *ctx, cs_scene *scene, uint32_t n, const cs_bench_options *opt)
+static bool bench_probes(cs_context *ctx, cs_scene *scene, uint32_t n, double patch_size, const cs_bench_options *opt)
 {
     cs_scene_lighting *lighting = &scene->geometry->lighting;
-    lighting->patch_size = PROBE_PATCH_SIZE;
+    lighting->patch_size = patch_size;
     lighting->probes = (cs_scene_probes){.given = true, .resolution = {n, n, n}, .rays = PROBE_RAYS, .every = 1};
     uint32_t count = n * n * n;
     cs_world_radiosity part;
@@ -192,6 +194,22 @@ static bool bench_probes(cs_context *ctx, cs_scene *scene, uint32_t n, const cs_
     free(finish);
     cs_world_radiosity_destroy(ctx, &part);
     return true;
+}
+
+// The probe rows: --probes' counts (each the nearest n^3), else probe_sides,
+// over the radiosity at `patch_size`.
+static void bench_probe_rows(cs_context *ctx, cs_scene *scene, double patch_size, const cs_bench_options *opt)
+{
+    printf("\nlight probes over the geometry, radiosity at patch_size %.3g:\n\n", patch_size);
+    printf("| probes | rays | gather ms | finish ms | gather ns a ray |\n|---|---|---|---|---|\n");
+    uint32_t rows = opt->probe_count ? opt->probe_count : (uint32_t)CS_ARRAY_COUNT(probe_sides);
+    for (uint32_t i = 0; i < rows; i++) {
+        uint32_t side = probe_sides[i % CS_ARRAY_COUNT(probe_sides)];
+        if (opt->probe_count)
+            side = (uint32_t)fmax(1.0, round(cbrt((double)opt->probes[i])));
+        if (!bench_probes(ctx, scene, side, patch_size, opt))
+            break;
+    }
 }
 
 // The patch_size whose patch count is nearest `target` (*count gets it).
@@ -388,6 +406,14 @@ int cs_bench_radiosity(const cs_bench_options *opt)
     scene.geometry->lighting.probes.given = false;
     if (opt->patch_target_count) {
         sweep_patch_counts(&ctx, &scene, opt);
+        // The probes over the sweep's fewest patches: a compile of seconds
+        // on a GPU (and the smoke test's 200 patches on lavapipe, where
+        // rooms_radiosity at PROBE_PATCH_SIZE compiles for minutes).
+        uint32_t fewest = opt->patches[0];
+        for (uint32_t i = 1; i < opt->patch_target_count; i++)
+            fewest = CS_MIN(fewest, opt->patches[i]);
+        uint64_t unused;
+        bench_probe_rows(&ctx, &scene, patch_size_for(scene.geometry, fewest, &unused), opt);
         cs_context_destroy(&ctx);
         cs_scene_free(&scene);
         return 0;
@@ -397,12 +423,7 @@ int cs_bench_radiosity(const cs_bench_options *opt)
         if (!bench_size(&ctx, &scene, patch_sizes[i], 0, opt, &done))
             break;
     }
-    printf("\nlight probes over the geometry, radiosity at patch_size %.2f:\n\n", PROBE_PATCH_SIZE);
-    printf("| probes | rays | gather ms | finish ms | gather ns a ray |\n|---|---|---|---|---|\n");
-    for (size_t i = 0; i < CS_ARRAY_COUNT(probe_sides); i++) {
-        if (!bench_probes(&ctx, &scene, probe_sides[i], opt))
-            break;
-    }
+    bench_probe_rows(&ctx, &scene, PROBE_PATCH_SIZE, opt);
     cs_context_destroy(&ctx);
     cs_scene_free(&scene);
     return 0;

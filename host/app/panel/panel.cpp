@@ -451,6 +451,9 @@ static void layout(cs_panel *p, const cs_panel_run *run, uint32_t width, uint32_
     if (button(p, "Restart"))
         req->keys.restart = true;
     ImGui::Text("frame %u   t = %.4f s", run->frame, run->time);
+    char stepping[256]; // the real-time mode or the physical clock (scene "realtime")
+    cs_scene_stepping_text(run->scene, stepping, sizeof stepping);
+    ImGui::TextWrapped("%s", stepping);
     if (ImGui::CollapsingHeader("Colour", ImGuiTreeNodeFlags_DefaultOpen)) {
         int mode = run->color_mode;
         if (ImGui::Combo("colour (C)", &mode, "material\0speed\0density\0\0") && mode != run->color_mode)
