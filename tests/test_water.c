@@ -200,7 +200,11 @@ typedef struct optics {
 // Averages pixels over light and dark tiles seen through the slab's top
 // (well inside a tile, a margin from the slab's edges), and turns them
 // into T and F with the bare floor's two colours.
-static optics measure(const cs_scene *scene, const cs_view_camera *cam, const uint8_t *img, const double floor[2][3])
+// The slab's top, away from its edges: x0, x1, z0, z1.
+static const double k_slab_region[4] = {0.15, 1.05, 0.1, 0.5};
+
+static optics measure(const cs_scene *scene, const cs_view_camera *cam, const uint8_t *img, const double floor[2][3],
+                      const double region[4])
 {
     cs_camera_matrices m;
     cs_camera_matrices_get(cam, (double)WIDTH / HEIGHT, &m);
@@ -216,7 +220,8 @@ static optics measure(const cs_scene *scene, const cs_view_camera *cam, const ui
             double t = (DEPTH - o[1]) / d[1], t_floor = -o[1] / d[1];
             double top[2] = {o[0] + t * d[0], o[2] + t * d[2]},
                    bottom[2] = {o[0] + t_floor * d[0], o[2] + t_floor * d[2]};
-            if (top[0] < 0.15 || top[0] > 1.05 || top[1] < 0.1 || top[1] > 0.5 || bottom[0] > 1.1)
+            if (top[0] < region[0] || top[0] > region[1] || top[1] < region[2] || top[1] > region[3] ||
+                bottom[0] > region[1] + 0.05)
                 continue;
             floor_hit(&m, cam, x + 0.5, y + 0.5, true, hit);
             bool light = light_tile(scene, hit, &edge);
@@ -319,7 +324,7 @@ static void check_snell(cs_context *ctx, cs_renderer *r, const cs_scene *scene, 
     cs_camera_matrices m;
     cs_camera_matrices_get(&cam, (double)WIDTH / HEIGHT, &m);
     // Mid-level between what the two tiles look like through the water.
-    optics o = measure(scene, &cam, img, floor);
+    optics o = measure(scene, &cam, img, floor, k_slab_region);
     double mid = 0.5 * (o.transmit[1] * (floor[0][1] + floor[1][1])) + o.reflect[1];
     uint32_t compared = 0, within = 0, moved = 0;
     double worst = 0;
@@ -360,7 +365,7 @@ static void check_optics(cs_context *ctx, cs_renderer *r, const cs_scene *scene,
         double theta = angles[a] * CS_RENDER_PI / 180.0;
         cs_view_camera cam = camera_at(theta);
         uint8_t *img = draw(ctx, r, scene, &cam, s);
-        optics o = measure(scene, &cam, img, floor);
+        optics o = measure(scene, &cam, img, floor, k_slab_region);
         double cos_i = cos(theta), sin_t = sin(theta) / CS_RENDER_WATER_IOR, cos_t = sqrt(1 - sin_t * sin_t);
         double f = schlick(cos_i), path = DEPTH / cos_t;
         double mirror[3] = {sin(theta), cos(theta), 0}, env[3];
@@ -385,22 +390,86 @@ static void check_optics(cs_context *ctx, cs_renderer *r, const cs_scene *scene,
     }
 }
 
+// The screen-space fluid (water_ssf.c) on a block of particles at rest on
+// the floor, 10 layers of spacing s (0.2 m of fluid) on a lattice, seen
+// straight down: its smoothed surface faces up (F = 0.02) and its splatted
+// thickness is the block's depth, so T = (1 - F) exp(-sigma 10 s).
+static void check_particles(cs_context *ctx, cs_renderer *r, const cs_scene *scene, const double floor[2][3])
+{
+    const uint32_t nx = 40, ny = 10, nz = 20, n = nx * ny * nz;
+    const double s = scene->fluids[0].particle_spacing;
+    float *pos = calloc((size_t)n, 4 * sizeof(float));
+    CS_ASSERT(pos, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+        pos[4 * i + 0] = (float)(0.2 + (x + 0.5) * s);
+        pos[4 * i + 1] = (float)((y + 0.5) * s);
+        pos[4 * i + 2] = (float)(0.1 + (z + 0.5) * s);
+    }
+    cs_buffer positions, materials;
+    cs_error err;
+    CS_ASSERT(cs_buffer_create(ctx, &(cs_buffer_desc){.name = "block positions", .size = 16ull * n}, &positions,
+                               &err) &&
+                  cs_buffer_create(ctx, &(cs_buffer_desc){.name = "block materials", .size = 4ull * n}, &materials,
+                                   &err),
+              "%s", err.msg);
+    cs_buffer_upload(ctx, &positions, pos, 16ull * n, 0);
+    cs_buffer_fill(ctx, &materials, 0);
+    cs_particle_view pv = {.positions = &positions,
+                           .materials = &materials,
+                           .count = n,
+                           .water = true,
+                           .scene = &scene->fluids[0]};
+    for (int c = 0; c < 3; c++)
+        pv.absorption[c] = (float)k_sigma[c];
+    cs_view_camera cam = camera_at(0.0);
+    cs_render_frame frame = {.scene = scene, .camera = &cam, .color_mode = -1, .hide_box = true, .no_fog = true};
+    cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, &pv);
+    uint8_t *img = test_render(ctx, r, NULL, &frame, "water particles");
+    // Inside the block's top, a few filter widths from its sides.
+    const double region[4] = {0.3, 0.9, 0.18, 0.42};
+    optics o = measure(scene, &cam, img, floor, region);
+    double depth = ny * s, f = schlick(1.0), env[3], up[3] = {0, 1, 0};
+    sky(up, env);
+    double f_measured = o.reflect[2] / env[2];
+    printf("particles (%u, %.2f m deep) as water, straight down (%u light, %u dark px): T", n, depth, o.light, o.dark);
+    for (int c = 0; c < 3; c++) {
+        double want = (1 - f) * exp(-k_sigma[c] * depth);
+        printf(" %.4f (want %.4f)", o.transmit[c], want);
+        CHECK(fabs(o.transmit[c] - want) < 0.03,
+              "particles, channel %d: transmittance %.4f, want (1 - F) "
+              "exp(-sigma depth) = %.4f",
+              c, o.transmit[c], want);
+    }
+    printf("; F %.4f (want %.4f)\n", f_measured, f);
+    CHECK(o.light > 200 && o.dark > 200, "%u light and %u dark pixels measured", o.light, o.dark);
+    CHECK(fabs(f_measured - f) < 0.008, "particles: reflectance %.4f head-on, want %.4f", f_measured, f);
+    free(img);
+    free(pos);
+    cs_buffer_destroy(ctx, &positions);
+    cs_buffer_destroy(ctx, &materials);
+}
+
 // A small dam break (about 2000 particles) drawn as water after 12 frames:
 // the frame's meshing, then the water over the sky and tiles.
+// (a format: %s is the surface's enabled)
 static const char k_pool[] =
     "{\"dim\": 3, \"domain\": {\"min\": [0, 0, 0], \"max\": [0.6, 0.5, 0.3]}, \"gravity\": [0, -9.81, 0],"
     " \"dt\": 0.005, \"substeps\": 2, \"seed\": 3,"
     " \"fluids\": [{\"solver\": \"pbf\", \"particle_spacing\": 0.02, \"smoothing_radius\": 0.04,"
     "   \"materials\": [{\"name\": \"water\", \"absorption\": [2.5, 0.8, 0.35]}],"
-    "   \"blocks\": [{\"min\": [0, 0, 0], \"max\": [0.2, 0.3, 0.3]}], \"surface\": {\"enabled\": true}, \"pbf\": {}}],"
+    "   \"blocks\": [{\"min\": [0, 0, 0], \"max\": [0.2, 0.3, 0.3]}], \"surface\": {\"enabled\": %s}, \"pbf\": {}}],"
     " \"camera\": {\"position\": [1.0, 0.6, 1.0], \"target\": [0.3, 0.1, 0.15], \"fov_degrees\": 45},"
     " \"render\": {\"draw\": \"water\", \"features\": \"sky floor_tiles\"}}";
 
-static uint8_t *pool_frame(cs_context *ctx, cs_renderer *r)
+static uint8_t *pool_frame(cs_context *ctx, cs_renderer *r, bool particles)
 {
     cs_scene scene;
     cs_world world;
-    if (!test_world_from_json(ctx, k_pool, "pool.json", &scene, &world))
+    // Without a surface the particles are drawn as water (water_ssf.c).
+    char json[sizeof k_pool + 16];
+    snprintf(json, sizeof json, k_pool, particles ? "false" : "true");
+    if (!test_world_from_json(ctx, json, "pool.json", &scene, &world))
         return NULL;
     CHECK(scene.render.draw == CS_DRAW_WATER, "render.draw \"water\" read");
     test_world_run(ctx, &world, 12, "pool");
@@ -413,8 +482,12 @@ static uint8_t *pool_frame(cs_context *ctx, cs_renderer *r)
     cs_barrier_compute_to_graphics(&rec);
     cs_world_draw arrays;
     cs_render_frame frame = cs_world_draw_frame(&world, scene.render.draw, true, &arrays);
-    CHECK(frame.drawable_count >= 1 && arrays.surfaces[0].water && arrays.surfaces[0].triangle_count > 0,
-          "the surface is drawn as water (%u triangles)", arrays.surfaces[0].triangle_count);
+    if (particles)
+        CHECK(frame.drawable_count >= 1 && arrays.views[0].water && arrays.views[0].count > 0,
+              "the particles are drawn as water (%u)", arrays.views[0].count);
+    else
+        CHECK(frame.drawable_count >= 1 && arrays.surfaces[0].water && arrays.surfaces[0].triangle_count > 0,
+              "the surface is drawn as water (%u triangles)", arrays.surfaces[0].triangle_count);
     cs_view_camera cam;
     cs_camera_from_scene(&cam, &scene);
     frame.camera = &cam;
@@ -432,9 +505,9 @@ static uint8_t *pool_frame(cs_context *ctx, cs_renderer *r)
 
 // Two fresh worlds, the same frame: the same bytes; no black pixel (the
 // sky, the tiles and the water are never black: a NaN written out is).
-static void check_determinism(cs_context *ctx, cs_renderer *r)
+static void check_determinism(cs_context *ctx, cs_renderer *r, bool particles)
 {
-    uint8_t *a = pool_frame(ctx, r), *b = pool_frame(ctx, r);
+    uint8_t *a = pool_frame(ctx, r, particles), *b = pool_frame(ctx, r, particles);
     if (!a || !b) {
         free(a), free(b);
         return;
@@ -444,7 +517,8 @@ static void check_determinism(cs_context *ctx, cs_renderer *r)
         differ += memcmp(a + 4 * i, b + 4 * i, 4) != 0;
         black += (a[4 * i] | a[4 * i + 1] | a[4 * i + 2]) == 0;
     }
-    printf("pool as water, twice: %zu pixels differ, %zu black\n", differ, black);
+    printf("pool as water (%s), twice: %zu pixels differ, %zu black\n", particles ? "particles" : "surface", differ,
+           black);
     CHECK(differ == 0, "%zu pixels differ between two runs of the same frame", differ);
     CHECK(black == 0, "%zu black (NaN) pixels", black);
     free(a), free(b);
@@ -473,7 +547,9 @@ int main(void)
     free(bare);
     check_optics(&ctx, &r, &scene, &s, floor);
     check_snell(&ctx, &r, &scene, &s, floor);
-    check_determinism(&ctx, &r);
+    check_particles(&ctx, &r, &scene, floor);
+    check_determinism(&ctx, &r, false);
+    check_determinism(&ctx, &r, true);
     slab_destroy(&ctx, &s);
     cs_renderer_destroy(&r);
     cs_scene_free(&scene);

@@ -30,6 +30,9 @@ cs_render_frame cs_world_draw_frame(cs_world *world, cs_draw_mode draw, bool lev
             cs_particle_view *v = &arrays->views[view_count++];
             f->ops->particles(f->state, v);
             v->scene = f->scene;
+            // Water: drawn by the renderer's screen-space fluid (3D).
+            v->water = draw == CS_DRAW_WATER && f->scene->dim == 3;
+            memcpy(v->absorption, f->scene->materials[0].absorption, sizeof v->absorption);
             cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, v);
         }
     }

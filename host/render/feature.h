@@ -76,7 +76,7 @@ typedef struct cs_render_feature {
     // depth pre-pass), copies that colour into the target and calls
     // record. One such feature a frame (the first that asks), and only
     // where the device can sample the formats (cs_renderer.can_read_scene).
-    bool (*reads_scene)(void *state, const cs_render_view *view);
+    bool (*reads_scene)(cs_renderer *r, void *state, const cs_render_view *view);
     void (*prepare)(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view);
 } cs_render_feature;
 

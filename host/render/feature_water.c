@@ -10,12 +10,14 @@
 // over the copied scene. On a device that cannot sample the formats the
 // surface feature draws these surfaces its opaque way instead.
 #include "feature.h"
+#include "water_ssf.h"
 
 #include <math.h>
 
 typedef struct water {
     cs_program_id front, back;
     cs_image back_depth; // the nearest back face's depth, sized to the target
+    cs_water_ssf ssf;    // particle fluids drawn as water
 } water;
 
 static bool create(cs_renderer *r, void **state, cs_error *err)
@@ -27,7 +29,8 @@ static bool create(cs_renderer *r, void **state, cs_error *err)
                              VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, true, true, VK_COMPARE_OP_LESS, VK_CULL_MODE_NONE,
                              &w->front, err) &&
            cs_render_depth_program(r, "render water back faces", "render/water.vert", "render/water_back.frag",
-                                   VK_COMPARE_OP_LESS, &w->back, err);
+                                   VK_COMPARE_OP_LESS, &w->back, err) &&
+           cs_water_ssf_create(r, &w->ssf, err);
 }
 
 static void destroy(cs_renderer *r, void *state)
@@ -36,6 +39,7 @@ static void destroy(cs_renderer *r, void *state)
     cs_program_destroy(r->ctx, &w->front);
     cs_program_destroy(r->ctx, &w->back);
     cs_image_destroy(r->ctx, &w->back_depth);
+    cs_water_ssf_destroy(r, &w->ssf);
     free(w);
 }
 
@@ -45,16 +49,32 @@ static const cs_render_surface *water_item(const cs_render_view *view, uint32_t 
     return view->items[i]->kind == CS_DRAWABLE_SURFACE && m->water && m->triangle_count ? m : NULL;
 }
 
-static bool reads_scene(void *state, const cs_render_view *view)
+// The first particle view drawn as water; NULL: none.
+static const cs_particle_view *water_particles(const cs_renderer *r, const cs_render_view *view)
 {
-    (void)state;
+    for (uint32_t i = 0; i < view->item_count; i++) {
+        const cs_particle_view *pv = view->items[i]->data;
+        if (view->items[i]->kind == CS_DRAWABLE_PARTICLES && cs_water_ssf_draws(r, pv))
+            return pv;
+    }
+    return NULL;
+}
+
+static bool any_surface(const cs_render_view *view)
+{
     for (uint32_t i = 0; i < view->item_count; i++)
         if (water_item(view, i))
             return true;
     return false;
 }
 
-static struct cs_render_water_push make_push(const cs_render_view *view, const cs_render_surface *m)
+static bool reads_scene(cs_renderer *r, void *state, const cs_render_view *view)
+{
+    (void)state;
+    return any_surface(view) || water_particles(r, view);
+}
+
+static struct cs_render_water_push make_push(const cs_render_view *view, const float absorption[3])
 {
     // The sun (sky.glsl's direction) turned into view space.
     double sun[3] = {CS_RENDER_SUN_DIR}, len = sqrt(sun[0] * sun[0] + sun[1] * sun[1] + sun[2] * sun[2]);
@@ -69,16 +89,15 @@ static struct cs_render_water_push make_push(const cs_render_view *view, const c
         .view_z = view->view_rows[2],
         .proj = view->proj,
         .fog = view->fog,
-        .absorption = {m->absorption[0], m->absorption[1], m->absorption[2], view->fog_start},
+        .absorption = {absorption[0], absorption[1], absorption[2], view->fog_start},
         .sun = {s[0], s[1], s[2], 0},
         .modes = {view->flags, 0, 0, 0},
     };
 }
 
 // The back faces' depth pass, in its own rendering scope.
-static void prepare(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+static void back_faces(cs_renderer *r, water *w, cs_recorder *rec, const cs_render_view *view)
 {
-    water *w = state;
     if (!w->back_depth.image || w->back_depth.width != view->width || w->back_depth.height != view->height) {
         if (w->back_depth.image) {
             vkDeviceWaitIdle(r->ctx->device);
@@ -133,7 +152,7 @@ static void prepare(cs_renderer *r, void *state, cs_recorder *rec, const cs_rend
         const cs_render_surface *m = water_item(view, i);
         if (!m)
             continue;
-        struct cs_render_water_push push = make_push(view, m);
+        struct cs_render_water_push push = make_push(view, m->absorption);
         cs_draw(rec, w->back,
                 &(cs_draw_desc){.buffers = {m->positions, m->normals},
                                 .push = &push,
@@ -152,11 +171,24 @@ static void prepare(cs_renderer *r, void *state, cs_recorder *rec, const cs_rend
                                               .dst_access = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT});
 }
 
+static void prepare(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
+{
+    water *w = state;
+    if (any_surface(view))
+        back_faces(r, w, rec, view);
+    cs_water_ssf_prepare(r, &w->ssf, rec, view);
+}
+
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
     water *w = state;
     if (!view->scene_color.view)
         return; // the device cannot read the scene: feature_surface.c drew them
+    const cs_particle_view *pv = water_particles(r, view);
+    if (pv) {
+        struct cs_render_water_push push = make_push(view, pv->absorption);
+        cs_water_ssf_record(r, &w->ssf, rec, view, &push);
+    }
     cs_image_binding back = {.view = w->back_depth.view,
                              .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                              .sampler = r->nearest_sampler};
@@ -165,7 +197,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         if (!m)
             continue;
         CS_ASSERT(m->triangle_count <= UINT32_MAX / 3, "too many triangles to draw: %u", m->triangle_count);
-        struct cs_render_water_push push = make_push(view, m);
+        struct cs_render_water_push push = make_push(view, m->absorption);
         cs_draw(rec, w->front,
                 &(cs_draw_desc){.buffers = {m->positions, m->normals},
                                 .images = {[2] = view->scene_color, [3] = view->scene_depth, [4] = back},
@@ -178,7 +210,7 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
 
 const cs_render_feature cs_feature_water = {
     .name = "water",
-    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_SURFACE),
+    .draws = CS_DRAWABLE_BIT(CS_DRAWABLE_SURFACE) | CS_DRAWABLE_BIT(CS_DRAWABLE_PARTICLES),
     .create = create,
     .destroy = destroy,
     .record = record,

@@ -511,7 +511,7 @@ static void view_for_feature(const cs_render_frame *frame, uint32_t i, cs_render
 }
 
 // The first feature that reads the scene this frame; feature_count: none.
-static uint32_t scene_reader(const cs_renderer *r, const cs_render_frame *frame, cs_render_view *view)
+static uint32_t scene_reader(cs_renderer *r, const cs_render_frame *frame, cs_render_view *view)
 {
     if (!r->can_read_scene)
         return r->feature_count;
@@ -520,7 +520,7 @@ static uint32_t scene_reader(const cs_renderer *r, const cs_render_frame *frame,
         if (!feature->reads_scene)
             continue;
         view_for_feature(frame, i, view);
-        if (feature->reads_scene(r->features[i], view))
+        if (feature->reads_scene(r, r->features[i], view))
             return i;
     }
     return r->feature_count;

@@ -87,6 +87,9 @@ typedef struct cs_renderer {
     cs_image scene_color, scene_depth;
     VkSampler linear_sampler, nearest_sampler;
     cs_program_id composite;   // scene_color → the target
+    // The water feature draws particle views marked water (its screen-space
+    // fluid, host/render/water_ssf.h); the particle feature leaves them out.
+    bool can_splat_water;
 } cs_renderer;
 
 // A fluid surface to draw: a marching-cubes mesh (pipelines/surface/surface.h's

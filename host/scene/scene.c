@@ -460,7 +460,9 @@ static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
     bool given = render && cJSON_GetObjectItemCaseSensitive(render, "draw");
     if (!given)
         scene->render.draw = any ? CS_DRAW_SURFACE : CS_DRAW_PARTICLES;
-    else if (scene->render.draw != CS_DRAW_PARTICLES && !any)
+    // "water" draws a particle fluid without a surface too (3D: the
+    // renderer's screen-space fluid).
+    else if (scene->render.draw != CS_DRAW_PARTICLES && !any && !(scene->render.draw == CS_DRAW_WATER && scene->dim == 3))
         return cs_json_fail(scene, err, "render", "draw",
                         "\"%s\" needs a fluid with a surface (\"surface\": {\"enabled\": true}, 3D scenes only)",
                         scene->render.draw == CS_DRAW_SURFACE ? "surface"

@@ -237,4 +237,25 @@ struct cs_render_water_push {
     uvec4 modes;                   // x: flags; yzw unused
 };
 
+// Screen-space fluid (ssf_*.vert/.frag, host/render/water_ssf.c): a
+// particle fluid drawn as water. Its particles are splatted as spheres
+// into a view-depth image (the nearest) and, added up, into a thickness
+// image (each sphere's chord x params.y, the particle's volume over the
+// sphere's); spheres of SSF_RADIUS x the particles' drawn radius, so that
+// a lattice's spheres overlap into one envelope. The depth is smoothed by
+// a bilateral filter, separably and twice (modes.y: 0 along x, 1 along y; half-width
+// params.z pixels, at most SSF_FILTER_MAX; depth falloff params.w metres);
+// ssf_shade.frag then shades it with water_shading.glsl.
+#define CS_RENDER_SSF_RADIUS 1.5
+#define CS_RENDER_SSF_FILTER_MAX 12
+#define CS_RENDER_SSF_VERTICES 6u          // a quad per particle
+
+struct cs_render_ssf_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    vec4 params;                   // sphere radius (m), chord scale, filter half-width (px), depth falloff (m)
+    uvec4 modes;                   // x: flags; y: the smoothing's axis (0: x, 1: y); z: 1 blurs the
+                                   //   thickness (plain Gaussian); w unused
+};
+
 #endif

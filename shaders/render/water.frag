@@ -1,7 +1,7 @@
 #version 450
 // water.frag — a fluid surface as water, over the scene drawn before it
 // (the renderer's scene copy: colour and depth) and the water's own
-// back-face depth. Per pixel, in view space:
+// back-face depth (feature_water.c), shaded by water_shading.glsl:
 //   - Fresnel: Schlick, F = F0 + (1 - F0) (1 - cos i)^5, F0 = 0.02;
 //   - reflection: the sky (sky.glsl) in the mirror direction;
 //   - refraction: the ray bent by Snell's law (index 1.33) meets the plane
@@ -18,7 +18,6 @@
 // front is not seen through the water (docs/surface.md, "Water").
 #include "render_shared.h"
 #include "render_common.glsl"
-#include "sky.glsl"
 
 layout(push_constant) uniform Push { cs_render_water_push pc; };
 
@@ -30,99 +29,17 @@ layout(location = 0) in vec3 in_view_pos;
 layout(location = 1) in vec3 in_view_normal;
 layout(location = 0) out vec4 out_color;
 
-bool ortho() { return (pc.modes.x & CS_RENDER_FLAG_ORTHO) != 0u; }
-
-vec3 to_world(vec3 d) { return d.x * pc.view_x.xyz + d.y * pc.view_y.xyz + d.z * pc.view_z.xyz; }
-
-vec3 decode_srgb(vec3 c)
-{
-    vec3 lo = c / 12.92;
-    vec3 hi = pow((c + 0.055) / 1.055, vec3(2.4));
-    return mix(hi, lo, lessThanEqual(c, vec3(0.04045)));
-}
-
-// The view-space point at pixel coordinates `pixel` (centres at .5) and
-// depth d: clip = (sx x, sy y, a z + b, ortho ? 1 : -z) undone.
-vec3 view_at(vec2 pixel, float d)
-{
-    vec2 ndc = pixel / vec2(textureSize(scene_depth, 0)) * 2.0 - 1.0;
-    if (ortho())
-        return vec3(ndc.x / pc.proj.x, ndc.y / pc.proj.y, (d - pc.proj.w) / pc.proj.z);
-    float z = -pc.proj.w / (d + pc.proj.z);
-    return vec3(-ndc.x * z / pc.proj.x, -ndc.y * z / pc.proj.y, z);
-}
-
-vec2 to_pixel(vec3 v)
-{
-    vec4 c = to_clip(pc.proj, ortho(), v);
-    return (c.xy / c.w * 0.5 + 0.5) * vec2(textureSize(scene_depth, 0));
-}
-
-float depth_at(ivec2 p)
-{
-    ivec2 size = textureSize(scene_depth, 0);
-    return texelFetch(scene_depth, clamp(p, ivec2(0), size - 1), 0).r;
-}
-
-// The neighbour along `axis` on the side whose depth is nearest q's (a
-// silhouette then borrows the surface's own side), minus q.
-vec3 step_along(ivec2 px, vec3 q, ivec2 axis)
-{
-    vec3 a = view_at(vec2(px + axis) + 0.5, depth_at(px + axis)) - q;
-    vec3 b = q - view_at(vec2(px - axis) + 0.5, depth_at(px - axis));
-    return abs(a.z) <= abs(b.z) ? a : b;
-}
+#include "water_shading.glsl"
 
 void main()
 {
     vec3 p = in_view_pos;
-    vec3 to_eye = ortho() ? vec3(0.0, 0.0, 1.0) : normalize(-p);
     float len = length(in_view_normal);
+    vec3 to_eye = ortho() ? vec3(0.0, 0.0, 1.0) : normalize(-p);
     vec3 n = len > 1e-6 ? in_view_normal / len : to_eye;
-    n = dot(n, to_eye) < 0.0 ? -n : n; // the side the eye sees
-    float cos_i = clamp(dot(n, to_eye), 0.0, 1.0);
-    float fresnel = CS_RENDER_WATER_F0 + (1.0 - CS_RENDER_WATER_F0) * pow(1.0 - cos_i, 5.0);
-    vec3 reflected = cs_sky(normalize(to_world(reflect(-to_eye, n))));
-    vec3 t_dir = refract(-to_eye, n, 1.0 / CS_RENDER_WATER_IOR);
-    float cos_t = max(-dot(t_dir, n), 1e-3);
-
-    ivec2 px = ivec2(gl_FragCoord.xy);
-    float d0 = depth_at(px);
-    vec3 behind;
-    float path = 0.0;
-    if (d0 >= 1.0) {
-        behind = cs_sky(normalize(to_world(t_dir)));
-        path = 1e30;
-    } else {
-        vec3 q = view_at(gl_FragCoord.xy, d0);
-        vec3 nq = cross(step_along(px, q, ivec2(1, 0)), step_along(px, q, ivec2(0, 1)));
-        nq = length(nq) > 1e-20 ? normalize(nq) : to_eye;
-        nq = dot(nq, to_eye) < 0.0 ? -nq : nq;
-        float denom = dot(t_dir, nq);
-        path = denom < -1e-4 ? dot(q - p, nq) / denom : length(q - p);
-        path = max(path, 0.0);
-        vec2 hit = to_pixel(p + t_dir * path);
-        vec2 size = vec2(textureSize(scene_color, 0));
-        hit = clamp(hit, vec2(0.5), size - 0.5);
-        // What lies there is in front of the water: look straight through.
-        if (view_at(hit, depth_at(ivec2(hit))).z > p.z)
-            hit = gl_FragCoord.xy;
-        behind = texture(scene_color, hit / size).rgb;
-        if ((pc.modes.x & CS_RENDER_FLAG_ENCODE_SRGB) != 0u)
-            behind = decode_srgb(behind);
-    }
-    float b = texelFetch(back_depth, px, 0).r;
-    if (b < min(d0, 1.0)) {
-        float inside = length(view_at(gl_FragCoord.xy, b) - p);
-        path = min(path, inside * cos_i / cos_t);
-    }
-    if (path > 1e29)
-        path = 0.0; // no back face and nothing behind: a sliver
-    vec3 transmitted = behind * exp(-pc.absorption.xyz * path);
-
-    vec3 h = normalize(pc.sun.xyz + to_eye);
-    float spec = CS_RENDER_WATER_SUN * pow(max(dot(n, h), 0.0), CS_RENDER_WATER_SHININESS);
-    vec3 c = (1.0 - fresnel) * transmitted + fresnel * reflected + spec * vec3(CS_RENDER_SUN_COLOR);
-    c = apply_fog(c, pc.fog, pc.absorption.w, -p.z);
-    out_color = output_color(c, pc.modes.x);
+    // The nearest back face, where the view ray leaves the water (behind
+    // the opaque scene: the opaque surface ends the path first anyway).
+    float b = texelFetch(back_depth, ivec2(gl_FragCoord.xy), 0).r;
+    float inside = b < min(depth_at(ivec2(gl_FragCoord.xy)), 1.0) ? length(view_at(gl_FragCoord.xy, b) - p) : -1.0;
+    out_color = output_color(cs_water_shade(p, n, gl_FragCoord.xy, inside), pc.modes.x);
 }
