@@ -348,8 +348,8 @@ static const cs_scene_key render_keys[] = {
      .def = "0", .help = "exponential fog"},
     {"draw", CS_KEY_ENUM, CS_KEY_AT(cs_render_options, draw), 
      .choices = "particles|surface|both|water", .def = "\"surface\" when a fluid has one, else \"particles\"",
-     .help = "what headless frames show of fluids with a surface (V cycles); surface, both and water need one; "
-             "water: refraction, reflection, absorption (docs/surface.md, \"Water\")"},
+     .help = "what headless frames show of fluids with a surface (V cycles); surface and both need one; "
+             "water: refraction, reflection, absorption, particle fluids too in 3D (docs/surface.md, \"Water\")"},
     {"features", CS_KEY_STRING, CS_KEY_AT(cs_render_options, features), .def = "\"\"",
      .help = "render features to switch on by name, separated by spaces or commas (a feature that "
              "takes its name: docs/architecture.md); its window key flips it"},
