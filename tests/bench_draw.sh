@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `cistern bench --draw` times the particles' draw alone: at tiny counts and
-# a small image each size gets a table row with finite, positive GPU ms and
+# `cistern bench --draw` times the particles' draw alone, and drawn as water:
+# at tiny counts and a small image each size gets a table row with finite,
+# positive GPU ms (both) and
 # pixel estimates, the estimates grow with the image (the same particles
 # cover more pixels at 2x the size), results.json carries the same figures
 # as the table, and a bad --size is refused.
@@ -9,15 +10,15 @@ set -uo pipefail
 cistern=${1:?usage: bench_draw.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"
 
-# Row: particles radius draw_ms draw_p90 one_pixel tri_Mpx disc_Mpx.
-rows() { awk '$1 ~ /^[0-9]+$/ && NF == 7' <<<"$1"; }
+# Row: particles radius draw_ms draw_p90 one_pixel tri_Mpx disc_Mpx water_ms water/draw.
+rows() { awk '$1 ~ /^[0-9]+$/ && NF == 9' <<<"$1"; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 expect 0 "draw ms" -- "$cistern" bench --draw dam_break_3d --particles 2k,4k --steps 2 --warmup 1 --size 160x90 \
   --validation --out "$out/draw"
 small=$last_out
 [ "$(rows "$small" | wc -l)" -eq 2 ] || fail "two table rows wanted: $small"
-rows "$small" | awk '!($2 > 0 && $3 > 0 && $4 >= $3 && $6 > 0 && $7 > 0 && $7 <= $6) { bad = 1 } END { exit bad }' ||
+rows "$small" | awk '!($2 > 0 && $3 > 0 && $4 >= $3 && $6 > 0 && $7 > 0 && $7 <= $6 && $8 > 0) { bad = 1 } END { exit bad }' ||
   fail "a row with a non-positive time or estimate (or discs over triangles): $small"
 # The JSON's sizes: the table's particle counts and draw ms (3 decimals).
 json_rows=$(python3 -c '

@@ -103,7 +103,7 @@ expect 2 "fluids\[0\].materials\[0\].viscosty_linear: unknown key (did you mean 
   "$cistern" run dam_break_2d --headless --frames 1 --out "$tmp/set1" --set 'fluids[0].materials[0].viscosty_linear=1'
 # A material key the fluid's solver does not read: refused with its keys
 # named, from --set and from a file alike (it once looked live and did nothing).
-expect 2 "fluids\[0\].materials\[0\].stiffness: the pbf solver does not read it (its material keys: name, mass, rest_density, color)" -- \
+expect 2 "fluids\[0\].materials\[0\].stiffness: the pbf solver does not read it (its material keys: name, mass, rest_density, color, absorption)" -- \
   "$cistern" run dam_break_3d --headless --frames 1 --out "$tmp/set_unread" --set 'fluids[0].materials[0].stiffness=0.1'
 sed 's/"rest_density": 1000,/"rest_density": 1000, "viscosity": 0.01,/' "$(dirname "$0")/../scenes/dam_break_3d.json" \
   > "$tmp/unread.json"

@@ -975,7 +975,7 @@ static void test_surface_keys(void)
          "\"surface\":{\"enabled\":true}}]}",
          "bad.json: fluids[0].surface.enabled: a surface is for 3D scenes"},
         {"draw unknown", WORLD3 "\"render\":{\"draw\":\"mesh\"},\"fluids\":[" PBF3 "}]}",
-         "bad.json: render.draw: must be \"particles\", \"surface\" or \"both\" (got \"mesh\")"},
+         "bad.json: render.draw: must be \"particles\", \"surface\", \"both\" or \"water\" (got \"mesh\")"},
         {"draw surface without one", WORLD3 "\"render\":{\"draw\":\"surface\"},\"fluids\":[" PBF3 "}]}",
          "bad.json: render.draw: \"surface\" needs a fluid with a surface"},
     };

@@ -290,7 +290,7 @@ static void test_messages(void)
     with(text, sizeof text, "\"materials\": [{}]", "\"materials\": [{\"viscosty\": 1}]");
     expect_refusal(text, "bad.json: fluids[0].materials[0].viscosty: unknown key (did you mean \"viscosity\"?");
     with(text, sizeof text, "\"render\": {}", "\"render\": {\"draw\": 3}");
-    expect_refusal(text, "bad.json: render.draw: must be \"particles\", \"surface\" or \"both\" (got a number)");
+    expect_refusal(text, "bad.json: render.draw: must be \"particles\", \"surface\", \"both\" or \"water\" (got a number)");
     with(text, sizeof text, "\"render\": {}", "\"render\": {\"color_mode\": \"sped\"}");
     expect_refusal(text, "bad.json: render.color_mode: must be \"material\", \"speed\" or \"density\" (got \"sped\")");
     with(text, sizeof text, "\"pbf\": {}", "\"pbf\": {\"xsph\": 2}");

@@ -297,9 +297,12 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
         blend_attachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
         blend_attachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
     }
+    // A depth-only program (color_format UNDEFINED: a depth pre-pass) has no
+    // colour attachment.
+    uint32_t color_count = g->color_format != VK_FORMAT_UNDEFINED ? 1u : 0u;
     VkPipelineColorBlendStateCreateInfo blend = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-        .attachmentCount = 1,
+        .attachmentCount = color_count,
         .pAttachments = &blend_attachment,
     };
     VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
@@ -310,7 +313,7 @@ static bool build_graphics(cs_context *ctx, const cs_program_desc *desc, const c
     };
     VkPipelineRenderingCreateInfo rendering = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-        .colorAttachmentCount = 1,
+        .colorAttachmentCount = color_count,
         .pColorAttachmentFormats = &g->color_format,
         .depthAttachmentFormat = g->depth_format,
     };

@@ -28,7 +28,7 @@ typedef struct cs_graphics_state {
     bool alpha_blend;          // src alpha over (premultiplied off), for translucent features
     bool additive_blend;       // colour += src (alpha kept): order-independent glow and smoke
     VkCullModeFlags cull;      // VK_CULL_MODE_NONE by default
-    VkFormat color_format;
+    VkFormat color_format;     // VK_FORMAT_UNDEFINED: no colour attachment (a depth-only pass)
     VkFormat depth_format;     // VK_FORMAT_UNDEFINED: no depth attachment
 } cs_graphics_state;
 

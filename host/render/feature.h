@@ -42,6 +42,11 @@ typedef struct cs_render_view {
     uint32_t item_count;
     bool flipped;              // ...whether its window key was pressed an odd number of times
     bool asked;                // ...and whether the scene's render.features names it
+    // For a feature that reads the scene (reads_scene below), from its
+    // prepare on: the colour of everything drawn before it (the target's
+    // format; linear filtering) and its depth (nearest), both in
+    // SHADER_READ_ONLY_OPTIMAL. Empty (view 0) for other features.
+    cs_image_binding scene_color, scene_depth;
 } cs_render_view;
 
 // The data of the first of the feature's items of `kind`; NULL: none.
@@ -63,6 +68,16 @@ typedef struct cs_render_feature {
     void (*destroy)(cs_renderer *r, void *state);
     // Records its draws inside the core's rendering scope.
     void (*record)(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view);
+    // Optional, for a feature that shows what lies behind it (refraction):
+    // true when this frame's items need the scene drawn so far. The core
+    // then draws the features before it into its own colour image, copies
+    // the depth, hands both over (the view's scene_color, scene_depth),
+    // calls prepare outside any rendering scope (a feature's own passes: a
+    // depth pre-pass), copies that colour into the target and calls
+    // record. One such feature a frame (the first that asks), and only
+    // where the device can sample the formats (cs_renderer.can_read_scene).
+    bool (*reads_scene)(cs_renderer *r, void *state, const cs_render_view *view);
+    void (*prepare)(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view);
 } cs_render_feature;
 
 // The registry, in drawing order, NULL-terminated.
@@ -74,3 +89,7 @@ extern const cs_render_feature *const cs_render_features[];
 bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const char *frag,
                        VkPrimitiveTopology topology, bool depth_test, bool depth_write, VkCompareOp depth_compare,
                        VkCullModeFlags cull, cs_program_id *out, cs_error *err);
+// The same with no colour attachment, for a feature's own depth-only pass
+// (its depth image in the renderer's depth_format).
+bool cs_render_depth_program(cs_renderer *r, const char *name, const char *vert, const char *frag,
+                             VkCompareOp depth_compare, cs_program_id *out, cs_error *err);

@@ -8,6 +8,7 @@
 // them (their 9 irradiance coefficients ride along as flat varyings), used
 // only when the frame has probes.
 #include "feature.h"
+#include "water_ssf.h"
 
 #include "world_radiosity.h"
 
@@ -71,6 +72,8 @@ static void draw_view(cs_renderer *r, particles *p, cs_recorder *rec, const cs_r
 {
     uint32_t count = pv->count;
     if ((count == 0 && !pv->draw_args) || pv->smoke.radius > 0.0f) // smoke: feature_smoke.c
+        return;
+    if (cs_water_ssf_draws(r, pv)) // feature_water.c
         return;
     CS_ASSERT(pv->positions && pv->materials, "a particle view needs positions and materials");
     CS_ASSERT(count <= UINT32_MAX / 3, "too many particles to draw: %u", count);

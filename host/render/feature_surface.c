@@ -56,7 +56,6 @@ static vec4 up_in_view(const cs_render_view *view)
 
 static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_render_view *view)
 {
-    (void)r;
     surface *s = state;
     vec4 up = up_in_view(view);
     // The probes buffer's own flag says whether they light (the L key).
@@ -67,6 +66,8 @@ static void record(cs_renderer *r, void *state, cs_recorder *rec, const cs_rende
         const cs_render_surface *m = view->items[i]->data;
         if (view->items[i]->kind != CS_DRAWABLE_SURFACE || m->triangle_count == 0)
             continue;
+        if (m->water && r->can_read_scene)
+            continue; // feature_water.c draws it
         CS_ASSERT(m->triangle_count <= UINT32_MAX / 3, "too many triangles to draw: %u", m->triangle_count);
         struct cs_render_surface_push push = {
             .view_x = view->view_rows[0], .view_y = view->view_rows[1], .view_z = view->view_rows[2],

@@ -70,6 +70,26 @@ bool cs_render_program(cs_renderer *r, const char *name, const char *vert, const
     return cs_program_create(r->ctx, &desc, out, err);
 }
 
+bool cs_render_depth_program(cs_renderer *r, const char *name, const char *vert, const char *frag,
+                             VkCompareOp depth_compare, cs_program_id *out, cs_error *err)
+{
+    cs_program_desc desc = {
+        .name = name,
+        .vert = vert,
+        .frag = frag,
+        .graphics = {
+            .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+            .depth_test = true,
+            .depth_write = true,
+            .depth_compare = depth_compare,
+            .cull = VK_CULL_MODE_NONE,
+            .color_format = VK_FORMAT_UNDEFINED,
+            .depth_format = r->depth_format,
+        },
+    };
+    return cs_program_create(r->ctx, &desc, out, err);
+}
+
 // ---------------------------------------------------------------------------
 // The frame's drawables and the features' declarations
 
@@ -218,6 +238,40 @@ static void destroy_offscreen(cs_renderer *r)
     r->width = r->height = 0;
 }
 
+// What a feature that reads the scene needs (feature.h, reads_scene): the
+// formats sampled, two samplers and the composite program. A device that
+// cannot sample the formats draws such features their own fallback way.
+static bool create_scene_reading(cs_renderer *r, cs_error *err)
+{
+    VkFormatProperties color, depth;
+    vkGetPhysicalDeviceFormatProperties(r->ctx->physical, r->color_format, &color);
+    vkGetPhysicalDeviceFormatProperties(r->ctx->physical, r->depth_format, &depth);
+    r->can_read_scene = (color.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) &&
+                        (color.optimalTilingFeatures & VK_FORMAT_FEATURE_TRANSFER_SRC_BIT) &&
+                        (depth.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) &&
+                        (depth.optimalTilingFeatures & VK_FORMAT_FEATURE_TRANSFER_SRC_BIT) &&
+                        (depth.optimalTilingFeatures & VK_FORMAT_FEATURE_TRANSFER_DST_BIT);
+    if (!r->can_read_scene)
+        return true;
+    for (int linear = 0; linear < 2; linear++) {
+        VkFilter filter = linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+        VkSamplerCreateInfo info = {
+            .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+            .magFilter = filter,
+            .minFilter = filter,
+            .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+            .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .maxLod = 0.0f,
+        };
+        VK_CHECK(vkCreateSampler(r->ctx->device, &info, NULL, linear ? &r->linear_sampler : &r->nearest_sampler));
+    }
+    return cs_render_program(r, "render composite", "render/composite.vert", "render/composite.frag",
+                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, VK_COMPARE_OP_ALWAYS,
+                             VK_CULL_MODE_NONE, &r->composite, err);
+}
+
 bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_renderer *r, cs_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -235,7 +289,7 @@ bool cs_renderer_create(cs_context *ctx, const cs_renderer_desc *desc, cs_render
     if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT))
         return cs_fail(err, "format %d cannot be drawn into on this device", (int)r->color_format);
 
-    bool ok = true;
+    bool ok = create_scene_reading(r, err);
     for (uint32_t i = 0; ok && cs_render_features[i]; i++) {
         CS_ASSERT(i < CS_MAX_RENDER_FEATURES, "more render features than CS_MAX_RENDER_FEATURES");
         ok = cs_render_features[i]->create(r, &r->features[i], err);
@@ -268,6 +322,13 @@ void cs_renderer_destroy(cs_renderer *r)
         if (r->features[i])
             cs_render_features[i]->destroy(r, r->features[i]);
     cs_image_destroy(ctx, &r->depth);
+    cs_image_destroy(ctx, &r->scene_color);
+    cs_image_destroy(ctx, &r->scene_depth);
+    if (r->linear_sampler)
+        vkDestroySampler(ctx->device, r->linear_sampler, NULL);
+    if (r->nearest_sampler)
+        vkDestroySampler(ctx->device, r->nearest_sampler, NULL);
+    cs_program_destroy(ctx, &r->composite);
     destroy_offscreen(r);
     if (r->material_table.buffer)
         cs_buffer_destroy(ctx, &r->material_table);
@@ -358,8 +419,8 @@ static void ensure_depth(cs_renderer *r, uint32_t width, uint32_t height)
         cs_image_destroy(r->ctx, &r->depth);
     }
     cs_error err;
-    VkImageUsageFlags usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
-                              (r->readback_depth ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0);
+    // Transfer source: the readback, and the scene copy (feature.h, reads_scene).
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     // The target already exists at this size, so the depth image fits too.
     if (!image_create(r->ctx, r->depth_format, usage, VK_IMAGE_ASPECT_DEPTH_BIT, width, height, "depth", &r->depth,
                       &err))
@@ -415,6 +476,158 @@ static void make_view(const cs_renderer *r, const cs_render_frame *frame, uint32
     v->speed_max = speed_scale(frame);
 }
 
+static const VkPipelineStageFlags2 depth_stages =
+    VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+
+// The scene copy's images at the target's size (feature.h, reads_scene).
+static void ensure_scene_images(cs_renderer *r, uint32_t width, uint32_t height)
+{
+    if (r->scene_color.image && r->scene_color.width == width && r->scene_color.height == height)
+        return;
+    if (r->scene_color.image) {
+        vkDeviceWaitIdle(r->ctx->device);
+        cs_image_destroy(r->ctx, &r->scene_color);
+        cs_image_destroy(r->ctx, &r->scene_depth);
+    }
+    cs_error err;
+    bool ok = image_create(r->ctx, r->color_format, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                           VK_IMAGE_ASPECT_COLOR_BIT, width, height, "scene colour", &r->scene_color, &err) &&
+              image_create(r->ctx, r->depth_format, VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                           VK_IMAGE_ASPECT_DEPTH_BIT, width, height, "scene depth", &r->scene_depth, &err);
+    // The target already exists at this size, so images of its size fit too.
+    CS_ASSERT(ok, "%s", err.msg);
+}
+
+// The drawables of the kinds feature i draws, its key and the scene's ask.
+static void view_for_feature(const cs_render_frame *frame, uint32_t i, cs_render_view *view)
+{
+    const cs_render_feature *feature = cs_render_features[i];
+    view->item_count = 0;
+    for (uint32_t d = 0; d < frame->drawable_count; d++)
+        if (feature->draws & CS_DRAWABLE_BIT(frame->drawables[d].kind))
+            view->items[view->item_count++] = &frame->drawables[d];
+    view->flipped = (frame->flipped >> i) & 1u;
+    view->asked = feature->scene_flag && scene_names(frame->scene, feature->name);
+}
+
+// The first feature that reads the scene this frame; feature_count: none.
+static uint32_t scene_reader(cs_renderer *r, const cs_render_frame *frame, cs_render_view *view)
+{
+    if (!r->can_read_scene)
+        return r->feature_count;
+    for (uint32_t i = 0; i < r->feature_count; i++) {
+        const cs_render_feature *feature = cs_render_features[i];
+        if (!feature->reads_scene)
+            continue;
+        view_for_feature(frame, i, view);
+        if (feature->reads_scene(r, r->features[i], view))
+            return i;
+    }
+    return r->feature_count;
+}
+
+// Opens a rendering scope on `color_view` and the depth image: both
+// cleared (the frame's start) or both loaded (after the scene copy; the
+// colour is then overwritten by the composite).
+static void begin_scope(const cs_renderer *r, VkCommandBuffer cmd, VkImageView color_view, uint32_t width,
+                        uint32_t height, const float *clear, bool first, bool keep_depth)
+{
+    VkRenderingAttachmentInfo color_attachment = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = color_view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = first ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .clearValue.color = {{clear[0], clear[1], clear[2], 1.0f}},
+    };
+    VkRenderingAttachmentInfo depth_attachment = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = r->depth.view,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .loadOp = first ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = keep_depth ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        .clearValue.depthStencil = {1.0f, 0},
+    };
+    VkRenderingInfo rendering = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = {{0, 0}, {width, height}},
+        .layerCount = 1,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &color_attachment,
+        .pDepthAttachment = &depth_attachment,
+    };
+    vkCmdBeginRendering(cmd, &rendering);
+    VkViewport viewport = {0, 0, (float)width, (float)height, 0, 1};
+    VkRect2D scissor = {{0, 0}, {width, height}};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+}
+
+// After the features drawn into scene_color: it becomes sampled, the depth
+// is copied into scene_depth (sampled), and the depth goes back to being
+// the attachment the rest of the frame tests against.
+static void copy_scene(cs_renderer *r, VkCommandBuffer cmd, cs_render_view *view)
+{
+    cs_barrier_image(cmd, &(cs_image_barrier){
+        .image = r->scene_color.image,
+        .old_layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .new_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        .src_stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+        .src_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+        .dst_stage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+        .dst_access = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT});
+    cs_barrier_image(cmd, &(cs_image_barrier){
+        .image = r->depth.image,
+        .aspect = VK_IMAGE_ASPECT_DEPTH_BIT,
+        .old_layout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .new_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        .src_stage = depth_stages,
+        .src_access = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+        .dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+        .dst_access = VK_ACCESS_2_TRANSFER_READ_BIT});
+    // The last frame's reads of the copy are done before it is written.
+    cs_barrier_image(cmd, &(cs_image_barrier){
+        .image = r->scene_depth.image,
+        .aspect = VK_IMAGE_ASPECT_DEPTH_BIT,
+        .old_layout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .new_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        .src_stage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+        .src_access = 0,
+        .dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+        .dst_access = VK_ACCESS_2_TRANSFER_WRITE_BIT});
+    VkImageCopy region = {
+        .srcSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1},
+        .dstSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1},
+        .extent = {r->depth.width, r->depth.height, 1},
+    };
+    vkCmdCopyImage(cmd, r->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->scene_depth.image,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    cs_barrier_image(cmd, &(cs_image_barrier){
+        .image = r->scene_depth.image,
+        .aspect = VK_IMAGE_ASPECT_DEPTH_BIT,
+        .old_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        .new_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        .src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+        .src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+        .dst_stage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+        .dst_access = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT});
+    cs_barrier_image(cmd, &(cs_image_barrier){
+        .image = r->depth.image,
+        .aspect = VK_IMAGE_ASPECT_DEPTH_BIT,
+        .old_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        .new_layout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+        .src_access = 0,
+        .dst_stage = depth_stages,
+        .dst_access = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT});
+    view->scene_color = (cs_image_binding){.view = r->scene_color.view,
+                                           .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                           .sampler = r->linear_sampler};
+    view->scene_depth = (cs_image_binding){.view = r->scene_depth.view,
+                                           .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                           .sampler = r->nearest_sampler};
+}
+
 void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *frame)
 {
     CS_ASSERT(rec->recording, "cs_render_record outside a recording");
@@ -439,21 +652,32 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
     update_materials(r, frame);
     cs_render_view view;
     make_view(r, frame, target.width, target.height, &view);
+    // A feature that reads the scene splits the frame: what comes before it
+    // is drawn into scene_color, then copied into the target (feature.h).
+    uint32_t split = scene_reader(r, frame, &view);
+    bool splits = split < r->feature_count;
+    if (splits)
+        ensure_scene_images(r, target.width, target.height);
 
     VkCommandBuffer cmd = rec->cmd;
     cs_pass_begin(rec, "draw");
     // Whatever was in the target is overwritten: start from UNDEFINED. The
-    // source stages cover the last frame's drawing and the copies out of it.
-    cs_barrier_image(cmd, &(cs_image_barrier){
+    // source stages cover the last frame's drawing and the copies out of it
+    // (and, for the scene copy, the last frame's sampling of it).
+    cs_image_barrier color_start = {
         .image = target.image,
         .old_layout = VK_IMAGE_LAYOUT_UNDEFINED,
         .new_layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
         .src_stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
         .src_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
         .dst_stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-        .dst_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT});
-    const VkPipelineStageFlags2 depth_stages =
-        VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+        .dst_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT};
+    cs_barrier_image(cmd, &color_start);
+    if (splits) {
+        color_start.image = r->scene_color.image;
+        color_start.src_stage |= VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+        cs_barrier_image(cmd, &color_start);
+    }
     cs_barrier_image(cmd, &(cs_image_barrier){
         .image = r->depth.image,
         .aspect = VK_IMAGE_ASPECT_DEPTH_BIT,
@@ -465,44 +689,23 @@ void cs_render_record(cs_renderer *r, cs_recorder *rec, const cs_render_frame *f
         .dst_access = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT});
 
     const float *bg = frame->scene->render.background;
-    VkRenderingAttachmentInfo color_attachment = {
-        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = target.view,
-        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-        .clearValue.color = {{bg[0], bg[1], bg[2], 1.0f}},
-    };
-    VkRenderingAttachmentInfo depth_attachment = {
-        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = r->depth.view,
-        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-        .storeOp = r->readback_depth ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
-        .clearValue.depthStencil = {1.0f, 0},
-    };
-    VkRenderingInfo rendering = {
-        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-        .renderArea = {{0, 0}, {target.width, target.height}},
-        .layerCount = 1,
-        .colorAttachmentCount = 1,
-        .pColorAttachments = &color_attachment,
-        .pDepthAttachment = &depth_attachment,
-    };
-    vkCmdBeginRendering(cmd, &rendering);
-    VkViewport viewport = {0, 0, (float)target.width, (float)target.height, 0, 1};
-    VkRect2D scissor = {{0, 0}, {target.width, target.height}};
-    vkCmdSetViewport(cmd, 0, 1, &viewport);
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
+    begin_scope(r, cmd, splits ? r->scene_color.view : target.view, target.width, target.height, bg, true,
+                splits || r->readback_depth);
     for (uint32_t i = 0; i < r->feature_count; i++) {
         const cs_render_feature *feature = cs_render_features[i];
-        view.item_count = 0;
-        for (uint32_t d = 0; d < frame->drawable_count; d++)
-            if (feature->draws & CS_DRAWABLE_BIT(frame->drawables[d].kind))
-                view.items[view.item_count++] = &frame->drawables[d];
-        view.flipped = (frame->flipped >> i) & 1u;
-        view.asked = feature->scene_flag && scene_names(frame->scene, feature->name);
+        if (i == split) {
+            vkCmdEndRendering(cmd);
+            copy_scene(r, cmd, &view);
+            view_for_feature(frame, i, &view);
+            if (feature->prepare)
+                feature->prepare(r, r->features[i], rec, &view);
+            begin_scope(r, cmd, target.view, target.width, target.height, bg, false, r->readback_depth);
+            cs_draw(rec, r->composite, &(cs_draw_desc){.images = {view.scene_color}, .vertex_count = 3});
+        }
+        view_for_feature(frame, i, &view);
         feature->record(r, r->features[i], rec, &view);
+        if (i == split)
+            view.scene_color = view.scene_depth = (cs_image_binding){0};
     }
     vkCmdEndRendering(cmd);
     cs_pass_end(rec);

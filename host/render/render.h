@@ -30,7 +30,7 @@
 #include "recorder.h"
 #include "sim.h"
 
-#define CS_MAX_RENDER_FEATURES 16
+#define CS_MAX_RENDER_FEATURES 24
 
 // An image the renderer draws into that it does not own (a swapchain
 // image). It must be in `layout` (UNDEFINED is fine: the draw overwrites
@@ -79,6 +79,17 @@ typedef struct cs_renderer {
     uint32_t view_material_base[CS_MAX_FLUIDS], view_material_count[CS_MAX_FLUIDS];
     cs_buffer dummy;           // bound where a particle view lacks a buffer
     uint32_t level_rooms_drawn; // rooms of the last frame's level drawn (portal traversal)
+    // The scene copy a feature that reads the scene samples (feature.h,
+    // reads_scene): the colour drawn before it and the depth, sized to the
+    // target; made when first needed. can_read_scene: the device samples
+    // the colour format (with linear filtering) and the depth format.
+    bool can_read_scene;
+    cs_image scene_color, scene_depth;
+    VkSampler linear_sampler, nearest_sampler;
+    cs_program_id composite;   // scene_color → the target
+    // The water feature draws particle views marked water (its screen-space
+    // fluid, host/render/water_ssf.h); the particle feature leaves them out.
+    bool can_splat_water;
 } cs_renderer;
 
 // A fluid surface to draw: a marching-cubes mesh (pipelines/surface/surface.h's
@@ -89,6 +100,11 @@ typedef struct cs_render_surface {
     cs_buffer *indices;        // 3 u32 per triangle (INDEX_BUFFER usage)
     uint32_t triangle_count;   // 0: nothing drawn
     float color[3];            // linear rgb: the fluid's first material
+    // Drawn as water (render.draw "water"; feature_water.c): refraction,
+    // reflection and absorption, sigma per channel in 1/m (the fluid's
+    // first material's "absorption"). False: the opaque surface.
+    bool water;
+    float absorption[3];
 } cs_render_surface;
 
 // What a frame draws is a list of drawables: a kind and a pointer to its

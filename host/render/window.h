@@ -62,7 +62,7 @@ typedef struct cs_window_events {
     uint32_t steps;            // N presses (key repeat counts): single steps while paused
     bool restart;              // R
     bool cycle_color_mode;     // C: material -> speed -> density
-    bool cycle_draw_mode;      // V: particles -> surface -> both (fluids with a surface)
+    bool cycle_draw_mode;      // V: particles -> surface -> both -> water (fluids with a surface)
     bool cycle_albedo;         // G: the radiosity geometry's coloured walls rotate their rgb
     bool toggle_probes;        // L: particles lit by the light probes or not (scenes with radiosity.probes)
     bool next_room;            // Tab: jump to the next room of a level

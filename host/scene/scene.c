@@ -109,6 +109,9 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
         *m = (cs_material){
             .rest_density = 1000.0f,
             .color = {0.15f, 0.4f, 0.85f},
+            // Pure water's absorption at 650, 550 and 450 nm (1/m): Pope and
+            // Fry 1997, Applied Optics 36(33), 8710-8723, table 3.
+            .absorption = {0.34f, 0.0565f, 0.0092f},
             .stiffness = 0.08f,
             .near_stiffness = 0.1f,
             .viscosity_linear = 0.5f,
@@ -128,6 +131,11 @@ static bool parse_materials(cs_scene *scene, const cJSON *root, cs_error *err)
             mass_given = cJSON_GetObjectItemCaseSensitive(entry, "mass") != NULL;
             if (m->name[0] == 0)
                 return cs_json_fail(scene, err, path, "name", "must not be empty");
+            for (int c = 0; c < 3; c++)
+                if (!(m->absorption[c] >= 0.0f))
+                    return cs_json_fail(scene, err, path, "absorption",
+                                        "component %d is %g; absorption is 0 or more per metre", c,
+                                        m->absorption[c]);
             for (uint32_t j = 0; j < i; j++) {
                 if (strcmp(scene->materials[j].name, m->name) == 0)
                     return cs_json_fail(scene, err, path, "name", "\"%s\" is already the name of materials[%u]",
@@ -442,7 +450,7 @@ static bool finish_surface(cs_scene *scene, cs_error *err)
 }
 
 // render.draw once the fluids are known: default surface when a fluid has
-// one; "surface" or "both" need one. Every fluid's copy gets the result.
+// one; "surface", "both" or "water" need one. Every fluid's copy gets the result.
 static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
 {
     bool any = false;
@@ -452,10 +460,14 @@ static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
     bool given = render && cJSON_GetObjectItemCaseSensitive(render, "draw");
     if (!given)
         scene->render.draw = any ? CS_DRAW_SURFACE : CS_DRAW_PARTICLES;
-    else if (scene->render.draw != CS_DRAW_PARTICLES && !any)
+    // "water" draws a particle fluid without a surface too (3D: the
+    // renderer's screen-space fluid).
+    else if (scene->render.draw != CS_DRAW_PARTICLES && !any && !(scene->render.draw == CS_DRAW_WATER && scene->dim == 3))
         return cs_json_fail(scene, err, "render", "draw",
                         "\"%s\" needs a fluid with a surface (\"surface\": {\"enabled\": true}, 3D scenes only)",
-                        scene->render.draw == CS_DRAW_SURFACE ? "surface" : "both");
+                        scene->render.draw == CS_DRAW_SURFACE ? "surface"
+                        : scene->render.draw == CS_DRAW_BOTH  ? "both"
+                                                               : "water");
     for (uint32_t i = 0; i < scene->fluid_count; i++)
         scene->fluids[i].render.draw = scene->render.draw;
     return true;

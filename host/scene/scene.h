@@ -46,6 +46,9 @@ typedef struct cs_material {
     float mass;              // per particle
     float rest_density;
     float color[3];          // linear RGB 0..1
+    // Drawn as water (render.draw "water"): light absorbed per metre of
+    // path, per channel (1/m; Beer-Lambert exp(-absorption d)).
+    float absorption[3];
     // Clavet double-density relaxation (seed 000): pressure stiffness k,
     // near-pressure stiffness k_near, linear (sigma) and quadratic (beta)
     // viscosity, same-material surface tension.
@@ -135,7 +138,10 @@ typedef enum cs_color_mode { CS_COLOR_MATERIAL, CS_COLOR_SPEED, CS_COLOR_DENSITY
 
 // What a frame shows of the fluids that have a surface (fluids without one
 // always show their particles).
-typedef enum cs_draw_mode { CS_DRAW_PARTICLES, CS_DRAW_SURFACE, CS_DRAW_BOTH } cs_draw_mode;
+// What fluids with a surface show: particles, the surface (opaque), both,
+// or the surface as water (refraction, reflection, absorption:
+// host/render/feature_water.c). V cycles through all CS_DRAW_MODE_COUNT.
+typedef enum cs_draw_mode { CS_DRAW_PARTICLES, CS_DRAW_SURFACE, CS_DRAW_BOTH, CS_DRAW_WATER, CS_DRAW_MODE_COUNT } cs_draw_mode;
 
 typedef struct cs_render_options {
     uint32_t width, height;  // headless image size, and the window's unless --size

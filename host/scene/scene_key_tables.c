@@ -117,6 +117,9 @@ static const cs_scene_key material_keys[] = {
      .unit = "kg/m³", .def = "1000", .help = "rest density ρ₀"},
     {"color", CS_KEY_COLOR, CS_KEY_AT(cs_material, color), .flags = CS_KEY_LIVE, .def = "[0.15, 0.4, 0.85]",
      .help = "drawn colour"},
+    {"absorption", CS_KEY_VEC3, CS_KEY_AT(cs_material, absorption), 0, 1e6, CS_KEY_LIMIT | CS_KEY_LIVE, .unit = "1/m",
+     .def = "[0.34, 0.0565, 0.0092]: pure water at 650, 550, 450 nm (Pope and Fry 1997)",
+     .help = "drawn as water (render.draw \"water\"): absorbed per metre, per channel"},
     {"stiffness", CS_KEY_NUMBER, CS_KEY_AT(cs_material, stiffness), 0, 1e9, CS_KEY_LIVE,
      .def = "0.0395 m h / (dt² ρ₀ N_n(h)), dt the substep", .help = "Clavet pressure stiffness k (docs/fluids.md)"},
     {"near_stiffness", CS_KEY_NUMBER, CS_KEY_AT(cs_material, near_stiffness), 0, 1e9, CS_KEY_LIVE,
@@ -375,8 +378,9 @@ static const cs_scene_key render_keys[] = {
     {"fog_density", CS_KEY_NUMBER, CS_KEY_AT(cs_render_options, fog_density), 0, 1e6, CS_KEY_LIVE, .unit = "1/m",
      .def = "0", .help = "exponential fog"},
     {"draw", CS_KEY_ENUM, CS_KEY_AT(cs_render_options, draw), 
-     .choices = "particles|surface|both", .def = "\"surface\" when a fluid has one, else \"particles\"",
-     .help = "what headless frames show of fluids with a surface (V cycles); surface and both need one"},
+     .choices = "particles|surface|both|water", .def = "\"surface\" when a fluid has one, else \"particles\"",
+     .help = "what headless frames show of fluids with a surface (V cycles); surface and both need one; "
+             "water: refraction, reflection, absorption, particle fluids too in 3D (docs/surface.md, \"Water\")"},
     {"features", CS_KEY_STRING, CS_KEY_AT(cs_render_options, features), .def = "\"\"",
      .help = "render features to switch on by name, separated by spaces or commas (a feature that "
              "takes its name: docs/architecture.md); its window key flips it"},

@@ -64,6 +64,10 @@ typedef struct cs_particle_view {
     const cs_scene *scene;
     // Optional: draw as smoke (radius 0: as spheres).
     cs_smoke_style smoke;
+    // Optional: draw as water (render.draw "water", 3D; the renderer's
+    // screen-space fluid), absorbing `absorption` per metre per channel.
+    bool water;
+    float absorption[3];
     // Optional: arrows, apart from the particles above (arrow_count 0: none).
     cs_buffer *arrow_positions;  // vec4: xyz, w unused
     cs_buffer *arrow_vectors;    // vec4: xyz the vector, w the temperature (K)

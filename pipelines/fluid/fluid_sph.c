@@ -401,7 +401,7 @@ const cs_sim_ops cs_sph_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "sph",
     .keys = (const cs_scene_key_block *const[]){&cs_sph_keys, NULL},
-    .material_keys = (const char *const[]){"name", "mass", "rest_density", "color", "stiffness", "near_stiffness",
+    .material_keys = (const char *const[]){"name", "mass", "rest_density", "color", "absorption", "stiffness", "near_stiffness",
                                            "viscosity_linear", "viscosity_quadratic", "surface_tension", NULL},
     .summary = "Clavet et al. 2005 double-density relaxation (seed 000's kernel variant, two-material cohesion)",
     .create = ops_create,

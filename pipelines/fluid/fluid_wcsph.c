@@ -457,7 +457,7 @@ const cs_sim_ops cs_wcsph_ops = {
     .float_buffers = ops_float_buffers,
     .solver = "wcsph",
     .keys = (const cs_scene_key_block *const[]){&cs_wcsph_keys, NULL},
-    .material_keys = (const char *const[]){"name", "mass", "rest_density", "color", "surface_tension",
+    .material_keys = (const char *const[]){"name", "mass", "rest_density", "color", "absorption", "surface_tension",
                                            "speed_of_sound", "tait_gamma", "viscosity", NULL},
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait pressure, artificial viscosity, symplectic Euler",
     .create = ops_create,

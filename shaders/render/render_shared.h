@@ -181,4 +181,81 @@ struct cs_render_level_push {
     vec4 sprite_right;             // xyz: world direction of a sprite's right edge (the camera's, level); w: animation step
 };
 
+// The sky (sky.glsl; feature_sky.c draws it behind everything, the water
+// reflects it): a procedural environment in world space, +y up. Above the
+// horizon the colour runs from HORIZON to ZENITH with sqrt(elevation
+// sine); below it, to GROUND within a sine of 1 / GROUND_FALLOFF. The sun
+// adds a glow, SUN_GLOW x SUN_COLOR x max(cos, 0)^SUN_GLOW_POWER, and a
+// disc SUN_DISC x SUN_COLOR within acos(SUN_DISC_COS) of its direction.
+// All linear rgb; tests/test_water.c re-implements it in double.
+#define CS_RENDER_SKY_ZENITH 0.16, 0.34, 0.78
+#define CS_RENDER_SKY_HORIZON 0.66, 0.77, 0.90
+#define CS_RENDER_SKY_GROUND 0.20, 0.19, 0.18
+#define CS_RENDER_SKY_GROUND_FALLOFF 4.0
+#define CS_RENDER_SUN_DIR -0.55, 0.62, -0.25  // towards the sun, normalised where used
+#define CS_RENDER_SUN_COLOR 1.0, 0.95, 0.85
+#define CS_RENDER_SUN_GLOW 0.25
+#define CS_RENDER_SUN_GLOW_POWER 32.0
+#define CS_RENDER_SUN_DISC 4.0
+#define CS_RENDER_SUN_DISC_COS 0.9995
+
+struct cs_render_sky_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    uvec4 modes;                   // x: flags; yzw unused
+};
+
+// The floor tiles (tiles.vert/.frag, feature_tiles.c): a checker on the
+// plane y = domain min, TILES_REACH domain sizes around the domain, square
+// tiles of a tenth of the floor's longer side (the floor grid's cells),
+// lit by the sun: albedo x (AMBIENT + (1 - AMBIENT) max(up . sun, 0)).
+// Pushes cs_render_box_push: box_min.xyz the domain's low corner, .w the
+// tile; box_max.xz the domain's high corner, .w the reach (m); misc.xy
+// fog start and flags.
+#define CS_RENDER_TILE_LIGHT 0.62, 0.60, 0.55
+#define CS_RENDER_TILE_DARK 0.045, 0.05, 0.06
+#define CS_RENDER_TILE_AMBIENT 0.45
+#define CS_RENDER_TILES_REACH 2.0
+
+// Water (water.vert/.frag, feature_water.c): a fluid surface drawn over the
+// scene drawn before it (the renderer's scene copy): the refracted scene
+// (Snell, index WATER_IOR) absorbed along the path in the water
+// (Beer-Lambert, exp(-sigma L) per channel), the sky reflected with
+// Schlick's Fresnel (F0 = WATER_F0), and the sun's highlight. docs/surface.md,
+// "Water".
+#define CS_RENDER_WATER_IOR 1.33
+#define CS_RENDER_WATER_F0 0.02
+#define CS_RENDER_WATER_SHININESS 1500.0
+#define CS_RENDER_WATER_SUN 3.0            // the highlight's peak, x SUN_COLOR
+
+struct cs_render_water_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    vec4 fog;                      // rgb, density per world unit
+    vec4 absorption;               // xyz: sigma per channel (1/m); w: fog start (view depth)
+    vec4 sun;                      // xyz: towards the sun, view space (unit); w unused
+    uvec4 modes;                   // x: flags; yzw unused
+};
+
+// Screen-space fluid (ssf_*.vert/.frag, host/render/water_ssf.c): a
+// particle fluid drawn as water. Its particles are splatted as spheres
+// into a view-depth image (the nearest) and, added up, into a thickness
+// image (each sphere's chord x params.y, the particle's volume over the
+// sphere's); spheres of SSF_RADIUS x the particles' drawn radius, so that
+// a lattice's spheres overlap into one envelope. The depth is smoothed by
+// a bilateral filter, separably and twice (modes.y: 0 along x, 1 along y; half-width
+// params.z pixels, at most SSF_FILTER_MAX; depth falloff params.w metres);
+// ssf_shade.frag then shades it with water_shading.glsl.
+#define CS_RENDER_SSF_RADIUS 1.5
+#define CS_RENDER_SSF_FILTER_MAX 12
+#define CS_RENDER_SSF_VERTICES 6u          // a quad per particle
+
+struct cs_render_ssf_push {
+    vec4 view_x, view_y, view_z;   // rows of the world → view matrix
+    vec4 proj;                     // sx, sy, a, b
+    vec4 params;                   // sphere radius (m), chord scale, filter half-width (px), depth falloff (m)
+    uvec4 modes;                   // x: flags; y: the smoothing's axis (0: x, 1: y); z: 1 blurs the
+                                   //   thickness (plain Gaussian); w unused
+};
+
 #endif

@@ -11,7 +11,11 @@
 // computed on the host from their positions: how many project to a disc of
 // at most one pixel's area (drawn as one pixel), and the pixels the
 // impostor triangles cover (an upper bound of the fragments shaded, before the
-// depth test rejects hidden ones).
+// depth test rejects hidden ones). Then the same particles drawn as water
+// (render.draw "water": the renderer's screen-space fluid, the scene copy,
+// splats, smoothing and shading, host/render/water_ssf.c), timed the same
+// way; fluid surfaces are switched off so that the particles are what is
+// drawn both times.
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -31,6 +35,7 @@ typedef struct draw_result {
     bool skipped;
     char reason[512];
     double draw_ms, draw_p90_ms, draw_p10_ms;
+    double water_ms, water_p90_ms;   // the same particles drawn as water
     double triangle_pixels, disc_pixels; // summed over the particles in view
     uint32_t tiny, in_view;          // discs of at most a pixel's area; centres in front of the eye
     float radius;
@@ -80,6 +85,8 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     }
     cs_scene_scale_world(&scene, requested);
     scene.render.draw = CS_DRAW_PARTICLES;
+    for (uint32_t f = 0; f < scene.fluid_count; f++)
+        scene.fluids[f].surface.enabled = false;
     uint32_t width = opt->width ? opt->width : 1280, height = opt->height ? opt->height : 720;
     bool made_world = cs_world_create(ctx, &scene, world, &err);
     if (!made_world || !cs_renderer_create(ctx, &(cs_renderer_desc){.width = width, .height = height}, &renderer,
@@ -97,25 +104,34 @@ static void draw_size(cs_context *ctx, const cs_bench_options *opt, uint32_t req
     cs_recorder_create(ctx, "bench draw", &rec);
     double *ms = calloc(opt->steps, sizeof(double));
     CS_ASSERT(ms, "out of memory for %u frames", opt->steps);
-    uint32_t timed = 0;
-    for (uint32_t i = 0; i < opt->warmup + opt->steps; i++) {
-        cs_world_draw arrays;
-        cs_render_frame frame = cs_world_draw_frame(world, CS_DRAW_PARTICLES, true, &arrays);
-        frame.camera = &camera;
-        cs_recorder_begin(&rec);
-        cs_barrier_compute_to_graphics(&rec);
-        cs_render_record(&renderer, &rec, &frame);
-        cs_recorder_submit_wait(&rec);
-        if (i < opt->warmup)
-            continue;
-        for (uint32_t p = 0; p < rec.pass_count; p++)
-            if (strcmp(rec.passes[p].name, "draw") == 0)
-                ms[timed] += rec.passes[p].ms;
-        timed++;
+    for (int water = 0; water < 2; water++) {
+        uint32_t timed = 0;
+        memset(ms, 0, opt->steps * sizeof(double));
+        for (uint32_t i = 0; i < opt->warmup + opt->steps; i++) {
+            cs_world_draw arrays;
+            cs_render_frame frame =
+                cs_world_draw_frame(world, water ? CS_DRAW_WATER : CS_DRAW_PARTICLES, true, &arrays);
+            frame.camera = &camera;
+            cs_recorder_begin(&rec);
+            cs_barrier_compute_to_graphics(&rec);
+            cs_render_record(&renderer, &rec, &frame);
+            cs_recorder_submit_wait(&rec);
+            if (i < opt->warmup)
+                continue;
+            for (uint32_t p = 0; p < rec.pass_count; p++)
+                if (strcmp(rec.passes[p].name, "draw") == 0)
+                    ms[timed] += rec.passes[p].ms;
+            timed++;
+        }
+        if (water) {
+            res->water_ms = cs_bench_percentile(ms, timed, 0.5);
+            res->water_p90_ms = cs_bench_percentile(ms, timed, 0.9);
+        } else {
+            res->draw_ms = cs_bench_percentile(ms, timed, 0.5);
+            res->draw_p90_ms = cs_bench_percentile(ms, timed, 0.9);
+            res->draw_p10_ms = cs_bench_percentile(ms, timed, 0.1);
+        }
     }
-    res->draw_ms = cs_bench_percentile(ms, timed, 0.5);
-    res->draw_p90_ms = cs_bench_percentile(ms, timed, 0.9);
-    res->draw_p10_ms = cs_bench_percentile(ms, timed, 0.1);
     free(ms);
 
     // Coverage from the first fluid's positions (the shipped draw scenes
@@ -146,7 +162,8 @@ static cJSON *draw_json(const char *scene_name, const char *device, uint32_t wid
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scene", scene_name);
     cJSON_AddStringToObject(root, "mode", "draw");
-    cJSON_AddStringToObject(root, "frame", "background, box and the particles into the offscreen image; no substep");
+    cJSON_AddStringToObject(root, "frame", "the scene's features and the particles into the offscreen image, as spheres "
+                                           "(draw_*) and as water (water_*); no substep");
     cJSON_AddStringToObject(root, "device_and_driver", device);
     cJSON_AddNumberToObject(root, "width", width);
     cJSON_AddNumberToObject(root, "height", height);
@@ -170,6 +187,8 @@ static cJSON *draw_json(const char *scene_name, const char *device, uint32_t wid
             cJSON_AddNumberToObject(s, "one_pixel", r->tiny);
             cJSON_AddNumberToObject(s, "triangle_pixels", r->triangle_pixels);
             cJSON_AddNumberToObject(s, "disc_pixels", r->disc_pixels);
+            cJSON_AddNumberToObject(s, "water_median_ms", r->water_ms);
+            cJSON_AddNumberToObject(s, "water_p90_ms", r->water_p90_ms);
         }
         cJSON_AddItemToArray(sizes, s);
     }
@@ -187,8 +206,8 @@ int cs_bench_draw(const cs_bench_options *opt)
     uint32_t width = opt->width ? opt->width : 1280, height = opt->height ? opt->height : 720;
     printf("cistern bench --draw %s on %s, %ux%u, %u frames after %u\n", opt->scene, device, width, height,
            opt->steps, opt->warmup);
-    printf("%11s %8s %11s %11s %9s %12s %12s\n", "particles", "radius", "draw ms", "draw p90", "one-pixel",
-           "tri Mpx", "disc Mpx");
+    printf("%11s %8s %11s %11s %9s %12s %12s %11s %8s\n", "particles", "radius", "draw ms", "draw p90", "one-pixel",
+           "tri Mpx", "disc Mpx", "water ms", "water/draw");
     int status = 0;
     draw_result *res = calloc(CS_MAX(opt->size_count, 1u), sizeof *res);
     CS_ASSERT(res, "out of memory for %u sizes", opt->size_count);
@@ -200,8 +219,9 @@ int cs_bench_draw(const cs_bench_options *opt)
             status = 1;
             continue;
         }
-        printf("%11u %8.4f %11.3f %11.3f %9u %12.3f %12.3f\n", r->particles, r->radius, r->draw_ms, r->draw_p90_ms,
-               r->tiny, r->triangle_pixels * 1e-6, r->disc_pixels * 1e-6);
+        printf("%11u %8.4f %11.3f %11.3f %9u %12.3f %12.3f %11.3f %8.2f\n", r->particles, r->radius, r->draw_ms,
+               r->draw_p90_ms, r->tiny, r->triangle_pixels * 1e-6, r->disc_pixels * 1e-6, r->water_ms,
+               r->draw_ms > 0 ? r->water_ms / r->draw_ms : 0.0);
         fflush(stdout);
     }
     cJSON *json = draw_json(scene_name, device, width, height, opt, res, opt->size_count);

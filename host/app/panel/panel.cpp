@@ -389,7 +389,7 @@ static void toggles(cs_panel *p, const cs_panel_run *run, cs_panel_requests *req
     cs_world *w = run->world;
     if (w->surface_count) {
         int draw = run->draw;
-        if (ImGui::Combo("draw (V)", &draw, "particles\0surface\0both\0\0") && draw != run->draw)
+        if (ImGui::Combo("draw (V)", &draw, "particles\0surface\0both\0water\0\0") && draw != run->draw)
             req->draw_mode = draw;
     }
     if (w->radiosity) {

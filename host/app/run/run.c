@@ -118,7 +118,7 @@ static void apply_window_keys(run_state *r, const cs_window_events *ev)
         run_toggle_video(r);
     if (ev->cycle_draw_mode) {
         if (r->world.surface_count)
-            r->draw = (cs_draw_mode)((r->draw + 1) % 3);
+            r->draw = (cs_draw_mode)((r->draw + 1) % CS_DRAW_MODE_COUNT);
         else
             fprintf(stderr, "cistern: V: no fluid of %s has a surface (\"surface\": {\"enabled\": true}, 3D "
                             "scenes)\n", r->scene.name);

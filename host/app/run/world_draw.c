@@ -18,16 +18,21 @@ cs_render_frame cs_world_draw_frame(cs_world *world, cs_draw_mode draw, bool lev
             *m = (cs_render_surface){.positions = &s->mesh.positions, .normals = &s->mesh.normals,
                                      .indices = &s->mesh.indices, .triangle_count = s->mesh.triangle_count};
             memcpy(m->color, f->scene->materials[0].color, sizeof m->color);
+            m->water = draw == CS_DRAW_WATER;
+            memcpy(m->absorption, f->scene->materials[0].absorption, sizeof m->absorption);
             cs_render_frame_add(&frame, CS_DRAWABLE_SURFACE, m);
         }
         if (f->ops->field && f->scene->dim == 2 && !draw_field) {
             f->ops->field(f->state, &arrays->field);
             cs_render_frame_add(&frame, CS_DRAWABLE_FIELD, &arrays->field);
             draw_field = true;
-        } else if (f->ops->particles && !(surface && draw == CS_DRAW_SURFACE)) {
+        } else if (f->ops->particles && !(surface && (draw == CS_DRAW_SURFACE || draw == CS_DRAW_WATER))) {
             cs_particle_view *v = &arrays->views[view_count++];
             f->ops->particles(f->state, v);
             v->scene = f->scene;
+            // Water: drawn by the renderer's screen-space fluid (3D).
+            v->water = draw == CS_DRAW_WATER && f->scene->dim == 3;
+            memcpy(v->absorption, f->scene->materials[0].absorption, sizeof v->absorption);
             cs_render_frame_add(&frame, CS_DRAWABLE_PARTICLES, v);
         }
     }

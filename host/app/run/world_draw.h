@@ -19,7 +19,7 @@ typedef struct cs_world_draw {
 // Every fluid of the world: a grid pipeline in 2D shows its field as an
 // image (its points, if it has them, are for the PLY dumps there, and are
 // drawn in 3D); particle solvers show their particles; a fluid with a
-// surface shows it, its particles or both (`draw`). Each fluid's particles
+// surface shows it, its particles, both, or itself as water (`draw`). Each fluid's particles
 // keep their own materials; the render options (background, fog, colour
 // mode) are the first fluid's. Bodies, the level (`level_baked`: TR1's baked
 // light instead of the radiosity, when the level is lit by radiosity) and
