@@ -727,12 +727,13 @@ static void test_heel_reference(void)
 #define THRESHOLD_FRAMES 250
 #define THRESHOLD_BOUND 5.0
 // (solver, factor) whose onset from 3 degrees misses: both solvers hold
-// the 0.95x box upright (1.3-1.8 degrees after 5 s, llvmpipe).
+// the 0.95x box upright (1.3-1.8 degrees after 5 s) and WCSPH's 0.90x box
+// stops at 26.2 (34.4; from 40 degrees it reaches 34.3; llvmpipe).
 typedef struct {
     const char *solver;
     double factor;
 } onset_shortfall;
-static const onset_shortfall onset_shortfalls[] = {{"pbf", 0.95}, {"wcsph", 0.95}};
+static const onset_shortfall onset_shortfalls[] = {{"pbf", 0.95}, {"wcsph", 0.90}, {"wcsph", 0.95}};
 
 typedef struct {
     double factor, start; // times the critical ratio; degrees
