@@ -230,8 +230,8 @@ def buoyancy(log, args, lines):
     lines.append("Submerged volume from the box's pose and the fluid's volume (floor area × level = N spacing^dim + "
                  "the box's volume under the level, clipped exactly); the box starts at its line, the mean of the "
                  "last 2 s of 5 s; the test holds each to 5%. A box draws at least 3 spacings (the light one is "
-                 "taller). PBF runs with `scorr_background` 0 and WCSPH with α 0.02, as the shipped floating "
-                 "scenes do (docs/bodies.md, \"Buoyancy and stability\").")
+                 "taller). PBF runs with its defaults (`scorr_background` 0 in a scene with free bodies) and WCSPH "
+                 "with α 0.02, as the shipped floating scenes do (docs/bodies.md, \"Buoyancy and stability\").")
     lines.append("")
     lines.append("| solver | dim | ρ_body/ρ₀ | width / height | critical √(6s(1−s)) | tilt after 2 s ° | result | expected |")
     lines.append("|---|---|---|---|---|---|---|---|")
