@@ -123,6 +123,7 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *l
         cs_world_destroy(world);
         return false;
     }
+    cs_world_check_body_drafts(scene, world->density_warnings, sizeof world->density_warnings);
     if (scene->body_count) {
         cs_body_link links[CS_MAX_FLUIDS];
         for (uint32_t i = 0; i < world->fluid_count; i++) {

@@ -80,7 +80,8 @@ typedef struct cs_world {
     cs_bodies bodies;
     bool has_bodies;
     uint64_t substep_index;    // substeps recorded so far
-    // Blocks that start off their rest density (cs_world_check_rest_density),
+    // Blocks that start off their rest density (cs_world_check_rest_density)
+    // and bodies too small for their PBF fluid (cs_world_check_body_drafts),
     // one line each; "" when none. cistern run and bench print them.
     char density_warnings[2048];
     cs_world_surface *surfaces; // one per fluid with "surface" enabled, in fluid order
@@ -192,6 +193,11 @@ bool cs_world_find_first_non_finite(cs_world *world, char *out, size_t size);
 // numbers in err) when the block starts more than 2x off rest; blocks more
 // than 5% off are listed in `warnings` ("" when none), one line each.
 bool cs_world_check_rest_density(const cs_scene *scene, char *warnings, size_t size, cs_error *err);
+
+// Free bodies (boxes, spheres) that float in a PBF fluid drawing under the
+// 3 spacings its buoyancy resolves within 5% (world_drafts.c): one warning
+// line each, appended to `warnings` (a run prints them with the density's).
+void cs_world_check_body_drafts(const cs_scene *scene, char *warnings, size_t size);
 
 // "pbf", "sph", ... the solvers this build has, comma separated, quoted.
 void cs_world_list_solvers(char *out, size_t size);

@@ -31,8 +31,10 @@
 //    deep. At 0 it pushes only pairs closer than the spacing: the boxes
 //    float within 1.8% of Archimedes (tests/test_buoyancy.c), but a 16k
 //    pool keeps jittering at 1.6% of sqrt(gH) (test_walls' bound is 1%)
-//    and stands 1.3% low. Floating-body scenes set 0 (docs/fluids.md,
-//    "Floating bodies and s_corr's background");
+//    and stands 1.3% low. So the default is 0 in a scene with free bodies
+//    (neither static nor on a path) and 1 without (docs/fluids.md,
+//    "Floating bodies and s_corr's background"): with 1 a user's boxes
+//    floated 6-10% off (tests/test_buoyancy.c);
 //  - particle mass m = rho0 / sum_lattice W, so a block on the scene's
 //    lattice starts exactly at its rest density (the scene's material mass
 //    is not used: with a fixed spacing, mass and rest density cannot be
@@ -141,10 +143,11 @@ static const cs_scene_key pbf_keys[] = {
     {"xsph", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, xsph), 0.0f, 1.0f, CS_KEY_LIVE, .def = "0.03",
      .help = "XSPH viscosity c"},
     {"scorr_background", CS_KEY_NUMBER, CS_KEY_AT(cs_pbf_params, scorr_background), 0.0f, 1.0f, CS_KEY_LIVE,
-     .def = "1",
+     .def = "1; 0 in a scene with free bodies",
      .help = "how much of s_corr acts between particles at the lattice spacing: 1 the paper's term (a "
              "background pressure that orders a pool but lifts floating bodies), 0 only pairs closer than "
-             "the spacing are pushed (bodies float at their density; deep pools jitter)"},
+             "the spacing are pushed (bodies float at their density; deep pools jitter). The default is 0 "
+             "when the scene has a body that is neither static nor on a path, else 1"},
 };
 
 const cs_scene_key_block cs_pbf_keys = {
@@ -154,6 +157,15 @@ const cs_scene_key_block cs_pbf_keys = {
     .keys = pbf_keys,
     .count = CS_ARRAY_COUNT(pbf_keys),
 };
+
+// A body that neither is static nor follows a path: one the fluid can float.
+static bool has_free_bodies(const cs_scene *scene)
+{
+    for (uint32_t k = 0; k < scene->body_count; k++)
+        if (!scene->bodies[k].is_static && !scene->bodies[k].path_count)
+            return true;
+    return false;
+}
 
 bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
 {
@@ -165,7 +177,9 @@ bool cs_pbf_params_read(const cs_scene *scene, cs_pbf_params *p, cs_error *err)
         .scorr_dq = 0.2f,
         .vorticity = 0.0f,
         .xsph = 0.03f,
-        .scorr_background = 1.0f,
+        // The paper's term without free bodies; with them 0, or they float
+        // off Archimedes by its background (the header comment).
+        .scorr_background = has_free_bodies(scene) ? 0.0f : 1.0f,
     };
     const cJSON *o = scene->solver_params;
     if (!o)
