@@ -5,6 +5,7 @@
 #include "file_io.h"
 #include "world_state.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +44,17 @@ static bool hash_file(uint64_t *hash, const char *path, cs_error *err)
 bool cs_ckpt_scene_hash(const cs_scene *scene, uint32_t particles, uint64_t *hash, cs_error *err)
 {
     uint64_t h = CS_FNV64_START;
-    if (!hash_file(&h, scene->path, err))
+    // The tree the world was built from: the file with its --set edits (and,
+    // after a scene reload, the file as reloaded), not the file's bytes
+    // alone, so a state never resumes under other parameters. A scene made
+    // without a tree (tests) falls back to the file.
+    char *tree = scene->json ? cJSON_PrintUnformatted(scene->json) : NULL;
+    if (tree) {
+        h = cs_fnv1a64(h, tree, strlen(tree));
+        cJSON_free(tree);
+    } else if (!hash_file(&h, scene->path, err)) {
         return false;
+    }
     if (scene->level.enabled && !hash_file(&h, scene->level.file, err))
         return false;
     char options[64];
@@ -381,7 +391,7 @@ static bool check_scene(const char *path, const cs_ckpt_header *h, uint64_t scen
     if (h->scene_hash == scene_hash)
         return true;
     return cs_fail(err, "--resume %s: made from another scene: the checkpoint's is \"%s\" (hash %016llx), this "
-                        "run's is \"%s\" (hash %016llx; the hash covers the scene file, its level and --particles)",
+                        "run's is \"%s\" (hash %016llx; the hash covers the scene as the world was built from it: the file with its --set edits, as last reloaded, its level and --particles)",
                    path, h->scene_name, (unsigned long long)h->scene_hash, scene_name,
                    (unsigned long long)scene_hash);
 }

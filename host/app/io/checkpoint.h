@@ -54,7 +54,8 @@ typedef struct cs_ckpt_header {
 #define CS_FNV64_START 0xcbf29ce484222325ull
 uint64_t cs_fnv1a64(uint64_t hash, const void *data, size_t size);
 
-// The scene's hash: its file's bytes, its level file's bytes, and the
+// The scene's hash: the tree the world was built from (the file with its
+// --set edits, as last reloaded), its level file's bytes, and the
 // command-line options that change the world (--particles).
 bool cs_ckpt_scene_hash(const cs_scene *scene, uint32_t particles, uint64_t *hash, cs_error *err);
 

@@ -143,6 +143,10 @@ bool run_reload_scene(run_state *r, uint32_t next, cs_error *err)
     r->scene_error[0] = r->scene_error_msg[0] = 0;
     if (!run_create_world(r, err))
         return false;
+    // Checkpoints written from now on hold the reloaded scene's state: they
+    // carry its hash, so that it, not the file the run started from, resumes.
+    if (opt->checkpoint_every && !cs_ckpt_scene_hash(&r->scene, opt->particles, &r->scene_hash, err))
+        return false;
     fprintf(stderr, "\ncistern: %s changed: reloaded%s (restart %u in stats.csv; %.2f s)\n", r->scene.path,
             had_error ? ", the error is fixed" : "", r->restarts, cs_now_seconds() - start);
     return true;
