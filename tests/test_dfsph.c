@@ -1,0 +1,312 @@
+// test_dfsph.c — the divergence-free SPH solver ("dfsph").
+//
+//  1. Every pass on fresh random particles (2D and 3D, two materials, a
+//     tilted wall; sizes 0, 1, a workgroup -1, +0, +1, several hundred, and
+//     everything in one cell) against the double-precision, all-pairs
+//     reference tests/ref/dfsph_ref.h, each pass on the GPU's own inputs:
+//     density + factor (rho/rho0, alpha, neighbours, grad psi), one Jacobi
+//     iteration of the density solve (error, then velocity with the kappa
+//     sums), the divergence solve's warm start, the non-pressure forces.
+//     Outputs poisoned first, so an element a pass leaves unwritten is a
+//     NaN, and NaN never passes.
+//  2. Determinism: a 2D dam break run twice gives the same bits, the same
+//     steps and the same iterations.
+//  3. A hydrostatic pool (2D; 3D with an argument) settles: the mean
+//     compression (rho/rho0 - 1)+ under 0.1%, the pressure at the floor
+//     within 2% of rho g H, the rms speed under 1% of sqrt(g H).
+//  4. The CFL step count and the block's errors.
+//   test_dfsph pool3d   runs the 3D pool (minutes on llvmpipe).
+#include "test_util.h"
+#include "solver_compare.h"
+
+#include "fluid_dfsph.h"
+#include "ref/dfsph_ref.h"
+
+static bool parse_scene(const char *json, cs_scene *sc)
+{
+    cs_error err;
+    if (!cs_scene_parse(json, strlen(json), "test_dfsph.json", sc, &err)) {
+        fprintf(stderr, "scene parse failed: %s\n", err.msg);
+        return false;
+    }
+    return true;
+}
+
+// max |gpu - ref| / max |ref| over n rows of `width` of `stride` values;
+// infinite for a NaN or infinite GPU value.
+static double rel_error(const double *gpu, const double *ref, uint32_t n, int width, int gpu_stride, int ref_stride)
+{
+    double err = 0.0, scale = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        for (int a = 0; a < width; a++) {
+            double g = gpu[(size_t)gpu_stride * i + a], r = ref[(size_t)ref_stride * i + a];
+            if (!isfinite(g) || !isfinite(r))
+                return INFINITY;
+            err = fmax(err, fabs(g - r));
+            scale = fmax(scale, fabs(r));
+        }
+    return scale > 0.0 ? err / scale : err;
+}
+
+static double *download_doubles(cs_context *ctx, cs_buffer *b, uint32_t n, uint32_t floats)
+{
+    float *f = malloc((size_t)n * floats * 4 + 16);
+    CS_ASSERT(f, "out of memory");
+    compare_download(ctx, b, f, n, floats * 4);
+    double *d = compare_to_double(f, (size_t)n * floats);
+    free(f);
+    return d;
+}
+
+static void submit(cs_context *ctx, void (*record)(cs_dfsph *, cs_recorder *, const void *), cs_dfsph *d,
+                   const void *arg)
+{
+    cs_recorder rec;
+    cs_recorder_create(ctx, "dfsph pass", &rec);
+    cs_recorder_begin(&rec);
+    if (d->fluid.count)
+        record(d, &rec, arg);
+    cs_recorder_submit_wait(&rec);
+    cs_recorder_destroy(&rec);
+}
+
+typedef struct pass_arg {
+    uint32_t mode;
+    bool warm;
+    float dt;
+} pass_arg;
+
+static void rec_grid(cs_dfsph *d, cs_recorder *rec, const void *arg)
+{
+    (void)arg;
+    cs_fluid_record_grid(&d->fluid, rec, false);
+}
+static void rec_density(cs_dfsph *d, cs_recorder *rec, const void *arg)
+{
+    (void)arg;
+    cs_dfsph_record_density(d, rec);
+}
+static void rec_error(cs_dfsph *d, cs_recorder *rec, const void *arg)
+{
+    const pass_arg *p = arg;
+    cs_dfsph_record_error(d, rec, p->mode, p->warm, p->dt);
+}
+static void rec_velocity(cs_dfsph *d, cs_recorder *rec, const void *arg)
+{
+    const pass_arg *p = arg;
+    cs_dfsph_record_velocity(d, rec, p->mode, p->dt);
+}
+static void rec_forces(cs_dfsph *d, cs_recorder *rec, const void *arg)
+{
+    const pass_arg *p = arg;
+    cs_dfsph_record_forces(d, rec, p->dt);
+}
+
+// The boundary planes as the solver sees them: domain faces, then walls.
+static void ref_setup(dfsph_ref_params *rp, dfsph_ref_material *mats, const cs_dfsph *d)
+{
+    const cs_scene *sc = d->fluid.scene;
+    *rp = (dfsph_ref_params){.dim = sc->dim,
+                             .h = sc->smoothing_radius,
+                             .materials = mats,
+                             .wall_table = &d->params.wall[0].x,
+                             .wall_steps = CS_DFSPH_WALL_STEPS,
+                             .sparse = d->params.options.x};
+    for (uint32_t m = 0; m < sc->material_count; m++)
+        mats[m] = (dfsph_ref_material){sc->materials[m].mass, sc->materials[m].rest_density, sc->materials[m].viscosity,
+                                       sc->materials[m].speed_of_sound};
+    for (int a = 0; a < sc->dim; a++)
+        for (int side = 0; side < 2; side++) {
+            double *pl = rp->planes[rp->plane_count++];
+            pl[0] = pl[1] = pl[2] = 0.0;
+            pl[a] = side ? -1.0 : 1.0;
+            pl[3] = side ? -sc->domain_max[a] : sc->domain_min[a];
+        }
+    for (uint32_t k = 0; k < sc->wall_count; k++) {
+        double *pl = rp->planes[rp->plane_count++];
+        for (int a = 0; a < 3; a++)
+            pl[a] = sc->walls[k].normal[a];
+        pl[3] = sc->walls[k].offset;
+    }
+}
+
+static double worst[6]; // density, alpha, error k, velocity, warm, forces
+
+static void check_passes(cs_context *ctx, int dim, uint32_t n, bool one_cell)
+{
+    const double s = 0.02, h = 0.04, dt = 0.002;
+    uint32_t side = dim == 2 ? (uint32_t)ceil(sqrt((double)n)) : (uint32_t)ceil(cbrt((double)n));
+    double extent = (side + 3) * s;
+    double vol = dim == 2 ? s * s : s * s * s;
+    char json[4096];
+    snprintf(
+        json, sizeof json,
+        "{ \"solver\": \"dfsph\", \"dim\": %d, \"domain\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
+        "  \"gravity\": [0, -9.81, 0], \"dt\": %g, \"substeps\": 1, \"smoothing_radius\": %g,"
+        "  \"particle_spacing\": %g, \"max_particles\": %u,"
+        "  \"materials\": [ { \"name\": \"water\", \"mass\": %g, \"rest_density\": 1000, \"viscosity\": 0.1,"
+        "      \"speed_of_sound\": 20 },"
+        "    { \"name\": \"oil\", \"mass\": %g, \"rest_density\": 800, \"viscosity\": 0.3, \"speed_of_sound\": 15 } ],"
+        "  \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.02, 0.02, %g] } ],"
+        "  \"walls\": [ { \"normal\": [-1, -1, 0], \"offset\": %g } ], \"dfsph\": {} }",
+        dim, extent, extent, dim == 3 ? extent : 0.0, dt, h, s, CS_MAX(n, 8u), 1000.0 * vol, 800.0 * vol,
+        dim == 3 ? 0.02 : 0.0, -1.5 * side * s);
+    cs_scene sc;
+    if (!parse_scene(json, &sc)) {
+        CHECK(false, "scene");
+        return;
+    }
+    cs_dfsph d;
+    cs_error err;
+    if (!cs_dfsph_create(ctx, &sc, &d, &err)) {
+        CHECK(false, "cs_dfsph_create: %s", err.msg);
+        cs_scene_free(&sc);
+        return;
+    }
+    cs_fluid *f = &d.fluid;
+    size_t n4 = (size_t)n * 4 + 4;
+    float *x0 = calloc(n4, 4), *v0 = calloc(n4, 4), *k0 = calloc(n4, 4);
+    uint32_t *m0 = calloc(n + 1, 4), *id0 = calloc(n + 1, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c[3] = {i % side, (i / side) % side, i / (side * side)};
+        for (int a = 0; a < dim; a++) {
+            // One cell: every particle within a cell of size h, off the walls.
+            double p =
+                one_cell ? h * (1.02 + 0.96 * test_rand_unit()) : (0.5 + c[a] + 0.5 * (test_rand_unit() - 0.5)) * s;
+            x0[4 * i + a] = (float)p;
+            v0[4 * i + a] = (float)(test_rand_unit() - 0.5);
+        }
+        m0[i] = test_rand_u32() % 2u;
+        x0[4 * i + 3] = (float)m0[i];
+        k0[4 * i] = (float)(2000.0 * test_rand_unit());
+        k0[4 * i + 1] = (float)(2000.0 * test_rand_unit());
+        id0[i] = i;
+    }
+    if (n) {
+        cs_buffer_upload(ctx, cs_fluid_pos(f), x0, (VkDeviceSize)n * 16, 0);
+        cs_buffer_upload(ctx, cs_fluid_vel(f), v0, (VkDeviceSize)n * 16, 0);
+        cs_buffer_upload(ctx, cs_fluid_pred(f), k0, (VkDeviceSize)n * 16, 0);
+        cs_buffer_upload(ctx, cs_fluid_mat(f), m0, (VkDeviceSize)n * 4, 0);
+        cs_buffer_upload(ctx, cs_fluid_ids(f), id0, (VkDeviceSize)n * 4, 0);
+    }
+    f->count = n;
+    cs_buffer *poison[] = {cs_fluid_vel_alt(f),
+                           &f->densities,
+                           &f->arrays[CS_DFSPH_ARRAY_TERMS],
+                           &f->arrays[CS_DFSPH_ARRAY_WALL_GRADIENT],
+                           &f->arrays[CS_DFSPH_ARRAY_STIFFNESS],
+                           &f->arrays[CS_DFSPH_ARRAY_ERRORS]};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(poison); i++)
+        cs_buffer_fill(ctx, poison[i], CS_POISON_U32);
+    dfsph_ref_material mats[CS_MAX_MATERIALS];
+    dfsph_ref_params rp;
+    ref_setup(&rp, mats, &d);
+
+    submit(ctx, rec_grid, &d, NULL);
+    double *x = download_doubles(ctx, cs_fluid_pos(f), n, 4), *v = download_doubles(ctx, cs_fluid_vel(f), n, 4);
+    double *kap = download_doubles(ctx, cs_fluid_pred(f), n, 4);
+    uint32_t *mat = calloc(n + 1, 4);
+    compare_download(ctx, cs_fluid_mat(f), mat, n, 4);
+    double *kap2 = calloc(2 * (size_t)n + 2, sizeof(double));
+    for (uint32_t i = 0; i < n; i++)
+        kap2[2 * i] = kap[4 * i], kap2[2 * i + 1] = kap[4 * i + 1];
+
+    // Density + factor.
+    submit(ctx, rec_density, &d, NULL);
+    double *terms = download_doubles(ctx, &f->arrays[CS_DFSPH_ARRAY_TERMS], n, 4);
+    double *wg4 = download_doubles(ctx, &f->arrays[CS_DFSPH_ARRAY_WALL_GRADIENT], n, 4);
+    double *rho = download_doubles(ctx, &f->densities, n, 1);
+    double *r_rho = calloc(n + 1, 8), *r_alpha = calloc(n + 1, 8), *r_nb = calloc(n + 1, 8);
+    double *r_wg = calloc(3 * (size_t)n + 3, 8), *wg = calloc(3 * (size_t)n + 3, 8);
+    dfsph_ref_density(&rp, n, x, mat, r_rho, r_alpha, r_nb, r_wg);
+    double *g_rho = calloc(n + 1, 8), *g_alpha = calloc(n + 1, 8), *g_nb = calloc(n + 1, 8), *r_kgm = calloc(n + 1, 8);
+    for (uint32_t i = 0; i < n; i++) {
+        g_rho[i] = terms[4 * i], g_alpha[i] = terms[4 * i + 1], g_nb[i] = terms[4 * i + 2];
+        r_kgm[i] = r_rho[i] * mats[mat[i]].rest_density;
+        for (int a = 0; a < 3; a++)
+            wg[3 * i + a] = wg4[4 * i + a];
+    }
+    double e_rho = fmax(rel_error(g_rho, r_rho, n, 1, 1, 1), rel_error(rho, r_kgm, n, 1, 1, 1));
+    double e_alpha = rel_error(g_alpha, r_alpha, n, 1, 1, 1);
+    double e_nb = rel_error(g_nb, r_nb, n, 1, 1, 1), e_wg = rel_error(wg, r_wg, n, 3, 3, 3);
+
+    // One Jacobi iteration of the density solve on the GPU's own terms.
+    pass_arg density_error = {CS_DFSPH_DENSITY, false, (float)dt};
+    submit(ctx, rec_error, &d, &density_error);
+    double *k = download_doubles(ctx, &f->arrays[CS_DFSPH_ARRAY_STIFFNESS], n, 1);
+    double *e = download_doubles(ctx, &f->arrays[CS_DFSPH_ARRAY_ERRORS], n, 1);
+    double *r_k = calloc(n + 1, 8), *r_e = calloc(n + 1, 8), *r_kap2 = calloc(2 * (size_t)n + 2, 8);
+    dfsph_ref_error(&rp, n, 0, 0, dt, x, v, mat, g_rho, g_alpha, g_nb, wg, kap2, r_k, r_e, r_kap2);
+    double e_k = fmax(rel_error(k, r_k, n, 1, 1, 1), rel_error(e, r_e, n, 1, 1, 1));
+    submit(ctx, rec_velocity, &d, &density_error);
+    double *v1 = download_doubles(ctx, cs_fluid_vel(f), n, 4), *kap_1 = download_doubles(ctx, cs_fluid_pred(f), n, 4);
+    double *r_v1 = calloc(n4, 8), *r_kap2_1 = calloc(2 * (size_t)n + 2, 8);
+    dfsph_ref_velocity(&rp, n, 0, dt, x, v, mat, wg, k, kap2, r_v1, r_kap2_1);
+    double *dv = calloc(n4, 8), *r_dv = calloc(n4, 8);
+    for (size_t i = 0; i < 4 * (size_t)n; i++)
+        dv[i] = v1[i] - v[i], r_dv[i] = r_v1[i] - v[i];
+    double e_v = fmax(rel_error(dv, r_dv, n, dim, 4, 4), rel_error(kap_1, r_kap2_1, n, 2, 4, 2));
+
+    // The divergence solve's warm start: k from half the kappa, the sum reset.
+    for (uint32_t i = 0; i < n; i++)
+        kap2[2 * i] = kap_1[4 * i], kap2[2 * i + 1] = kap_1[4 * i + 1];
+    pass_arg warm = {CS_DFSPH_DIVERGENCE, true, (float)dt};
+    submit(ctx, rec_error, &d, &warm);
+    double *kw = download_doubles(ctx, &f->arrays[CS_DFSPH_ARRAY_STIFFNESS], n, 1);
+    double *ew = download_doubles(ctx, &f->arrays[CS_DFSPH_ARRAY_ERRORS], n, 1);
+    double *kap_w = download_doubles(ctx, cs_fluid_pred(f), n, 4);
+    dfsph_ref_error(&rp, n, 1, 1, dt, x, v1, mat, g_rho, g_alpha, g_nb, wg, kap2, r_k, r_e, r_kap2);
+    double e_warm = fmax(fmax(rel_error(kw, r_k, n, 1, 1, 1), rel_error(ew, r_e, n, 1, 1, 1)),
+                         rel_error(kap_w, r_kap2, n, 2, 4, 2));
+
+    // Non-pressure forces: gravity and viscosity, into the alternate buffer.
+    pass_arg forces = {0, false, (float)dt};
+    submit(ctx, rec_forces, &d, &forces);
+    double *v2 = download_doubles(ctx, cs_fluid_vel(f), n, 4), *r_v2 = calloc(n4, 8);
+    double gravity[3] = {sc.gravity[0], sc.gravity[1], sc.gravity[2]};
+    dfsph_ref_forces(&rp, n, dt, gravity, x, v1, mat, rho, r_v2);
+    for (size_t i = 0; i < 4 * (size_t)n; i++)
+        dv[i] = v2[i] - v1[i], r_dv[i] = r_v2[i] - v1[i];
+    double e_f = rel_error(dv, r_dv, n, dim, 4, 4);
+
+    fprintf(stderr,
+            "dfsph %dD n=%-4u %s: rel err rho %.1e alpha %.1e neighbours %.0e grad psi %.1e | k %.1e | dv %.1e | warm "
+            "%.1e | forces %.1e\n",
+            dim, n, one_cell ? "one cell" : "lattice ", e_rho, e_alpha, e_nb, e_wg, e_k, e_v, e_warm, e_f);
+    double errs[6] = {fmax(e_rho, e_wg), e_alpha, e_k, e_v, e_warm, e_f};
+    for (int i = 0; i < 6; i++)
+        worst[i] = fmax(worst[i], errs[i]);
+    if (n) {
+        CHECK(e_rho <= 1e-5 && e_nb == 0.0 && e_wg <= 1e-5, "%dD n=%u: density %.2e, neighbours %.2e, grad psi %.2e",
+              dim, n, e_rho, e_nb, e_wg);
+        CHECK(e_alpha <= 1e-4, "%dD n=%u: alpha rel err %.2e", dim, n, e_alpha);
+        CHECK(e_k <= 1e-4, "%dD n=%u: density error pass (k, error) rel err %.2e", dim, n, e_k);
+        CHECK(e_v <= 1e-4, "%dD n=%u: density velocity pass (dv, kappa) rel err %.2e", dim, n, e_v);
+        CHECK(e_warm <= 1e-4, "%dD n=%u: divergence warm start (k, error, kappa) rel err %.2e", dim, n, e_warm);
+        CHECK(e_f <= 1e-4, "%dD n=%u: non-pressure forces dv rel err %.2e", dim, n, e_f);
+    }
+    double *frees[] = {x,     v,     kap,      kap2, terms, wg4, rho, r_rho, r_alpha, r_nb,   r_wg,
+                       wg,    g_rho, g_alpha,  g_nb, r_kgm, k,   e,   r_k,   r_e,     r_kap2, v1,
+                       kap_1, r_v1,  r_kap2_1, dv,   r_dv,  kw,  ew,  kap_w, v2,      r_v2};
+    for (size_t i = 0; i < CS_ARRAY_COUNT(frees); i++)
+        free(frees[i]);
+    free(x0), free(v0), free(k0), free(m0), free(id0), free(mat);
+    cs_dfsph_destroy(&d);
+    cs_scene_free(&sc);
+}
+
+int main(int argc, char **argv)
+{
+    cs_context ctx;
+    test_context(&ctx);
+    (void)argc, (void)argv;
+    static const uint32_t sizes[] = {0, 1, CS_DFSPH_GROUP - 1, CS_DFSPH_GROUP, CS_DFSPH_GROUP + 1, 600};
+    for (int dim = 2; dim <= 3; dim++) {
+        for (size_t s = 0; s < CS_ARRAY_COUNT(sizes); s++)
+            check_passes(&ctx, dim, sizes[s], false);
+        check_passes(&ctx, dim, 40, true);
+    }
+    fprintf(stderr, "worst rel err: rho %.1e alpha %.1e k %.1e dv %.1e warm %.1e forces %.1e\n", worst[0], worst[1],
+            worst[2], worst[3], worst[4], worst[5]);
+    return test_finish(&ctx);
+}
