@@ -11,11 +11,13 @@
 //     NaN, and NaN never passes.
 //  2. Determinism: a 2D dam break run twice gives the same bits, the same
 //     steps and the same iterations.
-//  3. A hydrostatic pool (2D; 3D with an argument) settles: the mean
+//  3. A hydrostatic pool (2D; 3D as "test_dfsph pool3d 1.5", its own ctest
+//     test_dfsph_pool3d) settles within 1.5 s: the mean
 //     compression (rho/rho0 - 1)+ under 0.1%, the pressure at the floor
 //     within 2% of rho g H, the rms speed under 1% of sqrt(g H).
-//  4. The CFL step count and the block's errors.
-//   test_dfsph pool3d   runs the 3D pool (minutes on llvmpipe).
+//  4. The CFL step count and its bounds; the block's errors; a scene with
+//     bodies refused with a message.
+//   test_dfsph pool2d|pool3d [seconds]   runs one pool alone.
 #include "test_util.h"
 #include "solver_compare.h"
 
@@ -380,6 +382,28 @@ static void check_determinism(cs_context *ctx, int dim)
     free(state[1]);
 }
 
+// The floor's push on the fluid in the last step (velocity.comp: a_i =
+// -kappa_i grad psi_i from every wall; the floor's share is its y
+// component, the side walls push along x and z): over the floor's area it
+// is the pressure at the floor, rho0 g H when the floor, not the collision
+// clamp, holds the water up. Averaged over frames, so a slosh's
+// acceleration averages out.
+static double floor_push(cs_context *ctx, cs_dfsph *d)
+{
+    cs_fluid *f = &d->fluid;
+    uint32_t n = f->count;
+    float *kap = calloc((size_t)n * 4 + 4, 4), *wg = calloc((size_t)n * 4 + 4, 4);
+    uint32_t *mat = calloc(n + 1, 4);
+    compare_download(ctx, cs_fluid_pred(f), kap, n, 16);
+    compare_download(ctx, &f->arrays[CS_DFSPH_ARRAY_WALL_GRADIENT], wg, n, 16);
+    compare_download(ctx, cs_fluid_mat(f), mat, n, 4);
+    double force = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        force -= f->scene->materials[mat[i]].mass * ((double)kap[4 * i] + kap[4 * i + 1]) * wg[4 * i + 1];
+    free(kap), free(wg), free(mat);
+    return force;
+}
+
 // The pool's density_error: the solver stops when its predicted (linear)
 // compression is below it; the compression measured after the step reads
 // a little above (llvmpipe, the 2D pool with the default 0.001: 0.099% to
@@ -416,7 +440,7 @@ static void check_pool(cs_context *ctx, int dim, double seconds)
     double H = n * pow(s, dim) / (dim == 2 ? width : width * width);
     float *v = calloc((size_t)n * 4 + 4, sizeof(float));
     uint64_t index = 0, substeps = (uint64_t)llround(seconds / sc.dt), window = (uint64_t)llround(0.5 / sc.dt);
-    double ke_sum = 0.0;
+    double ke_sum = 0.0, floor_force = 0.0;
     uint32_t ke_samples = 0, steps = 0, iterations = 0;
     while (index < substeps) {
         run_substeps(&cs_dfsph_ops, state, &sc, ctx, &index, 1, 1);
@@ -425,6 +449,7 @@ static void check_pool(cs_context *ctx, int dim, double seconds)
         steps += st.solver_steps;
         iterations += st.density_iterations;
         if (index + window > substeps) {
+            floor_force += floor_push(ctx, d);
             cs_fluid_download_by_id(f, NULL, v, NULL, NULL);
             double sum = 0.0;
             for (uint32_t i = 0; i < n; i++)
@@ -445,33 +470,21 @@ static void check_pool(cs_context *ctx, int dim, double seconds)
     cs_dfsph_record_density(d, &rec);
     cs_recorder_submit_wait(&rec);
     cs_recorder_destroy(&rec);
-    float *x = calloc((size_t)n * 4 + 4, 4), *kap = calloc((size_t)n * 4 + 4, 4), *rho = calloc(n + 1, 4);
+    float *x = calloc((size_t)n * 4 + 4, 4), *rho = calloc(n + 1, 4);
     compare_download(ctx, cs_fluid_pos(f), x, n, 16);
-    compare_download(ctx, cs_fluid_pred(f), kap, n, 16);
     compare_download(ctx, &f->densities, rho, n, 4);
-    float *wg = calloc((size_t)n * 4 + 4, 4);
-    compare_download(ctx, &f->arrays[CS_DFSPH_ARRAY_WALL_GRADIENT], wg, n, 16);
-    // The floor's push on the fluid (velocity.comp: a_i = -kappa_i grad psi_i
-    // from every wall; the floor's share is its y component, the side walls
-    // push along x and z): its force over its area is the pressure at the
-    // floor, rho0 g H when the floor, not the collision clamp, holds the
-    // water up.
-    double compression = 0.0, floor_force = 0.0, floor_y = 0.0;
+    double compression = 0.0, floor_y = 0.0;
     uint32_t floor_n = 0;
     for (uint32_t i = 0; i < n; i++) {
         compression += fmax(rho[i] / rest - 1.0, 0.0);
-        floor_force -= sc.materials[0].mass * ((double)kap[4 * i] + kap[4 * i + 1]) * wg[4 * i + 1];
         if (x[4 * i + 1] < s) {
             floor_y += x[4 * i + 1];
             floor_n++;
         }
     }
-    free(wg);
     compression /= n;
-    printf("the solver's last mean errors: density %.2e, divergence %.2e\n", d->last_density_error,
-           d->last_divergence_error);
     floor_y /= CS_MAX(floor_n, 1u);
-    double floor_p = floor_force / (dim == 2 ? width : width * width);
+    double floor_p = floor_force / CS_MAX(ke_samples, 1u) / (dim == 2 ? width : width * width);
     double expected = rest * g * H;
     printf("pool %dD: %u particles, H %.3f m, %.1f s: mean compression %.4f%%, floor pressure %.1f Pa (rho0 g H "
            "%.1f Pa, %+.2f%%; bottom row at y = %.4f m), rms speed over the last 0.5 s %.2e m/s = %.3f%% of sqrt(gH); "
@@ -483,9 +496,87 @@ static void check_pool(cs_context *ctx, int dim, double seconds)
     CHECK(fabs(floor_p / expected - 1) <= 0.02, "pool %dD: floor pressure %.1f Pa is %+.2f%% off rho0 g H %.1f", dim,
           floor_p, 100 * (floor_p / expected - 1), expected);
     CHECK(rms <= 0.01 * scale, "pool %dD: rms speed %.3g m/s > 1%% of sqrt(gH) = %.3g", dim, rms, 0.01 * scale);
-    free(v), free(x), free(kap), free(rho);
+    free(v), free(x), free(rho);
     cs_dfsph_ops.destroy(state);
     cs_scene_free(&sc);
+}
+
+// ---- 4. the CFL step count and refusals --------------------------------------
+
+static void check_steps_and_errors(cs_context *ctx)
+{
+    cs_scene sc;
+    if (!parse_scene(dam_json(2), &sc)) {
+        CHECK(false, "scene");
+        return;
+    }
+    cs_dfsph *d = calloc(1, sizeof *d);
+    cs_error err;
+    CS_ASSERT(d, "out of memory");
+    CHECK(cs_dfsph_read_block(&sc, d, &err), "defaults: %s", err.msg);
+    d->fluid.scene = &sc; // cs_dfsph_steps reads the spacing, gravity and substeps
+    double dt = 1.0 / 60.0, g = 9.81;
+    // At rest: dt_max (5 ms) bounds the step: 4 steps of 1/240 s.
+    CHECK(cs_dfsph_steps(d, dt, 0.0) == 4, "at rest: %u steps, wanted 4", cs_dfsph_steps(d, dt, 0.0));
+    // 2 m/s (+ g dt): dt <= 0.4 x 0.01 / 2.1635 = 1.849 ms: 10 steps.
+    uint32_t n = cs_dfsph_steps(d, dt, 2.0);
+    CHECK(n == (uint32_t)ceil(dt / (0.4 * 0.01 / (2.0 + g * dt)) - 1e-9), "2 m/s: %u steps", n);
+    // Very fast or not finite: max_steps (200 a frame) bounds the count.
+    CHECK(cs_dfsph_steps(d, dt, 1e6) == 200 && cs_dfsph_steps(d, dt, NAN) == 200 &&
+              cs_dfsph_steps(d, dt, INFINITY) == 200,
+          "a runaway speed: %u / %u / %u steps, wanted max_steps 200", cs_dfsph_steps(d, dt, 1e6),
+          cs_dfsph_steps(d, dt, NAN), cs_dfsph_steps(d, dt, INFINITY));
+    d->dt_min = 0.004f; // dt_min caps the count below max_steps: 1/60 / 4 ms -> 5 steps at most
+    CHECK(cs_dfsph_steps(d, dt, 1e6) == 5, "dt_min 4 ms: %u steps, wanted 5", cs_dfsph_steps(d, dt, 1e6));
+    free(d);
+    cs_scene_free(&sc);
+
+    static const struct {
+        const char *block, *message;
+    } bad[] = {
+        {"\"dt_min\": 0.01, \"dt_max\": 0.001", "dfsph.dt_min: 0.01 s is longer than dfsph.dt_max"},
+        {"\"cfl\": 2", "dfsph.cfl"},
+        {"\"max_iterations\": 1", "dfsph.max_iterations"},
+        {"\"density_eror\": 0.01", "density_error"},
+    };
+    for (size_t k = 0; k < CS_ARRAY_COUNT(bad); k++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{ \"solver\": \"dfsph\", \"dim\": 2, \"domain\": { \"min\": [0, 0], \"max\": [0.5, 0.3] },"
+                 "  \"dt\": 0.01, \"smoothing_radius\": 0.02, \"particle_spacing\": 0.01,"
+                 "  \"blocks\": [ { \"min\": [0, 0], \"max\": [0.1, 0.1] } ], \"dfsph\": { %s } }",
+                 bad[k].block);
+        void *state = NULL;
+        bool made = parse_scene(json, &sc);
+        bool refused = made && !cs_dfsph_ops.create(ctx, &sc, &state, &err);
+        CHECK(refused && strstr(err.msg, bad[k].message), "block { %s }: %s", bad[k].block,
+              refused ? err.msg : "accepted");
+        if (made && !refused)
+            cs_dfsph_ops.destroy(state);
+        if (made)
+            cs_scene_free(&sc);
+    }
+    // Bodies: refused with the solver named (no two-way coupling yet), not a
+    // crash (the world read the solver's name after freeing it).
+    const char *bodies =
+        "{ \"dim\": 3, \"domain\": { \"min\": [0, 0, 0], \"max\": [0.4, 0.3, 0.2] }, \"dt\": 0.01,"
+        "  \"bodies\": [ { \"shape\": \"sphere\", \"radius\": 0.05, \"density\": 500,"
+        "                  \"position\": [0.3, 0.2, 0.1] } ],"
+        "  \"fluids\": [ { \"solver\": \"dfsph\", \"smoothing_radius\": 0.04, \"particle_spacing\": 0.02,"
+        "    \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.1] } ], \"dfsph\": {} } ] }";
+    if (parse_scene(bodies, &sc)) {
+        cs_world *world = calloc(1, sizeof *world);
+        CS_ASSERT(world, "out of memory");
+        bool made = cs_world_create(ctx, &sc, world, &err);
+        CHECK(!made && strstr(err.msg, "\"dfsph\" does not collide with bodies"), "bodies: %s",
+              made ? "accepted" : err.msg);
+        if (made)
+            cs_world_destroy(world);
+        free(world);
+        cs_scene_free(&sc);
+    } else {
+        CHECK(false, "the bodies scene does not parse");
+    }
 }
 
 int main(int argc, char **argv)
@@ -508,6 +599,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "worst rel err: rho %.1e alpha %.1e k %.1e dv %.1e warm %.1e forces %.1e\n", worst[0], worst[1],
             worst[2], worst[3], worst[4], worst[5]);
+    check_steps_and_errors(&ctx);
     check_determinism(&ctx, 2);
     check_determinism(&ctx, 3);
     check_pool(&ctx, 2, 1.5);

@@ -79,8 +79,12 @@ uint32_t cs_dfsph_steps(const cs_dfsph *d, double dt_scene, double v_max)
     const cs_scene *sc = d->fluid.scene;
     double g = sqrt((double)sc->gravity[0] * sc->gravity[0] + (double)sc->gravity[1] * sc->gravity[1] +
                     (double)sc->gravity[2] * sc->gravity[2]);
-    double v = v_max + g * dt_scene; // NaN or inf: the shortest step below
-    double dt = fmin(d->dt_max, v > 0.0 ? d->cfl * sc->particle_spacing / v : INFINITY);
+    double v = v_max + g * dt_scene;
+    // A speed that is not finite (speed.comp writes +inf for a NaN) gets
+    // the shortest step; the run's checks stop it at the frame's end.
+    double dt = d->dt_min;
+    if (v >= 0.0 && !isinf(v))
+        dt = fmin(d->dt_max, v > 0.0 ? d->cfl * sc->particle_spacing / v : INFINITY);
     if (!(dt >= d->dt_min))
         dt = d->dt_min;
     double steps = ceil(dt_scene / dt - 1e-9);
