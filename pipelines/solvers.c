@@ -6,6 +6,7 @@
 // here.
 #include "solvers.h"
 
+#include "fluid_dfsph.h" // cs_dfsph_ops (divergence-free SPH)
 #include "fluid_pbf.h"   // cs_pbf_ops
 #include "fluid_sph.h"   // cs_sph_ops (Clavet double-density relaxation)
 #include "fluid_wcsph.h" // cs_wcsph_ops
@@ -18,6 +19,7 @@ const cs_sim_ops *const cs_sim_registry[] = {
     &cs_pbf_ops,
     &cs_sph_ops,
     &cs_wcsph_ops,
+    &cs_dfsph_ops,
     &cs_reint_ops,
     &cs_vorton_ops,
     NULL,

@@ -32,6 +32,7 @@ cases=(
   "rest_box_3d 9 2 4 3000 0 PBF"
   "dam_break_2d 9 2 4 0 0 Clavet SPH"
   "wcsph_tank_3d 7 2 3 3000 0 WCSPH"
+  "dfsph_dam_break_2d 9 2 4 0 0 DFSPH"
   "reint_dam_2d 9 2 4 0 0 reint"
   "vorton_rings_3d 7 2 3 0 0 vortons"
   "bodies_2d 9 2 4 0 0 bodies (PBF)"

@@ -1,5 +1,6 @@
-// test_dam_front.c — issue 31 item 1: the dam-break surge front of every
-// particle solver against Martin & Moyce (1952) and against each other.
+// test_dam_front.c — issue 31 item 1 (and issue 43 for DFSPH): the dam-break
+// surge front of every particle solver against Martin & Moyce (1952) and
+// against each other.
 //
 // The column of their Figure 3 with n^2 = 2: a wide, 2a high, against the
 // wall at x = 0, released at t = 0; the front Z = x / a against
@@ -20,8 +21,10 @@
 //     rest density;
 //   - every front within -10% .. +15% of the experiment (SPH runs ahead of
 //     it at T = 1: its gate opens in a finite time);
-//   - every solver within FRONT_AGREEMENT (5%, issue 31) of the three
-//     solvers' mean;
+//   - every solver within FRONT_AGREEMENT (5%, issue 31) of the four
+//     solvers' mean (PBF, WCSPH, Clavet, DFSPH); DFSPH's front within 5%
+//     of the experiment itself at a = 10 spacings (issue 43; llvmpipe:
+//     +0.4% .. +4.7%);
 //   - in 2D once more at twice the resolution (a = 20 spacings, dt by
 //     Froude scaling, dt ~ sqrt(spacing)), with the same checks, and each
 //     solver's front within REFINED_CHANGE (10%) of its coarse one: the
@@ -44,8 +47,9 @@
 //    at T = 1, and the 2k and 16k pools rest (test_walls).
 //  - WCSPH: artificial viscosity alpha 0.02 ran 8.8% ahead at T = 2 in 2D,
 //    7.9% ahead of Clavet at T = 3; Monaghan's usual 0.1 is the default.
-//   test_dam_front [dim] [solver] ['"key": value' material extras] ['"key": value' solver block] [spacing]
-// runs one case and prints its curve (for sweeps; docs/fluids.md).
+//   test_dam_front [dim] [solver] ['"key": value' material extras] ['"key": value' solver block] [spacing] [dt]
+// runs one case and prints its curve (for sweeps; docs/fluids.md); DFSPH
+// also prints its mean step and iterations.
 #include "test_util.h"
 
 #include "solvers.h"
@@ -56,6 +60,7 @@
 #define REFINED_CHANGE 0.10 // a solver's front, a = 10 against a = 20 spacings
 #define EXPERIMENT_BEHIND 0.10
 #define EXPERIMENT_AHEAD 0.15
+#define DFSPH_EXPERIMENT 0.05 // issue 43: DFSPH's front within 5% of the experiment
 
 static const double mm_t[] = {0.0, 0.832, 1.219, 1.997, 2.547, 3.345};
 static const double mm_z[] = {1.0, 1.217, 1.474, 2.292, 2.995, 4.134};
@@ -121,10 +126,12 @@ static const char *refined_label(double spacing)
 // spacing: the particle spacing; the column stays 0.2 m wide (a), h 2
 // spacings, and dt scales like sqrt(spacing) (Froude), from 1/540 s at 0.02.
 static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const char *extra, const char *block,
-                           double mass, double spacing)
+                           double mass, double spacing, double dt_given)
 {
     curve out = {.ok = false};
     double a = SPACINGS_WIDE * SPACING, depth = 6 * spacing, dt = 0.0018519 * sqrt(spacing / SPACING);
+    if (dt_given > 0.0)
+        dt = dt_given;
     bool mass_given = mass > 0.0;
     char mass_key[64] = "";
     if (mass_given)
@@ -149,8 +156,8 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
                  "  \"materials\": [ { \"name\": \"water\", \"rest_density\": 1000%s %s%s } ],"
                  "  \"blocks\": [ { \"min\": [0, 0], \"max\": [%g, %g], \"material\": \"water\" } ],"
                  "  \"%s\": { %s } }",
-                 solver, 5.0 * a, 2.5 * a, dt, 2 * spacing, spacing, mass_key, extra[0] ? ", " : "", extra, a, 2.0 * a, solver,
-                 block);
+                 solver, 5.0 * a, 2.5 * a, dt, 2 * spacing, spacing, mass_key, extra[0] ? ", " : "", extra, a, 2.0 * a,
+                 solver, block);
     cs_scene sc;
     cs_error err;
     if (!cs_scene_parse(json, strlen(json), "test_dam_front.json", &sc, &err)) {
@@ -183,8 +190,11 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
         while (index < until) {
             cs_recorder_begin(&rec);
             for (uint32_t s = 0; s < 8 && index < until; s++, index++) {
-                cs_substep step = {.index = index, .time = (double)index * sc.dt, .dt = sc.dt,
-                                   .frame_substep = s, .frame_substeps = 8};
+                cs_substep step = {.index = index,
+                                   .time = (double)index * sc.dt,
+                                   .dt = sc.dt,
+                                   .frame_substep = s,
+                                   .frame_substeps = 8};
                 ops->record_substep(state, &rec, &step);
             }
             cs_recorder_submit_wait(&rec);
@@ -195,10 +205,20 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
         double mm = martin_moyce((double)index * sc.dt / to_t);
         printf("%s %dD%s T = %d: Z = %.3f (Martin & Moyce %.3f, %+.1f%%), fastest particle %.3g m/s (sqrt(2 g a) "
                "%.3g)\n",
-               solver, dim, refined_label(spacing), k, out.z[k - 1], mm, 100 * (out.z[k - 1] / mm - 1), speed, sqrt(2 * 9.81 * a));
+               solver, dim, refined_label(spacing), k, out.z[k - 1], mm, 100 * (out.z[k - 1] / mm - 1), speed,
+               sqrt(2 * 9.81 * a));
         out.ok &= isfinite(front) && speed < 3 * sqrt(2 * 9.81 * a);
     }
     cs_recorder_destroy(&rec);
+    // A solver that picks its own steps (DFSPH) says which it took.
+    cs_sim_stats st;
+    ops->stats(state, &st);
+    if (st.solver_steps)
+        printf("%s %dD%s: %u steps in %llu substeps of %.3g ms: mean dt %.4g ms, %.2f density and %.2f divergence "
+               "iterations a step\n",
+               solver, dim, refined_label(spacing), st.solver_steps, (unsigned long long)index, 1e3 * sc.dt,
+               1e3 * st.solver_dt_sum / st.solver_steps, (double)st.density_iterations / st.solver_steps,
+               (double)st.divergence_iterations / st.solver_steps);
     ops->destroy(state);
     cs_scene_free(&sc);
     return out;
@@ -210,37 +230,49 @@ int main(int argc, char **argv)
     test_context(&ctx);
     if (argc > 2) {
         run_case_mass(&ctx, atoi(argv[1]), argv[2], argc > 3 ? argv[3] : "", argc > 4 ? argv[4] : "", 0.0,
-                      argc > 5 ? atof(argv[5]) : SPACING);
+                      argc > 5 ? atof(argv[5]) : SPACING, argc > 6 ? atof(argv[6]) : 0.0);
         return test_finish(&ctx);
     }
-    static const char *const solvers[] = {"pbf", "wcsph", "sph"};
+    static const char *const solvers[] = {"pbf", "wcsph", "sph", "dfsph"};
+    enum { SOLVERS = CS_ARRAY_COUNT(solvers), DFSPH = 3 };
     // 2D and 3D at a = 10 spacings, then 2D refined to a = 20 spacings (dt
     // by Froude, every default rescaled by the solvers): the same fluid,
     // so the three still agree and each stays near its coarse curve.
-    static const struct { int dim; double spacing; } runs[] = {{2, SPACING}, {3, SPACING}, {2, 0.5 * SPACING}};
-    curve coarse_2d[3];
+    static const struct {
+        int dim;
+        double spacing;
+    } runs[] = {{2, SPACING}, {3, SPACING}, {2, 0.5 * SPACING}};
+    curve coarse_2d[SOLVERS];
     for (size_t r = 0; r < CS_ARRAY_COUNT(runs); r++) {
         int dim = runs[r].dim;
         double spacing = runs[r].spacing;
         const char *label = refined_label(spacing);
-        curve c[3];
-        for (int s = 0; s < 3; s++) {
-            c[s] = run_case_mass(&ctx, dim, solvers[s], "", "", 0.0, spacing);
+        curve c[SOLVERS];
+        for (int s = 0; s < SOLVERS; s++) {
+            c[s] = run_case_mass(&ctx, dim, solvers[s], "", "", 0.0, spacing, 0.0);
             CHECK(c[s].ok, "%s %dD%s: the column blew up (a front or speed not finite, or over 3 sqrt(2 g a))",
                   solvers[s], dim, label);
         }
         for (int k = 0; k < 3; k++) {
-            double mean = (c[0].z[k] + c[1].z[k] + c[2].z[k]) / 3.0, mm = martin_moyce(k + 1.0);
-            for (int s = 0; s < 3; s++) {
+            double mean = 0.0, mm = martin_moyce(k + 1.0);
+            for (int s = 0; s < SOLVERS; s++)
+                mean += c[s].z[k] / SOLVERS;
+            // DFSPH against the experiment itself (issue 43): within 5% at
+            // a = 10 spacings in 2D and 3D. Refined (a = 20, 2D) it reads
+            // +5.4% at T = 2 on llvmpipe (+2.9% of the mean) and is held to
+            // the bounds every solver is.
+            CHECK(label[0] || fabs(c[DFSPH].z[k] / mm - 1) <= DFSPH_EXPERIMENT,
+                  "%dD%s T = %d: dfsph's front Z = %.3f is %+.1f%% off Martin & Moyce's %.3f (limit %.0f%%)", dim,
+                  label, k + 1, c[DFSPH].z[k], 100 * (c[DFSPH].z[k] / mm - 1), mm, 100 * DFSPH_EXPERIMENT);
+            for (int s = 0; s < SOLVERS; s++) {
                 CHECK(fabs(c[s].z[k] / mean - 1) <= FRONT_AGREEMENT,
                       "%dD%s T = %d: %s's front Z = %.3f is %+.1f%% off the solvers' mean %.3f (limit %.0f%%)", dim,
-                      label, k + 1, solvers[s], c[s].z[k], 100 * (c[s].z[k] / mean - 1), mean,
-                      100 * FRONT_AGREEMENT);
+                      label, k + 1, solvers[s], c[s].z[k], 100 * (c[s].z[k] / mean - 1), mean, 100 * FRONT_AGREEMENT);
                 CHECK(c[s].z[k] / mm - 1 >= -EXPERIMENT_BEHIND && c[s].z[k] / mm - 1 <= EXPERIMENT_AHEAD,
                       "%dD%s T = %d: %s's front Z = %.3f is %+.1f%% off Martin & Moyce's %.3f (allowed -%.0f%% .. "
                       "+%.0f%%)",
-                      dim, label, k + 1, solvers[s], c[s].z[k], 100 * (c[s].z[k] / mm - 1), mm,
-                      100 * EXPERIMENT_BEHIND, 100 * EXPERIMENT_AHEAD);
+                      dim, label, k + 1, solvers[s], c[s].z[k], 100 * (c[s].z[k] / mm - 1), mm, 100 * EXPERIMENT_BEHIND,
+                      100 * EXPERIMENT_AHEAD);
                 if (label[0])
                     CHECK(fabs(c[s].z[k] / coarse_2d[s].z[k] - 1) <= REFINED_CHANGE,
                           "2D T = %d: %s's front moved %+.1f%% from a = 10 to a = 20 spacings (%.3f -> %.3f; limit "
@@ -248,9 +280,10 @@ int main(int argc, char **argv)
                           k + 1, solvers[s], 100 * (c[s].z[k] / coarse_2d[s].z[k] - 1), coarse_2d[s].z[k], c[s].z[k],
                           100 * REFINED_CHANGE);
             }
-            printf("%dD%s T = %d: Martin & Moyce %.3f; pbf %+.1f%%, wcsph %+.1f%%, sph %+.1f%% of the mean %.3f\n", dim,
-                   label, k + 1, mm, 100 * (c[0].z[k] / mean - 1), 100 * (c[1].z[k] / mean - 1),
-                   100 * (c[2].z[k] / mean - 1), mean);
+            printf("%dD%s T = %d: Martin & Moyce %.3f; pbf %+.1f%%, wcsph %+.1f%%, sph %+.1f%%, dfsph %+.1f%% of the "
+                   "mean %.3f\n",
+                   dim, label, k + 1, mm, 100 * (c[0].z[k] / mean - 1), 100 * (c[1].z[k] / mean - 1),
+                   100 * (c[2].z[k] / mean - 1), 100 * (c[3].z[k] / mean - 1), mean);
         }
         if (dim == 2 && !label[0])
             memcpy(coarse_2d, c, sizeof c);

@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
 #include "fluid_sph.h"
+#include "fluid_dfsph.h"
 #include "fluid_wcsph.h"
 #include "reint.h"
 #include "vorton.h"
@@ -99,7 +100,7 @@ static void digest_file(line_list *l, const char *path, const char *label)
             snprintf(part, sizeof part, "fluids[%u].pbf", i);
             add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, &p, sizeof p) : 0);
         }
-        // sph and wcsph: the solver state the block fills, from zero.
+        // sph, wcsph and dfsph: the solver state the block fills, from zero.
         if (strcmp(s.fluids[i].solver, "sph") == 0) {
             cs_sph *x = calloc(1, sizeof *x);
             bool ok = cs_sph_read_block(&s.fluids[i], x, &err);
@@ -111,6 +112,13 @@ static void digest_file(line_list *l, const char *path, const char *label)
             cs_wcsph *x = calloc(1, sizeof *x);
             bool ok = cs_wcsph_read_block(&s.fluids[i], x, &err);
             snprintf(part, sizeof part, "fluids[%u].wcsph", i);
+            add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, x, sizeof *x) : 0);
+            free(x);
+        }
+        if (strcmp(s.fluids[i].solver, "dfsph") == 0) {
+            cs_dfsph *x = calloc(1, sizeof *x);
+            bool ok = cs_dfsph_read_block(&s.fluids[i], x, &err);
+            snprintf(part, sizeof part, "fluids[%u].dfsph", i);
             add(l, label, part, ok ? fnv(0xcbf29ce484222325ull, x, sizeof *x) : 0);
             free(x);
         }

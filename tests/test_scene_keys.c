@@ -301,7 +301,7 @@ static void test_messages(void)
     // (it was once "fluids[0].pbf: unknown key", about the block).
     with(text, sizeof text, "\"solver\": \"pbf\"", "\"solver\": \"pfb\"");
     expect_refusal(text, "bad.json: fluids[0].solver: \"pfb\" is not a solver: did you mean \"pbf\"? (solvers: "
-                   "\"pbf\", \"sph\", \"wcsph\", \"reint\", \"vorton\";");
+                   "\"pbf\", \"sph\", \"wcsph\", \"dfsph\", \"reint\", \"vorton\";");
     with(text, sizeof text, "\"solver\": \"pbf\"", "\"solver\": \"flip\"");
     expect_refusal(text, "bad.json: fluids[0].solver: \"flip\" is not a solver (solvers: \"pbf\"");
     // A real solver with another solver's block: the block is named.

@@ -15,6 +15,7 @@ steps=${STEPS:-20}
 runs=(
   "dam_break_3d --particles $p3"
   "wcsph_tank_3d --particles $p3"
+  "dfsph_tank_3d --particles $p3"
   "dam_break_2d --particles $p2"
   "reint_drops_2d --cells $c2"
   "reint_cube_3d --cells $c3"

@@ -6,10 +6,11 @@
 # results/<device>.json and prints the per-pass table with the goals.
 #
 # Usage: tools/bench_gpu.sh [PART ...]      (default: all parts, in order)
-#   sim        cistern bench: PBF 3D 1M..8M, WCSPH 3D 1M and 4M, Clavet 2D
-#              1M, reint 2D 4096^2 and 3D 256^3 (ms a substep, per pass)
-#   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH),
-#              each in the physical and the real-time mode (PBF only)
+#   sim        cistern bench: PBF 3D 1M..8M, WCSPH 3D 1M and 4M, DFSPH 3D 1M
+#              and 4M, Clavet 2D 1M, reint 2D 4096^2 and 3D 256^3 (ms a
+#              substep, per pass)
+#   demo       cistern bench --demo: whole frames at 256k, 1M, 4M (PBF, WCSPH,
+#              DFSPH), each in the physical and the real-time mode (PBF only)
 #   draw       cistern bench --draw: the particles' draw at 256k, 1M and 4M, 720p and 1080p
 #   radiosity  cistern bench --radiosity: rooms_radiosity at 1k..100k patches,
 #              then its light probes (1k and 8k)
@@ -37,11 +38,11 @@ status=0
 # 100 k patches), or tiny ones for the smoke test.
 if [ "${SMALL:-0}" = 1 ]; then
   steps=2 warmup=1 frames=2 rsteps=2 knob=2k
-  pbf=2k,4k wcsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200 probes=8 nodes=32
+  pbf=2k,4k wcsph=2k dfsph=2k clavet=2k drops=64 cube=16 demo=2k draw=2k patches=200 probes=8 nodes=32
 else
   frames=20 rsteps=10 knob=1M nodes=128,256,512
-  pbf=1M,2M,4M,8M wcsph=1M,4M clavet=1M drops=4096 cube=256 demo=256k,1M,4M draw=256k,1M,4M patches=1k,8k,32k,100k
-  probes=1k,8k
+  pbf=1M,2M,4M,8M wcsph=1M,4M dfsph=1M,4M clavet=1M drops=4096 cube=256 demo=256k,1M,4M draw=256k,1M,4M
+  patches=1k,8k,32k,100k probes=1k,8k
 fi
 
 # run NAME [--log-only] [CISTERN_X=VALUE ...] ARGS...: one bench into
@@ -74,6 +75,7 @@ part_sim() {
   local b=(bench --steps "$steps" --warmup "$warmup" --max-step-ms 2000)
   run dam_break_3d "${b[@]}" dam_break_3d --particles "$pbf"
   run wcsph_tank_3d "${b[@]}" wcsph_tank_3d --particles "$wcsph"
+  run dfsph_tank_3d "${b[@]}" dfsph_tank_3d --particles "$dfsph"
   run dam_break_2d "${b[@]}" dam_break_2d --particles "$clavet"
   run reint_drops_2d "${b[@]}" reint_drops_2d --cells "$drops"
   run reint_cube_3d "${b[@]}" reint_cube_3d --cells "$cube"
@@ -83,6 +85,7 @@ part_demo() {
   local b=(bench --demo --steps "$frames" --warmup "$warmup" --particles "$demo")
   run dam_break_3d "${b[@]}" dam_break_3d
   run wcsph_tank_3d "${b[@]}" wcsph_tank_3d
+  run dfsph_tank_3d "${b[@]}" dfsph_tank_3d
 }
 
 part_draw() {

@@ -473,7 +473,7 @@ static bool finish_draw(cs_scene *scene, const cJSON *root, cs_error *err)
     return true;
 }
 
-const char *const cs_scene_solver_names[] = {"pbf", "sph", "wcsph", "reint", "vorton", NULL};
+const char *const cs_scene_solver_names[] = {"pbf", "sph", "wcsph", "dfsph", "reint", "vorton", NULL};
 
 // The fluid's "solver" into scene->solver, checked against the solvers'
 // names before anything else of the fluid is: a misspelled name would

@@ -101,7 +101,7 @@ static void *locate_fluid(cs_scene *scene, uint32_t index)
 
 static const cs_scene_key_block fluid_block = {
     .path = "fluids[]",
-    .what = "One fluid. Its solver's block (named like `solver`: pbf, sph, wcsph, reint, vorton) is required too.",
+    .what = "One fluid. Its solver's block (named like `solver`: pbf, sph, wcsph, dfsph, reint, vorton) is required too.",
     ROWS(fluid_keys),
     .locate = locate_fluid,
 };

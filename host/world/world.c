@@ -96,9 +96,11 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *l
         if (!ops) {
             char have[256];
             cs_world_list_solvers(have, sizeof have);
+            // The message before the destroy, which frees a placed fs.
+            cs_scene_fail(fs, err, "", "solver", "\"%s\" is not built into this cistern (have: %s)", fs->solver,
+                          have);
             cs_world_destroy(world);
-            return cs_scene_fail(fs, err, "", "solver", "\"%s\" is not built into this cistern (have: %s)",
-                                 fs->solver, have);
+            return false;
         }
         if (!check_material_keys(scene, fs, ops, err)) {
             cs_world_destroy(world);
@@ -129,9 +131,12 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_tr1_level *l
         for (uint32_t i = 0; i < world->fluid_count; i++) {
             cs_world_fluid *f = &world->fluids[i];
             if (!f->ops->bodies) {
+                // The message first: f->scene may be the world's placed copy,
+                // which cs_world_destroy frees.
+                cs_scene_fail(f->scene, err, "", "solver", "\"%s\" does not collide with bodies; remove \"bodies\" "
+                              "or use a solver that does (pbf, sph, wcsph)", f->ops->solver);
                 cs_world_destroy(world);
-                return cs_scene_fail(f->scene, err, "", "solver", "\"%s\" does not collide with bodies; remove "
-                                     "\"bodies\" or use a particle solver", f->ops->solver);
+                return false;
             }
             f->ops->bodies(f->state, &links[i]);
         }

@@ -41,13 +41,16 @@ bool cs_world_check_stats(const cs_world *world, const cs_sim_stats *per_fluid, 
         // field, a level hook): reint's cells and the free-space vortons'
         // tracers have no kernel support to cross.
         double length = fmax(f->scene->smoothing_radius, f->scene->particle_spacing);
-        double limit = SPEED_LIMIT_CFL * length / f->scene->dt;
+        // A solver that takes its own steps (DFSPH: CFL steps within the
+        // scene's substep) is held to its own mean step.
+        double step = s->solver_steps ? s->solver_dt_sum / s->solver_steps : (double)f->scene->dt;
+        double limit = SPEED_LIMIT_CFL * length / step;
         bool particles = !f->ops->field && f->ops->level;
         if (particles && length > 0.0 && s->max_speed > limit) {
             snprintf(what, size, "%s: the fastest of %u %s moves %.3g m/s, past %.3g m/s (%g x %g m, the kernel "
                      "support or cell, a substep of %g s): the run has come apart (usual causes: fluid started "
                      "inside solid or a body, a body larger than the domain, a time step too large for the speeds)",
-                     fluid, s->particles, items, s->max_speed, limit, SPEED_LIMIT_CFL, length, (double)f->scene->dt);
+                     fluid, s->particles, items, s->max_speed, limit, SPEED_LIMIT_CFL, length, step);
             return false;
         }
     }

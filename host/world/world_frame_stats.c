@@ -46,6 +46,10 @@ void cs_world_combine_stats(const cs_world *world, const cs_sim_stats *per_fluid
         total->total_mass += s->total_mass;
         total->non_finite += s->non_finite;
         total->outside_domain += s->outside_domain;
+        total->solver_steps += s->solver_steps;
+        total->density_iterations += s->density_iterations;
+        total->divergence_iterations += s->divergence_iterations;
+        total->solver_dt_sum += s->solver_dt_sum;
     }
     total->mean_density_error = total->particles ? error_sum / total->particles : 0.0;
 }

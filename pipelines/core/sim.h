@@ -97,6 +97,13 @@ typedef struct cs_sim_stats {
     // Cells whose content overflowed the solver's fixed-point capacity since
     // the start (reint: 4096 rest masses a cell); 0 for particle solvers.
     uint32_t over_capacity;
+    // A solver that chooses its own steps and iterates its solves to a
+    // target (DFSPH): the frame's solver steps, the iterations of its
+    // density and divergence solves summed over them, and their dt summed
+    // (seconds; mean dt = solver_dt_sum / solver_steps). 0 for the others.
+    uint32_t solver_steps;
+    uint32_t density_iterations, divergence_iterations;
+    double solver_dt_sum;
 } cs_sim_stats;
 
 // What the world hands every part for one substep. A fluid's scene carries

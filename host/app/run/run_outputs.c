@@ -43,7 +43,8 @@ bool run_write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_stat
                 memcpy(r->stat_passes[r->stat_pass_count++], rec->passes[i].name, 48);
         }
         cs_out_printf(out, "frame,time_s,particles,mean_density_error,max_density_error,max_speed,kinetic_energy,"
-                          "total_mass,non_finite,outside_domain,gpu_total_ms,submit_wall_ms,restart");
+                          "total_mass,non_finite,outside_domain,gpu_total_ms,submit_wall_ms,restart,solver_steps,"
+                          "density_iterations,divergence_iterations,solver_mean_dt");
         for (uint32_t j = 0; j < r->stat_pass_count; j++)
             cs_out_printf(out, ",gpu_ms:%s", r->stat_passes[j]);
         cs_out_printf(out, "\n");
@@ -53,6 +54,12 @@ bool run_write_stats_row(run_state *r, const cs_recorder *rec, const cs_sim_stat
     cs_out_printf(out, "%u,%.6f,%u,%.6g,%.6g,%.6g,%.6g,%.9g,%u,%u,%.4f,%.4f,%u", frame, t, s->particles,
             s->mean_density_error, s->max_density_error, s->max_speed, s->kinetic_energy, s->total_mass,
             s->non_finite, s->outside_domain, cs_recorder_total_ms(rec), rec->submit_wall_ms, r->restarts);
+    // DFSPH's own steps and solver iterations (sim.h); empty for solvers without.
+    if (s->solver_steps)
+        cs_out_printf(out, ",%u,%u,%u,%.6g", s->solver_steps, s->density_iterations, s->divergence_iterations,
+                      s->solver_dt_sum / s->solver_steps);
+    else
+        cs_out_printf(out, ",,,,");
     // A pass that did not run in this frame (a solver's split, a surface
     // not meshed, another world's passes after a reload) is empty, not 0.
     for (uint32_t j = 0; j < r->stat_pass_count; j++) {
