@@ -48,6 +48,7 @@
 // runs one case and prints its curve (for sweeps; docs/fluids.md).
 #include "test_util.h"
 
+#include "dam_front.h"
 #include "solvers.h"
 
 #define SPACINGS_WIDE 10
@@ -56,51 +57,6 @@
 #define REFINED_CHANGE 0.10 // a solver's front, a = 10 against a = 20 spacings
 #define EXPERIMENT_BEHIND 0.10
 #define EXPERIMENT_AHEAD 0.15
-
-static const double mm_t[] = {0.0, 0.832, 1.219, 1.997, 2.547, 3.345};
-static const double mm_z[] = {1.0, 1.217, 1.474, 2.292, 2.995, 4.134};
-
-static double martin_moyce(double t)
-{
-    size_t n = CS_ARRAY_COUNT(mm_t);
-    for (size_t k = 1; k < n; k++)
-        if (t <= mm_t[k] || k == n - 1)
-            return mm_z[k - 1] + (mm_z[k] - mm_z[k - 1]) * (t - mm_t[k - 1]) / (mm_t[k] - mm_t[k - 1]);
-    return mm_z[n - 1];
-}
-
-static int compare_floats(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-// The front and the fastest particle's speed; NaN when a value is not finite.
-static double front_of(cs_context *ctx, const cs_sim_ops *ops, void *state, double spacing, double *max_speed)
-{
-    cs_particle_view v;
-    ops->particles(state, &v);
-    float *pos = malloc((size_t)v.count * 16 + 16), *vel = malloc((size_t)v.count * 16 + 16);
-    float *x = malloc((size_t)v.count * 4 + 4);
-    CS_ASSERT(pos && vel && x, "out of memory");
-    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
-    cs_buffer_download(ctx, v.velocities, vel, (VkDeviceSize)v.count * 16, 0);
-    bool finite = true;
-    *max_speed = 0.0;
-    for (uint32_t i = 0; i < v.count; i++) {
-        x[i] = pos[4 * i];
-        double s = sqrt((double)vel[4 * i] * vel[4 * i] + (double)vel[4 * i + 1] * vel[4 * i + 1] +
-                        (double)vel[4 * i + 2] * vel[4 * i + 2]);
-        finite &= isfinite(x[i]) && isfinite(s);
-        *max_speed = fmax(*max_speed, s);
-    }
-    qsort(x, v.count, sizeof(float), compare_floats);
-    double front = v.count && finite ? x[(uint32_t)(0.99 * (v.count - 1))] + 0.5 * spacing : NAN;
-    free(pos);
-    free(vel);
-    free(x);
-    return front;
-}
 
 typedef struct curve {
     double z[3]; // Z at T = 1, 2, 3
@@ -190,9 +146,9 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
             cs_recorder_submit_wait(&rec);
         }
         double speed;
-        double front = front_of(ctx, ops, state, spacing, &speed);
+        double front = dam_front_of(ctx, ops, state, spacing, &speed);
         out.z[k - 1] = front / a;
-        double mm = martin_moyce((double)index * sc.dt / to_t);
+        double mm = dam_martin_moyce((double)index * sc.dt / to_t);
         printf("%s %dD%s T = %d: Z = %.3f (Martin & Moyce %.3f, %+.1f%%), fastest particle %.3g m/s (sqrt(2 g a) "
                "%.3g)\n",
                solver, dim, refined_label(spacing), k, out.z[k - 1], mm, 100 * (out.z[k - 1] / mm - 1), speed, sqrt(2 * 9.81 * a));
@@ -230,7 +186,7 @@ int main(int argc, char **argv)
                   solvers[s], dim, label);
         }
         for (int k = 0; k < 3; k++) {
-            double mean = (c[0].z[k] + c[1].z[k] + c[2].z[k]) / 3.0, mm = martin_moyce(k + 1.0);
+            double mean = (c[0].z[k] + c[1].z[k] + c[2].z[k]) / 3.0, mm = dam_martin_moyce(k + 1.0);
             for (int s = 0; s < 3; s++) {
                 CHECK(fabs(c[s].z[k] / mean - 1) <= FRONT_AGREEMENT,
                       "%dD%s T = %d: %s's front Z = %.3f is %+.1f%% off the solvers' mean %.3f (limit %.0f%%)", dim,
