@@ -205,6 +205,7 @@ static void check_mismatched_mass(void)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); // whole lines in a log that also holds stderr
     cs_context ctx;
     test_context(&ctx);
     if (argc > 3) {
