@@ -26,10 +26,12 @@
 //     Froude scaling, dt ~ sqrt(spacing)), with the same checks, and each
 //     solver's front within REFINED_CHANGE (10%) of its coarse one: the
 //     defaults rescale with the spacing, so a refined scene is the same
-//     fluid (llvmpipe: PBF -4.7% .. +2.1%, WCSPH within 2%, Clavet -7.6%
-//     at T = 1, -1.7% at T = 3).
+//     fluid (llvmpipe: PBF -4.7% .. +2.1%, WCSPH within 2%, Clavet -1.8%
+//     at T = 1, +0.9% at T = 3; round 3's Clavet -7.6% and -1.7%).
 // Measured (llvmpipe, Mesa 22.3.6) with the defaults: every solver within
-// 3.2% of the mean, every front within -4.6% .. +6.3% of the experiment.
+// 4.2% of the mean, every front within -4.6% .. +5.7% of the experiment
+// (Clavet's defaults of issue 44, tests/test_clavet_fronts.c; with round
+// 3's: 3.2%, -4.6% .. +6.3%).
 // What it took (docs/fluids.md "Defaults in any units", docs/validation.md):
 //  - Clavet: scale-free defaults (scene_clavet.c). Before, k 0.08, k_near
 //    0.1, kappa 0.0004 in the seed's 2D units and mass rho0 s^dim blew this

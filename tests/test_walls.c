@@ -323,11 +323,11 @@ static const pool_case pools[] = {
      "  \"blocks\": [ { \"min\": [0, 0], \"max\": [0.3, 0.12], \"material\": \"water\" } ],"
      "  \"wcsph\": {} }",
      1.0, true, false},
-    // Clavet with its scale-free defaults (scene_clavet.c): at rest like
-    // the others (llvmpipe: rms 0.40% of sqrt(gH) over 6-8 s). Its density
-    // is a kernel sum without self and its pressure soft (the seed's
-    // per-substep stiffness), so height and interior density are printed
-    // only (interior 7% over rest: hydrostatic compression).
+    // Clavet with its defaults (scene_clavet.c): at rest like the others
+    // (llvmpipe: rms 0.44% of sqrt(gH) over 6-8 s). Its density is a
+    // kernel sum without self and its pressure soft (a sound speed of
+    // 0.25 h / dt), so height and interior density are printed only
+    // (interior 4.9% over rest: hydrostatic compression).
     {"sph pool 2D defaults",
      "{ \"solver\": \"sph\", \"dim\": 2, \"domain\": { \"min\": [0, 0], \"max\": [0.8, 0.5] },"
      "  \"gravity\": [0, -9.81], \"dt\": 0.0018519, \"substeps\": 1, \"seed\": 1,"
