@@ -48,7 +48,8 @@
 
 // c dt / h of the defaults' pressure: 0.25 keeps Martin & Moyce's front
 // within 7% at h = 2 .. 3 spacings in 2D and 3D (tests/test_clavet_fronts.c);
-// 0.2 lagged 13% in 3D at 3 spacings, 0.3 blew a 2D column up at 2 spacings.
+// 0.2 lagged 13% in 3D at 3 spacings (a slab 2 h deep), 0.3 blew a 2D
+// column (a = 10 spacings) up at 2 spacings.
 #define C_HAT 0.25
 // The seed's per-substep viscosity (2D, h 0.3, dt 1/140 s): sigma dt for
 // 0.5, beta h for 1.
