@@ -29,10 +29,12 @@
 //     Froude scaling, dt ~ sqrt(spacing)), with the same checks, and each
 //     solver's front within REFINED_CHANGE (10%) of its coarse one: the
 //     defaults rescale with the spacing, so a refined scene is the same
-//     fluid (llvmpipe: PBF -4.7% .. +2.1%, WCSPH within 2%, Clavet -7.6%
-//     at T = 1, -1.7% at T = 3).
+//     fluid (llvmpipe: PBF -4.7% .. +2.1%, WCSPH within 2%, Clavet -1.8%
+//     at T = 1, +0.9% at T = 3; round 3's Clavet -7.6% and -1.7%).
 // Measured (llvmpipe, Mesa 22.3.6) with the defaults: every solver within
-// 3.2% of the mean, every front within -4.6% .. +6.3% of the experiment.
+// 4.2% of the mean, every front within -4.6% .. +5.7% of the experiment
+// (Clavet's defaults of issue 44, tests/test_clavet_fronts.c; with round
+// 3's: 3.2%, -4.6% .. +6.3%).
 // What it took (docs/fluids.md "Defaults in any units", docs/validation.md):
 //  - Clavet: scale-free defaults (scene_clavet.c). Before, k 0.08, k_near
 //    0.1, kappa 0.0004 in the seed's 2D units and mass rho0 s^dim blew this
@@ -52,6 +54,7 @@
 // also prints its mean step and iterations.
 #include "test_util.h"
 
+#include "dam_front.h"
 #include "solvers.h"
 
 #define SPACINGS_WIDE 10
@@ -61,51 +64,6 @@
 #define EXPERIMENT_BEHIND 0.10
 #define EXPERIMENT_AHEAD 0.15
 #define DFSPH_EXPERIMENT 0.05 // issue 43: DFSPH's front within 5% of the experiment
-
-static const double mm_t[] = {0.0, 0.832, 1.219, 1.997, 2.547, 3.345};
-static const double mm_z[] = {1.0, 1.217, 1.474, 2.292, 2.995, 4.134};
-
-static double martin_moyce(double t)
-{
-    size_t n = CS_ARRAY_COUNT(mm_t);
-    for (size_t k = 1; k < n; k++)
-        if (t <= mm_t[k] || k == n - 1)
-            return mm_z[k - 1] + (mm_z[k] - mm_z[k - 1]) * (t - mm_t[k - 1]) / (mm_t[k] - mm_t[k - 1]);
-    return mm_z[n - 1];
-}
-
-static int compare_floats(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-// The front and the fastest particle's speed; NaN when a value is not finite.
-static double front_of(cs_context *ctx, const cs_sim_ops *ops, void *state, double spacing, double *max_speed)
-{
-    cs_particle_view v;
-    ops->particles(state, &v);
-    float *pos = malloc((size_t)v.count * 16 + 16), *vel = malloc((size_t)v.count * 16 + 16);
-    float *x = malloc((size_t)v.count * 4 + 4);
-    CS_ASSERT(pos && vel && x, "out of memory");
-    cs_buffer_download(ctx, v.positions, pos, (VkDeviceSize)v.count * 16, 0);
-    cs_buffer_download(ctx, v.velocities, vel, (VkDeviceSize)v.count * 16, 0);
-    bool finite = true;
-    *max_speed = 0.0;
-    for (uint32_t i = 0; i < v.count; i++) {
-        x[i] = pos[4 * i];
-        double s = sqrt((double)vel[4 * i] * vel[4 * i] + (double)vel[4 * i + 1] * vel[4 * i + 1] +
-                        (double)vel[4 * i + 2] * vel[4 * i + 2]);
-        finite &= isfinite(x[i]) && isfinite(s);
-        *max_speed = fmax(*max_speed, s);
-    }
-    qsort(x, v.count, sizeof(float), compare_floats);
-    double front = v.count && finite ? x[(uint32_t)(0.99 * (v.count - 1))] + 0.5 * spacing : NAN;
-    free(pos);
-    free(vel);
-    free(x);
-    return front;
-}
 
 typedef struct curve {
     double z[3]; // Z at T = 1, 2, 3
@@ -200,9 +158,9 @@ static curve run_case_mass(cs_context *ctx, int dim, const char *solver, const c
             cs_recorder_submit_wait(&rec);
         }
         double speed;
-        double front = front_of(ctx, ops, state, spacing, &speed);
+        double front = dam_front_of(ctx, ops, state, spacing, &speed);
         out.z[k - 1] = front / a;
-        double mm = martin_moyce((double)index * sc.dt / to_t);
+        double mm = dam_martin_moyce((double)index * sc.dt / to_t);
         printf("%s %dD%s T = %d: Z = %.3f (Martin & Moyce %.3f, %+.1f%%), fastest particle %.3g m/s (sqrt(2 g a) "
                "%.3g)\n",
                solver, dim, refined_label(spacing), k, out.z[k - 1], mm, 100 * (out.z[k - 1] / mm - 1), speed,
@@ -254,7 +212,7 @@ int main(int argc, char **argv)
                   solvers[s], dim, label);
         }
         for (int k = 0; k < 3; k++) {
-            double mean = 0.0, mm = martin_moyce(k + 1.0);
+            double mean = 0.0, mm = dam_martin_moyce(k + 1.0);
             for (int s = 0; s < SOLVERS; s++)
                 mean += c[s].z[k] / SOLVERS;
             // DFSPH against the experiment itself (issue 43): within 5% at

@@ -208,7 +208,7 @@ static void test_kelvin_ring(cs_context *ctx)
     double R = ring.radius, a = ring.core, gamma = ring.circulation;
     double kelvin = gamma / (4.0 * VORTON_PI * R) * (log(8.0 * R / a) - 0.25);
     double rel = (measured - kelvin) / kelvin;
-    printf("ring R %.2f core %.2f Gamma %.1f, %u vortons of radius %.3f: speed %.5f, Kelvin %.5f (%+.2f%%)\n", R, a,
+    printf("ring R %.2f core %.2f Gamma %.1f, %u vortons at spacing %.3f: speed %.5f, Kelvin %.5f (%+.2f%%)\n", R, a,
            gamma, n, spacing, measured, kelvin, 100.0 * rel);
     CHECK(fabs(rel) < 0.10, "ring speed %.5f vs Kelvin %.5f: %+.1f%%", measured, kelvin, 100.0 * rel);
     cs_vorton_destroy(v);

@@ -19,7 +19,9 @@ The tests, what is read from each, and the device line each printed:
                           and its "path tracer" lines
   test_cornell_radiosity  "cornell box, seed ...: relative RMSE ..."
   test_walls              "<case> <t> s: ... rms <r> p99 <p> m/s, |rho/rho0-1| interior ..."
+  test_clavet_fronts      "<d>D <units> h/s <r> T = <k>: Z = <z> (Martin & Moyce <m>, <e>%), ..."
   test_vorton             "ring R <R> core <a> Gamma <G>, <n> vortons ...: speed <v>, Kelvin <k> (<e>%)"
+  test_vorton_ring_core   "ring a/R <c>, spacing a/<k>: <n> vortons, speed <v>, Kelvin <k> (<e>%)"
   test_buoyancy           "buoyancy <solver> <d>D s <s>: submerged <f> ...", "tipping ...", "pool ..."
   test_vorton_spin        "spin-down t <t> s: omega <w> rad/s, Rayleigh estimate <e> (...); lost <l> vs <le> ..."
   test_reint              "conservation ...: mass <a> -> <b> ..."
@@ -35,8 +37,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- BEGIN validation -->"
 END = "<!-- END validation -->"
-TESTS = ["test_dam_front", "test_radiosity_shipped", "test_cornell_radiosity", "test_walls", "test_vorton",
-         "test_reint", "test_surface", "test_sh"]
+TESTS = ["test_dam_front", "test_clavet_fronts", "test_radiosity_shipped", "test_cornell_radiosity", "test_walls",
+         "test_vorton", "test_vorton_ring_core", "test_reint", "test_surface", "test_sh"]
 
 
 # Arguments for --run: test_walls without one skips its deep pools.
@@ -192,9 +194,37 @@ def sh(log, args, lines):
 def vortex_ring(log, args, lines):
     lines.append("| ring radius R | core a | circulation Γ | vortons | speed m/s | Kelvin's speed m/s | error |")
     lines.append("|---|---|---|---|---|---|---|")
-    for m in re.finditer(r"^ring R ([0-9.]+) core ([0-9.]+) Gamma ([0-9.]+), (\d+) vortons of radius [0-9.]+: speed "
+    for m in re.finditer(r"^ring R ([0-9.]+) core ([0-9.]+) Gamma ([0-9.]+), (\d+) vortons (?:of radius|at spacing) [0-9.]+: speed "
                          r"([-0-9.]+), Kelvin ([-0-9.]+) \(([-+0-9.]+)%\)", log, re.M):
         lines.append("| %s | %s | %s | %s | %s | %s | %s%% |" % m.groups())
+
+
+def clavet_fronts(log, args, lines):
+    rows = {}
+    for m in re.finditer(r"^(\d)D (SI|seed units) h/s ([0-9.]+) T = (\d): Z = ([0-9.]+) \(Martin & Moyce ([0-9.]+), "
+                         r"([-+0-9.]+)%\)", log, re.M):
+        rows.setdefault(m.group(1, 2, 3), {})[m.group(4)] = "%s (%s%%)" % (m.group(5), m.group(7))
+    lines.append("| dim | units | h / spacing | Z at T = 1 | T = 2 | T = 3 |")
+    lines.append("|---|---|---|---|---|---|")
+    for (dim, units, ratio), z in rows.items():
+        lines.append("| %sD | %s | %s | %s | %s | %s |" % (dim, units, ratio, z.get("1", "—"), z.get("2", "—"),
+                                                          z.get("3", "—")))
+    lines.append("")
+    lines.append("In brackets: against Martin & Moyce at the simulated time the run reached (the test's bound: 10%).")
+    warning = re.search(r"^rho0 [0-9.]+, mass 1, h = 2 spacings, 3D: .*?starts at rho/rho0 = ([0-9.]+).*?\"mass\": "
+                        r"([0-9.]+)", log, re.M)
+    if warning:
+        lines.append("")
+        lines.append("- rho0 457.56 and mass 1 at h = 2 spacings (3D): the start check warns, rho/rho0 = %s, and names "
+                     "mass %s." % warning.groups())
+
+
+def ring_cores(log, args, lines):
+    lines.append("| core a / R | spacing | vortons | speed m/s | Kelvin's speed m/s | error |")
+    lines.append("|---|---|---|---|---|---|")
+    for m in re.finditer(r"^ring a/R ([0-9.]+), spacing (a/\d+): (\d+) vortons, speed ([-0-9.]+), Kelvin ([-0-9.]+) "
+                         r"\(([-+0-9.]+)%\)", log, re.M):
+        lines.append("| %s | %s | %s | %s | %s | %s%% |" % m.groups())
 
 
 def spin_down(log, args, lines):
@@ -275,12 +305,15 @@ def reint_mass(log, args, lines):
 
 SECTIONS = [
     ("test_dam_front", "Dam-break fronts (Martin & Moyce, n² = 2)", dam_front),
+    ("test_clavet_fronts", "Clavet SPH's dam-break front by kernel width and units (Martin & Moyce, n² = 2)",
+     clavet_fronts),
     ("test_radiosity_shipped", "Shipped radiosity scenes against their converged answer and the path tracer",
      radiosity_shipped),
     ("test_cornell_radiosity", "Cornell box: converged radiosity against the path tracer", cornell),
     ("test_walls", "Pools at rest and the PBF dam break (last printed time of each pool)", walls),
     ("test_buoyancy", "Floating boxes: Archimedes by density, and the metacentric criterion", buoyancy),
     ("test_vorton", "Vortex ring speed against Kelvin's formula", vortex_ring),
+    ("test_vorton_ring_core", "Vortex ring speed against Kelvin's formula by core thickness", ring_cores),
     ("test_vorton_spin", "A spinning sphere's spin-down in vortons against the unsteady Stokes (Rayleigh) estimate",
      spin_down),
     ("test_reint", "Reintegration tracking: mass (fixed-point units, exact)", reint_mass),

@@ -263,10 +263,13 @@ void cs_sph_record_substep(cs_sph *s, cs_recorder *rec)
 
 // ---- cs_sim_ops ----
 
-// Per-substep numbers past which a Clavet fluid blows up (issue 31: in 3D
-// with the fitting mass k_hat 0.1 ran, 0.3 blew up; the defaults are
-// 0.0395, 0.074 and 0.014, scene_clavet.c): k_hat = dt^2 k rho0 N_n / (m h),
-// the same with k_near and N_(n+1), kappa_hat = kappa N_n.
+// Per-substep numbers past which a Clavet fluid blows up: the pressure's
+// sound number c dt / h on the lattice (scene_clavet.c; the defaults use
+// 0.25, a 2D column at 2 spacings blew up at 0.3 without near pressure, a
+// 3D one at 0.4), the near pressure's k_hat = dt^2 k_near rho0 N_(n+1) /
+// (m h) and kappa_hat = kappa N_n (issue 31: a 3D column blew up at
+// k_hat 0.3, moved a particle one h a substep at kappa_hat 1).
+#define SOUND_NUMBER_UNSTABLE 0.3
 #define K_HAT_UNSTABLE 0.25
 #define KAPPA_HAT_UNSTABLE 0.1
 
@@ -281,16 +284,16 @@ static void warn_unstable(const cs_sph *s)
     for (uint32_t m = 0; m < sc->material_count; m++) {
         const cs_material *mat = &sc->materials[m];
         double per = dt * dt * mat->rest_density / ((double)mat->mass * h);
-        double k_hat = per * mat->stiffness * norm, near_hat = per * mat->near_stiffness * near;
+        double sound = cs_clavet_sound_number(sc, mat->stiffness), near_hat = per * mat->near_stiffness * near;
         double kappa_hat = mat->surface_tension * norm;
-        if (k_hat > K_HAT_UNSTABLE || near_hat > 2 * K_HAT_UNSTABLE || kappa_hat > KAPPA_HAT_UNSTABLE)
+        if (sound > SOUND_NUMBER_UNSTABLE || near_hat > 2 * K_HAT_UNSTABLE || kappa_hat > KAPPA_HAT_UNSTABLE)
             fprintf(stderr,
-                    "warning: %s: materials[%u] (\"%s\"): stiffness %g, near_stiffness %g, surface_tension %g move "
-                    "a particle %.3g, %.3g and %.3g h a substep at this h, mass and dt (stable below %g, %g, %g): the "
-                    "fluid will likely explode; leave them out for the scale-free defaults (docs/fluids.md, "
-                    "\"Defaults in any units\")\n",
-                    sc->path, m, mat->name, mat->stiffness, mat->near_stiffness, mat->surface_tension, k_hat,
-                    near_hat, kappa_hat, K_HAT_UNSTABLE, 2 * K_HAT_UNSTABLE, KAPPA_HAT_UNSTABLE);
+                    "warning: %s: materials[%u] (\"%s\"): stiffness %g gives a sound speed of %.3g h a substep, "
+                    "near_stiffness %g and surface_tension %g move a particle %.3g and %.3g h a substep at this h, "
+                    "mass and dt (stable below %g, %g, %g): the fluid will likely explode; leave them out for the "
+                    "defaults (docs/fluids.md, \"Defaults at any kernel width\")\n",
+                    sc->path, m, mat->name, mat->stiffness, sound, mat->near_stiffness, mat->surface_tension,
+                    near_hat, kappa_hat, SOUND_NUMBER_UNSTABLE, 2 * K_HAT_UNSTABLE, KAPPA_HAT_UNSTABLE);
     }
 }
 
