@@ -407,6 +407,12 @@ static bool create(cs_context *ctx, const cs_scene *scene, const cs_fluid_desc *
     for (uint32_t i = 0; i < plan_count && ok; i++)
         ok = cs_buffer_create(ctx, &(cs_buffer_desc){.name = plan[i].name, .size = (VkDeviceSize)f->capacity * plan[i].stride},
                               plan[i].buf, err);
+    // Zeroed, not left as allocated: a checkpoint saves every per-particle
+    // buffer, scratch arrays a scene never writes included (PBF's curl
+    // without vorticity), and memory as allocated made two runs' checkpoint
+    // files differ there now and then.
+    for (uint32_t i = 0; i < plan_count && ok; i++)
+        cs_buffer_fill(ctx, plan[i].buf, 0);
     char name[64];
     snprintf(name, sizeof name, "%s params", f->solver);
     ok = ok && cs_buffer_create(ctx, &(cs_buffer_desc){.name = name, .size = sizeof(cs_fluid_params)},
