@@ -43,7 +43,7 @@ json=$(ls results/*.json 2>/dev/null | head -1)
 python3 - "$json" <<'PY' || fail "results json lacks the sweep, demo or draw results"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["benches"]) == 5 and len(d["demo"]) == 2 and len(d["draw"]) == 2, d.keys()
+assert len(d["benches"]) == 6 and len(d["demo"]) == 3 and len(d["draw"]) == 2, (d.keys(), len(d["benches"]), len(d["demo"]))
 assert all(b["sizes"] for b in d["benches"] + d["demo"] + d["draw"])
 assert [p["probes"] for p in d["probes"]] == [8], d["probes"]
 PY

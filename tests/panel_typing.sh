@@ -25,8 +25,8 @@ rows() { echo $(( $(wc -l < "$out/stats.csv" 2>/dev/null || echo 1) - 1 )); }
 # The panel knows its window after its first frames: wait for a few rows.
 for _ in $(seq 240); do [ "$(rows)" -ge 3 ] && break; sleep 0.5; done
 sleep 2
-xdotool mousemove --window "$wid" 60 330 click 1; sleep 2   # open fluids[0].materials[0]
-xdotool mousemove --window "$wid" 110 418; sleep 0.5
+xdotool mousemove --window "$wid" 60 347 click 1; sleep 2   # open fluids[0].materials[0]
+xdotool mousemove --window "$wid" 110 458; sleep 0.5
 xdotool keydown ctrl; sleep 0.5; xdotool click 1; sleep 0.5; xdotool keyup ctrl; sleep 2 # Ctrl+click: its text entry
 xdotool key --window "$wid" ctrl+a; sleep 0.5
 xdotool type --window "$wid" --delay 150 "0.2r5"; sleep 1

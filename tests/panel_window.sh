@@ -59,12 +59,12 @@ click 21 19        # collapse the panel to its title bar
 steps              # screenshot_000: 20 frames from the start
 steps              # screenshot_001: the same 20 frames again
 click 21 19        # open the panel
-click 60 330       # open fluids[0].materials[0] (under world, pointer, render, fluids[0])
-xdotool mousemove --window "$wid" 110 418 mousedown 1; sleep 1
-xdotool mousemove --window "$wid" 200 418; sleep 1
-xdotool mousemove --window "$wid" 330 418; sleep 1
+click 60 347       # open fluids[0].materials[0] (under world, pointer, render, fluids[0]; the stepping line above)
+xdotool mousemove --window "$wid" 110 458 mousedown 1; sleep 1
+xdotool mousemove --window "$wid" 200 458; sleep 1
+xdotool mousemove --window "$wid" 330 458; sleep 1
 xdotool mouseup 1; sleep 1
-click 100 504      # Save as (under the edits): OUT/dam_break_2d_edited.json (Clavet's six material rows above)
+click 100 544      # Save as (under the edits): OUT/dam_break_2d_edited.json (Clavet's seven material rows above, absorption among them)
 sleep 2
 click 21 19        # collapse it again
 steps              # screenshot_002: 20 frames with the new viscosity
