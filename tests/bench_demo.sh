@@ -5,6 +5,7 @@
 # number pattern refuses), and a bad --particles list is refused with a
 # message naming the bad item. Frames go through the ring of frames in
 # flight: about one submit and one fence wait a frame. Validation (with synchronization) is on. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 9 (load 8); 18 at load 10 with the real-time rows (issue 40)
 set -uo pipefail
 cistern=${1:?usage: bench_demo.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

@@ -6,6 +6,7 @@
 # cover more pixels at 2x the size), results.json carries the same figures
 # as the table, and a bad --size is refused.
 # Validation (with synchronization) is on. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 4.6
 set -uo pipefail
 cistern=${1:?usage: bench_draw.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

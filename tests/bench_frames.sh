@@ -4,6 +4,7 @@
 # every timed step, and be reported as its mean per step. $1 is the cistern
 # binary. reint_drops_2d at 32 cells: a frame is 40 substeps, so 85 steps
 # from the start close 2 frames.
+# ctest labels: quick,gpu -- 1
 set -uo pipefail
 cistern=${1:?usage: bench_frames.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

@@ -6,6 +6,7 @@
 # or "not run") and writes results/<device>.json with the sweep, demo and
 # draw results, and a table of the per-device choices each way. A part name it does not know is refused. $1 is the cistern
 # binary.
+# ctest labels: slow,gpu -- the GPU runbook at tiny sizes
 set -uo pipefail
 cistern=$(realpath "${1:?usage: bench_gpu.sh path/to/cistern}")
 source "$(dirname "$0")/util/expect.sh"

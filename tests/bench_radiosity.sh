@@ -4,6 +4,7 @@
 # finite; a count whose links cannot fit is reported as such with the
 # estimate, not compiled and not a crash; bad lists are refused with what
 # to write. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 1.1
 set -uo pipefail
 cistern=${1:?usage: bench_radiosity.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

@@ -13,6 +13,7 @@
 #      whether the baseline (and this run) was noisy;
 #   4. the plot marks the noise: p10-p90 bars on the total, noisy sizes
 #      circled.
+# ctest labels: quick,gpu -- 6 rest_box_3d benches at 2k particles
 set -uo pipefail
 cistern=${1:?usage: bench_trust.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

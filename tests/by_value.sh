@@ -6,6 +6,7 @@
 # stack and a second, silently diverging, scene. The build's
 # -Wframe-larger-than (CMakeLists.txt) catches such copies in frames; this
 # catches them in signatures, where a by-value parameter is easy to miss.
+# ctest labels: quick -- 0.1 (no scene, world or fluid passed by value)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -6,6 +6,7 @@
 # stats.csv given 100000 rows), older checkpoints with five digits and a
 # killed write's temporary file lie beside it, and the resumed run writes
 # 100002 and 100004: only those two may be left. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 3 (the last two checkpoints kept past frame 99,999)
 set -uo pipefail
 cistern=${1:?usage: checkpoint_files.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

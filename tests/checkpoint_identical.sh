@@ -5,6 +5,7 @@
 # allocated (PBF's curl array without vorticity, a body's unused contact
 # slots) made these differ now and then: two_fluids_2d in 2 of 3 runs.
 # $1 is cistern.
+# ctest labels: quick,gpu -- 9 (3 scenes x 3 runs: checkpoint files byte for byte)
 set -uo pipefail
 cistern=${1:?usage: checkpoint_identical.sh path/to/cistern}
 . "$(dirname "$0")/util/expect.sh"

@@ -8,6 +8,7 @@
 #      written after the reload resumes with the edited file and is refused
 #      with the file as it was when the run started.
 # $1 is cistern.
+# ctest labels: quick,gpu -- 4 (--set and a --watch reload change what resumes)
 set -uo pipefail
 cistern=${1:?usage: checkpoint_provenance.sh path/to/cistern}
 . "$(dirname "$0")/util/expect.sh"

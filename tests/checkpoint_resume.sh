@@ -17,6 +17,7 @@
 # and other-version checkpoints are refused with what differs; another
 # device is a warning. Validation (with synchronization) is on for the
 # resumed runs. $1 is the cistern binary.
+# ctest labels: slow,gpu -- ~300 under load: 8 scenes run, killed, resumed; a kill mid-write; refusals
 set -uo pipefail
 cistern=${1:?usage: checkpoint_resume.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

@@ -10,6 +10,7 @@
 # oversized sparse file whose header says 2 GiB is refused before it is
 # read. The unedited checkpoints resume (the checks refuse only what is
 # wrong). $1 is the cistern binary.
+# ctest labels: slow,gpu -- edited checkpoints (checksums made right) refused value by value; 4 scenes
 set -uo pipefail
 cistern=${1:?usage: checkpoint_values.sh path/to/cistern}
 here=$(dirname "$0")

@@ -2,6 +2,7 @@
 # End-to-end tests of the `cistern` command line on lavapipe, with validation
 # on: outputs of `run`, determinism of dumps, and bad input handled with
 # messages and non-zero exits. $1 is the cistern binary.
+# ctest labels: slow,gpu -- 42
 set -uo pipefail
 cistern=${1:?usage: cli.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

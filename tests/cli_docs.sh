@@ -3,6 +3,7 @@
 # `cistern help --markdown`; this fails when the committed file differs from
 # what the binary prints: an option added, removed or reworded in a table
 # without regenerating the docs. $1 is the cistern binary.
+# ctest labels: quick -- 0.01 (docs/cli.md against `cistern help --markdown`)
 set -uo pipefail
 cistern=${1:?usage: cli_docs.sh path/to/cistern}
 docs="$(dirname "$0")/../docs/cli.md"

@@ -5,6 +5,7 @@
 # and the knob to turn. $1 is the cistern binary. Each run is bounded by
 # `timeout` (and, without ASan, by `ulimit -v`) so a regression fails here
 # instead of taking the machine down.
+# ctest labels: quick,gpu -- 30 (sizes and set-ups refused at once; a 20 s bake watched)
 set -uo pipefail
 cistern=${1:?usage: cli_limits.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

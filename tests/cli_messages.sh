@@ -3,6 +3,7 @@
 # file or option and the knob to turn, never a bare exit code, and never
 # advice about a knob that has nothing to do with it. $1 is the cistern
 # binary. Every case is refused before any long work starts.
+# ctest labels: quick,gpu -- 3
 set -uo pipefail
 cistern=${1:?usage: cli_messages.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

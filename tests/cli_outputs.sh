@@ -4,6 +4,7 @@
 # the write fails with EFBIG and is reported, no .tmp left), a stats.csv
 # that keeps its whole rows when a write fails, a symbolic link in --out
 # never written through. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 3
 set -uo pipefail
 cistern=${1:?usage: cli_outputs.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

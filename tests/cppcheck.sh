@@ -20,6 +20,7 @@
 #
 # Exits 77 (skipped) without cppcheck. CTest passes the cistern binary as
 # $1; this check does not need it.
+# ctest labels: quick -- 12-30 (static analysis of host/ and pipelines/ at zero findings; skipped without cppcheck)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cppcheck >/dev/null; then

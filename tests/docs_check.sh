@@ -10,6 +10,7 @@
 #   cannot leave a stale path behind (tools/stale_paths.py: what counts as a
 #   path, and the short list of names it leaves alone on purpose).
 # CTest passes the cistern binary as $1; this check does not need it.
+# ctest labels: quick -- 1 (README and docs/ name every scene; links and paths in docs and comments resolve)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 docs=(*.md docs/*.md)

@@ -2,6 +2,7 @@
 # The speed tables in README.md and docs/benchmarks.md are made from the
 # committed results/*.json by tools/bench_tables.py: they must agree, and the
 # check must catch a number edited by hand (tried on a copy).
+# ctest labels: quick -- 0.2 (speed tables in the docs = results/*.json)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)

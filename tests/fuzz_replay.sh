@@ -20,6 +20,7 @@
 # error path), so the corpora keep guarding what the libFuzzer + ASan runs
 # found. CTest passes the cistern binary as $1 and runs this in the build
 # folder, where the test drivers live.
+# ctest labels: quick -- 7 (valgrind, when installed)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 vg=()

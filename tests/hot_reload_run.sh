@@ -16,6 +16,7 @@
 # The edit scales the stats pass's per-particle mass by 1000, so the
 # total_mass column of stats.csv shows which shader is running. Every save is
 # an atomic rename, as editors do. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 7
 set -uo pipefail
 cistern=${1:?usage: hot_reload_run.sh path/to/cistern}
 src=$(cd "$(dirname "$0")/../shaders" && pwd)

@@ -14,6 +14,7 @@
 #    CMakeLists.txt's target_link_libraries, followed transitively): no
 #    pipeline family includes a family above or beside it, no pipeline
 #    includes the world.
+# ctest labels: quick -- 0.01
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

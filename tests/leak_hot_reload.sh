@@ -2,6 +2,7 @@
 # test_hot_reload under valgrind: 100+ reloads (compile, reflect, rebuild,
 # destroy) must leak no host memory. Device objects are covered inside the
 # test by the validation layer's object tracker. Runs from the build dir.
+# ctest labels: slow,gpu -- 43 (valgrind)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v valgrind >/dev/null; then

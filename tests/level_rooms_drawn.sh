@@ -6,6 +6,7 @@
 # loft looking level (its only portal, the floor opening, out of view) it
 # draws the loft alone. The counts must differ that way, and each must be
 # the one the stdout line states. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 4
 set -uo pipefail
 cistern=${1:?usage: level_rooms_drawn.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

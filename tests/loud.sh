@@ -9,6 +9,7 @@
 #  - a WCSPH scene refined without scaling the mass (8x rest density) is
 #    refused with the implied density and the mass that fits; a moderate
 #    mismatch (10%) runs with a warning; shipped scenes run without one.
+# ctest labels: slow,gpu -- 34
 set -uo pipefail
 cistern=${1:?usage: loud.sh path/to/cistern}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,6 +5,7 @@
 # with --overwrite; `view --flood --out X` refuses to replace an X.json
 # that is there already (without --overwrite) and leaves it as it was.
 # $1 is the cistern binary.
+# ctest labels: quick,gpu -- 3 (names of ../.. refused; view --flood keeps an existing X.json)
 set -uo pipefail
 cistern=${1:?usage: out_paths.sh path/to/cistern}
 cistern=$(cd "$(dirname "$cistern")" && pwd)/$(basename "$cistern") # the runs below change folder

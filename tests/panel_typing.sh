@@ -5,6 +5,7 @@
 # (the decimal filter drops it), not the window's R: the run must not
 # restart. Esc then quits as usual, and the run prints the edit.
 # $1 is cistern.
+# ctest labels: window,gpu -- 16 (Ctrl+click, type a value, Enter; the typed R does not restart)
 set -uo pipefail
 cistern=${1:?usage: panel_typing.sh path/to/cistern}
 for tool in xvfb-run xdotool; do

@@ -8,6 +8,7 @@
 # run prints the edit as key.path=value, the saved scene holds it and
 # runs, and validation stays quiet.
 # The panel is collapsed to its title bar for the screenshots. $1 is cistern.
+# ctest labels: window,gpu -- 45-60 at load 13 (xdotool works the panel: pause, restart, 60 steps, a drag)
 set -uo pipefail
 cistern=${1:?usage: panel_window.sh path/to/cistern}
 for tool in xvfb-run xdotool python3; do

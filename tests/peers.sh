@@ -3,6 +3,7 @@
 # tools/peer_vtk.py against VTK's flying edges) in their small mode, so the
 # scripts cannot rot: each must run to its ratio, write its JSON, and (VTK)
 # give the same triangle count as cistern's marching cubes.
+# ctest labels: slow,gpu -- 10-40 (PySPH compiles its kernels on a fresh machine)
 set -uo pipefail
 cistern=${1:?usage: peers.sh path/to/cistern}
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -5,6 +5,7 @@
 # folder it had holds files now). Every run ends with exit 0: the picked
 # run once found the first run's stats.csv in DIR and ended the process
 # with exit 2. $1 is cistern.
+# ctest labels: window,gpu -- 40 (the scene picker with --out: three window runs)
 set -uo pipefail
 cistern=${1:?usage: picker_window.sh path/to/cistern}
 for tool in xvfb-run xdotool; do

@@ -9,6 +9,7 @@
 # lattice). Then the same with the right button: the push digs a crater.
 # Validation stays quiet.
 # $1 is cistern.
+# ctest labels: window,gpu -- 15 (xdotool: Ctrl + left pulls, Ctrl + right pushes a 2D pool)
 set -uo pipefail
 cistern=${1:?usage: pointer_window.sh path/to/cistern}
 for tool in xvfb-run xdotool python3; do

@@ -12,6 +12,7 @@
 #      goes on to its last frame and exits 1 (not by SIGPIPE).
 # Skipped (77) without ffmpeg/ffprobe (tools/install-deps.sh installs them).
 # $1 is the cistern binary.
+# ctest labels: quick,gpu -- 8 (five short runs through ffmpeg; skipped without it)
 set -uo pipefail
 cistern=${1:?usage: record.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

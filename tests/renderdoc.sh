@@ -4,6 +4,7 @@
 # the renderdoc module of /usr/bin/python3 and check that the frame's pass
 # labels are there, with dispatches under the compute passes and a draw under
 # "draw". $1 is the cistern binary.
+# ctest labels: quick,gpu -- 2.6 (skipped without renderdoccmd)
 set -uo pipefail
 cistern=${1:?usage: renderdoc.sh path/to/cistern}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -4,6 +4,7 @@
 # this fails when the committed section differs from what the binary prints:
 # a key added, removed or reworded in a table without regenerating the docs.
 # $1 is the cistern binary; with --write as $2 it rewrites the section.
+# ctest labels: quick -- 0.01 (docs/scenes.md's key reference against the key tables)
 set -uo pipefail
 cistern=${1:?usage: scene_keys_docs.sh path/to/cistern [--write]}
 docs="$(dirname "$0")/../docs/scenes.md"

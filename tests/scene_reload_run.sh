@@ -13,6 +13,7 @@
 #      refused with its key path, the world keeps running;
 #   5. the fix: reloaded, restart 2, the red leaves the frames.
 # Every save is an atomic rename, as editors do. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 5 s CPU, 14 s wall (waits on saves and reloads)
 set -uo pipefail
 cistern=${1:?usage: scene_reload_run.sh path/to/cistern}
 src=$(cd "$(dirname "$0")/../scenes" && pwd)/dam_break_2d.json

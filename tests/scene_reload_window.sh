@@ -5,6 +5,7 @@
 # the world (stats.csv's restart column goes to 1, the new block size shows
 # in the particle count). The headless path is tests/scene_reload_run.sh.
 # $1 is the cistern binary.
+# ctest labels: window,gpu -- 10 wall (waits on two saves)
 set -uo pipefail
 cistern=${1:?usage: scene_reload_window.sh path/to/cistern}
 if ! command -v xvfb-run >/dev/null; then echo "SKIP: xvfb-run missing"; exit 77; fi

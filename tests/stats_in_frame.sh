@@ -7,6 +7,7 @@
 # vortons 3). The stats rows are checked for sense here; that they are the
 # same numbers as the per-frame read was checked by hand (docs/benchmarks.md).
 # Validation (with synchronization) is on. $1 is the cistern binary.
+# ctest labels: slow,gpu -- 45 s CPU: 8 short runs (rows compared with a run waited on every frame)
 set -uo pipefail
 cistern=${1:?usage: stats_in_frame.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

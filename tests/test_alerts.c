@@ -5,6 +5,7 @@
 //   - a line longer than the width is wrapped, at a space where it can,
 //     and its end is kept (it was cut at 110 columns with '~');
 //   - only ASCII reaches the image; the number of lines is bounded.
+// ctest labels: quick -- 0.01 (the text a failed shader or scene reload draws in the image)
 #define _POSIX_C_SOURCE 200809L // scene_reload.h: struct stat
 #include "test_util.h"
 

@@ -29,6 +29,7 @@
 //  6. 2D: a pentagon (polytope) falling and turning into a PBF pool, and a
 //     static disc: no particle inside either (as in 2), everything finite,
 //     two runs the same bytes.
+// ctest labels: slow,gpu -- ~90 (2 s light tank; 128 under load)
 #include "test_util.h"
 
 #include "bodies.h"

@@ -22,6 +22,7 @@
 // exchange is dropped (tried: forces.comp handing the body none of the
 // wall pressure it gives a particle: 0.20 of |P|; collide.comp handing it
 // none of -m dv: 2.05 of |P|, and the blob then reaches a wall).
+// ctest labels: slow,gpu -- ~6 (1000 substeps, 343 particles)
 #include "test_util.h"
 
 #include "bodies.h"

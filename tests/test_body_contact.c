@@ -19,6 +19,7 @@
 //     1 m/s).
 // Each world holds a small fluid (a world needs one); in 1 and 2 it sits in
 // a corner away from the bodies.
+// ctest labels: slow,gpu -- 31
 #include "test_util.h"
 
 #include "bodies.h"

@@ -13,6 +13,7 @@
 //     float, as the shaders test it, is in the point's cell's list;
 // and that lists which do not fit in CS_BODY_GRID_ENTRIES leave the grid
 // not ready (every particle then tests every body).
+// ctest labels: quick,gpu -- ~5 (96 random bodies: host and GPU lists)
 #include "test_util.h"
 
 #include "bodies.h"

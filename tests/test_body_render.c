@@ -12,6 +12,7 @@
 //     box has fallen into the pool): the pose the vertex shader reads from
 //     the body state buffer is the one the integration wrote (the CPU
 //     silhouettes use the downloaded state), and the box's pixels moved.
+// ctest labels: slow,gpu -- 21
 #include "test_util.h"
 
 #include "bodies.h"

@@ -4,6 +4,7 @@
 // 2D and 3D boxes with 0, 1, 3 and 16 walls and points inside, outside, on
 // faces, on edges and corners, on walls, and far away. The output buffer is
 // poisoned (NaN) first, so an unwritten element or a NaN never passes.
+// ctest labels: quick,gpu -- 0.2
 #include "test_util.h"
 
 #include "boundary.h"

@@ -63,6 +63,7 @@
 // CS_BUOYANCY_DRAFT_MIN=0 keeps the small light boxes (for experiments),
 // CS_TEST_VERBOSE=1 prints a sample every 10 frames, =2 every
 // frame.
+// ctest labels: slow,gpu -- minutes whole; ctest runs WCSPH 2D's light Archimedes cases here, the rest as test_buoyancy_*
 #include "test_util.h"
 
 #include "bodies.h"

@@ -4,6 +4,7 @@
 // violation is caught, counted and named (pass, program, binding, index,
 // length, file:line, invocation), the shader reads and writes only inside
 // its buffers, and in-bounds work reports nothing.
+// ctest labels: quick,gpu -- 2
 #define _GNU_SOURCE
 #include "test_util.h"
 

@@ -28,6 +28,7 @@
 // "Defaults at any kernel width"; docs/validation.md).
 //   test_clavet_fronts DIM si|seed RATIO ['"key": value' material extras] [rho0] [a in spacings]
 // runs one case and prints its curve (for sweeps).
+// ctest labels: slow,gpu -- 13 (36 under load): Clavet fronts at h = 2, 2.5, 3 spacings, SI and seed units
 #include "test_util.h"
 
 #include "dam_front.h"

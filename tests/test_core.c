@@ -2,6 +2,7 @@
 // the program registry, recordings of thousands of passes, image bindings,
 // size limits, pass timestamps, and a planted missing barrier that
 // synchronization validation must catch.
+// ctest labels: quick,gpu -- 0.6
 #include "test_util.h"
 
 static void run_add_one(cs_context *ctx, cs_program_id *prog, uint32_t n, bool with_barrier, uint32_t *out)

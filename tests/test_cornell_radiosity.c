@@ -16,6 +16,7 @@
 // patches); the path tracer has none of them. Measured (llvmpipe): 1.5%
 // (noise 1.2%, radiosity about 0.8%); the scene's own 2 bounces give 30%,
 // patches of 0.28 m 5.7%: both fail.
+// ctest labels: quick,gpu -- 2
 #include "test_util.h"
 
 #include "bvh.h"

@@ -52,6 +52,7 @@
 //   test_dam_front [dim] [solver] ['"key": value' material extras] ['"key": value' solver block] [spacing] [dt]
 // runs one case and prints its curve (for sweeps; docs/fluids.md); DFSPH
 // also prints its mean step and iterations.
+// ctest labels: slow,gpu -- 210 at load 10 (29 s CPU): Martin & Moyce column, 4 solvers, 2D and 3D
 #include "test_util.h"
 
 #include "dam_front.h"

@@ -18,6 +18,7 @@
 //  4. The CFL step count and its bounds; the block's errors; a scene with
 //     bodies refused with a message.
 //   test_dfsph pool2d|pool3d [seconds]   runs one pool alone.
+// ctest labels: slow,gpu -- 135 at load 12 (19 s CPU): passes vs CPU references, determinism, 2D pool 1.5 s
 #include "test_util.h"
 #include "solver_compare.h"
 

@@ -15,6 +15,7 @@
 //   - a particle view with draw_args is drawn indirectly: exactly the count
 //     the GPU buffer says, not the host count;
 //   - hot reload of field.frag rebuilds the field pipeline.
+// ctest labels: quick,gpu -- 0.6
 #include "test_util.h"
 
 #include "render.h"

@@ -6,6 +6,7 @@
 //   - a file past the limit is refused with its size and the limit, before
 //     it is read (a sparse file: no disk used);
 //   - a regular file is read whole, NUL-terminated.
+// ctest labels: quick -- 0.01
 #define _POSIX_C_SOURCE 200809L // mkdtemp, mkfifo
 
 #include "test_util.h"

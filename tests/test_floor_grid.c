@@ -9,6 +9,7 @@
 //   - its F key (cs_render_frame's flipped) turns it off where the scene
 //     asks for it and on where the scene does not;
 //   - a misspelt name is refused with "did you mean".
+// ctest labels: quick,gpu -- 1 (the floor grid: a feature added as its own file)
 #include "test_util.h"
 
 #include "camera.h"

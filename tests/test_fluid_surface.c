@@ -23,6 +23,7 @@
 //    device reports) is refused naming the key, the grid and the device,
 //    nothing left allocated; the default resolution is coarsened instead
 //    (with a note) when it does not fit.
+// ctest labels: quick,gpu -- 8.4
 #define _POSIX_C_SOURCE 200809L // mkstemp
 #include "test_util.h"
 

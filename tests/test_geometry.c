@@ -9,6 +9,7 @@
 //     vertex list (or negative), an emission past 1e9;
 //   - BVH casts (nearest hit, shadow rays) against brute force over every
 //     triangle, random rays (seed printed).
+// ctest labels: quick -- 0.1
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 
 #include "test_util.h"

@@ -21,6 +21,7 @@
 //    scene's geometry must put particles inside, so the check can fail.
 // 5. scenes/cornell_fluid.json's field as the world bakes it: the blocks
 //    are solid along their axes to the top; the bake's cost is printed.
+// ctest labels: quick,gpu -- 5
 #define _POSIX_C_SOURCE 200809L // clock_gettime
 #include "test_util.h"
 

@@ -16,6 +16,7 @@
 //    exactly the particles of its 3^dim block within the radius, in the cell
 //    walk's order, the scanned total, the anchors and unmarked cells; with a
 //    list too short for the build, the total says so and nothing is written.
+// ctest labels: slow,gpu -- 19
 #include "test_util.h"
 
 #include "grid.h"

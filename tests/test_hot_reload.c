@@ -12,6 +12,7 @@
 // more includes than cistern tracks is refused, not truncated; an empty or
 // binary file, or one with many errors, gives a short message with
 // file:line (the first 10 errors and a count of the rest).
+// ctest labels: quick,gpu -- 2.5
 #define _GNU_SOURCE
 #include "test_util.h"
 #include "watch.h"

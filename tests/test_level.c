@@ -7,6 +7,7 @@
 //                                 through read (+ write when accepted); used
 //                                 by tests/fuzz_replay.sh under valgrind
 //   test_level --write-corpus DIR writes the seed corpus (tests/fuzz/corpus/tr1)
+// ctest labels: quick -- 0.03
 #define _POSIX_C_SOURCE 200809L
 #include "level_mesh.h"
 #include "level_tr1.h"

@@ -12,6 +12,7 @@
 //      with ambient 0 the mesh's pixels are brighter than with 8191 (the
 //      mean byte at least MIN_DRAWN_RATIO times), and no pixel off the
 //      meshes changes.
+// ctest labels: quick,gpu -- 1
 #include "test_util.h"
 
 #include "camera.h"

@@ -15,6 +15,7 @@
 // from the plain image are floor (both copies without sprites). For the radiosity mode (patches, another
 // triangulation) the static check leaves out a one-pixel border around the
 // floor.
+// ctest labels: quick,gpu -- 8
 #include "test_util.h"
 
 #include "camera.h"

@@ -15,6 +15,7 @@
 // - no particle centre is in the solid (the level's distance field baked
 //   again here at a quarter of the spacing, below -0.1 spacing) and none is
 //   not finite.
+// ctest labels: slow,gpu -- 22 (ringed rooms: through a wall portal and a floor portal)
 #include "test_util.h"
 
 #include "file_io.h"

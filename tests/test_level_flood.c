@@ -17,6 +17,7 @@
 //    here at a quarter of the spacing, below -0.1 spacing), none not finite.
 // 3. The same scene with "seal_water": false for 60 frames: water leaves
 //    through the portal into the hall (the check of 2 can fail).
+// ctest labels: slow,gpu -- 30
 #include "test_util.h"
 
 #include "level_flood.h"

@@ -13,6 +13,7 @@
 // (cs_collide_level disabled) every solver fails the first check: PBF 353,
 // WCSPH 502, SPH 439 particle centres in the solid, as deep as the check's
 // field reaches (its band, 4 spacings).
+// ctest labels: slow,gpu -- 20
 #include "test_util.h"
 
 #include "level_sdf.h"

@@ -12,6 +12,7 @@
 //     with the doorway closed by a two-sided quad;
 //   - a negative room light (TR1 stores the intensity signed; it darkens):
 //     added to the hall, no patch gets brighter and the hall gets darker.
+// ctest labels: quick,gpu -- 5
 #include "test_util.h"
 
 #include "level_light.h"

@@ -18,6 +18,7 @@
 //      contrast (mean |pixel - its 3x3 mean|) is at least CONTRAST_FACTOR
 //      times higher and its mean linear colour within MEAN_RATIO of it
 //      (texels over their mean albedo average to 1 on each face).
+// ctest labels: quick,gpu -- 10
 #include "test_util.h"
 
 #include "camera.h"

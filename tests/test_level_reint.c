@@ -20,6 +20,7 @@
 // Before the level support reint refused a level; with the level's flags
 // ignored by the advect pass (push scale.w forced to 0) both the solid and
 // the room checks fail (numbers in docs/levels.md).
+// ctest labels: slow,gpu -- 25
 #include "test_util.h"
 
 #include "level_tr1.h"

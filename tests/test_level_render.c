@@ -21,6 +21,7 @@
 // facing one must show it on at least 1/50 of the image (compared with the
 // ray caster); their placement (position, a quarter and an eighth turn) is
 // checked on the vertices.
+// ctest labels: quick,gpu -- 1
 #include "test_util.h"
 
 #include "camera.h"

@@ -10,6 +10,7 @@
 // moved box; an entry without "room" stays where it was written. Refused
 // with the key named: "room" without a level (at parse), a room the level
 // does not have, a room-relative box that lands outside the domain.
+// ctest labels: quick,gpu -- 1
 #include "test_util.h"
 
 #include "level_tr1.h"

@@ -18,6 +18,7 @@
 // cases: on a wall, on the thin wall beside the east doorway, in the
 // doorway, in the floor portal, outside the level. Refusals: a truncated
 // file, a bad scale, a level whose sectors are all walls.
+// ctest labels: quick -- 0.8
 #include "test_util.h"
 
 #include "level_sdf.h"

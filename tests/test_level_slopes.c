@@ -26,6 +26,7 @@
 //    over the floor under it, less the collision margin (half a spacing),
 //    is within a particle radius of 0. With the slants ignored (the old
 //    flat columns) the ramp's sectors step and parts 2 and 3 fail.
+// ctest labels: slow,gpu -- 15
 #include "test_util.h"
 
 #include "level_sdf.h"

@@ -26,6 +26,7 @@
 // three fail: 1371 centres out of the sealed room, lowest centres up to
 // 0.41 m off their sector's floor, 563 of 1849 centres in the shipped
 // level's solid.
+// ctest labels: slow,gpu -- 20
 #include "test_util.h"
 
 #include "level_sdf.h"

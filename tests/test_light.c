@@ -10,6 +10,7 @@
 //   - the GLSL against the C for random lights of every kind and window,
 //     and no NaN at d = 0, d = d_max, d > d_max or at the light's centre.
 // The GPU output is poisoned (NaN) first; every comparison fails on NaN.
+// ctest labels: quick,gpu -- 5
 #include "test_util.h"
 
 #include "light.h"

@@ -9,6 +9,7 @@
 //      for --triangles 2000 today, byte for byte;
 // The radiosity of the small scene: test_mesh_scene_radiosity.c. No GPU
 // here. Needs python3 (tools/install-deps.sh).
+// ctest labels: quick -- 1.5 (python3: generates 50 k and 2 k triangles)
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 #include "test_util.h"
 

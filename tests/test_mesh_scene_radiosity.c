@@ -10,6 +10,7 @@
 // Phi / (1 - rho); each more bounce reflects more light; and the gather
 // of bounce k received, sum A (B_k - E) / rho, about what left at bounce
 // k - 1, sum A B_(k-1) (a closed room: every form factor row sums to 1).
+// ctest labels: slow,gpu -- 14-28 (compile of 1958 patches, load 8-9)
 #include "test_util.h"
 
 #include "geometry.h"

@@ -5,6 +5,7 @@
 //     without it only inside the panel cs_render_overlay_panel reports (the
 //     top-left corner), and there it shows both the panel colour and text;
 //   - the same on a UNORM target (the shader encodes sRGB).
+// ctest labels: quick,gpu -- 1.4
 #include "test_util.h"
 
 #include "camera.h"

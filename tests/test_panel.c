@@ -16,6 +16,7 @@
 //     the same run's without --panel only inside the panel's window
 //     (cs_panel_layout_rect), and there nearly everywhere; the stats are
 //     the same (the panel does not touch the simulation).
+// ctest labels: slow,gpu -- 170 at load 13 (57 s CPU: 20 short runs of 6 solvers, 2 panel images, 2 cistern runs)
 #include "test_util.h"
 
 #include "camera.h"

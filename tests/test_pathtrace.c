@@ -15,6 +15,7 @@
 //   - NEE + roulette against plain paths (no NEE, no roulette) on the
 //     Cornell box: image means agree within 4 combined standard errors;
 //   - the variance pass adds samples to exactly the pixels it picked.
+// ctest labels: quick,gpu -- 8
 #include "test_util.h"
 
 #include "bvh.h"

@@ -18,6 +18,7 @@
 // Evidence that prompted it: a single 4096-spp dispatch once gave less light
 // at 12 bounces than at 1, and one seed of test_pathtrace's NEE-vs-plain
 // check failed under load but passed later.
+// ctest labels: quick,gpu -- 3
 #include "test_util.h"
 
 #include "bvh.h"

@@ -15,6 +15,7 @@
 //  - an impossible particle count is refused with a message before any
 //    allocation; bad "pbf" keys and values are refused with the key path;
 //  - hot reload rebuilds exactly the programs that include a changed file.
+// ctest labels: slow,gpu -- 54
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 

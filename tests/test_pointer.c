@@ -15,6 +15,7 @@
 // cs_world_pointer_at: the track's key in force at t (before the first key,
 // between keys, after the last), and the window's pointer over the track
 // while it is held. cs_camera_unproject, the window's cursor to the world.
+// ctest labels: slow,gpu -- 22 (the pointer pulls and pushes each particle solver)
 #include "test_util.h"
 
 #include "camera.h"

@@ -5,6 +5,7 @@
 // Inputs are fresh random floats spanning 2^-10..2^10 in magnitude with both
 // signs, of sizes around a quad, a workgroup's 8192-element block and up to
 // 16,777,219. Prints elements/s for the 1M and 16M sums.
+// ctest labels: quick,gpu -- 2.0
 #include "test_util.h"
 
 #include "prim.h"

@@ -4,6 +4,7 @@
 // elements; in place and out of place; the grand total; outputs poisoned.
 // Prints elements/s for the 1M and 16M cases (GPU timestamps, after a
 // warm-up run).
+// ctest labels: quick,gpu -- 1.9
 #include "test_util.h"
 
 #include "prim.h"

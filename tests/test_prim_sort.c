@@ -13,6 +13,7 @@
 // CISTERN_SORT's choice. Prints elements/s for 1M and 16M keys per path.
 // The 8-bit path's self-test (cs_sort8_self_test) passes, and fails on a
 // result tampered with (cs_sort8_self_test_tamper).
+// ctest labels: slow,gpu -- 25 (both digit widths)
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 

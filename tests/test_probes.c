@@ -25,6 +25,7 @@
 //  7. a probe failure that is not the size (the gather shader does not
 //     build, from a copy of the shaders with that file broken) names what
 //     failed and does not blame radiosity.probes.resolution.
+// ctest labels: quick,gpu -- 9 (11 under load)
 #define _POSIX_C_SOURCE 200809L // mkdtemp, setenv
 #include "test_util.h"
 

@@ -15,6 +15,7 @@
 //      by the green wall by a factor >= 1.3, and the green one greener
 //      (g / r); switched off the two read alike (the surface's own shading
 //      knows no walls), so this fails when the probes do not reach it.
+// ctest labels: quick,gpu -- 3.5
 #include "test_util.h"
 
 #include "camera.h"

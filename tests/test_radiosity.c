@@ -14,6 +14,7 @@
 // 0.9907-1.0003, perpendicular squares -0.25%, the patch under the disc
 // -0.15%); with the second-order point formula (radiosity.c,
 // corrected_factor) they read 0.9994-1.0007, +0.02% and -0.002%.
+// ctest labels: quick -- 3
 #include "test_util.h"
 
 #include "bvh.h"

@@ -8,6 +8,7 @@
 // max(value, 1e-3 of the frame's largest). A shadow ray that grazes an
 // edge may rightly differ in float: at most 1% of the patches may miss
 // that tolerance (counted and printed).
+// ctest labels: quick,gpu -- measured below
 #include "test_util.h"
 
 #include "bvh.h"

@@ -15,6 +15,7 @@
 // Shadow rays that graze an edge may rightly differ between the GPU's
 // float and the CPU's double (test_radiosity_direct): 1% of the patches
 // may be off in each comparison.
+// ctest labels: quick,gpu -- 4
 #include "test_util.h"
 
 #include "geometry.h"

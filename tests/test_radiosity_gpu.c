@@ -4,6 +4,7 @@
 // box at patch_size 0.2: the same compiled links, the same direct
 // irradiance (random per patch, seed printed, plus the light's emission),
 // 3 bounces; every patch and channel within 1e-4 relative.
+// ctest labels: quick,gpu -- 3
 #include "test_util.h"
 
 #include "bvh.h"

@@ -26,6 +26,7 @@
 //   - the k-means grid assignment builds the same tree as comparing every
 //     node with every centre: the Cornell box at 0.05 and random triangles
 //     (seed printed).
+// ctest labels: slow -- 12 at load 2.4 (30-55 at load 7)
 #include "test_util.h"
 
 #include "bvh.h"

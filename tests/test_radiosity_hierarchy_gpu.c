@@ -14,6 +14,7 @@
 //   - the links split across the gather's two link buffers (as 100 k
 //     patches need on llvmpipe: each buffer within maxStorageBufferRange)
 //     at an odd place give the same bytes as one buffer.
+// ctest labels: slow,gpu -- 13
 #include "test_util.h"
 
 #include "geometry.h"

@@ -19,6 +19,7 @@
 //      (colour bleeding, seen in the image);
 //   3. cs_world_radiosity_cycle_albedo (the window's G key): one frame later
 //      the red wall's pixels are blue-dominant.
+// ctest labels: quick,gpu -- 3
 #include "test_util.h"
 
 #include "camera.h"

@@ -25,6 +25,7 @@
 //     bounces, every patch within 1e-3 of the peak (the gathers' float sums).
 // Before issue 31 the shipped scenes set 2 or 3 bounces: the Cornell box
 // reflected 85% of the path tracer's light and this test failed.
+// ctest labels: slow,gpu -- 225 at load 8 (720 at load 20; 86 s CPU): every shipped radiosity scene: bounces, path tracer, a GPU frame
 #include "test_util.h"
 
 #include "pathtrace.h"

@@ -14,6 +14,7 @@
 // triangle normal is below 1e-3. Every other hit must agree on the triangle
 // and on the hit point within 1e-5 m. Then the compile-time visibility:
 // the Cornell box's links culled on the GPU equal the CPU's.
+// ctest labels: quick,gpu -- 0.7
 #include "test_util.h"
 
 #include "bvh.h"

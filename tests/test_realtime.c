@@ -24,6 +24,7 @@
 //     Martin & Moyce, each real-time front within FRONT_TOLERANCE of the
 //     physical one; and at the clamp's ratio of the 1 M demo, printed only
 //     (docs/fluids.md has the table).
+// ctest labels: slow,gpu -- 16 at load 6 (keys, clamp on read-back, determinism, off = old bits, 4 dam fronts)
 #include "test_util.h"
 
 #include "fluid_pbf.h"

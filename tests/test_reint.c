@@ -9,6 +9,7 @@
 //   - a still pool stays still (bounded speed, settles);
 //   - the shipped scenes load, run and keep their mass; bad keys are refused.
 // CISTERN_REINT_BENCH=1 also prints cells per second at 512^2, 2048^2, 128^3.
+// ctest labels: slow,gpu -- 60
 #include "test_util.h"
 
 #include "reint.h"

@@ -13,6 +13,7 @@
 //     {6 * count, 1, 0, 0} and the count;
 //   - two runs give the same bytes; the scene path (record_frame, stats,
 //     particles) reports the same list for the state it simulated.
+// ctest labels: slow,gpu -- 12
 #include "test_util.h"
 
 #include "reint.h"

@@ -14,6 +14,7 @@
 // orthographically onto the fitted domain, colour modes change colours as
 // the maps say, the box lines land where the box projects, a UNORM target
 // encodes sRGB in the shader, and a written PNG reads back bit-exact.
+// ctest labels: quick,gpu -- 1.2
 #include "test_util.h"
 
 #include "render.h"

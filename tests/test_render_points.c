@@ -14,6 +14,7 @@
 //     same colour at the same pixel (the ray there tilts by < 2 degrees);
 //   - those big ones cover their discs (pi r^2 / cos^3 pixels each, within 3%),
 //     i.e. the one-pixel rule leaves spheres larger than a pixel alone.
+// ctest labels: quick,gpu -- 1
 #include "test_util.h"
 
 #include "render.h"

@@ -25,6 +25,7 @@
 //      it through representatives on one side carries the other side's
 //      up-swept light through the wall (C got 1e-4 with 2 bounces and
 //      1.8e-3 with 8 before the rule).
+// ctest labels: quick,gpu -- 5.4 at load 2 (26 at load 7.5)
 #include "test_util.h"
 
 #include "geometry.h"

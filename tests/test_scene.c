@@ -5,6 +5,7 @@
 //   test_scene --corpus PATH..  only replays files (or folders of files)
 //                               through parse + fill + scale + free; used by
 //                               tests/fuzz_replay.sh under valgrind
+// ctest labels: quick -- 0.05
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
 #include "test_util.h"

@@ -17,6 +17,7 @@
 // whether they are set before hashing; the bodies (an array the file's scene
 // owns and every fluid's points at) by their values; everything else is
 // hashed as bytes.
+// ctest labels: quick -- 0.3 (every shipped scene parses to the recorded bytes)
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
 #include "fluid_sph.h"

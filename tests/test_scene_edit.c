@@ -13,6 +13,7 @@
 //    FRAMES frames; a save of the saved scene gives the same bytes; and the
 //    edit changes the result (the unedited scene ends elsewhere), so the
 //    comparison can fail.
+// ctest labels: slow,gpu -- 18 s CPU (10 five-frame worlds of two_fluids_2d, validation)
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 

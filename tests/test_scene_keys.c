@@ -7,6 +7,7 @@
 //   - a panel's access: locate a block's entries, get and set through rows,
 //     with the range checks;
 //   - an unknown key names the nearest row ("did you mean").
+// ctest labels: quick -- 0.01 (the key table's rows, defaults and get/set)
 #define _POSIX_C_SOURCE 200809L
 #include "fluid_pbf.h"
 #include "fluid_sph.h"

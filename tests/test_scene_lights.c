@@ -10,6 +10,7 @@
 //     loop not closed), lights or radiosity without geometry, and
 //     radiosity.probes: resolution 0, negative, fractional, above 64 or
 //     not 3 numbers; rays 0, past 16384 or fractional; every below 1.
+// ctest labels: quick -- 0.01
 #include "test_util.h"
 
 #include "geometry.h"

@@ -24,6 +24,7 @@
 // The same scene without seed_compatible (mirror walls, the base's collide,
 // Clavet's viscosity) gives light 2.04 and heavy 0.82 at frame 934: it
 // fails here.
+// ctest labels: slow,gpu -- seed 000 scene, 700 frames
 #include "test_util.h"
 
 #include "fluid_sph.h"

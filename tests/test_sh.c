@@ -6,6 +6,7 @@
 // skies against brute-force integration, and .hdr loading (good, damaged,
 // missing files). Outputs are poisoned (NaN) before every GPU run, and every
 // comparison is written so that a NaN fails it.
+// ctest labels: slow,gpu -- 18
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 

@@ -15,6 +15,7 @@
 //    right words, no crash; the entry replaced;
 // 6. the cache off: no hit, no miss, no file written.
 // No device needed: shaderc only.
+// ctest labels: quick -- 0.3 (the SPIR-V cache never serves a stale module)
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 

@@ -1,6 +1,7 @@
 // test_shaders_compile.c — compiles every shader in the tree, so a broken
 // shader fails CI. Compute shaders are also reflected and built into
 // pipelines on the device; graphics stages are compiled and reflected.
+// ctest labels: quick,gpu -- 1.5
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 

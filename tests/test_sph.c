@@ -15,6 +15,7 @@
 //  5. Neighbour lists: the same bits as the cell walk (2D one and two
 //     materials, 3D, and some particles overflowing their lists).
 //  6. Scene-block errors name the key.
+// ctest labels: slow,gpu -- 16
 #define _POSIX_C_SOURCE 200809L // setenv, strdup
 #include "test_util.h"
 #include "list_checks.h"

@@ -23,6 +23,7 @@
 //   - a reservation the device cannot hold is refused with a message.
 // Outputs are poisoned (NaN) before every run; every comparison is written
 // so that a NaN fails it.
+// ctest labels: quick,gpu -- 4.5
 #include "test_util.h"
 
 #include "surface.h"

@@ -18,6 +18,7 @@
 //     open), a NaN node (a cavity), determinism, buffer growth, refusals,
 //     PLY written and read back.
 // Outputs and node arrays are poisoned before every run.
+// ctest labels: slow,gpu -- 59
 #include "test_util.h"
 
 #include "surface.h"

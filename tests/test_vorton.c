@@ -13,6 +13,7 @@
 //   - two runs (vortons and tracers) give identical bytes;
 //   - the shipped scenes run through the world: tracers move, nothing
 //     non-finite; bad keys are refused with their path.
+// ctest labels: slow,gpu -- 30 (61 under load)
 #include "test_util.h"
 
 #include "vorton.h"

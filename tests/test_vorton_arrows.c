@@ -17,6 +17,7 @@
 //     with it.
 // Fails with the arrows' feature missing (no shaft pixel) or their
 // direction reversed (the behind points are drawn).
+// ctest labels: quick,gpu -- 1
 #include "test_util.h"
 
 #include "camera.h"

@@ -8,6 +8,7 @@
 //     through the world: no vorton or tracer ends inside a body, the heat
 //     sum (T - T0) V is conserved within 1e-4, the spinning sphere gave the
 //     still vortons around it vorticity, and two runs give the same bytes.
+// ctest labels: slow,gpu -- 10
 #include "test_util.h"
 
 #include "vorton.h"

@@ -12,6 +12,7 @@
 //   - the same bits for any split: 500 vortons + 300 tracers with
 //     viscosity, heat and buoyancy on, 3 steps with the default chunk and
 //     with chunks of 192 sources (not a divisor of 500).
+// ctest labels: quick,gpu -- 2
 #include "test_util.h"
 
 #include "vorton.h"

@@ -10,6 +10,7 @@
 // The reference is the unregularised sum u = sum alpha x r / (4 pi |r|^3)
 // (the grid's own smoothing is its cell, not sigma), probed at least 0.15
 // from every vorton, where the sum is smooth.
+// ctest labels: slow,gpu -- 56
 #include "test_util.h"
 #include "vorton_probes.h"
 

@@ -14,6 +14,7 @@
 //   - a cloud spread over 2.4x the scene's box: the box grows to a size step
 //     base * 2^(k/4) that holds it with the margin.
 // Probes are at least 0.12 from every vorton, where the sum is smooth.
+// ctest labels: slow,gpu -- 14 (57 under load)
 #include "test_util.h"
 #include "vorton_probes.h"
 

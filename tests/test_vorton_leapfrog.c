@@ -7,6 +7,7 @@
 // test checks that the rear ring passes the front one (its centre ends
 // ahead) while narrower where they draw level, and that the other passes
 // back through it after.
+// ctest labels: slow,gpu -- 20
 #include "test_util.h"
 
 #include "vorton.h"

@@ -15,6 +15,7 @@
 // spacing's: llvmpipe -16.4% at a/R 0.3 with a/2, -10.7% with a/3 (the
 // issue's -16% and -10.4%); now -5.2 .. -9.1% (docs/vortons.md).
 //   test_vorton_ring_core A_OVER_R SPACING: one ring, printed.
+// ctest labels: slow,gpu -- 20 (62 under load): ring speed vs Kelvin at a/R 0.05 .. 0.3
 #include "test_util.h"
 
 #include "ref/vorton_ref.h"

@@ -13,6 +13,7 @@
 //     the same image within 1 of 255 (8-bit rounding between blends).
 // With the sprites drawn as spheres (the particle feature, material colour)
 // or the ramp not read, the warmth check fails.
+// ctest labels: quick,gpu -- 1
 #include "test_util.h"
 
 #include "camera.h"

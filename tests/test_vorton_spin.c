@@ -34,6 +34,7 @@
 //   - heat: a hot static sphere with a heat capacity in still fluid cools,
 //     and the total heat, rho c_p sum V (T - T0) + C_b (T_b - T0), stays
 //     within 1e-4 of its start.
+// ctest labels: slow,gpu -- 22
 #include "test_util.h"
 
 #include "vorton.h"

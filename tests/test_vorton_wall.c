@@ -17,6 +17,7 @@
 //     does catch an overshoot;
 //   - the binned wall share (the 27 contact cells around a vorton's own)
 //     against the O(N^2) sum over every vorton: the same to round-off.
+// ctest labels: quick,gpu -- 4
 #include "test_util.h"
 
 #include "vorton.h"

@@ -31,6 +31,7 @@
 // ctest runs the deep ones as test_walls_pbf_16k and test_walls_wcsph_3d.
 // CS_WALLS_PBF_BLOCK='"scorr_k": 0.02' fills the defaults cases' empty
 // "pbf": {} (sweeps, docs/fluids.md "Dam-break front and rest").
+// ctest labels: slow,gpu -- 38 (120 at load 10 with the 2k pool of issue 31)
 #include "test_util.h"
 
 #include "solvers.h"

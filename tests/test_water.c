@@ -16,6 +16,7 @@
 //     pixel (and far from where they would be without the water);
 //   - a water frame of dam_break_3d drawn twice from fresh worlds: the
 //     same bytes, and no pixel black (a NaN written out) in either.
+// ctest labels: quick,gpu -- 8 (water: transmittance, Fresnel, Snell on a slab; particles; pools twice)
 #include "test_util.h"
 
 #include "camera.h"

@@ -17,6 +17,7 @@
 //     byte-identical state; a too long dt is split by the CFL bound; every
 //     particle's position keeps its material in w.
 //  5. Scene-block errors name the key.
+// ctest labels: slow,gpu -- 32
 #include "test_util.h"
 #include "list_checks.h"
 #include "solver_compare.h"

@@ -7,6 +7,7 @@
 // Without a DISPLAY (or with one that does not open) the test re-runs
 // itself under `xvfb-run -a`. It exits with 77 (skipped) only when no X
 // server can be started (no Xvfb) or GLFW is not installed.
+// ctest labels: window,gpu -- 0.8
 #define _DEFAULT_SOURCE
 #include "test_util.h"
 

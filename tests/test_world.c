@@ -15,6 +15,7 @@
 //    (device memory back where it was, no validation message);
 //  - a frame of 150 substeps (more than 1024 passes in one recording) runs
 //    for PBF, Clavet SPH and WCSPH.
+// ctest labels: slow,gpu -- 17
 #include "test_util.h"
 
 #include "world.h"

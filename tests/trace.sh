@@ -11,6 +11,7 @@
 #    keeps the others;
 #  - bad arguments are refused with a message that says what to write;
 #  - --radiosity writes radiosity.png and compare.png (both side by side).
+# ctest labels: quick,gpu -- 5
 set -uo pipefail
 cistern=${1:?usage: trace.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

@@ -6,6 +6,7 @@
 # --patch-size) are refused with the reason, as are --flood's options
 # without --flood. All of them were once ignored without a word. $1 is
 # the cistern binary.
+# ctest labels: quick,gpu -- 8 (view --flood: the viewer's options refused, --panel drawn; two 300-particle runs)
 set -uo pipefail
 cistern=${1:?usage: view_flood_options.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

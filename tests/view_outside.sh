@@ -7,6 +7,7 @@
 #     room";
 #   - --camera in room 0's middle, and the room images: no alert red.
 # $1 is the cistern binary.
+# ctest labels: quick,gpu -- 2 (two headless views of the demo level)
 set -uo pipefail
 cistern=${1:?usage: view_outside.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

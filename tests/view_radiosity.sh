@@ -6,6 +6,7 @@
 # lights), draws every room (no portal walk), and its image is not the
 # baked one; both are neither black nor white. Bad --light and --patch-size
 # values are refused. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 5.4 (14 under load)
 set -uo pipefail
 cistern=${1:?usage: view_radiosity.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

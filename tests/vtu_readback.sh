@@ -9,6 +9,7 @@
 # and every value is compared bit for bit with the PLY of the same frame;
 # every .pvd lists each file of its series once, with increasing times equal
 # to stats.csv's time_s of the frame. $1 is the cistern binary.
+# ctest labels: quick,gpu -- 23 at load 7 (4 short runs; VTK reads them back)
 set -uo pipefail
 cistern=${1:?usage: vtu_readback.sh path/to/cistern}
 source "$(dirname "$0")/util/expect.sh"

@@ -5,6 +5,7 @@
 # of window screenshots are checked against the headless renderer in
 # test_window; here the whole program path is exercised, with the window's
 # size from the scene and --panel keeping the scene's colour mode. $1 is cistern.
+# ctest labels: window,gpu -- 25 (six window runs: sizes, the panel's colour, a surface, the viewer)
 set -uo pipefail
 cistern=${1:?usage: window_run.sh path/to/cistern}
 if ! command -v xvfb-run >/dev/null; then echo "SKIP: xvfb-run missing"; exit 77; fi
