@@ -54,8 +54,8 @@ EXTERNAL = {
 }
 # Where an include-style name resolves from: the include roots of the C
 # targets and of the shader compiler, and (for "../x/y.h") a folder beside.
-INCLUDE_ROOTS = ["shaders", "host", "pipelines", "tests", "shaders/common", "host/app", "host/app/io", "host/app/panel", "host/app/run", "host/app/bench",
-                 "host/app/tools", "pipelines/core"]
+INCLUDE_ROOTS = ["shaders", "host", "pipelines", "tests", "shaders/common", "host/app", "host/app/io",
+                 "host/app/panel", "host/app/run", "host/app/bench", "host/app/tools", "pipelines/core"]
 
 COMMENT_C = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 COMMENT_HASH = re.compile(r'(?:^|(?<=\s))#[^\n]*|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'', re.M)
