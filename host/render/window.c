@@ -478,6 +478,16 @@ void cs_window_destroy(cs_window *win)
     memset(win, 0, sizeof *win);
 }
 
+// A modifier (its left or right key) held now or pressed since the last
+// poll; the press is consumed.
+static bool modifier(cs_window *win, int left, int right)
+{
+    bool on = glfw.GetKey(win->glfw, left) || glfw.GetKey(win->glfw, right) || win->keys_pressed[left] ||
+              win->keys_pressed[right];
+    win->keys_pressed[left] = win->keys_pressed[right] = false;
+    return on;
+}
+
 void cs_window_poll(cs_window *win, cs_window_events *ev)
 {
     glfw.PollEvents();
@@ -492,9 +502,11 @@ void cs_window_poll(cs_window *win, cs_window_events *ev)
     in->move[1] = (float)(glfw.GetKey(w, GLFW_KEY_E) - glfw.GetKey(w, GLFW_KEY_Q));
     in->move[2] = (float)(glfw.GetKey(w, GLFW_KEY_W) - glfw.GetKey(w, GLFW_KEY_S));
     in->fast = glfw.GetKey(w, GLFW_KEY_LEFT_SHIFT) || glfw.GetKey(w, GLFW_KEY_RIGHT_SHIFT);
-    ev->ctrl = glfw.GetKey(w, GLFW_KEY_LEFT_CONTROL) || glfw.GetKey(w, GLFW_KEY_RIGHT_CONTROL);
-    ev->shift = in->fast;
-    ev->alt = glfw.GetKey(w, GLFW_KEY_LEFT_ALT) || glfw.GetKey(w, GLFW_KEY_RIGHT_ALT);
+    // A modifier pressed since the last poll counts as held: a quick
+    // Ctrl+click whose Ctrl is let go before this poll is still one.
+    ev->ctrl = modifier(win, GLFW_KEY_LEFT_CONTROL, GLFW_KEY_RIGHT_CONTROL);
+    ev->shift = modifier(win, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SHIFT);
+    ev->alt = modifier(win, GLFW_KEY_LEFT_ALT, GLFW_KEY_RIGHT_ALT);
     int fw = 0, fh = 0;
     glfw.GetFramebufferSize(w, &fw, &fh);
     ev->width = (uint32_t)CS_MAX(fw, 0);

@@ -79,7 +79,7 @@ typedef struct cs_window_events {
     // pixels from the top left.
     int pointer_mode;
     double pointer_pixel[2];
-    bool ctrl, shift, alt;     // modifiers held at the poll (the panel's Ctrl+click, fast and fine drags)
+    bool ctrl, shift, alt;     // modifiers held at the poll or pressed since the last (the panel: Ctrl+click, drags)
     // A file dropped onto the window (the first of them), empty when none:
     // a run opens a dropped scene as its picker does.
     char dropped[1024];

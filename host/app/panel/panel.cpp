@@ -113,12 +113,10 @@ extern "C" void cs_panel_input(cs_panel *panel, cs_window *win, cs_window_events
     io.MouseWheel = 0.0f;
     // The keyboard: Shift drags 10x faster, Alt 10x finer (ImGui's drag),
     // Ctrl+click types a value; then Enter sets it and Esc drops it.
-    // A modifier pressed since the last poll counts as held: a quick
-    // Ctrl+click whose Ctrl is let go before the poll is still one.
-    const bool *tapped = win->keys_pressed;
-    io.KeyCtrl = ev->ctrl || tapped[341] || tapped[345];   // GLFW_KEY_LEFT/RIGHT_CONTROL
-    io.KeyShift = ev->shift || tapped[340] || tapped[344]; // ..._SHIFT
-    io.KeyAlt = ev->alt || tapped[342] || tapped[346];     // ..._ALT
+    // (The window counts a modifier tapped since the last poll as held.)
+    io.KeyCtrl = ev->ctrl;
+    io.KeyShift = ev->shift;
+    io.KeyAlt = ev->alt;
     for (int k = 0; k < CS_WINDOW_KEYS; k++) {
         io.KeysDown[k] = win->keys_down[k] || win->keys_pressed[k];
         win->keys_pressed[k] = false;
